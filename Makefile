@@ -1,0 +1,67 @@
+# memmesh: `make run` starts the mesh on embedded storage, `make test` runs every suite.
+# Both create the virtual environment and install what they need by themselves.
+
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PROTO_FILES := $(shell find protos -name '*.proto' | sort)
+GEN_DIRS := $(patsubst protos/%,libs/%,$(sort $(dir $(PROTO_FILES))))
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+PYTEST := $(PY) -m pytest -q -p no:cacheprovider
+
+.PHONY: run test setup proto proto-check lint unit contract integration acceptance bench eval-extraction eval-retrieval clean
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/memmesh run
+
+proto: $(STAMP)
+	rm -rf $(GEN_DIRS)
+	$(PY) -m grpc_tools.protoc -Iprotos --python_out=libs --grpc_python_out=libs \
+		--mypy_out=quiet:libs --mypy_grpc_out=quiet:libs $(PROTO_FILES)
+
+# CI regenerates the stubs and fails on any difference or lint error.
+proto-check: $(STAMP)
+	$(VENV)/bin/buf lint
+	$(MAKE) --no-print-directory proto
+	@git diff --exit-code --stat -- libs || { echo "generated code is stale: run make proto"; exit 1; }
+	@test -z "$$(git status --porcelain --untracked-files=all -- libs | grep '_pb2')" || { echo "untracked generated files: run make proto and commit"; exit 1; }
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check libs services tests
+
+unit: $(STAMP)
+	$(PYTEST) tests/unit
+
+contract: $(STAMP)
+	$(PYTEST) tests/contract
+
+integration: $(STAMP)
+	$(PYTEST) tests/integration
+
+acceptance: $(STAMP)
+	$(PYTEST) tests/acceptance
+
+test: $(STAMP) proto-check lint
+	$(PYTEST) -n 2 --dist loadfile tests
+
+bench: $(STAMP)
+	$(PY) -m bench
+
+eval-extraction: $(STAMP)
+	$(PY) -m memmesh.engines.atom_extractor.evaluate
+
+eval-retrieval: $(STAMP)
+	$(PY) -m bench.eval_retrieval
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .hypothesis

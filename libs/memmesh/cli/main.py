@@ -1,0 +1,96 @@
+"""The `memmesh` command: run the mesh, check its health, and the user-facing tools."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from memmesh.runtime.settings import ENGINE_NAMES, MeshSettings
+from memmesh.runtime.supervisor import Mesh, built_engines
+
+
+def _default_ports(settings: MeshSettings) -> dict[str, int]:
+    return {name: int(settings.addr_of(name).rsplit(":", 1)[1]) for name in ENGINE_NAMES}
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Start every built engine on its configured port until Ctrl-C."""
+    settings = MeshSettings()
+    engines = built_engines()
+    mesh = Mesh(engines, ports=_default_ports(settings), host=settings.host)
+    mesh.start()
+    print(f"memmesh is running ({settings.storage_url} storage under {settings.data_dir}):")
+    for name in engines:
+        print(f"  {name:<18} {mesh.addrs[name]}")
+    print("Ctrl-C stops every engine.", flush=True)
+    stop = False
+
+    def on_signal(signum: int, frame: object) -> None:
+        nonlocal stop
+        stop = True
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    try:
+        while not stop:
+            signal.pause()
+    finally:
+        mesh.stop()
+        print("stopped.")
+    return 0
+
+
+async def _health(addr: str, timeout_s: float) -> str:
+    async with grpc.aio.insecure_channel(addr) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        try:
+            reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout_s)
+        except grpc.aio.AioRpcError as error:
+            return f"DOWN ({error.code().name})"
+        return health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """Print the health of every engine at its configured address."""
+    settings = MeshSettings()
+    names = built_engines()
+
+    async def check_all() -> list[str]:
+        return await asyncio.gather(*(_health(settings.addr_of(n), args.timeout) for n in names))
+
+    results = asyncio.run(check_all())
+    for name, status in zip(names, results, strict=True):
+        print(f"{name:<18} {settings.addr_of(name):<22} {status}")
+    return 0 if all(status == "SERVING" for status in results) else 1
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    """Run the deterministic extractor over standard input, one utterance per line."""
+    from memmesh.engines.atom_extractor.extraction.cli import cli_extract
+
+    return cli_extract(sys.stdin, sys.stdout)
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="memmesh", description="memmesh: memory for voice assistants")
+    commands = root.add_subparsers(dest="command", required=True)
+    commands.add_parser("run", help="start every built engine").set_defaults(func=cmd_run)
+    status = commands.add_parser("status", help="print each engine's health")
+    status.add_argument("--timeout", type=float, default=1.0)
+    status.set_defaults(func=cmd_status)
+    commands.add_parser("extract", help="extract facts from utterances on stdin").set_defaults(func=cmd_extract)
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,171 @@
+"""Server interceptors every engine runs: auth, validation, deadlines, errors, access log."""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, Protocol
+
+import grpc
+from google.protobuf.message import Message
+from memmesh.runtime import deadlines, telemetry
+from memmesh.runtime.errors import DomainError, PermissionDenied, Unauthenticated, to_status
+from memmesh.runtime.validation import validate
+
+log = logging.getLogger("memmesh.access")
+
+INTERNAL_TOKEN_HEADER = "x-internal-token"
+# Standard services that answer without a token: orchestrators probe health, tools reflect.
+OPEN_SERVICE_PREFIXES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
+
+
+class Authenticator(Protocol):
+    """Decides whether a caller may make this call; raises a DomainError when not."""
+
+    def authenticate(self, method: str, metadata: Mapping[str, str], request: Message) -> None: ...
+
+
+class InternalTokenAuthenticator:
+    """Engine-to-engine calls carry the shared internal token."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token.encode()
+
+    def authenticate(self, method: str, metadata: Mapping[str, str], request: Message) -> None:
+        given = metadata.get(INTERNAL_TOKEN_HEADER, "").encode()
+        if not hmac.compare_digest(given, self._token):
+            raise Unauthenticated("missing or wrong internal token")
+
+
+class TenantKeyAuthenticator:
+    """Gateway callers present a per-tenant key; a key used for another tenant is refused."""
+
+    def __init__(self, tenant_keys: Mapping[str, str], internal_token: str, internal_methods: set[str]) -> None:
+        self._tenant_by_key = {key.encode(): tenant for tenant, key in tenant_keys.items()}
+        self._internal = InternalTokenAuthenticator(internal_token)
+        self._internal_methods = internal_methods
+
+    def authenticate(self, method: str, metadata: Mapping[str, str], request: Message) -> None:
+        if method in self._internal_methods:
+            self._internal.authenticate(method, metadata, request)
+        header = metadata.get("authorization", "")
+        key = header.removeprefix("Bearer ").strip().encode()
+        tenant = next((t for k, t in self._tenant_by_key.items() if hmac.compare_digest(k, key)), None)
+        if not key or tenant is None:
+            raise Unauthenticated("missing or unknown tenant key")
+        scope = getattr(request, "scope", None)
+        requested = scope.tenant_id if scope is not None else ""
+        if requested and requested != tenant:
+            raise PermissionDenied("the tenant key does not belong to this tenant")
+
+
+def _scope_of(request: Message) -> tuple[str, str] | None:
+    if "scope" not in request.DESCRIPTOR.fields_by_name or not request.HasField("scope"):
+        return None
+    scope = request.scope  # type: ignore[attr-defined]
+    return scope.tenant_id, scope.user_id
+
+
+class PolicyInterceptor(grpc.aio.ServerInterceptor):
+    """Runs the shared policy around every handler: the one place errors become statuses."""
+
+    def __init__(self, authenticator: Authenticator) -> None:
+        self._authenticator = authenticator
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        method = handler_call_details.method
+        if handler is None or method.startswith(OPEN_SERVICE_PREFIXES):
+            return handler
+        metadata = {k: v for k, v in (handler_call_details.invocation_metadata or ()) if isinstance(v, str)}
+        if handler.unary_unary is not None:
+            return grpc.unary_unary_rpc_method_handler(
+                self._wrap_unary(method, metadata, handler.unary_unary),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            return grpc.unary_stream_rpc_method_handler(
+                self._wrap_stream(method, metadata, handler.unary_stream),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler  # no client-streaming RPCs in the contracts
+
+    async def _admit(self, method: str, metadata: Mapping[str, str], request: Message, context: Any) -> None:
+        remaining = context.time_remaining()
+        if remaining is not None and remaining <= 0:
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline expired before handling")
+        deadlines.set_inbound_deadline(remaining)
+        self._authenticator.authenticate(method, metadata, request)
+        validate(request)
+        scope = _scope_of(request)
+        if scope is not None:
+            telemetry.annotate_scope(*scope)
+
+    def _wrap_unary(self, method: str, metadata: Mapping[str, str], behavior: Callable[..., Any]) -> Callable[..., Any]:
+        async def wrapped(request: Message, context: grpc.aio.ServicerContext) -> Any:
+            started = time.perf_counter()
+            code = "OK"
+            try:
+                await self._admit(method, metadata, request, context)
+                return await behavior(request, context)
+            except DomainError as error:
+                code = error.code.name
+                await context.abort_with_status(to_status(error))
+            except grpc.aio.AbortError:
+                code = "ABORTED"
+                raise
+            except Exception:
+                code = "INTERNAL"
+                log.exception("unhandled error in %s", method)
+                await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+            finally:
+                _access_log(method, code, started, request)
+
+        return wrapped
+
+    def _wrap_stream(self, method: str, metadata: Mapping[str, str], behavior: Callable[..., Any]) -> Callable[..., Any]:
+        async def wrapped(request: Message, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            started = time.perf_counter()
+            code = "OK"
+            try:
+                await self._admit(method, metadata, request, context)
+                async for response in behavior(request, context):
+                    yield response
+            except DomainError as error:
+                code = error.code.name
+                await context.abort_with_status(to_status(error))
+            except grpc.aio.AbortError:
+                code = "ABORTED"
+                raise
+            except Exception:
+                code = "INTERNAL"
+                log.exception("unhandled error in %s", method)
+                await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+            finally:
+                _access_log(method, code, started, request)
+
+        return wrapped
+
+
+def _access_log(method: str, code: str, started: float, request: Message) -> None:
+    if not log.isEnabledFor(logging.INFO):
+        return
+    scope = _scope_of(request)
+    user = telemetry.user_pseudonym(*scope) if scope else "-"
+    log.info(
+        "rpc method=%s code=%s ms=%.2f trace_id=%s tenant=%s user=%s",
+        method,
+        code,
+        (time.perf_counter() - started) * 1000,
+        telemetry.current_trace_id(),
+        scope[0] if scope else "-",
+        user,
+    )

@@ -1,0 +1,104 @@
+"""The one server builder every engine uses."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from memmesh.runtime.interceptors import Authenticator, PolicyInterceptor
+from opentelemetry.instrumentation.grpc import aio_server_interceptor
+
+log = logging.getLogger("memmesh.server")
+
+SERVER_OPTIONS = [
+    # Accept client keepalive pings at the rate engine channels send them.
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+    # Bundles are capped at 32 KB; 4 MB leaves room for batch index updates.
+    ("grpc.max_receive_message_length", 4 * 1024 * 1024),
+    ("grpc.max_send_message_length", 4 * 1024 * 1024),
+    # One process per engine and port; never share a port by accident.
+    ("grpc.so_reuseport", 0),
+]
+
+# Time in-flight RPCs get to finish on SIGTERM before they are cancelled.
+GRACE_S = 5.0
+
+
+@dataclass
+class ServiceRegistration:
+    """A servicer and how to add it: `add(servicer, server)` and its full service name."""
+
+    servicer: object
+    add: Callable[[object, grpc.aio.Server], None]
+    service_name: str
+
+
+@dataclass
+class EngineServer:
+    """A started engine server and its bound port."""
+
+    server: grpc.aio.Server
+    port: int
+    health: health.aio.HealthServicer
+    service_names: list[str] = field(default_factory=list)
+
+    async def stop(self, grace: float | None = GRACE_S) -> None:
+        """Report NOT_SERVING, then stop, letting in-flight calls finish within the grace."""
+        for name in ["", *self.service_names]:
+            await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.server.stop(grace)
+
+
+async def start_server(
+    host: str,
+    port: int,
+    registrations: Sequence[ServiceRegistration],
+    authenticator: Authenticator,
+) -> EngineServer:
+    """Build, bind and start an aio server with health, reflection and the shared interceptors.
+
+    Port 0 binds a free port; the bound port is returned.
+    """
+    server = grpc.aio.server(
+        interceptors=[aio_server_interceptor(), PolicyInterceptor(authenticator)],
+        options=SERVER_OPTIONS,
+    )
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    names = []
+    for registration in registrations:
+        registration.add(registration.servicer, server)
+        names.append(registration.service_name)
+    reflection.enable_server_reflection(
+        [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME],
+        server,
+    )
+    bound = server.add_insecure_port(f"{host}:{port}")
+    if bound == 0:
+        raise OSError(f"could not bind {host}:{port}")
+    await server.start()
+    for name in ["", *names]:
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return EngineServer(server=server, port=bound, health=health_servicer, service_names=names)
+
+
+async def serve_until_signal(engine: EngineServer, on_stop: Callable[[], object] | None = None) -> None:
+    """Run until SIGTERM or SIGINT, then stop gracefully and run the cleanup."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("stopping")
+    await engine.stop()
+    if on_stop is not None:
+        result = on_stop()
+        if asyncio.iscoroutine(result):
+            await result

@@ -1,0 +1,3 @@
+from memmesh.engines.ledger.main import main
+
+main()

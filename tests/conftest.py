@@ -1,0 +1,58 @@
+"""Shared fixtures: real backends, random user scopes."""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from urllib.parse import urlparse
+
+import pytest
+
+from memmesh.common.v1 import scope_pb2
+
+POSTGRES_URL = os.environ.get("MEMMESH_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+REDIS_URL = os.environ.get("MEMMESH_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+# Set by .ci/run: a missing backend is a failure there, a skip on a laptop.
+REQUIRE_BACKENDS = os.environ.get("MEMMESH_REQUIRE_BACKENDS") == "1" or os.environ.get("CI") == "true"
+
+
+def _reachable(url: str) -> bool:
+    parsed = urlparse(url)
+    try:
+        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or 0), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def _backend(url: str, what: str) -> str:
+    if _reachable(url):
+        return url
+    message = f"{what} is not reachable at {url}"
+    if REQUIRE_BACKENDS:
+        pytest.fail(message + " (required in CI)")
+    pytest.skip(message + "; start it or set MEMMESH_TEST_*_URL")
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    """URL of the real PostgreSQL server the suites run against."""
+    return _backend(POSTGRES_URL, "PostgreSQL")
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    """URL of the real Redis server the suites run against."""
+    return _backend(REDIS_URL, "Redis")
+
+
+def new_scope() -> scope_pb2.UserScope:
+    """A fresh (tenant, user) so tests never see each other's data."""
+    token = uuid.uuid4().hex[:12]
+    return scope_pb2.UserScope(tenant_id=f"t-{token}", user_id=f"u-{token}")
+
+
+@pytest.fixture
+def scope() -> scope_pb2.UserScope:
+    return new_scope()
