@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import socket
-import uuid
 from urllib.parse import urlparse
 
 import pytest
-
 from memmesh.common.v1 import scope_pb2
+from memmesh.testing.scopes import new_scope
 
 POSTGRES_URL = os.environ.get("MEMMESH_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("MEMMESH_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -45,12 +44,6 @@ def postgres_url() -> str:
 def redis_url() -> str:
     """URL of the real Redis server the suites run against."""
     return _backend(REDIS_URL, "Redis")
-
-
-def new_scope() -> scope_pb2.UserScope:
-    """A fresh (tenant, user) so tests never see each other's data."""
-    token = uuid.uuid4().hex[:12]
-    return scope_pb2.UserScope(tenant_id=f"t-{token}", user_id=f"u-{token}")
 
 
 @pytest.fixture

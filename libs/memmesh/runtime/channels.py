@@ -40,9 +40,16 @@ CHANNEL_OPTIONS = [
 ]
 
 
-class _CallPolicy(
-    grpc.aio.UnaryUnaryClientInterceptor, grpc.aio.UnaryStreamClientInterceptor
-):
+def _pairs(metadata: object) -> list[tuple[str, str]]:
+    # Calls may carry None, a list of pairs or a grpc.aio.Metadata (whose iteration yields keys).
+    if metadata is None:
+        return []
+    if isinstance(metadata, grpc.aio.Metadata):
+        return list(metadata.items())
+    return list(metadata)  # type: ignore[call-overload]
+
+
+class _CallPolicy:
     """Adds the internal token and a deadline derived from the caller's remaining time."""
 
     def __init__(self, token: str, default_timeout_s: float) -> None:
@@ -50,7 +57,7 @@ class _CallPolicy(
         self._default_timeout_s = default_timeout_s
 
     def _details(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
-        metadata = grpc.aio.Metadata(*(details.metadata or ()))
+        metadata = grpc.aio.Metadata(*_pairs(details.metadata))
         metadata.add(INTERNAL_TOKEN_HEADER, self._token)
         inherited = deadlines.outbound_timeout(self._default_timeout_s)
         timeout = inherited if details.timeout is None else min(details.timeout, inherited)
@@ -62,14 +69,24 @@ class _CallPolicy(
             wait_for_ready=details.wait_for_ready,
         )
 
+
+# grpc.aio files an interceptor under the first call kind it implements only,
+# so each kind gets its own class.
+class _UnaryPolicy(_CallPolicy, grpc.aio.UnaryUnaryClientInterceptor):
     async def intercept_unary_unary(self, continuation: Any, client_call_details: Any, request: Any) -> Any:
         return await continuation(self._details(client_call_details), request)
 
+
+class _StreamPolicy(_CallPolicy, grpc.aio.UnaryStreamClientInterceptor):
     async def intercept_unary_stream(self, continuation: Any, client_call_details: Any, request: Any) -> Any:
         return await continuation(self._details(client_call_details), request)
 
 
 def engine_channel(target: str, token: str, default_timeout_s: float = 2.0) -> grpc.aio.Channel:
     """A channel to another engine; every call on it carries the token and a deadline."""
-    interceptors = [*aio_client_interceptors(), _CallPolicy(token, default_timeout_s)]
+    interceptors = [
+        *aio_client_interceptors(),
+        _UnaryPolicy(token, default_timeout_s),
+        _StreamPolicy(token, default_timeout_s),
+    ]
     return grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS, interceptors=interceptors)

@@ -19,9 +19,16 @@ from memmesh.runtime.settings import ENGINE_NAMES
 START_TIMEOUT_S = 30.0
 
 
+def _is_built(name: str) -> bool:
+    return importlib.util.find_spec(f"memmesh.engines.{name}") is not None and (
+        importlib.util.find_spec(f"memmesh.engines.{name}.main") is not None
+    )
+
+
 def built_engines() -> list[str]:
-    """Engines whose code exists (their contracts exist for all)."""
-    return [name for name in ENGINE_NAMES if importlib.util.find_spec(f"memmesh.engines.{name}.main")]
+    """Engines whose code exists (their contracts exist for all); MEMMESH_ENGINES narrows the set."""
+    wanted = [n for n in os.environ.get("MEMMESH_ENGINES", "").split(",") if n]
+    return [name for name in ENGINE_NAMES if _is_built(name) and (not wanted or name in wanted)]
 
 
 def free_port(host: str = "127.0.0.1") -> int:

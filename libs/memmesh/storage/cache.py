@@ -15,6 +15,10 @@ class Cache(Protocol):
 
     async def set(self, key: str, value: bytes, ttl_s: int) -> None: ...
 
+    async def add(self, key: str, value: bytes, ttl_s: int) -> bool:
+        """Set only if absent (read-through fills use it so they never overwrite a newer write)."""
+        ...
+
     async def delete(self, *keys: str) -> None: ...
 
     async def close(self) -> None: ...
@@ -45,6 +49,12 @@ class MemoryCache:
         while len(self._entries) > self._max_entries:
             self._entries.popitem(last=False)
 
+    async def add(self, key: str, value: bytes, ttl_s: int) -> bool:
+        if key in self._entries:
+            return False
+        await self.set(key, value, ttl_s)
+        return True
+
     async def delete(self, *keys: str) -> None:
         for key in keys:
             self._entries.pop(key, None)
@@ -69,6 +79,9 @@ class RedisCache:
 
     async def set(self, key: str, value: bytes, ttl_s: int) -> None:
         await self._client.set(key, value, ex=ttl_s)
+
+    async def add(self, key: str, value: bytes, ttl_s: int) -> bool:
+        return bool(await self._client.set(key, value, ex=ttl_s, nx=True))
 
     async def delete(self, *keys: str) -> None:
         if keys:

@@ -261,7 +261,7 @@ class StateChange(_message.Message):
     RECORD_INTERACTION_FIELD_NUMBER: _builtins.int
     SET_LAST_APPLIED_PACKAGE_ID_FIELD_NUMBER: _builtins.int
     set_display_name: _builtins.str
-    """Set the display name."""
+    """Set the display name (1 to 100 characters)."""
     set_primary_language: _builtins.str
     """Set the primary language (BCP 47)."""
     set_contact_preference: Global___ContactPreference.ValueType

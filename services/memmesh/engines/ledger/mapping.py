@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from memmesh.engines.ledger.chain import Attribute, NewEvent, StoredEvent, VerifyReport
 from memmesh.ledger.v1 import ledger_service_pb2 as pb
 from memmesh.runtime.errors import FieldViolation, InvalidInput

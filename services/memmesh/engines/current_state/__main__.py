@@ -1,0 +1,3 @@
+from memmesh.engines.current_state.main import main
+
+main()

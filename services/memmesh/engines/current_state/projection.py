@@ -1,0 +1,131 @@
+"""Use cases of Current State: get, apply (ledger first, then projection), rebuild."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from memmesh.engines.current_state.state import (
+    Change,
+    UserState,
+    apply_change,
+    checksum,
+    decode_state,
+    encode_state,
+    validate_change,
+)
+from memmesh.engines.current_state.store import StateStore
+from memmesh.runtime.errors import VersionMismatch
+from memmesh.storage.cache import Cache, user_key
+
+CACHE_TTL_S = 300
+# Bounded retries of the compare-and-set when other processes project the same user.
+MAX_PROJECTION_ATTEMPTS = 8
+
+
+@dataclass(frozen=True)
+class LedgerRecord:
+    """A state event read back from the ledger."""
+
+    sequence: int
+    change: Change
+
+
+class StateLedger(Protocol):
+    """What Current State needs from the Ledger engine."""
+
+    async def append_change(
+        self, tenant_id: str, user_id: str, change: Change, reason_code: str, idempotency_key: str, now_us: int
+    ) -> tuple[int, bool]:
+        """Append the change's event; returns (sequence, duplicate)."""
+        ...
+
+    def read_changes(self, tenant_id: str, user_id: str, after_sequence: int) -> AsyncIterator[LedgerRecord]:
+        """State events after a sequence, in order (other event types are skipped)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Applied:
+    state: UserState
+    duplicate: bool
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    state: UserState
+    checksum: str
+    live_checksum: str
+    events_replayed: int
+
+
+class CurrentStateService:
+    """Keeps the projection equal to the fold of the user's state events on the ledger."""
+
+    def __init__(self, store: StateStore, ledger: StateLedger, cache: Cache) -> None:
+        self._store = store
+        self._ledger = ledger
+        self._cache = cache
+
+    async def get(self, tenant_id: str, user_id: str) -> UserState:
+        """Read through the cache; fills never overwrite a newer write (set-if-absent)."""
+        key = user_key(tenant_id, user_id, "state")
+        cached = await self._cache.get(key)
+        if cached is not None:
+            return decode_state(cached.decode())
+        state = await self._store.get(tenant_id, user_id) or UserState()
+        await self._cache.add(key, encode_state(state).encode(), CACHE_TTL_S)
+        return state
+
+    async def apply(
+        self,
+        tenant_id: str,
+        user_id: str,
+        change: Change,
+        *,
+        expected_version: int | None,
+        reason_code: str,
+        idempotency_key: str,
+        now_us: int,
+    ) -> Applied:
+        """Append the change to the ledger, then project it (with any events not yet projected)."""
+        validate_change(change)
+        state = await self._store.get(tenant_id, user_id) or UserState()
+        if expected_version is not None and expected_version != state.version:
+            raise VersionMismatch(f"state is at version {state.version}, not {expected_version}")
+        sequence, _ = await self._ledger.append_change(
+            tenant_id, user_id, change, reason_code, f"state:{idempotency_key}", now_us
+        )
+        if sequence <= state.ledger_sequence:
+            return Applied(state, duplicate=True)
+        for _ in range(MAX_PROJECTION_ATTEMPTS):
+            caught_up = await self._catch_up(tenant_id, user_id, state)
+            if await self._store.save(tenant_id, user_id, caught_up, expected_version=state.version):
+                await self._cache.set(user_key(tenant_id, user_id, "state"), encode_state(caught_up).encode(), CACHE_TTL_S)
+                return Applied(caught_up, duplicate=False)
+            # Another process projected first: start again from what it stored.
+            state = await self._store.get(tenant_id, user_id) or UserState()
+            if state.ledger_sequence >= sequence:
+                await self._cache.delete(user_key(tenant_id, user_id, "state"))
+                return Applied(state, duplicate=False)
+        raise VersionMismatch("state kept moving; retry")
+
+    async def _catch_up(self, tenant_id: str, user_id: str, state: UserState) -> UserState:
+        async for record in self._ledger.read_changes(tenant_id, user_id, state.ledger_sequence):
+            state = apply_change(state, record.change, record.sequence)
+        return state
+
+    async def rebuild(self, tenant_id: str, user_id: str, replace_live: bool) -> Rebuilt:
+        """Fold the user's whole ledger stream into a fresh state."""
+        live = await self._store.get(tenant_id, user_id) or UserState()
+        rebuilt, replayed = UserState(), 0
+        async for record in self._ledger.read_changes(tenant_id, user_id, 0):
+            rebuilt = apply_change(rebuilt, record.change, record.sequence)
+            replayed += 1
+        if replace_live and checksum(rebuilt) != checksum(live):
+            await self._store.replace(tenant_id, user_id, rebuilt)
+            await self._cache.delete(user_key(tenant_id, user_id, "state"))
+        return Rebuilt(rebuilt, checksum(rebuilt), checksum(live), replayed)
+
+

@@ -1,0 +1,40 @@
+"""gRPC adapter of Current State: proto in, one use-case call, proto out."""
+
+from __future__ import annotations
+
+import grpc
+from memmesh.current_state.v1 import current_state_service_pb2 as pb
+from memmesh.current_state.v1 import current_state_service_pb2_grpc as pb_grpc
+from memmesh.engines.current_state import mapping
+from memmesh.engines.current_state.projection import CurrentStateService
+from memmesh.runtime.timeconv import micros_of
+
+
+class CurrentStateServicer(pb_grpc.CurrentStateServiceServicer):
+    def __init__(self, service: CurrentStateService) -> None:
+        self._service = service
+
+    async def Get(self, request: pb.GetRequest, context: grpc.aio.ServicerContext) -> pb.GetResponse:
+        state = await self._service.get(request.scope.tenant_id, request.scope.user_id)
+        return pb.GetResponse(state=mapping.state_message(state))
+
+    async def Apply(self, request: pb.ApplyRequest, context: grpc.aio.ServicerContext) -> pb.ApplyResponse:
+        applied = await self._service.apply(
+            request.scope.tenant_id,
+            request.scope.user_id,
+            mapping.change_of(request.change),
+            expected_version=None if request.any_version else request.expected_version,
+            reason_code=request.reason_code,
+            idempotency_key=request.idempotency_key,
+            now_us=micros_of(request.now),
+        )
+        return pb.ApplyResponse(state=mapping.state_message(applied.state), duplicate=applied.duplicate)
+
+    async def Rebuild(self, request: pb.RebuildRequest, context: grpc.aio.ServicerContext) -> pb.RebuildResponse:
+        rebuilt = await self._service.rebuild(request.scope.tenant_id, request.scope.user_id, request.replace_live)
+        return pb.RebuildResponse(
+            state=mapping.state_message(rebuilt.state),
+            checksum=rebuilt.checksum,
+            live_checksum=rebuilt.live_checksum,
+            events_replayed=rebuilt.events_replayed,
+        )
