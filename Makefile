@@ -55,7 +55,7 @@ test: $(STAMP) proto-check lint
 	$(PYTEST) -n 2 --dist loadfile tests
 
 bench: $(STAMP)
-	$(PY) -m bench
+	$(PY) -m memmesh.bench
 
 eval-extraction: $(STAMP)
 	$(PY) -m memmesh.engines.atom_extractor.evaluate
