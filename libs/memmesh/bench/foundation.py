@@ -9,7 +9,6 @@ import uuid
 
 import redis.asyncio as aioredis
 from google.protobuf.timestamp_pb2 import Timestamp
-
 from memmesh.bench.stats import summary
 from memmesh.common.v1 import scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
@@ -18,6 +17,7 @@ from memmesh.ledger.v1 import ledger_service_pb2 as ledger_pb
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.supervisor import Mesh
+from memmesh.storage.cache import user_key
 
 TOKEN = "bench-token"
 NOW = Timestamp(seconds=1_767_225_600)
@@ -114,7 +114,7 @@ async def _get_latency(addr: str, scopes: list[scope_pb2.UserScope]) -> tuple[di
 async def _drop_cached_states(redis_url: str | None, scopes: list[scope_pb2.UserScope]) -> None:
     if not redis_url:
         return
-    from memmesh.storage.cache import user_key
+
 
     client = aioredis.Redis.from_url(redis_url)
     await client.delete(*(user_key(s.tenant_id, s.user_id, "state") for s in scopes))

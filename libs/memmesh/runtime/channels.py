@@ -40,15 +40,6 @@ CHANNEL_OPTIONS = [
 ]
 
 
-def _pairs(metadata: object) -> list[tuple[str, str]]:
-    # Calls may carry None, a list of pairs or a grpc.aio.Metadata (whose iteration yields keys).
-    if metadata is None:
-        return []
-    if isinstance(metadata, grpc.aio.Metadata):
-        return list(metadata.items())
-    return list(metadata)  # type: ignore[call-overload]
-
-
 class _CallPolicy:
     """Adds the internal token and a deadline derived from the caller's remaining time."""
 
@@ -57,7 +48,7 @@ class _CallPolicy:
         self._default_timeout_s = default_timeout_s
 
     def _details(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
-        metadata = grpc.aio.Metadata(*_pairs(details.metadata))
+        metadata = grpc.aio.Metadata(*(details.metadata or ()))
         metadata.add(INTERNAL_TOKEN_HEADER, self._token)
         inherited = deadlines.outbound_timeout(self._default_timeout_s)
         timeout = inherited if details.timeout is None else min(details.timeout, inherited)

@@ -1,0 +1,56 @@
+"""One request is one trace across every engine it touches, exported over OTLP; spans
+carry the tenant and a pseudonymous user id, never conversation text or raw user ids."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from memmesh.current_state.v1 import current_state_service_pb2 as pb
+from memmesh.current_state.v1 import current_state_service_pb2_grpc as pb_grpc
+from memmesh.runtime.channels import engine_channel
+from memmesh.runtime.supervisor import Mesh
+from memmesh.runtime.telemetry import ATTR_TENANT, ATTR_USER, user_pseudonym
+from memmesh.testing.otlp_receiver import OtlpReceiver
+from memmesh.testing.scopes import new_scope
+
+TOKEN = "trace-test-token"
+
+
+async def test_an_apply_is_one_trace_across_current_state_and_ledger(tmp_path: Path) -> None:
+    receiver = OtlpReceiver()
+    endpoint = await receiver.start()
+    env = {"MEMMESH_DATA_DIR": str(tmp_path), "MEMMESH_INTERNAL_TOKEN": TOKEN, "MEMMESH_OTLP_ENDPOINT": endpoint}
+    mesh = Mesh(["ledger", "current_state"], env=env)
+    await asyncio.to_thread(mesh.start)
+    scope = new_scope()
+    try:
+        async with engine_channel(mesh.addrs["current_state"], TOKEN) as channel:
+            await pb_grpc.CurrentStateServiceStub(channel).Apply(
+                pb.ApplyRequest(
+                    scope=scope,
+                    change=pb.StateChange(set_display_name="Secret Name"),
+                    any_version=True,
+                    reason_code="USER_REQUEST",
+                    idempotency_key="k1",
+                    now=Timestamp(seconds=1_767_225_600),
+                )
+            )
+        for _ in range(100):  # the engines export in batches every 200 ms
+            if {s.service for s in receiver.spans} >= {"memmesh.current_state", "memmesh.ledger"}:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await asyncio.to_thread(mesh.stop)
+        await receiver.stop()
+    apply_span = next(s for s in receiver.spans if s.name.endswith("CurrentStateService/Apply") and s.service == "memmesh.current_state")
+    trace = [s for s in receiver.spans if s.trace_id == apply_span.trace_id]
+    services = {s.service for s in trace}
+    assert services == {"memmesh.current_state", "memmesh.ledger"}
+    assert any(s.name.endswith("LedgerService/Append") and s.service == "memmesh.ledger" for s in trace)
+    assert apply_span.attributes[ATTR_TENANT] == scope.tenant_id
+    assert apply_span.attributes[ATTR_USER] == user_pseudonym(scope.tenant_id, scope.user_id)
+    for span in trace:
+        flat = " ".join(span.attributes.values())
+        assert "Secret Name" not in flat and scope.user_id not in flat
