@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import sys
 
@@ -75,6 +76,41 @@ def cmd_extract(args: argparse.Namespace) -> int:
     return cli_extract(sys.stdin, sys.stdout)
 
 
+def _gateway_session(args: argparse.Namespace) -> tuple[grpc.Channel, object]:
+    from memmesh.cli.conversation import GatewaySession
+    from memmesh.common.v1 import memory_pb2
+
+    settings = MeshSettings()
+    channel = grpc.insecure_channel(args.gateway or settings.addr_of("gateway"))
+    kind = memory_pb2.CHANNEL_TEXT if args.channel == "text" else memory_pb2.CHANNEL_VOICE
+    return channel, GatewaySession(channel, args.tenant, args.key, kind)
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    """Chat with the running mesh as one user."""
+    from memmesh.cli.conversation import chat
+
+    channel, session = _gateway_session(args)
+    with channel:
+        return chat(session, args.user, args.session)  # type: ignore[arg-type]
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Replay a conversation file through the gateway and print the per-turn bundles."""
+    from memmesh.cli.conversation import replay
+
+    channel, session = _gateway_session(args)
+    with channel, open(args.file, encoding="utf-8") as source:
+        return replay(session, source, sys.stdout, args.json)  # type: ignore[arg-type]
+
+
+def _gateway_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--tenant", default=os.environ.get("MEMMESH_TENANT", "demo"))
+    command.add_argument("--key", default=os.environ.get("MEMMESH_TENANT_KEY", "demo-key"))
+    command.add_argument("--gateway", default=None, help="host:port (default: MEMMESH_GATEWAY_ADDR)")
+    command.add_argument("--channel", choices=["voice", "text"], default="voice")
+
+
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="memmesh", description="memmesh: memory for voice assistants")
     commands = root.add_subparsers(dest="command", required=True)
@@ -83,6 +119,16 @@ def parser() -> argparse.ArgumentParser:
     status.add_argument("--timeout", type=float, default=1.0)
     status.set_defaults(func=cmd_status)
     commands.add_parser("extract", help="extract facts from utterances on stdin").set_defaults(func=cmd_extract)
+    chat = commands.add_parser("chat", help="talk as a user and see each turn's bundle")
+    _gateway_options(chat)
+    chat.add_argument("--user", default="me")
+    chat.add_argument("--session", default=f"chat-{os.getpid()}")
+    chat.set_defaults(func=cmd_chat)
+    replay = commands.add_parser("replay", help="replay a JSON Lines conversation file")
+    _gateway_options(replay)
+    replay.add_argument("file")
+    replay.add_argument("--json", action="store_true", help="one JSON object per user turn")
+    replay.set_defaults(func=cmd_replay)
     return root
 
 
