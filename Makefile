@@ -61,7 +61,7 @@ eval-extraction: $(STAMP)
 	$(PY) -m memmesh.engines.atom_extractor.evaluate
 
 eval-retrieval: $(STAMP)
-	$(PY) -m bench.eval_retrieval
+	$(PY) -m memmesh.bench.eval_retrieval
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .hypothesis
