@@ -1,0 +1,1 @@
+"""AtomExtractor engine: turns user turns into typed, gated memory-atom candidates."""

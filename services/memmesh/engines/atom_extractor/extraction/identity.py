@@ -1,0 +1,282 @@
+"""Identity facts: name, occupation, residence, origin, languages, studies and traits."""
+
+from __future__ import annotations
+
+import re
+
+from .context import SELF_STATEMENT_MARKERS, ClauseContext, build
+from .lexicon import (
+    DEMONYMS,
+    DURABLE_ADJECTIVES,
+    EMOTION_WORDS,
+    FANDOM_NOUNS,
+    IDENTITY_NOUNS_AS_TRAITS,
+    LANGUAGES,
+    MUSICAL_INSTRUMENTS,
+    NON_IDENTITY_NOUNS,
+    NOT_A_NAME,
+    RELIGIONS,
+    TRAIT_PERSONS,
+)
+from .markers import TIME_BOUND
+from .model import Candidate
+from .phrases import ADVERBS, I_AM, clean_object
+from .places import language_fact, origin_fact, residence_fact
+from .text import conjugate_3sg, slug, third_person
+
+_NAME = re.compile(
+    r"^(?:my\s+name(?:'s|\s+is)|(?:the\s+)?name's|I\s+go\s+by|call\s+me|(?:I'm|I am)\s+called)\s+"
+    r"(?P<name>[A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)?)", re.I)
+_I_AM_NAME = re.compile(r"^(?:I'm|I am)\s+(?P<name>[A-Z][a-z'-]+)$")
+_I_AM_A = re.compile(rf"^(?:{I_AM}\s+(?P<neg>not\s+)?|I(?:'ve| have)\s+(?P<been>been)\s+)"
+                     rf"{ADVERBS}(?:a|an)\s+(?P<np>.+)$", re.I)
+_SERVICE = re.compile(rf"^{I_AM}\s+(?:in|with)\s+the\s+(?P<branch>army|navy|air force|marines|"
+                      r"military|reserves|national guard|coast guard|fire department|police)\b", re.I)
+_AGE = re.compile(rf"^{I_AM}\s+(?P<age>\d{{1,3}})(?:\s+years?\s+old|\s*yo)?$", re.I)
+_I_AM_GROUP = re.compile(rf"^{I_AM}\s+(?:a\s+)?(?:(?:practicing|practising|devout|proud|born|"
+                         r"non-practicing)\s+)?(?P<word>[\w-]+)$", re.I)
+_WORK = re.compile(
+    r"^(?:I|we)\s+(?:(?:also|still|currently|mostly)\s+)?(?P<verb>work|teach|manage|run|write|"
+    r"coach|own|play|study|practice|practise)\s+(?P<rest>.+)$", re.I)
+_FOR_A_LIVING = re.compile(r"^I\s+(?P<verb>\w+)\s+(?P<obj>.+?)\s+for\s+a\s+living$", re.I)
+_STUDIES = re.compile(
+    rf"^{I_AM}\s+(?:currently\s+)?(?:doing|studying|pursuing|getting|working on|finishing)\s+"
+    r"(?P<what>(?:a|an|my)\s+(?:phd|ph\.d\.?|master's|masters|degree|bachelor's|doctorate|mba|"
+    r"residency|apprenticeship)\b.*|[\w ]+?)$|^I'm\s+in\s+(?P<school>(?:med|law|grad|nursing|"
+    r"medical|art)\s+school.*)$", re.I)
+_BEEN_DOING = re.compile(
+    r"^(?:I(?:'ve| have)\s+)?been\s+(?P<ving>\w+ing)\s+(?P<obj>.+?)\s+(?:for|since)\s+"
+    r"(?P<dur>(?:about\s+|over\s+|almost\s+|nearly\s+)?(?:\w+\s+)?(?:years?|decades?)|"
+    r"(?:I was|childhood|college|high school|\d{4})\b.*?)(?:\s+now)?$", re.I)
+_TRAIT_ADJECTIVES = "|".join(re.escape(a) for a, (category, _) in sorted(
+    DURABLE_ADJECTIVES.items(), key=lambda item: -len(item[0])) if category == "identity")
+_TRAIT = re.compile(rf"^(?:I(?:'m| am|'ve always been| have always been))\s+{ADVERBS}"
+                    rf"(?P<adj>{_TRAIT_ADJECTIVES})(?:\s+(?P<rest>.+))?$", re.I)
+_CONTINUATION = re.compile(r"^(?:did|served|spent)\s+(?P<rest>.+)$", re.I)
+_RETIRED = re.compile(rf"^{I_AM}\s+{ADVERBS}retired\b(?:\s+(?P<rest>.+))?$", re.I)
+_OCCUPATION_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent|nurse|pilot|chef|medic|cook|"
+                                r"officer|engineer|agent|clerk|analyst|scientist|architect|"
+                                r"veteran|student|consultant|therapist|dentist|surgeon)$")
+_HOBBY_HEADS = frozenset({"gamer", "reader", "runner", "hiker", "climber", "gardener", "baker",
+                          "knitter", "woodworker", "collector", "cyclist", "swimmer", "surfer",
+                          "skier", "golfer", "birder", "bookworm", "foodie", "nerd", "geek"})
+_NP_CUT = re.compile(r"\s+(?:who|that|which|since|for|at this point|and|but|lol|haha|if|"
+                     r"by trade|through and through|now)\b.*$", re.I)
+
+
+def identity_candidates(ctx: ClauseContext) -> list[Candidate]:
+    """Identity facts stated by the user in the clause."""
+    text = ctx.text
+    for rule in (_name, language_fact, residence_fact, origin_fact, _studies, _retired, _trait, _service_or_age,
+                 _i_am_a,
+                 _group_membership, _work, _for_a_living, _been_doing):
+        found = rule(ctx, text)
+        if found:
+            return found
+    return []
+
+
+def _identity(ctx: ClauseContext, text: str, key: str, confidence_bp: int = 9000) -> Candidate:
+    return build(ctx, text, "identity", key, confidence_bp, SELF_STATEMENT_MARKERS)
+
+
+def _name(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _NAME.match(text) or _I_AM_NAME.match(text)
+    if not match:
+        return []
+    words = [w for w in match.group("name").split() if w.lower() not in NOT_A_NAME]
+    name = " ".join(w[:1].upper() + w[1:] for w in words[:2])
+    lowered = name.lower()
+    if not name or lowered in DEMONYMS | RELIGIONS | EMOTION_WORDS or lowered in LANGUAGES:
+        return []
+    return [_identity(ctx, f"User's name is {name}", "identity.name", 9500)]
+
+
+def _studies(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _STUDIES.match(text)
+    if not match:
+        return []
+    what = clean_object(match.group("what") or match.group("school"))
+    if match.group("school"):
+        return [_identity(ctx, f"User is in {what}", "identity.studies")]
+    if not re.match(r"^(?:a|an|my)\s", what, re.I) and ctx.markers & {TIME_BOUND}:
+        return []
+    verb = "is studying" if text.lower().split()[1].startswith("studying") else "is doing"
+    return [_identity(ctx, f"User {verb} {third_person(what)}", "identity.studies")]
+
+
+def _retired(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _RETIRED.match(text)
+    if not match:
+        return []
+    rest = match.group("rest") or ""
+    detail = f" {rest}" if re.match(r"^(?:after|from)\b", rest, re.I) else ""
+    return [_identity(ctx, f"User is retired{detail}", "identity.occupation")]
+
+
+def _trait(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _TRAIT.match(text)
+    if not match or match.group("adj").lower() == "retired":
+        return []
+    rest = match.group("rest") or ""
+    if rest and not re.match(r"^(?:and\s+\w+|since\s+.+|my whole life|through and through|"
+                             r"with\s+(?:a|an|one|two|three|four|\d)\s+\w+)$", rest, re.I):
+        return []
+    adjective = match.group("adj")
+    _, key = DURABLE_ADJECTIVES[adjective.lower()]
+    detail = f" {rest}" if rest.lower().startswith("with") else ""
+    return [_identity(ctx, f"User is {adjective}{detail}", key)]
+
+
+def _i_am_a(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _I_AM_A.match(text)
+    if not match:
+        return []
+    duration = re.search(r"\s+for\s+(?P<dur>(?:about\s+|over\s+|almost\s+|nearly\s+)?\w+\s+"
+                         r"(?:years?|decades?))", match.group("np"), re.I)
+    if match.group("been") and not duration:
+        return []
+    noun_phrase = clean_object(_NP_CUT.sub("", match.group("np")))
+    words = noun_phrase.lower().split()
+    if not words or words[0] in NON_IDENTITY_NOUNS or words[-1] in NON_IDENTITY_NOUNS:
+        return []
+    head = words[-1]
+    if head in FANDOM_NOUNS or "fan" in words or "sucker" in words or head in EMOTION_WORDS:
+        return []
+    if head in ("person", "guy", "girl") and (len(words) < 2 or words[-2] not in TRAIT_PERSONS):
+        return []
+    if match.group("neg") and not (head in ("person", "owl", "bird") or any(
+            trait in noun_phrase.lower() for trait in IDENTITY_NOUNS_AS_TRAITS)):
+        return []
+    if re.search(r"\b(?:bit|little|lot|kind|sort)\s+of\b", noun_phrase, re.I):
+        return []
+    article = "an" if noun_phrase[0].lower() in "aeiou" else "a"
+    key = _identity_key(noun_phrase, head)
+    if match.group("been"):
+        return [_identity(ctx, f"User has been {article} {noun_phrase} for {duration.group('dur')}",
+                          key)]
+    appendix = _continuation(ctx) or _appositive(ctx)
+    negation = "not " if match.group("neg") else ""
+    return [_identity(ctx, f"User is {negation}{article} {noun_phrase}{appendix}", key)]
+
+
+def _service_or_age(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _SERVICE.match(text)
+    if match:
+        return [_identity(ctx, f"User is in the {match.group('branch')}", "identity.occupation")]
+    match = _AGE.match(text)
+    if match and 10 <= int(match.group("age")) <= 110:
+        return [_identity(ctx, f"User is {match.group('age')} years old", "identity.age", 8500)]
+    return []
+
+
+def _identity_key(noun_phrase: str, head: str) -> str:
+    lowered = noun_phrase.lower()
+    if any(trait in lowered for trait in IDENTITY_NOUNS_AS_TRAITS) or head in ("person", "owl",
+                                                                               "bird"):
+        return f"identity.trait.{slug(head if head not in ('person',) else lowered)}"
+    if head in RELIGIONS:
+        return "identity.religion"
+    if head in _HOBBY_HEADS:
+        return f"identity.hobby.{slug(head)}"
+    if _OCCUPATION_SUFFIX.search(head):
+        return "identity.occupation"
+    return f"identity.self_description.{slug(head)}"
+
+
+def _continuation(ctx: ClauseContext) -> str:
+    # "I'm a veteran, did eight years in the Navy": a subject-less follow-up belongs to the fact.
+    following = ctx.following()
+    if following and following.sentence == ctx.clause.sentence:
+        match = _CONTINUATION.match(following.text)
+        if match:
+            return f" who {following.text.split()[0].lower()} {third_person(match.group('rest'))}"
+    return ""
+
+
+def _appositive(ctx: ClauseContext) -> str:
+    # "I'm a translator, Korean to English": a short verbless qualifier right after the fact.
+    following = ctx.following()
+    if not following or following.sentence != ctx.clause.sentence or following.connector:
+        return ""
+    words = following.text.split()
+    if not 1 <= len(words) <= 4 or following.is_question:
+        return ""
+    if re.search(r"\b(?:I|I'm|my|me|it|it's|that|this|is|are|was|have|has|been|do|not|no|so|"
+                 r"like|really|seriously|always|never|ever|and|or|everything|anything|lol)\b",
+                 following.text, re.I):
+        return ""
+    return f" ({following.text})"
+
+
+def _group_membership(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _I_AM_GROUP.match(text)
+    if not match:
+        return []
+    word = match.group("word").lower()
+    if word in RELIGIONS:
+        return [_identity(ctx, f"User is {_strip_i_am(text)}", "identity.religion")]
+    if word in DEMONYMS:
+        return [_identity(ctx, f"User is {_strip_i_am(text)}", "identity.heritage")]
+    return []
+
+
+def _strip_i_am(text: str) -> str:
+    return re.sub(rf"^{I_AM}\s+", "", text, flags=re.I)
+
+
+def _work(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _WORK.match(text)
+    if not match:
+        return []
+    verb, rest = match.group("verb").lower(), clean_object(match.group("rest"))
+    rest = re.sub(r"\s+together$", "", rest, flags=re.I)
+    first = rest.split()[0].lower() if rest.split() else ""
+    if verb == "work":
+        if first not in ("as", "at", "for", "in", "night", "nights", "nightshifts", "from", "remotely",
+                         "shifts", "weekends", "two", "three", "full-time", "part-time"):
+            return []
+        key = {"as": "identity.occupation", "at": "identity.employer", "for": "identity.employer",
+               "in": "identity.field"}.get(first, "identity.work_schedule")
+    elif verb == "play":
+        if not set(rest.lower().split()) & MUSICAL_INSTRUMENTS and not re.search(
+                r"\b(?:in|on)\s+(?:a|an|the)\s+\w*\s*(?:band|orchestra|team|league|choir|club)",
+                rest, re.I):
+            return []
+        key = f"identity.hobby.{slug(rest.split()[0])}"
+    elif verb in ("run", "own"):
+        if not re.match(r"^(?:a|an|my own|our own|my|our)\s", rest, re.I) or re.search(
+                r"\b(?:errand|marathon|race|mile|k)\b", rest, re.I):
+            return []
+        key = "identity.business"
+    elif verb in ("teach", "manage", "coach", "write"):
+        if re.match(r"^(?:it|that|this|him|her|them|me)\b", rest, re.I):
+            return []
+        key = "identity.occupation"
+    else:
+        key = f"identity.{'studies' if verb == 'study' else 'practice'}.{slug(rest)}"
+    subject = "User"
+    return [_identity(ctx, f"{subject} {conjugate_3sg(verb)} {third_person(rest)}", key, 8800)]
+
+
+def _for_a_living(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _FOR_A_LIVING.match(text)
+    if not match:
+        return []
+    verb = match.group("verb")
+    return [_identity(ctx, f"User {conjugate_3sg(verb)} {third_person(match.group('obj'))} "
+                           "for a living", "identity.occupation", 9200)]
+
+
+def _been_doing(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _BEEN_DOING.match(text)
+    if not match or re.match(r"^(?:it|that|this)\b", match.group("obj"), re.I):
+        return []
+    ving, obj = match.group("ving").lower(), clean_object(match.group("obj"))
+    return [_identity(ctx, f"User has been {ving} {third_person(obj)} for "
+                           f"{clean_object(match.group('dur'))}",
+                      f"identity.activity.{slug(ving + ' ' + obj)}", 8800)]
+
+
+def _without(ctx: ClauseContext, marker: str) -> ClauseContext:
+    return ClauseContext(ctx.clause, ctx.clauses, ctx.markers - {marker}, ctx.trailing)

@@ -1,0 +1,216 @@
+"""Relationship facts: specific, persistent people in the user's life (labelling rule 4)."""
+
+from __future__ import annotations
+
+import re
+
+from .context import RELATIONSHIP_MARKERS, ClauseContext, build, last_capitalized_name
+from .lexicon import NOT_A_NAME, PERSON_ROLES, ROLE_MODIFIERS, SINGULAR_ROLES
+from .markers import PLAN, TIME_BOUND
+from .model import Candidate
+from .text import slug, third_person
+
+_ROLE = "|".join(re.escape(r) for r in sorted(PERSON_ROLES, key=lambda r: (-len(r), r)))
+_MODIFIER = "|".join(ROLE_MODIFIERS)
+_ROLE_PHRASE = rf"(?P<role>(?:(?:{_MODIFIER})\s+)?(?:{_ROLE}))"
+_CAP_NAME = r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?-i:[A-Z][a-zA-Z'-]*(?:\s+[A-Z][a-zA-Z'-]*)?)"
+_ANY_NAME = r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Za-z][a-zA-Z'-]*(?:\s+[A-Z][a-zA-Z'-]*)?"
+
+_MY_ROLE_NAME = re.compile(rf"\bmy\s+{_ROLE_PHRASE}\s+(?P<tail>.+)$", re.I)
+_MY_ROLE_IS_NAME = re.compile(
+    rf"\bmy\s+{_ROLE_PHRASE}(?:'s|\s+is)\s+(?:name\s+is\s+|named\s+|called\s+)?"
+    rf"(?P<name>{_CAP_NAME})\s*$|\bmy\s+{_ROLE_PHRASE.replace('role', 'role2')}(?:'s|\s+is)\s+"
+    rf"(?:name\s+is|named|called)\s+(?P<name2>{_ANY_NAME})", re.I)
+_HAVE_ROLE_NAMED = re.compile(
+    rf"\b(?:I|we)(?:'ve|\s+have)?\s+(?:got\s+|have\s+|adopted\s+|own\s+|also have\s+)?"
+    rf"(?:a|an|one)\s+{_ROLE_PHRASE}\s+(?:named|called)\s+(?P<name>{_ANY_NAME})", re.I)
+_A_ROLE_NAMED = re.compile(
+    rf"\b(?:a|an|one)\s+{_ROLE_PHRASE}\s+(?:named|called)\s+(?P<name>{_ANY_NAME})", re.I)
+_PLURAL_ROLES = {"kids": "kid", "sons": "son", "daughters": "daughter", "children": "child",
+                 "sisters": "sister", "brothers": "brother", "siblings": "sibling", "cats": "cat",
+                 "dogs": "dog", "grandkids": "grandkid", "grandchildren": "grandchild"}
+_HAVE_PLURAL = re.compile(
+    r"^I(?:'ve| have)?\s+(?:got\s+|have\s+)?(?P<count>two|three|four|five|\d)\s+"
+    rf"(?P<role>{'|'.join(_PLURAL_ROLES)})(?:\s+(?:named|called)\s+(?P<names>.+))?$", re.I)
+_FAMILY_COUNT = re.compile(
+    r"^I(?:'ve| have)?\s+(?:got\s+|have\s+)?(?P<count>a|an|one|two|three|four|five|six|\d)\s+"
+    r"(?P<role>kids?|sons?|daughters?|children|child|sisters?|brothers?|siblings?|twin|"
+    r"twin (?:brother|sister)|grandkids?|grandchildren|stepkids?|stepsons?|stepdaughters?)"
+    r"(?:\s+(?:and|plus)\s+(?:a|an|one|two|three|four|\d)\s+[\w-]+)*$", re.I)
+_NAME_LIST = re.compile(r"^(?:named\s+|called\s+)?(?P<names>[A-Za-z][\w'-]*(?:\s*(?:,|and|&)\s*"
+                        r"[A-Za-z][\w'-]*)+)$", re.I)
+_LOWER_NAME_IS_MY_ROLE = re.compile(
+    rf"^(?P<name>[a-z][a-z'-]+?)(?:'s|\s+is|\s+has been|'s been)\s+"
+    rf"(?:basically\s+|like\s+|pretty much\s+|also\s+)?my\s+{_ROLE_PHRASE}\b")
+_NAME_IS_MY_ROLE = re.compile(
+    rf"(?:^|\band\s+)(?P<name>{_CAP_NAME})(?:'s|\s+is|\s+has been|'s been|\s+has always been)\s+"
+    rf"(?:basically\s+|like\s+|pretty much\s+|also\s+|kind of\s+)?my\s+{_ROLE_PHRASE}\b")
+_PRONOUN_IS_MY_ROLE = re.compile(
+    rf"^(?:he|she|they)(?:'s|\s+is|\s+has been|'s been)\s+(?:basically\s+|also\s+)?my\s+"
+    rf"{_ROLE_PHRASE}\b", re.I)
+_MARRIED_TO = re.compile(rf"\bI(?:'m| am|'ve been| have been)\s+(?P<state>married|engaged)\s+to\s+"
+                         rf"(?P<name>{_ANY_NAME})", re.I)
+_DURABLE_PREDICATE = re.compile(
+    r"^\s*(?:'s|is|has|has got|'s got)\s+(?P<pred>(?:a|an)\s+[\w\s-]+|allergic to [\w\s-]+|"
+    r"(?:vegan|vegetarian|diabetic|deaf|blind|autistic)\b[\w\s-]*)$", re.I)
+
+
+def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
+    """Relationship facts stated in the clause, wherever the clause sits in the turn."""
+    found: list[Candidate] = []
+    text = ctx.text
+    for match in _MY_ROLE_NAME.finditer(text):
+        name, rest = _split_name(match.group("tail"))
+        if name:
+            found.append(_fact(ctx, match.group("role"), name, _predicate(rest, ctx)))
+    match = _MY_ROLE_IS_NAME.search(text)
+    if match:
+        role = match.group("role") or match.group("role2")
+        name = _clean_name(match.group("name") or match.group("name2"), strict=False)
+        if name:
+            found.append(_fact(ctx, role, name))
+    if re.match(r"^(?:I|we)\b", text, re.I):
+        for match in _A_ROLE_NAMED.finditer(text):
+            name = _clean_name(match.group("name"), strict=False)
+            if name:
+                found.append(_fact(ctx, match.group("role"), name))
+    for pattern in (_NAME_IS_MY_ROLE, _LOWER_NAME_IS_MY_ROLE):
+        match = pattern.search(text)
+        if match:
+            name = _clean_name(match.group("name"), strict=False)
+            if name:
+                found.append(_fact(ctx, match.group("role"), name))
+    match = _PRONOUN_IS_MY_ROLE.search(text)
+    if match:
+        name = last_capitalized_name(ctx.previous())
+        if name:
+            found.append(_fact(ctx, match.group("role"), name))
+    found.extend(_plural_named(ctx))
+    found.extend(_appositive_name(ctx))
+    match = _MARRIED_TO.search(text)
+    if match:
+        name = _clean_name(match.group("name"), strict=False)
+        if name:
+            found.append(build(ctx, f"User is {match.group('state').lower()} to {name}",
+                               "relationship", "relationship.spouse", 9000, RELATIONSHIP_MARKERS))
+    return found
+
+
+_ROLE_ONLY = re.compile(rf"^(?:and\s+)?my\s+{_ROLE_PHRASE}$", re.I)
+_NAME_ONLY = re.compile(rf"^(?P<name>{_CAP_NAME})$")
+
+
+def _appositive_name(ctx: ClauseContext) -> list[Candidate]:
+    """"my therapist, Dr. Lin, says…" or "Mia, my daughter, …": role and name split by commas."""
+    match = _ROLE_ONLY.match(ctx.text)
+    if not match:
+        return []
+    neighbours = [c for c in (ctx.following(), ctx.clauses[ctx.clause.index - 1]
+                              if ctx.clause.index else None)
+                  if c is not None and c.sentence == ctx.clause.sentence]
+    for neighbour in neighbours:
+        named = _NAME_ONLY.match(neighbour.text)
+        if named and named.group("name").split()[-1].lower() not in NOT_A_NAME:
+            return [_fact(ctx, match.group("role"), named.group("name"))]
+    return []
+
+
+def _plural_named(ctx: ClauseContext) -> list[Candidate]:
+    """"I have two kids, Maya and Leo": one relationship fact per named person."""
+    match = _HAVE_PLURAL.match(ctx.text)
+    if not match:
+        return _family_count(ctx)
+    names_text = match.group("names")
+    following = ctx.following()
+    if not names_text and following and following.sentence == ctx.clause.sentence:
+        listed = _NAME_LIST.match(following.text)
+        names_text = listed.group("names") if listed else None
+    if not names_text:
+        return _family_count(ctx)
+    role = _PLURAL_ROLES[match.group("role").lower()]
+    names = [_clean_name(n.strip(), strict=False) for n in re.split(r"\s*(?:,|\band\b|&)\s*",
+                                                                    names_text) if n.strip()]
+    return [_fact(ctx, role, name) for name in names if name]
+
+
+def _family_count(ctx: ClauseContext) -> list[Candidate]:
+    """"I have three kids" / "I have a twin sister": family members without names."""
+    match = _FAMILY_COUNT.match(ctx.text)
+    following = ctx.following()
+    if not match or (following and following.sentence == ctx.clause.sentence
+                     and _NAME_LIST.match(following.text)):
+        return []
+    described = re.sub(r"^I(?:'ve| have)?\s+(?:got\s+|have\s+)?", "", ctx.text, flags=re.I)
+    role = match.group("role").lower()
+    canonical = PERSON_ROLES.get(role.rstrip("s"), PERSON_ROLES.get(role, "child"))
+    return [build(ctx, f"User has {described}", "relationship", f"relationship.{canonical}.count",
+                  8800, RELATIONSHIP_MARKERS)]
+
+
+def _clean_name(raw: str, strict: bool = True) -> str | None:
+    """A person name from the words after a role, or None when they are not a name."""
+    return _split_name(raw, strict)[0]
+
+
+def _split_name(raw: str, strict: bool = True) -> tuple[str | None, str]:
+    """Split "Aiyana has a peanut allergy" into the name and the rest of the clause."""
+    words = raw.split()
+    name_words: list[str] = []
+    used = 0
+    for position, word in enumerate(words):
+        bare = re.sub(r"'s$", "", word).strip(",.'")
+        if not name_words and bare.lower() in ("dr", "mr", "mrs", "ms", "prof"):
+            name_words.append(bare.capitalize() + ".")
+            used = position + 1
+            continue
+        if not bare or bare.lower() in NOT_A_NAME or not bare.replace("-", "").isalpha():
+            break
+        if not bare[0].isupper():
+            if (name_words and not name_words[-1].endswith(".")) or not (
+                    _plausible_lowercase_name(bare, strict)):
+                break
+            bare = bare.capitalize()
+        name_words.append(bare)
+        used = position + 1
+        if word.endswith("'s"):
+            return " ".join(name_words), " ".join(["'s"] + words[used:])
+    if not name_words or name_words[-1].endswith("."):
+        return None, raw
+    return " ".join(name_words), " ".join(words[used:])
+
+
+def _plausible_lowercase_name(word: str, strict: bool) -> bool:
+    # Transcripts may be all lowercase: accept a word that is not a function word and does not
+    # look like an inflected verb or adverb.
+    if len(word) < 2 or re.search(r"(?:ing|ed|ly|ment|tion|sion|ness|ship|ity|ance|ence|ism|ure|"
+                                  r"ery|ies)$", word):
+        return False
+    return not (strict and re.search(r"[^aeiou]s$", word))
+
+
+def _predicate(rest: str, ctx: ClauseContext) -> str | None:
+    if ctx.markers & {TIME_BOUND, PLAN}:
+        return None
+    match = _DURABLE_PREDICATE.match(rest)
+    if not match:
+        return None
+    pred = match.group("pred").strip()
+    verb = "has" if re.match(r"^(?:has|'s got|has got)", rest.strip(), re.I) else "is"
+    return f"{verb} {third_person(pred)}"
+
+
+def _fact(ctx: ClauseContext, role_surface: str, name: str, predicate: str | None = None
+          ) -> Candidate:
+    role_surface = role_surface.lower()
+    head = role_surface.split()[-1] if role_surface.split()[0] in ROLE_MODIFIERS else role_surface
+    canonical = PERSON_ROLES.get(head, PERSON_ROLES.get(role_surface, slug(head)))
+    if canonical in SINGULAR_ROLES:
+        text = f"User's {role_surface} is {name}"
+        key = f"relationship.{canonical}"
+    else:
+        article = "an" if role_surface[0] in "aeiou" else "a"
+        text = f"User has {article} {role_surface} named {name}"
+        key = f"relationship.{canonical}.{slug(name)}"
+    if predicate:
+        text = f"{text}, who {predicate}"
+    return build(ctx, text, "relationship", key, 9000, RELATIONSHIP_MARKERS)

@@ -1,0 +1,134 @@
+"""The deterministic extractor: one user turn in, gated facts and command out."""
+
+from __future__ import annotations
+
+import re
+
+from .commands import detect_command, is_command_clause
+from .constraints import constraint_candidates
+from .context import ClauseContext
+from .gates import apply_gates
+from .habits import habit_candidates, narrative_candidates
+from .identity import identity_candidates
+from .instructions import instruction_candidates, unit_system_candidates
+from .markers import clause_markers, is_emotion
+from .model import Candidate, Command, ExtractedFact, ExtractionResult
+from .preferences import preference_candidates
+from .relationships import relationship_candidates
+from .text import Clause, normalize, split_clauses
+
+# Q13 budget cap: at most five new atoms per turn.
+MAX_FACTS_PER_TURN = 5
+
+_STANDING_FRAGMENT = re.compile(
+    r"^(?:and\s+)?(?:always|ever|never|every time|all the time|no exceptions|from now on|"
+    r"going forward|for good|always have been|never have been|always has been|"
+    r"(?:I\s+)?have been for (?:years|ages|a long time|decades)|been that way forever)$", re.I)
+_LEAD_IN = re.compile(
+    r"^(?:(?:I think|I guess|I suppose|I believe|I feel like|maybe|probably|perhaps|pretty sure|"
+    r"kinda|sorta|ugh+|argh+|oh|wow|man|god|yeah|yes|no|well|also|plus|and|but|so|yep|nah)"
+    r"[,!]?\s+)+(?=I\b|I'm\b|I've\b|my\b|we\b)", re.I)
+_AS_A = re.compile(r"^as\s+(?=(?:a|an)\s+(?!(?:kid|child|teen|teenager|baby|toddler|student|"
+                   r"rule|result|matter|whole|side|bonus|joke|treat|favor)\b)[\w-]+(?:\s+[\w-]+){0,3}$)",
+                   re.I)
+_REMEMBER_PREFIX = re.compile(
+    r"^(?:please\s+)?(?:remember|note|keep in mind|don't forget|for the record|just so you know)"
+    r"\s+(?:that\s+)?(?=I\b|I'm\b|I've\b|my\b|we\b)", re.I)
+
+
+def extract(text: str, role: str = "user") -> ExtractionResult:
+    """Extract durable facts, a memory command and a correction pair from one turn."""
+    if role.strip().lower() != "user":
+        return ExtractionResult(relevant=False)
+    normalized = normalize(text)
+    if not normalized:
+        return ExtractionResult(relevant=False)
+    found = detect_command(normalized)
+    if found.command is Command.DO_NOT_STORE:
+        # The user asked for nothing to be kept: no facts and no rejection log of the content.
+        return ExtractionResult(relevant=False, command=found.command,
+                                command_target=found.target)
+    candidates = collect_candidates(found.fact_text)
+    accepted, rejections = apply_gates(candidates, text)
+    facts = _deduplicate(accepted)[:MAX_FACTS_PER_TURN]
+    return ExtractionResult(relevant=bool(facts), facts=tuple(facts), command=found.command,
+                            command_target=found.target, correction=found.correction,
+                            rejections=tuple(rejections))
+
+
+def collect_candidates(normalized_text: str) -> list[Candidate]:
+    """Every candidate the rules propose for a normalised turn, in utterance order."""
+    clauses = tuple(_strip_remember_prefix(c) for c in split_clauses(normalized_text))
+    contexts = _contexts(clauses)
+    candidates, consumed = unit_system_candidates(clauses, contexts)
+    for ctx in contexts:
+        if is_command_clause(ctx.text):
+            continue
+        candidates.extend(relationship_candidates(ctx))
+        if ctx.clause.index in consumed or is_emotion(ctx.text):
+            continue
+        candidates.extend(_self_statement(ctx, candidates))
+    return candidates
+
+
+def _self_statement(ctx: ClauseContext, earlier: list[Candidate]) -> list[Candidate]:
+    ctx = _without_lead_in(ctx)
+    found = constraint_candidates(ctx)
+    if not found:
+        found = preference_candidates(ctx, earlier)
+    for family in (identity_candidates, instruction_candidates, habit_candidates,
+                   narrative_candidates):
+        if found:
+            break
+        found = family(ctx)
+    return found
+
+
+def _without_lead_in(ctx: ClauseContext) -> ClauseContext:
+    """Drop hedges and interjections before the subject so rules see "I'm …"; markers stay."""
+    stripped = _LEAD_IN.sub("", ctx.text)
+    if ctx.clause.connector == "as":
+        stripped = f"as {stripped}"
+    stripped = _AS_A.sub("I'm ", stripped)
+    if stripped == ctx.text or not stripped:
+        return ctx
+    clause = Clause(stripped, ctx.clause.connector, ctx.clause.sentence, ctx.clause.index,
+                    ctx.clause.is_question)
+    return ClauseContext(clause, ctx.clauses, ctx.markers, ctx.trailing)
+
+
+def _contexts(clauses: tuple[Clause, ...]) -> list[ClauseContext]:
+    """Attach trailing standing fragments ("…, always") to the clause they qualify."""
+    contexts: list[ClauseContext] = []
+    for clause in clauses:
+        if _STANDING_FRAGMENT.match(clause.text) and contexts:
+            previous = contexts[-1]
+            contexts[-1] = ClauseContext(previous.clause, clauses, previous.markers,
+                                         f"{previous.trailing} {clause.text}".strip())
+            continue
+        contexts.append(ClauseContext(clause, clauses, clause_markers(clause), ""))
+    return contexts
+
+
+def _strip_remember_prefix(clause: Clause) -> Clause:
+    stripped = _REMEMBER_PREFIX.sub("", clause.text)
+    if stripped == clause.text:
+        return clause
+    return Clause(stripped, clause.connector, clause.sentence, clause.index, clause.is_question)
+
+
+def _deduplicate(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """One fact per key and evidence (two rules reading one clause): the most confident wins."""
+    best: dict[tuple[str, str], ExtractedFact] = {}
+    order: list[tuple[str, str]] = []
+    for fact in facts:
+        slot = (fact.key, fact.evidence_span)
+        if slot not in best:
+            order.append(slot)
+            best[slot] = fact
+        elif fact.confidence_bp > best[slot].confidence_bp:
+            best[slot] = fact
+    unique_texts: dict[str, ExtractedFact] = {}
+    for slot in order:
+        unique_texts.setdefault(best[slot].text, best[slot])
+    return list(unique_texts.values())

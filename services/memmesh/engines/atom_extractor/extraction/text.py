@@ -1,0 +1,208 @@
+"""Transcript normalisation, clause splitting and rendering helpers (pure string work)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Speech-to-text spellings of contractions and a few frequent misspellings of words the
+# rules key on; applied word-wise, case-insensitively.
+_SPELLING = {
+    "im": "I'm", "i": "I", "ive": "I've", "dont": "don't",
+    "cant": "can't", "wont": "won't", "doesnt": "doesn't", "didnt": "didn't", "isnt": "isn't",
+    "thats": "that's", "whats": "what's", "theyre": "they're", "youre": "you're",
+    "alergic": "allergic", "allergc": "allergic", "favourite": "favorite", "fave": "favorite",
+    "fav": "favorite", "togther": "together", "vegeterian": "vegetarian", "cuz": "because",
+    "coz": "because", "'cause": "because", "cause": "because", "wanna": "want to",
+    "gonna": "going to", "gotta": "got to", "u": "you", "ur": "your",
+}
+_FILLERS = [
+    r"\b(?:just so you know|by the way|btw|fyi|for what it's worth)\b,?",
+    r"\b(?:u+m+|u+h+|e+r+m+|h+m+|uhm+)\b,?",
+    r"(?:(?<=,)|^)\s*you know\b,?|\byou know(?=\s*(?:[,.!?]|$))",
+    r"\bi mean,",
+    r"\b(?:honestly|literally|actually|seriously|tbh|ngl|to be honest)\b,?",
+    r"^\s*(?:ok|okay|well|so|hey|anyway)\b,?",
+]
+# "like" is a filler before numbers/degree words and after commas, a verb elsewhere.
+_LIKE_FILLER = re.compile(
+    r"(?:(?<=,)\s*like\b|(?P<lead>\b(?:since|for|about|at|is|was|it's)\s+)like\b(?=\s)|"
+    r"\blike\b(?=\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|"
+    r"fifty|a hundred|seriously|super|really|totally|zero|so)\b))",
+    re.I,
+)
+_ABBREVIATIONS = re.compile(r"\b(Dr|Mr|Mrs|Ms|St|Prof|Jr|Sr|vs|e\.g|i\.e)\.", re.I)
+_SENTENCE_END = re.compile(r"(?:\.{2,}|…|[.!?]+)(?=\s|$)")
+_SUBJECT_START = re.compile(
+    r"^(?:I|I'm|I've|I'd|I'll|my|we|we're|we've|he|she|they|it|it's|that's|he's|she's|they're|"
+    r"me|there's|you)\b", re.I)
+_VERB_SOON = re.compile(r"^(?:\S+\s+){0,3}(?:is|are|'s|was|were|has|have|does|do|can|can't)\b", re.I)
+_SO_BLOCKERS = frozenset("""i'm im am is are was were be been being it's that's he's she's they're
+you're we're feel feeling felt not get got look looks sound sounds seem seems and or just really so
+even""".split())
+CONNECTORS = ("because", "since", "so", "and", "but", "which", "though", "although", "also",
+              "plus", "as", "then")
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A clause of a turn: its text, the word that introduced it and where it sat."""
+
+    text: str
+    connector: str
+    sentence: int
+    index: int
+    is_question: bool
+
+
+def normalize(text: str) -> str:
+    """Return the turn with uniform quotes, expanded transcript spellings and fillers removed."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
+    text = text.replace("\u201d", '"').replace("\u2014", " - ").replace("\u2013", " - ")
+    text = re.sub(r"[A-Za-z']+", _respell, text)
+    for pattern in _FILLERS:
+        text = re.sub(pattern, " ", text, flags=re.I)
+    text = _LIKE_FILLER.sub(lambda m: m.group("lead") or " ", text)
+    # "as a nurse I work nights": the role is its own clause.
+    text = re.sub(r"\b(as an? [\w-]+(?: [\w-]+){0,2}?)\s+(?=I\b|I'm\b|what\b|how\b|which\b|"
+                  r"can\b|do\b|should\b|is\b|any\b)", r"\1, ", text, flags=re.I)
+    text = re.sub(r"\s+([,.!?;:])", r"\1", text)
+    text = re.sub(r",(\s*,)+", ",", text)
+    text = re.sub(r"\s+", " ", text).strip(" ,")
+    return text
+
+
+def _respell(match: re.Match[str]) -> str:
+    word = match.group(0)
+    return _SPELLING.get(word.lower(), word)
+
+
+def split_clauses(text: str) -> list[Clause]:
+    """Split a normalised turn into clauses on punctuation and clause-joining conjunctions."""
+    protected = _ABBREVIATIONS.sub(lambda m: m.group(1) + "\u0000", text)
+    clauses: list[Clause] = []
+    pieces = _SENTENCE_END.split(protected)
+    enders = _SENTENCE_END.findall(protected)
+    for sentence_no, sentence in enumerate(pieces):
+        ender = enders[sentence_no] if sentence_no < len(enders) else ""
+        parts = _split_sentence(sentence.replace("\u0000", "."))
+        for part_no, (connector, body) in enumerate(parts):
+            is_last = part_no == len(parts) - 1
+            clauses.append(Clause(
+                text=body, connector=connector, sentence=sentence_no, index=len(clauses),
+                is_question=("?" in ender and is_last) or looks_like_question(body)))
+    return [c for c in clauses if c.text]
+
+
+def _split_sentence(sentence: str) -> list[tuple[str, str]]:
+    result: list[tuple[str, str]] = []
+    for chunk in re.split(r"\s*[,;:]\s*|\s+-\s+", sentence):
+        result.extend(_split_conjunctions(chunk.strip()))
+    return [(c, b.strip(" ,.")) for c, b in result if b.strip(" ,.")]
+
+
+def _split_conjunctions(chunk: str) -> list[tuple[str, str]]:
+    words = chunk.split()
+    parts: list[tuple[str, str]] = []
+    connector, start = "", 0
+    for i, word in enumerate(words):
+        low = word.lower()
+        if i == start or low not in CONNECTORS:
+            continue
+        rest = " ".join(words[i + 1:])
+        left = words[start:i]
+        if _is_clause_boundary(low, left, rest):
+            parts.append((connector, " ".join(left)))
+            connector, start = low, i + 1
+    parts.append((connector, " ".join(words[start:])))
+    return [_strip_connector(c, b) for c, b in parts]
+
+
+def _is_clause_boundary(conj: str, left: list[str], rest: str) -> bool:
+    if not rest or len(left) < 2:
+        return False
+    if conj in ("because", "but", "which", "though", "although"):
+        return True
+    if conj == "so":
+        return left[-1].lower() not in _SO_BLOCKERS and len(rest.split()) >= 2
+    if conj in ("since", "as"):
+        return bool(_SUBJECT_START.match(rest))
+    if conj == "and":
+        return bool(_SUBJECT_START.match(rest) or _VERB_SOON.match(rest))
+    return False
+
+
+def _strip_connector(connector: str, body: str) -> tuple[str, str]:
+    words = body.split()
+    while words and words[0].lower() in CONNECTORS:
+        connector = connector or words[0].lower()
+        words = words[1:]
+    return connector, " ".join(words)
+
+
+_QUESTION_START = re.compile(
+    r"^(?:what|what's|whats|who|who's|whom|whose|where|where's|when|why|how|how's|which|"
+    r"got any|any)\b|^(?:is|are|am|was|were|do|does|did|can|could|would|will|should|shall|may|"
+    r"might|have|has|isn't|aren't|don't|doesn't|won't|wouldn't|shouldn't|can't|couldn't)\s+"
+    r"(?:you|I|we|it|he|she|they|there|that|this|the|my|your|anyone|anybody|someone)\b", re.I)
+
+
+def looks_like_question(text: str) -> bool:
+    """True when the clause is phrased as a question even without a question mark."""
+    return bool(_QUESTION_START.match(text))
+
+
+_PRONOUNS = [
+    (r"\bI'm\b", "they're"), (r"\bI am\b", "they are"), (r"\bI've\b", "they have"),
+    (r"\bI'd\b", "they would"), (r"\bI'll\b", "they will"), (r"\bmyself\b", "themselves"),
+    (r"\bmine\b", "theirs"), (r"\bmy\b", "their"), (r"\bme\b", "them"), (r"\bI\b", "they"),
+    (r"\byour\b", "the assistant's"), (r"\byou\b", "the assistant"),
+]
+
+
+def third_person(phrase: str) -> str:
+    """Rewrite first/second-person pronouns of a phrase from the user's to a narrator's view."""
+    for pattern, replacement in _PRONOUNS:
+        phrase = re.sub(pattern, replacement, phrase, flags=re.I if pattern != r"\bI\b" else 0)
+    return phrase
+
+
+_IRREGULAR_3SG = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is",
+                  "'m": "is", "can": "can", "can't": "can't", "won't": "won't", "will": "will"}
+
+
+def conjugate_3sg(verb: str) -> str:
+    """Third-person singular present of an English verb ("grab" -> "grabs")."""
+    low = verb.lower()
+    if low in _IRREGULAR_3SG:
+        return _IRREGULAR_3SG[low]
+    if re.search(r"(?:s|sh|ch|x|z|o)$", low):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", low):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def sentence_case_fact(text: str) -> str:
+    """Tidy a rendered fact: single spaces, no dangling punctuation, one final period."""
+    text = re.sub(r"\s+", " ", text).strip(" ,;:-")
+    text = re.sub(r"\s+([,.])", r"\1", text)
+    return text.rstrip(".!?") + "."
+
+
+def slug(phrase: str) -> str:
+    """Stable key fragment for a phrase: lowercase content words, simple plurals folded."""
+    words = re.findall(r"[A-Za-z0-9+#]+", phrase)
+    kept = [w.lower() if w[:1].isupper() else _singular(w.lower()) for w in words
+            if w.lower() not in _SLUG_STOPWORDS]
+    return "_".join(kept) or "general"
+
+
+_SLUG_STOPWORDS = frozenset("a an the my your their his her its of to for with in on at and or "
+                            "any anything all some really very just so i me when".split())
+
+
+def _singular(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word

@@ -1,0 +1,74 @@
+"""Memory-control commands, their targets, and correction pairs."""
+
+import pytest
+from memmesh.engines.atom_extractor.extraction import Command, Correction, extract
+
+
+@pytest.mark.parametrize("text, command, target", [
+    ("so what do you actually know about me?", Command.RECALL_SUMMARY, None),
+    ("forget what I told you about my landlord", Command.FORGET, "landlord"),
+    ("ok delete that memory please", Command.FORGET, None),
+    ("don't remember any of this", Command.DO_NOT_STORE, None),
+    ("only bring up my knee surgery if I ask", Command.PULL_ONLY, "knee surgery"),
+    ("don't bring up old conversations unless I ask", Command.RECALL_ONLY_IF_ASKED, None),
+    ("quit mentioning my student loans", Command.DO_NOT_MENTION, "student loans"),
+    ("please remember everything from now on", Command.REMEMBER_EVERYTHING, None),
+    ("can we resume the thread about the garden shed", Command.RESUME_THREAD, "garden shed"),
+    ("delete this whole conversation", Command.FORGET_THREAD, None),
+])
+def test_command_and_target(text, command, target):
+    result = extract(text)
+    assert result.command is command
+    assert result.command_target == target
+    assert result.facts == ()
+
+
+def test_do_not_store_drops_durable_facts_and_logs_nothing():
+    result = extract("off the record, my cousin Petra is in rehab and I'm on antidepressants")
+    assert result.command is Command.DO_NOT_STORE
+    assert result.relevant is False
+    assert result.facts == () and result.rejections == ()
+
+
+def test_other_commands_can_carry_a_durable_fact():
+    result = extract("what do you remember about me? btw I moved to Tallinn in May")
+    assert result.command is Command.RECALL_SUMMARY
+    assert [f.text for f in result.facts] == ["User lives in Tallinn."]
+
+
+def test_explicit_remember_request_is_an_ordinary_fact():
+    result = extract("please remember that I'm allergic to walnuts")
+    assert result.command is None
+    assert result.facts[0].text == "User is allergic to walnuts."
+
+
+def test_forgetting_in_a_statement_is_not_a_command():
+    assert extract("I always forget my umbrella").command is None
+    assert extract("don't forget to water the plants").command is None
+
+
+@pytest.mark.parametrize("text, heard, meant", [
+    ("no, I said Anouk, not Annick", "Annick", "Anouk"),
+    ("I said thirteen dollars, not thirty", "thirty", "thirteen"),
+    ("not Dallas, Dulles. the airport", "Dallas", "Dulles"),
+    ("I meant Friday not Sunday", "Sunday", "Friday"),
+])
+def test_correction_pairs_use_shortest_spans(text, heard, meant):
+    result = extract(text)
+    assert result.command is Command.CORRECTION
+    assert result.correction == Correction(heard=heard, meant=meant)
+
+
+def test_correction_keeps_the_corrected_fact_without_the_misheard_value():
+    result = extract("no no, my son is Mikkel, M-I-K-K-E-L, not Michael")
+    assert result.correction == Correction(heard="Michael", meant="Mikkel")
+    assert len(result.facts) == 1
+    fact = result.facts[0]
+    assert fact.category == "relationship" and "Mikkel" in fact.text
+    assert "Michael" not in fact.text
+
+
+def test_plain_contrast_is_not_a_correction():
+    result = extract("I live in Kampala, the old town, not the suburbs")
+    assert result.command is None and result.correction is None
+    assert result.facts[0].key == "identity.residence"
