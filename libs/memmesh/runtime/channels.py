@@ -37,6 +37,10 @@ CHANNEL_OPTIONS = [
     ("grpc.keepalive_timeout_ms", 5_000),
     # Bundles are capped at 32 KB; 4 MB leaves room for batch index updates.
     ("grpc.max_receive_message_length", 4 * 1024 * 1024),
+    # A restarted engine is back within a turn's budget: reconnect fast, back off to 2 s at most.
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 2000),
 ]
 
 

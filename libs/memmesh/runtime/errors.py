@@ -18,9 +18,11 @@ class DomainError(Exception):
     code: grpc.StatusCode = grpc.StatusCode.INTERNAL
     reason: str = "INTERNAL"
 
-    def __init__(self, message: str, *, reason: str | None = None) -> None:
+    def __init__(self, message: str, *, reason: str | None = None, metadata: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.message = message
+        # Carried in ErrorInfo.metadata, e.g. {"engine": "thread_store"} for a failed dependency.
+        self.metadata = dict(metadata or {})
         if reason is not None:
             self.reason = reason
 
@@ -82,7 +84,7 @@ def to_status(error: DomainError) -> grpc.Status:
     """A google.rpc.Status carrying ErrorInfo and, for bad input, a BadRequest."""
     details: list[any_pb2.Any] = []
     info = any_pb2.Any()
-    info.Pack(error_details_pb2.ErrorInfo(reason=error.reason, domain=ERROR_DOMAIN))
+    info.Pack(error_details_pb2.ErrorInfo(reason=error.reason, domain=ERROR_DOMAIN, metadata=error.metadata))
     details.append(info)
     if isinstance(error, InvalidInput):
         bad_request = error_details_pb2.BadRequest(
@@ -100,6 +102,17 @@ def to_status(error: DomainError) -> grpc.Status:
     return rpc_status.to_status(status)
 
 
+def error_info_of(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo:
+    """The ErrorInfo of a failed call (empty when it carries none)."""
+    status = rpc_status.from_call(error)
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            info = error_details_pb2.ErrorInfo()
+            detail.Unpack(info)
+            return info
+    return error_details_pb2.ErrorInfo()
+
+
 def details_of(error: grpc.aio.AioRpcError) -> tuple[str, list[str]]:
     """(ErrorInfo reason, BadRequest field names) of a failed call, for clients and tests."""
     status = rpc_status.from_call(error)
@@ -108,9 +121,7 @@ def details_of(error: grpc.aio.AioRpcError) -> tuple[str, list[str]]:
         return reason, fields
     for detail in status.details:
         if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-            info = error_details_pb2.ErrorInfo()
-            detail.Unpack(info)
-            reason = info.reason
+            reason = error_info_of(error).reason
         elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
             bad = error_details_pb2.BadRequest()
             detail.Unpack(bad)
