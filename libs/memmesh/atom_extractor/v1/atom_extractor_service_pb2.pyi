@@ -398,6 +398,7 @@ class ProcessResponse(_message.Message):
     CORRECTION_FIELD_NUMBER: _builtins.int
     REJECTIONS_FIELD_NUMBER: _builtins.int
     DUPLICATE_FIELD_NUMBER: _builtins.int
+    PENDING_EFFECTS_FIELD_NUMBER: _builtins.int
     relevant: _builtins.bool
     """True when the turn held a durable fact."""
     command: Global___Command.ValueType
@@ -406,6 +407,8 @@ class ProcessResponse(_message.Message):
     """The topic or key the command names, if any."""
     duplicate: _builtins.bool
     """True when the turn id was processed before and nothing changed."""
+    pending_effects: _builtins.int
+    """Effects on other engines (ledger, index, rules) still queued for retry for this user."""
     @_builtins.property
     def facts(self) -> _containers.RepeatedCompositeFieldContainer[Global___ExtractedFact]:
         """Facts that passed the gates."""
@@ -433,10 +436,11 @@ class ProcessResponse(_message.Message):
         correction: Global___Correction | None = ...,
         rejections: _abc.Iterable[Global___Rejection] | None = ...,
         duplicate: _builtins.bool = ...,
+        pending_effects: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["correction", b"correction"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["changes", b"changes", "command", b"command", "command_target", b"command_target", "correction", b"correction", "duplicate", b"duplicate", "facts", b"facts", "rejections", b"rejections", "relevant", b"relevant"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["changes", b"changes", "command", b"command", "command_target", b"command_target", "correction", b"correction", "duplicate", b"duplicate", "facts", b"facts", "pending_effects", b"pending_effects", "rejections", b"rejections", "relevant", b"relevant"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -823,3 +827,239 @@ class ListProvenanceResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListProvenanceResponse: _TypeAlias = ListProvenanceResponse  # noqa: Y015
+
+@_typing.final
+class RunCommandRequest(_message.Message):
+    """Request of AtomExtractorService.RunCommand."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    COMMAND_FIELD_NUMBER: _builtins.int
+    TARGET_FIELD_NUMBER: _builtins.int
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    command: Global___Command.ValueType
+    """The command; COMMAND_CORRECTION goes through Correct instead."""
+    target: _builtins.str
+    """The topic, key or thread the command names; empty means what was last referenced."""
+    session_id: _builtins.str
+    """The session (for last referenced atoms and for "forget this thread")."""
+    request_id: _builtins.str
+    """Client-chosen idempotency key; empty derives one from the request's content."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose memory."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        command: Global___Command.ValueType = ...,
+        target: _builtins.str = ...,
+        session_id: _builtins.str = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "now", b"now", "request_id", b"request_id", "scope", b"scope", "session_id", b"session_id", "target", b"target"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RunCommandRequest: _TypeAlias = RunCommandRequest  # noqa: Y015
+
+@_typing.final
+class RunCommandResponse(_message.Message):
+    """Response of AtomExtractorService.RunCommand."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMMAND_FIELD_NUMBER: _builtins.int
+    CHANGES_FIELD_NUMBER: _builtins.int
+    RULES_REQUESTED_FIELD_NUMBER: _builtins.int
+    DUPLICATE_FIELD_NUMBER: _builtins.int
+    PENDING_EFFECTS_FIELD_NUMBER: _builtins.int
+    command: Global___Command.ValueType
+    """The command run."""
+    duplicate: _builtins.bool
+    """True when the request id was run before and nothing changed."""
+    pending_effects: _builtins.int
+    """Effects on other engines still queued for retry for this user."""
+    @_builtins.property
+    def changes(self) -> _containers.RepeatedCompositeFieldContainer[Global___AtomChange]:
+        """Changes applied to the capsule (forgotten or marked atoms)."""
+
+    @_builtins.property
+    def rules_requested(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Exposure rules requested from the ExposureGuard, as "KIND:TARGET_TYPE:target"."""
+
+    def __init__(
+        self,
+        *,
+        command: Global___Command.ValueType = ...,
+        changes: _abc.Iterable[Global___AtomChange] | None = ...,
+        rules_requested: _abc.Iterable[_builtins.str] | None = ...,
+        duplicate: _builtins.bool = ...,
+        pending_effects: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["changes", b"changes", "command", b"command", "duplicate", b"duplicate", "pending_effects", b"pending_effects", "rules_requested", b"rules_requested"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RunCommandResponse: _TypeAlias = RunCommandResponse  # noqa: Y015
+
+@_typing.final
+class CorrectionRecord(_message.Message):
+    """A correction pair kept as a learning artifact (seed 001 §2.4.4)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CORRECTION_FIELD_NUMBER: _builtins.int
+    TURN_ID_FIELD_NUMBER: _builtins.int
+    RECORD_TIME_FIELD_NUMBER: _builtins.int
+    turn_id: _builtins.str
+    """The turn that carried it."""
+    @_builtins.property
+    def correction(self) -> Global___Correction:
+        """The pair."""
+
+    @_builtins.property
+    def record_time(self) -> _timestamp_pb2.Timestamp:
+        """When it was captured."""
+
+    def __init__(
+        self,
+        *,
+        correction: Global___Correction | None = ...,
+        turn_id: _builtins.str = ...,
+        record_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["correction", b"correction", "record_time", b"record_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["correction", b"correction", "record_time", b"record_time", "turn_id", b"turn_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CorrectionRecord: _TypeAlias = CorrectionRecord  # noqa: Y015
+
+@_typing.final
+class ListCorrectionsRequest(_message.Message):
+    """Request of AtomExtractorService.ListCorrections."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    limit: _builtins.int
+    """At most this many, newest first; 0 means 100."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose pairs."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        limit: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["limit", b"limit", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListCorrectionsRequest: _TypeAlias = ListCorrectionsRequest  # noqa: Y015
+
+@_typing.final
+class ListCorrectionsResponse(_message.Message):
+    """Response of AtomExtractorService.ListCorrections."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CORRECTIONS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def corrections(self) -> _containers.RepeatedCompositeFieldContainer[Global___CorrectionRecord]:
+        """Pairs, newest first."""
+
+    def __init__(
+        self,
+        *,
+        corrections: _abc.Iterable[Global___CorrectionRecord] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["corrections", b"corrections"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListCorrectionsResponse: _TypeAlias = ListCorrectionsResponse  # noqa: Y015
+
+@_typing.final
+class ConfirmAtomRequest(_message.Message):
+    """Request of AtomExtractorService.ConfirmAtom."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    ATOM_ID_FIELD_NUMBER: _builtins.int
+    TURN_ID_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    atom_id: _builtins.str
+    """The atom the user confirmed."""
+    turn_id: _builtins.str
+    """The turn that carried the confirmation, if any (idempotency)."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose capsule."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        atom_id: _builtins.str = ...,
+        turn_id: _builtins.str = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["atom_id", b"atom_id", "now", b"now", "scope", b"scope", "turn_id", b"turn_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ConfirmAtomRequest: _TypeAlias = ConfirmAtomRequest  # noqa: Y015
+
+@_typing.final
+class ConfirmAtomResponse(_message.Message):
+    """Response of AtomExtractorService.ConfirmAtom."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHANGES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def changes(self) -> _containers.RepeatedCompositeFieldContainer[Global___AtomChange]:
+        """The confirmation and, for a conflict, the partner superseded; empty for an unknown atom."""
+
+    def __init__(
+        self,
+        *,
+        changes: _abc.Iterable[Global___AtomChange] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["changes", b"changes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ConfirmAtomResponse: _TypeAlias = ConfirmAtomResponse  # noqa: Y015

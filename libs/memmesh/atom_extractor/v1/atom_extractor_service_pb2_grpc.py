@@ -71,6 +71,21 @@ class AtomExtractorServiceStub:
                 request_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListProvenanceRequest.SerializeToString,
                 response_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListProvenanceResponse.FromString,
                 _registered_method=True)
+        self.RunCommand = channel.unary_unary(
+                '/memmesh.atom_extractor.v1.AtomExtractorService/RunCommand',
+                request_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.RunCommandRequest.SerializeToString,
+                response_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.RunCommandResponse.FromString,
+                _registered_method=True)
+        self.ListCorrections = channel.unary_unary(
+                '/memmesh.atom_extractor.v1.AtomExtractorService/ListCorrections',
+                request_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListCorrectionsRequest.SerializeToString,
+                response_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListCorrectionsResponse.FromString,
+                _registered_method=True)
+        self.ConfirmAtom = channel.unary_unary(
+                '/memmesh.atom_extractor.v1.AtomExtractorService/ConfirmAtom',
+                request_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ConfirmAtomRequest.SerializeToString,
+                response_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ConfirmAtomResponse.FromString,
+                _registered_method=True)
 
 
 class AtomExtractorServiceServicer:
@@ -127,6 +142,27 @@ class AtomExtractorServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RunCommand(self, request, context):
+        """Runs a user control command directly (the gateway's Command RPC calls it).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListCorrections(self, request, context):
+        """Lists the user's heard -> meant pairs, newest first (speech Hint Bundle).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ConfirmAtom(self, request, context):
+        """The user confirmed one atom: it becomes verified and its conflict partner is superseded.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AtomExtractorServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -164,6 +200,21 @@ def add_AtomExtractorServiceServicer_to_server(servicer, server):
                     servicer.ListProvenance,
                     request_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListProvenanceRequest.FromString,
                     response_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListProvenanceResponse.SerializeToString,
+            ),
+            'RunCommand': grpc.unary_unary_rpc_method_handler(
+                    servicer.RunCommand,
+                    request_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.RunCommandRequest.FromString,
+                    response_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.RunCommandResponse.SerializeToString,
+            ),
+            'ListCorrections': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListCorrections,
+                    request_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListCorrectionsRequest.FromString,
+                    response_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListCorrectionsResponse.SerializeToString,
+            ),
+            'ConfirmAtom': grpc.unary_unary_rpc_method_handler(
+                    servicer.ConfirmAtom,
+                    request_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ConfirmAtomRequest.FromString,
+                    response_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ConfirmAtomResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -357,6 +408,87 @@ class AtomExtractorService:
             '/memmesh.atom_extractor.v1.AtomExtractorService/ListProvenance',
             memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListProvenanceRequest.SerializeToString,
             memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListProvenanceResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunCommand(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.atom_extractor.v1.AtomExtractorService/RunCommand',
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.RunCommandRequest.SerializeToString,
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.RunCommandResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListCorrections(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.atom_extractor.v1.AtomExtractorService/ListCorrections',
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListCorrectionsRequest.SerializeToString,
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListCorrectionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ConfirmAtom(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.atom_extractor.v1.AtomExtractorService/ConfirmAtom',
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ConfirmAtomRequest.SerializeToString,
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ConfirmAtomResponse.FromString,
             options,
             channel_credentials,
             insecure,

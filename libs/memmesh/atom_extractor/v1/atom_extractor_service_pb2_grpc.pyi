@@ -49,6 +49,12 @@ class AtomExtractorServiceStub:
     """Lists rejected candidates with their reasons (seed 002 rejection log)."""
     ListProvenance: _grpc.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ListProvenanceRequest, _atom_extractor_service_pb2.ListProvenanceResponse]
     """Lists provenance records of the semantic path (seed 004)."""
+    RunCommand: _grpc.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.RunCommandRequest, _atom_extractor_service_pb2.RunCommandResponse]
+    """Runs a user control command directly (the gateway's Command RPC calls it)."""
+    ListCorrections: _grpc.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ListCorrectionsRequest, _atom_extractor_service_pb2.ListCorrectionsResponse]
+    """Lists the user's heard -> meant pairs, newest first (speech Hint Bundle)."""
+    ConfirmAtom: _grpc.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ConfirmAtomRequest, _atom_extractor_service_pb2.ConfirmAtomResponse]
+    """The user confirmed one atom: it becomes verified and its conflict partner is superseded."""
 
 @_typing.type_check_only
 class AtomExtractorServiceAsyncStub(AtomExtractorServiceStub):
@@ -71,6 +77,12 @@ class AtomExtractorServiceAsyncStub(AtomExtractorServiceStub):
     """Lists rejected candidates with their reasons (seed 002 rejection log)."""
     ListProvenance: _aio.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ListProvenanceRequest, _atom_extractor_service_pb2.ListProvenanceResponse]  # type: ignore[assignment]
     """Lists provenance records of the semantic path (seed 004)."""
+    RunCommand: _aio.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.RunCommandRequest, _atom_extractor_service_pb2.RunCommandResponse]  # type: ignore[assignment]
+    """Runs a user control command directly (the gateway's Command RPC calls it)."""
+    ListCorrections: _aio.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ListCorrectionsRequest, _atom_extractor_service_pb2.ListCorrectionsResponse]  # type: ignore[assignment]
+    """Lists the user's heard -> meant pairs, newest first (speech Hint Bundle)."""
+    ConfirmAtom: _aio.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ConfirmAtomRequest, _atom_extractor_service_pb2.ConfirmAtomResponse]  # type: ignore[assignment]
+    """The user confirmed one atom: it becomes verified and its conflict partner is superseded."""
 
 class AtomExtractorServiceServicer(metaclass=_abc_1.ABCMeta):
     """The AtomExtractor owns the per-user memory capsule (atoms) and the extraction
@@ -132,5 +144,29 @@ class AtomExtractorServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_atom_extractor_service_pb2.ListProvenanceResponse, _abc.Awaitable[_atom_extractor_service_pb2.ListProvenanceResponse]]:
         """Lists provenance records of the semantic path (seed 004)."""
+
+    @_abc_1.abstractmethod
+    def RunCommand(
+        self,
+        request: _atom_extractor_service_pb2.RunCommandRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_atom_extractor_service_pb2.RunCommandResponse, _abc.Awaitable[_atom_extractor_service_pb2.RunCommandResponse]]:
+        """Runs a user control command directly (the gateway's Command RPC calls it)."""
+
+    @_abc_1.abstractmethod
+    def ListCorrections(
+        self,
+        request: _atom_extractor_service_pb2.ListCorrectionsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_atom_extractor_service_pb2.ListCorrectionsResponse, _abc.Awaitable[_atom_extractor_service_pb2.ListCorrectionsResponse]]:
+        """Lists the user's heard -> meant pairs, newest first (speech Hint Bundle)."""
+
+    @_abc_1.abstractmethod
+    def ConfirmAtom(
+        self,
+        request: _atom_extractor_service_pb2.ConfirmAtomRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_atom_extractor_service_pb2.ConfirmAtomResponse, _abc.Awaitable[_atom_extractor_service_pb2.ConfirmAtomResponse]]:
+        """The user confirmed one atom: it becomes verified and its conflict partner is superseded."""
 
 def add_AtomExtractorServiceServicer_to_server(servicer: AtomExtractorServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -93,6 +93,14 @@ class ComposeResponse(_message.Message):
     TONE_FIELD_NUMBER: _builtins.int
     COUNTERS_FIELD_NUMBER: _builtins.int
     DEGRADED_PARTS_FIELD_NUMBER: _builtins.int
+    USER_ASKED_FIELD_NUMBER: _builtins.int
+    SPEAK_TEXT_ALLOWED_FIELD_NUMBER: _builtins.int
+    user_asked: _builtins.bool
+    """The query asked for memory explicitly, so pull-only items were let through; a
+    final gate downstream passes the same flag to the ExposureGuard.
+    """
+    speak_text_allowed: _builtins.bool
+    """SAFE_TO_TEXT items were allowed on a voice channel (contact preference or request)."""
     @_builtins.property
     def bundle(self) -> _bundle_pb2.ContextBundle:
         """The bundle."""
@@ -121,10 +129,12 @@ class ComposeResponse(_message.Message):
         tone: _bundle_pb2.ToneGuidance | None = ...,
         counters: _bundle_pb2.BundleCounters | None = ...,
         degraded_parts: _abc.Iterable[_builtins.str] | None = ...,
+        user_asked: _builtins.bool = ...,
+        speak_text_allowed: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["bundle", b"bundle", "counters", b"counters", "hints", b"hints", "tone", b"tone"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bundle", b"bundle", "counters", b"counters", "degraded_parts", b"degraded_parts", "hints", b"hints", "tone", b"tone"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bundle", b"bundle", "counters", b"counters", "degraded_parts", b"degraded_parts", "hints", b"hints", "speak_text_allowed", b"speak_text_allowed", "tone", b"tone", "user_asked", b"user_asked"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

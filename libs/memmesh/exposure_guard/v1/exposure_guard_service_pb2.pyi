@@ -101,10 +101,12 @@ class Rule(_message.Message):
     target_type: Global___TargetType.ValueType
     """Target type."""
     target: _builtins.str
-    """Target (key, topic word, thread id, work order id or atom id)."""
+    """Target (key, topic word, thread id, work order id or atom id). Keys and topics
+    are stored lower-cased with single spaces; ids are stored as given, trimmed.
+    """
     @_builtins.property
     def create_time(self) -> _timestamp_pb2.Timestamp:
-        """When the rule was set."""
+        """When the rule was set (output only)."""
 
     def __init__(
         self,
@@ -136,6 +138,7 @@ class FilterItem(_message.Message):
     EXPOSURE_FIELD_NUMBER: _builtins.int
     PULL_ONLY_FIELD_NUMBER: _builtins.int
     TEXT_FIELD_NUMBER: _builtins.int
+    ATOM_ID_FIELD_NUMBER: _builtins.int
     item_id: _builtins.str
     """Id of the item, unique within the request."""
     key: _builtins.str
@@ -150,6 +153,8 @@ class FilterItem(_message.Message):
     """Pull-only flag of the atom."""
     text: _builtins.str
     """Text, matched against topic rules."""
+    atom_id: _builtins.str
+    """Atom id, if the item is or comes from an atom; atom rules match it and item_id."""
     @_builtins.property
     def topics(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Topic words."""
@@ -165,10 +170,11 @@ class FilterItem(_message.Message):
         exposure: _memory_pb2.Exposure.ValueType = ...,
         pull_only: _builtins.bool = ...,
         text: _builtins.str = ...,
+        atom_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["exposure", b"exposure", "item_id", b"item_id", "key", b"key", "pull_only", b"pull_only", "text", b"text", "thread_id", b"thread_id", "topics", b"topics", "work_order_id", b"work_order_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["atom_id", b"atom_id", "exposure", b"exposure", "item_id", b"item_id", "key", b"key", "pull_only", b"pull_only", "text", b"text", "thread_id", b"thread_id", "topics", b"topics", "work_order_id", b"work_order_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -183,22 +189,29 @@ class RuleHit(_message.Message):
     RULE_FIELD_NUMBER: _builtins.int
     TARGET_FIELD_NUMBER: _builtins.int
     HIT_COUNT_FIELD_NUMBER: _builtins.int
+    TARGET_TYPE_FIELD_NUMBER: _builtins.int
     rule: _builtins.str
-    """Kind of the rule, or of the exposure level that hit."""
+    """What held items back: DO_NOT_MENTION or PULL_ONLY (a rule, or with no target
+    the atom's own pull-only flag), INTERNAL_ONLY (exposure level, UNSPECIFIED
+    included) or SAFE_TO_TEXT_ON_VOICE (channel rule).
+    """
     target: _builtins.str
-    """Target of the rule."""
+    """Target of the rule; empty for exposure, channel and flag hits."""
     hit_count: _builtins.int
     """Items it held back."""
+    target_type: Global___TargetType.ValueType
+    """Target type of the rule; UNSPECIFIED for exposure, channel and flag hits."""
     def __init__(
         self,
         *,
         rule: _builtins.str = ...,
         target: _builtins.str = ...,
         hit_count: _builtins.int = ...,
+        target_type: Global___TargetType.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["hit_count", b"hit_count", "rule", b"rule", "target", b"target"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hit_count", b"hit_count", "rule", b"rule", "target", b"target", "target_type", b"target_type"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -263,7 +276,9 @@ class FilterResponse(_message.Message):
 
     @_builtins.property
     def hits(self) -> _containers.RepeatedCompositeFieldContainer[Global___RuleHit]:
-        """Hits per rule, sorted by rule then target."""
+        """Hits per rule, sorted by rule, target type, target. An item held back by
+        several rules counts once for each.
+        """
 
     def __init__(
         self,
@@ -289,6 +304,9 @@ class SetRuleRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _builtins.int
     RULE_FIELD_NUMBER: _builtins.int
     NOW_FIELD_NUMBER: _builtins.int
+    REASON_CODE_FIELD_NUMBER: _builtins.int
+    reason_code: _builtins.str
+    """Why the rule is set, UPPER_SNAKE_CASE, recorded on the ledger; USER_COMMAND when empty."""
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose rules."""
@@ -307,10 +325,11 @@ class SetRuleRequest(_message.Message):
         scope: _scope_pb2.UserScope | None = ...,
         rule: Global___Rule | None = ...,
         now: _timestamp_pb2.Timestamp | None = ...,
+        reason_code: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "rule", b"rule", "scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "rule", b"rule", "scope", b"scope"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "reason_code", b"reason_code", "rule", b"rule", "scope", b"scope"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -343,6 +362,68 @@ class SetRuleResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SetRuleResponse: _TypeAlias = SetRuleResponse  # noqa: Y015
+
+@_typing.final
+class RemoveRuleRequest(_message.Message):
+    """Request of ExposureGuardService.RemoveRule."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    RULE_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    REASON_CODE_FIELD_NUMBER: _builtins.int
+    reason_code: _builtins.str
+    """Why the rule is removed, UPPER_SNAKE_CASE, recorded on the ledger; USER_COMMAND when empty."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose rules."""
+
+    @_builtins.property
+    def rule(self) -> Global___Rule:
+        """The rule to remove (kind, target type and target; create_time is ignored)."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        rule: Global___Rule | None = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+        reason_code: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "rule", b"rule", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "reason_code", b"reason_code", "rule", b"rule", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RemoveRuleRequest: _TypeAlias = RemoveRuleRequest  # noqa: Y015
+
+@_typing.final
+class RemoveRuleResponse(_message.Message):
+    """Response of ExposureGuardService.RemoveRule."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REMOVED_FIELD_NUMBER: _builtins.int
+    removed: _builtins.bool
+    """False when no such rule existed."""
+    def __init__(
+        self,
+        *,
+        removed: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["removed", b"removed"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RemoveRuleResponse: _TypeAlias = RemoveRuleResponse  # noqa: Y015
 
 @_typing.final
 class ListRulesRequest(_message.Message):
@@ -401,8 +482,20 @@ class CheckStoreRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _builtins.int
     KEY_FIELD_NUMBER: _builtins.int
     TOPICS_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    THREAD_ID_FIELD_NUMBER: _builtins.int
+    WORK_ORDER_ID_FIELD_NUMBER: _builtins.int
+    ATOM_ID_FIELD_NUMBER: _builtins.int
     key: _builtins.str
     """Key of the fact."""
+    text: _builtins.str
+    """Text of the fact, matched against topic rules as whole words."""
+    thread_id: _builtins.str
+    """Thread the fact comes from, if any."""
+    work_order_id: _builtins.str
+    """Work order the fact concerns, if any."""
+    atom_id: _builtins.str
+    """Id the atom would have, if known."""
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose rules."""
@@ -417,10 +510,14 @@ class CheckStoreRequest(_message.Message):
         scope: _scope_pb2.UserScope | None = ...,
         key: _builtins.str = ...,
         topics: _abc.Iterable[_builtins.str] | None = ...,
+        text: _builtins.str = ...,
+        thread_id: _builtins.str = ...,
+        work_order_id: _builtins.str = ...,
+        atom_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "scope", b"scope", "topics", b"topics"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["atom_id", b"atom_id", "key", b"key", "scope", b"scope", "text", b"text", "thread_id", b"thread_id", "topics", b"topics", "work_order_id", b"work_order_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -438,7 +535,7 @@ class CheckStoreResponse(_message.Message):
     """True when the fact may be stored."""
     @_builtins.property
     def blocking_rule(self) -> Global___Rule:
-        """The rule that forbids it, if any."""
+        """The rule that forbids it, if any (the first by kind, target type, target)."""
 
     def __init__(
         self,
@@ -474,7 +571,7 @@ class RecallSummaryRequest(_message.Message):
 
     @_builtins.property
     def atoms(self) -> _containers.RepeatedCompositeFieldContainer[_memory_pb2.Atom]:
-        """The user's atoms."""
+        """The user's atoms; atom ids must be set and unique. Superseded atoms are left out."""
 
     def __init__(
         self,
@@ -502,10 +599,12 @@ class RecallSummaryResponse(_message.Message):
     ATOM_IDS_FIELD_NUMBER: _builtins.int
     OMITTED_COUNT_FIELD_NUMBER: _builtins.int
     omitted_count: _builtins.int
-    """Items left out by the caps."""
+    """Safe items left out by the caps (whole items only; none is cut)."""
     @_builtins.property
     def items(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """At most 10 safe items, at most 1 KB in all."""
+        """At most 10 safe items (atom texts), at most 1024 bytes of UTF-8 in all; pinned
+        first, then by confidence, then by atom id.
+        """
 
     @_builtins.property
     def atom_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:

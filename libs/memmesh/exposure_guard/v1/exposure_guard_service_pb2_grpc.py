@@ -46,6 +46,11 @@ class ExposureGuardServiceStub:
                 request_serializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.SetRuleRequest.SerializeToString,
                 response_deserializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.SetRuleResponse.FromString,
                 _registered_method=True)
+        self.RemoveRule = channel.unary_unary(
+                '/memmesh.exposure_guard.v1.ExposureGuardService/RemoveRule',
+                request_serializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.RemoveRuleRequest.SerializeToString,
+                response_deserializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.RemoveRuleResponse.FromString,
+                _registered_method=True)
         self.ListRules = channel.unary_unary(
                 '/memmesh.exposure_guard.v1.ExposureGuardService/ListRules',
                 request_serializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.ListRulesRequest.SerializeToString,
@@ -76,7 +81,16 @@ class ExposureGuardServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SetRule(self, request, context):
-        """Creates or replaces a rule.
+        """Creates a rule (setting an existing rule again changes nothing). The change is
+        recorded on the Ledger as a reason-coded event carrying a SHA-256 of the target,
+        never the target text.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RemoveRule(self, request, context):
+        """Removes a rule; removing a rule that does not exist changes nothing.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -115,6 +129,11 @@ def add_ExposureGuardServiceServicer_to_server(servicer, server):
                     servicer.SetRule,
                     request_deserializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.SetRuleRequest.FromString,
                     response_serializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.SetRuleResponse.SerializeToString,
+            ),
+            'RemoveRule': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveRule,
+                    request_deserializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.RemoveRuleRequest.FromString,
+                    response_serializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.RemoveRuleResponse.SerializeToString,
             ),
             'ListRules': grpc.unary_unary_rpc_method_handler(
                     servicer.ListRules,
@@ -188,6 +207,33 @@ class ExposureGuardService:
             '/memmesh.exposure_guard.v1.ExposureGuardService/SetRule',
             memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.SetRuleRequest.SerializeToString,
             memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.SetRuleResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemoveRule(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.exposure_guard.v1.ExposureGuardService/RemoveRule',
+            memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.RemoveRuleRequest.SerializeToString,
+            memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.RemoveRuleResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -38,7 +38,12 @@ class ExposureGuardServiceStub:
     Filter: _grpc.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.FilterRequest, _exposure_guard_service_pb2.FilterResponse]
     """Returns the items that may pass on the channel, with hit counts per rule."""
     SetRule: _grpc.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.SetRuleRequest, _exposure_guard_service_pb2.SetRuleResponse]
-    """Creates or replaces a rule."""
+    """Creates a rule (setting an existing rule again changes nothing). The change is
+    recorded on the Ledger as a reason-coded event carrying a SHA-256 of the target,
+    never the target text.
+    """
+    RemoveRule: _grpc.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.RemoveRuleRequest, _exposure_guard_service_pb2.RemoveRuleResponse]
+    """Removes a rule; removing a rule that does not exist changes nothing."""
     ListRules: _grpc.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.ListRulesRequest, _exposure_guard_service_pb2.ListRulesResponse]
     """Lists the user's rules."""
     CheckStore: _grpc.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.CheckStoreRequest, _exposure_guard_service_pb2.CheckStoreResponse]
@@ -56,7 +61,12 @@ class ExposureGuardServiceAsyncStub(ExposureGuardServiceStub):
     Filter: _aio.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.FilterRequest, _exposure_guard_service_pb2.FilterResponse]  # type: ignore[assignment]
     """Returns the items that may pass on the channel, with hit counts per rule."""
     SetRule: _aio.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.SetRuleRequest, _exposure_guard_service_pb2.SetRuleResponse]  # type: ignore[assignment]
-    """Creates or replaces a rule."""
+    """Creates a rule (setting an existing rule again changes nothing). The change is
+    recorded on the Ledger as a reason-coded event carrying a SHA-256 of the target,
+    never the target text.
+    """
+    RemoveRule: _aio.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.RemoveRuleRequest, _exposure_guard_service_pb2.RemoveRuleResponse]  # type: ignore[assignment]
+    """Removes a rule; removing a rule that does not exist changes nothing."""
     ListRules: _aio.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.ListRulesRequest, _exposure_guard_service_pb2.ListRulesResponse]  # type: ignore[assignment]
     """Lists the user's rules."""
     CheckStore: _aio.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.CheckStoreRequest, _exposure_guard_service_pb2.CheckStoreResponse]  # type: ignore[assignment]
@@ -83,7 +93,18 @@ class ExposureGuardServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _exposure_guard_service_pb2.SetRuleRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_exposure_guard_service_pb2.SetRuleResponse, _abc.Awaitable[_exposure_guard_service_pb2.SetRuleResponse]]:
-        """Creates or replaces a rule."""
+        """Creates a rule (setting an existing rule again changes nothing). The change is
+        recorded on the Ledger as a reason-coded event carrying a SHA-256 of the target,
+        never the target text.
+        """
+
+    @_abc_1.abstractmethod
+    def RemoveRule(
+        self,
+        request: _exposure_guard_service_pb2.RemoveRuleRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_exposure_guard_service_pb2.RemoveRuleResponse, _abc.Awaitable[_exposure_guard_service_pb2.RemoveRuleResponse]]:
+        """Removes a rule; removing a rule that does not exist changes nothing."""
 
     @_abc_1.abstractmethod
     def ListRules(

@@ -81,6 +81,9 @@ class BriefRequest(_message.Message):
     CHANNEL_FIELD_NUMBER: _builtins.int
     IDENTITY_VERIFIED_FIELD_NUMBER: _builtins.int
     PERSONA_ID_FIELD_NUMBER: _builtins.int
+    UNANSWERED_QUESTION_IDS_FIELD_NUMBER: _builtins.int
+    USER_REVIEW_REQUESTED_FIELD_NUMBER: _builtins.int
+    DEVICE_RESTORED_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     """The session."""
     mode: _bundle_pb2.SessionMode.ValueType
@@ -93,6 +96,10 @@ class BriefRequest(_message.Message):
     """The speaker's identity is verified; otherwise no personal memory is returned."""
     persona_id: _builtins.str
     """Persona the assistant speaks as (informative)."""
+    user_review_requested: _builtins.bool
+    """The user asked to review or change what is remembered (a re-ask reason, Q14)."""
+    device_restored: _builtins.bool
+    """A device restore happened (one re-ask allowed, Q14)."""
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose memory."""
@@ -100,6 +107,12 @@ class BriefRequest(_message.Message):
     @_builtins.property
     def now(self) -> _timestamp_pb2.Timestamp:
         """The caller's now (UTC); the bundle depends on it and stored state only."""
+
+    @_builtins.property
+    def unanswered_question_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Clarification question ids the user left unanswered, added to those the gateway
+        already asked in this session (seed 001 §2.11.12: not asked again).
+        """
 
     def __init__(
         self,
@@ -112,10 +125,13 @@ class BriefRequest(_message.Message):
         channel: _memory_pb2.Channel.ValueType = ...,
         identity_verified: _builtins.bool = ...,
         persona_id: _builtins.str = ...,
+        unanswered_question_ids: _abc.Iterable[_builtins.str] | None = ...,
+        user_review_requested: _builtins.bool = ...,
+        device_restored: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["channel", b"channel", "identity_verified", b"identity_verified", "mode", b"mode", "now", b"now", "persona_id", b"persona_id", "query", b"query", "scope", b"scope", "session_id", b"session_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["channel", b"channel", "device_restored", b"device_restored", "identity_verified", b"identity_verified", "mode", b"mode", "now", b"now", "persona_id", b"persona_id", "query", b"query", "scope", b"scope", "session_id", b"session_id", "unanswered_question_ids", b"unanswered_question_ids", "user_review_requested", b"user_review_requested"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

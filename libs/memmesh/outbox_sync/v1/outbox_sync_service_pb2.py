@@ -27,7 +27,7 @@ from memmesh.common.v1 import field_rules_pb2 as memmesh_dot_common_dot_v1_dot_f
 from memmesh.common.v1 import scope_pb2 as memmesh_dot_common_dot_v1_dot_scope__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n0memmesh/outbox_sync/v1/outbox_sync_service.proto\x12\x16memmesh.outbox_sync.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\xc7\x01\n\nOutboxItem\x12\"\n\x07item_id\x18\x01 \x01(\tB\x11\xca\xf3\x18\r\x08\x01\x10\x80\x01\x32\x06item-1\x12*\n\titem_kind\x18\x02 \x01(\tB\x17\xca\xf3\x18\x13\x08\x01\x10 \x1a\x07[a-z_]+2\x04\x61tom\x12(\n\nciphertext\x18\x03 \x01(\x0c\x42\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x80\x04\x32\x08\x63\x32VhbGVk\x12/\n\x0b\x63reate_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06\x63ursor\x18\x05 \x01(\x03\"=\n\x07PushAck\x12\x0f\n\x07item_id\x18\x01 \x01(\t\x12\x0e\n\x06\x63ursor\x18\x02 \x01(\x03\x12\x11\n\tduplicate\x18\x03 \x01(\x08\"\xa8\x01\n\x0bPushRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12&\n\tdevice_id\x18\x02 \x01(\tB\x13\xca\xf3\x18\x0f\x08\x01\x10\x80\x01\x32\x08\x64\x65vice-1\x12<\n\x05items\x18\x03 \x03(\x0b\x32\".memmesh.outbox_sync.v1.OutboxItemB\t\xca\xf3\x18\x05\x08\x01\x10\xf4\x03\"=\n\x0cPushResponse\x12-\n\x04\x61\x63ks\x18\x01 \x03(\x0b\x32\x1f.memmesh.outbox_sync.v1.PushAck\"z\n\x0bPullRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x1c\n\x0c\x61\x66ter_cursor\x18\x02 \x01(\x03\x42\x06\xca\xf3\x18\x02 \x00\x12\x18\n\x05limit\x18\x03 \x01(\x05\x42\t\xca\xf3\x18\x05 \x00(\x88\'\"V\n\x0cPullResponse\x12\x31\n\x05items\x18\x01 \x03(\x0b\x32\".memmesh.outbox_sync.v1.OutboxItem\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\x03\"m\n\x0eRestoreRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12&\n\tdevice_id\x18\x02 \x01(\tB\x13\xca\xf3\x18\x0f\x08\x01\x10\x80\x01\x32\x08\x64\x65vice-2\"T\n\x0fRestoreResponse\x12\x31\n\x05items\x18\x01 \x03(\x0b\x32\".memmesh.outbox_sync.v1.OutboxItem\x12\x0e\n\x06\x63ursor\x18\x02 \x01(\x03\x32\x95\x02\n\x11OutboxSyncService\x12Q\n\x04Push\x12#.memmesh.outbox_sync.v1.PushRequest\x1a$.memmesh.outbox_sync.v1.PushResponse\x12Q\n\x04Pull\x12#.memmesh.outbox_sync.v1.PullRequest\x1a$.memmesh.outbox_sync.v1.PullResponse\x12Z\n\x07Restore\x12&.memmesh.outbox_sync.v1.RestoreRequest\x1a\'.memmesh.outbox_sync.v1.RestoreResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n0memmesh/outbox_sync/v1/outbox_sync_service.proto\x12\x16memmesh.outbox_sync.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\x9b\x02\n\nOutboxItem\x12\"\n\x07item_id\x18\x01 \x01(\tB\x11\xca\xf3\x18\r\x08\x01\x10\x80\x01\x32\x06item-1\x12*\n\titem_kind\x18\x02 \x01(\tB\x17\xca\xf3\x18\x13\x08\x01\x10 \x1a\x07[a-z_]+2\x04\x61tom\x12(\n\nciphertext\x18\x03 \x01(\x0c\x42\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x80\x04\x32\x08\x63\x32VhbGVk\x12/\n\x0b\x63reate_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06\x63ursor\x18\x05 \x01(\x03\x12&\n\x0blogical_key\x18\x06 \x01(\tB\x11\xca\xf3\x18\r\x08\x01\x10\x80\x02\x32\x06\x61tom-1\x12\x17\n\x07version\x18\x07 \x01(\x03\x42\x06\xca\xf3\x18\x02 \x00\x12\x11\n\ttombstone\x18\x08 \x01(\x08\"=\n\x07PushAck\x12\x0f\n\x07item_id\x18\x01 \x01(\t\x12\x0e\n\x06\x63ursor\x18\x02 \x01(\x03\x12\x11\n\tduplicate\x18\x03 \x01(\x08\"\xfa\x01\n\x0bPushRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12&\n\tdevice_id\x18\x02 \x01(\tB\x13\xca\xf3\x18\x0f\x08\x01\x10\x80\x01\x32\x08\x64\x65vice-1\x12<\n\x05items\x18\x03 \x03(\x0b\x32\".memmesh.outbox_sync.v1.OutboxItemB\t\xca\xf3\x18\x05\x08\x01\x10\xf4\x03\x12/\n\x03now\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12\x1f\n\x0bretry_count\x18\x05 \x01(\x05\x42\n\xca\xf3\x18\x06 \x00(\xc0\x84=\"=\n\x0cPushResponse\x12-\n\x04\x61\x63ks\x18\x01 \x03(\x0b\x32\x1f.memmesh.outbox_sync.v1.PushAck\"z\n\x0bPullRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x1c\n\x0c\x61\x66ter_cursor\x18\x02 \x01(\x03\x42\x06\xca\xf3\x18\x02 \x00\x12\x18\n\x05limit\x18\x03 \x01(\x05\x42\t\xca\xf3\x18\x05 \x00(\x88\'\"V\n\x0cPullResponse\x12\x31\n\x05items\x18\x01 \x03(\x0b\x32\".memmesh.outbox_sync.v1.OutboxItem\x12\x13\n\x0bnext_cursor\x18\x02 \x01(\x03\"\xd8\x01\n\x0eRestoreRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12&\n\tdevice_id\x18\x02 \x01(\tB\x13\xca\xf3\x18\x0f\x08\x01\x10\x80\x01\x32\x08\x64\x65vice-2\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12\x1a\n\npage_token\x18\x04 \x01(\tB\x06\xca\xf3\x18\x02\x10@\x12\x1c\n\tpage_size\x18\x05 \x01(\x05\x42\t\xca\xf3\x18\x05 \x00(\x88\'\"m\n\x0fRestoreResponse\x12\x31\n\x05items\x18\x01 \x03(\x0b\x32\".memmesh.outbox_sync.v1.OutboxItem\x12\x0e\n\x06\x63ursor\x18\x02 \x01(\x03\x12\x17\n\x0fnext_page_token\x18\x03 \x01(\t2\x95\x02\n\x11OutboxSyncService\x12Q\n\x04Push\x12#.memmesh.outbox_sync.v1.PushRequest\x1a$.memmesh.outbox_sync.v1.PushResponse\x12Q\n\x04Pull\x12#.memmesh.outbox_sync.v1.PullRequest\x1a$.memmesh.outbox_sync.v1.PullResponse\x12Z\n\x07Restore\x12&.memmesh.outbox_sync.v1.RestoreRequest\x1a\'.memmesh.outbox_sync.v1.RestoreResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,12 +40,20 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_OUTBOXITEM'].fields_by_name['item_kind']._serialized_options = b'\312\363\030\023\010\001\020 \032\007[a-z_]+2\004atom'
   _globals['_OUTBOXITEM'].fields_by_name['ciphertext']._loaded_options = None
   _globals['_OUTBOXITEM'].fields_by_name['ciphertext']._serialized_options = b'\312\363\030\020\010\001\020\200\200\0042\010c2VhbGVk'
+  _globals['_OUTBOXITEM'].fields_by_name['logical_key']._loaded_options = None
+  _globals['_OUTBOXITEM'].fields_by_name['logical_key']._serialized_options = b'\312\363\030\r\010\001\020\200\0022\006atom-1'
+  _globals['_OUTBOXITEM'].fields_by_name['version']._loaded_options = None
+  _globals['_OUTBOXITEM'].fields_by_name['version']._serialized_options = b'\312\363\030\002 \000'
   _globals['_PUSHREQUEST'].fields_by_name['scope']._loaded_options = None
   _globals['_PUSHREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
   _globals['_PUSHREQUEST'].fields_by_name['device_id']._loaded_options = None
   _globals['_PUSHREQUEST'].fields_by_name['device_id']._serialized_options = b'\312\363\030\017\010\001\020\200\0012\010device-1'
   _globals['_PUSHREQUEST'].fields_by_name['items']._loaded_options = None
   _globals['_PUSHREQUEST'].fields_by_name['items']._serialized_options = b'\312\363\030\005\010\001\020\364\003'
+  _globals['_PUSHREQUEST'].fields_by_name['now']._loaded_options = None
+  _globals['_PUSHREQUEST'].fields_by_name['now']._serialized_options = b'\312\363\030\002\010\001'
+  _globals['_PUSHREQUEST'].fields_by_name['retry_count']._loaded_options = None
+  _globals['_PUSHREQUEST'].fields_by_name['retry_count']._serialized_options = b'\312\363\030\006 \000(\300\204='
   _globals['_PULLREQUEST'].fields_by_name['scope']._loaded_options = None
   _globals['_PULLREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
   _globals['_PULLREQUEST'].fields_by_name['after_cursor']._loaded_options = None
@@ -56,22 +64,28 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RESTOREREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
   _globals['_RESTOREREQUEST'].fields_by_name['device_id']._loaded_options = None
   _globals['_RESTOREREQUEST'].fields_by_name['device_id']._serialized_options = b'\312\363\030\017\010\001\020\200\0012\010device-2'
+  _globals['_RESTOREREQUEST'].fields_by_name['now']._loaded_options = None
+  _globals['_RESTOREREQUEST'].fields_by_name['now']._serialized_options = b'\312\363\030\002\010\001'
+  _globals['_RESTOREREQUEST'].fields_by_name['page_token']._loaded_options = None
+  _globals['_RESTOREREQUEST'].fields_by_name['page_token']._serialized_options = b'\312\363\030\002\020@'
+  _globals['_RESTOREREQUEST'].fields_by_name['page_size']._loaded_options = None
+  _globals['_RESTOREREQUEST'].fields_by_name['page_size']._serialized_options = b'\312\363\030\005 \000(\210\''
   _globals['_OUTBOXITEM']._serialized_start=178
-  _globals['_OUTBOXITEM']._serialized_end=377
-  _globals['_PUSHACK']._serialized_start=379
-  _globals['_PUSHACK']._serialized_end=440
-  _globals['_PUSHREQUEST']._serialized_start=443
-  _globals['_PUSHREQUEST']._serialized_end=611
-  _globals['_PUSHRESPONSE']._serialized_start=613
-  _globals['_PUSHRESPONSE']._serialized_end=674
-  _globals['_PULLREQUEST']._serialized_start=676
-  _globals['_PULLREQUEST']._serialized_end=798
-  _globals['_PULLRESPONSE']._serialized_start=800
-  _globals['_PULLRESPONSE']._serialized_end=886
-  _globals['_RESTOREREQUEST']._serialized_start=888
-  _globals['_RESTOREREQUEST']._serialized_end=997
-  _globals['_RESTORERESPONSE']._serialized_start=999
-  _globals['_RESTORERESPONSE']._serialized_end=1083
-  _globals['_OUTBOXSYNCSERVICE']._serialized_start=1086
-  _globals['_OUTBOXSYNCSERVICE']._serialized_end=1363
+  _globals['_OUTBOXITEM']._serialized_end=461
+  _globals['_PUSHACK']._serialized_start=463
+  _globals['_PUSHACK']._serialized_end=524
+  _globals['_PUSHREQUEST']._serialized_start=527
+  _globals['_PUSHREQUEST']._serialized_end=777
+  _globals['_PUSHRESPONSE']._serialized_start=779
+  _globals['_PUSHRESPONSE']._serialized_end=840
+  _globals['_PULLREQUEST']._serialized_start=842
+  _globals['_PULLREQUEST']._serialized_end=964
+  _globals['_PULLRESPONSE']._serialized_start=966
+  _globals['_PULLRESPONSE']._serialized_end=1052
+  _globals['_RESTOREREQUEST']._serialized_start=1055
+  _globals['_RESTOREREQUEST']._serialized_end=1271
+  _globals['_RESTORERESPONSE']._serialized_start=1273
+  _globals['_RESTORERESPONSE']._serialized_end=1382
+  _globals['_OUTBOXSYNCSERVICE']._serialized_start=1385
+  _globals['_OUTBOXSYNCSERVICE']._serialized_end=1662
 # @@protoc_insertion_point(module_scope)

@@ -31,6 +31,9 @@ class OutboxItem(_message.Message):
     CIPHERTEXT_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     CURSOR_FIELD_NUMBER: _builtins.int
+    LOGICAL_KEY_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    TOMBSTONE_FIELD_NUMBER: _builtins.int
     item_id: _builtins.str
     """Id chosen by the device; the dedupe key."""
     item_kind: _builtins.str
@@ -38,7 +41,19 @@ class OutboxItem(_message.Message):
     ciphertext: _builtins.bytes
     """Ciphertext (the device encrypts; the server never sees plaintext)."""
     cursor: _builtins.int
-    """Server order, set on receipt."""
+    """Server order, set on receipt (ignored in a push)."""
+    logical_key: _builtins.str
+    """The continuity artifact this item updates, an opaque id such as an atom id
+    (never content). Later versions of a key supersede earlier ones at restore.
+    """
+    version: _builtins.int
+    """Version of the artifact the item carries; a restore never lets a lower version
+    replace a higher one, whatever order the items arrived in.
+    """
+    tombstone: _builtins.bool
+    """The artifact was deleted (e.g. a forgotten atom): a restore returns the
+    tombstone, so the new device never resurrects forgotten memory.
+    """
     @_builtins.property
     def create_time(self) -> _timestamp_pb2.Timestamp:
         """When the device created it."""
@@ -51,10 +66,13 @@ class OutboxItem(_message.Message):
         ciphertext: _builtins.bytes = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
         cursor: _builtins.int = ...,
+        logical_key: _builtins.str = ...,
+        version: _builtins.int = ...,
+        tombstone: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ciphertext", b"ciphertext", "create_time", b"create_time", "cursor", b"cursor", "item_id", b"item_id", "item_kind", b"item_kind"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ciphertext", b"ciphertext", "create_time", b"create_time", "cursor", b"cursor", "item_id", b"item_id", "item_kind", b"item_kind", "logical_key", b"logical_key", "tombstone", b"tombstone", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -99,8 +117,12 @@ class PushRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _builtins.int
     DEVICE_ID_FIELD_NUMBER: _builtins.int
     ITEMS_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    RETRY_COUNT_FIELD_NUMBER: _builtins.int
     device_id: _builtins.str
     """The sending device."""
+    retry_count: _builtins.int
+    """How many times the device has sent this batch before (seed 001 §2.10 traceability)."""
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose mirror."""
@@ -109,16 +131,22 @@ class PushRequest(_message.Message):
     def items(self) -> _containers.RepeatedCompositeFieldContainer[Global___OutboxItem]:
         """Items (1 to 500)."""
 
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now: the time recorded on the ledger event of the batch."""
+
     def __init__(
         self,
         *,
         scope: _scope_pb2.UserScope | None = ...,
         device_id: _builtins.str = ...,
         items: _abc.Iterable[Global___OutboxItem] | None = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+        retry_count: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["device_id", b"device_id", "items", b"items", "scope", b"scope"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["device_id", b"device_id", "items", b"items", "now", b"now", "retry_count", b"retry_count", "scope", b"scope"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -192,7 +220,7 @@ class PullResponse(_message.Message):
     """Cursor to pass next time."""
     @_builtins.property
     def items(self) -> _containers.RepeatedCompositeFieldContainer[Global___OutboxItem]:
-        """Items in cursor order."""
+        """Items in cursor order (fewer than limit when their size nears the message cap)."""
 
     def __init__(
         self,
@@ -216,21 +244,35 @@ class RestoreRequest(_message.Message):
 
     SCOPE_FIELD_NUMBER: _builtins.int
     DEVICE_ID_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
     device_id: _builtins.str
     """The new device."""
+    page_token: _builtins.str
+    """Empty for the first page; next_page_token of the previous page after that."""
+    page_size: _builtins.int
+    """Items per page at most; 0 means 1000."""
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose mirror."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now: the time recorded on the ledger event of the restore."""
 
     def __init__(
         self,
         *,
         scope: _scope_pb2.UserScope | None = ...,
         device_id: _builtins.str = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+        page_token: _builtins.str = ...,
+        page_size: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["device_id", b"device_id", "scope", b"scope"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["device_id", b"device_id", "now", b"now", "page_size", b"page_size", "page_token", b"page_token", "scope", b"scope"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -244,21 +286,27 @@ class RestoreResponse(_message.Message):
 
     ITEMS_FIELD_NUMBER: _builtins.int
     CURSOR_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     cursor: _builtins.int
-    """Cursor to continue pulling from."""
+    """The snapshot the restore set is taken at: pull from here for later deltas."""
+    next_page_token: _builtins.str
+    """Token of the next page; empty on the last page."""
     @_builtins.property
     def items(self) -> _containers.RepeatedCompositeFieldContainer[Global___OutboxItem]:
-        """The latest item per (kind, item id), in cursor order."""
+        """The latest item per (item_kind, logical_key) as of `cursor`, in cursor order;
+        tombstones included.
+        """
 
     def __init__(
         self,
         *,
         items: _abc.Iterable[Global___OutboxItem] | None = ...,
         cursor: _builtins.int = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cursor", b"cursor", "items", b"items"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cursor", b"cursor", "items", b"items", "next_page_token", b"next_page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -28,7 +28,8 @@ if _version_not_supported:
 class OutboxSyncServiceStub:
     """OutboxSync is the server side of device sync (seed 001 §2.5, §2.13): it receives
     outbox items (deduplicated by item id), keeps the encrypted cloud mirror and
-    serves restore sets.
+    serves restore sets. It stores ciphertext only and never acts on what it stores:
+    restore is continuity recovery, never an action (Q15).
     """
 
     def __init__(self, channel):
@@ -57,25 +58,32 @@ class OutboxSyncServiceStub:
 class OutboxSyncServiceServicer:
     """OutboxSync is the server side of device sync (seed 001 §2.5, §2.13): it receives
     outbox items (deduplicated by item id), keeps the encrypted cloud mirror and
-    serves restore sets.
+    serves restore sets. It stores ciphertext only and never acts on what it stores:
+    restore is continuity recovery, never an action (Q15).
     """
 
     def Push(self, request, context):
-        """Receives a batch of outbox items; acknowledges each, duplicates included.
+        """Receives a batch of outbox items; acknowledges each, duplicates included. An
+        item id already stored with the same content is acknowledged again with its
+        original cursor; the same id with other content is refused with ALREADY_EXISTS.
+        Every batch that stores new items is recorded on the ledger (OUTBOX_RECEIVED)
+        before it is acknowledged.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Pull(self, request, context):
-        """Returns items stored since a cursor, for another device of the user.
+        """Returns items stored since a cursor, in cursor order, for another device of the user.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Restore(self, request, context):
-        """Returns the latest continuity set for a new device.
+        """Returns the latest continuity set for a new device, one page at a time: per
+        (item_kind, logical_key) the item with the highest (version, cursor). The first
+        page is recorded on the ledger (OUTBOX_RESTORE_SERVED); nothing else changes.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -110,7 +118,8 @@ def add_OutboxSyncServiceServicer_to_server(servicer, server):
 class OutboxSyncService:
     """OutboxSync is the server side of device sync (seed 001 §2.5, §2.13): it receives
     outbox items (deduplicated by item id), keeps the encrypted cloud mirror and
-    serves restore sets.
+    serves restore sets. It stores ciphertext only and never acts on what it stores:
+    restore is continuity recovery, never an action (Q15).
     """
 
     @staticmethod

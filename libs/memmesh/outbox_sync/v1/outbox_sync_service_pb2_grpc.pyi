@@ -29,7 +29,8 @@ GRPC_VERSION: str
 class OutboxSyncServiceStub:
     """OutboxSync is the server side of device sync (seed 001 §2.5, §2.13): it receives
     outbox items (deduplicated by item id), keeps the encrypted cloud mirror and
-    serves restore sets.
+    serves restore sets. It stores ciphertext only and never acts on what it stores:
+    restore is continuity recovery, never an action (Q15).
     """
 
     @_typing.overload
@@ -37,31 +38,49 @@ class OutboxSyncServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> OutboxSyncServiceAsyncStub: ...
     Push: _grpc.UnaryUnaryMultiCallable[_outbox_sync_service_pb2.PushRequest, _outbox_sync_service_pb2.PushResponse]
-    """Receives a batch of outbox items; acknowledges each, duplicates included."""
+    """Receives a batch of outbox items; acknowledges each, duplicates included. An
+    item id already stored with the same content is acknowledged again with its
+    original cursor; the same id with other content is refused with ALREADY_EXISTS.
+    Every batch that stores new items is recorded on the ledger (OUTBOX_RECEIVED)
+    before it is acknowledged.
+    """
     Pull: _grpc.UnaryUnaryMultiCallable[_outbox_sync_service_pb2.PullRequest, _outbox_sync_service_pb2.PullResponse]
-    """Returns items stored since a cursor, for another device of the user."""
+    """Returns items stored since a cursor, in cursor order, for another device of the user."""
     Restore: _grpc.UnaryUnaryMultiCallable[_outbox_sync_service_pb2.RestoreRequest, _outbox_sync_service_pb2.RestoreResponse]
-    """Returns the latest continuity set for a new device."""
+    """Returns the latest continuity set for a new device, one page at a time: per
+    (item_kind, logical_key) the item with the highest (version, cursor). The first
+    page is recorded on the ledger (OUTBOX_RESTORE_SERVED); nothing else changes.
+    """
 
 @_typing.type_check_only
 class OutboxSyncServiceAsyncStub(OutboxSyncServiceStub):
     """OutboxSync is the server side of device sync (seed 001 §2.5, §2.13): it receives
     outbox items (deduplicated by item id), keeps the encrypted cloud mirror and
-    serves restore sets.
+    serves restore sets. It stores ciphertext only and never acts on what it stores:
+    restore is continuity recovery, never an action (Q15).
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     Push: _aio.UnaryUnaryMultiCallable[_outbox_sync_service_pb2.PushRequest, _outbox_sync_service_pb2.PushResponse]  # type: ignore[assignment]
-    """Receives a batch of outbox items; acknowledges each, duplicates included."""
+    """Receives a batch of outbox items; acknowledges each, duplicates included. An
+    item id already stored with the same content is acknowledged again with its
+    original cursor; the same id with other content is refused with ALREADY_EXISTS.
+    Every batch that stores new items is recorded on the ledger (OUTBOX_RECEIVED)
+    before it is acknowledged.
+    """
     Pull: _aio.UnaryUnaryMultiCallable[_outbox_sync_service_pb2.PullRequest, _outbox_sync_service_pb2.PullResponse]  # type: ignore[assignment]
-    """Returns items stored since a cursor, for another device of the user."""
+    """Returns items stored since a cursor, in cursor order, for another device of the user."""
     Restore: _aio.UnaryUnaryMultiCallable[_outbox_sync_service_pb2.RestoreRequest, _outbox_sync_service_pb2.RestoreResponse]  # type: ignore[assignment]
-    """Returns the latest continuity set for a new device."""
+    """Returns the latest continuity set for a new device, one page at a time: per
+    (item_kind, logical_key) the item with the highest (version, cursor). The first
+    page is recorded on the ledger (OUTBOX_RESTORE_SERVED); nothing else changes.
+    """
 
 class OutboxSyncServiceServicer(metaclass=_abc_1.ABCMeta):
     """OutboxSync is the server side of device sync (seed 001 §2.5, §2.13): it receives
     outbox items (deduplicated by item id), keeps the encrypted cloud mirror and
-    serves restore sets.
+    serves restore sets. It stores ciphertext only and never acts on what it stores:
+    restore is continuity recovery, never an action (Q15).
     """
 
     @_abc_1.abstractmethod
@@ -70,7 +89,12 @@ class OutboxSyncServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _outbox_sync_service_pb2.PushRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_outbox_sync_service_pb2.PushResponse, _abc.Awaitable[_outbox_sync_service_pb2.PushResponse]]:
-        """Receives a batch of outbox items; acknowledges each, duplicates included."""
+        """Receives a batch of outbox items; acknowledges each, duplicates included. An
+        item id already stored with the same content is acknowledged again with its
+        original cursor; the same id with other content is refused with ALREADY_EXISTS.
+        Every batch that stores new items is recorded on the ledger (OUTBOX_RECEIVED)
+        before it is acknowledged.
+        """
 
     @_abc_1.abstractmethod
     def Pull(
@@ -78,7 +102,7 @@ class OutboxSyncServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _outbox_sync_service_pb2.PullRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_outbox_sync_service_pb2.PullResponse, _abc.Awaitable[_outbox_sync_service_pb2.PullResponse]]:
-        """Returns items stored since a cursor, for another device of the user."""
+        """Returns items stored since a cursor, in cursor order, for another device of the user."""
 
     @_abc_1.abstractmethod
     def Restore(
@@ -86,6 +110,9 @@ class OutboxSyncServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _outbox_sync_service_pb2.RestoreRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_outbox_sync_service_pb2.RestoreResponse, _abc.Awaitable[_outbox_sync_service_pb2.RestoreResponse]]:
-        """Returns the latest continuity set for a new device."""
+        """Returns the latest continuity set for a new device, one page at a time: per
+        (item_kind, logical_key) the item with the highest (version, cursor). The first
+        page is recorded on the ledger (OUTBOX_RESTORE_SERVED); nothing else changes.
+        """
 
 def add_OutboxSyncServiceServicer_to_server(servicer: OutboxSyncServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -52,7 +52,12 @@ Global___DocumentKind: _TypeAlias = DocumentKind  # noqa: Y015
 
 @_typing.final
 class Document(_message.Message):
-    """A document of the index."""
+    """A document of the index. The ranker stores a canonical form so that Upsert and
+    Reindex index the same content: an atom document takes its id, text, time
+    (create_time) and evidence from `atom`; a turn document takes its id, text and
+    time from `turn`; a digest document keeps doc_id (the thread id), text (title,
+    summary and key entities, one per line), evidence and time (update_time) as given.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -142,8 +147,11 @@ class Candidate(_message.Message):
 
     DOCUMENT_FIELD_NUMBER: _builtins.int
     RELEVANCE_MICROS_FIELD_NUMBER: _builtins.int
+    RELEVANCE_TIER_FIELD_NUMBER: _builtins.int
     relevance_micros: _builtins.int
-    """Relevance score in millionths (deterministic integer)."""
+    """Relevance score in millionths (deterministic integer); 0 for a generic query."""
+    relevance_tier: _builtins.int
+    """Relevance band relative to the best match of its kind: 0 is the strongest band."""
     @_builtins.property
     def document(self) -> Global___Document:
         """The document."""
@@ -153,10 +161,11 @@ class Candidate(_message.Message):
         *,
         document: Global___Document | None = ...,
         relevance_micros: _builtins.int = ...,
+        relevance_tier: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["document", b"document"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["document", b"document", "relevance_micros", b"relevance_micros"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["document", b"document", "relevance_micros", b"relevance_micros", "relevance_tier", b"relevance_tier"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -315,6 +324,11 @@ class RetrieveResponse(_message.Message):
     ATOMS_FIELD_NUMBER: _builtins.int
     TURNS_FIELD_NUMBER: _builtins.int
     DIGESTS_FIELD_NUMBER: _builtins.int
+    GENERIC_QUERY_FIELD_NUMBER: _builtins.int
+    generic_query: _builtins.bool
+    """True when the query had no content terms ("what do you remember"): atoms are then
+    chosen by the seed 001 §2.11.9 order alone, digests newest first, and no turns.
+    """
     @_builtins.property
     def atoms(self) -> _containers.RepeatedCompositeFieldContainer[Global___Candidate]:
         """Atom candidates in seed 001 §2.11.9 order."""
@@ -333,10 +347,11 @@ class RetrieveResponse(_message.Message):
         atoms: _abc.Iterable[Global___Candidate] | None = ...,
         turns: _abc.Iterable[Global___Candidate] | None = ...,
         digests: _abc.Iterable[Global___Candidate] | None = ...,
+        generic_query: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["atoms", b"atoms", "digests", b"digests", "turns", b"turns"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["atoms", b"atoms", "digests", b"digests", "generic_query", b"generic_query", "turns", b"turns"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -391,3 +406,65 @@ class ReindexResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReindexResponse: _TypeAlias = ReindexResponse  # noqa: Y015
+
+@_typing.final
+class DescribeIndexRequest(_message.Message):
+    """Request of RetrievalRankerService.DescribeIndex."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose index."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DescribeIndexRequest: _TypeAlias = DescribeIndexRequest  # noqa: Y015
+
+@_typing.final
+class DescribeIndexResponse(_message.Message):
+    """Response of RetrievalRankerService.DescribeIndex."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DOCUMENT_COUNT_FIELD_NUMBER: _builtins.int
+    CHECKSUM_FIELD_NUMBER: _builtins.int
+    ATOM_COUNT_FIELD_NUMBER: _builtins.int
+    TURN_COUNT_FIELD_NUMBER: _builtins.int
+    DIGEST_COUNT_FIELD_NUMBER: _builtins.int
+    document_count: _builtins.int
+    """Documents indexed."""
+    checksum: _builtins.str
+    """SHA-256 hex over the index content, the same digest Reindex returns."""
+    atom_count: _builtins.int
+    """Atom documents indexed."""
+    turn_count: _builtins.int
+    """Turn documents indexed."""
+    digest_count: _builtins.int
+    """Digest documents indexed."""
+    def __init__(
+        self,
+        *,
+        document_count: _builtins.int = ...,
+        checksum: _builtins.str = ...,
+        atom_count: _builtins.int = ...,
+        turn_count: _builtins.int = ...,
+        digest_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["atom_count", b"atom_count", "checksum", b"checksum", "digest_count", b"digest_count", "document_count", b"document_count", "turn_count", b"turn_count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DescribeIndexResponse: _TypeAlias = DescribeIndexResponse  # noqa: Y015

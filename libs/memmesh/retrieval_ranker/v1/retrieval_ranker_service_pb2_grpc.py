@@ -56,6 +56,11 @@ class RetrievalRankerServiceStub:
                 request_serializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.ReindexRequest.SerializeToString,
                 response_deserializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.ReindexResponse.FromString,
                 _registered_method=True)
+        self.DescribeIndex = channel.unary_unary(
+                '/memmesh.retrieval_ranker.v1.RetrievalRankerService/DescribeIndex',
+                request_serializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.DescribeIndexRequest.SerializeToString,
+                response_deserializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.DescribeIndexResponse.FromString,
+                _registered_method=True)
 
 
 class RetrievalRankerServiceServicer:
@@ -91,6 +96,13 @@ class RetrievalRankerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DescribeIndex(self, request, context):
+        """Describes the live index of a user: counts and the checksum Reindex would return.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RetrievalRankerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -113,6 +125,11 @@ def add_RetrievalRankerServiceServicer_to_server(servicer, server):
                     servicer.Reindex,
                     request_deserializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.ReindexRequest.FromString,
                     response_serializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.ReindexResponse.SerializeToString,
+            ),
+            'DescribeIndex': grpc.unary_unary_rpc_method_handler(
+                    servicer.DescribeIndex,
+                    request_deserializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.DescribeIndexRequest.FromString,
+                    response_serializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.DescribeIndexResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -225,6 +242,33 @@ class RetrievalRankerService:
             '/memmesh.retrieval_ranker.v1.RetrievalRankerService/Reindex',
             memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.ReindexRequest.SerializeToString,
             memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.ReindexResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DescribeIndex(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.retrieval_ranker.v1.RetrievalRankerService/DescribeIndex',
+            memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.DescribeIndexRequest.SerializeToString,
+            memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.DescribeIndexResponse.FromString,
             options,
             channel_credentials,
             insecure,

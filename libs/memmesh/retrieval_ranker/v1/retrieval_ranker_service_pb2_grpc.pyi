@@ -43,6 +43,8 @@ class RetrievalRankerServiceStub:
     """Returns relevant candidates for a query, in rank order, within caps."""
     Reindex: _grpc.UnaryUnaryMultiCallable[_retrieval_ranker_service_pb2.ReindexRequest, _retrieval_ranker_service_pb2.ReindexResponse]
     """Rebuilds the user's index from the capsule and the archive."""
+    DescribeIndex: _grpc.UnaryUnaryMultiCallable[_retrieval_ranker_service_pb2.DescribeIndexRequest, _retrieval_ranker_service_pb2.DescribeIndexResponse]
+    """Describes the live index of a user: counts and the checksum Reindex would return."""
 
 @_typing.type_check_only
 class RetrievalRankerServiceAsyncStub(RetrievalRankerServiceStub):
@@ -59,6 +61,8 @@ class RetrievalRankerServiceAsyncStub(RetrievalRankerServiceStub):
     """Returns relevant candidates for a query, in rank order, within caps."""
     Reindex: _aio.UnaryUnaryMultiCallable[_retrieval_ranker_service_pb2.ReindexRequest, _retrieval_ranker_service_pb2.ReindexResponse]  # type: ignore[assignment]
     """Rebuilds the user's index from the capsule and the archive."""
+    DescribeIndex: _aio.UnaryUnaryMultiCallable[_retrieval_ranker_service_pb2.DescribeIndexRequest, _retrieval_ranker_service_pb2.DescribeIndexResponse]  # type: ignore[assignment]
+    """Describes the live index of a user: counts and the checksum Reindex would return."""
 
 class RetrievalRankerServiceServicer(metaclass=_abc_1.ABCMeta):
     """The RetrievalRanker keeps a derived, rebuildable per-user index of atoms,
@@ -96,5 +100,13 @@ class RetrievalRankerServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_retrieval_ranker_service_pb2.ReindexResponse, _abc.Awaitable[_retrieval_ranker_service_pb2.ReindexResponse]]:
         """Rebuilds the user's index from the capsule and the archive."""
+
+    @_abc_1.abstractmethod
+    def DescribeIndex(
+        self,
+        request: _retrieval_ranker_service_pb2.DescribeIndexRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_retrieval_ranker_service_pb2.DescribeIndexResponse, _abc.Awaitable[_retrieval_ranker_service_pb2.DescribeIndexResponse]]:
+        """Describes the live index of a user: counts and the checksum Reindex would return."""
 
 def add_RetrievalRankerServiceServicer_to_server(servicer: RetrievalRankerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

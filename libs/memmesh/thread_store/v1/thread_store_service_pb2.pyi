@@ -36,6 +36,10 @@ class Digest(_message.Message):
     NEXT_STEP_FIELD_NUMBER: _builtins.int
     EVIDENCE_TURN_IDS_FIELD_NUMBER: _builtins.int
     UPDATE_TIME_FIELD_NUMBER: _builtins.int
+    PINNED_FIELD_NUMBER: _builtins.int
+    USE_COUNT_FIELD_NUMBER: _builtins.int
+    LAST_USE_TIME_FIELD_NUMBER: _builtins.int
+    UNRESOLVED_FIELD_NUMBER: _builtins.int
     thread_id: _builtins.str
     """Thread id (the session id for a session digest)."""
     title: _builtins.str
@@ -44,6 +48,12 @@ class Digest(_message.Message):
     """Bounded summary."""
     next_step: _builtins.str
     """Next step, short."""
+    pinned: _builtins.bool
+    """Pinned by the user: ranks first on resume and never expires."""
+    use_count: _builtins.int
+    """How many times the thread was resumed or used."""
+    unresolved: _builtins.bool
+    """True while the thread has open loops or unresolved questions."""
     @_builtins.property
     def key_entities(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Key entities, bounded."""
@@ -58,7 +68,11 @@ class Digest(_message.Message):
 
     @_builtins.property
     def update_time(self) -> _timestamp_pb2.Timestamp:
-        """Last update."""
+        """Last update: the time of the thread's newest turn."""
+
+    @_builtins.property
+    def last_use_time(self) -> _timestamp_pb2.Timestamp:
+        """When the thread was last resumed or used (unset if never)."""
 
     def __init__(
         self,
@@ -71,10 +85,14 @@ class Digest(_message.Message):
         next_step: _builtins.str = ...,
         evidence_turn_ids: _abc.Iterable[_builtins.str] | None = ...,
         update_time: _timestamp_pb2.Timestamp | None = ...,
+        pinned: _builtins.bool = ...,
+        use_count: _builtins.int = ...,
+        last_use_time: _timestamp_pb2.Timestamp | None = ...,
+        unresolved: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["update_time", b"update_time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["last_use_time", b"last_use_time", "update_time", b"update_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["evidence_turn_ids", b"evidence_turn_ids", "key_entities", b"key_entities", "next_step", b"next_step", "summary", b"summary", "thread_id", b"thread_id", "title", b"title", "unresolved_questions", b"unresolved_questions", "update_time", b"update_time"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["evidence_turn_ids", b"evidence_turn_ids", "key_entities", b"key_entities", "last_use_time", b"last_use_time", "next_step", b"next_step", "pinned", b"pinned", "summary", b"summary", "thread_id", b"thread_id", "title", b"title", "unresolved", b"unresolved", "unresolved_questions", b"unresolved_questions", "update_time", b"update_time", "use_count", b"use_count"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -245,13 +263,23 @@ class AppendTurnResponse(_message.Message):
     MODE_FIELD_NUMBER: _builtins.int
     DUPLICATE_FIELD_NUMBER: _builtins.int
     LOOPS_CHANGED_FIELD_NUMBER: _builtins.int
+    LOOPS_OPENED_FIELD_NUMBER: _builtins.int
+    LOOPS_CLOSED_FIELD_NUMBER: _builtins.int
     mode: _bundle_pb2.SessionMode.ValueType
     """Whether the turn started a session."""
     duplicate: _builtins.bool
     """True when the turn id was archived before and nothing changed."""
     @_builtins.property
     def loops_changed(self) -> _containers.RepeatedCompositeFieldContainer[_bundle_pb2.ActiveLoop]:
-        """Loops opened or closed by the turn."""
+        """Loops opened or closed by the turn (closed ones first)."""
+
+    @_builtins.property
+    def loops_opened(self) -> _containers.RepeatedCompositeFieldContainer[_bundle_pb2.ActiveLoop]:
+        """Loops the turn opened (a commitment the user stated)."""
+
+    @_builtins.property
+    def loops_closed(self) -> _containers.RepeatedCompositeFieldContainer[_bundle_pb2.ActiveLoop]:
+        """Loops the turn closed (the user said the commitment is done)."""
 
     def __init__(
         self,
@@ -259,10 +287,12 @@ class AppendTurnResponse(_message.Message):
         mode: _bundle_pb2.SessionMode.ValueType = ...,
         duplicate: _builtins.bool = ...,
         loops_changed: _abc.Iterable[_bundle_pb2.ActiveLoop] | None = ...,
+        loops_opened: _abc.Iterable[_bundle_pb2.ActiveLoop] | None = ...,
+        loops_closed: _abc.Iterable[_bundle_pb2.ActiveLoop] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate", b"duplicate", "loops_changed", b"loops_changed", "mode", b"mode"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate", b"duplicate", "loops_changed", b"loops_changed", "loops_closed", b"loops_closed", "loops_opened", b"loops_opened", "mode", b"mode"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -372,7 +402,7 @@ class ResumeResponse(_message.Message):
     episode_bridge: _builtins.str
     """Summary of the last session, for the episode bridge."""
     tier: _builtins.str
-    """HOT, WARM or COLD for the top candidate."""
+    """HOT (72 h), WARM (30 days) or COLD for the top candidate; empty without candidates."""
     @_builtins.property
     def candidates(self) -> _containers.RepeatedCompositeFieldContainer[Global___Digest]:
         """Candidate threads in resume order (seed 001 §2.21A)."""
@@ -653,3 +683,117 @@ class ForgetThreadResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ForgetThreadResponse: _TypeAlias = ForgetThreadResponse  # noqa: Y015
+
+@_typing.final
+class PinThreadRequest(_message.Message):
+    """Request of ThreadStoreService.PinThread."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    THREAD_ID_FIELD_NUMBER: _builtins.int
+    PINNED_FIELD_NUMBER: _builtins.int
+    thread_id: _builtins.str
+    """The thread (a session id for a session thread)."""
+    pinned: _builtins.bool
+    """True to pin, false to unpin."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose threads."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        thread_id: _builtins.str = ...,
+        pinned: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["pinned", b"pinned", "scope", b"scope", "thread_id", b"thread_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PinThreadRequest: _TypeAlias = PinThreadRequest  # noqa: Y015
+
+@_typing.final
+class PinThreadResponse(_message.Message):
+    """Response of ThreadStoreService.PinThread."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FOUND_FIELD_NUMBER: _builtins.int
+    found: _builtins.bool
+    """False when the user has no digest for the thread."""
+    def __init__(
+        self,
+        *,
+        found: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["found", b"found"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PinThreadResponse: _TypeAlias = PinThreadResponse  # noqa: Y015
+
+@_typing.final
+class RecordThreadUseRequest(_message.Message):
+    """Request of ThreadStoreService.RecordThreadUse."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    THREAD_ID_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    thread_id: _builtins.str
+    """The thread (a session id for a session thread)."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose threads."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now: becomes the thread's last use time."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        thread_id: _builtins.str = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope", "thread_id", b"thread_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RecordThreadUseRequest: _TypeAlias = RecordThreadUseRequest  # noqa: Y015
+
+@_typing.final
+class RecordThreadUseResponse(_message.Message):
+    """Response of ThreadStoreService.RecordThreadUse."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FOUND_FIELD_NUMBER: _builtins.int
+    USE_COUNT_FIELD_NUMBER: _builtins.int
+    found: _builtins.bool
+    """False when the user has no digest for the thread."""
+    use_count: _builtins.int
+    """The thread's use count after this use."""
+    def __init__(
+        self,
+        *,
+        found: _builtins.bool = ...,
+        use_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["found", b"found", "use_count", b"use_count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RecordThreadUseResponse: _TypeAlias = RecordThreadUseResponse  # noqa: Y015

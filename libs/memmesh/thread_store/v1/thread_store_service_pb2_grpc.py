@@ -77,6 +77,16 @@ class ThreadStoreServiceStub:
                 request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetThreadRequest.SerializeToString,
                 response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetThreadResponse.FromString,
                 _registered_method=True)
+        self.PinThread = channel.unary_unary(
+                '/memmesh.thread_store.v1.ThreadStoreService/PinThread',
+                request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.PinThreadRequest.SerializeToString,
+                response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.PinThreadResponse.FromString,
+                _registered_method=True)
+        self.RecordThreadUse = channel.unary_unary(
+                '/memmesh.thread_store.v1.ThreadStoreService/RecordThreadUse',
+                request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseRequest.SerializeToString,
+                response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseResponse.FromString,
+                _registered_method=True)
 
 
 class ThreadStoreServiceServicer:
@@ -135,7 +145,21 @@ class ThreadStoreServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ForgetThread(self, request, context):
-        """Forgets a thread: its digest, loops and graph nodes.
+        """Forgets a thread: its digest, loops, graph contributions and archived turns.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PinThread(self, request, context):
+        """Pins or unpins a thread; pinned threads rank first on resume and never expire.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecordThreadUse(self, request, context):
+        """Records that a thread was resumed or used (its last use time and use count).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -183,6 +207,16 @@ def add_ThreadStoreServiceServicer_to_server(servicer, server):
                     servicer.ForgetThread,
                     request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetThreadRequest.FromString,
                     response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetThreadResponse.SerializeToString,
+            ),
+            'PinThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.PinThread,
+                    request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.PinThreadRequest.FromString,
+                    response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.PinThreadResponse.SerializeToString,
+            ),
+            'RecordThreadUse': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordThreadUse,
+                    request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseRequest.FromString,
+                    response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -404,6 +438,60 @@ class ThreadStoreService:
             '/memmesh.thread_store.v1.ThreadStoreService/ForgetThread',
             memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetThreadRequest.SerializeToString,
             memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetThreadResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PinThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.thread_store.v1.ThreadStoreService/PinThread',
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.PinThreadRequest.SerializeToString,
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.PinThreadResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordThreadUse(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.thread_store.v1.ThreadStoreService/RecordThreadUse',
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseRequest.SerializeToString,
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -51,7 +51,11 @@ class ThreadStoreServiceStub:
     ListArchive: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.ListArchiveRequest, _thread_store_service_pb2.ListArchiveResponse]
     """Lists archived turns and digests (for reindexing), in time order."""
     ForgetThread: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.ForgetThreadRequest, _thread_store_service_pb2.ForgetThreadResponse]
-    """Forgets a thread: its digest, loops and graph nodes."""
+    """Forgets a thread: its digest, loops, graph contributions and archived turns."""
+    PinThread: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.PinThreadRequest, _thread_store_service_pb2.PinThreadResponse]
+    """Pins or unpins a thread; pinned threads rank first on resume and never expire."""
+    RecordThreadUse: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.RecordThreadUseRequest, _thread_store_service_pb2.RecordThreadUseResponse]
+    """Records that a thread was resumed or used (its last use time and use count)."""
 
 @_typing.type_check_only
 class ThreadStoreServiceAsyncStub(ThreadStoreServiceStub):
@@ -76,7 +80,11 @@ class ThreadStoreServiceAsyncStub(ThreadStoreServiceStub):
     ListArchive: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.ListArchiveRequest, _thread_store_service_pb2.ListArchiveResponse]  # type: ignore[assignment]
     """Lists archived turns and digests (for reindexing), in time order."""
     ForgetThread: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.ForgetThreadRequest, _thread_store_service_pb2.ForgetThreadResponse]  # type: ignore[assignment]
-    """Forgets a thread: its digest, loops and graph nodes."""
+    """Forgets a thread: its digest, loops, graph contributions and archived turns."""
+    PinThread: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.PinThreadRequest, _thread_store_service_pb2.PinThreadResponse]  # type: ignore[assignment]
+    """Pins or unpins a thread; pinned threads rank first on resume and never expire."""
+    RecordThreadUse: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.RecordThreadUseRequest, _thread_store_service_pb2.RecordThreadUseResponse]  # type: ignore[assignment]
+    """Records that a thread was resumed or used (its last use time and use count)."""
 
 class ThreadStoreServiceServicer(metaclass=_abc_1.ABCMeta):
     """The ThreadStore owns sessions and working memory, the transcript archive (the
@@ -146,6 +154,22 @@ class ThreadStoreServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _thread_store_service_pb2.ForgetThreadRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_thread_store_service_pb2.ForgetThreadResponse, _abc.Awaitable[_thread_store_service_pb2.ForgetThreadResponse]]:
-        """Forgets a thread: its digest, loops and graph nodes."""
+        """Forgets a thread: its digest, loops, graph contributions and archived turns."""
+
+    @_abc_1.abstractmethod
+    def PinThread(
+        self,
+        request: _thread_store_service_pb2.PinThreadRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_thread_store_service_pb2.PinThreadResponse, _abc.Awaitable[_thread_store_service_pb2.PinThreadResponse]]:
+        """Pins or unpins a thread; pinned threads rank first on resume and never expire."""
+
+    @_abc_1.abstractmethod
+    def RecordThreadUse(
+        self,
+        request: _thread_store_service_pb2.RecordThreadUseRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_thread_store_service_pb2.RecordThreadUseResponse, _abc.Awaitable[_thread_store_service_pb2.RecordThreadUseResponse]]:
+        """Records that a thread was resumed or used (its last use time and use count)."""
 
 def add_ThreadStoreServiceServicer_to_server(servicer: ThreadStoreServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
