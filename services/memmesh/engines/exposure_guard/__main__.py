@@ -1,0 +1,3 @@
+from memmesh.engines.exposure_guard.main import main
+
+main()

@@ -1,0 +1,141 @@
+"""The filter (seed 001 §2.11.11, Q16): what may leave on a channel, and which rules held what back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import NamedTuple
+
+from memmesh.engines.exposure_guard.matching import Item, RuleMatcher
+from memmesh.engines.exposure_guard.rules import Channel, Exposure, RuleId, RuleKind
+
+# Hit names besides the rule kinds: the exposure level and the channel rule.
+INTERNAL_ONLY = "INTERNAL_ONLY"
+SAFE_TO_TEXT_ON_VOICE = "SAFE_TO_TEXT_ON_VOICE"
+
+
+@dataclass(frozen=True, slots=True)
+class Exposed:
+    """An item with what the filter needs beyond the rule targets."""
+
+    item: Item
+    exposure: Exposure
+    pull_only: bool = False
+
+
+class HitKey(NamedTuple):
+    """What held items back: a rule (kind, target type, target) or an exposure or channel
+    rule (name, 0, ''). The atom's own pull-only flag is (PULL_ONLY, 0, '')."""
+
+    rule: str
+    target_type: int
+    target: str
+
+
+@dataclass(frozen=True)
+class FilterOutcome:
+    allowed_item_ids: tuple[str, ...]
+    hits: tuple[tuple[HitKey, int], ...]
+    do_not_mention_hits: int
+
+
+@dataclass(frozen=True)
+class CompiledRules:
+    """A user's rules, compiled once per rule set and reused by every call."""
+
+    do_not_mention: RuleMatcher
+    pull_only: RuleMatcher
+    do_not_store: RuleMatcher
+    # Every rule that can hold back a filtered item, for the one fast check per item.
+    surfacing: RuleMatcher
+
+    @classmethod
+    def of(cls, rules: Iterable[RuleId]) -> CompiledRules:
+        """Compile rule ids of every kind."""
+        grouped: dict[RuleKind, list[RuleId]] = {kind: [] for kind in RuleKind}
+        for rule in rules:
+            grouped[rule.kind].append(rule)
+        return cls(
+            RuleMatcher.of(grouped[RuleKind.DO_NOT_MENTION]),
+            RuleMatcher.of(grouped[RuleKind.PULL_ONLY]),
+            RuleMatcher.of(grouped[RuleKind.DO_NOT_STORE]),
+            RuleMatcher.of(grouped[RuleKind.DO_NOT_MENTION] + grouped[RuleKind.PULL_ONLY]),
+        )
+
+
+_ITEM = attrgetter("item")
+_FLAG_PULL_ONLY = HitKey(RuleKind.PULL_ONLY.value, 0, "")
+_HIT_INTERNAL = HitKey(INTERNAL_ONLY, 0, "")
+_HIT_TEXT_ON_VOICE = HitKey(SAFE_TO_TEXT_ON_VOICE, 0, "")
+
+
+def _hit_key(rule: RuleId) -> HitKey:
+    return HitKey(rule.kind.value, int(rule.target_type), rule.target)
+
+
+def may_travel(exposure: Exposure, channel: Channel, speak_text_allowed: bool) -> bool:
+    """Exposure and channel rules: INTERNAL_ONLY (and UNSPECIFIED) never; SAFE_TO_TEXT not
+    spoken unless the user's contact preference allows it."""
+    if exposure is Exposure.SAFE_TO_SPEAK:
+        return True
+    if exposure is Exposure.SAFE_TO_TEXT:
+        return channel is Channel.TEXT or speak_text_allowed
+    return False
+
+
+def filter_items(
+    rules: CompiledRules,
+    items: Sequence[Exposed],
+    channel: Channel,
+    *,
+    speak_text_allowed: bool,
+    user_asked: bool,
+) -> FilterOutcome:
+    """Allowed ids in request order; every reason that held an item back is counted."""
+    surfacing = rules.surfacing
+    plain = list(map(_ITEM, items)) if not surfacing.empty else []
+    topic_hits = surfacing.topic_matches(plain) if surfacing.probes else {}
+    touched = surfacing.touched_by_ids(plain) if plain else set()
+    touched.update(topic_hits)
+    text_passes = channel is Channel.TEXT or speak_text_allowed
+    pull_blocks = not user_asked
+    speak, text = Exposure.SAFE_TO_SPEAK, Exposure.SAFE_TO_TEXT
+    allowed: list[str] = []
+    rule_counts: dict[HitKey, int] = {}
+    internal = text_on_voice = flagged = suppressed = 0
+    for index, exposed in enumerate(items):
+        exposure = exposed.exposure
+        blocked = False
+        if exposure is not speak:
+            if exposure is not text:
+                internal += 1
+                blocked = True
+            elif not text_passes:
+                text_on_voice += 1
+                blocked = True
+        if pull_blocks and exposed.pull_only:
+            flagged += 1
+            blocked = True
+        if index in touched:
+            matched = sorted(surfacing.id_matches(exposed.item) | topic_hits.get(index, set()))
+            mentioned = [rule for rule in matched if rule.kind is RuleKind.DO_NOT_MENTION]
+            held = mentioned + [rule for rule in matched if pull_blocks and rule.kind is RuleKind.PULL_ONLY]
+            if mentioned:
+                suppressed += 1
+            for rule in held:
+                key = _hit_key(rule)
+                rule_counts[key] = rule_counts.get(key, 0) + 1
+            blocked = blocked or bool(held)
+        if not blocked:
+            allowed.append(exposed.item.item_id)
+    for key, count in ((_HIT_INTERNAL, internal), (_HIT_TEXT_ON_VOICE, text_on_voice), (_FLAG_PULL_ONLY, flagged)):
+        if count:
+            rule_counts[key] = count
+    return FilterOutcome(tuple(allowed), tuple(sorted(rule_counts.items())), suppressed)
+
+
+def store_blocked_by(rules: CompiledRules, item: Item) -> RuleId | None:
+    """The first do-not-store rule (by kind, target type, target) that forbids storing the item."""
+    found = rules.do_not_store.matches([item])[0]
+    return found[0] if found else None

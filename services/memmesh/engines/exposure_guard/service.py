@@ -1,0 +1,137 @@
+"""Use cases of the ExposureGuard: rules in (ledger first, then store, then cache), decisions out."""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Protocol
+
+from memmesh.engines.exposure_guard.events import RULE_REMOVED, RULE_SET, RuleEvent, rule_event
+from memmesh.engines.exposure_guard.filtering import (
+    CompiledRules,
+    Exposed,
+    FilterOutcome,
+    filter_items,
+    store_blocked_by,
+)
+from memmesh.engines.exposure_guard.matching import Item
+from memmesh.engines.exposure_guard.recall import RecallSummary, SummaryAtom, recall_summary
+from memmesh.engines.exposure_guard.rules import Channel, Rule, RuleId, RuleKind, TargetType
+from memmesh.engines.exposure_guard.store import RuleStore
+from memmesh.storage.cache import Cache, user_key
+
+
+class RuleLedger(Protocol):
+    """What the ExposureGuard needs from the Ledger engine."""
+
+    async def record(self, tenant_id: str, user_id: str, event: RuleEvent) -> None: ...
+
+
+def encode_rules(rules: Sequence[Rule]) -> bytes:
+    """Rules as cached: canonical JSON in rule order."""
+    rows = [[r.id.kind.value, int(r.id.target_type), r.id.target, r.create_time_us] for r in rules]
+    return json.dumps(rows, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def decode_rules(data: bytes) -> list[Rule]:
+    """Rules from their cached form."""
+    return [Rule(RuleId(RuleKind(k), TargetType(t), target), us) for k, t, target, us in json.loads(data)]
+
+
+class ExposureGuardService:
+    """Holds no user data itself: rules live in the store, a copy per user in the cache
+    (Filter runs every turn), and compiled rule sets in a small in-process LRU."""
+
+    def __init__(
+        self, store: RuleStore, ledger: RuleLedger, cache: Cache, cache_ttl_s: int = 300, compiled_entries: int = 4096
+    ) -> None:
+        self._store = store
+        self._ledger = ledger
+        self._cache = cache
+        self._cache_ttl_s = cache_ttl_s
+        self._compiled: OrderedDict[bytes, CompiledRules] = OrderedDict()
+        self._compiled_entries = compiled_entries
+
+    async def list_rules(self, tenant_id: str, user_id: str) -> list[Rule]:
+        """The user's rules, sorted by kind, target type, target."""
+        return decode_rules(await self._encoded_rules(tenant_id, user_id))
+
+    async def set_rule(
+        self, tenant_id: str, user_id: str, rule_id: RuleId, reason_code: str, now_us: int
+    ) -> tuple[Rule, bool]:
+        """Record the change on the ledger, then store it; (rule, created)."""
+        existing = await self._store.get_rule(tenant_id, user_id, rule_id)
+        created = False
+        if existing is None:
+            await self._ledger.record(tenant_id, user_id, rule_event(RULE_SET, tenant_id, user_id, rule_id, reason_code, now_us))
+            created = await self._store.add_rule(tenant_id, user_id, Rule(rule_id, now_us))
+            existing = await self._store.get_rule(tenant_id, user_id, rule_id)
+        # Refreshed on every call, so a retry after a failed cache write heals it.
+        await self._refresh_cache(tenant_id, user_id)
+        return existing or Rule(rule_id, now_us), created
+
+    async def remove_rule(self, tenant_id: str, user_id: str, rule_id: RuleId, reason_code: str, now_us: int) -> bool:
+        """Record the removal on the ledger, then delete; False when there was no such rule."""
+        removed = False
+        if await self._store.get_rule(tenant_id, user_id, rule_id) is not None:
+            event = rule_event(RULE_REMOVED, tenant_id, user_id, rule_id, reason_code, now_us)
+            await self._ledger.record(tenant_id, user_id, event)
+            removed = await self._store.remove_rule(tenant_id, user_id, rule_id)
+        await self._refresh_cache(tenant_id, user_id)
+        return removed
+
+    async def filter(
+        self,
+        tenant_id: str,
+        user_id: str,
+        items: Sequence[Exposed],
+        channel: Channel,
+        *,
+        speak_text_allowed: bool,
+        user_asked: bool,
+    ) -> FilterOutcome:
+        """What may pass on the channel under the user's rules."""
+        rules = await self._compiled_rules(tenant_id, user_id)
+        return filter_items(rules, items, channel, speak_text_allowed=speak_text_allowed, user_asked=user_asked)
+
+    async def check_store(self, tenant_id: str, user_id: str, fact: Item) -> Rule | None:
+        """The do-not-store rule forbidding the fact, if any."""
+        blocking = store_blocked_by(await self._compiled_rules(tenant_id, user_id), fact)
+        if blocking is None:
+            return None
+        rules = {rule.id: rule for rule in await self.list_rules(tenant_id, user_id)}
+        return rules.get(blocking, Rule(blocking, 0))
+
+    async def recall_summary(
+        self, tenant_id: str, user_id: str, atoms: Sequence[SummaryAtom], channel: Channel, *, speak_text_allowed: bool
+    ) -> RecallSummary:
+        """The bounded safe summary of the given atoms."""
+        rules = await self._compiled_rules(tenant_id, user_id)
+        return recall_summary(rules, atoms, channel, speak_text_allowed=speak_text_allowed)
+
+    async def _encoded_rules(self, tenant_id: str, user_id: str) -> bytes:
+        key = user_key(tenant_id, user_id, "exposure_rules")
+        cached = await self._cache.get(key)
+        if cached is not None:
+            return cached
+        encoded = encode_rules(await self._store.list_rules(tenant_id, user_id))
+        # Set-if-absent: a fill never overwrites what a rule change wrote meanwhile.
+        await self._cache.add(key, encoded, self._cache_ttl_s)
+        return encoded
+
+    async def _refresh_cache(self, tenant_id: str, user_id: str) -> None:
+        encoded = encode_rules(await self._store.list_rules(tenant_id, user_id))
+        await self._cache.set(user_key(tenant_id, user_id, "exposure_rules"), encoded, self._cache_ttl_s)
+
+    async def _compiled_rules(self, tenant_id: str, user_id: str) -> CompiledRules:
+        encoded = await self._encoded_rules(tenant_id, user_id)
+        compiled = self._compiled.get(encoded)
+        if compiled is not None:
+            self._compiled.move_to_end(encoded)
+            return compiled
+        compiled = CompiledRules.of(rule.id for rule in decode_rules(encoded))
+        self._compiled[encoded] = compiled
+        while len(self._compiled) > self._compiled_entries:
+            self._compiled.popitem(last=False)
+        return compiled

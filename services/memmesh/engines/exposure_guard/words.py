@@ -1,0 +1,65 @@
+"""Word-level topic matching: case-insensitive, whole words, plurals and possessives tolerated."""
+
+from __future__ import annotations
+
+import re
+
+_TOKEN = re.compile(r"[\w']+")
+_WORD_CHAR = re.compile(r"[\w']")
+_WORD_REST = re.compile(r"[\w']*")
+
+
+def stem(word: str) -> str:
+    """A crude, symmetric stem: the same function runs on rule topics and on item text, so
+    'sisters', "sister's" and 'sister' meet, as do 'parties'/'party' and 'boxes'/'box'."""
+    word = word.strip("'")
+    if word.endswith("'s"):
+        word = word[:-2]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def fold(text: str) -> str:
+    """Case-folded text with typographic apostrophes made plain, as words are compared."""
+    return text.casefold().replace("\u2019", "'")
+
+
+def stems(folded: str) -> tuple[str, ...]:
+    """Stems of the words of a folded text, in order."""
+    return tuple(s for s in map(stem, _TOKEN.findall(folded)) if s)
+
+
+def probe_of(phrase: tuple[str, ...]) -> str:
+    """A substring every word whose stem is the phrase's longest stem starts with (after leading
+    quotes): the stem itself, less its 'y' for stems of '-ies' words."""
+    longest = longest_stem(phrase)
+    return longest[:-1] if longest.endswith("y") and len(longest) > 1 else longest
+
+
+def longest_stem(phrase: tuple[str, ...]) -> str:
+    """The stem a phrase is probed by (the longest, the first among equals)."""
+    return max(phrase, key=len)
+
+
+def word_at(folded: str, position: int) -> str | None:
+    """The whole word (a run of word characters and quotes) starting at position, leading quotes
+    included; None when position is inside a word rather than at its start."""
+    start = position
+    while start and folded[start - 1] == "'":
+        start -= 1
+    if start and _WORD_CHAR.match(folded, start - 1):
+        return None
+    end = _WORD_REST.match(folded, position).end()  # type: ignore[union-attr]
+    return folded[start:end]
+
+
+def has_phrase(folded: str, phrase: tuple[str, ...]) -> bool:
+    """True when the folded text holds the phrase (stems) as consecutive whole words."""
+    words = stems(folded)
+    width = len(phrase)
+    return any(words[i : i + width] == phrase for i in range(len(words) - width + 1))
