@@ -1,0 +1,3 @@
+from memmesh.engines.retrieval_ranker.main import main
+
+main()

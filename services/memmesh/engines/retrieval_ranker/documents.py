@@ -1,0 +1,69 @@
+"""Indexed documents as the domain sees them: id, kind, terms, ranking signals, opaque payload."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class Kind(IntEnum):
+    """Kind of indexed document (values equal the proto enum's)."""
+
+    ATOM = 1
+    TURN = 2
+    DIGEST = 3
+
+
+@dataclass(frozen=True)
+class AtomSignals:
+    """The seed 001 §2.11.9 ranking signals of an atom."""
+
+    pinned: bool = False
+    # Provenance priority: 4 verified, 3 user-stated, 2 tool-derived, 1 inferred, 0 unknown.
+    provenance: int = 0
+    confidence_bp: int = 0
+    last_use_us: int = 0
+    use_count: int = 0
+    # Replaced by a newer atom of the same key: indexed (rebuilds stay equal), never returned.
+    superseded: bool = False
+
+
+@dataclass(frozen=True)
+class IndexDoc:
+    """One document: `terms` are its stemmed index terms (with field boosts already
+    applied as repetitions), `payload` the canonical serialized document returned to callers."""
+
+    doc_id: str
+    kind: Kind
+    terms: tuple[str, ...]
+    time_us: int
+    signals: AtomSignals
+    payload: bytes
+
+
+@dataclass(frozen=True)
+class Caps:
+    """How many candidates of each kind one retrieval may return."""
+
+    max_atoms: int
+    max_turns: int
+    max_digests: int
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A returned document with its integer relevance and relevance band."""
+
+    doc: IndexDoc
+    relevance_micros: int
+    tier: int
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """Candidates of one retrieval, each list in its final order."""
+
+    atoms: tuple[Candidate, ...]
+    turns: tuple[Candidate, ...]
+    digests: tuple[Candidate, ...]
+    generic_query: bool

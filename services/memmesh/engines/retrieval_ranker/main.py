@@ -1,0 +1,56 @@
+"""Composition root of the RetrievalRanker: settings -> store, index source -> service -> server."""
+
+from __future__ import annotations
+
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as atom_grpc
+from memmesh.engines.retrieval_ranker import mapping
+from memmesh.engines.retrieval_ranker.service import RankerService
+from memmesh.engines.retrieval_ranker.servicer import RetrievalRankerServicer
+from memmesh.engines.retrieval_ranker.settings import RankerSettings
+from memmesh.engines.retrieval_ranker.sources import GrpcIndexSource
+from memmesh.engines.retrieval_ranker.store import open_ranker_store
+from memmesh.engines.retrieval_ranker.text import Analyzer
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as pb_grpc
+from memmesh.runtime.channels import engine_channel
+from memmesh.runtime.engine import BuiltEngine, run_engine
+from memmesh.runtime.server import ServiceRegistration
+from memmesh.runtime.settings import MeshSettings
+from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["RetrievalRankerService"].full_name
+
+
+async def build(settings: MeshSettings) -> BuiltEngine:
+    """Wire the ranker from settings."""
+    own = RankerSettings()
+    store = await open_ranker_store(settings)
+    analyzer = Analyzer()
+    channels = [
+        engine_channel(settings.addr_of(engine), settings.internal_token, settings.default_call_timeout_s)
+        for engine in ("atom_extractor", "thread_store")
+    ]
+    source = GrpcIndexSource(
+        atom_grpc.AtomExtractorServiceStub(channels[0]), thread_grpc.ThreadStoreServiceStub(channels[1]), analyzer
+    )
+    service = RankerService(store, source, analyzer, mapping.decoder(analyzer), own.max_cached_users)
+
+    async def close() -> None:
+        for channel in channels:
+            await channel.close()
+        await store.close()
+
+    return BuiltEngine(
+        registrations=[
+            ServiceRegistration(
+                RetrievalRankerServicer(service, analyzer),
+                pb_grpc.add_RetrievalRankerServiceServicer_to_server,
+                SERVICE_NAME,
+            )
+        ],
+        close=close,
+    )
+
+
+def main() -> None:
+    run_engine("retrieval_ranker", build)

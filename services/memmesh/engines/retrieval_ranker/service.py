@@ -1,0 +1,153 @@
+"""Use cases of the ranker: keep per-user indexes in step with the store, and answer from them."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from memmesh.engines.retrieval_ranker.documents import Caps, IndexDoc, Kind, Retrieval
+from memmesh.engines.retrieval_ranker.store import RankerStore, StoredDoc
+from memmesh.engines.retrieval_ranker.text import Analyzer
+from memmesh.engines.retrieval_ranker.user_index import UserIndex
+
+UserKey = tuple[str, str]
+
+
+class IndexSource(Protocol):
+    """Where a user's index is rebuilt from: the capsule's atoms and the archive."""
+
+    def documents(self, tenant_id: str, user_id: str) -> AsyncIterator[IndexDoc]:
+        """Every document the user's index should hold; raises DependencyFailed when unreachable."""
+        ...
+
+
+@dataclass(frozen=True)
+class IndexSummary:
+    """Counts and checksum of a user's index."""
+
+    counts: dict[Kind, int]
+    checksum: str
+
+    @property
+    def document_count(self) -> int:
+        return sum(self.counts.values())
+
+
+def _stored(doc: IndexDoc) -> StoredDoc:
+    return StoredDoc(doc.doc_id, doc.kind.value, doc.payload)
+
+
+def _summary(index: UserIndex) -> IndexSummary:
+    return IndexSummary({kind: index.count(kind) for kind in Kind}, index.checksum())
+
+
+class RankerService:
+    """The store is the truth; each process keeps a bounded LRU of user indexes and, before
+    every read, compares the index's generation with the store's and applies what changed,
+    so a write through any process is visible to the next read (read-your-writes)."""
+
+    def __init__(
+        self,
+        store: RankerStore,
+        source: IndexSource,
+        analyzer: Analyzer,
+        decode: Callable[[StoredDoc], IndexDoc],
+        max_cached_users: int = 64,
+    ) -> None:
+        self._store = store
+        self._source = source
+        self._analyzer = analyzer
+        self._decode = decode
+        self._max_cached_users = max_cached_users
+        self._indexes: OrderedDict[UserKey, UserIndex] = OrderedDict()
+
+    def _remember(self, key: UserKey, index: UserIndex) -> UserIndex:
+        self._indexes[key] = index
+        self._indexes.move_to_end(key)
+        while len(self._indexes) > self._max_cached_users:
+            self._indexes.popitem(last=False)
+        return index
+
+    async def _current(self, tenant_id: str, user_id: str) -> UserIndex:
+        """The user's index, caught up with the store's generation as of this call."""
+        key = (tenant_id, user_id)
+        while True:
+            generation = await self._store.generation(tenant_id, user_id)
+            index = self._indexes.get(key)
+            if index is not None and index.generation >= generation:
+                self._indexes.move_to_end(key)
+                return index
+            if index is None:
+                break
+            base = index.generation
+            changes = await self._store.changes_since(tenant_id, user_id, base)
+            if changes is None:
+                break
+            if self._indexes.get(key) is index and index.generation == base:
+                # Applied without awaiting, so no other coroutine sees half of it.
+                for doc_id in changes.removed:
+                    index.remove(doc_id)
+                for stored in changes.upserted:
+                    index.upsert(self._decode(stored))
+                index.generation = changes.generation
+                return self._remember(key, index)
+            # A write moved the index while the changes were read: read them again.
+        snapshot = await self._store.load(tenant_id, user_id)
+        latest = self._indexes.get(key)
+        if latest is not None and latest.generation >= snapshot.generation:
+            return latest
+        fresh = UserIndex(snapshot.generation, (self._decode(stored) for stored in snapshot.docs))
+        return self._remember(key, fresh)
+
+    def _apply_write(self, key: UserKey, generation: int, apply: Callable[[UserIndex], None]) -> None:
+        # The cached index follows the write only when it was exactly one generation
+        # behind; otherwise the next read catches up from the store.
+        index = self._indexes.get(key)
+        if index is not None and index.generation == generation - 1:
+            apply(index)
+            index.generation = generation
+
+    async def upsert(self, tenant_id: str, user_id: str, docs: Sequence[IndexDoc]) -> int:
+        """Store and index documents; returns how many were written."""
+        generation = await self._store.upsert(tenant_id, user_id, [_stored(d) for d in docs])
+
+        def apply(index: UserIndex) -> None:
+            for doc in docs:
+                index.upsert(doc)
+
+        self._apply_write((tenant_id, user_id), generation, apply)
+        return len(docs)
+
+    async def remove(self, tenant_id: str, user_id: str, doc_ids: Sequence[str]) -> int:
+        """Delete documents from the store and the index; returns how many existed."""
+        if not doc_ids:
+            return 0
+        removed, generation = await self._store.remove(tenant_id, user_id, doc_ids)
+
+        def apply(index: UserIndex) -> None:
+            for doc_id in removed:
+                index.remove(doc_id)
+
+        self._apply_write((tenant_id, user_id), generation, apply)
+        return len(removed)
+
+    async def retrieve(self, tenant_id: str, user_id: str, query: str, caps: Caps) -> Retrieval:
+        """Candidates for the query within caps, from the user's index as of now."""
+        index = await self._current(tenant_id, user_id)
+        return index.retrieve(self._analyzer.query_terms(query), caps)
+
+    async def reindex(self, tenant_id: str, user_id: str) -> IndexSummary:
+        """Rebuild the user's index from the source; the old index stays if the source fails."""
+        docs: dict[str, IndexDoc] = {}
+        async for doc in self._source.documents(tenant_id, user_id):
+            docs[doc.doc_id] = doc
+        ordered = [docs[doc_id] for doc_id in sorted(docs)]
+        generation = await self._store.replace_all(tenant_id, user_id, [_stored(d) for d in ordered])
+        index = self._remember((tenant_id, user_id), UserIndex(generation, ordered))
+        return _summary(index)
+
+    async def describe(self, tenant_id: str, user_id: str) -> IndexSummary:
+        """Counts and checksum of the user's live index."""
+        return _summary(await self._current(tenant_id, user_id))

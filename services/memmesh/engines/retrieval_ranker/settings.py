@@ -1,0 +1,15 @@
+"""Settings of the RetrievalRanker engine (environment prefix MEMMESH_RETRIEVAL_RANKER_)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class RankerSettings(BaseSettings):
+    """Defaults suit one process on a small machine."""
+
+    model_config = SettingsConfigDict(env_prefix="MEMMESH_RETRIEVAL_RANKER_", extra="ignore")
+
+    # Users whose index stays in memory; a 10,000-atom + 10,000-turn user takes about 40 MB.
+    max_cached_users: int = Field(default=64, ge=1)

@@ -1,0 +1,60 @@
+"""The index source over gRPC: the capsule (AtomExtractor.ListAtoms) and the archive
+(ThreadStore.ListArchive), both read page by page."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import grpc
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as atom_pb
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as atom_grpc
+from memmesh.common.v1 import scope_pb2
+from memmesh.engines.retrieval_ranker import mapping
+from memmesh.engines.retrieval_ranker.documents import IndexDoc
+from memmesh.engines.retrieval_ranker.text import Analyzer
+from memmesh.runtime.errors import DependencyFailed
+from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
+from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc
+
+ATOM_PAGE_SIZE = 1000
+ARCHIVE_PAGE_SIZE = 5000
+
+
+class GrpcIndexSource:
+    """Reads every atom, turn and digest of a user from the engines that own them."""
+
+    def __init__(
+        self,
+        atoms: atom_grpc.AtomExtractorServiceStub,
+        archive: thread_grpc.ThreadStoreServiceStub,
+        analyzer: Analyzer,
+    ) -> None:
+        self._atoms = atoms
+        self._archive = archive
+        self._analyzer = analyzer
+
+    async def documents(self, tenant_id: str, user_id: str) -> AsyncIterator[IndexDoc]:
+        scope = scope_pb2.UserScope(tenant_id=tenant_id, user_id=user_id)
+        try:
+            token = ""
+            while True:
+                page = await self._atoms.ListAtoms(
+                    atom_pb.ListAtomsRequest(scope=scope, page_size=ATOM_PAGE_SIZE, page_token=token)
+                )
+                for atom in page.atoms:
+                    yield mapping.index_doc(mapping.document_of_atom(atom), self._analyzer)
+                if not (token := page.next_page_token):
+                    break
+            token = ""
+            while True:
+                archive = await self._archive.ListArchive(
+                    thread_pb.ListArchiveRequest(scope=scope, page_size=ARCHIVE_PAGE_SIZE, page_token=token)
+                )
+                for turn in archive.turns:
+                    yield mapping.index_doc(mapping.document_of_turn(turn), self._analyzer)
+                for digest in archive.digests:
+                    yield mapping.index_doc(mapping.document_of_digest(digest), self._analyzer)
+                if not (token := archive.next_page_token):
+                    break
+        except grpc.aio.AioRpcError as error:
+            raise DependencyFailed(f"index source failed: {error.code().name}") from error

@@ -1,0 +1,82 @@
+"""The ranker's storage port (documents with per-user generations) and its adapters."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from memmesh.runtime.settings import MeshSettings
+
+
+@dataclass(frozen=True)
+class StoredDoc:
+    """A document as stored: the postings are rebuilt from the payload on load."""
+
+    doc_id: str
+    kind: int
+    payload: bytes
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Every document of a user and the generation they make up."""
+
+    generation: int
+    docs: list[StoredDoc]
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What changed after a generation: documents written and ids removed since."""
+
+    generation: int
+    upserted: list[StoredDoc]
+    removed: list[str]
+
+
+class RankerStore(Protocol):
+    """Per-user documents. Every change raises the user's generation by one, so a process
+    holding an index in memory can tell it is behind and catch up (several processes of
+    the engine may serve one user)."""
+
+    async def generation(self, tenant_id: str, user_id: str) -> int:
+        """The user's current generation; 0 for a user never written."""
+        ...
+
+    async def upsert(self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]) -> int:
+        """Write documents (replacing same ids) atomically; returns the new generation."""
+        ...
+
+    async def remove(self, tenant_id: str, user_id: str, doc_ids: Sequence[str]) -> tuple[list[str], int]:
+        """Delete documents; returns the ids that existed (sorted) and the generation after."""
+        ...
+
+    async def replace_all(self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]) -> int:
+        """Replace every document of the user atomically (reindex); returns the new generation."""
+        ...
+
+    async def load(self, tenant_id: str, user_id: str) -> Snapshot:
+        """Every document of the user, consistent with the generation returned."""
+        ...
+
+    async def changes_since(self, tenant_id: str, user_id: str, generation: int) -> Changes | None:
+        """Changes after `generation`, or None when a replace_all happened since (load instead)."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+async def open_ranker_store(settings: MeshSettings) -> RankerStore:
+    """SQLite under data_dir by default, PostgreSQL for a postgresql:// URL."""
+    match settings.storage_url:
+        case "sqlite":
+            from memmesh.engines.retrieval_ranker.sqlite_store import SqliteRankerStore
+
+            return SqliteRankerStore.open(settings.sqlite_path("retrieval_ranker"))
+        case url if url.startswith(("postgresql://", "postgres://")):
+            from memmesh.engines.retrieval_ranker.postgres_store import PostgresRankerStore
+
+            return await PostgresRankerStore.open(url)
+        case other:
+            raise ValueError(f"unsupported storage_url {other!r}")

@@ -1,0 +1,61 @@
+"""One user's in-memory index: an inverted index per document kind, and its checksum."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable
+
+from memmesh.engines.retrieval_ranker.bm25 import KindIndex
+from memmesh.engines.retrieval_ranker.documents import Caps, IndexDoc, Kind, Retrieval
+from memmesh.engines.retrieval_ranker.ranking import select_atoms, select_by_relevance
+
+
+class UserIndex:
+    """Documents of one (tenant, user); `generation` is the store generation it reflects."""
+
+    def __init__(self, generation: int = 0, docs: Iterable[IndexDoc] = ()) -> None:
+        self.generation = generation
+        self._kinds = {kind: KindIndex() for kind in Kind}
+        for doc in docs:
+            self.upsert(doc)
+
+    def _find(self, doc_id: str) -> KindIndex | None:
+        return next((index for index in self._kinds.values() if doc_id in index), None)
+
+    def upsert(self, doc: IndexDoc) -> None:
+        """Index a document; an id is unique across kinds, so a same-id document of another kind goes."""
+        holder = self._find(doc.doc_id)
+        if holder is not None and holder is not self._kinds[doc.kind]:
+            holder.remove(doc.doc_id)
+        self._kinds[doc.kind].add(doc)
+
+    def remove(self, doc_id: str) -> bool:
+        """Drop a document; True when it was indexed."""
+        holder = self._find(doc_id)
+        return holder is not None and holder.remove(doc_id) is not None
+
+    def count(self, kind: Kind | None = None) -> int:
+        """Documents of a kind, or of every kind."""
+        if kind is not None:
+            return len(self._kinds[kind])
+        return sum(len(index) for index in self._kinds.values())
+
+    def retrieve(self, query_terms: tuple[str, ...], caps: Caps) -> Retrieval:
+        """Candidates for the query terms within caps (see ranking.py for the rule)."""
+        return Retrieval(
+            atoms=select_atoms(self._kinds[Kind.ATOM], query_terms, caps.max_atoms),
+            turns=select_by_relevance(self._kinds[Kind.TURN], query_terms, caps.max_turns) if query_terms else (),
+            digests=select_by_relevance(self._kinds[Kind.DIGEST], query_terms, caps.max_digests),
+            generic_query=not query_terms,
+        )
+
+    def checksum(self) -> str:
+        """SHA-256 hex over every document's id, kind, payload and term counts, in id order."""
+        digest = hashlib.sha256()
+        docs = sorted((doc for index in self._kinds.values() for doc in index.docs()), key=lambda d: d.doc_id)
+        for doc in docs:
+            terms = ",".join(f"{term}={count}" for term, count in sorted(Counter(doc.terms).items()))
+            digest.update(f"{doc.doc_id}\x1f{doc.kind.value}\x1f{terms}\x1f".encode())
+            digest.update(hashlib.sha256(doc.payload).digest())
+        return digest.hexdigest()

@@ -1,0 +1,118 @@
+"""One contract suite for the ranker's storage port, on SQLite and on PostgreSQL, plus the
+service over each real store (two processes sharing one store)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from memmesh.engines.retrieval_ranker import mapping
+from memmesh.engines.retrieval_ranker.documents import Caps
+from memmesh.engines.retrieval_ranker.postgres_store import PostgresRankerStore
+from memmesh.engines.retrieval_ranker.service import RankerService
+from memmesh.engines.retrieval_ranker.sqlite_store import SqliteRankerStore
+from memmesh.engines.retrieval_ranker.store import Changes, RankerStore, StoredDoc
+from memmesh.engines.retrieval_ranker.text import Analyzer
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
+
+
+@pytest_asyncio.fixture(params=["sqlite", "postgres"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[RankerStore]:
+    if request.param == "sqlite":
+        opened: RankerStore = SqliteRankerStore.open(tmp_path / "retrieval_ranker.sqlite3")
+    else:
+        opened = await PostgresRankerStore.open(request.getfixturevalue("postgres_url"))
+    yield opened
+    await opened.close()
+
+
+def user() -> tuple[str, str]:
+    token = uuid.uuid4().hex[:12]
+    return f"t-{token}", f"u-{token}"
+
+
+def doc(doc_id: str, payload: bytes = b"p", kind: int = 1) -> StoredDoc:
+    return StoredDoc(doc_id, kind, payload)
+
+
+async def test_unknown_user_is_empty_at_generation_zero(store: RankerStore) -> None:
+    who = user()
+    assert await store.generation(*who) == 0
+    snapshot = await store.load(*who)
+    assert (snapshot.generation, snapshot.docs) == (0, [])
+    assert await store.changes_since(*who, 0) == Changes(0, [], [])
+
+
+async def test_every_write_raises_the_generation_and_load_returns_the_documents(store: RankerStore) -> None:
+    who = user()
+    assert await store.upsert(*who, [doc("b", b"2"), doc("a", b"\x00\xff")]) == 1
+    assert await store.upsert(*who, [doc("a", b"3", kind=2)]) == 2
+    snapshot = await store.load(*who)
+    assert snapshot.generation == 2
+    assert snapshot.docs == [doc("a", b"3", kind=2), doc("b", b"2")]
+
+
+async def test_changes_since_lists_writes_and_removals_after_a_generation(store: RankerStore) -> None:
+    who = user()
+    await store.upsert(*who, [doc("a"), doc("b"), doc("c")])
+    await store.upsert(*who, [doc("b", b"new")])
+    removed, generation = await store.remove(*who, ["c", "missing"])
+    assert (removed, generation) == (["c"], 3)
+    assert await store.changes_since(*who, 1) == Changes(3, [doc("b", b"new")], ["c"])
+    assert await store.changes_since(*who, 3) == Changes(3, [], [])
+    await store.upsert(*who, [doc("c", b"back")])
+    assert await store.changes_since(*who, 3) == Changes(4, [doc("c", b"back")], [])
+
+
+async def test_remove_deletes_the_documents(store: RankerStore) -> None:
+    who = user()
+    await store.upsert(*who, [doc("a"), doc("b")])
+    removed, _ = await store.remove(*who, ["a", "b", "a"])
+    assert removed == ["a", "b"]
+    assert (await store.load(*who)).docs == []
+    assert (await store.remove(*who, ["a"]))[0] == []
+
+
+async def test_replace_all_swaps_the_documents_and_forces_a_full_load(store: RankerStore) -> None:
+    who = user()
+    await store.upsert(*who, [doc("a"), doc("b")])
+    await store.remove(*who, ["b"])
+    generation = await store.replace_all(*who, [doc("x"), doc("y")])
+    assert generation == 3
+    assert await store.changes_since(*who, 2) is None
+    assert await store.changes_since(*who, 3) == Changes(3, [], [])
+    assert (await store.load(*who)).docs == [doc("x"), doc("y")]
+
+
+async def test_users_are_isolated(store: RankerStore) -> None:
+    first, second = user(), user()
+    await store.upsert(*first, [doc("a")])
+    await store.remove(*second, ["a"])
+    assert (await store.load(*first)).docs == [doc("a")]
+    assert (await store.load(*second)).docs == []
+    assert await store.generation(*first) == 1
+
+
+class _NoSource:
+    async def documents(self, tenant_id: str, user_id: str):  # type: ignore[no-untyped-def]
+        return
+        yield
+
+
+async def test_two_processes_over_one_store_read_each_others_writes(store: RankerStore) -> None:
+    analyzer = Analyzer()
+    first, second = (RankerService(store, _NoSource(), analyzer, mapping.decoder(analyzer)) for _ in range(2))
+    who, caps = user(), Caps(20, 5, 0)
+
+    def atom_doc(doc_id: str, text: str):  # type: ignore[no-untyped-def]
+        return mapping.index_doc(mapping.canonical_document(pb.Document(doc_id=doc_id, kind=1, text=text)), analyzer)
+
+    await first.upsert(*who, [atom_doc("a1", "User likes tea.")])
+    assert [c.doc.doc_id for c in (await second.retrieve(*who, "tea", caps)).atoms] == ["a1"]
+    await second.upsert(*who, [atom_doc("a2", "User likes iced tea.")])
+    await second.remove(*who, ["a1"])
+    assert [c.doc.doc_id for c in (await first.retrieve(*who, "tea", caps)).atoms] == ["a2"]
+    assert await first.describe(*who) == await second.describe(*who)

@@ -1,0 +1,142 @@
+"""Fakes of the ranker's ports and builders of documents, for unit tests."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+
+from memmesh.common.v1 import memory_pb2
+from memmesh.engines.retrieval_ranker import mapping
+from memmesh.engines.retrieval_ranker.documents import IndexDoc
+from memmesh.engines.retrieval_ranker.service import RankerService
+from memmesh.engines.retrieval_ranker.store import Changes, Snapshot, StoredDoc
+from memmesh.engines.retrieval_ranker.text import Analyzer
+from memmesh.runtime.errors import DependencyFailed
+from memmesh.runtime.timeconv import timestamp_of
+from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
+
+TENANT, USER = "tenant-a", "user-1"
+ANALYZER = Analyzer()
+
+
+@dataclass
+class _UserDocs:
+    generation: int = 0
+    rebuilt: int = 0
+    docs: dict[str, tuple[StoredDoc, int]] = field(default_factory=dict)
+    removed: dict[str, int] = field(default_factory=dict)
+
+
+class MemoryRankerStore:
+    """The RankerStore port in memory, with the same generation rules as the real stores."""
+
+    def __init__(self) -> None:
+        self.users: dict[tuple[str, str], _UserDocs] = {}
+
+    def _user(self, tenant_id: str, user_id: str) -> _UserDocs:
+        return self.users.setdefault((tenant_id, user_id), _UserDocs())
+
+    async def generation(self, tenant_id: str, user_id: str) -> int:
+        return self._user(tenant_id, user_id).generation
+
+    async def upsert(self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]) -> int:
+        user = self._user(tenant_id, user_id)
+        user.generation += 1
+        for doc in docs:
+            user.docs[doc.doc_id] = (doc, user.generation)
+            user.removed.pop(doc.doc_id, None)
+        return user.generation
+
+    async def remove(self, tenant_id: str, user_id: str, doc_ids: Sequence[str]) -> tuple[list[str], int]:
+        user = self._user(tenant_id, user_id)
+        user.generation += 1
+        removed = sorted({d for d in doc_ids if d in user.docs})
+        for doc_id in removed:
+            del user.docs[doc_id]
+            user.removed[doc_id] = user.generation
+        return removed, user.generation
+
+    async def replace_all(self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]) -> int:
+        user = self._user(tenant_id, user_id)
+        user.generation += 1
+        user.rebuilt = user.generation
+        user.docs = {doc.doc_id: (doc, user.generation) for doc in docs}
+        user.removed = {}
+        return user.generation
+
+    async def load(self, tenant_id: str, user_id: str) -> Snapshot:
+        user = self._user(tenant_id, user_id)
+        return Snapshot(user.generation, [doc for _, (doc, _) in sorted(user.docs.items())])
+
+    async def changes_since(self, tenant_id: str, user_id: str, generation: int) -> Changes | None:
+        user = self._user(tenant_id, user_id)
+        if user.rebuilt > generation:
+            return None
+        upserted = [doc for _, (doc, g) in sorted(user.docs.items()) if g > generation]
+        removed = sorted(d for d, g in user.removed.items() if g > generation)
+        return Changes(user.generation, upserted, removed)
+
+    async def close(self) -> None:
+        return None
+
+
+class ListSource:
+    """An IndexSource over plain lists of atoms, turns and digests (the capsule and archive)."""
+
+    def __init__(self) -> None:
+        self.atoms: list[memory_pb2.Atom] = []
+        self.turns: list[memory_pb2.Turn] = []
+        self.digests: list[thread_pb.Digest] = []
+        self.down = False
+
+    async def documents(self, tenant_id: str, user_id: str) -> AsyncIterator[IndexDoc]:
+        for atom in self.atoms:
+            yield mapping.index_doc(mapping.document_of_atom(atom), ANALYZER)
+        if self.down:
+            raise DependencyFailed("archive unreachable")
+        for turn in self.turns:
+            yield mapping.index_doc(mapping.document_of_turn(turn), ANALYZER)
+        for digest in self.digests:
+            yield mapping.index_doc(mapping.document_of_digest(digest), ANALYZER)
+
+
+def atom(atom_id: str, text: str, key: str = "", **fields: object) -> memory_pb2.Atom:
+    """An active atom with the given fields (times as microseconds)."""
+    times = {name: timestamp_of(int(fields.pop(name))) for name in ("last_use_time", "create_time") if name in fields}
+    fields.setdefault("status", memory_pb2.ATOM_STATUS_ACTIVE)
+    return memory_pb2.Atom(atom_id=atom_id, key=key, text=text, **times, **fields)  # type: ignore[arg-type]
+
+
+def turn(turn_id: str, text: str, time_us: int, session_id: str = "s1") -> memory_pb2.Turn:
+    return memory_pb2.Turn(
+        turn_id=turn_id, session_id=session_id, role=memory_pb2.ROLE_USER, text=text, time=timestamp_of(time_us)
+    )
+
+
+def digest(thread_id: str, title: str, summary: str, time_us: int, evidence: Sequence[str] = ()) -> thread_pb.Digest:
+    return thread_pb.Digest(
+        thread_id=thread_id, title=title, summary=summary, evidence_turn_ids=evidence, update_time=timestamp_of(time_us)
+    )
+
+
+def atom_doc(a: memory_pb2.Atom) -> IndexDoc:
+    return mapping.index_doc(mapping.document_of_atom(a), ANALYZER)
+
+
+def turn_doc(t: memory_pb2.Turn) -> IndexDoc:
+    return mapping.index_doc(mapping.document_of_turn(t), ANALYZER)
+
+
+def digest_doc(d: thread_pb.Digest) -> IndexDoc:
+    return mapping.index_doc(mapping.document_of_digest(d), ANALYZER)
+
+
+def new_service(store: object | None = None, source: object | None = None, max_cached_users: int = 8) -> RankerService:
+    """A service over in-memory ports (or the given ones)."""
+    return RankerService(
+        store or MemoryRankerStore(),  # type: ignore[arg-type]
+        source or ListSource(),  # type: ignore[arg-type]
+        ANALYZER,
+        mapping.decoder(ANALYZER),
+        max_cached_users,
+    )

@@ -1,0 +1,118 @@
+"""The ranker's use cases over in-memory ports: read-your-writes, remove, reindex, LRU, other processes."""
+
+from __future__ import annotations
+
+import pytest
+from memmesh.engines.retrieval_ranker.documents import Caps, Kind
+from memmesh.runtime.errors import DependencyFailed
+from ranker_fakes import (
+    TENANT,
+    USER,
+    ListSource,
+    MemoryRankerStore,
+    atom,
+    atom_doc,
+    digest,
+    digest_doc,
+    new_service,
+    turn,
+    turn_doc,
+)
+
+CAPS = Caps(max_atoms=20, max_turns=5, max_digests=5)
+
+
+def ids(candidates) -> list[str]:  # type: ignore[no-untyped-def]
+    return [c.doc.doc_id for c in candidates]
+
+
+async def test_upsert_is_visible_to_the_next_retrieve() -> None:
+    service = new_service()
+    assert ids((await service.retrieve(TENANT, USER, "tea", CAPS)).atoms) == []
+    await service.upsert(TENANT, USER, [atom_doc(atom("a1", "User drinks green tea."))])
+    assert ids((await service.retrieve(TENANT, USER, "tea", CAPS)).atoms) == ["a1"]
+    await service.upsert(TENANT, USER, [atom_doc(atom("a1", "User drinks coffee now."))])
+    assert ids((await service.retrieve(TENANT, USER, "tea", CAPS)).atoms) == []
+
+
+async def test_removed_documents_are_never_returned_again() -> None:
+    store = MemoryRankerStore()
+    service = new_service(store)
+    await service.upsert(TENANT, USER, [atom_doc(atom("a1", "User likes tea.")), turn_doc(turn("t1", "tea time", 1))])
+    assert await service.remove(TENANT, USER, ["a1", "t1", "unknown"]) == 2
+    result = await service.retrieve(TENANT, USER, "tea", CAPS)
+    assert ids(result.atoms) == ids(result.turns) == []
+    fresh = new_service(store)
+    assert ids((await fresh.retrieve(TENANT, USER, "tea", CAPS)).atoms) == []
+
+
+async def test_users_never_see_each_other() -> None:
+    service = new_service()
+    await service.upsert(TENANT, USER, [atom_doc(atom("a1", "User likes tea."))])
+    assert ids((await service.retrieve(TENANT, "user-2", "tea", CAPS)).atoms) == []
+    assert ids((await service.retrieve("tenant-b", USER, "tea", CAPS)).atoms) == []
+
+
+async def test_a_write_through_another_process_is_seen_by_the_next_read() -> None:
+    store = MemoryRankerStore()
+    reader, writer = new_service(store), new_service(store)
+    await reader.upsert(TENANT, USER, [atom_doc(atom("a1", "User likes tea."))])
+    assert ids((await reader.retrieve(TENANT, USER, "tea", CAPS)).atoms) == ["a1"]
+    await writer.upsert(TENANT, USER, [atom_doc(atom("a2", "User likes iced tea."))])
+    await writer.remove(TENANT, USER, ["a1"])
+    assert ids((await reader.retrieve(TENANT, USER, "tea", CAPS)).atoms) == ["a2"]
+    await writer.reindex(TENANT, USER)
+    assert ids((await reader.retrieve(TENANT, USER, "tea", CAPS)).atoms) == []
+
+
+async def test_reindex_gives_the_same_checksum_and_results_as_incremental_updates() -> None:
+    source = ListSource()
+    source.atoms = [
+        atom("a1", "User's sister is Sarah.", key="relationship.sister", critical_tokens=["Sarah"], create_time=5),
+        atom("a2", "User plays tennis on Sundays.", key="habit.sport", provenance=3, confidence_bp=8000),
+    ]
+    source.turns = [turn("t1", "My sister Sarah visits on Sunday", 10), turn("t2", "tennis was fun", 20)]
+    source.digests = [digest("s1", "Weekend", "Sarah visited; tennis.", 30, ["t1", "t2"])]
+    incremental = new_service(MemoryRankerStore(), source)
+    docs = [atom_doc(a) for a in source.atoms] + [turn_doc(t) for t in source.turns]
+    docs += [digest_doc(d) for d in source.digests]
+    for doc in reversed(docs):
+        await incremental.upsert(TENANT, USER, [doc])
+    await incremental.upsert(TENANT, USER, [atom_doc(atom("gone", "User liked tennis once."))])
+    await incremental.remove(TENANT, USER, ["gone"])
+    rebuilt = new_service(MemoryRankerStore(), source)
+    summary = await rebuilt.reindex(TENANT, USER)
+    live = await incremental.describe(TENANT, USER)
+    assert summary == live
+    assert summary.counts == {Kind.ATOM: 2, Kind.TURN: 2, Kind.DIGEST: 1}
+    for query in ("sister Sarah", "tennis sunday", "what do you remember", "weekend"):
+        assert await rebuilt.retrieve(TENANT, USER, query, CAPS) == await incremental.retrieve(TENANT, USER, query, CAPS)
+
+
+async def test_reindex_replaces_what_the_source_no_longer_has() -> None:
+    source = ListSource()
+    service = new_service(source=source)
+    await service.upsert(TENANT, USER, [atom_doc(atom("forgotten", "User likes tea."))])
+    source.atoms = [atom("kept", "User likes coffee.")]
+    assert (await service.reindex(TENANT, USER)).document_count == 1
+    assert ids((await service.retrieve(TENANT, USER, "tea coffee", CAPS)).atoms) == ["kept"]
+
+
+async def test_reindex_keeps_the_old_index_when_the_source_fails() -> None:
+    source = ListSource()
+    service = new_service(source=source)
+    await service.upsert(TENANT, USER, [atom_doc(atom("a1", "User likes tea."))])
+    before = await service.describe(TENANT, USER)
+    source.atoms, source.down = [atom("a2", "User likes coffee.")], True
+    with pytest.raises(DependencyFailed):
+        await service.reindex(TENANT, USER)
+    assert await service.describe(TENANT, USER) == before
+
+
+async def test_evicted_users_are_reloaded_from_the_store() -> None:
+    service = new_service(max_cached_users=1)
+    await service.upsert(TENANT, USER, [atom_doc(atom("a1", "User likes tea."))])
+    for n in range(3):
+        await service.upsert(TENANT, f"other-{n}", [atom_doc(atom("b", "User likes tea."))])
+        await service.retrieve(TENANT, f"other-{n}", "tea", CAPS)
+    assert ids((await service.retrieve(TENANT, USER, "tea", CAPS)).atoms) == ["a1"]
