@@ -1,0 +1,3 @@
+from memmesh.engines.atom_extractor.main import main
+
+main()

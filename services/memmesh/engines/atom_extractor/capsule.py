@@ -1,0 +1,174 @@
+"""Domain types of the capsule: atoms, changes, learning artifacts and queued effects."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from memmesh.engines.atom_extractor.extraction.model import FactType
+
+CONFIDENCE_MAX_BP = 10_000
+
+
+class AtomStatus(StrEnum):
+    """Lifecycle of an atom (STALE is computed from `now`, never stored: see freshness.py)."""
+
+    ACTIVE = "ACTIVE"
+    CONFLICT = "CONFLICT"
+    SUPERSEDED = "SUPERSEDED"
+
+
+class Exposure(StrEnum):
+    """How far an atom may travel (seed 001 §2.11.11)."""
+
+    SAFE_TO_SPEAK = "SAFE_TO_SPEAK"
+    SAFE_TO_TEXT = "SAFE_TO_TEXT"
+    INTERNAL_ONLY = "INTERNAL_ONLY"
+
+
+class Provenance(StrEnum):
+    """Where a fact came from, in rising priority (seed 001 §2.11.9)."""
+
+    INFERRED = "INFERRED"
+    TOOL_DERIVED = "TOOL_DERIVED"
+    USER_STATED = "USER_STATED"
+    VERIFIED = "VERIFIED"
+
+
+class ChangeKind(StrEnum):
+    """What happened to an atom; each kind is one ledger event type."""
+
+    CREATED = "CREATED"
+    CONFIRMED = "CONFIRMED"
+    SUPERSEDED = "SUPERSEDED"
+    CONFLICT = "CONFLICT"
+    CORRECTED = "CORRECTED"
+    FORGOTTEN = "FORGOTTEN"
+    MARKED = "MARKED"
+    DROPPED = "DROPPED"
+
+
+@dataclass(frozen=True)
+class AtomRecord:
+    """Every field of common.v1.Atom; times are integer microseconds, 0 meaning never."""
+
+    atom_id: str
+    key: str
+    text: str
+    category: str
+    type: FactType
+    provenance: Provenance
+    confidence_bp: int
+    exposure: Exposure
+    pinned: bool
+    pull_only: bool
+    critical_tokens: tuple[str, ...]
+    create_time_us: int
+    confirm_time_us: int
+    last_use_time_us: int
+    use_count: int
+    version: int
+    evidence_turn_ids: tuple[str, ...]
+    status: AtomStatus
+    conflict_atom_id: str
+    topics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AtomChange:
+    """One reason-coded change; `atom` is the state after it (ids only for a forget)."""
+
+    kind: ChangeKind
+    atom: AtomRecord
+    reason_code: str
+    confidence_delta_bp: int
+
+
+@dataclass(frozen=True)
+class CorrectionPair:
+    """A heard -> meant pair kept as a per-user learning artifact (seed 001 §2.4.4)."""
+
+    heard: str
+    meant: str
+    turn_id: str
+    record_time_us: int
+
+
+@dataclass(frozen=True)
+class RejectionEntry:
+    """One seed 002 rejection log entry."""
+
+    candidate_text: str
+    type: FactType
+    confidence_bp: int
+    reason_code: str
+    threshold_bp: int
+    details: str
+    turn_id: str
+    reject_time_us: int
+
+
+@dataclass(frozen=True)
+class ProvenanceEntry:
+    """Provenance of one semantic artifact (seed 004)."""
+
+    turn_id: str
+    provider: str
+    model: str
+    prompt_version: str
+    input_hash: str
+    output_hash: str
+    latency_ms: int
+    attempts: int
+    fallback_used: bool
+    fallback_reason: str
+    record_time_us: int
+
+
+class EffectKind(StrEnum):
+    """Work on another engine that follows a capsule change; queued with it, retried until done."""
+
+    LEDGER_APPEND = "LEDGER_APPEND"
+    INDEX_UPSERT = "INDEX_UPSERT"
+    INDEX_REMOVE = "INDEX_REMOVE"
+    GUARD_RULE = "GUARD_RULE"
+    STATE_APPLY = "STATE_APPLY"
+    THREAD_FORGET = "THREAD_FORGET"
+
+
+@dataclass(frozen=True)
+class Effect:
+    """A queued effect; the payload holds ids and codes only, never fact text."""
+
+    kind: EffectKind
+    payload: dict[str, object]
+
+
+@dataclass
+class CapsuleCommit:
+    """Everything one request changes, written in one transaction with its marker."""
+
+    marker: str
+    upserts: list[tuple[AtomRecord, int]] = field(default_factory=list)
+    deletes: list[str] = field(default_factory=list)
+    corrections: list[CorrectionPair] = field(default_factory=list)
+    rejections: list[RejectionEntry] = field(default_factory=list)
+    provenance: list[ProvenanceEntry] = field(default_factory=list)
+    session_refs: tuple[str, tuple[str, ...]] | None = None
+    effects: list[Effect] = field(default_factory=list)
+
+
+def digest(*parts: str) -> str:
+    """SHA-256 hex of parts joined by a separator that cannot occur in them."""
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+
+def normalized_value(text: str) -> str:
+    """The comparable value of a fact: lowercase words only."""
+    return " ".join("".join(c if c.isalnum() else " " for c in text.lower()).split())
+
+
+def atom_id_of(tenant_id: str, user_id: str, key: str, text: str) -> str:
+    """Deterministic atom id: the same scope, key and value always give the same id."""
+    return "atm_" + digest(tenant_id, user_id, key, normalized_value(text))[:32]

@@ -1,0 +1,172 @@
+"""User control commands on the capsule (seed 001 §2.11.11, §2.22): deterministic effects."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from memmesh.engines.atom_extractor import reasons
+from memmesh.engines.atom_extractor.capsule import AtomRecord, AtomStatus, ChangeKind
+from memmesh.engines.atom_extractor.extraction.model import Command
+from memmesh.engines.atom_extractor.working_set import ChangeContext, WorkingCapsule, change
+
+_FILLER = frozenset(
+    "my the a an about that this it its me i our your his her their thing things stuff anything everything "
+    "memory memories name names info information fact facts please any all of on to for with and or "
+    "what who where when is was be".split()
+)
+_WORD = re.compile(r"[a-z0-9]+")
+_KEY = re.compile(r"[a-z_]+(?:\.[a-z0-9_+#'-]+)+")
+
+
+@dataclass(frozen=True)
+class RuleRequest:
+    """An exposure rule to set on the ExposureGuard."""
+
+    kind: str
+    target_type: str
+    target: str
+
+    def label(self) -> str:
+        return f"{self.kind}:{self.target_type}:{self.target}"
+
+
+@dataclass
+class CommandPlan:
+    """What a command does beyond the capsule changes recorded in the working set."""
+
+    command: Command
+    rules: list[RuleRequest] = field(default_factory=list)
+    state_change: Command | None = None
+    forget_thread_id: str = ""
+    skip_facts: bool = False
+    affected_atom_ids: list[str] = field(default_factory=list)
+
+
+def target_words(target: str) -> tuple[str, ...]:
+    """Content words of a command target ("my sister's name" -> ("sister",)), sorted."""
+    words = {
+        w.removesuffix("s") if w.endswith("'s") else w
+        for w in _WORD.findall(target.lower().replace("'s", ""))
+    }
+    return tuple(sorted(w for w in words if w not in _FILLER and len(w) > 1))
+
+
+def _vocabulary(atom: AtomRecord) -> set[str]:
+    words = set(atom.topics) | set(_WORD.findall(atom.key.replace("_", " ").replace(".", " ")))
+    words |= set(_WORD.findall(atom.text.lower().replace("'s", "")))
+    words |= {t.lower() for t in atom.critical_tokens}
+    return words
+
+
+def _has(vocabulary: set[str], word: str) -> bool:
+    return (
+        word in vocabulary
+        or (word.endswith("s") and word[:-1] in vocabulary)
+        or f"{word}s" in vocabulary
+    )
+
+
+def matching_atoms(ws: WorkingCapsule, target: str, include_superseded: bool) -> list[AtomRecord]:
+    """Atoms a target names: a key (or key prefix), or every content word of the target."""
+    atoms = [a for a in ws.atoms() if include_superseded or a.status is not AtomStatus.SUPERSEDED]
+    cleaned = target.strip().lower()
+    if _KEY.fullmatch(cleaned):
+        return [a for a in atoms if a.key == cleaned or a.key.startswith(cleaned + ".")]
+    words = target_words(target)
+    if not words:
+        return []
+    return [a for a in atoms if all(_has(_vocabulary(a), w) for w in words)]
+
+
+def _named_or_referenced(
+    ws: WorkingCapsule, target: str, last_refs: tuple[str, ...], include_superseded: bool
+) -> list[AtomRecord]:
+    if target_words(target) or _KEY.fullmatch(target.strip().lower()):
+        return matching_atoms(ws, target, include_superseded)
+    atoms = [ws.get(atom_id) for atom_id in last_refs]
+    return [a for a in atoms if a is not None]
+
+
+def _rules(kind: str, target: str, atoms: list[AtomRecord]) -> list[RuleRequest]:
+    requested = {
+        RuleRequest(kind, "KEY", a.key) for a in atoms if a.status is not AtomStatus.SUPERSEDED
+    }
+    cleaned = target.strip().lower()
+    if _KEY.fullmatch(cleaned):
+        requested.add(RuleRequest(kind, "KEY", cleaned))
+    else:
+        # One rule per content word: a wider suppression is the safe direction for privacy.
+        requested |= {RuleRequest(kind, "TOPIC", word) for word in target_words(target)}
+    return sorted(requested, key=lambda r: (r.kind, r.target_type, r.target))
+
+
+def forget(
+    ws: WorkingCapsule, atoms: list[AtomRecord], ctx: ChangeContext, reason: str
+) -> list[str]:
+    """Delete atoms' content; a conflict partner left alone becomes active again."""
+    forgotten = []
+    for atom in sorted(atoms, key=lambda a: a.atom_id):
+        if ws.delete(atom.atom_id) is None:
+            continue
+        forgotten.append(atom.atom_id)
+        ws.record(change(ChangeKind.FORGOTTEN, _ids_only(atom), reason, -atom.confidence_bp))
+    for atom in ws.atoms():
+        if atom.status is AtomStatus.CONFLICT and atom.conflict_atom_id in forgotten:
+            freed = replace(atom, status=AtomStatus.ACTIVE, conflict_atom_id="")
+            ws.put(freed, change(ChangeKind.MARKED, freed, reasons.CONFLICT_PARTNER_FORGOTTEN))
+    return forgotten
+
+
+def _ids_only(atom: AtomRecord) -> AtomRecord:
+    # A forgotten atom is reported by id and key only: its content is gone.
+    return replace(atom, text="", critical_tokens=(), topics=(), evidence_turn_ids=())
+
+
+def mark_pull_only(ws: WorkingCapsule, atoms: list[AtomRecord], reason: str) -> list[str]:
+    """Set the pull-only flag on atoms that do not have it."""
+    marked = []
+    for atom in atoms:
+        if atom.pull_only or atom.status is AtomStatus.SUPERSEDED:
+            continue
+        flagged = replace(atom, pull_only=True)
+        ws.put(flagged, change(ChangeKind.MARKED, flagged, reason))
+        marked.append(atom.atom_id)
+    return marked
+
+
+def plan_command(
+    ws: WorkingCapsule,
+    command: Command,
+    target: str,
+    last_refs: tuple[str, ...],
+    ctx: ChangeContext,
+    thread_id: str,
+) -> CommandPlan:
+    """Apply a command to the capsule and say what other engines must do."""
+    plan = CommandPlan(command=command)
+    match command:
+        case Command.FORGET:
+            atoms = _named_or_referenced(ws, target, last_refs, include_superseded=True)
+            plan.affected_atom_ids = forget(ws, atoms, ctx, reasons.USER_FORGET)
+        case Command.DO_NOT_STORE:
+            atoms = _named_or_referenced(ws, target, last_refs, include_superseded=True)
+            plan.rules = _rules("DO_NOT_STORE", target, atoms)
+            plan.affected_atom_ids = forget(ws, atoms, ctx, reasons.USER_DO_NOT_STORE)
+            plan.skip_facts = True
+        case Command.PULL_ONLY:
+            atoms = _named_or_referenced(ws, target, last_refs, include_superseded=False)
+            plan.rules = _rules("PULL_ONLY", target, atoms)
+            plan.affected_atom_ids = mark_pull_only(ws, atoms, reasons.USER_PULL_ONLY)
+        case Command.DO_NOT_MENTION:
+            atoms = _named_or_referenced(ws, target, last_refs, include_superseded=False)
+            plan.rules = _rules("DO_NOT_MENTION", target, atoms)
+            plan.affected_atom_ids = [a.atom_id for a in atoms]
+        case Command.REMEMBER_EVERYTHING | Command.RECALL_ONLY_IF_ASKED:
+            plan.state_change = command
+        case Command.FORGET_THREAD:
+            plan.forget_thread_id = thread_id
+        case _:
+            # RECALL_SUMMARY and RESUME_THREAD are answered by the gateway; nothing is stored.
+            pass
+    return plan

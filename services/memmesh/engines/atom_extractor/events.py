@@ -1,0 +1,145 @@
+"""Ledger events and queued effects of a request's changes: ids, codes and deltas, never text."""
+
+from __future__ import annotations
+
+from memmesh.engines.atom_extractor import reasons
+from memmesh.engines.atom_extractor.capsule import (
+    AtomChange,
+    AtomStatus,
+    ChangeKind,
+    Effect,
+    EffectKind,
+    digest,
+)
+from memmesh.engines.atom_extractor.control import CommandPlan
+from memmesh.engines.atom_extractor.working_set import ChangeContext, WorkingCapsule
+
+EVENT_TYPES = {
+    ChangeKind.CREATED: "ATOM_CREATED",
+    ChangeKind.CONFIRMED: "ATOM_CONFIRMED",
+    ChangeKind.SUPERSEDED: "ATOM_SUPERSEDED",
+    ChangeKind.CONFLICT: "ATOM_CONFLICT",
+    ChangeKind.CORRECTED: "ATOM_CORRECTED",
+    ChangeKind.FORGOTTEN: "ATOM_FORGOTTEN",
+    ChangeKind.MARKED: "ATOM_MARKED",
+    ChangeKind.DROPPED: "ATOM_DROPPED",
+}
+COMMAND_APPLIED = "COMMAND_APPLIED"
+CORRECTION_CAPTURED = "CORRECTION_CAPTURED"
+# Ledger.Append takes at most 100 events per request.
+LEDGER_BATCH = 100
+
+Attribute = list[object]
+
+
+def idempotency_key(marker: str, *parts: str) -> str:
+    """A retried request derives the same keys, so the ledger writes nothing twice."""
+    return "ax-" + digest(marker, *parts)[:48]
+
+
+def _event(
+    key: str, event_type: str, reason: str, attributes: list[Attribute], ctx: ChangeContext
+) -> dict[str, object]:
+    return {
+        "idempotency_key": key,
+        "event_type": event_type,
+        "reason_code": reason,
+        "attributes": sorted(attributes, key=lambda a: str(a[0])),
+        "occur_time_us": ctx.now_us,
+    }
+
+
+def change_event(position: int, item: AtomChange, ctx: ChangeContext) -> dict[str, object]:
+    """The ledger event of one change (position keeps two changes of one atom apart)."""
+    atom = item.atom
+    attributes: list[Attribute] = [
+        ["atom_id", "s", atom.atom_id],
+        ["key", "s", atom.key],
+        ["confidence_delta_bp", "i", item.confidence_delta_bp],
+        ["change", "s", item.kind.value],
+    ]
+    if item.kind is not ChangeKind.FORGOTTEN and item.kind is not ChangeKind.DROPPED:
+        attributes += [["version", "i", atom.version], ["confidence_bp", "i", atom.confidence_bp]]
+    if atom.conflict_atom_id:
+        attributes.append(["conflict_atom_id", "s", atom.conflict_atom_id])
+    key = idempotency_key(ctx.marker, str(position), atom.atom_id, item.kind.value)
+    return _event(key, EVENT_TYPES[item.kind], item.reason_code, attributes, ctx)
+
+
+def command_event(plan: CommandPlan, target: str, ctx: ChangeContext) -> dict[str, object]:
+    """COMMAND_APPLIED: the command, a hash of its target and how much it touched."""
+    attributes: list[Attribute] = [
+        ["command", "s", plan.command.value],
+        ["affected_count", "i", len(plan.affected_atom_ids)],
+        ["rule_count", "i", len(plan.rules)],
+    ]
+    if target:
+        attributes.append(["target_hash", "s", digest(target.strip().lower())[:32]])
+    key = idempotency_key(ctx.marker, "command", plan.command.value)
+    return _event(key, COMMAND_APPLIED, reasons.USER_COMMAND, attributes, ctx)
+
+
+def correction_event(heard: str, meant: str, ctx: ChangeContext) -> dict[str, object]:
+    """CORRECTION_CAPTURED: the pair is named by a hash; its words stay in the capsule."""
+    pair_id = digest(heard.strip().lower(), meant.strip().lower())[:32]
+    key = idempotency_key(ctx.marker, "correction", pair_id)
+    return _event(
+        key, CORRECTION_CAPTURED, reasons.CORRECTION_CAPTURED, [["pair_id", "s", pair_id]], ctx
+    )
+
+
+def effects_of(
+    ws: WorkingCapsule,
+    ctx: ChangeContext,
+    extra_events: list[dict[str, object]],
+    plan: CommandPlan | None,
+) -> list[Effect]:
+    """Ledger appends, index upserts and removals, rules, state and thread work of one request."""
+    events = [change_event(i, c, ctx) for i, c in enumerate(ws.changes)] + extra_events
+    effects = [
+        Effect(EffectKind.LEDGER_APPEND, {"events": events[start : start + LEDGER_BATCH]})
+        for start in range(0, len(events), LEDGER_BATCH)
+    ]
+    written = [atom for atom, _ in ws.upserts()]
+    live = sorted(a.atom_id for a in written if a.status is not AtomStatus.SUPERSEDED)
+    gone = sorted(
+        {a.atom_id for a in written if a.status is AtomStatus.SUPERSEDED} | set(ws.deletes())
+    )
+    if gone:
+        effects.append(Effect(EffectKind.INDEX_REMOVE, {"atom_ids": gone}))
+    if live:
+        effects.append(Effect(EffectKind.INDEX_UPSERT, {"atom_ids": live}))
+    if plan is not None:
+        effects += [
+            Effect(
+                EffectKind.GUARD_RULE,
+                {
+                    "kind": r.kind,
+                    "target_type": r.target_type,
+                    "target": r.target,
+                    "now_us": ctx.now_us,
+                },
+            )
+            for r in plan.rules
+        ]
+        if plan.state_change is not None:
+            effects.append(
+                Effect(
+                    EffectKind.STATE_APPLY,
+                    {
+                        "command": plan.state_change.value,
+                        "idempotency_key": idempotency_key(
+                            ctx.marker, "state", plan.state_change.value
+                        ),
+                        "now_us": ctx.now_us,
+                    },
+                )
+            )
+        if plan.forget_thread_id:
+            effects.append(
+                Effect(
+                    EffectKind.THREAD_FORGET,
+                    {"thread_id": plan.forget_thread_id, "now_us": ctx.now_us},
+                )
+            )
+    return effects

@@ -1,0 +1,90 @@
+"""Composition root of the AtomExtractor: settings -> store, clients, extractor -> service -> server."""
+
+from __future__ import annotations
+
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as pb_grpc
+from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
+from memmesh.engines.atom_extractor.clients import (
+    GrpcGuard,
+    GrpcIndex,
+    GrpcLedger,
+    GrpcState,
+    GrpcThreads,
+)
+from memmesh.engines.atom_extractor.extracting import DeterministicExtractor, TurnExtractor
+from memmesh.engines.atom_extractor.ports import Dependencies
+from memmesh.engines.atom_extractor.semantic.path import SemanticExtractor
+from memmesh.engines.atom_extractor.semantic.provider import ChatCompletionsProvider, ProviderConfig
+from memmesh.engines.atom_extractor.service import CapsuleService
+from memmesh.engines.atom_extractor.servicer import AtomExtractorServicer
+from memmesh.engines.atom_extractor.settings import AtomExtractorSettings
+from memmesh.engines.atom_extractor.store import open_capsule_store
+from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
+from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as index_grpc
+from memmesh.runtime.channels import engine_channel
+from memmesh.runtime.engine import BuiltEngine, run_engine
+from memmesh.runtime.server import ServiceRegistration
+from memmesh.runtime.settings import MeshSettings
+from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["AtomExtractorService"].full_name
+DEPENDENCIES = ("ledger", "retrieval_ranker", "exposure_guard", "current_state", "thread_store")
+
+
+def turn_extractor(settings: AtomExtractorSettings) -> TurnExtractor:
+    """The rules alone, or the semantic path falling back to them (seed 004)."""
+    if settings.mode == "deterministic_only" or not settings.provider_base_url:
+        return DeterministicExtractor()
+    config = ProviderConfig(
+        name=settings.provider_name,
+        base_url=settings.provider_base_url,
+        api_key=settings.provider_api_key,
+        models=settings.model_ids(),
+        timeout_s=settings.provider_timeout_s,
+        retries=settings.provider_retries,
+        max_tokens=settings.provider_max_tokens,
+        turn_token_budget=settings.provider_turn_token_budget,
+    )
+    return SemanticExtractor(ChatCompletionsProvider(config), DeterministicExtractor())
+
+
+async def build(settings: MeshSettings) -> BuiltEngine:
+    """Wire the AtomExtractor from settings."""
+    own = AtomExtractorSettings()
+    store = await open_capsule_store(settings)
+    channels = {
+        name: engine_channel(
+            settings.addr_of(name), settings.internal_token, settings.default_call_timeout_s
+        )
+        for name in DEPENDENCIES
+    }
+    dependencies = Dependencies(
+        ledger=GrpcLedger(ledger_grpc.LedgerServiceStub(channels["ledger"])),
+        index=GrpcIndex(index_grpc.RetrievalRankerServiceStub(channels["retrieval_ranker"])),
+        guard=GrpcGuard(guard_grpc.ExposureGuardServiceStub(channels["exposure_guard"])),
+        state=GrpcState(state_grpc.CurrentStateServiceStub(channels["current_state"])),
+        threads=GrpcThreads(thread_grpc.ThreadStoreServiceStub(channels["thread_store"])),
+    )
+    service = CapsuleService(store, dependencies, turn_extractor(own))
+
+    async def close() -> None:
+        for channel in channels.values():
+            await channel.close()
+        await store.close()
+
+    return BuiltEngine(
+        registrations=[
+            ServiceRegistration(
+                AtomExtractorServicer(service),
+                pb_grpc.add_AtomExtractorServiceServicer_to_server,
+                SERVICE_NAME,
+            )
+        ],
+        close=close,
+    )
+
+
+def main() -> None:
+    run_engine("atom_extractor", build)

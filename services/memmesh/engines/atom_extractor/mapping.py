@@ -1,0 +1,149 @@
+"""The only place that knows both the AtomExtractor's proto and domain types."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
+from memmesh.common.v1 import memory_pb2
+from memmesh.engines.atom_extractor.capsule import (
+    AtomChange,
+    AtomRecord,
+    CorrectionPair,
+    ProvenanceEntry,
+    RejectionEntry,
+)
+from memmesh.engines.atom_extractor.extraction.model import Command, ExtractedFact
+from memmesh.runtime.errors import FieldViolation, InvalidInput
+from memmesh.runtime.timeconv import timestamp_of
+
+_CATEGORIES = {
+    "preference": memory_pb2.ATOM_CATEGORY_PREFERENCE,
+    "relationship": memory_pb2.ATOM_CATEGORY_RELATIONSHIP,
+    "identity": memory_pb2.ATOM_CATEGORY_IDENTITY,
+    "constraint": memory_pb2.ATOM_CATEGORY_CONSTRAINT,
+}
+
+
+def _enum(enum_type: object, prefix: str, name: str) -> int:
+    return int(enum_type.Value(f"{prefix}_{name}"))  # type: ignore[attr-defined]
+
+
+def atom_message(atom: AtomRecord) -> memory_pb2.Atom:
+    """A capsule atom as common.v1.Atom (times of 0 stay unset)."""
+    message = memory_pb2.Atom(
+        atom_id=atom.atom_id,
+        key=atom.key,
+        text=atom.text,
+        category=_CATEGORIES.get(atom.category, memory_pb2.ATOM_CATEGORY_UNSPECIFIED),
+        type=_enum(memory_pb2.AtomType, "ATOM_TYPE", atom.type.value),
+        provenance=_enum(memory_pb2.Provenance, "PROVENANCE", atom.provenance.value),
+        confidence_bp=atom.confidence_bp,
+        exposure=_enum(memory_pb2.Exposure, "EXPOSURE", atom.exposure.value),
+        pinned=atom.pinned,
+        pull_only=atom.pull_only,
+        critical_tokens=list(atom.critical_tokens),
+        use_count=atom.use_count,
+        version=atom.version,
+        evidence_turn_ids=list(atom.evidence_turn_ids),
+        status=_enum(memory_pb2.AtomStatus, "ATOM_STATUS", atom.status.value),
+        conflict_atom_id=atom.conflict_atom_id,
+        topics=list(atom.topics),
+    )
+    for field, micros in (
+        ("create_time", atom.create_time_us),
+        ("confirm_time", atom.confirm_time_us),
+        ("last_use_time", atom.last_use_time_us),
+    ):
+        if micros:
+            getattr(message, field).CopyFrom(timestamp_of(micros))
+    return message
+
+
+def fact_message(fact: ExtractedFact) -> pb.ExtractedFact:
+    return pb.ExtractedFact(
+        text=fact.text,
+        category=_CATEGORIES.get(fact.category, memory_pb2.ATOM_CATEGORY_UNSPECIFIED),
+        type=_enum(memory_pb2.AtomType, "ATOM_TYPE", fact.type.value),
+        confidence_bp=fact.confidence_bp,
+        key=fact.key,
+        critical_tokens=list(fact.critical_tokens),
+    )
+
+
+def change_message(change: AtomChange) -> pb.AtomChange:
+    return pb.AtomChange(
+        kind=_enum(pb.ChangeKind, "CHANGE_KIND", change.kind.value),
+        atom=atom_message(change.atom),
+        reason_code=change.reason_code,
+        confidence_delta_bp=change.confidence_delta_bp,
+    )
+
+
+def command_value(command: Command | None) -> int:
+    return (
+        pb.COMMAND_UNSPECIFIED if command is None else _enum(pb.Command, "COMMAND", command.value)
+    )
+
+
+def command_of(value: int) -> Command:
+    """The domain command of a proto value (the validator already refused UNSPECIFIED)."""
+    name = pb.Command.Name(value).removeprefix("COMMAND_")
+    return Command(name)
+
+
+def rejection_message(entry: RejectionEntry) -> pb.Rejection:
+    return pb.Rejection(
+        candidate_text=entry.candidate_text,
+        type=_enum(memory_pb2.AtomType, "ATOM_TYPE", entry.type.value),
+        confidence_bp=entry.confidence_bp,
+        reason_code=entry.reason_code,
+        threshold_bp=entry.threshold_bp,
+        details=entry.details,
+        turn_id=entry.turn_id,
+        reject_time=timestamp_of(entry.reject_time_us),
+    )
+
+
+def provenance_message(entry: ProvenanceEntry) -> pb.ProvenanceRecord:
+    return pb.ProvenanceRecord(
+        turn_id=entry.turn_id,
+        provider=entry.provider,
+        model=entry.model,
+        prompt_version=entry.prompt_version,
+        input_hash=entry.input_hash,
+        output_hash=entry.output_hash,
+        latency_ms=entry.latency_ms,
+        attempts=entry.attempts,
+        fallback_used=entry.fallback_used,
+        fallback_reason=entry.fallback_reason,
+        record_time=timestamp_of(entry.record_time_us),
+    )
+
+
+def correction_record(pair: CorrectionPair) -> pb.CorrectionRecord:
+    return pb.CorrectionRecord(
+        correction=pb.Correction(heard=pair.heard, meant=pair.meant),
+        turn_id=pair.turn_id,
+        record_time=timestamp_of(pair.record_time_us),
+    )
+
+
+def page_token(atom: AtomRecord) -> str:
+    """An opaque token naming the last atom of a page."""
+    return base64.urlsafe_b64encode(json.dumps([atom.key, atom.atom_id]).encode()).decode()
+
+
+def page_after(token: str) -> tuple[str, str] | None:
+    """The (key, id) a page token names; a malformed token is bad input."""
+    if not token:
+        return None
+    try:
+        key, atom_id = json.loads(base64.urlsafe_b64decode(token.encode()))
+        return str(key), str(atom_id)
+    except (ValueError, TypeError, binascii.Error) as bad:
+        raise InvalidInput(
+            [FieldViolation("page_token", "is not a token this service issued")]
+        ) from bad

@@ -1,0 +1,38 @@
+"""Reason codes and the fixed confidence deltas per reason (seed 001 Q13: deterministic deltas)."""
+
+from __future__ import annotations
+
+USER_STATED = "USER_STATED"
+SEMANTIC_PROPOSAL = "SEMANTIC_PROPOSAL"
+REPEATED_STATEMENT = "REPEATED_STATEMENT"
+USER_CONFIRMED = "USER_CONFIRMED"
+VALUE_CHANGED = "VALUE_CHANGED"
+CRITICAL_TOKEN_CHANGED = "CRITICAL_TOKEN_CHANGED"
+VERIFIED_VALUE_CHANGED = "VERIFIED_VALUE_CHANGED"
+CONFLICT_RESOLVED = "CONFLICT_RESOLVED"
+CONFLICT_PARTNER_FORGOTTEN = "CONFLICT_PARTNER_FORGOTTEN"
+USER_CORRECTION = "USER_CORRECTION"
+CHANGE_CAP_EXCEEDED = "CHANGE_CAP_EXCEEDED"
+DO_NOT_STORE_RULE = "DO_NOT_STORE_RULE"
+USER_FORGET = "USER_FORGET"
+USER_DO_NOT_STORE = "USER_DO_NOT_STORE"
+USER_PULL_ONLY = "USER_PULL_ONLY"
+MARK_REQUEST = "MARK_REQUEST"
+USER_COMMAND = "USER_COMMAND"
+CORRECTION_CAPTURED = "CORRECTION_CAPTURED"
+
+# Fixed deltas in basis points; a change never depends on time or on anything but its reason.
+CONFIRM_DELTA_BP = 500
+USER_CONFIRM_DELTA_BP = 1000
+CORRECTION_DELTA_BP = 1000
+CONFLICT_DELTA_BP = -1500
+# Stated facts stop short of certainty; only a user confirmation or correction reaches the top.
+STATED_CONFIDENCE_CAP_BP = 9900
+VERIFIED_CONFIDENCE_CAP_BP = 10_000
+CONFIDENCE_FLOOR_BP = 0
+
+
+def bounded(confidence_bp: int, verified: bool) -> int:
+    """Confidence clamped to the floor and to the cap of its provenance."""
+    cap = VERIFIED_CONFIDENCE_CAP_BP if verified else STATED_CONFIDENCE_CAP_BP
+    return max(CONFIDENCE_FLOOR_BP, min(cap, confidence_bp))

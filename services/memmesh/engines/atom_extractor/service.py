@@ -1,0 +1,393 @@
+"""Use cases of the capsule: process a turn, run commands, correct, confirm, forget, mark, list."""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from memmesh.engines.atom_extractor import reasons
+from memmesh.engines.atom_extractor.capsule import (
+    AtomChange,
+    AtomRecord,
+    CapsuleCommit,
+    ChangeKind,
+    CorrectionPair,
+    Exposure,
+    Provenance,
+    ProvenanceEntry,
+    RejectionEntry,
+    digest,
+)
+from memmesh.engines.atom_extractor.control import CommandPlan, forget, matching_atoms, plan_command
+from memmesh.engines.atom_extractor.corrections import apply_correction
+from memmesh.engines.atom_extractor.events import command_event, correction_event, effects_of
+from memmesh.engines.atom_extractor.extracting import TurnExtractor, TurnInput
+from memmesh.engines.atom_extractor.extraction.model import Command, Correction, ExtractedFact
+from memmesh.engines.atom_extractor.outbox import EffectRunner
+from memmesh.engines.atom_extractor.ports import Dependencies
+from memmesh.engines.atom_extractor.references import record_use, referenced_ids
+from memmesh.engines.atom_extractor.store import CapsuleStore
+from memmesh.engines.atom_extractor.updates import apply_fact, confirm_atom, new_atom
+from memmesh.engines.atom_extractor.working_set import ChangeContext, WorkingCapsule, change
+from memmesh.runtime.errors import DependencyFailed, VersionMismatch
+
+# A concurrent writer (another engine process) makes a plan stale; re-plan on fresh state.
+MAX_PLAN_ATTEMPTS = 3
+
+
+@dataclass
+class Applied:
+    """What a request's plan adds to the commit beyond atom writes."""
+
+    events: list[dict[str, object]] = field(default_factory=list)
+    plan: CommandPlan | None = None
+    corrections: list[CorrectionPair] = field(default_factory=list)
+    rejections: list[RejectionEntry] = field(default_factory=list)
+    provenance: list[ProvenanceEntry] = field(default_factory=list)
+    touched: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Changes a request applied; duplicate when its marker was seen before."""
+
+    changes: tuple[AtomChange, ...] = ()
+    plan: CommandPlan | None = None
+    duplicate: bool = False
+    pending_effects: int = 0
+
+
+@dataclass(frozen=True)
+class ProcessOutcome:
+    relevant: bool
+    facts: tuple[ExtractedFact, ...]
+    command: Command | None
+    command_target: str
+    correction: Correction | None
+    rejections: tuple[RejectionEntry, ...]
+    outcome: Outcome
+
+
+Planner = Callable[[WorkingCapsule, ChangeContext, tuple[str, ...]], Applied]
+
+
+class CapsuleService:
+    """Every capsule change is planned on a fresh working set and committed with its effects."""
+
+    def __init__(
+        self, store: CapsuleStore, dependencies: Dependencies, extractor: TurnExtractor
+    ) -> None:
+        self._store = store
+        self._deps = dependencies
+        self._extractor = extractor
+        self._runner = EffectRunner(store, dependencies)
+        self._locks: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    def _lock(self, tenant_id: str, user_id: str) -> asyncio.Lock:
+        lock = self._locks.get((tenant_id, user_id))
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[(tenant_id, user_id)] = lock
+        return lock
+
+    async def _mutate(
+        self,
+        tenant_id: str,
+        user_id: str,
+        marker: str,
+        now_us: int,
+        session_id: str,
+        planner: Planner,
+    ) -> Outcome:
+        lock = self._lock(tenant_id, user_id)
+        async with lock:
+            pending = await self._runner.drain(tenant_id, user_id)
+            for attempt in range(MAX_PLAN_ATTEMPTS):
+                if await self._store.is_processed(tenant_id, user_id, marker):
+                    return Outcome(duplicate=True, pending_effects=pending)
+                ws = WorkingCapsule(await self._store.load_atoms(tenant_id, user_id))
+                refs = (
+                    await self._store.session_refs(tenant_id, user_id, session_id)
+                    if session_id
+                    else ()
+                )
+                ctx = ChangeContext(tenant_id, user_id, marker, now_us, session_id)
+                applied = planner(ws, ctx, refs)
+                commit = CapsuleCommit(
+                    marker=marker,
+                    upserts=ws.upserts(),
+                    deletes=ws.deletes(),
+                    corrections=applied.corrections,
+                    rejections=applied.rejections,
+                    provenance=applied.provenance,
+                    session_refs=(session_id, tuple(applied.touched))
+                    if session_id and applied.touched
+                    else None,
+                    effects=effects_of(ws, ctx, applied.events, applied.plan),
+                )
+                try:
+                    written = await self._store.commit(tenant_id, user_id, commit)
+                except VersionMismatch:
+                    if attempt + 1 == MAX_PLAN_ATTEMPTS:
+                        raise
+                    continue
+                if not written:
+                    return Outcome(duplicate=True, pending_effects=pending)
+                pending = await self._runner.drain(tenant_id, user_id)
+                return Outcome(
+                    changes=tuple(ws.changes), plan=applied.plan, pending_effects=pending
+                )
+        raise AssertionError("unreachable")
+
+    async def process(
+        self, tenant_id: str, user_id: str, turn: TurnInput, now_us: int
+    ) -> ProcessOutcome:
+        """Extract from one turn and apply facts, correction and command; idempotent by turn id."""
+        marker = f"turn:{turn.turn_id}"
+        if await self._store.is_processed(tenant_id, user_id, marker):
+            pending = await self._runner.drain(tenant_id, user_id)
+            return ProcessOutcome(
+                False, (), None, "", None, (), Outcome(duplicate=True, pending_effects=pending)
+            )
+        extraction, provenance = await self._extractor.extract(tenant_id, user_id, turn, now_us)
+        facts = () if extraction.command is Command.DO_NOT_STORE else extraction.facts
+        probe = ChangeContext(tenant_id, user_id, marker, now_us, turn.session_id)
+        blocked = await self._blocked(tenant_id, user_id, facts, probe)
+        rejections = [
+            RejectionEntry(
+                candidate_text=r.candidate_text,
+                type=r.type,
+                confidence_bp=r.confidence_bp,
+                reason_code=r.reason_code.value,
+                threshold_bp=r.threshold_bp or 0,
+                details=";".join(f"{k}={v}" for k, v in r.details),
+                turn_id=turn.turn_id,
+                reject_time_us=now_us,
+            )
+            for r in extraction.rejections
+        ]
+
+        def planner(ws: WorkingCapsule, ctx: ChangeContext, refs: tuple[str, ...]) -> Applied:
+            applied = Applied(rejections=rejections, provenance=[provenance] if provenance else [])
+            if extraction.correction is not None:
+                pair = extraction.correction
+                apply_correction(ws, pair.heard, pair.meant, ctx)
+                applied.corrections.append(
+                    CorrectionPair(pair.heard, pair.meant, turn.turn_id, now_us)
+                )
+                applied.events.append(correction_event(pair.heard, pair.meant, ctx))
+            for position, fact in enumerate(facts):
+                if position in blocked:
+                    ws.record(
+                        change(
+                            ChangeKind.DROPPED,
+                            new_atom(fact, ctx, provenance_of(provenance)),
+                            reasons.DO_NOT_STORE_RULE,
+                        )
+                    )
+                else:
+                    apply_fact(ws, fact, ctx, provenance_of(provenance))
+            command = extraction.command
+            if command is not None and command is not Command.CORRECTION:
+                target = extraction.command_target or ""
+                applied.plan = plan_command(
+                    ws, command, target, refs, ctx, thread_id=turn.session_id
+                )
+                applied.events.append(command_event(applied.plan, target, ctx))
+            used = [] if command is not None else record_use(ws, referenced_ids(ws, turn.text), ctx)
+            applied.touched = list(dict.fromkeys([*ws.touched_ids(), *used]))
+            return applied
+
+        outcome = await self._mutate(tenant_id, user_id, marker, now_us, turn.session_id, planner)
+        return ProcessOutcome(
+            relevant=extraction.relevant and bool(facts),
+            facts=tuple(facts),
+            command=extraction.command,
+            command_target=extraction.command_target or "",
+            correction=extraction.correction,
+            rejections=tuple(rejections),
+            outcome=outcome,
+        )
+
+    async def _blocked(
+        self, tenant_id: str, user_id: str, facts: tuple[ExtractedFact, ...], ctx: ChangeContext
+    ) -> set[int]:
+        """Positions of facts a do-not-store rule forbids; without an answer nothing is stored."""
+        if not facts:
+            return set()
+        atoms = [new_atom(fact, ctx, provenance_of(None)) for fact in facts]
+        try:
+            verdicts = await asyncio.gather(
+                *(self._deps.guard.may_store(tenant_id, user_id, a) for a in atoms)
+            )
+        except Exception as failure:
+            raise DependencyFailed(
+                "the exposure guard did not answer whether the facts may be stored"
+            ) from failure
+        return {position for position, allowed in enumerate(verdicts) if not allowed}
+
+    async def run_command(
+        self,
+        tenant_id: str,
+        user_id: str,
+        command: Command,
+        target: str,
+        session_id: str,
+        request_id: str,
+        now_us: int,
+    ) -> Outcome:
+        """Run a user control command directly; idempotent by request id."""
+        marker = f"command:{request_id or digest(command.value, target, session_id, str(now_us))}"
+
+        def planner(ws: WorkingCapsule, ctx: ChangeContext, refs: tuple[str, ...]) -> Applied:
+            plan = plan_command(ws, command, target, refs, ctx, thread_id=target or session_id)
+            return Applied(events=[command_event(plan, target, ctx)], plan=plan)
+
+        return await self._mutate(tenant_id, user_id, marker, now_us, session_id, planner)
+
+    async def forget(
+        self,
+        tenant_id: str,
+        user_id: str,
+        atom_ids: list[str],
+        target: str,
+        session_id: str,
+        last_referenced: bool,
+        reason: str,
+        now_us: int,
+    ) -> Outcome:
+        """Forget atoms named by id, by target, or last referenced in the session."""
+        marker = "forget:" + digest(
+            ",".join(sorted(atom_ids)),
+            target,
+            session_id,
+            str(last_referenced),
+            reason,
+            str(now_us),
+        )
+
+        def planner(ws: WorkingCapsule, ctx: ChangeContext, refs: tuple[str, ...]) -> Applied:
+            chosen = (
+                {a.atom_id: a for a in matching_atoms(ws, target, include_superseded=True)}
+                if target
+                else {}
+            )
+            for atom_id in [*atom_ids, *(refs if last_referenced else ())]:
+                atom = ws.get(atom_id)
+                if atom is not None:
+                    chosen[atom_id] = atom
+            forget(ws, list(chosen.values()), ctx, reason)
+            return Applied()
+
+        return await self._mutate(
+            tenant_id, user_id, marker, now_us, session_id if last_referenced else "", planner
+        )
+
+    async def correct(
+        self, tenant_id: str, user_id: str, heard: str, meant: str, turn_id: str, now_us: int
+    ) -> Outcome:
+        """Capture a heard -> meant pair and update the one atom that holds the misheard value."""
+
+        def planner(ws: WorkingCapsule, ctx: ChangeContext, refs: tuple[str, ...]) -> Applied:
+            apply_correction(ws, heard, meant, ctx)
+            return Applied(
+                events=[correction_event(heard, meant, ctx)],
+                corrections=[CorrectionPair(heard, meant, turn_id, now_us)],
+            )
+
+        return await self._mutate(tenant_id, user_id, f"turn:{turn_id}", now_us, "", planner)
+
+    async def confirm(
+        self, tenant_id: str, user_id: str, atom_id: str, turn_id: str, now_us: int
+    ) -> Outcome:
+        """The user confirmed an atom (answering the one clarification question)."""
+        marker = f"turn:{turn_id}" if turn_id else "confirm:" + digest(atom_id, str(now_us))
+
+        def planner(ws: WorkingCapsule, ctx: ChangeContext, refs: tuple[str, ...]) -> Applied:
+            confirm_atom(ws, atom_id, ctx)
+            return Applied()
+
+        return await self._mutate(tenant_id, user_id, marker, now_us, "", planner)
+
+    async def mark(
+        self,
+        tenant_id: str,
+        user_id: str,
+        target: str,
+        session_id: str,
+        flags: MarkFlags,
+        now_us: int,
+    ) -> Outcome:
+        """Set pull-only, pinned or exposure on the atoms a target names (or last referenced)."""
+        marker = "mark:" + digest(target, session_id, repr(flags), str(now_us))
+
+        def planner(ws: WorkingCapsule, ctx: ChangeContext, refs: tuple[str, ...]) -> Applied:
+            atoms = (
+                matching_atoms(ws, target, include_superseded=False)
+                if target
+                else [a for a in map(ws.get, refs) if a]
+            )
+            for atom in atoms:
+                marked = flags.applied_to(atom)
+                if marked != atom:
+                    ws.put(marked, change(ChangeKind.MARKED, marked, reasons.MARK_REQUEST))
+            return Applied()
+
+        return await self._mutate(
+            tenant_id, user_id, marker, now_us, session_id if not target else "", planner
+        )
+
+    async def list_atoms(
+        self, tenant_id: str, user_id: str, after: tuple[str, str] | None, limit: int
+    ) -> list[AtomRecord]:
+        await self._drain_quietly(tenant_id, user_id)
+        return await self._store.list_atoms(tenant_id, user_id, after, limit)
+
+    async def list_rejections(
+        self, tenant_id: str, user_id: str, limit: int
+    ) -> list[RejectionEntry]:
+        return await self._store.list_rejections(tenant_id, user_id, limit)
+
+    async def list_provenance(
+        self, tenant_id: str, user_id: str, limit: int
+    ) -> list[ProvenanceEntry]:
+        return await self._store.list_provenance(tenant_id, user_id, limit)
+
+    async def list_corrections(
+        self, tenant_id: str, user_id: str, limit: int
+    ) -> list[CorrectionPair]:
+        return await self._store.list_corrections(tenant_id, user_id, limit)
+
+    async def _drain_quietly(self, tenant_id: str, user_id: str) -> None:
+        async with self._lock(tenant_id, user_id):
+            await self._runner.drain(tenant_id, user_id)
+
+
+@dataclass(frozen=True)
+class MarkFlags:
+    """Flags MarkAtoms sets; None leaves a flag as it is."""
+
+    pull_only: bool = False
+    pinned: bool = False
+    exposure: Exposure | None = None
+
+    def applied_to(self, atom: AtomRecord) -> AtomRecord:
+        return replace(
+            atom,
+            pull_only=atom.pull_only or self.pull_only,
+            pinned=atom.pinned or self.pinned,
+            exposure=self.exposure or atom.exposure,
+        )
+
+
+def provenance_of(entry: ProvenanceEntry | None) -> Provenance:
+    """Facts a model proposed are tool-derived; the rules' facts are the user's own statements."""
+    return (
+        Provenance.TOOL_DERIVED
+        if entry is not None and not entry.fallback_used
+        else Provenance.USER_STATED
+    )

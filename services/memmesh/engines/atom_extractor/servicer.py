@@ -1,0 +1,197 @@
+"""gRPC adapter of the AtomExtractor: proto in, one use-case call, proto out."""
+
+from __future__ import annotations
+
+import grpc
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as pb_grpc
+from memmesh.common.v1 import memory_pb2
+from memmesh.engines.atom_extractor import mapping
+from memmesh.engines.atom_extractor.capsule import ChangeKind, Exposure
+from memmesh.engines.atom_extractor.extracting import TurnInput
+from memmesh.engines.atom_extractor.extraction.model import Command
+from memmesh.engines.atom_extractor.service import CapsuleService, MarkFlags
+from memmesh.runtime.errors import FieldViolation, InvalidInput
+from memmesh.runtime.timeconv import micros_of
+
+DEFAULT_PAGE = 100
+
+
+def _limit(value: int) -> int:
+    return value or DEFAULT_PAGE
+
+
+class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
+    def __init__(self, service: CapsuleService) -> None:
+        self._service = service
+
+    async def Process(
+        self, request: pb.ProcessRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ProcessResponse:
+        turn = request.turn
+        role = "user" if turn.role == memory_pb2.ROLE_USER else "assistant"
+        result = await self._service.process(
+            request.scope.tenant_id,
+            request.scope.user_id,
+            TurnInput(turn.turn_id, turn.session_id, role, turn.text),
+            micros_of(request.now),
+        )
+        outcome = result.outcome
+        response = pb.ProcessResponse(
+            relevant=result.relevant,
+            facts=[mapping.fact_message(f) for f in result.facts],
+            changes=[mapping.change_message(c) for c in outcome.changes],
+            command=mapping.command_value(result.command),
+            command_target=result.command_target,
+            rejections=[mapping.rejection_message(r) for r in result.rejections],
+            duplicate=outcome.duplicate,
+            pending_effects=outcome.pending_effects,
+        )
+        if result.correction is not None:
+            response.correction.CopyFrom(
+                pb.Correction(heard=result.correction.heard, meant=result.correction.meant)
+            )
+        return response
+
+    async def Forget(
+        self, request: pb.ForgetRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ForgetResponse:
+        outcome = await self._service.forget(
+            request.scope.tenant_id,
+            request.scope.user_id,
+            list(request.atom_ids),
+            request.target,
+            request.session_id,
+            request.last_referenced,
+            request.reason_code,
+            micros_of(request.now),
+        )
+        return pb.ForgetResponse(
+            forgotten_atom_ids=[
+                c.atom.atom_id for c in outcome.changes if c.kind is ChangeKind.FORGOTTEN
+            ]
+        )
+
+    async def ListAtoms(
+        self, request: pb.ListAtomsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListAtomsResponse:
+        limit = _limit(request.page_size)
+        atoms = await self._service.list_atoms(
+            request.scope.tenant_id,
+            request.scope.user_id,
+            mapping.page_after(request.page_token),
+            limit + 1,
+        )
+        page = atoms[:limit]
+        token = mapping.page_token(page[-1]) if len(atoms) > limit else ""
+        return pb.ListAtomsResponse(
+            atoms=[mapping.atom_message(a) for a in page], next_page_token=token
+        )
+
+    async def Correct(
+        self, request: pb.CorrectRequest, context: grpc.aio.ServicerContext
+    ) -> pb.CorrectResponse:
+        heard, meant = request.correction.heard.strip(), request.correction.meant.strip()
+        if not heard or not meant or heard.lower() == meant.lower():
+            raise InvalidInput(
+                [FieldViolation("correction.meant", "must differ from heard and not be blank")]
+            )
+        outcome = await self._service.correct(
+            request.scope.tenant_id,
+            request.scope.user_id,
+            heard,
+            meant,
+            request.turn_id,
+            micros_of(request.now),
+        )
+        response = pb.CorrectResponse(pair_recorded=not outcome.duplicate)
+        corrected = next((c for c in outcome.changes if c.kind is ChangeKind.CORRECTED), None)
+        if corrected is not None:
+            response.change.CopyFrom(mapping.change_message(corrected))
+        return response
+
+    async def MarkAtoms(
+        self, request: pb.MarkAtomsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.MarkAtomsResponse:
+        exposure = None
+        if request.set_exposure != memory_pb2.EXPOSURE_UNSPECIFIED:
+            exposure = Exposure(
+                memory_pb2.Exposure.Name(request.set_exposure).removeprefix("EXPOSURE_")
+            )
+        flags = MarkFlags(
+            pull_only=request.set_pull_only, pinned=request.set_pinned, exposure=exposure
+        )
+        outcome = await self._service.mark(
+            request.scope.tenant_id,
+            request.scope.user_id,
+            request.target,
+            request.session_id,
+            flags,
+            micros_of(request.now),
+        )
+        return pb.MarkAtomsResponse(changes=[mapping.change_message(c) for c in outcome.changes])
+
+    async def ListRejections(
+        self, request: pb.ListRejectionsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListRejectionsResponse:
+        entries = await self._service.list_rejections(
+            request.scope.tenant_id, request.scope.user_id, _limit(request.limit)
+        )
+        return pb.ListRejectionsResponse(rejections=[mapping.rejection_message(e) for e in entries])
+
+    async def ListProvenance(
+        self, request: pb.ListProvenanceRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListProvenanceResponse:
+        entries = await self._service.list_provenance(
+            request.scope.tenant_id, request.scope.user_id, _limit(request.limit)
+        )
+        return pb.ListProvenanceResponse(records=[mapping.provenance_message(e) for e in entries])
+
+    async def RunCommand(
+        self, request: pb.RunCommandRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RunCommandResponse:
+        command = mapping.command_of(request.command)
+        if command is Command.CORRECTION:
+            raise InvalidInput(
+                [
+                    FieldViolation(
+                        "command", "corrections go through Correct with their heard/meant pair"
+                    )
+                ]
+            )
+        outcome = await self._service.run_command(
+            request.scope.tenant_id,
+            request.scope.user_id,
+            command,
+            request.target.strip(),
+            request.session_id,
+            request.request_id,
+            micros_of(request.now),
+        )
+        return pb.RunCommandResponse(
+            command=request.command,
+            changes=[mapping.change_message(c) for c in outcome.changes],
+            rules_requested=[r.label() for r in outcome.plan.rules] if outcome.plan else [],
+            duplicate=outcome.duplicate,
+            pending_effects=outcome.pending_effects,
+        )
+
+    async def ListCorrections(
+        self, request: pb.ListCorrectionsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListCorrectionsResponse:
+        pairs = await self._service.list_corrections(
+            request.scope.tenant_id, request.scope.user_id, _limit(request.limit)
+        )
+        return pb.ListCorrectionsResponse(corrections=[mapping.correction_record(p) for p in pairs])
+
+    async def ConfirmAtom(
+        self, request: pb.ConfirmAtomRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ConfirmAtomResponse:
+        outcome = await self._service.confirm(
+            request.scope.tenant_id,
+            request.scope.user_id,
+            request.atom_id,
+            request.turn_id,
+            micros_of(request.now),
+        )
+        return pb.ConfirmAtomResponse(changes=[mapping.change_message(c) for c in outcome.changes])

@@ -1,0 +1,44 @@
+"""Settings of the AtomExtractor: environment variables with the MEMMESH_ATOM_EXTRACTOR_ prefix."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from memmesh.engines.atom_extractor.freshness import FreshnessWindows
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class AtomExtractorSettings(BaseSettings):
+    """Every default runs without a model provider (deterministic rules only)."""
+
+    model_config = SettingsConfigDict(env_prefix="MEMMESH_ATOM_EXTRACTOR_", extra="ignore")
+
+    # seed 004: the semantic path is optional; the rules are the default and the fallback.
+    mode: Literal["deterministic_only", "semantic_with_fallback"] = "deterministic_only"
+    # seed 002 decay windows, in days.
+    user_fact_window_days: int = Field(default=30, ge=1)
+    user_pattern_window_days: int = Field(default=14, ge=1)
+    shared_narrative_window_days: int = Field(default=7, ge=1)
+    # An OpenAI-compatible endpoint: base URL up to (not including) /chat/completions.
+    provider_base_url: str = ""
+    provider_api_key: str = ""
+    provider_name: str = "openai-compatible"
+    # Model ids, comma-separated, tried in order when one fails.
+    provider_models: str = "gpt-4o-mini"
+    provider_timeout_s: float = Field(default=4.0, gt=0)
+    # Extra attempts per model after a timeout, a provider error or malformed output.
+    provider_retries: int = Field(default=1, ge=0, le=5)
+    provider_max_tokens: int = Field(default=400, ge=16)
+    # Ceiling of prompt plus completion tokens spent on one turn.
+    provider_turn_token_budget: int = Field(default=3000, ge=64)
+
+    def windows(self) -> FreshnessWindows:
+        return FreshnessWindows(
+            user_fact_days=self.user_fact_window_days,
+            user_pattern_days=self.user_pattern_window_days,
+            shared_narrative_days=self.shared_narrative_window_days,
+        )
+
+    def model_ids(self) -> tuple[str, ...]:
+        return tuple(m.strip() for m in self.provider_models.split(",") if m.strip())

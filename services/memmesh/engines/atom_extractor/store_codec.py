@@ -1,0 +1,88 @@
+"""Row encoding shared by the capsule's storage adapters (JSON bodies, enum values as strings)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from enum import Enum
+
+from memmesh.engines.atom_extractor.capsule import (
+    AtomRecord,
+    AtomStatus,
+    Effect,
+    EffectKind,
+    Exposure,
+    Provenance,
+    ProvenanceEntry,
+    RejectionEntry,
+)
+from memmesh.engines.atom_extractor.extraction.model import FactType
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _dump(record: object) -> str:
+    return json.dumps(
+        {k: _plain(v) for k, v in asdict(record).items()}, sort_keys=True, separators=(",", ":")
+    )  # type: ignore[call-overload]
+
+
+def atom_body(atom: AtomRecord) -> str:
+    """The stored body of an atom."""
+    return _dump(atom)
+
+
+def atom_of(body: str) -> AtomRecord:
+    """An atom from its stored body."""
+    data = json.loads(body)
+    return AtomRecord(
+        **{
+            **data,
+            "type": FactType(data["type"]),
+            "provenance": Provenance(data["provenance"]),
+            "exposure": Exposure(data["exposure"]),
+            "status": AtomStatus(data["status"]),
+            "critical_tokens": tuple(data["critical_tokens"]),
+            "evidence_turn_ids": tuple(data["evidence_turn_ids"]),
+            "topics": tuple(data["topics"]),
+        }
+    )
+
+
+def rejection_body(entry: RejectionEntry) -> str:
+    return _dump(entry)
+
+
+def rejection_of(body: str) -> RejectionEntry:
+    data = json.loads(body)
+    return RejectionEntry(**{**data, "type": FactType(data["type"])})
+
+
+def provenance_body(entry: ProvenanceEntry) -> str:
+    return _dump(entry)
+
+
+def provenance_of(body: str) -> ProvenanceEntry:
+    return ProvenanceEntry(**json.loads(body))
+
+
+def effect_payload(effect: Effect) -> str:
+    return json.dumps(effect.payload, sort_keys=True, separators=(",", ":"))
+
+
+def effect_of(kind: str, payload: str) -> Effect:
+    return Effect(EffectKind(kind), json.loads(payload))
+
+
+def refs_body(atom_ids: tuple[str, ...]) -> str:
+    return json.dumps(list(atom_ids))
+
+
+def refs_of(body: str) -> tuple[str, ...]:
+    return tuple(json.loads(body))

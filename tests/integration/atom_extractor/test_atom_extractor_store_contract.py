@@ -1,0 +1,159 @@
+"""One storage contract suite for the capsule, run on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from memmesh.engines.atom_extractor.capsule import (
+    AtomRecord,
+    AtomStatus,
+    CapsuleCommit,
+    CorrectionPair,
+    Effect,
+    EffectKind,
+    Exposure,
+    Provenance,
+    ProvenanceEntry,
+    RejectionEntry,
+)
+from memmesh.engines.atom_extractor.extraction.model import FactType
+from memmesh.engines.atom_extractor.store import CapsuleStore
+from memmesh.runtime.errors import VersionMismatch
+
+NOW = 1_767_225_600_000_000
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[CapsuleStore]:
+    if request.param == "sqlite":
+        from memmesh.engines.atom_extractor.sqlite_store import SqliteCapsuleStore
+
+        opened: CapsuleStore = SqliteCapsuleStore.open(tmp_path / "capsule.sqlite3")
+    else:
+        from memmesh.engines.atom_extractor.postgres_store import PostgresCapsuleStore
+
+        opened = await PostgresCapsuleStore.open(request.getfixturevalue("postgres_url"))
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
+def user() -> tuple[str, str]:
+    token = uuid.uuid4().hex[:10]
+    return f"t-{token}", f"u-{token}"
+
+
+def atom(atom_id: str, key: str, version: int = 1) -> AtomRecord:
+    return AtomRecord(
+        atom_id,
+        key,
+        f"User fact {atom_id}.",
+        "preference",
+        FactType.USER_FACT,
+        Provenance.USER_STATED,
+        9000,
+        Exposure.SAFE_TO_SPEAK,
+        False,
+        False,
+        ("Tea",),
+        NOW,
+        0,
+        0,
+        0,
+        version,
+        ("turn-1",),
+        AtomStatus.ACTIVE,
+        "",
+        ("tea",),
+    )
+
+
+async def test_commit_writes_everything_and_reads_it_back(
+    store: CapsuleStore, user: tuple[str, str]
+) -> None:
+    commit = CapsuleCommit(
+        marker="turn:1",
+        upserts=[(atom("a2", "k.b"), 0), (atom("a1", "k.a"), 0)],
+        corrections=[CorrectionPair("Sarah", "Sandra", "turn-1", NOW)],
+        rejections=[
+            RejectionEntry(
+                "User maybe likes jazz.",
+                FactType.USER_FACT,
+                6000,
+                "confidence_below_threshold",
+                8000,
+                "",
+                "turn-1",
+                NOW,
+            )
+        ],
+        provenance=[ProvenanceEntry("turn-1", "p", "m", "v1", "in", "out", 12, 1, False, "", NOW)],
+        session_refs=("s1", ("a1",)),
+        effects=[Effect(EffectKind.INDEX_UPSERT, {"atom_ids": ["a1", "a2"]})],
+    )
+    assert await store.commit(*user, commit)
+    assert [a.atom_id for a in await store.load_atoms(*user)] == ["a1", "a2"]
+    assert (await store.load_atoms(*user))[0] == atom("a1", "k.a")
+    assert await store.session_refs(*user, "s1") == ("a1",)
+    assert await store.is_processed(*user, "turn:1")
+    assert (await store.list_corrections(*user, 10))[0].meant == "Sandra"
+    assert (await store.list_rejections(*user, 10))[0].threshold_bp == 8000
+    assert (await store.list_provenance(*user, 10))[0].latency_ms == 12
+    [(sequence, effect)] = await store.pending_effects(*user, 10)
+    assert effect.payload == {"atom_ids": ["a1", "a2"]}
+    await store.complete_effects(*user, [sequence])
+    assert await store.count_pending(*user) == 0
+
+
+async def test_a_marker_is_written_once(store: CapsuleStore, user: tuple[str, str]) -> None:
+    assert await store.commit(
+        *user, CapsuleCommit(marker="turn:1", upserts=[(atom("a1", "k.a"), 0)])
+    )
+    assert not await store.commit(
+        *user, CapsuleCommit(marker="turn:1", upserts=[(atom("a2", "k.b"), 0)])
+    )
+    assert [a.atom_id for a in await store.load_atoms(*user)] == ["a1"]
+
+
+async def test_a_stale_version_is_refused_and_nothing_is_written(
+    store: CapsuleStore, user: tuple[str, str]
+) -> None:
+    await store.commit(*user, CapsuleCommit(marker="turn:1", upserts=[(atom("a1", "k.a"), 0)]))
+    await store.commit(*user, CapsuleCommit(marker="turn:2", upserts=[(atom("a1", "k.a", 2), 1)]))
+    with pytest.raises(VersionMismatch):
+        await store.commit(
+            *user, CapsuleCommit(marker="turn:3", upserts=[(atom("a1", "k.a", 2), 1)])
+        )
+    assert not await store.is_processed(*user, "turn:3")
+    assert (await store.load_atoms(*user))[0].version == 2
+
+
+async def test_deletes_remove_content_and_pages_follow_key_order(
+    store: CapsuleStore, user: tuple[str, str]
+) -> None:
+    atoms = [atom(f"a{n}", f"k.{chr(ord('e') - n)}") for n in range(5)]
+    await store.commit(*user, CapsuleCommit(marker="turn:1", upserts=[(a, 0) for a in atoms]))
+    await store.commit(*user, CapsuleCommit(marker="turn:2", deletes=["a0"]))
+    first = await store.list_atoms(*user, None, 2)
+    rest = await store.list_atoms(*user, (first[-1].key, first[-1].atom_id), 10)
+    assert [a.key for a in first + rest] == ["k.a", "k.b", "k.c", "k.d"]
+
+
+async def test_stores_keep_users_apart(store: CapsuleStore, user: tuple[str, str]) -> None:
+    await store.commit(
+        *user,
+        CapsuleCommit(
+            marker="turn:1", upserts=[(atom("a1", "k.a"), 0)], session_refs=("s1", ("a1",))
+        ),
+    )
+    other = (user[0], user[1] + "-other")
+    assert await store.load_atoms(*other) == []
+    assert await store.session_refs(*other, "s1") == ()
+    assert not await store.is_processed(*other, "turn:1")
+    assert await store.commit(
+        *other, CapsuleCommit(marker="turn:1", upserts=[(replace(atom("a1", "k.a")), 0)])
+    )

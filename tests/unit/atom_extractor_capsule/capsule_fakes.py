@@ -1,0 +1,112 @@
+"""Fakes of the AtomExtractor's outbound ports and a scripted extractor, for unit tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memmesh.engines.atom_extractor.capsule import AtomRecord, ProvenanceEntry
+from memmesh.engines.atom_extractor.extracting import TurnInput
+from memmesh.engines.atom_extractor.extraction.model import ExtractionResult
+from memmesh.engines.atom_extractor.ports import Dependencies
+
+
+class Unreachable(Exception):
+    """What a fake raises while it plays a dependency that is down."""
+
+
+@dataclass
+class FakeLedger:
+    events: list[dict[str, object]] = field(default_factory=list)
+    down: bool = False
+
+    async def append(
+        self, tenant_id: str, user_id: str, events: Sequence[dict[str, object]]
+    ) -> None:
+        if self.down:
+            raise Unreachable("ledger")
+        known = {e["idempotency_key"] for e in self.events}
+        self.events.extend(e for e in events if e["idempotency_key"] not in known)
+
+
+@dataclass
+class FakeIndex:
+    documents: dict[str, AtomRecord] = field(default_factory=dict)
+    down: bool = False
+
+    async def upsert(self, tenant_id: str, user_id: str, atoms: Sequence[AtomRecord]) -> None:
+        if self.down:
+            raise Unreachable("index")
+        self.documents.update({a.atom_id: a for a in atoms})
+
+    async def remove(self, tenant_id: str, user_id: str, atom_ids: Sequence[str]) -> None:
+        if self.down:
+            raise Unreachable("index")
+        for atom_id in atom_ids:
+            self.documents.pop(atom_id, None)
+
+
+@dataclass
+class FakeGuard:
+    rules: list[tuple[str, str, str]] = field(default_factory=list)
+
+    async def may_store(self, tenant_id: str, user_id: str, atom: AtomRecord) -> bool:
+        for kind, target_type, target in self.rules:
+            if kind != "DO_NOT_STORE":
+                continue
+            if target_type == "KEY" and (atom.key == target or atom.key.startswith(target + ".")):
+                return False
+            if target_type == "TOPIC" and target in atom.topics:
+                return False
+        return True
+
+    async def set_rule(
+        self, tenant_id: str, user_id: str, kind: str, target_type: str, target: str, now_us: int
+    ) -> None:
+        if (kind, target_type, target) not in self.rules:
+            self.rules.append((kind, target_type, target))
+
+
+@dataclass
+class FakeState:
+    applied: list[tuple[str, str]] = field(default_factory=list)
+
+    async def apply_command(
+        self, tenant_id: str, user_id: str, command: str, idempotency_key: str, now_us: int
+    ) -> None:
+        if (command, idempotency_key) not in self.applied:
+            self.applied.append((command, idempotency_key))
+
+
+@dataclass
+class FakeThreads:
+    forgotten: list[str] = field(default_factory=list)
+
+    async def forget_thread(
+        self, tenant_id: str, user_id: str, thread_id: str, now_us: int
+    ) -> None:
+        self.forgotten.append(thread_id)
+
+
+@dataclass
+class Fakes:
+    ledger: FakeLedger = field(default_factory=FakeLedger)
+    index: FakeIndex = field(default_factory=FakeIndex)
+    guard: FakeGuard = field(default_factory=FakeGuard)
+    state: FakeState = field(default_factory=FakeState)
+    threads: FakeThreads = field(default_factory=FakeThreads)
+
+    def dependencies(self) -> Dependencies:
+        return Dependencies(self.ledger, self.index, self.guard, self.state, self.threads)
+
+
+class ScriptedExtractor:
+    """Returns the result scripted for a turn's text (the rules are tested on their own)."""
+
+    def __init__(self, script: dict[str, ExtractionResult]) -> None:
+        self.script = script
+
+    async def extract(
+        self, tenant_id: str, user_id: str, turn: TurnInput, now_us: int
+    ) -> tuple[ExtractionResult, ProvenanceEntry | None]:
+        return self.script.get(turn.text, ExtractionResult(relevant=False)), None

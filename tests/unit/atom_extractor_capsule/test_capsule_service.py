@@ -1,0 +1,171 @@
+"""The capsule's use cases over a real SQLite store and fakes of the other engines."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from capsule_fakes import Fakes, ScriptedExtractor
+from memmesh.engines.atom_extractor.capsule import ChangeKind
+from memmesh.engines.atom_extractor.extracting import TurnInput
+from memmesh.engines.atom_extractor.extraction.model import (
+    Command,
+    Correction,
+    ExtractedFact,
+    ExtractionResult,
+    FactType,
+)
+from memmesh.engines.atom_extractor.service import CapsuleService
+from memmesh.engines.atom_extractor.sqlite_store import SqliteCapsuleStore
+
+NOW = 1_767_225_600_000_000
+SISTER = ExtractedFact(
+    "User has a sister named Sarah.",
+    "relationship",
+    FactType.USER_FACT,
+    9000,
+    "relationship.sister.sarah",
+    ("Sarah",),
+    "",
+)
+SCRIPT = {
+    "I have a sister named Sarah.": ExtractionResult(relevant=True, facts=(SISTER,)),
+    "No, I said Sandra, not Sarah.": ExtractionResult(
+        relevant=False,
+        command=Command.CORRECTION,
+        command_target="Sandra",
+        correction=Correction("Sarah", "Sandra"),
+    ),
+    "Forget that.": ExtractionResult(relevant=False, command=Command.FORGET),
+    "Don't remember anything about my sister.": ExtractionResult(
+        relevant=False, command=Command.DO_NOT_STORE, command_target="my sister"
+    ),
+    "Remember everything going forward.": ExtractionResult(
+        relevant=False, command=Command.REMEMBER_EVERYTHING
+    ),
+    "Forget this thread.": ExtractionResult(relevant=False, command=Command.FORGET_THREAD),
+    "How is Sarah doing?": ExtractionResult(relevant=False),
+}
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SqliteCapsuleStore]:
+    opened = SqliteCapsuleStore.open(tmp_path / "capsule.sqlite3")
+    yield opened
+    await opened.close()
+
+
+def service_with(store: SqliteCapsuleStore, fakes: Fakes) -> CapsuleService:
+    return CapsuleService(store, fakes.dependencies(), ScriptedExtractor(SCRIPT))
+
+
+def turn(number: int, text: str) -> TurnInput:
+    return TurnInput(f"turn-{number}", "session-1", "user", text)
+
+
+async def test_a_retried_turn_is_a_duplicate_and_writes_nothing_twice(
+    store: SqliteCapsuleStore,
+) -> None:
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    first = await service.process("t", "u", turn(1, "I have a sister named Sarah."), NOW)
+    again = await service.process("t", "u", turn(1, "I have a sister named Sarah."), NOW)
+    assert [c.kind for c in first.outcome.changes] == [ChangeKind.CREATED]
+    assert again.outcome.duplicate and again.outcome.changes == ()
+    assert [e["event_type"] for e in fakes.ledger.events] == ["ATOM_CREATED"]
+    assert len(fakes.index.documents) == 1
+
+
+async def test_effects_that_fail_stay_queued_and_run_on_the_next_call(
+    store: SqliteCapsuleStore,
+) -> None:
+    fakes = Fakes()
+    fakes.ledger.down = fakes.index.down = True
+    service = service_with(store, fakes)
+    result = await service.process("t", "u", turn(1, "I have a sister named Sarah."), NOW)
+    assert result.outcome.pending_effects == 2
+    assert len(await store.load_atoms("t", "u")) == 1
+    fakes.ledger.down = fakes.index.down = False
+    await service.list_atoms("t", "u", None, 10)
+    assert await store.count_pending("t", "u") == 0
+    assert [e["event_type"] for e in fakes.ledger.events] == ["ATOM_CREATED"]
+    assert list(fakes.index.documents.values())[0].text == "User has a sister named Sarah."
+
+
+async def test_correction_records_the_pair_and_updates_one_atom(store: SqliteCapsuleStore) -> None:
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process("t", "u", turn(1, "I have a sister named Sarah."), NOW)
+    result = await service.process("t", "u", turn(2, "No, I said Sandra, not Sarah."), NOW + 1)
+    assert [c.kind for c in result.outcome.changes] == [ChangeKind.CORRECTED]
+    [pair] = await service.list_corrections("t", "u", 10)
+    assert (pair.heard, pair.meant, pair.turn_id) == ("Sarah", "Sandra", "turn-2")
+    assert [e["event_type"] for e in fakes.ledger.events][-2:] == [
+        "ATOM_CORRECTED",
+        "CORRECTION_CAPTURED",
+    ]
+    assert list(fakes.index.documents.values())[0].text == "User has a sister named Sandra."
+
+
+async def test_forget_that_removes_the_last_referenced_atom_everywhere(
+    store: SqliteCapsuleStore,
+) -> None:
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process("t", "u", turn(1, "I have a sister named Sarah."), NOW)
+    result = await service.process("t", "u", turn(2, "Forget that."), NOW + 1)
+    assert [c.kind for c in result.outcome.changes] == [ChangeKind.FORGOTTEN]
+    assert await store.load_atoms("t", "u") == [] and fakes.index.documents == {}
+    forgotten = [e for e in fakes.ledger.events if e["event_type"] == "ATOM_FORGOTTEN"]
+    assert len(forgotten) == 1 and "Sarah" not in repr(forgotten)
+
+
+async def test_a_turn_that_mentions_an_atom_records_its_use(store: SqliteCapsuleStore) -> None:
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process("t", "u", turn(1, "I have a sister named Sarah."), NOW)
+    await service.process("t", "u", turn(2, "How is Sarah doing?"), NOW + 7)
+    [atom] = await store.load_atoms("t", "u")
+    assert (atom.use_count, atom.last_use_time_us) == (1, NOW + 7)
+
+
+async def test_do_not_store_sets_rules_and_later_facts_on_the_topic_are_dropped(
+    store: SqliteCapsuleStore,
+) -> None:
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process("t", "u", turn(1, "Don't remember anything about my sister."), NOW)
+    assert ("DO_NOT_STORE", "TOPIC", "sister") in fakes.guard.rules
+    result = await service.process("t", "u", turn(2, "I have a sister named Sarah."), NOW + 1)
+    assert [(c.kind, c.reason_code) for c in result.outcome.changes] == [
+        (ChangeKind.DROPPED, "DO_NOT_STORE_RULE")
+    ]
+    assert await store.load_atoms("t", "u") == []
+
+
+async def test_retention_and_thread_commands_reach_their_engines(store: SqliteCapsuleStore) -> None:
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process("t", "u", turn(1, "Remember everything going forward."), NOW)
+    await service.process("t", "u", turn(2, "Forget this thread."), NOW + 1)
+    assert [command for command, _ in fakes.state.applied] == ["REMEMBER_EVERYTHING"]
+    assert fakes.threads.forgotten == ["session-1"]
+    applied = [e for e in fakes.ledger.events if e["event_type"] == "COMMAND_APPLIED"]
+    assert len(applied) == 2
+
+
+async def test_run_command_is_idempotent_by_request_id(store: SqliteCapsuleStore) -> None:
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process("t", "u", turn(1, "I have a sister named Sarah."), NOW)
+    first = await service.run_command("t", "u", Command.FORGET, "sister", "", "req-1", NOW + 1)
+    again = await service.run_command("t", "u", Command.FORGET, "sister", "", "req-1", NOW + 1)
+    assert [c.kind for c in first.changes] == [ChangeKind.FORGOTTEN] and again.duplicate
+
+
+async def test_users_never_see_each_other(store: SqliteCapsuleStore) -> None:
+    service = service_with(store, Fakes())
+    await service.process("t", "u", turn(1, "I have a sister named Sarah."), NOW)
+    assert await service.list_atoms("t", "other", None, 10) == []
+    assert await service.list_atoms("other", "u", None, 10) == []
