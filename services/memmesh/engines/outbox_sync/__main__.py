@@ -1,0 +1,3 @@
+from memmesh.engines.outbox_sync.main import main
+
+main()
