@@ -1,0 +1,3 @@
+from memmesh.engines.context_composer.main import main
+
+main()

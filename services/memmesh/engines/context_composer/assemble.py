@@ -1,0 +1,237 @@
+"""Pure composition of the Context Bundle: filter verdict applied, caps filled in rank
+order, atoms tagged, one question at most, and the 32 KB byte cap enforced.
+
+Nothing here reads a clock, draws a random number or depends on dict order: the same
+gathered state and request give the same bundle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from memmesh.engines.context_composer.hints import hint_bundle, tone_labels
+from memmesh.engines.context_composer.model import (
+    CONFIRMED,
+    CONFLICT,
+    SESSION_START,
+    Bundle,
+    Composed,
+    ComposeQuery,
+    Counters,
+    Gathered,
+    GuardItem,
+    GuardVerdict,
+    PushMemory,
+    TaggedAtom,
+    TurnRecord,
+)
+from memmesh.engines.context_composer.questions import choose_question, do_not_repeat_keys
+from memmesh.engines.context_composer.tagging import tag_atom
+from memmesh.engines.context_composer.text import asks_for_continuity, asks_for_recall, cut_words
+
+# Seed 001 §2.11.9 hard caps.
+BUNDLE_BYTES_CAP = 32 * 1024
+MAX_ATOMS = 20
+MAX_EXCERPTS = 2
+EXCERPT_CHARS = 280
+MAX_WORKING_TURNS = 6
+# Bounds of the other parts, so that one long turn cannot crowd out the rest.
+WORKING_TURN_CHARS = 1000
+MAX_DIGESTS = 3
+DIGEST_CHARS = 600
+MAX_LOOPS = 10
+LOOP_CHARS = 200
+SUMMARY_CHARS = 1200
+BRIDGE_CHARS = 600
+MAX_PROJECT_IDS = 10
+MAX_KEY_CHARS = 100
+# Asked of the ranker: more turns than excerpts, since working-memory turns are skipped.
+RETRIEVE_TURNS = 8
+RETRIEVE_DIGESTS = 5
+GUARD_LOOPS = 50
+
+# Parts dropped, lowest-ranked item first, until the bundle fits the byte cap.
+_DROP_ORDER = ("excerpts", "digests", "atoms", "loops", "working_memory", "episode_bridge",
+               "rolling_summary", "do_not_repeat_keys")
+
+Measure = Callable[[Bundle], int]
+
+
+@dataclass(frozen=True)
+class GuardPlan:
+    """What is offered to the ExposureGuard and how."""
+
+    items: tuple[GuardItem, ...]
+    user_asked: bool
+    speak_text_allowed: bool
+
+
+def _turn_item(item_id: str, turn: TurnRecord, limit: int) -> GuardItem:
+    return GuardItem(item_id, cut_words(turn.text, limit), thread_id=turn.session_id)
+
+
+def guard_plan(query: ComposeQuery, gathered: Gathered) -> GuardPlan:
+    """Every candidate item, as it would appear in the bundle, for the ExposureGuard."""
+    facts, retrieved, session = gathered.facts, gathered.retrieved, gathered.session
+    user_asked = asks_for_recall(query.query)
+    items: list[GuardItem] = []
+    for index, atom in enumerate(retrieved.atoms):
+        items.append(GuardItem(f"a{index}", atom.text, atom.exposure, atom.key, atom.topics, "", atom.pull_only, atom.atom_id))
+    items += [_turn_item(f"e{i}", t, EXCERPT_CHARS) for i, t in enumerate(retrieved.turns)]
+    items += [_turn_item(f"w{i}", t, WORKING_TURN_CHARS) for i, t in enumerate(session.turns)]
+    for index, digest in enumerate(retrieved.digests):
+        text = f"{digest.title} {cut_words(digest.summary, DIGEST_CHARS)}".strip()
+        items.append(GuardItem(f"d{index}", text, thread_id=digest.digest_id))
+    for index, loop in enumerate(session.loops[:GUARD_LOOPS]):
+        items.append(GuardItem(f"l{index}", cut_words(loop.text, LOOP_CHARS)))
+    if session.rolling_summary:
+        items.append(GuardItem("s", cut_words(session.rolling_summary, SUMMARY_CHARS), thread_id=query.session_id))
+    if gathered.resume is not None and gathered.resume.episode_bridge:
+        items.append(GuardItem("b", cut_words(gathered.resume.episode_bridge, BRIDGE_CHARS)))
+    if facts.display_name:
+        items.append(GuardItem("n", facts.display_name, key="identity.name"))
+    for index, pair in enumerate(gathered.corrections or ()):
+        items.append(GuardItem(f"c{index}", f"{pair.heard} {pair.meant}"))
+    speak_text_allowed = facts.contact_preference == "SPEAK" or user_asked
+    return GuardPlan(tuple(items), user_asked, speak_text_allowed)
+
+
+def _allowed(prefix: str, values: Sequence[object], allowed: frozenset[str]) -> list[int]:
+    return [i for i in range(len(values)) if f"{prefix}{i}" in allowed]
+
+
+def _bridge(query: ComposeQuery, gathered: Gathered, allowed: frozenset[str]) -> str:
+    resume, facts = gathered.resume, gathered.facts
+    if query.mode != SESSION_START or resume is None or "b" not in allowed:
+        return ""
+    # §2.21: the resume bundle is always built; surfacing respects the user's preferences
+    # and the tier (COLD is never surfaced unprompted).
+    held = facts.auto_resume_disabled or facts.recall_only_when_asked or resume.tier == "COLD"
+    if held and not asks_for_continuity(query.query):
+        return ""
+    return cut_words(resume.episode_bridge, BRIDGE_CHARS)
+
+
+@dataclass
+class _Parts:
+    """The candidate parts after filtering, before the byte cap trims them."""
+
+    atoms: list[TaggedAtom]
+    excerpts: list[TurnRecord]
+    digests: list
+    loops: list
+    working_memory: list[TurnRecord]
+    episode_bridge: str
+    rolling_summary: str
+    do_not_repeat_keys: list[str]
+
+    def drop_one(self) -> bool:
+        """Drop the lowest-ranked item of the first non-empty part in drop order."""
+        for name in _DROP_ORDER:
+            value = getattr(self, name)
+            if not value:
+                continue
+            if isinstance(value, str):
+                setattr(self, name, "")
+            elif name == "working_memory":
+                value.pop(0)  # oldest turn first
+            else:
+                value.pop()
+            return True
+        return False
+
+
+def compose_bundle(query: ComposeQuery, gathered: Gathered, plan: GuardPlan, verdict: GuardVerdict, measure: Measure) -> Composed:
+    """The bundle, hints, tone and counters for one turn."""
+    facts, retrieved, session = gathered.facts, gathered.retrieved, gathered.session
+    allowed = verdict.allowed_item_ids
+    pull_allowed = plan.user_asked or not facts.recall_only_when_asked
+
+    atoms = [retrieved.atoms[i] for i in _allowed("a", retrieved.atoms, allowed)] if pull_allowed else []
+    tagged = [TaggedAtom(a, tag_atom(a, facts, query.now_us)) for a in atoms if a.status != "SUPERSEDED"]
+    dnr = do_not_repeat_keys(facts, tagged)
+    _, unanswered = choose_question(query, tagged, dnr.keys)
+    tagged = [t for t in tagged if t.atom.atom_id not in unanswered][:MAX_ATOMS]
+
+    working = [replace(session.turns[i], text=cut_words(session.turns[i].text, WORKING_TURN_CHARS))
+               for i in _allowed("w", session.turns, allowed)][-MAX_WORKING_TURNS:]
+    in_working = {t.turn_id for t in working}
+    excerpts = []
+    if pull_allowed:
+        for i in _allowed("e", retrieved.turns, allowed):
+            turn = retrieved.turns[i]
+            if turn.turn_id not in in_working and len(excerpts) < MAX_EXCERPTS:
+                excerpts.append(replace(turn, text=cut_words(turn.text, EXCERPT_CHARS)))
+    digests = [replace(retrieved.digests[i], summary=cut_words(retrieved.digests[i].summary, DIGEST_CHARS))
+               for i in _allowed("d", retrieved.digests, allowed)][:MAX_DIGESTS] if pull_allowed else []
+    loops = [replace(session.loops[i], text=cut_words(session.loops[i].text, LOOP_CHARS))
+             for i in _allowed("l", session.loops[:GUARD_LOOPS], allowed)]
+    loops = sorted(loops, key=lambda lp: (-lp.salience, lp.open_us, lp.loop_id))[:MAX_LOOPS]
+    summary = cut_words(session.rolling_summary, SUMMARY_CHARS) if "s" in allowed else ""
+
+    parts = _Parts(
+        atoms=tagged,
+        excerpts=excerpts,
+        digests=digests,
+        loops=loops,
+        working_memory=working,
+        episode_bridge=_bridge(query, gathered, allowed),
+        rolling_summary=summary,
+        do_not_repeat_keys=[k for k in dnr.keys if len(k) <= MAX_KEY_CHARS],
+    )
+    name = facts.display_name if "n" in allowed else ""
+    projects = sorted({t.atom.key.split(".")[1] for t in tagged if t.atom.key.startswith("project.")} - {""})
+    while True:
+        question, _ = choose_question(query, parts.atoms, parts.do_not_repeat_keys)
+        bundle = Bundle(
+            now_us=query.now_us,
+            mode=query.mode,
+            push=PushMemory(
+                display_name=name,
+                primary_language=facts.primary_language,
+                contact_preference=facts.contact_preference.lower(),
+                timezone=facts.timezone,
+                active_project_ids=tuple(p for p in projects if len(p) <= MAX_KEY_CHARS)[:MAX_PROJECT_IDS],
+                do_not_repeat_keys=tuple(parts.do_not_repeat_keys),
+            ),
+            last_interaction_us=max(facts.last_interaction_us, session.last_interaction_us),
+            working_memory=tuple(parts.working_memory),
+            rolling_summary=parts.rolling_summary,
+            loops=tuple(parts.loops),
+            atoms=tuple(parts.atoms),
+            excerpts=tuple(parts.excerpts),
+            digests=tuple(parts.digests),
+            episode_bridge=parts.episode_bridge,
+            question=question,
+        )
+        size = measure(bundle)
+        if size <= BUNDLE_BYTES_CAP or not parts.drop_one():
+            break
+
+    corrections = [gathered.corrections[i] for i in _allowed("c", gathered.corrections or (), allowed)]
+    hints = hint_bundle(facts.primary_language, bundle.atoms, corrections, (name,) if name else ())
+    return Composed(
+        bundle=bundle,
+        hints=hints,
+        tone_labels=tone_labels(query.query),
+        counters=counters_of(bundle, size, verdict.do_not_mention_hits),
+        do_not_repeat_evicted=dnr.evicted,
+        user_asked=plan.user_asked,
+        speak_text_allowed=plan.speak_text_allowed,
+    )
+
+
+def counters_of(bundle: Bundle, size: int, do_not_mention_hits: int) -> Counters:
+    """Seed 001 §2.12 counters of a bundle."""
+    confirmed = sum(1 for t in bundle.atoms if t.tag == CONFIRMED)
+    return Counters(
+        context_bundle_bytes=size,
+        atoms_selected_count=len(bundle.atoms),
+        excerpts_selected_count=len(bundle.excerpts),
+        confirmed_count=confirmed,
+        tentative_count=len(bundle.atoms) - confirmed,
+        conflict_trigger_count=sum(1 for t in bundle.atoms if t.tag == CONFLICT),
+        clarification_due_to_memory_count=1 if bundle.question is not None else 0,
+        do_not_mention_hits_count=do_not_mention_hits,
+    )

@@ -1,0 +1,128 @@
+"""gRPC adapters of the composer's ports; failures become DependencyError naming the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Sequence
+from typing import TypeVar
+
+import grpc
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
+from memmesh.common.v1 import scope_pb2
+from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
+from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
+from memmesh.engines.context_composer import mapping
+from memmesh.engines.context_composer.model import (
+    CorrectionPair,
+    GuardItem,
+    GuardVerdict,
+    ResumeCandidate,
+    Retrieved,
+    SessionMemory,
+    UserFacts,
+)
+from memmesh.engines.context_composer.ports import DependencyError
+from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
+from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
+from memmesh.runtime import deadlines
+from memmesh.runtime.timeconv import timestamp_of
+from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
+from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc
+
+T = TypeVar("T")
+# A Tier-2 call may use this share of the time left, so a slow one cannot starve the
+# Tier-1 filter step that follows the parallel gather.
+TIER2_TIME_SHARE = 0.5
+
+
+def _scope(tenant_id: str, user_id: str) -> scope_pb2.UserScope:
+    return scope_pb2.UserScope(tenant_id=tenant_id, user_id=user_id)
+
+
+async def _call(engine: str, call: Awaitable[T]) -> T:
+    try:
+        return await call
+    except grpc.aio.AioRpcError as error:
+        raise DependencyError(engine, error.code() == grpc.StatusCode.DEADLINE_EXCEEDED, error.code().name) from error
+
+
+class GrpcStateSource:
+    def __init__(self, stub: state_grpc.CurrentStateServiceStub) -> None:
+        self._stub = stub
+
+    async def facts(self, tenant_id: str, user_id: str) -> UserFacts:
+        reply = await _call("current_state", self._stub.Get(state_pb.GetRequest(scope=_scope(tenant_id, user_id))))
+        return mapping.facts_of(reply.state)
+
+
+class GrpcRanker:
+    def __init__(self, stub: ranker_grpc.RetrievalRankerServiceStub) -> None:
+        self._stub = stub
+
+    async def retrieve(
+        self, tenant_id: str, user_id: str, query: str, now_us: int, max_atoms: int, max_turns: int, max_digests: int
+    ) -> Retrieved:
+        request = ranker_pb.RetrieveRequest(
+            scope=_scope(tenant_id, user_id),
+            query=query,
+            now=timestamp_of(now_us),
+            caps=ranker_pb.RetrieveCaps(max_atoms=max_atoms, max_turns=max_turns, max_digests=max_digests),
+        )
+        return mapping.retrieved_of(await _call("retrieval_ranker", self._stub.Retrieve(request)))
+
+
+class GrpcThreads:
+    def __init__(self, stub: thread_grpc.ThreadStoreServiceStub, default_timeout_s: float) -> None:
+        self._stub = stub
+        self._default_timeout_s = default_timeout_s
+
+    async def working_memory(self, tenant_id: str, user_id: str, session_id: str, max_turns: int) -> SessionMemory:
+        request = thread_pb.GetWorkingMemoryRequest(scope=_scope(tenant_id, user_id), session_id=session_id, max_turns=max_turns)
+        return mapping.session_of(await _call("thread_store", self._stub.GetWorkingMemory(request)))
+
+    async def resume(self, tenant_id: str, user_id: str, session_id: str, now_us: int) -> ResumeCandidate:
+        request = thread_pb.ResumeRequest(scope=_scope(tenant_id, user_id), session_id=session_id, now=timestamp_of(now_us))
+        timeout = deadlines.outbound_timeout(self._default_timeout_s) * TIER2_TIME_SHARE
+        return mapping.resume_of(await _call("thread_store", self._stub.Resume(request, timeout=timeout)))
+
+
+class GrpcGuard:
+    def __init__(self, stub: guard_grpc.ExposureGuardServiceStub) -> None:
+        self._stub = stub
+
+    async def filter(
+        self,
+        tenant_id: str,
+        user_id: str,
+        channel: str,
+        items: Sequence[GuardItem],
+        speak_text_allowed: bool,
+        user_asked: bool,
+    ) -> GuardVerdict:
+        request = guard_pb.FilterRequest(
+            scope=_scope(tenant_id, user_id),
+            channel=mapping.channel_number(channel),
+            items=mapping.filter_items(items),
+            speak_text_allowed=speak_text_allowed,
+            user_asked=user_asked,
+        )
+        return mapping.verdict_of(await _call("exposure_guard", self._stub.Filter(request)))
+
+
+class GrpcCorrections:
+    """Correction pairs from the AtomExtractor (Tier 2: the hint bundle goes without them)."""
+
+    # The hint bundle carries at most this many pairs.
+    LIMIT = 20
+
+    def __init__(self, stub: extractor_grpc.AtomExtractorServiceStub, default_timeout_s: float) -> None:
+        self._stub = stub
+        self._default_timeout_s = default_timeout_s
+
+    async def corrections(self, tenant_id: str, user_id: str) -> tuple[CorrectionPair, ...]:
+        request = extractor_pb.ListCorrectionsRequest(scope=_scope(tenant_id, user_id), limit=self.LIMIT)
+        timeout = deadlines.outbound_timeout(self._default_timeout_s) * TIER2_TIME_SHARE
+        reply = await _call("atom_extractor", self._stub.ListCorrections(request, timeout=timeout))
+        return mapping.corrections_of([record.correction for record in reply.corrections])

@@ -1,0 +1,139 @@
+"""The Compose use case: gather in parallel, filter, compose; fail closed on Tier-1 failures.
+
+Tier 1 (CurrentState, RetrievalRanker, ThreadStore working memory, ExposureGuard): any
+failure fails the whole call, so no caller ever receives a partial unfiltered bundle.
+Tier 2 (the episode bridge, correction pairs): a failure leaves the part out and names
+it in degraded_parts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable
+from dataclasses import asdict, replace
+from typing import TypeVar
+
+import grpc
+from memmesh.engines.context_composer.assemble import (
+    MAX_ATOMS,
+    MAX_WORKING_TURNS,
+    RETRIEVE_DIGESTS,
+    RETRIEVE_TURNS,
+    Measure,
+    compose_bundle,
+    guard_plan,
+)
+from memmesh.engines.context_composer.model import (
+    SESSION_START,
+    Composed,
+    ComposeQuery,
+    Gathered,
+    ResumeCandidate,
+)
+from memmesh.engines.context_composer.ports import (
+    Corrections,
+    DependencyError,
+    Guard,
+    Ranker,
+    StateSource,
+    Threads,
+)
+from memmesh.engines.context_composer.questions import DO_NOT_REPEAT_EVICTION_REASON
+from memmesh.runtime.errors import DependencyFailed, DomainError
+from memmesh.runtime.telemetry import user_pseudonym
+
+log = logging.getLogger("memmesh.context_composer.turn")
+T = TypeVar("T")
+
+
+class DependencyTimeout(DomainError):
+    """A Tier-1 dependency did not answer within the turn's deadline."""
+
+    code = grpc.StatusCode.DEADLINE_EXCEEDED
+    reason = "DEPENDENCY_TIMEOUT"
+
+
+def tier1_error(error: DependencyError) -> DomainError:
+    """The status a Tier-1 failure maps to; the message names the engine ("tier1 <engine>: ...")."""
+    message = f"tier1 {error}"
+    return DependencyTimeout(message) if error.timed_out else DependencyFailed(message)
+
+
+async def _tier2(call: Awaitable[T]) -> T | None:
+    try:
+        return await call
+    except DependencyError:
+        return None
+
+
+class Composer:
+    """Builds one turn's bundle from the engines behind the ports."""
+
+    def __init__(
+        self, state: StateSource, ranker: Ranker, threads: Threads, guard: Guard, corrections: Corrections | None, measure: Measure
+    ) -> None:
+        self._state = state
+        self._ranker = ranker
+        self._threads = threads
+        self._guard = guard
+        self._corrections = corrections
+        self._measure = measure
+
+    async def compose(self, query: ComposeQuery) -> Composed:
+        """Gather, filter and compose; raise DependencyFailed/DependencyTimeout on Tier-1 failure."""
+        tenant, user = query.tenant_id, query.user_id
+        session_start = query.mode == SESSION_START
+        try:
+            facts, retrieved, session, resume, corrections = await asyncio.gather(
+                self._state.facts(tenant, user),
+                self._ranker.retrieve(tenant, user, query.query, query.now_us, MAX_ATOMS, RETRIEVE_TURNS, RETRIEVE_DIGESTS),
+                self._threads.working_memory(tenant, user, query.session_id, MAX_WORKING_TURNS),
+                _tier2(self._threads.resume(tenant, user, query.session_id, query.now_us)) if session_start else _none(),
+                _tier2(self._corrections.corrections(tenant, user)) if self._corrections else _none(),
+            )
+            degraded = []
+            if session_start and resume is None:
+                degraded.append("episode_bridge")
+            if self._corrections is not None and corrections is None:
+                degraded.append("corrections")
+            gathered = Gathered(facts, retrieved, session, resume if isinstance(resume, ResumeCandidate) else None,
+                                tuple(corrections) if corrections else ())
+            plan = guard_plan(query, gathered)
+            verdict = await self._guard.filter(
+                tenant, user, query.channel, plan.items, plan.speak_text_allowed, plan.user_asked
+            )
+        except DependencyError as error:
+            raise tier1_error(error) from error
+        composed = compose_bundle(query, gathered, plan, verdict, self._measure)
+        composed = replace(composed, degraded_parts=tuple(degraded))
+        log_turn(query, composed)
+        return composed
+
+
+async def _none() -> None:
+    return None
+
+
+def turn_record(query: ComposeQuery, composed: Composed) -> str:
+    """The per-turn measurement line: counts and pseudonymous ids only, never text; its
+    fields are bounded (tenant id <= 64 chars, a few integers), so it stays under 1 KB."""
+    record: dict[str, object] = {
+        "event": "compose",
+        "tenant": query.tenant_id,
+        "user": user_pseudonym(query.tenant_id, query.user_id),
+        "mode": query.mode,
+        **asdict(composed.counters),
+        "degraded_parts": list(composed.degraded_parts),
+    }
+    if composed.do_not_repeat_evicted:
+        record["do_not_repeat_evicted"] = composed.do_not_repeat_evicted
+        record["eviction_reason"] = DO_NOT_REPEAT_EVICTION_REASON
+    return json.dumps(record, sort_keys=True, separators=(",", ":"))
+
+
+def log_turn(query: ComposeQuery, composed: Composed) -> None:
+    """Log the turn's measurement line (seed 001 §2.12)."""
+    if log.isEnabledFor(logging.INFO):
+        log.info(turn_record(query, composed))

@@ -1,0 +1,284 @@
+"""The only module that knows both the composer's proto messages and its domain types."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from google.protobuf.duration_pb2 import Duration
+from memmesh.common.v1 import bundle_pb2, memory_pb2
+from memmesh.context_composer.v1 import context_composer_service_pb2 as pb
+from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
+from memmesh.engines.context_composer.model import (
+    Bundle,
+    Composed,
+    ComposeQuery,
+    CorrectionPair,
+    Digest,
+    GuardItem,
+    GuardVerdict,
+    Loop,
+    MemoryAtom,
+    ResumeCandidate,
+    Retrieved,
+    SessionMemory,
+    TurnRecord,
+    UserFacts,
+)
+from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
+from memmesh.runtime.timeconv import micros_of, timestamp_of
+from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
+
+
+def _name(enum: object, number: int, prefix: str) -> str:
+    return str(enum.Name(number)).removeprefix(prefix)  # type: ignore[attr-defined]
+
+
+def _number(enum: object, name: str, prefix: str) -> int:
+    return int(enum.Value(prefix + name))  # type: ignore[attr-defined]
+
+
+def _micros(message: object, field: str) -> int:
+    return micros_of(getattr(message, field)) if message.HasField(field) else 0  # type: ignore[attr-defined]
+
+
+def compose_query(request: pb.ComposeRequest) -> ComposeQuery:
+    """The domain query of a Compose request."""
+    return ComposeQuery(
+        tenant_id=request.scope.tenant_id,
+        user_id=request.scope.user_id,
+        session_id=request.session_id,
+        now_us=micros_of(request.now),
+        mode=_name(bundle_pb2.SessionMode, request.mode, "SESSION_MODE_"),
+        query=request.query,
+        channel=_name(memory_pb2.Channel, request.channel, "CHANNEL_"),
+        unanswered_question_ids=frozenset(request.unanswered_question_ids),
+        user_review_requested=request.user_review_requested,
+        device_restored=request.device_restored,
+    )
+
+
+def atom_of(atom: memory_pb2.Atom) -> MemoryAtom:
+    """A ranked atom in domain terms."""
+    return MemoryAtom(
+        atom_id=atom.atom_id,
+        key=atom.key,
+        text=atom.text,
+        category=_name(memory_pb2.AtomCategory, atom.category, "ATOM_CATEGORY_"),
+        type=_name(memory_pb2.AtomType, atom.type, "ATOM_TYPE_"),
+        provenance=_name(memory_pb2.Provenance, atom.provenance, "PROVENANCE_"),
+        confidence_bp=atom.confidence_bp,
+        exposure=_name(memory_pb2.Exposure, atom.exposure, "EXPOSURE_"),
+        pinned=atom.pinned,
+        pull_only=atom.pull_only,
+        critical_tokens=tuple(atom.critical_tokens),
+        create_us=_micros(atom, "create_time"),
+        confirm_us=_micros(atom, "confirm_time"),
+        last_use_us=_micros(atom, "last_use_time"),
+        use_count=atom.use_count,
+        evidence_turn_ids=tuple(atom.evidence_turn_ids),
+        status=_name(memory_pb2.AtomStatus, atom.status, "ATOM_STATUS_"),
+        topics=tuple(atom.topics),
+    )
+
+
+def _turn_of_document(document: ranker_pb.Document) -> TurnRecord:
+    if document.HasField("turn"):
+        turn = document.turn
+        return TurnRecord(
+            turn_id=turn.turn_id or document.doc_id,
+            session_id=turn.session_id,
+            role=_name(memory_pb2.Role, turn.role, "ROLE_"),
+            text=turn.text,
+            time_us=_micros(turn, "time"),
+        )
+    return TurnRecord(document.doc_id, "", "USER", document.text, _micros(document, "time"))
+
+
+def retrieved_of(response: ranker_pb.RetrieveResponse) -> Retrieved:
+    """Ranker candidates in domain terms, in the ranker's order."""
+    return Retrieved(
+        atoms=tuple(atom_of(c.document.atom) for c in response.atoms if c.document.HasField("atom")),
+        turns=tuple(_turn_of_document(c.document) for c in response.turns),
+        digests=tuple(_digest_of_document(c.document) for c in response.digests),
+    )
+
+
+def _digest_of_document(document: ranker_pb.Document) -> Digest:
+    # The ranker keeps a digest as "title\nsummary\nentity…" lines (doc_id is the thread id).
+    lines = [line for line in document.text.split("\n") if line.strip()]
+    title, rest = (lines[0], lines[1:]) if len(lines) > 1 else ("", lines)
+    return Digest(document.doc_id, title, " ".join(rest), tuple(document.evidence_turn_ids))
+
+
+def _bundle_turn_of(turn: bundle_pb2.BundleTurn) -> TurnRecord:
+    return TurnRecord(turn.turn_id, turn.session_id, _name(memory_pb2.Role, turn.role, "ROLE_"), turn.text, _micros(turn, "time"))
+
+
+def session_of(response: thread_pb.GetWorkingMemoryResponse) -> SessionMemory:
+    """Working memory in domain terms."""
+    return SessionMemory(
+        turns=tuple(_bundle_turn_of(t) for t in response.turns),
+        rolling_summary=response.rolling_summary,
+        loops=tuple(
+            Loop(lp.loop_id, lp.loop_type, lp.text, lp.salience, _micros(lp, "open_time"), lp.source_turn_id)
+            for lp in response.active_loops
+        ),
+        last_interaction_us=_micros(response, "last_interaction_time"),
+    )
+
+
+def resume_of(response: thread_pb.ResumeResponse) -> ResumeCandidate:
+    """The resume candidate in domain terms."""
+    return ResumeCandidate(response.episode_bridge, response.tier)
+
+
+def facts_of(state: state_pb.UserState) -> UserFacts:
+    """The Current State facts the composer uses."""
+    contact = state.profile.contact_preference
+    return UserFacts(
+        display_name=state.profile.display_name,
+        primary_language=state.profile.primary_language,
+        contact_preference="" if contact == 0 else _name(state_pb.ContactPreference, contact, "CONTACT_PREFERENCE_"),
+        timezone=state.profile.timezone,
+        auto_resume_disabled=state.resume_preferences.auto_resume_disabled,
+        recall_only_when_asked=state.resume_preferences.recall_only_when_asked,
+        last_interaction_us=_micros(state, "last_interaction_time"),
+    )
+
+
+def filter_items(items: Sequence[GuardItem]) -> list[guard_pb.FilterItem]:
+    """Guard items as FilterItems."""
+    return [
+        guard_pb.FilterItem(
+            item_id=item.item_id,
+            key=item.key,
+            topics=list(item.topics),
+            thread_id=item.thread_id,
+            exposure=_number(memory_pb2.Exposure, item.exposure or "UNSPECIFIED", "EXPOSURE_"),
+            pull_only=item.pull_only,
+            text=item.text,
+            atom_id=item.atom_id,
+        )
+        for item in items
+    ]
+
+
+def verdict_of(response: guard_pb.FilterResponse) -> GuardVerdict:
+    """The guard's verdict in domain terms."""
+    return GuardVerdict(frozenset(response.allowed_item_ids), response.do_not_mention_hits)
+
+
+def channel_number(channel: str) -> int:
+    """The Channel enum value of a domain channel name."""
+    return _number(memory_pb2.Channel, channel, "CHANNEL_")
+
+
+def _turn_message(turn: TurnRecord) -> bundle_pb2.BundleTurn:
+    message = bundle_pb2.BundleTurn(
+        turn_id=turn.turn_id,
+        session_id=turn.session_id,
+        role=_number(memory_pb2.Role, turn.role or "UNSPECIFIED", "ROLE_"),
+        text=turn.text,
+    )
+    if turn.time_us:
+        message.time.CopyFrom(timestamp_of(turn.time_us))
+    return message
+
+
+def bundle_message(bundle: Bundle) -> bundle_pb2.ContextBundle:
+    """The ContextBundle message of a domain bundle."""
+    push = bundle.push
+    message = bundle_pb2.ContextBundle(
+        push=bundle_pb2.PushMemory(
+            display_name=push.display_name,
+            primary_language=push.primary_language,
+            contact_preference=push.contact_preference,
+            timezone=push.timezone,
+            active_project_ids=list(push.active_project_ids),
+            do_not_repeat_keys=list(push.do_not_repeat_keys),
+        ),
+        working_memory=[_turn_message(t) for t in bundle.working_memory],
+        rolling_summary=bundle.rolling_summary,
+        active_loops=[
+            bundle_pb2.ActiveLoop(
+                loop_id=lp.loop_id,
+                loop_type=lp.loop_type,
+                text=lp.text,
+                salience=lp.salience,
+                open_time=timestamp_of(lp.open_us) if lp.open_us else None,
+                source_turn_id=lp.source_turn_id,
+            )
+            for lp in bundle.loops
+        ],
+        atoms=[
+            bundle_pb2.BundleAtom(
+                atom_id=t.atom.atom_id,
+                key=t.atom.key,
+                text=t.atom.text,
+                category=_number(memory_pb2.AtomCategory, t.atom.category or "UNSPECIFIED", "ATOM_CATEGORY_"),
+                tag=_number(memory_pb2.MemoryTag, t.tag, "MEMORY_TAG_"),
+                exposure=_number(memory_pb2.Exposure, t.atom.exposure or "UNSPECIFIED", "EXPOSURE_"),
+                confidence_bp=t.atom.confidence_bp,
+                evidence_turn_ids=list(t.atom.evidence_turn_ids),
+            )
+            for t in bundle.atoms
+        ],
+        excerpts=[_turn_message(t) for t in bundle.excerpts],
+        digests=[
+            bundle_pb2.BundleDigest(digest_id=d.digest_id, title=d.title, summary=d.summary, evidence_turn_ids=list(d.evidence_turn_ids))
+            for d in bundle.digests
+        ],
+        episode_bridge=bundle.episode_bridge,
+        mode=_number(bundle_pb2.SessionMode, bundle.mode or "UNSPECIFIED", "SESSION_MODE_"),
+    )
+    message.temporal.now.CopyFrom(timestamp_of(bundle.now_us))
+    if bundle.last_interaction_us:
+        message.temporal.last_interaction_time.CopyFrom(timestamp_of(bundle.last_interaction_us))
+        since = max(bundle.now_us - bundle.last_interaction_us, 0)
+        message.temporal.time_since_last_interaction.CopyFrom(
+            Duration(seconds=since // 1_000_000, nanos=(since % 1_000_000) * 1000)
+        )
+    if bundle.question is not None:
+        q = bundle.question
+        message.clarification.CopyFrom(
+            bundle_pb2.ClarificationQuestion(question_id=q.question_id, atom_id=q.atom_id, key=q.key, text=q.text, reason_code=q.reason_code)
+        )
+    return message
+
+
+def bundle_size(bundle: Bundle) -> int:
+    """Serialized size of the bundle in bytes (what the 32 KB cap measures)."""
+    return bundle_message(bundle).ByteSize()
+
+
+def compose_response(composed: Composed) -> pb.ComposeResponse:
+    """The Compose response of a composition."""
+    hints, counters = composed.hints, composed.counters
+    return pb.ComposeResponse(
+        bundle=bundle_message(composed.bundle),
+        hints=bundle_pb2.HintBundle(
+            language=hints.language,
+            vocabulary=list(hints.vocabulary),
+            corrections=[bundle_pb2.CorrectionPair(heard=c.heard, meant=c.meant) for c in hints.corrections],
+        ),
+        tone=bundle_pb2.ToneGuidance(labels=list(composed.tone_labels)),
+        counters=bundle_pb2.BundleCounters(
+            context_bundle_bytes=counters.context_bundle_bytes,
+            atoms_selected_count=counters.atoms_selected_count,
+            excerpts_selected_count=counters.excerpts_selected_count,
+            confirmed_count=counters.confirmed_count,
+            tentative_count=counters.tentative_count,
+            conflict_trigger_count=counters.conflict_trigger_count,
+            clarification_due_to_memory_count=counters.clarification_due_to_memory_count,
+            do_not_mention_hits_count=counters.do_not_mention_hits_count,
+        ),
+        degraded_parts=list(composed.degraded_parts),
+        user_asked=composed.user_asked,
+        speak_text_allowed=composed.speak_text_allowed,
+    )
+
+
+def corrections_of(pairs: Sequence[object]) -> tuple[CorrectionPair, ...]:
+    """Correction pairs (any message with heard and meant) in domain terms."""
+    return tuple(CorrectionPair(p.heard, p.meant) for p in pairs)  # type: ignore[attr-defined]

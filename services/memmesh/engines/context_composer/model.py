@@ -1,0 +1,262 @@
+"""The composer's domain types: what it gathers, what it decides, what it returns.
+
+Enum-like fields hold the proto value name without its prefix ("USER_FACT",
+"CONFIRMED", "VOICE"); times are integer microseconds since the epoch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+CONFIRMED = "CONFIRMED"
+TENTATIVE = "TENTATIVE"
+STALE = "STALE"
+CONFLICT = "CONFLICT"
+
+SESSION_START = "SESSION_START"
+IN_SESSION = "IN_SESSION"
+
+
+@dataclass(frozen=True)
+class MemoryAtom:
+    """An atom as the ranker returns it (the ranking signals travel with it)."""
+
+    atom_id: str
+    key: str
+    text: str
+    category: str = "PREFERENCE"
+    type: str = "USER_FACT"
+    provenance: str = "USER_STATED"
+    confidence_bp: int = 9000
+    exposure: str = "SAFE_TO_SPEAK"
+    pinned: bool = False
+    pull_only: bool = False
+    critical_tokens: tuple[str, ...] = ()
+    create_us: int = 0
+    confirm_us: int = 0
+    last_use_us: int = 0
+    use_count: int = 0
+    evidence_turn_ids: tuple[str, ...] = ()
+    status: str = "ACTIVE"
+    topics: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """A turn of working memory or an archive excerpt."""
+
+    turn_id: str
+    session_id: str
+    role: str
+    text: str
+    time_us: int
+
+
+@dataclass(frozen=True)
+class Digest:
+    """A session or thread digest the ranker found relevant."""
+
+    digest_id: str
+    title: str
+    summary: str
+    evidence_turn_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Loop:
+    """An open commitment of the user."""
+
+    loop_id: str
+    loop_type: str
+    text: str
+    salience: int
+    open_us: int
+    source_turn_id: str
+
+
+@dataclass(frozen=True)
+class UserFacts:
+    """The Current State facts the composer needs (operational truth)."""
+
+    display_name: str = ""
+    primary_language: str = ""
+    # "SPEAK", "TEXT" or "".
+    contact_preference: str = ""
+    timezone: str = ""
+    auto_resume_disabled: bool = False
+    recall_only_when_asked: bool = False
+    last_interaction_us: int = 0
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """Ranker candidates: atoms in seed 001 §2.11.9 order, turns and digests by relevance."""
+
+    atoms: tuple[MemoryAtom, ...] = ()
+    turns: tuple[TurnRecord, ...] = ()
+    digests: tuple[Digest, ...] = ()
+
+
+@dataclass(frozen=True)
+class SessionMemory:
+    """Working memory of the session: last turns (oldest first), rolling summary, open loops."""
+
+    turns: tuple[TurnRecord, ...] = ()
+    rolling_summary: str = ""
+    loops: tuple[Loop, ...] = ()
+    last_interaction_us: int = 0
+
+
+@dataclass(frozen=True)
+class ResumeCandidate:
+    """What ThreadStore.Resume offers on a session start."""
+
+    episode_bridge: str = ""
+    # HOT, WARM or COLD (seed 001 §2.21A).
+    tier: str = ""
+
+
+@dataclass(frozen=True)
+class CorrectionPair:
+    """What speech recognition heard and what the user meant."""
+
+    heard: str
+    meant: str
+
+
+@dataclass(frozen=True)
+class ComposeQuery:
+    """One Compose request in domain terms."""
+
+    tenant_id: str
+    user_id: str
+    session_id: str
+    now_us: int
+    mode: str
+    query: str
+    channel: str
+    unanswered_question_ids: frozenset[str] = frozenset()
+    user_review_requested: bool = False
+    device_restored: bool = False
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """Everything the dependencies returned for one turn (Tier-2 parts may be None)."""
+
+    facts: UserFacts
+    retrieved: Retrieved
+    session: SessionMemory
+    resume: ResumeCandidate | None = None
+    corrections: tuple[CorrectionPair, ...] | None = None
+
+
+@dataclass(frozen=True)
+class GuardItem:
+    """One item offered to the ExposureGuard; item ids are unique within a request."""
+
+    item_id: str
+    text: str
+    exposure: str = "SAFE_TO_SPEAK"
+    key: str = ""
+    topics: tuple[str, ...] = ()
+    thread_id: str = ""
+    pull_only: bool = False
+    atom_id: str = ""
+
+
+@dataclass(frozen=True)
+class GuardVerdict:
+    """The ExposureGuard's answer: the ids that may pass and the DO_NOT_MENTION hit count."""
+
+    allowed_item_ids: frozenset[str]
+    do_not_mention_hits: int = 0
+
+
+@dataclass(frozen=True)
+class TaggedAtom:
+    """An atom in the bundle with its §2.11.10 tag."""
+
+    atom: MemoryAtom
+    tag: str
+
+
+@dataclass(frozen=True)
+class Question:
+    """The one clarification question a bundle may carry."""
+
+    question_id: str
+    atom_id: str
+    key: str
+    text: str
+    reason_code: str
+
+
+@dataclass(frozen=True)
+class PushMemory:
+    """The tiny always-loaded set."""
+
+    display_name: str = ""
+    primary_language: str = ""
+    # "speak", "text" or "".
+    contact_preference: str = ""
+    timezone: str = ""
+    active_project_ids: tuple[str, ...] = ()
+    do_not_repeat_keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """The Context Bundle in domain terms."""
+
+    now_us: int
+    mode: str
+    push: PushMemory = field(default_factory=PushMemory)
+    last_interaction_us: int = 0
+    working_memory: tuple[TurnRecord, ...] = ()
+    rolling_summary: str = ""
+    loops: tuple[Loop, ...] = ()
+    atoms: tuple[TaggedAtom, ...] = ()
+    excerpts: tuple[TurnRecord, ...] = ()
+    digests: tuple[Digest, ...] = ()
+    episode_bridge: str = ""
+    question: Question | None = None
+
+
+@dataclass(frozen=True)
+class Hints:
+    """The Hint Bundle for speech recognition."""
+
+    language: str = ""
+    vocabulary: tuple[str, ...] = ()
+    corrections: tuple[CorrectionPair, ...] = ()
+
+
+@dataclass(frozen=True)
+class Counters:
+    """Seed 001 §2.12 measurement counters of one bundle."""
+
+    context_bundle_bytes: int = 0
+    atoms_selected_count: int = 0
+    excerpts_selected_count: int = 0
+    confirmed_count: int = 0
+    tentative_count: int = 0
+    conflict_trigger_count: int = 0
+    clarification_due_to_memory_count: int = 0
+    do_not_mention_hits_count: int = 0
+
+
+@dataclass(frozen=True)
+class Composed:
+    """The result of one composition."""
+
+    bundle: Bundle
+    hints: Hints
+    tone_labels: tuple[str, ...]
+    counters: Counters
+    degraded_parts: tuple[str, ...] = ()
+    # Do-not-repeat keys left out by the 128-key cap (logged with a reason code).
+    do_not_repeat_evicted: int = 0
+    # The flags the guard applied, so a final gate downstream applies the same ones.
+    user_asked: bool = False
+    speak_text_allowed: bool = False

@@ -1,0 +1,69 @@
+"""The composer's outbound ports: one small Protocol per engine it reads."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from memmesh.engines.context_composer.model import (
+    CorrectionPair,
+    GuardItem,
+    GuardVerdict,
+    ResumeCandidate,
+    Retrieved,
+    SessionMemory,
+    UserFacts,
+)
+
+
+class DependencyError(Exception):
+    """An engine the composer depends on failed or ran out of time."""
+
+    def __init__(self, engine: str, timed_out: bool, detail: str = "") -> None:
+        super().__init__(f"{engine}: {'deadline exceeded' if timed_out else 'unavailable'} {detail}".strip())
+        self.engine = engine
+        self.timed_out = timed_out
+
+
+class StateSource(Protocol):
+    async def facts(self, tenant_id: str, user_id: str) -> UserFacts:
+        """The user's Current State facts."""
+        ...
+
+
+class Ranker(Protocol):
+    async def retrieve(
+        self, tenant_id: str, user_id: str, query: str, now_us: int, max_atoms: int, max_turns: int, max_digests: int
+    ) -> Retrieved:
+        """Ranked candidates for the query."""
+        ...
+
+
+class Threads(Protocol):
+    async def working_memory(self, tenant_id: str, user_id: str, session_id: str, max_turns: int) -> SessionMemory:
+        """The session's last turns, rolling summary and the user's open loops."""
+        ...
+
+    async def resume(self, tenant_id: str, user_id: str, session_id: str, now_us: int) -> ResumeCandidate:
+        """The resume candidate of a session start."""
+        ...
+
+
+class Guard(Protocol):
+    async def filter(
+        self,
+        tenant_id: str,
+        user_id: str,
+        channel: str,
+        items: Sequence[GuardItem],
+        speak_text_allowed: bool,
+        user_asked: bool,
+    ) -> GuardVerdict:
+        """Which items may pass on the channel."""
+        ...
+
+
+class Corrections(Protocol):
+    async def corrections(self, tenant_id: str, user_id: str) -> tuple[CorrectionPair, ...]:
+        """The user's heard -> meant pairs."""
+        ...

@@ -1,0 +1,47 @@
+"""Bounded text: cuts on word boundaries and the query's intent words."""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[a-z']+")
+
+# The user asks for memory explicitly: pull-only items may pass, resume may surface.
+_RECALL_PHRASES = (
+    "remember", "remind me", "recall", "what did i", "what did we", "what do you know",
+    "where were we", "left off", "last time", "what is my", "what's my", "who is my",
+    "who's my", "tell me about my", "did i tell you", "did i mention", "resume",
+)
+_CONTINUITY_PHRASES = ("where were we", "left off", "last time", "resume", "what did we", "pick up", "continue")
+
+
+def cut_words(text: str, limit: int) -> str:
+    """At most `limit` characters, cut on a word boundary, with an ellipsis when cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    if " " in head and not text[limit - 1].isspace():
+        head = head.rsplit(" ", 1)[0]
+    return head.rstrip(" ,;:") + "…"
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words of a text, in order."""
+    return _WORD.findall(text.lower())
+
+
+def _normal(query: str) -> str:
+    return " ".join(words(query.replace("’", "'")))
+
+
+def asks_for_recall(query: str) -> bool:
+    """The user asks what is remembered (lets pull-only memory pass)."""
+    normal = _normal(query)
+    return any(phrase in normal for phrase in _RECALL_PHRASES)
+
+
+def asks_for_continuity(query: str) -> bool:
+    """The user asks to pick up where things were left (lets the episode bridge surface)."""
+    normal = _normal(query)
+    return any(phrase in normal for phrase in _CONTINUITY_PHRASES)

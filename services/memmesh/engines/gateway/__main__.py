@@ -1,0 +1,3 @@
+from memmesh.engines.gateway.main import main
+
+main()

@@ -1,0 +1,132 @@
+"""Brief: compose within the turn's budget, gate the result, and fail closed.
+
+Any Tier-1 failure (ThreadStore session decision, ContextComposer and the engines behind
+it, the final ExposureGuard gate) or a budget overrun gives an empty bundle with a reason
+code and degraded=true; a partial bundle never leaves unfiltered.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import grpc
+from memmesh.common.v1 import bundle_pb2
+from memmesh.context_composer.v1 import context_composer_service_pb2 as composer_pb
+from memmesh.context_composer.v1 import context_composer_service_pb2_grpc as composer_grpc
+from memmesh.engines.gateway.asked_questions import AskedQuestions
+from memmesh.engines.gateway.budget import TurnBudget
+from memmesh.engines.gateway.final_gate import apply_gate, gate_items, prune_vocabulary, recount
+from memmesh.engines.gateway.outcomes import (
+    BUDGET_EXCEEDED,
+    IDENTITY_UNVERIFIED,
+    BriefFailure,
+    failure_reason,
+)
+from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
+from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
+from memmesh.gateway.v1 import gateway_service_pb2 as pb
+from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
+from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc
+
+log = logging.getLogger("memmesh.gateway.brief")
+
+
+def empty_response(request: pb.BriefRequest, reason_code: str) -> pb.BriefResponse:
+    """The fail-closed answer: no memory, only the request's clock."""
+    bundle = bundle_pb2.ContextBundle(mode=request.mode)
+    bundle.temporal.now.CopyFrom(request.now)
+    return pb.BriefResponse(
+        bundle=bundle,
+        counters=bundle_pb2.BundleCounters(context_bundle_bytes=bundle.ByteSize()),
+        degraded=True,
+        reason_code=reason_code,
+    )
+
+
+class BriefHandler:
+    def __init__(
+        self,
+        composer: composer_grpc.ContextComposerServiceStub,
+        guard: guard_grpc.ExposureGuardServiceStub,
+        threads: thread_grpc.ThreadStoreServiceStub,
+        asked: AskedQuestions,
+        budget_s: float,
+    ) -> None:
+        self._composer = composer
+        self._guard = guard
+        self._threads = threads
+        self._asked = asked
+        self._budget_s = budget_s
+
+    async def brief(self, request: pb.BriefRequest, inbound_remaining_s: float | None) -> pb.BriefResponse:
+        """The bundle of one turn, or an empty one with a reason code."""
+        budget = TurnBudget(self._budget_s, inbound_remaining_s)
+        if not request.identity_verified:
+            return empty_response(request, IDENTITY_UNVERIFIED)
+        try:
+            return await self._compose(request, budget)
+        except BriefFailure as failure:
+            log.info("brief failed closed reason=%s", failure.reason_code)
+            return empty_response(request, failure.reason_code)
+
+    async def _call(self, engine: str, budget: TurnBudget, method, message):  # type: ignore[no-untyped-def]
+        if budget.expired:
+            raise BriefFailure(BUDGET_EXCEEDED)
+        try:
+            return await method(message, timeout=budget.remaining_s())
+        except grpc.aio.AioRpcError as error:
+            raise BriefFailure(failure_reason(engine, error.code(), error.details() or "")) from error
+
+    async def _compose(self, request: pb.BriefRequest, budget: TurnBudget) -> pb.BriefResponse:
+        scope = request.scope
+        mode = request.mode
+        if mode == bundle_pb2.SESSION_MODE_UNSPECIFIED:
+            opened = await self._call(
+                "thread_store", budget, self._threads.OpenSession,
+                thread_pb.OpenSessionRequest(scope=scope, session_id=request.session_id, now=request.now),
+            )
+            mode = opened.mode
+        asked = await self._asked.asked(scope.tenant_id, scope.user_id, request.session_id)
+        composed = await self._call(
+            "context_composer", budget, self._composer.Compose,
+            composer_pb.ComposeRequest(
+                scope=scope,
+                session_id=request.session_id,
+                now=request.now,
+                mode=mode,
+                query=request.query,
+                channel=request.channel,
+                unanswered_question_ids=sorted({*asked, *request.unanswered_question_ids})[-128:],
+                user_review_requested=request.user_review_requested,
+                device_restored=request.device_restored,
+            ),
+        )
+        items = gate_items(composed.bundle)
+        verdict = await self._call(
+            "exposure_guard", budget, self._guard.Filter,
+            guard_pb.FilterRequest(
+                scope=scope,
+                channel=request.channel,
+                items=items,
+                speak_text_allowed=composed.speak_text_allowed,
+                user_asked=composed.user_asked,
+            ),
+        )
+        if budget.expired:
+            raise BriefFailure(BUDGET_EXCEEDED)
+        gated = apply_gate(composed.bundle, items, verdict.allowed_item_ids)
+        if gated.removed_texts:
+            log.info("final gate held back items=%d", len(gated.removed_texts))
+        bundle = gated.bundle
+        if bundle.HasField("clarification"):
+            await self._asked.record(scope.tenant_id, scope.user_id, request.session_id, bundle.clarification.question_id, asked)
+        degraded_parts = list(composed.degraded_parts)
+        return pb.BriefResponse(
+            bundle=bundle,
+            hints=prune_vocabulary(composed.hints, gated.removed_texts),
+            tone=composed.tone,
+            counters=recount(composed.counters, bundle, verdict.do_not_mention_hits) if gated.removed_texts else composed.counters,
+            degraded=bool(degraded_parts),
+            reason_code="TIER2_DEGRADED" if degraded_parts else "",
+            degraded_parts=degraded_parts,
+        )

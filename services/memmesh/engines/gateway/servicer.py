@@ -1,0 +1,38 @@
+"""gRPC adapter of the gateway: each RPC hands its request to one handler."""
+
+from __future__ import annotations
+
+import grpc
+from memmesh.engines.gateway.brief import BriefHandler
+from memmesh.engines.gateway.control import ControlHandler
+from memmesh.engines.gateway.ingest import IngestHandler
+from memmesh.gateway.v1 import gateway_service_pb2 as pb
+from memmesh.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+
+
+class GatewayServicer(pb_grpc.GatewayServiceServicer):
+    def __init__(self, brief: BriefHandler, ingest: IngestHandler, control: ControlHandler) -> None:
+        self._brief = brief
+        self._ingest = ingest
+        self._control = control
+
+    async def Brief(self, request: pb.BriefRequest, context: grpc.aio.ServicerContext) -> pb.BriefResponse:
+        return await self._brief.brief(request, context.time_remaining())
+
+    async def Ingest(self, request: pb.IngestRequest, context: grpc.aio.ServicerContext) -> pb.IngestResponse:
+        return await self._ingest.ingest(request, context.time_remaining())
+
+    async def Command(self, request: pb.CommandRequest, context: grpc.aio.ServicerContext) -> pb.CommandResponse:
+        return await self._control.command(request, context.time_remaining())
+
+    async def OpenSession(self, request: pb.OpenSessionRequest, context: grpc.aio.ServicerContext) -> pb.OpenSessionResponse:
+        return await self._control.open_session(request, context.time_remaining())
+
+    async def CloseSession(self, request: pb.CloseSessionRequest, context: grpc.aio.ServicerContext) -> pb.CloseSessionResponse:
+        return await self._control.close_session(request, context.time_remaining())
+
+    async def Remember(self, request: pb.RememberRequest, context: grpc.aio.ServicerContext) -> pb.RememberResponse:
+        return await self._control.remember(request, context.time_remaining())
+
+    async def DebugUser(self, request: pb.DebugUserRequest, context: grpc.aio.ServicerContext) -> pb.DebugUserResponse:
+        return await self._control.debug_user(request, context.time_remaining())

@@ -1,0 +1,26 @@
+"""Gateway settings: environment variables with the MEMMESH_GATEWAY_ prefix."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class GatewaySettings(BaseSettings):
+    """Tenant keys and per-turn budgets; every default runs on a bare machine."""
+
+    model_config = SettingsConfigDict(env_prefix="MEMMESH_GATEWAY_", extra="ignore")
+
+    # Tenant -> key, as JSON in MEMMESH_GATEWAY_TENANT_KEYS; the default serves `make run`.
+    tenant_keys: dict[str, str] = Field(default_factory=lambda: {"demo": "demo-key"})
+    # Latency budget of one Brief; every engine call gets a deadline from what is left.
+    brief_budget_ms: int = Field(default=40, gt=0)
+    # Budget of one Ingest (archive, interaction record, extraction attempt).
+    ingest_budget_ms: int = Field(default=2000, gt=0)
+    # Budget of Command, OpenSession, CloseSession and Remember.
+    control_budget_ms: int = Field(default=2000, gt=0)
+    # Deadline of one extraction attempt inside Ingest; slower extraction is queued.
+    extraction_attempt_ms: int = Field(default=500, gt=0)
+    # Backoff of queued extraction retries: first delay, doubled per attempt, capped.
+    retry_initial_s: float = Field(default=0.2, gt=0)
+    retry_max_s: float = Field(default=30.0, gt=0)
