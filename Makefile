@@ -8,6 +8,8 @@ STAMP := $(VENV)/.installed
 PROTO_FILES := $(shell find protos -name '*.proto' | sort)
 GEN_DIRS := $(patsubst protos/%,libs/%,$(sort $(dir $(PROTO_FILES))))
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+# gRPC core logs connection teardown at INFO; keep test and benchmark output readable.
+export GRPC_VERBOSITY ?= ERROR
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 
 .PHONY: run test setup proto proto-check lint unit contract integration acceptance bench eval-extraction eval-retrieval clean

@@ -1,28 +1,57 @@
-"""`make bench`: prints every benchmark's figures; the last line is all of them as JSON."""
+"""`make bench`: prints every benchmark's figures; the last line is all of them as JSON.
+
+`python -m memmesh.bench [section ...]` runs only the named sections
+(foundation, filter, retrieve, process, restore, turns).
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 
-from memmesh.bench import foundation
+from memmesh.bench import foundation, turns
+from memmesh.engines.atom_extractor.benchmark import bench_process
+from memmesh.engines.exposure_guard.benchmark import bench_filter
+from memmesh.engines.outbox_sync.benchmark import bench_restore
+from memmesh.engines.retrieval_ranker.benchmark import bench_retrieve
 
 POSTGRES_URL = os.environ.get("MEMMESH_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("MEMMESH_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
+CONFIGURATIONS = (("sqlite", "sqlite", None), ("postgres+redis", POSTGRES_URL, REDIS_URL))
+SECTIONS = ("foundation", "filter", "retrieve", "process", "restore", "turns")
 
 
-def main() -> None:
+def _print(name: str, figures: object) -> None:
+    print(f"{name}: {json.dumps(figures, sort_keys=True)}", flush=True)
+
+
+def main(argv: list[str]) -> None:
+    wanted = argv or list(SECTIONS)
     results: dict[str, object] = {}
-    for label, storage, redis_url in (("sqlite", "sqlite", None), ("postgres+redis", POSTGRES_URL, REDIS_URL)):
-        figures = foundation.run(storage, redis_url, label)
-        results[f"foundation.{label}"] = figures
-        print(f"[{label}] Ledger Append, 1 client over gRPC: {figures['ledger_append_1_client']}")
-        print(f"[{label}] Ledger Append, 8 clients (8 users): {figures['ledger_append_8_clients_per_s']} appends/s")
-        print(f"[{label}] Ledger Append, 8 clients (1 user): {figures['ledger_append_8_clients_one_stream_per_s']} appends/s")
-        print(f"[{label}] CurrentState Get uncached: {figures['state_get_uncached']}")
-        print(f"[{label}] CurrentState Get cached:   {figures['state_get_cached']}", flush=True)
+    if "foundation" in wanted:
+        for label, storage, redis_url in CONFIGURATIONS:
+            results[f"foundation.{label}"] = figures = foundation.run(storage, redis_url, label)
+            _print(f"Ledger Append and CurrentState Get [{label}]", figures)
+    if "filter" in wanted:
+        results["exposure_filter_1k_atoms_in_process"] = figures = bench_filter()
+        _print("ExposureGuard Filter over 1,000 atoms, in-process", figures)
+    if "retrieve" in wanted:
+        results["retrieve_10k_atoms_10k_turns_in_process"] = figures = bench_retrieve()
+        _print("RetrievalRanker Retrieve, 10k atoms + 10k turns, in-process", figures)
+    if "process" in wanted:
+        results["atom_extractor_process_grpc"] = figures = bench_process()
+        _print("AtomExtractor Process over gRPC, typical user turn", figures)
+    if "restore" in wanted:
+        for label, storage, _ in CONFIGURATIONS:
+            results[f"restore_10k_atoms.{label}"] = figures = bench_restore(storage_url=storage)
+            _print(f"OutboxSync restore of 10k atoms [{label}]", figures)
+    if "turns" in wanted:
+        for label, storage, redis_url in CONFIGURATIONS:
+            results[f"turns.{label}"] = figures = turns.run(storage, redis_url, label)
+            _print(f"Gateway Brief and Ingest, multi-process mesh [{label}]", figures)
     print(json.dumps(results, sort_keys=True))
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as pb_grpc
+from memmesh.bench.stats import percentile
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.runtime.timeconv import timestamp_of
 from memmesh.testing.in_process import start_in_process
@@ -37,10 +38,6 @@ TYPICAL_TURNS = (
 )
 
 
-def _percentile(samples: list[float], fraction: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
-
 
 async def _measure(turns: int, users: int, data_dir: Path) -> dict[str, float]:
     mesh = await start_in_process(ENGINES, data_dir)
@@ -66,8 +63,8 @@ async def _measure(turns: int, users: int, data_dir: Path) -> dict[str, float]:
         warm = samples[len(TYPICAL_TURNS) :]
         return {
             "process_turns": float(len(warm)),
-            "process_p50_ms": round(_percentile(warm, 0.50), 3),
-            "process_p99_ms": round(_percentile(warm, 0.99), 3),
+            "process_p50_ms": round(percentile(warm, 0.50), 3),
+            "process_p99_ms": round(percentile(warm, 0.99), 3),
         }
     finally:
         await mesh.stop()

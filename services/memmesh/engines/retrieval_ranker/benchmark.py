@@ -18,6 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from memmesh.bench.stats import percentile
 from memmesh.common.v1 import memory_pb2
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.documents import Caps, IndexDoc
@@ -83,10 +84,6 @@ def corpus(atoms: int, turns: int, head_offset: int = 10, seed: int = 7) -> tupl
     return docs, queries
 
 
-def _percentile(samples: list[float], fraction: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
-
 
 async def _bench(atoms: int, turns: int, rounds: int, head_offset: int, data_dir: Path) -> dict[str, float]:
     docs, queries = corpus(atoms, turns, head_offset)
@@ -110,8 +107,8 @@ async def _bench(atoms: int, turns: int, rounds: int, head_offset: int, data_dir
         "atoms": atoms,
         "turns": turns,
         "head_offset": head_offset,
-        "retrieve_p50_ms": round(_percentile(samples, 0.50), 3),
-        "retrieve_p99_ms": round(_percentile(samples, 0.99), 3),
+        "retrieve_p50_ms": round(percentile(samples, 0.50), 3),
+        "retrieve_p99_ms": round(percentile(samples, 0.99), 3),
         "first_read_ms": round(load_ms, 1),
     }
 

@@ -1,0 +1,173 @@
+"""Brief and Ingest through the gateway over the multi-process mesh, with a large memory.
+
+The user under test gets 10,000 archived turns and 1,000 or 10,000 atoms. Turns are
+archived through the ThreadStore and indexed like the gateway indexes them; atoms are
+written straight into the retrieval index (the capsule's derived copy the composer
+reads), since pushing 10,000 distinct facts through extraction would take minutes and
+measure extraction rather than Brief.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import tempfile
+import time
+
+from memmesh.bench.stats import summary
+from memmesh.common.v1 import memory_pb2, scope_pb2
+from memmesh.engines.gateway.client import GatewayClient
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
+from memmesh.runtime.channels import engine_channel
+from memmesh.runtime.supervisor import Mesh, built_engines
+from memmesh.runtime.timeconv import timestamp_of
+from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
+from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc
+
+TOKEN = "bench-token"
+TENANT, KEY = "bench", "bench-key"
+START_US = 1_767_225_600_000_000  # 2026-01-01T00:00:00Z
+TOPICS = [
+    "coffee", "tea", "hiking", "running", "piano", "guitar", "python", "rust", "garden", "tomatoes",
+    "sister", "brother", "mother", "dentist", "doctor", "school", "kids", "soccer", "chess", "jazz",
+    "opera", "sushi", "pasta", "vegan", "peanuts", "allergy", "lisbon", "berlin", "tokyo", "boston",
+    "camera", "bicycle", "yoga", "swimming", "novel", "poetry", "budget", "mortgage", "podcast", "movies",
+]
+RELATIONS = ["Sarah", "Kwame", "Aisha", "Tomasz", "Lee", "Marta", "Priya", "Jonas"]
+
+
+def _atom(n: int, rng: random.Random) -> memory_pb2.Atom:
+    topic = TOPICS[n % len(TOPICS)]
+    other = rng.choice(TOPICS)
+    name = rng.choice(RELATIONS)
+    return memory_pb2.Atom(
+        atom_id=f"atom-{n:05d}",
+        key=f"preference.{topic}.{n}",
+        text=f"User likes {topic} with {name} and {other}.",
+        category=memory_pb2.ATOM_CATEGORY_PREFERENCE,
+        type=memory_pb2.ATOM_TYPE_USER_FACT,
+        provenance=memory_pb2.PROVENANCE_USER_STATED,
+        confidence_bp=8000 + rng.randint(0, 1999),
+        exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK,
+        critical_tokens=[name],
+        create_time=timestamp_of(START_US),
+        confirm_time=timestamp_of(START_US),
+        use_count=rng.randint(0, 20),
+        version=1,
+        evidence_turn_ids=[f"turn-{n % 10_000:05d}"],
+        status=memory_pb2.ATOM_STATUS_ACTIVE,
+        topics=[topic],
+    )
+
+
+async def _seed(addrs: dict[str, str], scope: scope_pb2.UserScope, atoms: int, turns: int, atoms_from: int = 0) -> None:
+    rng = random.Random(7)
+    async with engine_channel(addrs["thread_store"], TOKEN, 30.0) as thread_channel, engine_channel(
+        addrs["retrieval_ranker"], TOKEN, 30.0
+    ) as ranker_channel:
+        threads = thread_grpc.ThreadStoreServiceStub(thread_channel)
+        ranker = ranker_grpc.RetrievalRankerServiceStub(ranker_channel)
+        batch: list[ranker_pb.Document] = []
+        for n in range(turns):
+            turn = memory_pb2.Turn(
+                turn_id=f"turn-{n:05d}", session_id=f"s-{n // 50}", role=memory_pb2.ROLE_USER if n % 2 == 0 else memory_pb2.ROLE_ASSISTANT,
+                text=f"we talked about {rng.choice(TOPICS)} and {rng.choice(TOPICS)} with {rng.choice(RELATIONS)}",
+                time=timestamp_of(START_US + n * 60_000_000),
+            )
+            await threads.AppendTurn(thread_pb.AppendTurnRequest(scope=scope, turn=turn))
+            batch.append(ranker_pb.Document(doc_id=turn.turn_id, kind=ranker_pb.DOCUMENT_KIND_TURN, text=turn.text, turn=turn, time=turn.time))
+            if len(batch) == 500:
+                await ranker.Upsert(ranker_pb.UpsertRequest(scope=scope, documents=batch))
+                batch = []
+        for n in range(atoms_from, atoms):
+            atom = _atom(n, rng)
+            batch.append(ranker_pb.Document(doc_id=atom.atom_id, kind=ranker_pb.DOCUMENT_KIND_ATOM, text=atom.text, atom=atom, time=atom.create_time))
+            if len(batch) == 500:
+                await ranker.Upsert(ranker_pb.UpsertRequest(scope=scope, documents=batch))
+                batch = []
+        if batch:
+            await ranker.Upsert(ranker_pb.UpsertRequest(scope=scope, documents=batch))
+
+
+def _query(rng: random.Random) -> str:
+    return f"what do I like about {rng.choice(TOPICS)} and {rng.choice(TOPICS)}?"
+
+
+async def _brief_latency(client: GatewayClient, user: str, count: int) -> tuple[dict[str, float], int, int]:
+    rng, samples, degraded, sizes = random.Random(11), [], 0, 0
+    now = START_US + 10_001 * 60_000_000
+    for _ in range(30):  # warm-up: channels, the ranker's in-memory index of the user
+        await client.brief(user, "bench-session", now, _query(rng), timeout=30)
+    for _ in range(count):
+        started = time.perf_counter()
+        response = await client.brief(user, "bench-session", now, _query(rng))
+        samples.append((time.perf_counter() - started) * 1000)
+        degraded += int(response.degraded)
+        sizes = max(sizes, response.counters.context_bundle_bytes)
+    return summary(samples), degraded, sizes
+
+
+async def _brief_throughput(addr: str, user: str, callers: int, seconds: float) -> tuple[float, int]:
+    done, degraded = 0, 0
+    now = START_US + 10_001 * 60_000_000
+
+    async def caller(n: int) -> None:
+        nonlocal done, degraded
+        rng = random.Random(n)
+        async with GatewayClient(addr, KEY, tenant_id=TENANT) as client:
+            deadline = time.perf_counter() + seconds
+            while time.perf_counter() < deadline:
+                response = await client.brief(user, f"bench-{n}", now, _query(rng))
+                done += 1
+                degraded += int(response.degraded)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(caller(n) for n in range(callers)))
+    return done / (time.perf_counter() - started), degraded
+
+
+async def _ingest_latency(client: GatewayClient, user: str, count: int) -> dict[str, float]:
+    sentences = [
+        "my sister {name} lives in {city}", "I really love {topic}", "I'm allergic to {topic}",
+        "remind me to call {name} tomorrow", "I work as a nurse", "we should talk about {topic} later",
+    ]
+    rng, samples = random.Random(5), []
+    for n in range(count):
+        text = rng.choice(sentences).format(name=rng.choice(RELATIONS), city=rng.choice(["Lisbon", "Berlin", "Tokyo"]), topic=rng.choice(TOPICS))
+        started = time.perf_counter()
+        await client.ingest(user, f"ingest-{n // 20}", f"ingest-turn-{n}", "user", text, START_US + n * 30_000_000)
+        samples.append((time.perf_counter() - started) * 1000)
+    return summary(samples)
+
+
+def run(storage_url: str, redis_url: str | None, label: str) -> dict[str, object]:
+    """Brief and Ingest figures on one storage configuration."""
+    figures: dict[str, object] = {"storage": label}
+    with tempfile.TemporaryDirectory() as data_dir:
+        env = {
+            "MEMMESH_DATA_DIR": data_dir, "MEMMESH_STORAGE_URL": storage_url, "MEMMESH_INTERNAL_TOKEN": TOKEN,
+            "MEMMESH_LOG_LEVEL": "WARNING", "MEMMESH_GATEWAY_TENANT_KEYS": f'{{"{TENANT}": "{KEY}"}}',
+        }
+        if redis_url:
+            env["MEMMESH_REDIS_URL"] = redis_url
+        mesh = Mesh(built_engines(), env=env)
+        mesh.start()
+        try:
+            user = f"bench-user-{time.time_ns()}"
+            scope = scope_pb2.UserScope(tenant_id=TENANT, user_id=user)
+
+            async def measure() -> None:
+                async with GatewayClient(mesh.addrs["gateway"], KEY, tenant_id=TENANT) as client:
+                    await _seed(mesh.addrs, scope, atoms=1_000, turns=10_000)
+                    figures["brief_1k_atoms"], figures["brief_1k_degraded"], figures["brief_1k_max_bytes"] = await _brief_latency(client, user, 500)
+                    await _seed(mesh.addrs, scope, atoms=10_000, turns=0, atoms_from=1_000)
+                    figures["brief_10k_atoms"], figures["brief_10k_degraded"], figures["brief_10k_max_bytes"] = await _brief_latency(client, user, 500)
+                    throughput, degraded = await _brief_throughput(mesh.addrs["gateway"], user, callers=16, seconds=5.0)
+                    figures["brief_16_callers_per_s"], figures["brief_16_callers_degraded"] = round(throughput), degraded
+                    figures["ingest_user_turn"] = await _ingest_latency(client, f"{user}-ingest", 300)
+
+            asyncio.run(measure())
+        finally:
+            mesh.stop()
+    return figures
