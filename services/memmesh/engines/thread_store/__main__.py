@@ -1,0 +1,3 @@
+from memmesh.engines.thread_store.main import main
+
+main()

@@ -1,0 +1,40 @@
+"""Composition root of the ThreadStore: settings -> store, session buffer -> service -> server."""
+
+from __future__ import annotations
+
+from memmesh.engines.thread_store.service import ThreadStoreService
+from memmesh.engines.thread_store.servicer import ThreadStoreServicer
+from memmesh.engines.thread_store.settings import ThreadStoreSettings
+from memmesh.engines.thread_store.store import open_thread_store
+from memmesh.engines.thread_store.turn_buffer import open_turn_buffer
+from memmesh.runtime.engine import BuiltEngine, run_engine
+from memmesh.runtime.server import ServiceRegistration
+from memmesh.runtime.settings import MeshSettings
+from memmesh.thread_store.v1 import thread_store_service_pb2 as pb
+from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as pb_grpc
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ThreadStoreService"].full_name
+
+
+async def build(settings: MeshSettings) -> BuiltEngine:
+    """Wire the ThreadStore from settings."""
+    own = ThreadStoreSettings()
+    store = await open_thread_store(settings)
+    buffer = open_turn_buffer(settings.redis_url, own.buffer_ttl_s)
+    service = ThreadStoreService(store, buffer, own.session_gap_s * 1_000_000, own.working_memory_turns)
+
+    async def close() -> None:
+        if buffer is not None:
+            await buffer.close()
+        await store.close()
+
+    return BuiltEngine(
+        registrations=[
+            ServiceRegistration(ThreadStoreServicer(service), pb_grpc.add_ThreadStoreServiceServicer_to_server, SERVICE_NAME)
+        ],
+        close=close,
+    )
+
+
+def main() -> None:
+    run_engine("thread_store", build)

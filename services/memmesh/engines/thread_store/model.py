@@ -1,0 +1,161 @@
+"""The ThreadStore's domain types: plain values, times in integer microseconds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum, StrEnum
+
+
+class Role(IntEnum):
+    """Who spoke (numbers equal the proto enum's)."""
+
+    USER = 1
+    ASSISTANT = 2
+
+
+class Mode(IntEnum):
+    """Session mode of a turn (numbers equal the proto enum's)."""
+
+    SESSION_START = 1
+    IN_SESSION = 2
+
+
+class Tier(StrEnum):
+    """Resume tiers of seed 001 §2.21A."""
+
+    HOT = "HOT"
+    WARM = "WARM"
+    COLD = "COLD"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One archived turn."""
+
+    turn_id: str
+    session_id: str
+    role: Role
+    text: str
+    time_us: int
+
+
+@dataclass(frozen=True)
+class UserActivity:
+    """When the user last spoke to the assistant, and in which session."""
+
+    last_interaction_us: int
+    last_session_id: str
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """What the store keeps per session besides its turns."""
+
+    session_id: str
+    start_us: int
+    last_us: int
+    turn_count: int
+    rolling_summary: str
+    closed: bool
+
+
+@dataclass(frozen=True)
+class Loop:
+    """An open (or closed) commitment the user stated."""
+
+    loop_id: str
+    thread_id: str
+    text: str
+    stems: tuple[str, ...]
+    salience: int
+    open_us: int
+    source_turn_id: str
+    closed_by_turn_id: str = ""
+
+    @property
+    def is_open(self) -> bool:
+        return not self.closed_by_turn_id
+
+
+@dataclass(frozen=True)
+class Digest:
+    """A thread digest (seed 001 §2.18): summary fields and turn ids, never transcript."""
+
+    thread_id: str
+    title: str
+    summary: str
+    key_entities: tuple[str, ...]
+    unresolved_questions: tuple[str, ...]
+    next_step: str
+    evidence_turn_ids: tuple[str, ...]
+    update_us: int
+    pinned: bool = False
+    use_count: int = 0
+    last_use_us: int = 0
+    has_open_loops: bool = False
+
+    @property
+    def unresolved(self) -> bool:
+        return bool(self.unresolved_questions) or self.has_open_loops
+
+    @property
+    def last_used_us(self) -> int:
+        """Recency for resume: the newest of its last turn and its last use."""
+        return max(self.update_us, self.last_use_us)
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A co-occurrence edge between two entity nodes, with its summed weight."""
+
+    from_node_id: str
+    to_node_id: str
+    weight: int
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    node_id: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Appended:
+    """Outcome of AppendTurn."""
+
+    mode: Mode
+    duplicate: bool
+    loops_closed: tuple[Loop, ...] = ()
+    loops_opened: tuple[Loop, ...] = ()
+
+
+@dataclass(frozen=True)
+class WorkingMemory:
+    """What GetWorkingMemory returns."""
+
+    turns: tuple[Turn, ...]
+    rolling_summary: str
+    active_loops: tuple[Loop, ...]
+    last_interaction_us: int
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """What Resume returns."""
+
+    episode_bridge: str
+    candidates: tuple[Digest, ...]
+    tier: str
+
+
+@dataclass(frozen=True)
+class ArchivePage:
+    turns: tuple[Turn, ...]
+    digests: tuple[Digest, ...]
+    next_page_token: str
+
+
+@dataclass(frozen=True)
+class Expansion:
+    nodes: tuple[GraphNode, ...] = ()
+    edges: tuple[Edge, ...] = field(default_factory=tuple)

@@ -1,0 +1,262 @@
+"""Use cases of the ThreadStore: sessions, archive, working memory, digests, resume, graph."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import logging
+
+from memmesh.engines.thread_store.graph import (
+    MAX_NODES,
+    co_occurrences,
+    effective_limits,
+    strongest,
+    turn_nodes,
+)
+from memmesh.engines.thread_store.loops import MAX_OPEN_LOOPS, loop_changes, loop_order
+from memmesh.engines.thread_store.model import (
+    Appended,
+    ArchivePage,
+    Digest,
+    Edge,
+    Expansion,
+    GraphNode,
+    Mode,
+    Resumed,
+    Role,
+    SessionRow,
+    Turn,
+    UserActivity,
+    WorkingMemory,
+)
+from memmesh.engines.thread_store.resume import resume_candidates
+from memmesh.engines.thread_store.sessions import session_mode
+from memmesh.engines.thread_store.store import ThreadStore, UserTx
+from memmesh.engines.thread_store.summary import SUMMARY_WINDOW_TURNS, build_digest, summarise
+from memmesh.engines.thread_store.turn_buffer import TurnBuffer
+from memmesh.runtime.errors import DependencyFailed, FieldViolation, InvalidInput
+
+log = logging.getLogger(__name__)
+
+# A digest reads at most this many of a session's newest turns.
+DIGEST_WINDOW_TURNS = 400
+MAX_ACTIVE_LOOPS = 10
+DEFAULT_PAGE_SIZE = 500
+# Resume looks at the most recent sessions for the episode bridge.
+BRIDGE_SESSIONS = 2
+
+
+class ThreadStoreService:
+    """Every read and write is scoped to one (tenant, user)."""
+
+    def __init__(
+        self, store: ThreadStore, buffer: TurnBuffer | None, session_gap_us: int, working_memory_turns: int
+    ) -> None:
+        self._store = store
+        self._buffer = buffer
+        self._gap_us = session_gap_us
+        self._wm_turns = working_memory_turns
+
+    async def open_session(self, tenant_id: str, user_id: str, session_id: str, now_us: int) -> tuple[Mode, int]:
+        """The mode a turn of the session would have now, and the last interaction; stores nothing."""
+        async with self._store.read(tenant_id, user_id) as tx:
+            activity = await tx.user_activity()
+            known = await tx.session(session_id) is not None
+        return session_mode(known, activity, now_us, self._gap_us), activity.last_interaction_us if activity else 0
+
+    async def append_turn(self, tenant_id: str, user_id: str, turn: Turn) -> Appended:
+        """Archive a turn, update session, summary, loops and graph; a known turn id changes nothing."""
+        async with self._store.write(tenant_id, user_id) as tx:
+            stored_mode = await tx.turn_mode(turn.turn_id)
+            if stored_mode is not None:
+                return Appended(stored_mode, duplicate=True)
+            activity = await tx.user_activity()
+            session = await tx.session(turn.session_id)
+            mode = session_mode(session is not None, activity, turn.time_us, self._gap_us)
+            closed, opened = loop_changes(tenant_id, user_id, turn, await tx.open_loops(MAX_OPEN_LOOPS))
+            await tx.insert_turn(turn, mode)
+            await tx.save_loops([*closed, *opened])
+            if turn.role == Role.USER:
+                nodes = turn_nodes(turn.text)
+                await tx.add_graph(turn.session_id, nodes, co_occurrences(nodes))
+            updated = await self._updated_session(tx, session, turn)
+            if activity is None or turn.time_us >= activity.last_interaction_us:
+                await tx.save_activity(UserActivity(turn.time_us, turn.session_id))
+            previous = activity.last_session_id if activity and activity.last_session_id != turn.session_id else ""
+            recent = await tx.session_turns(turn.session_id, self._wm_turns) if self._buffer else []
+        if previous and mode == Mode.SESSION_START:
+            await self._soft_close(tenant_id, user_id, previous)
+        if self._buffer is not None:
+            await self._refresh_buffer(tenant_id, user_id, turn.session_id, updated.turn_count, recent)
+        return Appended(mode, duplicate=False, loops_closed=tuple(closed), loops_opened=tuple(opened))
+
+    async def _updated_session(self, tx: UserTx, session: SessionRow | None, turn: Turn) -> SessionRow:
+        summary = session.rolling_summary if session else ""
+        if turn.role == Role.USER:
+            window = await tx.session_turns(turn.session_id, SUMMARY_WINDOW_TURNS, user_only=True)
+            summary = summarise(window).text
+        row = SessionRow(
+            session_id=turn.session_id,
+            start_us=min(session.start_us, turn.time_us) if session else turn.time_us,
+            last_us=max(session.last_us, turn.time_us) if session else turn.time_us,
+            turn_count=(session.turn_count if session else 0) + 1,
+            rolling_summary=summary,
+            closed=False,
+        )
+        await tx.save_session(row)
+        return row
+
+    async def _refresh_buffer(
+        self, tenant_id: str, user_id: str, session_id: str, version: int, recent: list[Turn]
+    ) -> None:
+        assert self._buffer is not None
+        try:
+            await self._buffer.replace(tenant_id, user_id, session_id, version, recent)
+        except Exception:
+            # The archive has the turn; a stale buffer must not be served, so drop it.
+            log.warning("session buffer refresh failed; falling back to the archive", exc_info=True)
+            try:
+                await self._buffer.drop(tenant_id, user_id, session_id)
+            except Exception:
+                log.warning("session buffer drop failed", exc_info=True)
+
+    async def _soft_close(self, tenant_id: str, user_id: str, session_id: str) -> None:
+        """A session the user moved on from gets its digest (seed 001 §2.18 SOFT_CLOSED)."""
+        try:
+            await self.close_session(tenant_id, user_id, session_id, skip_closed=True)
+        except Exception:
+            # The turn is archived; CloseSession or the next session start digests it later.
+            log.warning("soft close of the previous session failed", exc_info=True)
+
+    async def close_session(
+        self, tenant_id: str, user_id: str, session_id: str, skip_closed: bool = False
+    ) -> Digest | None:
+        """Close the session and store its digest (rebuilt from its turns); None for an unknown session."""
+        async with self._store.write(tenant_id, user_id) as tx:
+            session = await tx.session(session_id)
+            if session is None or (skip_closed and session.closed):
+                return None
+            turns = await tx.session_turns(session_id, DIGEST_WINDOW_TURNS)
+            built = build_digest(session_id, turns, await tx.thread_loops(session_id))
+            if not session.closed:
+                await tx.save_session(dataclasses.replace(session, closed=True))
+            await tx.save_digest(built)
+            return await tx.digest(session_id)
+
+    async def working_memory(self, tenant_id: str, user_id: str, session_id: str, max_turns: int) -> WorkingMemory:
+        """The session's last turns (oldest first), rolling summary, open loops and last interaction."""
+        limit = min(max_turns or self._wm_turns, self._wm_turns)
+        buffered = await self._buffered(tenant_id, user_id, session_id)
+        async with self._store.read(tenant_id, user_id) as tx:
+            turns = buffered if buffered is not None else await tx.session_turns(session_id, limit)
+            session = await tx.session(session_id)
+            loops = loop_order(await tx.open_loops(MAX_OPEN_LOOPS))[:MAX_ACTIVE_LOOPS]
+            activity = await tx.user_activity()
+        return WorkingMemory(
+            turns=tuple(turns[-limit:]),
+            rolling_summary=session.rolling_summary if session else "",
+            active_loops=tuple(loops),
+            last_interaction_us=activity.last_interaction_us if activity else 0,
+        )
+
+    async def _buffered(self, tenant_id: str, user_id: str, session_id: str) -> list[Turn] | None:
+        if self._buffer is None:
+            return None
+        try:
+            return await self._buffer.recent(tenant_id, user_id, session_id)
+        except Exception:
+            log.warning("session buffer read failed; serving the archive", exc_info=True)
+            return None
+
+    async def resume(self, tenant_id: str, user_id: str, session_id: str, now_us: int) -> Resumed:
+        """Episode bridge (the previous session's summary) and candidate threads in resume order."""
+        async with self._store.read(tenant_id, user_id) as tx:
+            sessions = await tx.recent_sessions(BRIDGE_SESSIONS)
+            digests = await tx.digests()
+        previous = next((s for s in sessions if s.session_id != session_id), None)
+        bridge = ""
+        if previous is not None:
+            digest = next((d for d in digests if d.thread_id == previous.session_id), None)
+            bridge = previous.rolling_summary or (digest.summary if digest else "")
+        candidates, tier = resume_candidates(digests, session_id, now_us)
+        return Resumed(bridge, tuple(candidates), tier)
+
+    async def expand(self, tenant_id: str, user_id: str, node_ids: list[str], depth: int, fan_out: int) -> Expansion:
+        """Breadth-first walk from the known start nodes; each node keeps its fan_out heaviest edges."""
+        depth, fan_out = effective_limits(depth, fan_out)
+        async with self._store.read(tenant_id, user_id) as tx:
+            labels = await tx.node_labels(sorted(set(node_ids)))
+            reached = sorted(labels)
+            seen, walked = set(reached), set[frozenset[str]]()
+            edges: list[Edge] = []
+            frontier = list(reached)
+            for _ in range(depth):
+                if not frontier:
+                    break
+                by_node: dict[str, list[Edge]] = {}
+                for edge in await tx.neighbours(frontier):
+                    by_node.setdefault(edge.from_node_id, []).append(edge)
+                next_frontier: list[str] = []
+                for node in frontier:
+                    for edge in strongest(by_node.get(node, []), fan_out):
+                        target = edge.to_node_id
+                        if target not in seen:
+                            if len(seen) >= MAX_NODES:
+                                continue
+                            seen.add(target)
+                            reached.append(target)
+                            next_frontier.append(target)
+                        if frozenset((node, target)) not in walked:
+                            walked.add(frozenset((node, target)))
+                            edges.append(edge)
+                frontier = next_frontier
+            labels.update(await tx.node_labels([n for n in reached if n not in labels]))
+        return Expansion(tuple(GraphNode(n, labels.get(n, "")) for n in reached), tuple(edges))
+
+    async def list_archive(self, tenant_id: str, user_id: str, page_size: int, page_token: str) -> ArchivePage:
+        """Turns in (time, id) order, a page at a time; digests on the first page."""
+        after = decode_page_token(page_token) if page_token else None
+        limit = page_size or DEFAULT_PAGE_SIZE
+        async with self._store.read(tenant_id, user_id) as tx:
+            turns = await tx.archive_page(after, limit + 1)
+            digests = await tx.digests() if after is None else []
+        page = turns[:limit]
+        token = encode_page_token(page[-1].time_us, page[-1].turn_id) if len(turns) > limit else ""
+        return ArchivePage(tuple(page), tuple(digests), token)
+
+    async def forget_thread(self, tenant_id: str, user_id: str, thread_id: str) -> bool:
+        """Delete the thread's digest, loops, graph contributions, session and turns."""
+        async with self._store.write(tenant_id, user_id) as tx:
+            forgotten = await tx.forget_thread(thread_id)
+        if self._buffer is not None:
+            try:
+                await self._buffer.drop(tenant_id, user_id, thread_id)
+            except Exception as error:
+                # Forgetting means the text is gone everywhere; the caller retries (it is idempotent).
+                raise DependencyFailed("session buffer unavailable; forget not complete") from error
+        return forgotten
+
+    async def pin_thread(self, tenant_id: str, user_id: str, thread_id: str, pinned: bool) -> bool:
+        """Pin or unpin a thread's digest; False when there is none."""
+        async with self._store.write(tenant_id, user_id) as tx:
+            return await tx.mark_digest(thread_id, pinned, None) is not None
+
+    async def record_use(self, tenant_id: str, user_id: str, thread_id: str, now_us: int) -> Digest | None:
+        """Count a use of the thread and move its last use to now (never backwards)."""
+        async with self._store.write(tenant_id, user_id) as tx:
+            return await tx.mark_digest(thread_id, None, now_us)
+
+
+def encode_page_token(time_us: int, turn_id: str) -> str:
+    """An opaque position after a turn."""
+    return base64.urlsafe_b64encode(f"{time_us}\x1f{turn_id}".encode()).decode()
+
+
+def decode_page_token(token: str) -> tuple[int, str]:
+    """The position a token names; a token not made by encode_page_token is invalid input."""
+    try:
+        time_text, turn_id = base64.urlsafe_b64decode(token.encode()).decode().split("\x1f", 1)
+        return int(time_text), turn_id
+    except (binascii.Error, UnicodeDecodeError, ValueError) as error:
+        raise InvalidInput([FieldViolation("page_token", "is not a token this service issued")]) from error

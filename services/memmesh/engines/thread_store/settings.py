@@ -1,0 +1,19 @@
+"""ThreadStore settings: MEMMESH_THREAD_STORE_* environment variables; defaults follow the seeds."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ThreadStoreSettings(BaseSettings):
+    """Session rule and working-memory bounds."""
+
+    model_config = SettingsConfigDict(env_prefix="MEMMESH_THREAD_STORE_", extra="ignore")
+
+    # seed 003: a gap above 30 minutes since the user's last interaction starts a session.
+    session_gap_s: int = Field(default=1800, gt=0)
+    # seed 003: working memory is the last 1-6 turns of the session.
+    working_memory_turns: int = Field(default=6, ge=1, le=6)
+    # Seconds a Redis session buffer outlives its last turn (the archive still has the turns).
+    buffer_ttl_s: int = Field(default=86_400, gt=0)

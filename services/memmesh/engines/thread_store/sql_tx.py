@@ -1,0 +1,303 @@
+"""One user's transaction in SQL shared by the SQLite and PostgreSQL adapters ("?" placeholders)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from memmesh.engines.thread_store.model import (
+    Digest,
+    Edge,
+    GraphNode,
+    Loop,
+    Mode,
+    Role,
+    SessionRow,
+    Turn,
+    UserActivity,
+)
+
+
+class Executor(Protocol):
+    """The few calls an adapter gives the shared SQL."""
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run a statement; returns the number of rows changed."""
+        ...
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+
+def schema(big: str) -> tuple[str, ...]:
+    """Tables and indexes; `big` is the 64-bit integer type of the dialect."""
+    return (
+        f"""CREATE TABLE thread_turns (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, turn_id TEXT NOT NULL,
+            session_id TEXT NOT NULL, role INTEGER NOT NULL, text TEXT NOT NULL,
+            time_us {big} NOT NULL, mode INTEGER NOT NULL,
+            PRIMARY KEY (tenant_id, user_id, turn_id))""",
+        "CREATE INDEX thread_turns_by_session ON thread_turns (tenant_id, user_id, session_id, time_us, turn_id)",
+        "CREATE INDEX thread_turns_by_time ON thread_turns (tenant_id, user_id, time_us, turn_id)",
+        f"""CREATE TABLE thread_sessions (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+            start_us {big} NOT NULL, last_us {big} NOT NULL, turn_count INTEGER NOT NULL,
+            rolling_summary TEXT NOT NULL, closed INTEGER NOT NULL,
+            PRIMARY KEY (tenant_id, user_id, session_id))""",
+        "CREATE INDEX thread_sessions_by_recency ON thread_sessions (tenant_id, user_id, last_us)",
+        f"""CREATE TABLE thread_users (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, last_interaction_us {big} NOT NULL,
+            last_session_id TEXT NOT NULL, PRIMARY KEY (tenant_id, user_id))""",
+        f"""CREATE TABLE thread_loops (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, loop_id TEXT NOT NULL,
+            thread_id TEXT NOT NULL, text TEXT NOT NULL, stems TEXT NOT NULL, salience INTEGER NOT NULL,
+            open_us {big} NOT NULL, source_turn_id TEXT NOT NULL, closed_by_turn_id TEXT NOT NULL,
+            PRIMARY KEY (tenant_id, user_id, loop_id))""",
+        "CREATE INDEX thread_loops_open ON thread_loops (tenant_id, user_id, closed_by_turn_id, open_us)",
+        f"""CREATE TABLE thread_digests (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, thread_id TEXT NOT NULL,
+            title TEXT NOT NULL, summary TEXT NOT NULL, key_entities TEXT NOT NULL,
+            unresolved_questions TEXT NOT NULL, next_step TEXT NOT NULL, evidence_turn_ids TEXT NOT NULL,
+            update_us {big} NOT NULL, pinned INTEGER NOT NULL, use_count INTEGER NOT NULL,
+            last_use_us {big} NOT NULL, has_open_loops INTEGER NOT NULL,
+            PRIMARY KEY (tenant_id, user_id, thread_id))""",
+        """CREATE TABLE graph_nodes (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, thread_id TEXT NOT NULL,
+            node_id TEXT NOT NULL, label TEXT NOT NULL,
+            PRIMARY KEY (tenant_id, user_id, thread_id, node_id))""",
+        "CREATE INDEX graph_nodes_by_id ON graph_nodes (tenant_id, user_id, node_id)",
+        """CREATE TABLE graph_edges (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, thread_id TEXT NOT NULL,
+            from_node TEXT NOT NULL, to_node TEXT NOT NULL, weight INTEGER NOT NULL,
+            PRIMARY KEY (tenant_id, user_id, thread_id, from_node, to_node))""",
+        "CREATE INDEX graph_edges_by_from ON graph_edges (tenant_id, user_id, from_node)",
+    )
+
+
+_USER = "tenant_id = ? AND user_id = ?"
+_TURN_COLUMNS = "turn_id, session_id, role, text, time_us"
+_SESSION_COLUMNS = "session_id, start_us, last_us, turn_count, rolling_summary, closed"
+_LOOP_COLUMNS = "loop_id, thread_id, text, stems, salience, open_us, source_turn_id, closed_by_turn_id"
+_DIGEST_COLUMNS = (
+    "thread_id, title, summary, key_entities, unresolved_questions, next_step, evidence_turn_ids, "
+    "update_us, pinned, use_count, last_use_us, has_open_loops"
+)
+
+
+def _marks(count: int) -> str:
+    return ",".join("?" * count)
+
+
+def _turn(row: tuple[Any, ...]) -> Turn:
+    return Turn(row[0], row[1], Role(row[2]), row[3], int(row[4]))
+
+
+def _session(row: tuple[Any, ...]) -> SessionRow:
+    return SessionRow(row[0], int(row[1]), int(row[2]), int(row[3]), row[4], bool(row[5]))
+
+
+def _loop(row: tuple[Any, ...]) -> Loop:
+    return Loop(row[0], row[1], row[2], tuple(row[3].split()), int(row[4]), int(row[5]), row[6], row[7])
+
+
+def _digest(row: tuple[Any, ...]) -> Digest:
+    return Digest(
+        thread_id=row[0], title=row[1], summary=row[2], key_entities=tuple(json.loads(row[3])),
+        unresolved_questions=tuple(json.loads(row[4])), next_step=row[5],
+        evidence_turn_ids=tuple(json.loads(row[6])), update_us=int(row[7]), pinned=bool(row[8]),
+        use_count=int(row[9]), last_use_us=int(row[10]), has_open_loops=bool(row[11]),
+    )  # fmt: skip
+
+
+class SqlUserTx:
+    """UserTx over an Executor; every statement is bound to the (tenant, user)."""
+
+    def __init__(self, executor: Executor, tenant_id: str, user_id: str) -> None:
+        self._db = executor
+        self._who = (tenant_id, user_id)
+
+    async def _rows(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+        return await self._db.fetchall(sql, (*self._who, *params))
+
+    async def turn_mode(self, turn_id: str) -> Mode | None:
+        rows = await self._rows(f"SELECT mode FROM thread_turns WHERE {_USER} AND turn_id = ?", turn_id)
+        return Mode(rows[0][0]) if rows else None
+
+    async def user_activity(self) -> UserActivity | None:
+        rows = await self._rows(f"SELECT last_interaction_us, last_session_id FROM thread_users WHERE {_USER}")
+        return UserActivity(int(rows[0][0]), rows[0][1]) if rows else None
+
+    async def save_activity(self, activity: UserActivity) -> None:
+        await self._db.execute(
+            "INSERT INTO thread_users (tenant_id, user_id, last_interaction_us, last_session_id) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (tenant_id, user_id) DO UPDATE SET last_interaction_us = excluded.last_interaction_us, "
+            "last_session_id = excluded.last_session_id",
+            (*self._who, activity.last_interaction_us, activity.last_session_id),
+        )
+
+    async def session(self, session_id: str) -> SessionRow | None:
+        rows = await self._rows(f"SELECT {_SESSION_COLUMNS} FROM thread_sessions WHERE {_USER} AND session_id = ?", session_id)
+        return _session(rows[0]) if rows else None
+
+    async def save_session(self, row: SessionRow) -> None:
+        await self._db.execute(
+            f"INSERT INTO thread_sessions (tenant_id, user_id, {_SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (tenant_id, user_id, session_id) DO UPDATE SET start_us = excluded.start_us, "
+            "last_us = excluded.last_us, turn_count = excluded.turn_count, "
+            "rolling_summary = excluded.rolling_summary, closed = excluded.closed",
+            (*self._who, row.session_id, row.start_us, row.last_us, row.turn_count, row.rolling_summary, int(row.closed)),
+        )
+
+    async def recent_sessions(self, limit: int) -> list[SessionRow]:
+        rows = await self._rows(
+            f"SELECT {_SESSION_COLUMNS} FROM thread_sessions WHERE {_USER} ORDER BY last_us DESC, session_id LIMIT ?",
+            limit,
+        )
+        return [_session(row) for row in rows]
+
+    async def insert_turn(self, turn: Turn, mode: Mode) -> None:
+        await self._db.execute(
+            f"INSERT INTO thread_turns (tenant_id, user_id, {_TURN_COLUMNS}, mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (*self._who, turn.turn_id, turn.session_id, int(turn.role), turn.text, turn.time_us, int(mode)),
+        )
+
+    async def session_turns(self, session_id: str, limit: int, user_only: bool = False) -> list[Turn]:
+        role_filter = f" AND role = {int(Role.USER)}" if user_only else ""
+        rows = await self._rows(
+            f"SELECT {_TURN_COLUMNS} FROM thread_turns WHERE {_USER} AND session_id = ?{role_filter} "
+            "ORDER BY time_us DESC, turn_id DESC LIMIT ?",
+            session_id,
+            limit,
+        )
+        return [_turn(row) for row in reversed(rows)]
+
+    async def open_loops(self, limit: int) -> list[Loop]:
+        rows = await self._rows(
+            f"SELECT {_LOOP_COLUMNS} FROM thread_loops WHERE {_USER} AND closed_by_turn_id = '' "
+            "ORDER BY open_us DESC, loop_id LIMIT ?",
+            limit,
+        )
+        return [_loop(row) for row in rows]
+
+    async def thread_loops(self, thread_id: str) -> list[Loop]:
+        rows = await self._rows(
+            f"SELECT {_LOOP_COLUMNS} FROM thread_loops WHERE {_USER} AND thread_id = ? ORDER BY open_us, loop_id",
+            thread_id,
+        )
+        return [_loop(row) for row in rows]
+
+    async def save_loops(self, loops: Sequence[Loop]) -> None:
+        if not loops:
+            return
+        await self._db.executemany(
+            f"INSERT INTO thread_loops (tenant_id, user_id, {_LOOP_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (tenant_id, user_id, loop_id) DO UPDATE SET closed_by_turn_id = excluded.closed_by_turn_id",
+            [
+                (*self._who, x.loop_id, x.thread_id, x.text, " ".join(x.stems), x.salience, x.open_us,
+                 x.source_turn_id, x.closed_by_turn_id)
+                for x in loops
+            ],
+        )  # fmt: skip
+
+    async def add_graph(self, thread_id: str, nodes: Sequence[GraphNode], pairs: Sequence[tuple[str, str]]) -> None:
+        if nodes:
+            await self._db.executemany(
+                "INSERT INTO graph_nodes (tenant_id, user_id, thread_id, node_id, label) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (tenant_id, user_id, thread_id, node_id) DO NOTHING",
+                [(*self._who, thread_id, node.node_id, node.label) for node in nodes],
+            )
+        if pairs:
+            await self._db.executemany(
+                "INSERT INTO graph_edges (tenant_id, user_id, thread_id, from_node, to_node, weight) "
+                "VALUES (?, ?, ?, ?, ?, 1) ON CONFLICT (tenant_id, user_id, thread_id, from_node, to_node) "
+                "DO UPDATE SET weight = graph_edges.weight + 1",
+                [(*self._who, thread_id, a, b) for a, b in pairs],
+            )
+
+    async def neighbours(self, node_ids: Sequence[str]) -> list[Edge]:
+        if not node_ids:
+            return []
+        rows = await self._rows(
+            f"SELECT from_node, to_node, SUM(weight) FROM graph_edges WHERE {_USER} "
+            f"AND from_node IN ({_marks(len(node_ids))}) GROUP BY from_node, to_node",
+            *node_ids,
+        )
+        return [Edge(row[0], row[1], int(row[2])) for row in rows]
+
+    async def node_labels(self, node_ids: Sequence[str]) -> dict[str, str]:
+        if not node_ids:
+            return {}
+        rows = await self._rows(
+            f"SELECT node_id, MIN(label) FROM graph_nodes WHERE {_USER} "
+            f"AND node_id IN ({_marks(len(node_ids))}) GROUP BY node_id",
+            *node_ids,
+        )
+        return {row[0]: row[1] for row in rows}
+
+    async def digest(self, thread_id: str) -> Digest | None:
+        rows = await self._rows(f"SELECT {_DIGEST_COLUMNS} FROM thread_digests WHERE {_USER} AND thread_id = ?", thread_id)
+        return _digest(rows[0]) if rows else None
+
+    async def digests(self) -> list[Digest]:
+        rows = await self._rows(f"SELECT {_DIGEST_COLUMNS} FROM thread_digests WHERE {_USER} ORDER BY update_us, thread_id")
+        return [_digest(row) for row in rows]
+
+    async def save_digest(self, digest: Digest) -> None:
+        d = digest
+        await self._db.execute(
+            f"INSERT INTO thread_digests (tenant_id, user_id, {_DIGEST_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (tenant_id, user_id, thread_id) DO UPDATE SET title = excluded.title, "
+            "summary = excluded.summary, key_entities = excluded.key_entities, "
+            "unresolved_questions = excluded.unresolved_questions, next_step = excluded.next_step, "
+            "evidence_turn_ids = excluded.evidence_turn_ids, update_us = excluded.update_us, "
+            "has_open_loops = excluded.has_open_loops",
+            (*self._who, d.thread_id, d.title, d.summary, json.dumps(list(d.key_entities)),
+             json.dumps(list(d.unresolved_questions)), d.next_step, json.dumps(list(d.evidence_turn_ids)),
+             d.update_us, int(d.pinned), d.use_count, d.last_use_us, int(d.has_open_loops)),
+        )  # fmt: skip
+
+    async def mark_digest(self, thread_id: str, pinned: bool | None, used_at_us: int | None) -> Digest | None:
+        if pinned is not None:
+            await self._db.execute(
+                f"UPDATE thread_digests SET pinned = ? WHERE {_USER} AND thread_id = ?",
+                (int(pinned), *self._who, thread_id),
+            )
+        if used_at_us is not None:
+            await self._db.execute(
+                "UPDATE thread_digests SET use_count = use_count + 1, "
+                f"last_use_us = CASE WHEN last_use_us > ? THEN last_use_us ELSE ? END WHERE {_USER} AND thread_id = ?",
+                (used_at_us, used_at_us, *self._who, thread_id),
+            )
+        return await self.digest(thread_id)
+
+    async def archive_page(self, after: tuple[int, str] | None, limit: int) -> list[Turn]:
+        if after is None:
+            rows = await self._rows(
+                f"SELECT {_TURN_COLUMNS} FROM thread_turns WHERE {_USER} ORDER BY time_us, turn_id LIMIT ?", limit
+            )
+        else:
+            rows = await self._rows(
+                f"SELECT {_TURN_COLUMNS} FROM thread_turns WHERE {_USER} AND (time_us > ? OR "
+                "(time_us = ? AND turn_id > ?)) ORDER BY time_us, turn_id LIMIT ?",
+                after[0],
+                after[0],
+                after[1],
+                limit,
+            )
+        return [_turn(row) for row in rows]
+
+    async def forget_thread(self, thread_id: str) -> bool:
+        changed = 0
+        for table, column in (
+            ("thread_digests", "thread_id"),
+            ("thread_loops", "thread_id"),
+            ("graph_nodes", "thread_id"),
+            ("graph_edges", "thread_id"),
+            ("thread_sessions", "session_id"),
+            ("thread_turns", "session_id"),
+        ):
+            changed += await self._db.execute(f"DELETE FROM {table} WHERE {_USER} AND {column} = ?", (*self._who, thread_id))
+        return changed > 0

@@ -1,0 +1,116 @@
+"""The ThreadStore's storage port and its adapters, chosen by configuration."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+
+from memmesh.engines.thread_store.model import (
+    Digest,
+    Edge,
+    GraphNode,
+    Loop,
+    Mode,
+    SessionRow,
+    Turn,
+    UserActivity,
+)
+from memmesh.runtime.settings import MeshSettings
+
+
+class UserTx(Protocol):
+    """One user's data inside one transaction (writes are serialised per user)."""
+
+    async def turn_mode(self, turn_id: str) -> Mode | None:
+        """The mode a turn was archived with, or None when the turn id is new."""
+        ...
+
+    async def user_activity(self) -> UserActivity | None: ...
+
+    async def save_activity(self, activity: UserActivity) -> None: ...
+
+    async def session(self, session_id: str) -> SessionRow | None: ...
+
+    async def save_session(self, row: SessionRow) -> None: ...
+
+    async def recent_sessions(self, limit: int) -> list[SessionRow]:
+        """Sessions by newest last turn first, then session id."""
+        ...
+
+    async def insert_turn(self, turn: Turn, mode: Mode) -> None: ...
+
+    async def session_turns(self, session_id: str, limit: int, user_only: bool = False) -> list[Turn]:
+        """The newest `limit` turns of a session, in (time, id) order."""
+        ...
+
+    async def open_loops(self, limit: int) -> list[Loop]:
+        """Open loops of the user, newest first."""
+        ...
+
+    async def thread_loops(self, thread_id: str) -> list[Loop]: ...
+
+    async def save_loops(self, loops: Sequence[Loop]) -> None:
+        """Insert or replace loops by id."""
+        ...
+
+    async def add_graph(self, thread_id: str, nodes: Sequence[GraphNode], pairs: Sequence[tuple[str, str]]) -> None:
+        """Record the nodes and add one to the weight of each directed pair, within the thread."""
+        ...
+
+    async def neighbours(self, node_ids: Sequence[str]) -> list[Edge]:
+        """Edges out of the nodes, weights summed over threads."""
+        ...
+
+    async def node_labels(self, node_ids: Sequence[str]) -> dict[str, str]: ...
+
+    async def digest(self, thread_id: str) -> Digest | None: ...
+
+    async def digests(self) -> list[Digest]:
+        """Every digest of the user, by update time then thread id."""
+        ...
+
+    async def save_digest(self, digest: Digest) -> None:
+        """Insert or update the content; pin and use fields of a stored digest are kept."""
+        ...
+
+    async def mark_digest(self, thread_id: str, pinned: bool | None, used_at_us: int | None) -> Digest | None:
+        """Pin/unpin and/or record a use; None when there is no digest."""
+        ...
+
+    async def archive_page(self, after: tuple[int, str] | None, limit: int) -> list[Turn]:
+        """Turns after a (time, id) position, in (time, id) order."""
+        ...
+
+    async def forget_thread(self, thread_id: str) -> bool:
+        """Delete the thread's digest, loops, graph rows, session and turns; True if anything was there."""
+        ...
+
+
+class ThreadStore(Protocol):
+    """Sessions, archive, loops, digests and graph, keyed by (tenant, user)."""
+
+    def write(self, tenant_id: str, user_id: str) -> AbstractAsyncContextManager[UserTx]:
+        """A transaction serialised with every other writer of the same user."""
+        ...
+
+    def read(self, tenant_id: str, user_id: str) -> AbstractAsyncContextManager[UserTx]:
+        """Reads without a lock (each statement sees committed data)."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+async def open_thread_store(settings: MeshSettings) -> ThreadStore:
+    """SQLite under data_dir by default, PostgreSQL for a postgresql:// URL."""
+    match settings.storage_url:
+        case "sqlite":
+            from memmesh.engines.thread_store.sqlite_store import SqliteThreadStore
+
+            return SqliteThreadStore.open(settings.sqlite_path("thread_store"))
+        case url if url.startswith(("postgresql://", "postgres://")):
+            from memmesh.engines.thread_store.postgres_store import PostgresThreadStore
+
+            return await PostgresThreadStore.open(url)
+        case other:
+            raise ValueError(f"unsupported storage_url {other!r}")

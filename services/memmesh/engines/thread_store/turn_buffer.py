@@ -1,0 +1,97 @@
+"""The session buffer of working memory: a Redis list per (user, session), capped at 6 turns."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Protocol
+
+import redis.asyncio as aioredis
+from memmesh.engines.thread_store.model import Role, Turn
+from memmesh.storage.cache import user_key
+
+BUFFER_TTL_S = 24 * 3_600
+
+# Replace the list only with a newer version of it: two processes appending turns of one
+# session may finish in either order, and the list must end up with the newest turns.
+_REPLACE_IF_NEWER = """
+local stored = tonumber(redis.call('GET', KEYS[2]) or '0')
+if tonumber(ARGV[1]) <= stored then return 0 end
+redis.call('DEL', KEYS[1])
+if #ARGV > 2 then redis.call('RPUSH', KEYS[1], unpack(ARGV, 3)) end
+redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+
+
+class TurnBuffer(Protocol):
+    """Recent turns of a session, kept outside the archive for the per-turn path."""
+
+    async def replace(self, tenant_id: str, user_id: str, session_id: str, version: int, turns: Sequence[Turn]) -> None:
+        """Store the session's newest turns (oldest first) unless a newer version is stored."""
+        ...
+
+    async def recent(self, tenant_id: str, user_id: str, session_id: str) -> list[Turn] | None:
+        """The buffered turns, oldest first; None when nothing is buffered."""
+        ...
+
+    async def drop(self, tenant_id: str, user_id: str, session_id: str) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+def encode_turn(turn: Turn) -> str:
+    return json.dumps(
+        {"id": turn.turn_id, "s": turn.session_id, "r": int(turn.role), "x": turn.text, "t": turn.time_us},
+        separators=(",", ":"),
+        sort_keys=True,
+    )
+
+
+def decode_turn(raw: bytes | str) -> Turn:
+    data = json.loads(raw)
+    return Turn(data["id"], data["s"], Role(data["r"]), data["x"], int(data["t"]))
+
+
+class RedisTurnBuffer:
+    """Keys are hash-tagged per user, so a session's list and version share a cluster slot."""
+
+    def __init__(self, client: aioredis.Redis, ttl_s: int = BUFFER_TTL_S) -> None:
+        self._client = client
+        self._ttl_s = ttl_s
+        self._replace = client.register_script(_REPLACE_IF_NEWER)
+
+    @classmethod
+    def from_url(cls, url: str, ttl_s: int = BUFFER_TTL_S) -> RedisTurnBuffer:
+        return cls(aioredis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0), ttl_s)
+
+    @staticmethod
+    def _keys(tenant_id: str, user_id: str, session_id: str) -> list[str]:
+        base = user_key(tenant_id, user_id, "thread_store", "wm", session_id)
+        return [base, base + ":version"]
+
+    async def replace(self, tenant_id: str, user_id: str, session_id: str, version: int, turns: Sequence[Turn]) -> None:
+        await self._replace(
+            keys=self._keys(tenant_id, user_id, session_id),
+            args=[version, self._ttl_s, *(encode_turn(t) for t in turns)],
+        )
+
+    async def recent(self, tenant_id: str, user_id: str, session_id: str) -> list[Turn] | None:
+        raw = await self._client.lrange(self._keys(tenant_id, user_id, session_id)[0], 0, -1)
+        return [decode_turn(item) for item in raw] if raw else None
+
+    async def drop(self, tenant_id: str, user_id: str, session_id: str) -> None:
+        await self._client.delete(*self._keys(tenant_id, user_id, session_id))
+
+    async def close(self) -> None:
+        await self._client.aclose()
+
+
+def open_turn_buffer(redis_url: str | None, ttl_s: int = BUFFER_TTL_S) -> TurnBuffer | None:
+    """The Redis buffer when Redis is configured; without it working memory comes from the archive."""
+    match redis_url:
+        case None | "":
+            return None
+        case url:
+            return RedisTurnBuffer.from_url(url, ttl_s)

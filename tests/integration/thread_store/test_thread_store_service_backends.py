@@ -1,0 +1,156 @@
+"""ThreadStore use cases over real backends: SQLite alone, and PostgreSQL with the Redis buffer."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+import redis.asyncio as aioredis
+from memmesh.engines.thread_store.model import Mode, Role, Turn
+from memmesh.engines.thread_store.postgres_store import PostgresThreadStore
+from memmesh.engines.thread_store.service import ThreadStoreService
+from memmesh.engines.thread_store.sessions import DEFAULT_SESSION_GAP_US
+from memmesh.engines.thread_store.sqlite_store import SqliteThreadStore
+from memmesh.engines.thread_store.turn_buffer import RedisTurnBuffer
+from memmesh.runtime.errors import InvalidInput
+
+T0 = 1_767_225_600_000_000
+MINUTE = 60_000_000
+
+
+@pytest_asyncio.fixture(params=["sqlite", "postgres+redis"])
+async def service(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[ThreadStoreService]:
+    if request.param == "sqlite":
+        store = SqliteThreadStore.open(tmp_path / "thread_store.sqlite3")
+        buffer = None
+    else:
+        store = await PostgresThreadStore.open(request.getfixturevalue("postgres_url"))
+        buffer = RedisTurnBuffer.from_url(request.getfixturevalue("redis_url"))
+    yield ThreadStoreService(store, buffer, DEFAULT_SESSION_GAP_US, 6)
+    if buffer is not None:
+        await buffer.close()
+    await store.close()
+
+
+def user() -> tuple[str, str]:
+    token = uuid.uuid4().hex[:12]
+    return f"t-{token}", f"u-{token}"
+
+
+def turn(index: int, text: str, session: str = "s1", role: Role = Role.USER, minute: int | None = None) -> Turn:
+    return Turn(f"turn-{index}", session, role, text, T0 + (index if minute is None else minute) * MINUTE)
+
+
+async def test_append_is_idempotent_by_turn_id(service: ThreadStoreService) -> None:
+    who = user()
+    first = await service.append_turn(*who, turn(0, "I need to book the dentist."))
+    before = await service.working_memory(*who, "s1", 0)
+    again = await service.append_turn(*who, turn(0, "I need to book the dentist."))
+    assert first.mode == again.mode == Mode.SESSION_START
+    assert (first.duplicate, again.duplicate) == (False, True)
+    assert [loop.text for loop in first.loops_opened] == ["Book the dentist"] and again.loops_opened == ()
+    assert await service.working_memory(*who, "s1", 0) == before
+
+
+async def test_working_memory_is_the_last_turns_oldest_first_even_after_a_late_turn(service: ThreadStoreService) -> None:
+    who = user()
+    for index in range(1, 9):
+        role = Role.USER if index % 2 else Role.ASSISTANT
+        await service.append_turn(*who, turn(index, f"Message number {index} about gardening plans.", role=role))
+    await service.append_turn(*who, turn(20, "A late message about roses and tulips.", minute=0))
+    memory = await service.working_memory(*who, "s1", 0)
+    assert [t.turn_id for t in memory.turns] == [f"turn-{i}" for i in range(3, 9)]
+    assert [t.turn_id for t in (await service.working_memory(*who, "s1", 2)).turns] == ["turn-7", "turn-8"]
+    assert memory.last_interaction_us == T0 + 8 * MINUTE
+    assert "gardening" in memory.rolling_summary
+
+
+async def test_session_rule_over_appends(service: ThreadStoreService) -> None:
+    who = user()
+    assert (await service.append_turn(*who, turn(0, "Hello there."))).mode == Mode.SESSION_START
+    assert (await service.append_turn(*who, turn(30, "Still here.", minute=30))).mode == Mode.IN_SESSION
+    assert (await service.append_turn(*who, turn(61, "Back again.", minute=61))).mode == Mode.SESSION_START
+    assert (await service.append_turn(*who, turn(62, "New id.", session="s2", minute=62))).mode == Mode.SESSION_START
+    mode, last = await service.open_session(*who, "s2", T0 + 70 * MINUTE)
+    assert (mode, last) == (Mode.IN_SESSION, T0 + 62 * MINUTE)
+    assert (await service.open_session(*who, "s3", T0 + 70 * MINUTE))[0] == Mode.SESSION_START
+
+
+async def test_a_new_session_soft_closes_the_previous_one_and_resume_bridges_it(service: ThreadStoreService) -> None:
+    who = user()
+    await service.append_turn(*who, turn(0, "I need to call Sarah about the Lisbon trip."))
+    await service.append_turn(*who, turn(1, "Sure, when?", role=Role.ASSISTANT))
+    await service.append_turn(*who, turn(2, "Hi again.", session="s2", minute=120))
+    resumed = await service.resume(*who, "s2", T0 + 121 * MINUTE)
+    assert resumed.episode_bridge == "I need to call Sarah about the Lisbon trip."
+    assert [d.thread_id for d in resumed.candidates] == ["s1"] and resumed.tier == "HOT"
+    assert resumed.candidates[0].next_step == "Call Sarah about the Lisbon trip"
+
+
+async def test_loops_close_across_sessions_when_the_user_says_done(service: ThreadStoreService) -> None:
+    who = user()
+    await service.append_turn(*who, turn(0, "I need to book the dentist."))
+    appended = await service.append_turn(*who, turn(1, "I booked the dentist for Monday.", session="s2", minute=90))
+    assert [loop.text for loop in appended.loops_closed] == ["Book the dentist"]
+    assert (await service.working_memory(*who, "s2", 0)).active_loops == ()
+
+
+async def test_forget_thread_removes_turns_loops_graph_and_buffer(service: ThreadStoreService) -> None:
+    who = user()
+    await service.append_turn(*who, turn(0, "Remind me to email Sarah and Tom."))
+    await service.close_session(*who, "s1")
+    assert await service.forget_thread(*who, "s1")
+    memory = await service.working_memory(*who, "s1", 0)
+    assert memory.turns == () and memory.active_loops == () and memory.rolling_summary == ""
+    assert (await service.expand(*who, ["entity:sarah"], 2, 5)).nodes == ()
+    page = await service.list_archive(*who, 0, "")
+    assert page.turns == () and page.digests == ()
+
+
+async def test_archive_pages_and_rejects_foreign_tokens(service: ThreadStoreService) -> None:
+    who = user()
+    for index in range(5):
+        await service.append_turn(*who, turn(index, f"Turn {index} text."))
+    first = await service.list_archive(*who, 2, "")
+    second = await service.list_archive(*who, 2, first.next_page_token)
+    third = await service.list_archive(*who, 2, second.next_page_token)
+    assert [t.turn_id for t in first.turns + second.turns + third.turns] == [f"turn-{i}" for i in range(5)]
+    assert third.next_page_token == ""
+    with pytest.raises(InvalidInput) as raised:
+        await service.list_archive(*who, 2, "not-a-token")
+    assert raised.value.violations[0].field == "page_token"
+
+
+async def test_expand_is_bounded_and_ordered_by_weight_then_id(service: ThreadStoreService) -> None:
+    who = user()
+    await service.append_turn(*who, turn(0, "Sarah met Tom and Ana in Paris."))
+    await service.append_turn(*who, turn(1, "Sarah and Tom flew to Rome."))
+    await service.append_turn(*who, turn(2, "Tom and Zoe cooked with Ben."))
+    one = await service.expand(*who, ["entity:sarah"], 1, 2)
+    assert [n.node_id for n in one.nodes] == ["entity:sarah", "entity:tom", "entity:ana"]
+    assert [(e.to_node_id, e.weight) for e in one.edges] == [("entity:tom", 2), ("entity:ana", 1)]
+    two = await service.expand(*who, ["entity:sarah"], 2, 2)
+    assert [n.node_id for n in two.nodes][:3] == ["entity:sarah", "entity:tom", "entity:ana"]
+    assert len(two.nodes) <= 1 + 2 + 2 * 2
+    assert await service.expand(*who, ["entity:nobody"], 3, 20) == await service.expand(*user(), ["entity:sarah"], 3, 20)
+
+
+async def test_redis_buffer_keeps_the_newest_version_under_one_hash_tag(redis_url: str) -> None:
+    client = aioredis.Redis.from_url(redis_url)
+    buffer = RedisTurnBuffer(client)
+    who = user()
+    try:
+        newer = [turn(i, f"t{i}") for i in range(2, 8)]
+        await buffer.replace(*who, "s1", 7, newer)
+        await buffer.replace(*who, "s1", 5, [turn(0, "stale")])
+        assert await buffer.recent(*who, "s1") == newer
+        keys = sorted(k.decode() for k in await client.keys(f"memmesh:{{{who[0]}\x1f{who[1]}}}:*"))
+        assert len(keys) == 2 and all(f"{{{who[0]}\x1f{who[1]}}}" in key for key in keys)
+        assert await client.ttl(keys[0]) > 0
+        await buffer.drop(*who, "s1")
+        assert await buffer.recent(*who, "s1") is None
+    finally:
+        await buffer.close()

@@ -1,0 +1,184 @@
+"""One contract suite for the ThreadStore's storage port, on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from memmesh.engines.thread_store.model import (
+    Digest,
+    GraphNode,
+    Loop,
+    Mode,
+    Role,
+    SessionRow,
+    Turn,
+    UserActivity,
+)
+from memmesh.engines.thread_store.postgres_store import PostgresThreadStore
+from memmesh.engines.thread_store.sqlite_store import SqliteThreadStore
+from memmesh.engines.thread_store.store import ThreadStore
+
+T0 = 1_767_225_600_000_000
+
+
+@pytest_asyncio.fixture(params=["sqlite", "postgres"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[ThreadStore]:
+    if request.param == "sqlite":
+        opened: ThreadStore = SqliteThreadStore.open(tmp_path / "thread_store.sqlite3")
+    else:
+        opened = await PostgresThreadStore.open(request.getfixturevalue("postgres_url"))
+    yield opened
+    await opened.close()
+
+
+def user() -> tuple[str, str]:
+    token = uuid.uuid4().hex[:12]
+    return f"t-{token}", f"u-{token}"
+
+
+def turn(index: int, session: str = "s1", role: Role = Role.USER, time_us: int | None = None) -> Turn:
+    return Turn(f"turn-{index}", session, role, f"text {index}", T0 + index if time_us is None else time_us)
+
+
+def digest(thread_id: str, update_us: int = T0) -> Digest:
+    return Digest(thread_id, "Title", "Summary.", ("Sarah",), ("Why?",), "Call Sarah", ("turn-1",), update_us)
+
+
+async def test_turns_round_trip_with_their_mode_and_unknown_turns_have_none(store: ThreadStore) -> None:
+    who = user()
+    async with store.write(*who) as tx:
+        await tx.insert_turn(turn(1), Mode.SESSION_START)
+    async with store.read(*who) as tx:
+        assert await tx.turn_mode("turn-1") == Mode.SESSION_START
+        assert await tx.turn_mode("turn-2") is None
+        assert await tx.session_turns("s1", 6) == [turn(1)]
+
+
+async def test_session_turns_are_the_newest_in_time_then_id_order(store: ThreadStore) -> None:
+    who = user()
+    async with store.write(*who) as tx:
+        for index in (5, 3, 9, 1, 7):
+            await tx.insert_turn(turn(index), Mode.IN_SESSION)
+        await tx.insert_turn(turn(4, role=Role.ASSISTANT), Mode.IN_SESSION)
+        await tx.insert_turn(turn(8, session="other"), Mode.SESSION_START)
+        await tx.insert_turn(turn(10, time_us=T0 + 9), Mode.IN_SESSION)
+    async with store.read(*who) as tx:
+        assert [t.turn_id for t in await tx.session_turns("s1", 4)] == ["turn-5", "turn-7", "turn-10", "turn-9"]
+        assert [t.turn_id for t in await tx.session_turns("s1", 2, user_only=True)] == ["turn-10", "turn-9"]
+        assert [t.role for t in await tx.session_turns("s1", 10)].count(Role.ASSISTANT) == 1
+
+
+async def test_a_failed_transaction_leaves_nothing(store: ThreadStore) -> None:
+    who = user()
+    with pytest.raises(RuntimeError):
+        async with store.write(*who) as tx:
+            await tx.insert_turn(turn(1), Mode.SESSION_START)
+            raise RuntimeError("boom")
+    async with store.read(*who) as tx:
+        assert await tx.turn_mode("turn-1") is None
+
+
+async def test_activity_and_sessions_upsert(store: ThreadStore) -> None:
+    who = user()
+    async with store.write(*who) as tx:
+        assert await tx.user_activity() is None
+        await tx.save_activity(UserActivity(T0, "s1"))
+        await tx.save_activity(UserActivity(T0 + 5, "s2"))
+        await tx.save_session(SessionRow("s1", T0, T0, 1, "", False))
+        await tx.save_session(SessionRow("s1", T0, T0 + 3, 2, "Summary.", True))
+        await tx.save_session(SessionRow("s2", T0 + 5, T0 + 5, 1, "", False))
+    async with store.read(*who) as tx:
+        assert await tx.user_activity() == UserActivity(T0 + 5, "s2")
+        assert await tx.session("s1") == SessionRow("s1", T0, T0 + 3, 2, "Summary.", True)
+        assert [s.session_id for s in await tx.recent_sessions(5)] == ["s2", "s1"]
+
+
+async def test_loops_open_close_and_list_newest_first(store: ThreadStore) -> None:
+    who = user()
+    first = Loop("loop-1", "s1", "Book the dentist", ("book", "dentist"), 1, T0, "turn-1")
+    second = Loop("loop-2", "s2", "Call Sarah", ("call", "sarah"), 2, T0 + 1, "turn-2")
+    async with store.write(*who) as tx:
+        await tx.save_loops([first, second])
+        await tx.save_loops([Loop(**{**first.__dict__, "closed_by_turn_id": "turn-3"})])
+    async with store.read(*who) as tx:
+        assert await tx.open_loops(10) == [second]
+        assert [loop.closed_by_turn_id for loop in await tx.thread_loops("s1")] == ["turn-3"]
+
+
+async def test_graph_weights_add_up_across_turns_and_threads(store: ThreadStore) -> None:
+    who = user()
+    nodes = [GraphNode("entity:sarah", "Sarah"), GraphNode("entity:tom", "Tom")]
+    pairs = [("entity:sarah", "entity:tom"), ("entity:tom", "entity:sarah")]
+    async with store.write(*who) as tx:
+        await tx.add_graph("s1", nodes, pairs)
+        await tx.add_graph("s1", nodes, pairs)
+        await tx.add_graph("s2", nodes, pairs)
+    async with store.read(*who) as tx:
+        edges = await tx.neighbours(["entity:sarah"])
+        assert [(e.to_node_id, e.weight) for e in edges] == [("entity:tom", 3)]
+        assert await tx.node_labels(["entity:tom", "entity:nobody"]) == {"entity:tom": "Tom"}
+
+
+async def test_digest_content_updates_keep_pin_and_use(store: ThreadStore) -> None:
+    who = user()
+    async with store.write(*who) as tx:
+        await tx.save_digest(digest("s1"))
+        pinned = await tx.mark_digest("s1", True, None)
+        used = await tx.mark_digest("s1", None, T0 + 50)
+        await tx.mark_digest("s1", None, T0 + 10)
+        await tx.save_digest(Digest(**{**digest("s1").__dict__, "summary": "Newer."}))
+        assert await tx.mark_digest("missing", True, T0) is None
+    assert pinned is not None and pinned.pinned
+    assert used is not None and used.use_count == 1 and used.last_use_us == T0 + 50
+    async with store.read(*who) as tx:
+        stored = await tx.digest("s1")
+    assert stored is not None
+    assert (stored.summary, stored.pinned, stored.use_count, stored.last_use_us) == ("Newer.", True, 2, T0 + 50)
+    assert stored.key_entities == ("Sarah",) and stored.evidence_turn_ids == ("turn-1",)
+
+
+async def test_archive_pages_in_time_then_id_order(store: ThreadStore) -> None:
+    who = user()
+    async with store.write(*who) as tx:
+        for index in range(7):
+            await tx.insert_turn(turn(index, time_us=T0 + index // 2), Mode.IN_SESSION)
+    async with store.read(*who) as tx:
+        first = await tx.archive_page(None, 3)
+        rest = await tx.archive_page((first[-1].time_us, first[-1].turn_id), 10)
+    assert [t.turn_id for t in first + rest] == [f"turn-{i}" for i in range(7)]
+
+
+async def test_forget_thread_removes_everything_of_that_thread_only(store: ThreadStore) -> None:
+    who = user()
+    async with store.write(*who) as tx:
+        await tx.insert_turn(turn(1, "s1"), Mode.SESSION_START)
+        await tx.insert_turn(turn(2, "s2"), Mode.SESSION_START)
+        await tx.save_session(SessionRow("s1", T0, T0, 1, "Summary.", False))
+        await tx.save_loops([Loop("loop-1", "s1", "Call Sarah", ("call", "sarah"), 1, T0, "turn-1")])
+        await tx.add_graph("s1", [GraphNode("entity:sarah", "Sarah")], [])
+        await tx.save_digest(digest("s1"))
+        assert await tx.forget_thread("s1")
+        assert not await tx.forget_thread("s1")
+    async with store.read(*who) as tx:
+        assert await tx.digest("s1") is None and await tx.session("s1") is None
+        assert await tx.open_loops(10) == [] and await tx.node_labels(["entity:sarah"]) == {}
+        assert [t.turn_id for t in await tx.archive_page(None, 10)] == ["turn-2"]
+
+
+async def test_another_user_sees_nothing(store: ThreadStore) -> None:
+    owner, other = user(), user()
+    async with store.write(*owner) as tx:
+        await tx.insert_turn(turn(1), Mode.SESSION_START)
+        await tx.save_activity(UserActivity(T0, "s1"))
+        await tx.save_digest(digest("s1"))
+        await tx.add_graph("s1", [GraphNode("entity:sarah", "Sarah")], [])
+    async with store.read(*other) as tx:
+        assert await tx.turn_mode("turn-1") is None and await tx.user_activity() is None
+        assert await tx.session_turns("s1", 6) == [] and await tx.archive_page(None, 10) == []
+        assert await tx.digests() == [] and await tx.node_labels(["entity:sarah"]) == {}
+    async with store.write(*other) as tx:
+        assert not await tx.forget_thread("s1")

@@ -1,0 +1,68 @@
+"""Resume ordering and tiers of seed 001 §2.21A."""
+
+from __future__ import annotations
+
+from memmesh.engines.thread_store.model import Digest
+from memmesh.engines.thread_store.resume import (
+    HOT_WINDOW_US,
+    UNRESOLVED_WINDOW_US,
+    WARM_WINDOW_US,
+    resume_candidates,
+    resume_order,
+    tier_of,
+)
+
+NOW = 1_800_000_000_000_000
+DAY = 24 * 3_600 * 1_000_000
+
+
+def digest(thread_id: str, updated_days_ago: float, **fields: object) -> Digest:
+    values: dict[str, object] = {
+        "thread_id": thread_id, "title": thread_id, "summary": "", "key_entities": (), "unresolved_questions": (),
+        "next_step": "", "evidence_turn_ids": (), "update_us": NOW - int(updated_days_ago * DAY),
+    }  # fmt: skip
+    return Digest(**{**values, **fields})  # type: ignore[arg-type]
+
+
+def ids(digests: list[Digest]) -> list[str]:
+    return [d.thread_id for d in digests]
+
+
+def test_pinned_beats_unresolved_beats_recent_beats_use_count_beats_id() -> None:
+    threads = [
+        digest("recent", 0.1),
+        digest("used-a-lot", 5, use_count=9),
+        digest("used-once", 5, use_count=1),
+        digest("b-tie", 7),
+        digest("a-tie", 7),
+        digest("open-question", 20, unresolved_questions=("Which flight?",)),
+        digest("pinned-old", 200, pinned=True),
+    ]
+    assert ids(resume_order(threads, NOW)) == [
+        "pinned-old", "open-question", "recent", "used-a-lot", "used-once", "a-tie", "b-tie",
+    ]  # fmt: skip
+
+
+def test_a_recorded_use_counts_as_recency() -> None:
+    threads = [digest("a", 3), digest("b", 10, last_use_us=NOW - DAY)]
+    assert ids(resume_order(threads, NOW)) == ["b", "a"]
+
+
+def test_unresolved_priority_lapses_after_ninety_days() -> None:
+    stale = digest("stale-open", 0, has_open_loops=True)
+    stale = Digest(**{**stale.__dict__, "update_us": NOW - UNRESOLVED_WINDOW_US - 1})
+    assert ids(resume_order([stale, digest("fresh", 80)], NOW)) == ["fresh", "stale-open"]
+
+
+def test_tiers_at_their_boundaries() -> None:
+    assert tier_of(digest("x", 0), NOW) == "HOT"
+    assert tier_of(Digest(**{**digest("x", 0).__dict__, "update_us": NOW - HOT_WINDOW_US}), NOW) == "HOT"
+    assert tier_of(Digest(**{**digest("x", 0).__dict__, "update_us": NOW - HOT_WINDOW_US - 1}), NOW) == "WARM"
+    assert tier_of(Digest(**{**digest("x", 0).__dict__, "update_us": NOW - WARM_WINDOW_US}), NOW) == "WARM"
+    assert tier_of(Digest(**{**digest("x", 0).__dict__, "update_us": NOW - WARM_WINDOW_US - 1}), NOW) == "COLD"
+
+
+def test_candidates_exclude_the_opening_session_and_report_the_top_tier() -> None:
+    candidates, tier = resume_candidates([digest("s-now", 0), digest("s-old", 10)], "s-now", NOW)
+    assert ids(candidates) == ["s-old"] and tier == "WARM"
+    assert resume_candidates([], "s-now", NOW) == ([], "")
