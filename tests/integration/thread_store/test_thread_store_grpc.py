@@ -24,7 +24,7 @@ START, IN_SESSION = bundle_pb2.SESSION_MODE_SESSION_START, bundle_pb2.SESSION_MO
 @pytest_asyncio.fixture
 async def mesh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[InProcessMesh]:
     monkeypatch.setenv("MEMMESH_THREAD_STORE_SESSION_GAP_S", "600")
-    running = await start_in_process(["thread_store"], tmp_path)
+    running = await start_in_process(["retrieval_ranker", "thread_store"], tmp_path)
     yield running
     await running.stop()
 

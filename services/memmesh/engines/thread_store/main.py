@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from memmesh.engines.thread_store.derived_index import GrpcDerivedIndex
 from memmesh.engines.thread_store.service import ThreadStoreService
 from memmesh.engines.thread_store.servicer import ThreadStoreServicer
 from memmesh.engines.thread_store.settings import ThreadStoreSettings
 from memmesh.engines.thread_store.store import open_thread_store
 from memmesh.engines.thread_store.turn_buffer import open_turn_buffer
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
+from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.engine import BuiltEngine, run_engine
 from memmesh.runtime.server import ServiceRegistration
 from memmesh.runtime.settings import MeshSettings
@@ -21,9 +24,12 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     own = ThreadStoreSettings()
     store = await open_thread_store(settings)
     buffer = open_turn_buffer(settings.redis_url, own.buffer_ttl_s)
-    service = ThreadStoreService(store, buffer, own.session_gap_s * 1_000_000, own.working_memory_turns)
+    ranker_channel = engine_channel(settings.addr_of("retrieval_ranker"), settings.internal_token, settings.default_call_timeout_s)
+    index = GrpcDerivedIndex(ranker_grpc.RetrievalRankerServiceStub(ranker_channel))
+    service = ThreadStoreService(store, buffer, own.session_gap_s * 1_000_000, own.working_memory_turns, index)
 
     async def close() -> None:
+        await ranker_channel.close()
         if buffer is not None:
             await buffer.close()
         await store.close()

@@ -7,6 +7,7 @@ import binascii
 import dataclasses
 import logging
 
+from memmesh.engines.thread_store.derived_index import DerivedIndex
 from memmesh.engines.thread_store.graph import (
     MAX_NODES,
     co_occurrences,
@@ -45,16 +46,24 @@ MAX_ACTIVE_LOOPS = 10
 DEFAULT_PAGE_SIZE = 500
 # Resume looks at the most recent sessions for the episode bridge.
 BRIDGE_SESSIONS = 2
+# Turns of one thread looked up to forget their index copies; sessions are far shorter.
+FORGET_SCAN_LIMIT = 100_000
 
 
 class ThreadStoreService:
     """Every read and write is scoped to one (tenant, user)."""
 
     def __init__(
-        self, store: ThreadStore, buffer: TurnBuffer | None, session_gap_us: int, working_memory_turns: int
+        self,
+        store: ThreadStore,
+        buffer: TurnBuffer | None,
+        session_gap_us: int,
+        working_memory_turns: int,
+        index: DerivedIndex | None = None,
     ) -> None:
         self._store = store
         self._buffer = buffer
+        self._index = index
         self._gap_us = session_gap_us
         self._wm_turns = working_memory_turns
 
@@ -226,7 +235,12 @@ class ThreadStoreService:
         return ArchivePage(tuple(page), tuple(digests), token)
 
     async def forget_thread(self, tenant_id: str, user_id: str, thread_id: str) -> bool:
-        """Delete the thread's digest, loops, graph contributions, session and turns."""
+        """Delete the thread's digest, loops, graph contributions, session and turns, and their
+        copies in the retrieval index."""
+        if self._index is not None:
+            async with self._store.read(tenant_id, user_id) as tx:
+                turns = await tx.session_turns(thread_id, FORGET_SCAN_LIMIT)
+            await self._index.remove(tenant_id, user_id, [thread_id, *(turn.turn_id for turn in turns)])
         async with self._store.write(tenant_id, user_id) as tx:
             forgotten = await tx.forget_thread(thread_id)
         if self._buffer is not None:
