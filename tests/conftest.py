@@ -7,6 +7,7 @@ import socket
 from urllib.parse import urlparse
 
 import pytest
+
 from memmesh.common.v1 import scope_pb2
 from memmesh.testing.scopes import new_scope
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescriptor
 from google.protobuf.message import Message
+
 from memmesh.runtime.settings import ENGINE_NAMES
 from memmesh.runtime.validation import rules_of
 

@@ -10,11 +10,12 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 import pytest_asyncio
+from requests_from_protos import Rpc, message_class, service_rpcs, valid_request
+
 from memmesh.runtime.errors import details_of
 from memmesh.runtime.interceptors import INTERNAL_TOKEN_HEADER
 from memmesh.runtime.supervisor import built_engines
 from memmesh.testing.in_process import InProcessMesh, start_in_process
-from requests_from_protos import Rpc, message_class, service_rpcs, valid_request
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
+
 from memmesh.bench.stats import summary
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.gateway.v1 import gateway_service_pb2 as pb

@@ -9,6 +9,7 @@ import uuid
 
 import redis.asyncio as aioredis
 from google.protobuf.timestamp_pb2 import Timestamp
+
 from memmesh.bench.stats import summary
 from memmesh.common.v1 import scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb

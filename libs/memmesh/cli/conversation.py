@@ -13,6 +13,7 @@ from typing import TextIO
 import grpc
 from google.protobuf import json_format
 from google.protobuf.timestamp_pb2 import Timestamp
+
 from memmesh.common.v1 import bundle_pb2, memory_pb2, scope_pb2
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.gateway.v1 import gateway_service_pb2_grpc as pb_grpc

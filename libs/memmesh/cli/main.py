@@ -10,6 +10,7 @@ import sys
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+
 from memmesh.runtime.settings import ENGINE_NAMES, MeshSettings
 from memmesh.runtime.supervisor import Mesh, built_engines
 

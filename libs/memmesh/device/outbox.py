@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import grpc
+
 from memmesh.common.v1 import scope_pb2
 from memmesh.device.device_db import transaction
 from memmesh.outbox_sync.v1 import outbox_sync_service_pb2 as pb

@@ -6,9 +6,10 @@ import json
 from typing import Any
 
 import grpc
+from opentelemetry.instrumentation.grpc import aio_client_interceptors
+
 from memmesh.runtime import deadlines
 from memmesh.runtime.interceptors import INTERNAL_TOKEN_HEADER
-from opentelemetry.instrumentation.grpc import aio_client_interceptors
 
 # Only UNAVAILABLE is retried: it means the request never reached a handler, so a retry
 # cannot apply a write twice (writes carry idempotency keys regardless).

@@ -75,6 +75,11 @@ class PermissionDenied(DomainError):
     reason = "TENANT_MISMATCH"
 
 
+class DeadlineExpired(DomainError):
+    code = grpc.StatusCode.DEADLINE_EXCEEDED
+    reason = "DEADLINE_EXPIRED"
+
+
 class DependencyFailed(DomainError):
     code = grpc.StatusCode.UNAVAILABLE
     reason = "DEPENDENCY_FAILED"

@@ -10,8 +10,15 @@ from typing import Any, Protocol
 
 import grpc
 from google.protobuf.message import Message
+
 from memmesh.runtime import deadlines, telemetry
-from memmesh.runtime.errors import DomainError, PermissionDenied, Unauthenticated, to_status
+from memmesh.runtime.errors import (
+    DeadlineExpired,
+    DomainError,
+    PermissionDenied,
+    Unauthenticated,
+    to_status,
+)
 from memmesh.runtime.validation import validate
 
 log = logging.getLogger("memmesh.access")
@@ -101,7 +108,7 @@ class PolicyInterceptor(grpc.aio.ServerInterceptor):
     async def _admit(self, method: str, metadata: Mapping[str, str], request: Message, context: Any) -> None:
         remaining = context.time_remaining()
         if remaining is not None and remaining <= 0:
-            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline expired before handling")
+            raise DeadlineExpired("deadline expired before handling")
         deadlines.set_inbound_deadline(remaining)
         self._authenticator.authenticate(method, metadata, request)
         validate(request)
@@ -111,21 +118,16 @@ class PolicyInterceptor(grpc.aio.ServerInterceptor):
 
     def _wrap_unary(self, method: str, metadata: Mapping[str, str], behavior: Callable[..., Any]) -> Callable[..., Any]:
         async def wrapped(request: Message, context: grpc.aio.ServicerContext) -> Any:
-            started = time.perf_counter()
-            code = "OK"
+            started, code = time.perf_counter(), "OK"
             try:
                 await self._admit(method, metadata, request, context)
                 return await behavior(request, context)
-            except DomainError as error:
-                code = error.code.name
-                await context.abort_with_status(to_status(error))
             except grpc.aio.AbortError:
                 code = "ABORTED"
                 raise
-            except Exception:
-                code = "INTERNAL"
-                log.exception("unhandled error in %s", method)
-                await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+            except Exception as error:
+                code = _code_of(error)
+                await _abort(context, method, error)
             finally:
                 _access_log(method, code, started, request)
 
@@ -133,26 +135,39 @@ class PolicyInterceptor(grpc.aio.ServerInterceptor):
 
     def _wrap_stream(self, method: str, metadata: Mapping[str, str], behavior: Callable[..., Any]) -> Callable[..., Any]:
         async def wrapped(request: Message, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-            started = time.perf_counter()
-            code = "OK"
+            started, code = time.perf_counter(), "OK"
             try:
                 await self._admit(method, metadata, request, context)
                 async for response in behavior(request, context):
                     yield response
-            except DomainError as error:
-                code = error.code.name
-                await context.abort_with_status(to_status(error))
             except grpc.aio.AbortError:
                 code = "ABORTED"
                 raise
-            except Exception:
-                code = "INTERNAL"
-                log.exception("unhandled error in %s", method)
-                await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+            except Exception as error:
+                code = _code_of(error)
+                await _abort(context, method, error)
             finally:
                 _access_log(method, code, started, request)
 
         return wrapped
+
+
+def _code_of(error: Exception) -> str:
+    return error.code.name if isinstance(error, DomainError) else "INTERNAL"
+
+
+async def _abort(context: grpc.aio.ServicerContext, method: str, error: Exception) -> None:
+    """End the call with the error's status; unexpected errors are logged and never leak."""
+    if not isinstance(error, DomainError):
+        log.error("unhandled error in %s", method, exc_info=error)
+        error = DomainError("internal error")
+    try:
+        await context.abort_with_status(to_status(error))
+    except grpc.aio.AbortError:
+        raise
+    except Exception:
+        # The call has already ended (the caller cancelled or its deadline passed): nothing to send.
+        log.debug("could not send the status of %s: the call had ended", method)
 
 
 def _access_log(method: str, code: str, started: float, request: Message) -> None:

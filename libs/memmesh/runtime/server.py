@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
-from memmesh.runtime.interceptors import Authenticator, PolicyInterceptor
 from opentelemetry.instrumentation.grpc import aio_server_interceptor
+
+from memmesh.runtime.interceptors import Authenticator, PolicyInterceptor
 
 log = logging.getLogger("memmesh.server")
 

@@ -9,6 +9,7 @@ from functools import cache
 from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
+
 from memmesh.common.v1 import field_rules_pb2
 from memmesh.runtime.errors import FieldViolation, InvalidInput
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memmesh.storage.migrations import Migration
 from psycopg import AsyncConnection, sql
 from psycopg_pool import AsyncConnectionPool
+
+from memmesh.storage.migrations import Migration
 
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]*")
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
+
 from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.engine import BuiltEngine, start_engine
 from memmesh.runtime.server import EngineServer

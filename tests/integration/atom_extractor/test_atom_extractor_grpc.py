@@ -9,6 +9,8 @@ from pathlib import Path
 
 import grpc
 import pytest
+from test_atom_extractor_semantic_provider import GOOD_FACT, FakeProvider, envelope
+
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as pb_grpc
 from memmesh.common.v1 import memory_pb2, scope_pb2
@@ -17,7 +19,6 @@ from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ind
 from memmesh.runtime.errors import details_of
 from memmesh.runtime.timeconv import timestamp_of
 from memmesh.testing.in_process import InProcessMesh, start_in_process
-from test_atom_extractor_semantic_provider import GOOD_FACT, FakeProvider, envelope
 
 ENGINES = [
     "ledger",

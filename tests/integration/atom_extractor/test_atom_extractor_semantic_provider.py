@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
 from memmesh.engines.atom_extractor.extracting import DeterministicExtractor, TurnInput
 from memmesh.engines.atom_extractor.semantic.path import SemanticExtractor
 from memmesh.engines.atom_extractor.semantic.prompt import PROMPT_VERSION

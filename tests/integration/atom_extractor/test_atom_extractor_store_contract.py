@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+
 from memmesh.engines.atom_extractor.capsule import (
     AtomRecord,
     AtomStatus,

@@ -9,6 +9,7 @@ import grpc
 import pytest
 import pytest_asyncio
 from google.protobuf.timestamp_pb2 import Timestamp
+
 from memmesh.common.v1 import scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as pb_grpc

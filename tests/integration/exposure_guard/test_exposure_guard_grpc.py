@@ -10,6 +10,7 @@ import grpc
 import pytest
 import pytest_asyncio
 from google.protobuf.timestamp_pb2 import Timestamp
+
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as pb_grpc

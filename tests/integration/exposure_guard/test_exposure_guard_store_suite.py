@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+
 from memmesh.engines.exposure_guard.postgres_store import PostgresRuleStore
 from memmesh.engines.exposure_guard.rules import Rule, RuleId, RuleKind, TargetType
 from memmesh.engines.exposure_guard.sqlite_store import SqliteRuleStore

@@ -9,6 +9,7 @@ from pathlib import Path
 import grpc
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
+
 from memmesh.common.v1 import scope_pb2
 from memmesh.ledger.v1 import ledger_service_pb2 as pb
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as pb_grpc

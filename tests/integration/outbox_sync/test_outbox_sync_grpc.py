@@ -9,6 +9,7 @@ import grpc
 import pytest
 import pytest_asyncio
 from google.protobuf.timestamp_pb2 import Timestamp
+
 from memmesh.common.v1 import scope_pb2
 from memmesh.device import ContinuityRecord, DeviceSync, new_key
 from memmesh.ledger.v1 import ledger_service_pb2 as ledger_pb

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+
 from memmesh.engines.outbox_sync.mirror import MirrorItem, PushBatch
 from memmesh.engines.outbox_sync.postgres_store import PostgresMirrorStore
 from memmesh.engines.outbox_sync.sqlite_store import SqliteMirrorStore

@@ -10,6 +10,7 @@ import grpc
 import pytest
 import pytest_asyncio
 from google.protobuf.timestamp_pb2 import Timestamp
+
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
 from memmesh.common.v1 import memory_pb2, scope_pb2

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.documents import Caps
 from memmesh.engines.retrieval_ranker.postgres_store import PostgresRankerStore

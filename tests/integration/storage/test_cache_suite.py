@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
+
 from memmesh.storage.cache import Cache, MemoryCache, RedisCache, user_key
 
 

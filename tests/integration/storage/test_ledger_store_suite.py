@@ -11,6 +11,7 @@ from pathlib import Path
 import psycopg
 import pytest
 import pytest_asyncio
+
 from memmesh.engines.ledger.chain import Attribute, NewEvent, verify
 from memmesh.engines.ledger.postgres_store import PostgresLedgerStore
 from memmesh.engines.ledger.sqlite_store import SqliteLedgerStore

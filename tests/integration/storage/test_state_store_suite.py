@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+
 from memmesh.engines.current_state.postgres_store import PostgresStateStore
 from memmesh.engines.current_state.sqlite_store import SqliteStateStore
 from memmesh.engines.current_state.state import DeviceSetting, UserState

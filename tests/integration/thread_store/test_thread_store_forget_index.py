@@ -6,6 +6,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+
 from memmesh.common.v1 import memory_pb2
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc

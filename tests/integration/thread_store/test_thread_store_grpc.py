@@ -8,6 +8,7 @@ from pathlib import Path
 import grpc
 import pytest
 import pytest_asyncio
+
 from memmesh.common.v1 import bundle_pb2, memory_pb2, scope_pb2
 from memmesh.runtime.errors import details_of
 from memmesh.runtime.timeconv import timestamp_of

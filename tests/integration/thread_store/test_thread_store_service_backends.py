@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 import redis.asyncio as aioredis
+
 from memmesh.engines.thread_store.model import Mode, Role, Turn
 from memmesh.engines.thread_store.postgres_store import PostgresThreadStore
 from memmesh.engines.thread_store.service import ThreadStoreService

@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 
 from google.protobuf.timestamp_pb2 import Timestamp
+
 from memmesh.current_state.v1 import current_state_service_pb2 as pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as pb_grpc
 from memmesh.runtime.channels import engine_channel

@@ -1,6 +1,7 @@
 """Memory-control commands, their targets, and correction pairs."""
 
 import pytest
+
 from memmesh.engines.atom_extractor.extraction import Command, Correction, extract
 
 

@@ -1,6 +1,7 @@
 """Seed 002 gates: grounding, type rules, thresholds and rejection reasons."""
 
 import pytest
+
 from memmesh.engines.atom_extractor.extraction import (
     Candidate,
     FactType,

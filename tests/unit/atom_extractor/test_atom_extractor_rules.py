@@ -1,6 +1,7 @@
 """Durable-fact rules: categories, negation, distillation, exclusions, determinism."""
 
 import pytest
+
 from memmesh.engines.atom_extractor.extraction import FactType, extract
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+
 from memmesh.engines.atom_extractor.capsule import AtomRecord, AtomStatus, Exposure, Provenance
 from memmesh.engines.atom_extractor.exposure_policy import default_exposure, topics_of
 from memmesh.engines.atom_extractor.extraction.model import FactType

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from capsule_fakes import Fakes, ScriptedExtractor
+
 from memmesh.engines.atom_extractor.capsule import ChangeKind
 from memmesh.engines.atom_extractor.extracting import TurnInput
 from memmesh.engines.atom_extractor.extraction.model import (

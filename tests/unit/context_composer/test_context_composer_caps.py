@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from composer_fakes import NOW_US, RuleGuard, atom, pass_all, query, turn
+
 from memmesh.engines.context_composer.assemble import (
     BUNDLE_BYTES_CAP,
     EXCERPT_CHARS,

@@ -8,6 +8,7 @@ import asyncio
 from composer_fakes import NOW_US, RuleGuard, query
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from memmesh.engines.context_composer.assemble import BUNDLE_BYTES_CAP, compose_bundle, guard_plan
 from memmesh.engines.context_composer.mapping import bundle_message, bundle_size
 from memmesh.engines.context_composer.model import (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from composer_fakes import DAY_US, NOW_US, atom, pass_all, query
+
 from memmesh.engines.context_composer.assemble import compose_bundle, guard_plan
 from memmesh.engines.context_composer.mapping import bundle_size
 from memmesh.engines.context_composer.model import (

@@ -8,6 +8,7 @@ import logging
 import grpc
 import pytest
 from composer_fakes import FakeSources, RuleGuard, StatePort, atom, query, turn
+
 from memmesh.engines.context_composer.compose import Composer, turn_record
 from memmesh.engines.context_composer.mapping import bundle_size
 from memmesh.engines.context_composer.model import ResumeCandidate, Retrieved, SessionMemory

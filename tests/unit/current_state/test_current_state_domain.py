@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from memmesh.engines.current_state.projection import CurrentStateService, LedgerRecord
 from memmesh.engines.current_state.state import (
     Change,

@@ -7,6 +7,7 @@ from pathlib import Path
 import grpc
 import pytest
 from device_fake_mirror import FakeMirror, SimulatedCrash, unavailable
+
 from memmesh.device import (
     Backoff,
     ContinuityRecord,

@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+
 from memmesh.device import ContinuityRecord, IntegrityError, StaleVersion, Vault, new_key, tombstone
 from memmesh.device.device_db import open_device_db
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from memmesh.engines.exposure_guard.filtering import (
     INTERNAL_ONLY,
     SAFE_TO_TEXT_ON_VOICE,

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from memmesh.engines.exposure_guard.filtering import CompiledRules, Exposed, filter_items
 from memmesh.engines.exposure_guard.matching import Item
 from memmesh.engines.exposure_guard.recall import MAX_BYTES, MAX_ITEMS, SummaryAtom, recall_summary

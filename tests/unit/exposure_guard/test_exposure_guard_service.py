@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+
 from memmesh.engines.exposure_guard.events import RULE_SET, RuleEvent, rule_event
 from memmesh.engines.exposure_guard.filtering import Exposed
 from memmesh.engines.exposure_guard.matching import Item

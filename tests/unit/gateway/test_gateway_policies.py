@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import grpc
 import pytest
+
 from memmesh.common.v1 import bundle_pb2, memory_pb2
 from memmesh.engines.gateway.budget import TurnBudget
 from memmesh.engines.gateway.extraction_retry import backoff_s

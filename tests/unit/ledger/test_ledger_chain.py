@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+
 from memmesh.engines.ledger.chain import (
     GENESIS_HASH,
     Attribute,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+
 from memmesh.engines.outbox_sync.events import SyncEvent
 from memmesh.engines.outbox_sync.mirror import MirrorItem, PushBatch
 from memmesh.engines.outbox_sync.service import OutboxSyncService

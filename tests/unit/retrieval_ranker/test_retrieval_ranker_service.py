@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from memmesh.engines.retrieval_ranker.documents import Caps, Kind
-from memmesh.runtime.errors import DependencyFailed
 from ranker_fakes import (
     TENANT,
     USER,
@@ -18,6 +16,9 @@ from ranker_fakes import (
     turn,
     turn_doc,
 )
+
+from memmesh.engines.retrieval_ranker.documents import Caps, Kind
+from memmesh.runtime.errors import DependencyFailed
 
 CAPS = Caps(max_atoms=20, max_turns=5, max_digests=5)
 

@@ -6,6 +6,7 @@ import grpc
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 from google.rpc import error_details_pb2, status_pb2
+
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.ledger.v1 import ledger_service_pb2 as ledger_pb
 from memmesh.runtime.errors import (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from memmesh.engines.thread_store.loops import commitments, loop_changes, loop_order
 from memmesh.engines.thread_store.model import Loop, Role, Turn
 

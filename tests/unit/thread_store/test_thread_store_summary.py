@@ -6,6 +6,7 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from memmesh.engines.thread_store.loops import loop_changes
 from memmesh.engines.thread_store.model import Role, Turn
 from memmesh.engines.thread_store.summary import (

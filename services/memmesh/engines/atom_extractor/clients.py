@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Sequence
 from typing import TypeVar
 
 import grpc
+
 from memmesh.common.v1 import scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc

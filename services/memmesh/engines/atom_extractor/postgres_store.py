@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from psycopg import AsyncConnection
+from psycopg_pool import AsyncConnectionPool
+
 from memmesh.engines.atom_extractor import store_codec as codec
 from memmesh.engines.atom_extractor.capsule import (
     AtomRecord,
@@ -14,8 +17,6 @@ from memmesh.engines.atom_extractor.capsule import (
 from memmesh.runtime.errors import VersionMismatch
 from memmesh.storage.migrations import Migration
 from memmesh.storage.postgres_db import open_pool
-from psycopg import AsyncConnection
-from psycopg_pool import AsyncConnectionPool
 
 SCHEMA = "atom_extractor"
 

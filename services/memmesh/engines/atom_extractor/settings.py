@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from memmesh.engines.atom_extractor.freshness import FreshnessWindows
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from memmesh.engines.atom_extractor.freshness import FreshnessWindows
 
 
 class AtomExtractorSettings(BaseSettings):

@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Sequence
 from typing import TypeVar
 
 import grpc
+
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
 from memmesh.common.v1 import scope_pb2

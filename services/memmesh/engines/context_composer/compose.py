@@ -16,6 +16,7 @@ from dataclasses import asdict, replace
 from typing import TypeVar
 
 import grpc
+
 from memmesh.engines.context_composer.assemble import (
     MAX_ATOMS,
     MAX_WORKING_TURNS,

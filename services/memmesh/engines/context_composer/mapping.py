@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from google.protobuf.duration_pb2 import Duration
+
 from memmesh.common.v1 import bundle_pb2, memory_pb2
 from memmesh.context_composer.v1 import context_composer_service_pb2 as pb
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import grpc
+
 from memmesh.context_composer.v1 import context_composer_service_pb2 as pb
 from memmesh.context_composer.v1 import context_composer_service_pb2_grpc as pb_grpc
 from memmesh.engines.context_composer import mapping

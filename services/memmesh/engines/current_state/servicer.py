@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import grpc
+
 from memmesh.current_state.v1 import current_state_service_pb2 as pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as pb_grpc
 from memmesh.engines.current_state import mapping

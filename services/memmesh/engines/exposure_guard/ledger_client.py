@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import grpc
+
 from memmesh.common.v1 import scope_pb2
 from memmesh.engines.exposure_guard.events import RuleEvent
 from memmesh.ledger.v1 import ledger_service_pb2 as pb

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from psycopg_pool import AsyncConnectionPool
+
 from memmesh.engines.exposure_guard.rules import Rule, RuleId, RuleKind, TargetType
 from memmesh.storage.migrations import Migration
 from memmesh.storage.postgres_db import open_pool
-from psycopg_pool import AsyncConnectionPool
 
 SCHEMA = "exposure_guard"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import grpc
+
 from memmesh.engines.exposure_guard import mapping
 from memmesh.engines.exposure_guard.service import ExposureGuardService
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as pb

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 
 import grpc
+
 from memmesh.common.v1 import bundle_pb2
 from memmesh.context_composer.v1 import context_composer_service_pb2 as composer_pb
 from memmesh.context_composer.v1 import context_composer_service_pb2_grpc as composer_grpc

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import grpc
+
 from memmesh.common.v1 import bundle_pb2, memory_pb2, scope_pb2
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.gateway.v1 import gateway_service_pb2_grpc as pb_grpc

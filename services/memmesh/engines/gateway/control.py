@@ -6,6 +6,7 @@ import logging
 from collections import Counter
 
 import grpc
+
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
 from memmesh.common.v1 import memory_pb2, scope_pb2

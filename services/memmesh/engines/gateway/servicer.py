@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import grpc
+
 from memmesh.engines.gateway.brief import BriefHandler
 from memmesh.engines.gateway.control import ControlHandler
 from memmesh.engines.gateway.ingest import IngestHandler

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 
+from psycopg_pool import AsyncConnectionPool
+
 from memmesh.engines.ledger.chain import (
     GENESIS_HASH,
     Existing,
@@ -16,7 +18,6 @@ from memmesh.engines.ledger.chain import (
 from memmesh.engines.ledger.store import AppendOutcome
 from memmesh.storage.migrations import Migration
 from memmesh.storage.postgres_db import open_pool
-from psycopg_pool import AsyncConnectionPool
 
 SCHEMA = "ledger"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import grpc
+
 from memmesh.engines.ledger import mapping
 from memmesh.engines.ledger.chain import ChainWalker
 from memmesh.engines.ledger.store import LedgerStore

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import grpc
+
 from memmesh.common.v1 import scope_pb2
 from memmesh.engines.outbox_sync.events import SyncEvent
 from memmesh.ledger.v1 import ledger_service_pb2 as pb

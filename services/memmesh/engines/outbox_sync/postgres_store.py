@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from psycopg_pool import AsyncConnectionPool
+
 from memmesh.engines.outbox_sync.mirror import (
     Head,
     PushBatch,
@@ -21,7 +23,6 @@ from memmesh.engines.outbox_sync.store import (
 )
 from memmesh.storage.migrations import Migration
 from memmesh.storage.postgres_db import open_pool
-from psycopg_pool import AsyncConnectionPool
 
 SCHEMA = "outbox_sync"
 

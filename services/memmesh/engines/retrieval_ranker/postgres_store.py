@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from psycopg import AsyncConnection
+from psycopg_pool import AsyncConnectionPool
+
 from memmesh.engines.retrieval_ranker.store import Changes, Snapshot, StoredDoc
 from memmesh.storage.migrations import Migration
 from memmesh.storage.postgres_db import open_pool
-from psycopg import AsyncConnection
-from psycopg_pool import AsyncConnectionPool
 
 SCHEMA = "retrieval_ranker"
 

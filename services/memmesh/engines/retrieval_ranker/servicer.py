@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import grpc
+
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.service import RankerService
 from memmesh.engines.retrieval_ranker.text import Analyzer

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import grpc
+
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as atom_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as atom_grpc
 from memmesh.common.v1 import scope_pb2

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 import grpc
+
 from memmesh.common.v1 import scope_pb2
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from google.protobuf.timestamp_pb2 import Timestamp
+
 from memmesh.common.v1 import bundle_pb2, memory_pb2
 from memmesh.engines.thread_store.graph import EDGE_TYPE, NODE_TYPE
 from memmesh.engines.thread_store.model import Digest, Edge, GraphNode, Loop, Role, Turn

@@ -7,11 +7,12 @@ from contextlib import asynccontextmanager
 from functools import lru_cache
 from typing import Any
 
+from psycopg import AsyncConnection
+from psycopg_pool import AsyncConnectionPool
+
 from memmesh.engines.thread_store.sql_tx import SqlUserTx, schema
 from memmesh.storage.migrations import Migration
 from memmesh.storage.postgres_db import open_pool
-from psycopg import AsyncConnection
-from psycopg_pool import AsyncConnectionPool
 
 SCHEMA = "thread_store"
 MIGRATIONS = (Migration(1, schema("BIGINT")),)

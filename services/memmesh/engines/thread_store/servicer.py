@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import grpc
+
 from memmesh.engines.thread_store import mapping
 from memmesh.engines.thread_store.service import ThreadStoreService
 from memmesh.runtime.timeconv import micros_of

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 import redis.asyncio as aioredis
+
 from memmesh.engines.thread_store.model import Role, Turn
 from memmesh.storage.cache import user_key
 
