@@ -10,6 +10,7 @@ from opentelemetry.instrumentation.grpc import aio_client_interceptors
 
 from memmesh.runtime import deadlines
 from memmesh.runtime.interceptors import INTERNAL_TOKEN_HEADER
+from memmesh.runtime.telemetry import tracing_enabled
 
 # Only UNAVAILABLE is retried: it means the request never reached a handler, so a retry
 # cannot apply a write twice (writes carry idempotency keys regardless).
@@ -81,7 +82,7 @@ class _StreamPolicy(_CallPolicy, grpc.aio.UnaryStreamClientInterceptor):
 def engine_channel(target: str, token: str, default_timeout_s: float = 2.0) -> grpc.aio.Channel:
     """A channel to another engine; every call on it carries the token and a deadline."""
     interceptors = [
-        *aio_client_interceptors(),
+        *(aio_client_interceptors() if tracing_enabled() else []),
         _UnaryPolicy(token, default_timeout_s),
         _StreamPolicy(token, default_timeout_s),
     ]

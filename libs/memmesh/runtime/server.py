@@ -14,6 +14,7 @@ from grpc_reflection.v1alpha import reflection
 from opentelemetry.instrumentation.grpc import aio_server_interceptor
 
 from memmesh.runtime.interceptors import Authenticator, PolicyInterceptor
+from memmesh.runtime.telemetry import tracing_enabled
 
 log = logging.getLogger("memmesh.server")
 
@@ -67,8 +68,10 @@ async def start_server(
 
     Port 0 binds a free port; the bound port is returned.
     """
+    # Span interceptors only when spans are exported: they cost about 0.1 ms a call otherwise wasted.
+    tracing = [aio_server_interceptor()] if tracing_enabled() else []
     server = grpc.aio.server(
-        interceptors=[aio_server_interceptor(), PolicyInterceptor(authenticator)],
+        interceptors=[*tracing, PolicyInterceptor(authenticator)],
         options=SERVER_OPTIONS,
     )
     health_servicer = health.aio.HealthServicer()

@@ -27,6 +27,11 @@ def setup_tracing(service_name: str, otlp_endpoint: str | None) -> TracerProvide
     return provider
 
 
+def tracing_enabled() -> bool:
+    """True once setup_tracing installed an exporting provider in this process."""
+    return isinstance(trace.get_tracer_provider(), TracerProvider)
+
+
 def user_pseudonym(tenant_id: str, user_id: str) -> str:
     """A stable pseudonym of a user for spans and logs; the raw id never leaves."""
     digest = hashlib.sha256(f"{tenant_id}\x1f{user_id}".encode()).hexdigest()
