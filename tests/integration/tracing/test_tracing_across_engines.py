@@ -10,13 +10,15 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from memmesh.current_state.v1 import current_state_service_pb2 as pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as pb_grpc
+from memmesh.engines.gateway.client import GatewayClient
 from memmesh.runtime.channels import engine_channel
-from memmesh.runtime.supervisor import Mesh
+from memmesh.runtime.supervisor import Mesh, built_engines
 from memmesh.runtime.telemetry import ATTR_TENANT, ATTR_USER, user_pseudonym
 from memmesh.testing.otlp_receiver import OtlpReceiver
 from memmesh.testing.scopes import new_scope
 
 TOKEN = "trace-test-token"
+START_US = 1_767_225_600_000_000
 
 
 async def test_an_apply_is_one_trace_across_current_state_and_ledger(tmp_path: Path) -> None:
@@ -55,3 +57,43 @@ async def test_an_apply_is_one_trace_across_current_state_and_ledger(tmp_path: P
     for span in trace:
         flat = " ".join(span.attributes.values())
         assert "Secret Name" not in flat and scope.user_id not in flat
+
+
+async def test_a_brief_and_an_ingest_are_each_one_trace_across_the_mesh(tmp_path: Path) -> None:
+    receiver = OtlpReceiver()
+    endpoint = await receiver.start()
+    env = {
+        "MEMMESH_DATA_DIR": str(tmp_path),
+        "MEMMESH_INTERNAL_TOKEN": TOKEN,
+        "MEMMESH_OTLP_ENDPOINT": endpoint,
+        "MEMMESH_GATEWAY_TENANT_KEYS": '{"trace-tenant": "trace-key"}',
+    }
+    mesh = Mesh(built_engines(), env=env)
+    await asyncio.to_thread(mesh.start)
+    user, secret = "trace-user", "my sister Philippa lives in Reykjavik"
+    try:
+        async with GatewayClient(mesh.addrs["gateway"], "trace-key", tenant_id="trace-tenant") as client:
+            await client.ingest(user, "s1", "turn-1", "user", secret, START_US)
+            await client.brief(user, "s1", START_US + 60_000_000, "where does my sister live", timeout=10)
+        expected = {"memmesh.gateway", "memmesh.context_composer", "memmesh.retrieval_ranker", "memmesh.exposure_guard"}
+        for _ in range(100):
+            if expected <= {s.service for s in receiver.spans}:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)  # let the last batches of every engine arrive
+    finally:
+        await asyncio.to_thread(mesh.stop)
+        await receiver.stop()
+
+    def trace_of(rpc: str) -> set[str]:
+        root = next(s for s in receiver.spans if s.service == "memmesh.gateway" and s.name.endswith(f"GatewayService/{rpc}"))
+        return {s.service for s in receiver.spans if s.trace_id == root.trace_id}
+
+    assert trace_of("Ingest") >= {"memmesh.gateway", "memmesh.thread_store", "memmesh.atom_extractor", "memmesh.ledger"}
+    assert trace_of("Brief") >= {
+        "memmesh.gateway", "memmesh.context_composer", "memmesh.current_state",
+        "memmesh.retrieval_ranker", "memmesh.thread_store", "memmesh.exposure_guard",
+    }
+    for span in receiver.spans:
+        flat = " ".join(span.attributes.values())
+        assert "Philippa" not in flat and "Reykjavik" not in flat and user not in flat
