@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TextIO
 
-import grpc
 from google.protobuf import json_format
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from memmesh.common.v1 import bundle_pb2, memory_pb2, scope_pb2
+from memmesh.common.v1 import bundle_pb2
+from memmesh.engines.gateway.client import GatewayClient
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
-from memmesh.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from memmesh.runtime.timeconv import micros_of
 
 TAG_NAMES = {1: "CONFIRMED", 2: "TENTATIVE", 3: "STALE", 4: "CONFLICT"}
 
@@ -55,37 +55,6 @@ def read_conversation(source: TextIO) -> Iterator[ReplayTurn]:
             raise SystemExit(f"line {number}: {error}") from error
 
 
-class GatewaySession:
-    """Calls the gateway with the tenant's key."""
-
-    def __init__(self, channel: grpc.Channel, tenant_id: str, tenant_key: str, channel_kind: int) -> None:
-        self._stub = pb_grpc.GatewayServiceStub(channel)
-        self._metadata = [("authorization", f"Bearer {tenant_key}")]
-        self._tenant_id = tenant_id
-        self._channel_kind = channel_kind
-
-    def scope(self, user_id: str) -> scope_pb2.UserScope:
-        return scope_pb2.UserScope(tenant_id=self._tenant_id, user_id=user_id)
-
-    def brief(self, user_id: str, session_id: str, query: str, now: Timestamp) -> pb.BriefResponse:
-        request = pb.BriefRequest(
-            scope=self.scope(user_id), session_id=session_id, now=now, query=query,
-            channel=self._channel_kind, identity_verified=True,
-        )
-        return self._stub.Brief(request, metadata=self._metadata, timeout=5)
-
-    def ingest(self, user_id: str, session_id: str, turn_id: str, role: str, text: str, now: Timestamp) -> pb.IngestResponse:
-        turn = memory_pb2.Turn(
-            turn_id=turn_id, session_id=session_id, text=text, time=now,
-            role=memory_pb2.ROLE_USER if role == "user" else memory_pb2.ROLE_ASSISTANT,
-        )
-        return self._stub.Ingest(pb.IngestRequest(scope=self.scope(user_id), turn=turn), metadata=self._metadata, timeout=10)
-
-    def remember(self, user_id: str) -> pb.RememberResponse:
-        request = pb.RememberRequest(scope=self.scope(user_id), channel=self._channel_kind, identity_verified=True)
-        return self._stub.Remember(request, metadata=self._metadata, timeout=5)
-
-
 def render_bundle(response: pb.BriefResponse) -> str:
     """A short human-readable view of a Brief response."""
     bundle: bundle_pb2.ContextBundle = response.bundle
@@ -113,17 +82,16 @@ def render_bundle(response: pb.BriefResponse) -> str:
     return "\n".join(lines)
 
 
-def now_timestamp() -> Timestamp:
-    stamp = Timestamp()
-    stamp.FromDatetime(datetime.now(UTC))
-    return stamp
+def now_us() -> int:
+    return int(datetime.now(UTC).timestamp() * 1_000_000)
 
 
-def replay(session: GatewaySession, source: TextIO, out: TextIO, as_json: bool) -> int:
+async def replay(client: GatewayClient, source: TextIO, out: TextIO, as_json: bool, channel: str) -> int:
     """Brief before each user turn (the turn's text as the query), then ingest every turn."""
     for turn in read_conversation(source):
+        at = micros_of(turn.time)
         if turn.role == "user":
-            response = session.brief(turn.user_id, turn.session_id, turn.text, turn.time)
+            response = await client.brief(turn.user_id, turn.session_id, at, turn.text, channel=channel)
             if as_json:
                 record = {
                     "user_id": turn.user_id,
@@ -138,11 +106,13 @@ def replay(session: GatewaySession, source: TextIO, out: TextIO, as_json: bool) 
                 out.write(json.dumps(record, sort_keys=True) + "\n")
             else:
                 out.write(f"{turn.time.ToJsonString()} {turn.user_id}> {turn.text}\n{render_bundle(response)}\n")
-        session.ingest(turn.user_id, turn.session_id, turn.turn_id, turn.role, turn.text, turn.time)
+        await client.ingest(turn.user_id, turn.session_id, turn.turn_id, turn.role, turn.text, at)
     return 0
 
 
-def chat(session: GatewaySession, user_id: str, session_id: str, source: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
+async def chat(
+    client: GatewayClient, user_id: str, session_id: str, channel: str, source: TextIO = sys.stdin, out: TextIO = sys.stdout
+) -> int:
     """Type as the user; see the bundle the assistant would get, then the turn is ingested."""
     out.write(f"memmesh chat as {user_id} (session {session_id}). /remember, /new, /quit\n")
     count = 0
@@ -156,16 +126,16 @@ def chat(session: GatewaySession, user_id: str, session_id: str, source: TextIO 
         if not text:
             continue
         if text == "/remember":
-            for item in session.remember(user_id).items:
+            for item in await client.remember(user_id, channel=channel):
                 out.write(f"  - {item}\n")
             continue
         if text == "/new":
             session_id = f"chat-{datetime.now(UTC):%Y%m%d%H%M%S}"
             out.write(f"  (new session {session_id})\n")
             continue
-        now = now_timestamp()
-        out.write(render_bundle(session.brief(user_id, session_id, text, now)) + "\n")
+        now = now_us()
+        out.write(render_bundle(await client.brief(user_id, session_id, now, text, channel=channel)) + "\n")
         count += 1
-        reply = session.ingest(user_id, session_id, f"{session_id}-{count}-{now.ToNanoseconds()}", "user", text, now)
+        reply = await client.ingest(user_id, session_id, f"{session_id}-{count}-{now}", "user", text, now)
         if reply.command:
             out.write(f"  (command: {reply.command})\n")

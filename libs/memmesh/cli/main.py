@@ -7,11 +7,15 @@ import asyncio
 import os
 import signal
 import sys
+from typing import TYPE_CHECKING
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from memmesh.runtime.settings import ENGINE_NAMES, MeshSettings
+
+if TYPE_CHECKING:
+    from memmesh.engines.gateway.client import GatewayClient
 from memmesh.runtime.supervisor import Mesh, built_engines
 
 
@@ -77,32 +81,33 @@ def cmd_extract(args: argparse.Namespace) -> int:
     return cli_extract(sys.stdin, sys.stdout)
 
 
-def _gateway_session(args: argparse.Namespace) -> tuple[grpc.Channel, object]:
-    from memmesh.cli.conversation import GatewaySession
-    from memmesh.common.v1 import memory_pb2
+def _gateway_client(args: argparse.Namespace) -> GatewayClient:
+    from memmesh.engines.gateway.client import GatewayClient
 
-    settings = MeshSettings()
-    channel = grpc.insecure_channel(args.gateway or settings.addr_of("gateway"))
-    kind = memory_pb2.CHANNEL_TEXT if args.channel == "text" else memory_pb2.CHANNEL_VOICE
-    return channel, GatewaySession(channel, args.tenant, args.key, kind)
+    return GatewayClient(args.gateway or MeshSettings().addr_of("gateway"), args.key, tenant_id=args.tenant)
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
     """Chat with the running mesh as one user."""
     from memmesh.cli.conversation import chat
 
-    channel, session = _gateway_session(args)
-    with channel:
-        return chat(session, args.user, args.session)  # type: ignore[arg-type]
+    async def run() -> int:
+        async with _gateway_client(args) as client:
+            return await chat(client, args.user, args.session, args.channel)
+
+    return asyncio.run(run())
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay a conversation file through the gateway and print the per-turn bundles."""
     from memmesh.cli.conversation import replay
 
-    channel, session = _gateway_session(args)
-    with channel, open(args.file, encoding="utf-8") as source:
-        return replay(session, source, sys.stdout, args.json)  # type: ignore[arg-type]
+    async def run() -> int:
+        async with _gateway_client(args) as client:
+            with open(args.file, encoding="utf-8") as source:
+                return await replay(client, source, sys.stdout, args.json, args.channel)
+
+    return asyncio.run(run())
 
 
 def _gateway_options(command: argparse.ArgumentParser) -> None:
