@@ -204,15 +204,6 @@ async def test_at_q12_mem_tagging(user: User) -> None:
     assert language["User's native language is Spanish."] == "MEMORY_TAG_CONFLICT"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "context_composer/tagging.py is_stale anchors the freshness window on max(confirm, create) "
-        "and ignores last_use, so an atom used yesterday but created 40 days ago is tagged STALE; "
-        "seed 001 §2.11.10 says stale = not confirmed/used within the window (the capsule's own "
-        "atom_extractor/freshness.py counts use)"
-    ),
-)
 async def test_at_q12_mem_tagging_recent_use_keeps_an_atom_fresh(user: User) -> None:
     await user.seed_atoms(
         [

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as pb_grpc
 from memmesh.common.v1 import memory_pb2, scope_pb2

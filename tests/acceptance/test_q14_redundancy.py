@@ -161,15 +161,6 @@ async def test_at_q14_mem_unresolved_suppress_same_question(user: User) -> None:
     assert fresh.bundle.clarification.question_id == question.question_id
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "context_composer/questions.py choose_question keys a question by atom id, so when the "
-        "conflict question about one atom of a CONFLICT pair goes unanswered, the next Brief of "
-        "the same session asks the same conflict again through its partner atom ('is it Hannah?' "
-        "after 'is it Anna?'); suppression should cover the conflict (both atoms / the key)"
-    ),
-)
 async def test_at_q14_mem_unresolved_suppress(user: User) -> None:
     await user.say("My wife is named Anna.", NOW_US - 2 * DAY_US)
     await user.say("My wife is named Hannah.", NOW_US - DAY_US)

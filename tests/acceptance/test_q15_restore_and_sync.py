@@ -10,6 +10,7 @@ from pathlib import Path
 import grpc
 import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
+
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc

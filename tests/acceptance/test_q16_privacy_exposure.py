@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as pb_grpc
 from memmesh.common.v1 import memory_pb2, scope_pb2

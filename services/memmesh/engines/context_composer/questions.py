@@ -73,10 +73,16 @@ def do_not_repeat_keys(facts: UserFacts, atoms: Sequence[TaggedAtom]) -> DoNotRe
     return DoNotRepeat(tuple(sorted(kept)), len(ordered) - len(kept))
 
 
-def question_id(tenant_id: str, user_id: str, atom_id: str, reason_code: str) -> str:
+def question_id(tenant_id: str, user_id: str, subject: str, reason_code: str) -> str:
     """Stable id of a question, so one the user left unanswered is recognised later."""
-    digest = hashlib.sha256("\x1f".join((tenant_id, user_id, atom_id, reason_code)).encode()).hexdigest()
+    digest = hashlib.sha256("\x1f".join((tenant_id, user_id, subject, reason_code)).encode()).hexdigest()
     return f"q-{digest[:24]}"
+
+
+def question_subject(atom: MemoryAtom, reason_code: str) -> str:
+    """What a question is about: a conflict is about its key (both atoms of the pair ask
+    the same thing), any other question about its atom."""
+    return f"key:{atom.key}" if reason_code == "CONFLICT" else atom.atom_id
 
 
 def _reason(tagged: TaggedAtom, stable_keys: Sequence[str], query: ComposeQuery, second_pass: bool) -> str | None:
@@ -134,7 +140,7 @@ def choose_question(
             if reason is None:
                 continue
             atom = tagged.atom
-            qid = question_id(query.tenant_id, query.user_id, atom.atom_id, reason)
+            qid = question_id(query.tenant_id, query.user_id, question_subject(atom, reason), reason)
             if qid in asked:
                 # §2.11.12: proceed without the uncertain memory and do not repeat the question.
                 if not second_pass:

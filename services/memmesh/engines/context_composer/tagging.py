@@ -44,11 +44,12 @@ _SPEAK_WORDS = frozenset({"speak", "call", "calls", "voice", "talk", "phone"})
 
 
 def is_stale(atom: MemoryAtom, now_us: int) -> bool:
-    """Past the type's freshness window, counted from the later of confirmation and creation."""
+    """Past the type's freshness window, counted from the latest confirmation, use or creation
+    (§2.11.10: stale when not confirmed or used within the window)."""
     if atom.pinned:
         return False
     window = FRESHNESS_WINDOW_US.get(atom.type, FRESHNESS_WINDOW_US["USER_FACT"])
-    anchor = max(atom.confirm_us, atom.create_us)
+    anchor = max(atom.confirm_us, atom.last_use_us, atom.create_us)
     return anchor > 0 and now_us - anchor > window
 
 
