@@ -12,6 +12,7 @@ from memmesh.engines.context_composer.model import (
     MemoryAtom,
     UserFacts,
 )
+from memmesh.lexicon.languages import language_code_in
 
 DAY_US = 86_400 * 1_000_000
 
@@ -30,14 +31,6 @@ CONFIDENCE_THRESHOLD_BP = {
     "SHARED_NARRATIVE": 7000,
 }
 
-# Language names an atom may state, to compare with the BCP 47 tag of Current State.
-_LANGUAGE_CODES = {
-    "arabic": "ar", "chinese": "zh", "mandarin": "zh", "cantonese": "zh", "dutch": "nl",
-    "english": "en", "french": "fr", "german": "de", "greek": "el", "hebrew": "he",
-    "hindi": "hi", "italian": "it", "japanese": "ja", "korean": "ko", "polish": "pl",
-    "portuguese": "pt", "russian": "ru", "spanish": "es", "swedish": "sv", "turkish": "tr",
-    "ukrainian": "uk", "vietnamese": "vi",
-}
 _WORD = re.compile(r"[a-z]+")
 _TEXT_WORDS = frozenset({"text", "texts", "texting", "write", "writing", "message", "messages", "email", "chat"})
 _SPEAK_WORDS = frozenset({"speak", "call", "calls", "voice", "talk", "phone"})
@@ -63,11 +56,6 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(text.lower()))
 
 
-def _language_of(atom: MemoryAtom) -> str | None:
-    codes = {_LANGUAGE_CODES[w] for w in _words(atom.text) if w in _LANGUAGE_CODES}
-    return next(iter(codes)) if len(codes) == 1 else None
-
-
 def agrees_with_current_state(atom: MemoryAtom, facts: UserFacts) -> bool | None:
     """Whether the atom agrees with the Current State fact on its topic; None when
     Current State holds no fact on it (Current State is the authority when it does)."""
@@ -76,7 +64,7 @@ def agrees_with_current_state(atom: MemoryAtom, facts: UserFacts) -> bool | None
         stated = " ".join(atom.critical_tokens) or atom.text
         return facts.display_name.lower() in stated.lower()
     if key.startswith(("identity.language.native", "preference.language")) and facts.primary_language:
-        language = _language_of(atom)
+        language = language_code_in(atom.text)
         return None if language is None else language == facts.primary_language.split("-")[0].lower()
     if key.startswith("preference.contact") and facts.contact_preference:
         words = _words(atom.text)

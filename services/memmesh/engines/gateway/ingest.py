@@ -19,6 +19,7 @@ from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
 from memmesh.engines.gateway.budget import TurnBudget
 from memmesh.engines.gateway.extraction_retry import ExtractionRetrier
+from memmesh.engines.gateway.profile import adopt_stated_profile
 from memmesh.engines.gateway.store import PendingExtraction, PendingStore
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
@@ -126,4 +127,6 @@ class IngestHandler:
             await self._retrier.schedule_retry(item)
             return None
         await self._pending.remove(item.tenant_id, item.user_id, item.turn_id)
+        request = process_request(item)
+        await adopt_stated_profile(self._state, request.scope, request.turn, processed, budget.remaining_s())
         return processed

@@ -13,6 +13,7 @@ from memmesh.engines.gateway.brief import BriefHandler
 from memmesh.engines.gateway.control import ControlHandler
 from memmesh.engines.gateway.extraction_retry import ExtractionRetrier
 from memmesh.engines.gateway.ingest import IngestHandler, process_request
+from memmesh.engines.gateway.profile import adopt_stated_profile
 from memmesh.engines.gateway.servicer import GatewayServicer
 from memmesh.engines.gateway.settings import GatewaySettings
 from memmesh.engines.gateway.store import PendingExtraction, open_pending_store
@@ -50,7 +51,10 @@ async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) 
     attempt_s = gateway.extraction_attempt_ms / 1000
 
     async def process(item: PendingExtraction) -> object:
-        return await extractor.Process(process_request(item), timeout=attempt_s)
+        request = process_request(item)
+        processed = await extractor.Process(request, timeout=attempt_s)
+        await adopt_stated_profile(state, request.scope, request.turn, processed, attempt_s)
+        return processed
 
     retrier = ExtractionRetrier(pending, process, gateway.retry_initial_s, gateway.retry_max_s)
     retrier.start()
