@@ -286,17 +286,6 @@ async def test_at_q12_mem_no_internal_leak_in_atoms_hints_and_recall(user: User)
     assert hidden.atom_id not in {a.atom_id for a in spoken.bundle.atoms}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "transcript-derived parts leak an INTERNAL_ONLY atom's content: the archive turn 'I live in "
-        "Boston.' that the INTERNAL_ONLY atom cites as evidence comes back as an excerpt, inside the "
-        "closed session's digest and as the episode bridge (and in working memory / rolling summary "
-        "of its session). context_composer/assemble.py guard_plan and gateway/final_gate.py gate_items "
-        "offer turns, digests, summary and bridge to the ExposureGuard as SAFE_TO_SPEAK items with no "
-        "link to the atoms they evidence, so exposure_guard/filtering.py never holds them back"
-    ),
-)
 async def test_at_q12_mem_no_internal_leak(user: User) -> None:
     await _hidden_residence(user)
     hidden = next(a for a in await user.atoms() if a.text == "User lives in Boston.")
@@ -308,16 +297,6 @@ async def test_at_q12_mem_no_internal_leak(user: User) -> None:
             assert "Boston" not in text, f"{session_id}/{channel}: {text}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "a credential said in conversation ('My bank PIN is 4921.') is rightly not stored as an atom, "
-        "but its raw text reaches the bundle through the archive excerpt, the session digest, the "
-        "episode bridge, working memory and the rolling summary: thread_store/summary.py copies the "
-        "sentence into summaries and digests and nothing on the Brief path applies the extractor's "
-        "credential class (atom_extractor/exposure_policy.py) to transcript text"
-    ),
-)
 async def test_at_q12_mem_no_credential_text_leak(user: User) -> None:
     await user.say("I love jazz.", NOW_US - 2 * DAY_US, "s0")
     await user.say("My bank PIN is 4921.", NOW_US - 2 * DAY_US + MINUTE_US, "s0")

@@ -1,7 +1,8 @@
 """`make bench`: prints every benchmark's figures; the last line is all of them as JSON.
 
 `python -m memmesh.bench [section ...]` runs only the named sections
-(foundation, filter, retrieve, process, restore, turns).
+(foundation, filter, retrieve, process, restore, turns). MEMMESH_BENCH_ONLY=sqlite
+(or postgres+redis) runs only that storage configuration.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from memmesh.engines.retrieval_ranker.benchmark import bench_retrieve
 
 POSTGRES_URL = os.environ.get("MEMMESH_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("MEMMESH_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
-CONFIGURATIONS = (("sqlite", "sqlite", None), ("postgres+redis", POSTGRES_URL, REDIS_URL))
+ALL_CONFIGURATIONS = (("sqlite", "sqlite", None), ("postgres+redis", POSTGRES_URL, REDIS_URL))
+ONLY = os.environ.get("MEMMESH_BENCH_ONLY", "")
+CONFIGURATIONS = tuple(c for c in ALL_CONFIGURATIONS if not ONLY or c[0] == ONLY)
 SECTIONS = ("foundation", "filter", "retrieve", "process", "restore", "turns")
 
 

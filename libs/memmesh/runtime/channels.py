@@ -53,15 +53,20 @@ class _CallPolicy:
         self._token = token
         self._default_timeout_s = default_timeout_s
 
-    def _details(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
-        metadata = grpc.aio.Metadata(*(details.metadata or ()))
-        metadata.add(INTERNAL_TOKEN_HEADER, self._token)
+    def timeout(self, requested: float | None) -> float:
+        """The caller's timeout, never beyond the inbound call's time left (or the default)."""
         inherited = deadlines.outbound_timeout(self._default_timeout_s)
-        timeout = inherited if details.timeout is None else min(details.timeout, inherited)
+        return inherited if requested is None else min(requested, inherited)
+
+    def metadata(self, given: Any) -> tuple[tuple[str, str], ...]:
+        """The caller's metadata and the internal token."""
+        return (*(given or ()), (INTERNAL_TOKEN_HEADER, self._token))
+
+    def _details(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
         return grpc.aio.ClientCallDetails(
             method=details.method,
-            timeout=timeout,
-            metadata=metadata,
+            timeout=self.timeout(details.timeout),
+            metadata=grpc.aio.Metadata(*self.metadata(details.metadata)),
             credentials=details.credentials,
             wait_for_ready=details.wait_for_ready,
         )
@@ -79,10 +84,65 @@ class _StreamPolicy(_CallPolicy, grpc.aio.UnaryStreamClientInterceptor):
         return await continuation(self._details(client_call_details), request)
 
 
+class _PolicyCall:
+    """A multi-callable that adds the token and the inherited deadline to each call."""
+
+    def __init__(self, inner: Any, policy: _CallPolicy) -> None:
+        self._inner = inner
+        self._policy = policy
+
+    def __call__(self, request: Any, *, timeout: float | None = None, metadata: Any = None, **options: Any) -> Any:
+        policy = self._policy
+        return self._inner(request, timeout=policy.timeout(timeout), metadata=policy.metadata(metadata), **options)
+
+
+class PolicyChannel(grpc.aio.Channel):
+    """The channel with the call policy applied by its multi-callables, without grpc.aio's
+    client interceptor machinery (an extra task and call object per call, on every hop)."""
+
+    def __init__(self, channel: grpc.aio.Channel, policy: _CallPolicy) -> None:
+        self._channel = channel
+        self._policy = policy
+
+    async def __aenter__(self) -> PolicyChannel:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._channel.close(None)
+
+    async def close(self, grace: float | None = None) -> None:
+        await self._channel.close(grace)
+
+    def get_state(self, try_to_connect: bool = False) -> grpc.ChannelConnectivity:
+        return self._channel.get_state(try_to_connect)
+
+    async def wait_for_state_change(self, last_observed_state: grpc.ChannelConnectivity) -> None:
+        await self._channel.wait_for_state_change(last_observed_state)
+
+    async def channel_ready(self) -> None:
+        await self._channel.channel_ready()
+
+    def unary_unary(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        return _PolicyCall(self._channel.unary_unary(method, *args, **kwargs), self._policy)
+
+    def unary_stream(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        return _PolicyCall(self._channel.unary_stream(method, *args, **kwargs), self._policy)
+
+    def stream_unary(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("no client-streaming RPCs in the contracts")
+
+    def stream_stream(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("no bidirectional RPCs in the contracts")
+
+
 def engine_channel(target: str, token: str, default_timeout_s: float = 2.0) -> grpc.aio.Channel:
     """A channel to another engine; every call on it carries the token and a deadline."""
+    if not tracing_enabled():
+        channel = grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
+        return PolicyChannel(channel, _CallPolicy(token, default_timeout_s))
+    # With tracing, the span interceptors run first and the policy runs as interceptors too.
     interceptors = [
-        *(aio_client_interceptors() if tracing_enabled() else []),
+        *aio_client_interceptors(),
         _UnaryPolicy(token, default_timeout_s),
         _StreamPolicy(token, default_timeout_s),
     ]

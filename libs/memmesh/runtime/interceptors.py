@@ -75,52 +75,54 @@ def _scope_of(request: Message) -> tuple[str, str] | None:
     return scope.tenant_id, scope.user_id
 
 
-class PolicyInterceptor(grpc.aio.ServerInterceptor):
-    """Runs the shared policy around every handler: the one place errors become statuses."""
+def _metadata_of(context: grpc.aio.ServicerContext) -> dict[str, str]:
+    return {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
+
+
+class ServerPolicy:
+    """The shared policy around every handler: the one place errors become statuses.
+
+    `wrap` applies it to a method handler once, when the server registers it, so a call
+    pays for the policy itself and not for an interceptor lookup on every call.
+    """
 
     def __init__(self, authenticator: Authenticator) -> None:
         self._authenticator = authenticator
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(handler_call_details)
-        method = handler_call_details.method
+    def wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+        """The handler with the policy around it (standard open services go unwrapped)."""
         if handler is None or method.startswith(OPEN_SERVICE_PREFIXES):
             return handler
-        metadata = {k: v for k, v in (handler_call_details.invocation_metadata or ()) if isinstance(v, str)}
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
-                self._wrap_unary(method, metadata, handler.unary_unary),
+                self._wrap_unary(method, handler.unary_unary),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
             return grpc.unary_stream_rpc_method_handler(
-                self._wrap_stream(method, metadata, handler.unary_stream),
+                self._wrap_stream(method, handler.unary_stream),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         return handler  # no client-streaming RPCs in the contracts
 
-    async def _admit(self, method: str, metadata: Mapping[str, str], request: Message, context: Any) -> None:
+    async def _admit(self, method: str, request: Message, context: Any) -> None:
         remaining = context.time_remaining()
         if remaining is not None and remaining <= 0:
             raise DeadlineExpired("deadline expired before handling")
         deadlines.set_inbound_deadline(remaining)
-        self._authenticator.authenticate(method, metadata, request)
+        self._authenticator.authenticate(method, _metadata_of(context), request)
         validate(request)
         scope = _scope_of(request)
         if scope is not None:
             telemetry.annotate_scope(*scope)
 
-    def _wrap_unary(self, method: str, metadata: Mapping[str, str], behavior: Callable[..., Any]) -> Callable[..., Any]:
+    def _wrap_unary(self, method: str, behavior: Callable[..., Any]) -> Callable[..., Any]:
         async def wrapped(request: Message, context: grpc.aio.ServicerContext) -> Any:
             started, code = time.perf_counter(), "OK"
             try:
-                await self._admit(method, metadata, request, context)
+                await self._admit(method, request, context)
                 return await behavior(request, context)
             except grpc.aio.AbortError:
                 code = "ABORTED"
@@ -133,11 +135,11 @@ class PolicyInterceptor(grpc.aio.ServerInterceptor):
 
         return wrapped
 
-    def _wrap_stream(self, method: str, metadata: Mapping[str, str], behavior: Callable[..., Any]) -> Callable[..., Any]:
+    def _wrap_stream(self, method: str, behavior: Callable[..., Any]) -> Callable[..., Any]:
         async def wrapped(request: Message, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
             started, code = time.perf_counter(), "OK"
             try:
-                await self._admit(method, metadata, request, context)
+                await self._admit(method, request, context)
                 async for response in behavior(request, context):
                     yield response
             except grpc.aio.AbortError:
@@ -150,6 +152,21 @@ class PolicyInterceptor(grpc.aio.ServerInterceptor):
                 _access_log(method, code, started, request)
 
         return wrapped
+
+
+class PolicyInterceptor(grpc.aio.ServerInterceptor):
+    """The ServerPolicy as an interceptor, for servers whose handlers were registered unwrapped."""
+
+    def __init__(self, authenticator: Authenticator) -> None:
+        self._policy = ServerPolicy(authenticator)
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        return self._policy.wrap(handler_call_details.method, handler)
 
 
 def _code_of(error: Exception) -> str:

@@ -13,7 +13,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from opentelemetry.instrumentation.grpc import aio_server_interceptor
 
-from memmesh.runtime.interceptors import Authenticator, PolicyInterceptor
+from memmesh.runtime.interceptors import Authenticator, ServerPolicy
 from memmesh.runtime.telemetry import tracing_enabled
 
 log = logging.getLogger("memmesh.server")
@@ -40,6 +40,27 @@ class ServiceRegistration:
     servicer: object
     add: Callable[[object, grpc.aio.Server], None]
     service_name: str
+
+
+class _PolicyRegistrar:
+    """What a generated add_*_to_server function is given instead of the server: the method
+    handlers it registers reach the server wrapped in the policy."""
+
+    def __init__(self, server: grpc.aio.Server, policy: ServerPolicy) -> None:
+        self._server = server
+        self._policy = policy
+        self.registered = False
+
+    def add_generic_rpc_handlers(self, handlers: Sequence[grpc.GenericRpcHandler]) -> None:
+        # Generated code passes the same handlers to add_registered_method_handlers, where
+        # they are wrapped; unwrapped copies must never reach the server.
+        return None
+
+    def add_registered_method_handlers(self, service_name: str, handlers: dict[str, grpc.RpcMethodHandler]) -> None:
+        wrapped = {name: self._policy.wrap(f"/{service_name}/{name}", handler) for name, handler in handlers.items()}
+        self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service_name, wrapped),))
+        self._server.add_registered_method_handlers(service_name, wrapped)
+        self.registered = True
 
 
 @dataclass
@@ -69,16 +90,18 @@ async def start_server(
     Port 0 binds a free port; the bound port is returned.
     """
     # Span interceptors only when spans are exported: they cost about 0.1 ms a call otherwise wasted.
+    # The policy is not an interceptor: it wraps each engine handler once, at registration.
     tracing = [aio_server_interceptor()] if tracing_enabled() else []
-    server = grpc.aio.server(
-        interceptors=[*tracing, PolicyInterceptor(authenticator)],
-        options=SERVER_OPTIONS,
-    )
+    server = grpc.aio.server(interceptors=tracing, options=SERVER_OPTIONS)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    policy = ServerPolicy(authenticator)
     names = []
     for registration in registrations:
-        registration.add(registration.servicer, server)
+        registrar = _PolicyRegistrar(server, policy)
+        registration.add(registration.servicer, registrar)
+        if not registrar.registered:
+            raise RuntimeError(f"{registration.service_name}: stubs did not register their methods by name")
         names.append(registration.service_name)
     reflection.enable_server_reflection(
         [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME],

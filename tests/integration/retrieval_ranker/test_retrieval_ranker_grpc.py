@@ -140,8 +140,10 @@ async def test_reindex_from_capsule_and_archive_equals_the_incremental_index(
                 turn_id=f"turn-{n}", session_id="s1", role=memory_pb2.ROLE_USER, text=text,
                 time=Timestamp(seconds=NOW.seconds + n),
             )
-            await threads.AppendTurn(thread_pb.AppendTurnRequest(scope=scope, turn=turn))
-            # As the gateway does on Ingest: the archived turn is indexed, then extraction upserts atoms.
+            appended = await threads.AppendTurn(thread_pb.AppendTurnRequest(scope=scope, turn=turn))
+            # As the gateway does on Ingest: the archived turn is indexed with its archived
+            # exposure, then extraction upserts atoms.
+            turn.exposure = appended.exposure
             await ranker.Upsert(pb.UpsertRequest(scope=scope, documents=[pb.Document(
                 doc_id=turn.turn_id, kind=pb.DOCUMENT_KIND_TURN, text=turn.text, turn=turn, time=turn.time)]))
             await extractor.Process(extractor_pb.ProcessRequest(scope=scope, turn=turn, now=turn.time))

@@ -81,11 +81,20 @@ class FakeState:
 @dataclass
 class FakeThreads:
     forgotten: list[str] = field(default_factory=list)
+    restricted: dict[str, str] = field(default_factory=dict)
 
     async def forget_thread(
         self, tenant_id: str, user_id: str, thread_id: str, now_us: int
     ) -> None:
         self.forgotten.append(thread_id)
+
+    async def restrict_turns(
+        self, tenant_id: str, user_id: str, turn_ids: Sequence[str], exposure: str
+    ) -> None:
+        strictness = ("SAFE_TO_SPEAK", "SAFE_TO_TEXT", "INTERNAL_ONLY")
+        for turn_id in turn_ids:
+            held = self.restricted.get(turn_id, "SAFE_TO_SPEAK")
+            self.restricted[turn_id] = max(held, exposure, key=strictness.index)
 
 
 @dataclass

@@ -139,6 +139,7 @@ class BundleTurn(_message.Message):
     ROLE_FIELD_NUMBER: _builtins.int
     TEXT_FIELD_NUMBER: _builtins.int
     TIME_FIELD_NUMBER: _builtins.int
+    EXPOSURE_FIELD_NUMBER: _builtins.int
     turn_id: _builtins.str
     """The turn."""
     session_id: _builtins.str
@@ -147,6 +148,8 @@ class BundleTurn(_message.Message):
     """Who spoke."""
     text: _builtins.str
     """What was said (bounded)."""
+    exposure: _memory_pb2.Exposure.ValueType
+    """How far the text may travel: the exposure the archive holds for the turn."""
     @_builtins.property
     def time(self) -> _timestamp_pb2.Timestamp:
         """When."""
@@ -159,10 +162,11 @@ class BundleTurn(_message.Message):
         role: _memory_pb2.Role.ValueType = ...,
         text: _builtins.str = ...,
         time: _timestamp_pb2.Timestamp | None = ...,
+        exposure: _memory_pb2.Exposure.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["role", b"role", "session_id", b"session_id", "text", b"text", "time", b"time", "turn_id", b"turn_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["exposure", b"exposure", "role", b"role", "session_id", b"session_id", "text", b"text", "time", b"time", "turn_id", b"turn_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -274,12 +278,17 @@ class BundleDigest(_message.Message):
     TITLE_FIELD_NUMBER: _builtins.int
     SUMMARY_FIELD_NUMBER: _builtins.int
     EVIDENCE_TURN_IDS_FIELD_NUMBER: _builtins.int
+    THREAD_ID_FIELD_NUMBER: _builtins.int
     digest_id: _builtins.str
     """The thread or session the digest summarises."""
     title: _builtins.str
     """Short title."""
     summary: _builtins.str
     """Bounded summary text."""
+    thread_id: _builtins.str
+    """The thread the digest belongs to: digest_id itself for a thread digest, the session
+    for an episode digest of it.
+    """
     @_builtins.property
     def evidence_turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Turn ids it cites."""
@@ -291,10 +300,11 @@ class BundleDigest(_message.Message):
         title: _builtins.str = ...,
         summary: _builtins.str = ...,
         evidence_turn_ids: _abc.Iterable[_builtins.str] | None = ...,
+        thread_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest_id", b"digest_id", "evidence_turn_ids", b"evidence_turn_ids", "summary", b"summary", "title", b"title"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest_id", b"digest_id", "evidence_turn_ids", b"evidence_turn_ids", "summary", b"summary", "thread_id", b"thread_id", "title", b"title"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

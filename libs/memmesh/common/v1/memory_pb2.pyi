@@ -369,6 +369,7 @@ class Turn(_message.Message):
     ROLE_FIELD_NUMBER: _builtins.int
     TEXT_FIELD_NUMBER: _builtins.int
     TIME_FIELD_NUMBER: _builtins.int
+    EXPOSURE_FIELD_NUMBER: _builtins.int
     turn_id: _builtins.str
     """Stable id of the turn, chosen by the caller; retries reuse it."""
     session_id: _builtins.str
@@ -377,6 +378,12 @@ class Turn(_message.Message):
     """Who spoke."""
     text: _builtins.str
     """What was said (transcript text; lives only in the archive)."""
+    exposure: Global___Exposure.ValueType
+    """How far the text may travel. The ThreadStore archives the turn with the stricter of
+    this value and its own classification of the text (UNSPECIFIED on input: classify only),
+    and tightens it when an atom the turn evidences is restricted; in its answers and in
+    index copies it is the archived exposure.
+    """
     @_builtins.property
     def time(self) -> _timestamp_pb2.Timestamp:
         """When it was said."""
@@ -389,10 +396,11 @@ class Turn(_message.Message):
         role: Global___Role.ValueType = ...,
         text: _builtins.str = ...,
         time: _timestamp_pb2.Timestamp | None = ...,
+        exposure: Global___Exposure.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["role", b"role", "session_id", b"session_id", "text", b"text", "time", b"time", "turn_id", b"turn_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["exposure", b"exposure", "role", b"role", "session_id", b"session_id", "text", b"text", "time", b"time", "turn_id", b"turn_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

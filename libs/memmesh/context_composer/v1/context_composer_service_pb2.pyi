@@ -40,7 +40,9 @@ class ComposeRequest(_message.Message):
     session_id: _builtins.str
     """The session."""
     mode: _bundle_pb2.SessionMode.ValueType
-    """Session start or in session."""
+    """Session start or in session; UNSPECIFIED lets the ThreadStore decide (a session id
+    new to the user or a gap over 30 minutes starts a session).
+    """
     query: _builtins.str
     """The user's turn."""
     channel: _memory_pb2.Channel.ValueType

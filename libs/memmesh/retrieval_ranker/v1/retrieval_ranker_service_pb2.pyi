@@ -55,8 +55,9 @@ class Document(_message.Message):
     """A document of the index. The ranker stores a canonical form so that Upsert and
     Reindex index the same content: an atom document takes its id, text, time
     (create_time) and evidence from `atom`; a turn document takes its id, text and
-    time from `turn`; a digest document keeps doc_id (the thread id), text (title,
-    summary and key entities, one per line), evidence and time (update_time) as given.
+    time from `turn`; a digest document keeps doc_id (the thread or episode id), text
+    (title, summary and key entities, one per line), evidence, time (update_time) and
+    thread_id as given.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -68,12 +69,17 @@ class Document(_message.Message):
     TURN_FIELD_NUMBER: _builtins.int
     EVIDENCE_TURN_IDS_FIELD_NUMBER: _builtins.int
     TIME_FIELD_NUMBER: _builtins.int
+    THREAD_ID_FIELD_NUMBER: _builtins.int
     doc_id: _builtins.str
     """Id, unique per user (the atom, turn or digest id)."""
     kind: Global___DocumentKind.ValueType
     """Kind."""
     text: _builtins.str
     """Text to index."""
+    thread_id: _builtins.str
+    """A digest document whose doc_id is not its thread's id (an episode digest): the
+    thread it belongs to, so that rules on the thread reach it. Empty otherwise.
+    """
     @_builtins.property
     def atom(self) -> _memory_pb2.Atom:
         """The atom, for DOCUMENT_KIND_ATOM (ranking signals come from it)."""
@@ -100,10 +106,11 @@ class Document(_message.Message):
         turn: _memory_pb2.Turn | None = ...,
         evidence_turn_ids: _abc.Iterable[_builtins.str] | None = ...,
         time: _timestamp_pb2.Timestamp | None = ...,
+        thread_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["atom", b"atom", "time", b"time", "turn", b"turn"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["atom", b"atom", "doc_id", b"doc_id", "evidence_turn_ids", b"evidence_turn_ids", "kind", b"kind", "text", b"text", "time", b"time", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["atom", b"atom", "doc_id", b"doc_id", "evidence_turn_ids", b"evidence_turn_ids", "kind", b"kind", "text", b"text", "thread_id", b"thread_id", "time", b"time", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

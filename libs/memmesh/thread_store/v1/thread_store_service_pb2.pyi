@@ -40,6 +40,7 @@ class Digest(_message.Message):
     USE_COUNT_FIELD_NUMBER: _builtins.int
     LAST_USE_TIME_FIELD_NUMBER: _builtins.int
     UNRESOLVED_FIELD_NUMBER: _builtins.int
+    EPISODE_ID_FIELD_NUMBER: _builtins.int
     thread_id: _builtins.str
     """Thread id (the session id for a session digest)."""
     title: _builtins.str
@@ -54,6 +55,10 @@ class Digest(_message.Message):
     """How many times the thread was resumed or used."""
     unresolved: _builtins.bool
     """True while the thread has open loops or unresolved questions."""
+    episode_id: _builtins.str
+    """Set on an episode digest only: "<thread_id>#e<n>", the digest of a run of consecutive
+    turns of the thread (its summary quotes exactly the turns its evidence lists).
+    """
     @_builtins.property
     def key_entities(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Key entities, bounded."""
@@ -89,10 +94,11 @@ class Digest(_message.Message):
         use_count: _builtins.int = ...,
         last_use_time: _timestamp_pb2.Timestamp | None = ...,
         unresolved: _builtins.bool = ...,
+        episode_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["last_use_time", b"last_use_time", "update_time", b"update_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["evidence_turn_ids", b"evidence_turn_ids", "key_entities", b"key_entities", "last_use_time", b"last_use_time", "next_step", b"next_step", "pinned", b"pinned", "summary", b"summary", "thread_id", b"thread_id", "title", b"title", "unresolved", b"unresolved", "unresolved_questions", b"unresolved_questions", "update_time", b"update_time", "use_count", b"use_count"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["episode_id", b"episode_id", "evidence_turn_ids", b"evidence_turn_ids", "key_entities", b"key_entities", "last_use_time", b"last_use_time", "next_step", b"next_step", "pinned", b"pinned", "summary", b"summary", "thread_id", b"thread_id", "title", b"title", "unresolved", b"unresolved", "unresolved_questions", b"unresolved_questions", "update_time", b"update_time", "use_count", b"use_count"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -265,10 +271,13 @@ class AppendTurnResponse(_message.Message):
     LOOPS_CHANGED_FIELD_NUMBER: _builtins.int
     LOOPS_OPENED_FIELD_NUMBER: _builtins.int
     LOOPS_CLOSED_FIELD_NUMBER: _builtins.int
+    EXPOSURE_FIELD_NUMBER: _builtins.int
     mode: _bundle_pb2.SessionMode.ValueType
     """Whether the turn started a session."""
     duplicate: _builtins.bool
     """True when the turn id was archived before and nothing changed."""
+    exposure: _memory_pb2.Exposure.ValueType
+    """The exposure the turn is archived with (for a duplicate, the one it has now)."""
     @_builtins.property
     def loops_changed(self) -> _containers.RepeatedCompositeFieldContainer[_bundle_pb2.ActiveLoop]:
         """Loops opened or closed by the turn (closed ones first)."""
@@ -289,10 +298,11 @@ class AppendTurnResponse(_message.Message):
         loops_changed: _abc.Iterable[_bundle_pb2.ActiveLoop] | None = ...,
         loops_opened: _abc.Iterable[_bundle_pb2.ActiveLoop] | None = ...,
         loops_closed: _abc.Iterable[_bundle_pb2.ActiveLoop] | None = ...,
+        exposure: _memory_pb2.Exposure.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate", b"duplicate", "loops_changed", b"loops_changed", "loops_closed", b"loops_closed", "loops_opened", b"loops_opened", "mode", b"mode"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate", b"duplicate", "exposure", b"exposure", "loops_changed", b"loops_changed", "loops_closed", b"loops_closed", "loops_opened", b"loops_opened", "mode", b"mode"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -339,18 +349,24 @@ class CloseSessionResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     DIGEST_FIELD_NUMBER: _builtins.int
+    EPISODES_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def digest(self) -> Global___Digest:
         """The digest emitted (empty for an unknown session)."""
+
+    @_builtins.property
+    def episodes(self) -> _containers.RepeatedCompositeFieldContainer[Global___Digest]:
+        """The session's episode digests, in session order (none for an unknown session)."""
 
     def __init__(
         self,
         *,
         digest: Global___Digest | None = ...,
+        episodes: _abc.Iterable[Global___Digest] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["digest", b"digest"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest", b"digest"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest", b"digest", "episodes", b"episodes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -495,6 +511,90 @@ class GetWorkingMemoryResponse(_message.Message):
 Global___GetWorkingMemoryResponse: _TypeAlias = GetWorkingMemoryResponse  # noqa: Y015
 
 @_typing.final
+class GetTurnContextRequest(_message.Message):
+    """Request of ThreadStoreService.GetTurnContext."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    MAX_TURNS_FIELD_NUMBER: _builtins.int
+    MODE_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """Session id."""
+    max_turns: _builtins.int
+    """Working-memory turns at most (1 to 6; 0 means 6)."""
+    mode: _bundle_pb2.SessionMode.ValueType
+    """The mode the caller already knows; UNSPECIFIED lets the ThreadStore decide (a
+    session id new to the user or a gap over the session threshold starts a session).
+    """
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose session."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now; decides the mode and the resume tiers."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        session_id: _builtins.str = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+        max_turns: _builtins.int = ...,
+        mode: _bundle_pb2.SessionMode.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_turns", b"max_turns", "mode", b"mode", "now", b"now", "scope", b"scope", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetTurnContextRequest: _TypeAlias = GetTurnContextRequest  # noqa: Y015
+
+@_typing.final
+class GetTurnContextResponse(_message.Message):
+    """Response of ThreadStoreService.GetTurnContext."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MODE_FIELD_NUMBER: _builtins.int
+    WORKING_MEMORY_FIELD_NUMBER: _builtins.int
+    RESUME_FIELD_NUMBER: _builtins.int
+    RESUME_UNAVAILABLE_FIELD_NUMBER: _builtins.int
+    mode: _bundle_pb2.SessionMode.ValueType
+    """SESSION_START or IN_SESSION: the request's mode, or the one decided."""
+    resume_unavailable: _builtins.bool
+    """On a session start, true when the resume part failed or ran out of its share of
+    the deadline (it is best effort: the working memory is answered without it).
+    """
+    @_builtins.property
+    def working_memory(self) -> Global___GetWorkingMemoryResponse:
+        """Working memory of the session, as GetWorkingMemory answers it."""
+
+    @_builtins.property
+    def resume(self) -> Global___ResumeResponse:
+        """On a session start, the resume answer, as Resume answers it; unset otherwise."""
+
+    def __init__(
+        self,
+        *,
+        mode: _bundle_pb2.SessionMode.ValueType = ...,
+        working_memory: Global___GetWorkingMemoryResponse | None = ...,
+        resume: Global___ResumeResponse | None = ...,
+        resume_unavailable: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["resume", b"resume", "working_memory", b"working_memory"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["mode", b"mode", "resume", b"resume", "resume_unavailable", b"resume_unavailable", "working_memory", b"working_memory"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetTurnContextResponse: _TypeAlias = GetTurnContextResponse  # noqa: Y015
+
+@_typing.final
 class ExpandRequest(_message.Message):
     """Request of ThreadStoreService.Expand."""
 
@@ -603,6 +703,7 @@ class ListArchiveResponse(_message.Message):
     TURNS_FIELD_NUMBER: _builtins.int
     DIGESTS_FIELD_NUMBER: _builtins.int
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    EPISODES_FIELD_NUMBER: _builtins.int
     next_page_token: _builtins.str
     """Token of the next page; empty at the end."""
     @_builtins.property
@@ -613,16 +714,21 @@ class ListArchiveResponse(_message.Message):
     def digests(self) -> _containers.RepeatedCompositeFieldContainer[Global___Digest]:
         """Digests (first page only)."""
 
+    @_builtins.property
+    def episodes(self) -> _containers.RepeatedCompositeFieldContainer[Global___Digest]:
+        """Episode digests of every thread (first page only)."""
+
     def __init__(
         self,
         *,
         turns: _abc.Iterable[_memory_pb2.Turn] | None = ...,
         digests: _abc.Iterable[Global___Digest] | None = ...,
         next_page_token: _builtins.str = ...,
+        episodes: _abc.Iterable[Global___Digest] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["digests", b"digests", "next_page_token", b"next_page_token", "turns", b"turns"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["digests", b"digests", "episodes", b"episodes", "next_page_token", b"next_page_token", "turns", b"turns"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -737,6 +843,62 @@ class PinThreadResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PinThreadResponse: _TypeAlias = PinThreadResponse  # noqa: Y015
+
+@_typing.final
+class RestrictTurnsRequest(_message.Message):
+    """Request of ThreadStoreService.RestrictTurns."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    TURN_IDS_FIELD_NUMBER: _builtins.int
+    EXPOSURE_FIELD_NUMBER: _builtins.int
+    exposure: _memory_pb2.Exposure.ValueType
+    """The exposure the turns must have at least."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose archive."""
+
+    @_builtins.property
+    def turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The turns (unknown ids are ignored)."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        turn_ids: _abc.Iterable[_builtins.str] | None = ...,
+        exposure: _memory_pb2.Exposure.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["exposure", b"exposure", "scope", b"scope", "turn_ids", b"turn_ids"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RestrictTurnsRequest: _TypeAlias = RestrictTurnsRequest  # noqa: Y015
+
+@_typing.final
+class RestrictTurnsResponse(_message.Message):
+    """Response of ThreadStoreService.RestrictTurns."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESTRICTED_COUNT_FIELD_NUMBER: _builtins.int
+    restricted_count: _builtins.int
+    """How many turns this call made stricter (0 when they already were)."""
+    def __init__(
+        self,
+        *,
+        restricted_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["restricted_count", b"restricted_count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RestrictTurnsResponse: _TypeAlias = RestrictTurnsResponse  # noqa: Y015
 
 @_typing.final
 class RecordThreadUseRequest(_message.Message):

@@ -87,6 +87,16 @@ class ThreadStoreServiceStub:
                 request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseRequest.SerializeToString,
                 response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseResponse.FromString,
                 _registered_method=True)
+        self.RestrictTurns = channel.unary_unary(
+                '/memmesh.thread_store.v1.ThreadStoreService/RestrictTurns',
+                request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RestrictTurnsRequest.SerializeToString,
+                response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RestrictTurnsResponse.FromString,
+                _registered_method=True)
+        self.GetTurnContext = channel.unary_unary(
+                '/memmesh.thread_store.v1.ThreadStoreService/GetTurnContext',
+                request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.GetTurnContextRequest.SerializeToString,
+                response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.GetTurnContextResponse.FromString,
+                _registered_method=True)
 
 
 class ThreadStoreServiceServicer:
@@ -165,6 +175,25 @@ class ThreadStoreServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RestrictTurns(self, request, context):
+        """Tightens the exposure of archived turns (never loosens it), for turns that evidence a
+        restricted atom: rolling summaries, digests, loops and the graph are rebuilt from the
+        SAFE_TO_SPEAK turns only, and index copies are removed (INTERNAL_ONLY) or updated.
+        Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTurnContext(self, request, context):
+        """What one turn's bundle reads from the ThreadStore, in one call: the mode a turn of
+        the session has now (as OpenSession), its working memory (as GetWorkingMemory) and,
+        on a session start, the resume answer (as Resume). Stores nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ThreadStoreServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -217,6 +246,16 @@ def add_ThreadStoreServiceServicer_to_server(servicer, server):
                     servicer.RecordThreadUse,
                     request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseRequest.FromString,
                     response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseResponse.SerializeToString,
+            ),
+            'RestrictTurns': grpc.unary_unary_rpc_method_handler(
+                    servicer.RestrictTurns,
+                    request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RestrictTurnsRequest.FromString,
+                    response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RestrictTurnsResponse.SerializeToString,
+            ),
+            'GetTurnContext': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTurnContext,
+                    request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.GetTurnContextRequest.FromString,
+                    response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.GetTurnContextResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -492,6 +531,60 @@ class ThreadStoreService:
             '/memmesh.thread_store.v1.ThreadStoreService/RecordThreadUse',
             memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseRequest.SerializeToString,
             memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RestrictTurns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.thread_store.v1.ThreadStoreService/RestrictTurns',
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RestrictTurnsRequest.SerializeToString,
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RestrictTurnsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTurnContext(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.thread_store.v1.ThreadStoreService/GetTurnContext',
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.GetTurnContextRequest.SerializeToString,
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.GetTurnContextResponse.FromString,
             options,
             channel_credentials,
             insecure,

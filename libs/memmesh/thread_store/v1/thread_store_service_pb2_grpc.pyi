@@ -56,6 +56,17 @@ class ThreadStoreServiceStub:
     """Pins or unpins a thread; pinned threads rank first on resume and never expire."""
     RecordThreadUse: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.RecordThreadUseRequest, _thread_store_service_pb2.RecordThreadUseResponse]
     """Records that a thread was resumed or used (its last use time and use count)."""
+    RestrictTurns: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.RestrictTurnsRequest, _thread_store_service_pb2.RestrictTurnsResponse]
+    """Tightens the exposure of archived turns (never loosens it), for turns that evidence a
+    restricted atom: rolling summaries, digests, loops and the graph are rebuilt from the
+    SAFE_TO_SPEAK turns only, and index copies are removed (INTERNAL_ONLY) or updated.
+    Idempotent.
+    """
+    GetTurnContext: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.GetTurnContextRequest, _thread_store_service_pb2.GetTurnContextResponse]
+    """What one turn's bundle reads from the ThreadStore, in one call: the mode a turn of
+    the session has now (as OpenSession), its working memory (as GetWorkingMemory) and,
+    on a session start, the resume answer (as Resume). Stores nothing.
+    """
 
 @_typing.type_check_only
 class ThreadStoreServiceAsyncStub(ThreadStoreServiceStub):
@@ -85,6 +96,17 @@ class ThreadStoreServiceAsyncStub(ThreadStoreServiceStub):
     """Pins or unpins a thread; pinned threads rank first on resume and never expire."""
     RecordThreadUse: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.RecordThreadUseRequest, _thread_store_service_pb2.RecordThreadUseResponse]  # type: ignore[assignment]
     """Records that a thread was resumed or used (its last use time and use count)."""
+    RestrictTurns: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.RestrictTurnsRequest, _thread_store_service_pb2.RestrictTurnsResponse]  # type: ignore[assignment]
+    """Tightens the exposure of archived turns (never loosens it), for turns that evidence a
+    restricted atom: rolling summaries, digests, loops and the graph are rebuilt from the
+    SAFE_TO_SPEAK turns only, and index copies are removed (INTERNAL_ONLY) or updated.
+    Idempotent.
+    """
+    GetTurnContext: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.GetTurnContextRequest, _thread_store_service_pb2.GetTurnContextResponse]  # type: ignore[assignment]
+    """What one turn's bundle reads from the ThreadStore, in one call: the mode a turn of
+    the session has now (as OpenSession), its working memory (as GetWorkingMemory) and,
+    on a session start, the resume answer (as Resume). Stores nothing.
+    """
 
 class ThreadStoreServiceServicer(metaclass=_abc_1.ABCMeta):
     """The ThreadStore owns sessions and working memory, the transcript archive (the
@@ -171,5 +193,28 @@ class ThreadStoreServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_thread_store_service_pb2.RecordThreadUseResponse, _abc.Awaitable[_thread_store_service_pb2.RecordThreadUseResponse]]:
         """Records that a thread was resumed or used (its last use time and use count)."""
+
+    @_abc_1.abstractmethod
+    def RestrictTurns(
+        self,
+        request: _thread_store_service_pb2.RestrictTurnsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_thread_store_service_pb2.RestrictTurnsResponse, _abc.Awaitable[_thread_store_service_pb2.RestrictTurnsResponse]]:
+        """Tightens the exposure of archived turns (never loosens it), for turns that evidence a
+        restricted atom: rolling summaries, digests, loops and the graph are rebuilt from the
+        SAFE_TO_SPEAK turns only, and index copies are removed (INTERNAL_ONLY) or updated.
+        Idempotent.
+        """
+
+    @_abc_1.abstractmethod
+    def GetTurnContext(
+        self,
+        request: _thread_store_service_pb2.GetTurnContextRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_thread_store_service_pb2.GetTurnContextResponse, _abc.Awaitable[_thread_store_service_pb2.GetTurnContextResponse]]:
+        """What one turn's bundle reads from the ThreadStore, in one call: the mode a turn of
+        the session has now (as OpenSession), its working memory (as GetWorkingMemory) and,
+        on a session start, the resume answer (as Resume). Stores nothing.
+        """
 
 def add_ThreadStoreServiceServicer_to_server(servicer: ThreadStoreServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

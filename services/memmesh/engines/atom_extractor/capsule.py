@@ -135,6 +135,7 @@ class EffectKind(StrEnum):
     GUARD_RULE = "GUARD_RULE"
     STATE_APPLY = "STATE_APPLY"
     THREAD_FORGET = "THREAD_FORGET"
+    THREAD_RESTRICT = "THREAD_RESTRICT"
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import TypeVar
 
 import grpc
 
-from memmesh.common.v1 import scope_pb2
+from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
 from memmesh.engines.atom_extractor import mapping, reasons
@@ -184,6 +184,19 @@ class GrpcState:
 class GrpcThreads:
     def __init__(self, stub: thread_grpc.ThreadStoreServiceStub) -> None:
         self._stub = stub
+
+    async def restrict_turns(
+        self, tenant_id: str, user_id: str, turn_ids: Sequence[str], exposure: str
+    ) -> None:
+        await _call(
+            self._stub.RestrictTurns(
+                thread_pb.RestrictTurnsRequest(
+                    scope=_scope(tenant_id, user_id),
+                    turn_ids=list(turn_ids),
+                    exposure=memory_pb2.Exposure.Value(f"EXPOSURE_{exposure}"),
+                )
+            )
+        )
 
     async def forget_thread(
         self, tenant_id: str, user_id: str, thread_id: str, now_us: int

@@ -5,10 +5,12 @@ from __future__ import annotations
 from memmesh.engines.atom_extractor import reasons
 from memmesh.engines.atom_extractor.capsule import (
     AtomChange,
+    AtomRecord,
     AtomStatus,
     ChangeKind,
     Effect,
     EffectKind,
+    Exposure,
     digest,
 )
 from memmesh.engines.atom_extractor.control import CommandPlan
@@ -28,6 +30,8 @@ COMMAND_APPLIED = "COMMAND_APPLIED"
 CORRECTION_CAPTURED = "CORRECTION_CAPTURED"
 # Ledger.Append takes at most 100 events per request.
 LEDGER_BATCH = 100
+# ThreadStore.RestrictTurns takes at most 128 turn ids per request.
+RESTRICT_BATCH = 128
 
 Attribute = list[object]
 
@@ -88,6 +92,26 @@ def correction_event(heard: str, meant: str, ctx: ChangeContext) -> dict[str, ob
     )
 
 
+def restrict_effects(written: list[AtomRecord]) -> list[Effect]:
+    """The evidence turns of every written atom that may not be spoken get at least its
+    exposure in the archive, so no transcript-derived part tells what the atom hides."""
+    turns: dict[Exposure, set[str]] = {}
+    for atom in written:
+        if atom.exposure is not Exposure.SAFE_TO_SPEAK and atom.evidence_turn_ids:
+            turns.setdefault(atom.exposure, set()).update(atom.evidence_turn_ids)
+    effects = []
+    for exposure in sorted(turns):
+        ids = sorted(turns[exposure])
+        effects += [
+            Effect(
+                EffectKind.THREAD_RESTRICT,
+                {"turn_ids": ids[start : start + RESTRICT_BATCH], "exposure": exposure.value},
+            )
+            for start in range(0, len(ids), RESTRICT_BATCH)
+        ]
+    return effects
+
+
 def effects_of(
     ws: WorkingCapsule,
     ctx: ChangeContext,
@@ -109,6 +133,7 @@ def effects_of(
         effects.append(Effect(EffectKind.INDEX_REMOVE, {"atom_ids": gone}))
     if live:
         effects.append(Effect(EffectKind.INDEX_UPSERT, {"atom_ids": live}))
+    effects += restrict_effects(written)
     if plan is not None:
         effects += [
             Effect(

@@ -5,43 +5,8 @@ from __future__ import annotations
 import re
 
 from memmesh.engines.atom_extractor.capsule import Exposure
+from memmesh.policy import sensitivity
 
-# seed 001 §2.11.11 and issue item 6: health, finances, credentials and third-party
-# secrets are never SAFE_TO_SPEAK by default; credentials never leave the engines.
-_SENSITIVE_WORDS: tuple[tuple[str, Exposure, frozenset[str]], ...] = (
-    (
-        "credentials",
-        Exposure.INTERNAL_ONLY,
-        frozenset(
-            "password passwords passcode passcodes pin pins login logins username credential credentials "
-            "ssn otp token tokens apikey api_key secret_key".split()
-        ),
-    ),
-    (
-        "health",
-        Exposure.SAFE_TO_TEXT,
-        frozenset(
-            "health medical medication medications medicine diagnosis diagnosed diabetes diabetic asthma "
-            "cancer allergy allergic allergies therapy therapist depression anxiety adhd autism autistic "
-            "pregnant pregnancy surgery disease disorder illness condition insulin blood pressure "
-            "epilepsy migraine migraines hiv deaf blind disability prescription".split()
-        ),
-    ),
-    (
-        "finances",
-        Exposure.SAFE_TO_TEXT,
-        frozenset(
-            "salary income debt debts loan loans mortgage bank banking account credit card cards "
-            "savings money finances financial budget rent tax taxes invoice payment payments "
-            "net worth wage wages bankrupt".split()
-        ),
-    ),
-    (
-        "secret",
-        Exposure.SAFE_TO_TEXT,
-        frozenset("secret secrets confidential private affair".split()),
-    ),
-)
 # Key segments that say nothing about what the fact is about.
 _GENERIC_SEGMENTS = frozenset(
     "preference relationship identity constraint general user favorite favourite pet tool".split()
@@ -50,12 +15,11 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 
 def sensitivity_of(key: str, text: str) -> tuple[str, Exposure] | None:
-    """The most restrictive sensitive class the key or text falls in, if any."""
-    words = set(_WORD.findall(f"{key.replace('.', ' ').replace('_', ' ')} {text}".lower()))
-    for name, exposure, vocabulary in _SENSITIVE_WORDS:
-        if words & vocabulary:
-            return name, exposure
-    return None
+    """The most restrictive sensitive class the key or text falls in, if any (seed 001
+    §2.11.11: health, finances, credentials and secrets are never SAFE_TO_SPEAK by default;
+    credentials never leave the engines). The classifier is shared with the ThreadStore."""
+    found = sensitivity.sensitivity_of(text, key)
+    return (found.name, Exposure[found.exposure.name]) if found else None
 
 
 def default_exposure(category: str, key: str, text: str) -> Exposure:

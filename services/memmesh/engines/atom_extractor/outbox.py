@@ -20,6 +20,7 @@ _LANES = {
     EffectKind.GUARD_RULE: "guard",
     EffectKind.STATE_APPLY: "state",
     EffectKind.THREAD_FORGET: "threads",
+    EffectKind.THREAD_RESTRICT: "threads",
 }
 
 
@@ -101,4 +102,11 @@ class EffectRunner:
                     user_id,
                     str(payload["thread_id"]),
                     int(payload["now_us"]),  # type: ignore[call-overload]
+                )
+            case EffectKind.THREAD_RESTRICT:
+                await self._deps.threads.restrict_turns(
+                    tenant_id,
+                    user_id,
+                    list(payload["turn_ids"]),  # type: ignore[call-overload]
+                    str(payload["exposure"]),
                 )

@@ -50,6 +50,12 @@ class ThreadPort(Protocol):
         self, tenant_id: str, user_id: str, thread_id: str, now_us: int
     ) -> None: ...
 
+    async def restrict_turns(
+        self, tenant_id: str, user_id: str, turn_ids: Sequence[str], exposure: str
+    ) -> None:
+        """Make the archived turns at least this strict (an Exposure name); idempotent."""
+        ...
+
 
 @dataclass(frozen=True)
 class Dependencies:

@@ -38,7 +38,9 @@ EXCERPT_CHARS = 280
 MAX_WORKING_TURNS = 6
 # Bounds of the other parts, so that one long turn cannot crowd out the rest.
 WORKING_TURN_CHARS = 1000
-MAX_DIGESTS = 3
+# Thread and episode digests paged in (seed 001 §2.20): each is a bounded extractive summary
+# (≤ 600 chars) citing the turns it quotes; on LoCoMo 16 of them keep the bundle near 10 KB.
+MAX_DIGESTS = 16
 DIGEST_CHARS = 600
 MAX_LOOPS = 10
 LOOP_CHARS = 200
@@ -48,7 +50,7 @@ MAX_PROJECT_IDS = 10
 MAX_KEY_CHARS = 100
 # Asked of the ranker: more turns than excerpts, since working-memory turns are skipped.
 RETRIEVE_TURNS = 8
-RETRIEVE_DIGESTS = 5
+RETRIEVE_DIGESTS = 20  # the ranker returns at most 20 digests a call
 GUARD_LOOPS = 50
 
 # Parts dropped, lowest-ranked item first, until the bundle fits the byte cap.
@@ -68,7 +70,8 @@ class GuardPlan:
 
 
 def _turn_item(item_id: str, turn: TurnRecord, limit: int) -> GuardItem:
-    return GuardItem(item_id, cut_words(turn.text, limit), thread_id=turn.session_id)
+    # A turn's own exposure: the archive's, tightened by the atoms it evidences.
+    return GuardItem(item_id, cut_words(turn.text, limit), turn.exposure, thread_id=turn.session_id)
 
 
 def guard_plan(query: ComposeQuery, gathered: Gathered) -> GuardPlan:
@@ -80,9 +83,11 @@ def guard_plan(query: ComposeQuery, gathered: Gathered) -> GuardPlan:
         items.append(GuardItem(f"a{index}", atom.text, atom.exposure, atom.key, atom.topics, "", atom.pull_only, atom.atom_id))
     items += [_turn_item(f"e{i}", t, EXCERPT_CHARS) for i, t in enumerate(retrieved.turns)]
     items += [_turn_item(f"w{i}", t, WORKING_TURN_CHARS) for i, t in enumerate(session.turns)]
+    # Digests, loops, summary and bridge are SAFE_TO_SPEAK: the ThreadStore builds them from
+    # SAFE_TO_SPEAK turns only.
     for index, digest in enumerate(retrieved.digests):
         text = f"{digest.title} {cut_words(digest.summary, DIGEST_CHARS)}".strip()
-        items.append(GuardItem(f"d{index}", text, thread_id=digest.digest_id))
+        items.append(GuardItem(f"d{index}", text, thread_id=digest.thread_id or digest.digest_id))
     for index, loop in enumerate(session.loops[:GUARD_LOOPS]):
         items.append(GuardItem(f"l{index}", cut_words(loop.text, LOOP_CHARS)))
     if session.rolling_summary:

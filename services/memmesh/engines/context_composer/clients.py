@@ -19,6 +19,7 @@ from memmesh.engines.context_composer.model import (
     GuardVerdict,
     ResumeCandidate,
     Retrieved,
+    SessionContext,
     SessionMemory,
     UserFacts,
 )
@@ -87,6 +88,14 @@ class GrpcThreads:
         request = thread_pb.ResumeRequest(scope=_scope(tenant_id, user_id), session_id=session_id, now=timestamp_of(now_us))
         timeout = deadlines.outbound_timeout(self._default_timeout_s) * TIER2_TIME_SHARE
         return mapping.resume_of(await _call("thread_store", self._stub.Resume(request, timeout=timeout)))
+
+    async def session_context(self, tenant_id: str, user_id: str, session_id: str, max_turns: int, now_us: int) -> SessionContext:
+        # One call for what OpenSession, GetWorkingMemory and Resume answer; the ThreadStore
+        # gives its resume part only its Tier-2 share of the deadline.
+        request = thread_pb.GetTurnContextRequest(
+            scope=_scope(tenant_id, user_id), session_id=session_id, now=timestamp_of(now_us), max_turns=max_turns
+        )
+        return mapping.session_context_of(await _call("thread_store", self._stub.GetTurnContext(request)))
 
 
 class GrpcGuard:

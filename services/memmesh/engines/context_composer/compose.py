@@ -28,10 +28,12 @@ from memmesh.engines.context_composer.assemble import (
 )
 from memmesh.engines.context_composer.model import (
     SESSION_START,
+    UNDECIDED,
     Composed,
     ComposeQuery,
     Gathered,
     ResumeCandidate,
+    SessionMemory,
 )
 from memmesh.engines.context_composer.ports import (
     Corrections,
@@ -85,15 +87,14 @@ class Composer:
     async def compose(self, query: ComposeQuery) -> Composed:
         """Gather, filter and compose; raise DependencyFailed/DependencyTimeout on Tier-1 failure."""
         tenant, user = query.tenant_id, query.user_id
-        session_start = query.mode == SESSION_START
         try:
-            facts, retrieved, session, resume, corrections = await asyncio.gather(
+            facts, retrieved, (query, session, resume), corrections = await asyncio.gather(
                 self._state.facts(tenant, user),
                 self._ranker.retrieve(tenant, user, query.query, query.now_us, MAX_ATOMS, RETRIEVE_TURNS, RETRIEVE_DIGESTS),
-                self._threads.working_memory(tenant, user, query.session_id, MAX_WORKING_TURNS),
-                _tier2(self._threads.resume(tenant, user, query.session_id, query.now_us)) if session_start else _none(),
+                self._session(query),
                 _tier2(self._corrections.corrections(tenant, user)) if self._corrections else _none(),
             )
+            session_start = query.mode == SESSION_START
             degraded = []
             if session_start and resume is None:
                 degraded.append("episode_bridge")
@@ -111,6 +112,20 @@ class Composer:
         composed = replace(composed, degraded_parts=tuple(degraded))
         log_turn(query, composed)
         return composed
+
+    async def _session(self, query: ComposeQuery) -> tuple[ComposeQuery, SessionMemory, ResumeCandidate | None]:
+        """The session part: one ThreadStore call when it decides the mode, else working memory
+        and, on a session start, the resume (Tier 2) side by side."""
+        tenant, user, session_id = query.tenant_id, query.user_id, query.session_id
+        if query.mode == UNDECIDED:
+            context = await self._threads.session_context(tenant, user, session_id, MAX_WORKING_TURNS, query.now_us)
+            return replace(query, mode=context.mode), context.session, context.resume
+        session_start = query.mode == SESSION_START
+        session, resume = await asyncio.gather(
+            self._threads.working_memory(tenant, user, session_id, MAX_WORKING_TURNS),
+            _tier2(self._threads.resume(tenant, user, session_id, query.now_us)) if session_start else _none(),
+        )
+        return query, session, resume
 
 
 async def _none() -> None:

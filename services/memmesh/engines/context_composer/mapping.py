@@ -21,6 +21,7 @@ from memmesh.engines.context_composer.model import (
     MemoryAtom,
     ResumeCandidate,
     Retrieved,
+    SessionContext,
     SessionMemory,
     TurnRecord,
     UserFacts,
@@ -92,8 +93,10 @@ def _turn_of_document(document: ranker_pb.Document) -> TurnRecord:
             role=_name(memory_pb2.Role, turn.role, "ROLE_"),
             text=turn.text,
             time_us=_micros(turn, "time"),
+            exposure=_name(memory_pb2.Exposure, turn.exposure, "EXPOSURE_"),
         )
-    return TurnRecord(document.doc_id, "", "USER", document.text, _micros(document, "time"))
+    # Without its turn the text's exposure is unknown: UNSPECIFIED, which the guard never lets pass.
+    return TurnRecord(document.doc_id, "", "USER", document.text, _micros(document, "time"), "UNSPECIFIED")
 
 
 def retrieved_of(response: ranker_pb.RetrieveResponse) -> Retrieved:
@@ -109,11 +112,14 @@ def _digest_of_document(document: ranker_pb.Document) -> Digest:
     # The ranker keeps a digest as "title\nsummary\nentity…" lines (doc_id is the thread id).
     lines = [line for line in document.text.split("\n") if line.strip()]
     title, rest = (lines[0], lines[1:]) if len(lines) > 1 else ("", lines)
-    return Digest(document.doc_id, title, " ".join(rest), tuple(document.evidence_turn_ids))
+    return Digest(
+        document.doc_id, title, " ".join(rest), tuple(document.evidence_turn_ids), document.thread_id or document.doc_id
+    )
 
 
 def _bundle_turn_of(turn: bundle_pb2.BundleTurn) -> TurnRecord:
-    return TurnRecord(turn.turn_id, turn.session_id, _name(memory_pb2.Role, turn.role, "ROLE_"), turn.text, _micros(turn, "time"))
+    role, exposure = _name(memory_pb2.Role, turn.role, "ROLE_"), _name(memory_pb2.Exposure, turn.exposure, "EXPOSURE_")
+    return TurnRecord(turn.turn_id, turn.session_id, role, turn.text, _micros(turn, "time"), exposure)
 
 
 def session_of(response: thread_pb.GetWorkingMemoryResponse) -> SessionMemory:
@@ -132,6 +138,13 @@ def session_of(response: thread_pb.GetWorkingMemoryResponse) -> SessionMemory:
 def resume_of(response: thread_pb.ResumeResponse) -> ResumeCandidate:
     """The resume candidate in domain terms."""
     return ResumeCandidate(response.episode_bridge, response.tier)
+
+
+def session_context_of(response: thread_pb.GetTurnContextResponse) -> SessionContext:
+    """The turn context in domain terms; a session start without its resume part gets None."""
+    mode = _name(bundle_pb2.SessionMode, response.mode, "SESSION_MODE_")
+    resume = resume_of(response.resume) if response.HasField("resume") and not response.resume_unavailable else None
+    return SessionContext(mode, session_of(response.working_memory), resume)
 
 
 def facts_of(state: state_pb.UserState) -> UserFacts:
@@ -181,6 +194,7 @@ def _turn_message(turn: TurnRecord) -> bundle_pb2.BundleTurn:
         session_id=turn.session_id,
         role=_number(memory_pb2.Role, turn.role or "UNSPECIFIED", "ROLE_"),
         text=turn.text,
+        exposure=_number(memory_pb2.Exposure, turn.exposure or "UNSPECIFIED", "EXPOSURE_"),
     )
     if turn.time_us:
         message.time.CopyFrom(timestamp_of(turn.time_us))
@@ -227,7 +241,10 @@ def bundle_message(bundle: Bundle) -> bundle_pb2.ContextBundle:
         ],
         excerpts=[_turn_message(t) for t in bundle.excerpts],
         digests=[
-            bundle_pb2.BundleDigest(digest_id=d.digest_id, title=d.title, summary=d.summary, evidence_turn_ids=list(d.evidence_turn_ids))
+            bundle_pb2.BundleDigest(
+                digest_id=d.digest_id, title=d.title, summary=d.summary, evidence_turn_ids=list(d.evidence_turn_ids),
+                thread_id=d.thread_id or d.digest_id,
+            )
             for d in bundle.digests
         ],
         episode_bridge=bundle.episode_bridge,

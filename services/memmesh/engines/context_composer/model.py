@@ -15,6 +15,8 @@ CONFLICT = "CONFLICT"
 
 SESSION_START = "SESSION_START"
 IN_SESSION = "IN_SESSION"
+# A query whose mode the caller left to the ThreadStore to decide.
+UNDECIDED = "UNSPECIFIED"
 
 
 @dataclass(frozen=True)
@@ -43,13 +45,14 @@ class MemoryAtom:
 
 @dataclass(frozen=True)
 class TurnRecord:
-    """A turn of working memory or an archive excerpt."""
+    """A turn of working memory or an archive excerpt, with the exposure the archive holds for it."""
 
     turn_id: str
     session_id: str
     role: str
     text: str
     time_us: int
+    exposure: str = "SAFE_TO_SPEAK"
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,8 @@ class Digest:
     title: str
     summary: str
     evidence_turn_ids: tuple[str, ...] = ()
+    # The thread it belongs to: an episode digest names its session, rules on which reach it.
+    thread_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -138,6 +143,16 @@ class ComposeQuery:
     unanswered_question_ids: frozenset[str] = frozenset()
     user_review_requested: bool = False
     device_restored: bool = False
+
+
+@dataclass(frozen=True)
+class SessionContext:
+    """The ThreadStore's part of a turn in one answer: the mode, working memory and, on a
+    session start, the resume candidate (None when that best-effort part failed)."""
+
+    mode: str
+    session: SessionMemory
+    resume: ResumeCandidate | None = None
 
 
 @dataclass(frozen=True)

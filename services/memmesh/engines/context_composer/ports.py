@@ -11,6 +11,7 @@ from memmesh.engines.context_composer.model import (
     GuardVerdict,
     ResumeCandidate,
     Retrieved,
+    SessionContext,
     SessionMemory,
     UserFacts,
 )
@@ -46,6 +47,10 @@ class Threads(Protocol):
 
     async def resume(self, tenant_id: str, user_id: str, session_id: str, now_us: int) -> ResumeCandidate:
         """The resume candidate of a session start."""
+        ...
+
+    async def session_context(self, tenant_id: str, user_id: str, session_id: str, max_turns: int, now_us: int) -> SessionContext:
+        """Mode decided now, working memory and, on a session start, the resume candidate."""
         ...
 
 

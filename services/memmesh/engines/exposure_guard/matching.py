@@ -4,11 +4,13 @@ runs only for the few items a rule may concern."""
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections.abc import Callable, Iterable, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import accumulate, chain
 from operator import attrgetter
+from typing import Generic, TypeVar
 
 from memmesh.engines.exposure_guard.rules import RuleId, TargetType
 from memmesh.engines.exposure_guard.words import (
@@ -21,6 +23,8 @@ from memmesh.engines.exposure_guard.words import (
     word_at,
 )
 
+# Texts (and topic lists) whose matches one compiled rule set remembers.
+MEMO_ENTRIES = 4096
 # Separators of the batch strings: between items (texts), between topics.
 _ITEM_SEP, _TOPIC_SEP = "\x00", "\x01"
 _TEXT, _TOPICS, _KEY = attrgetter("text"), attrgetter("topics"), attrgetter("key")
@@ -58,6 +62,10 @@ class RuleMatcher:
     probes: dict[str, list[_Topic]] = field(default_factory=dict)
     # "key." of every key rule: a key at or below a rule's key, plus ".", starts with one.
     key_prefixes: tuple[str, ...] = ()
+    # Topic matches of texts and topic lists seen before: the same atoms come back turn
+    # after turn, and what they match depends on these rules only.
+    _text_memo: _Memo[str] = field(default_factory=lambda: _Memo(), compare=False, repr=False)
+    _topics_memo: _Memo[tuple[str, ...]] = field(default_factory=lambda: _Memo(), compare=False, repr=False)
 
     @classmethod
     def of(cls, rules: Iterable[RuleId]) -> RuleMatcher:
@@ -126,22 +134,31 @@ class RuleMatcher:
             touched.update(i for i, item in enumerate(items) if item.atom_id in atoms or item.item_id in atoms)
         return touched
 
-    def topic_matches(self, items: Sequence[Item]) -> dict[int, set[RuleId]]:
+    def topic_matches(self, items: Sequence[Item]) -> dict[int, AbstractSet[RuleId]]:
         """Topic rules matched per item index: whole words of the item's text or of a topic."""
         if not self.probes or not items:
             return {}
+        by_text = self._text_memo.lookup(list(map(_TEXT, items)), self._scan_texts)
+        by_topics = self._topics_memo.lookup(list(map(_TOPICS, items)), self._scan_topics)
+        return {index: text | topic for index, (text, topic) in enumerate(zip(by_text, by_topics, strict=True)) if text or topic}
+
+    def _scan_texts(self, texts: Sequence[str]) -> dict[int, set[RuleId]]:
         found: dict[int, set[RuleId]] = {}
-        texts = _Batch(list(map(_TEXT, items)), _ITEM_SEP)
-        self._scan(texts, found, texts.index_at)
-        flat = list(chain.from_iterable(map(_TOPICS, items)))
+        batch = _Batch(list(texts), _ITEM_SEP)
+        self._scan(batch, found, batch.index_at)
+        return found
+
+    def _scan_topics(self, topic_lists: Sequence[tuple[str, ...]]) -> dict[int, set[RuleId]]:
+        found: dict[int, set[RuleId]] = {}
+        flat = list(chain.from_iterable(topic_lists))
         if flat:
             topics = _Batch(flat, _TOPIC_SEP)
             owners: list[int] = []
 
             def owner_of(position: int) -> int:
-                # The topic's index in the flat list, then its item: the first whose running count exceeds it.
+                # The topic's index in the flat list, then its list: the first whose running count exceeds it.
                 if not owners:
-                    owners.extend(accumulate(map(len, map(_TOPICS, items))))
+                    owners.extend(accumulate(map(len, topic_lists)))
                 return bisect_left(owners, topics.index_at(position) + 1)
 
             self._scan(topics, found, owner_of)
@@ -172,6 +189,35 @@ class RuleMatcher:
         ]
 
 
+K = TypeVar("K", bound=Hashable)
+_NONE: frozenset[RuleId] = frozenset()
+
+
+class _Memo(Generic[K]):
+    """Topic matches by value, bounded: when full it starts over, so it never grows past
+    MEMO_ENTRIES and an answer never depends on what it holds."""
+
+    def __init__(self) -> None:
+        self._known: dict[K, frozenset[RuleId]] = {}
+
+    def lookup(
+        self, values: list[K], scan: Callable[[Sequence[K]], dict[int, set[RuleId]]]
+    ) -> list[frozenset[RuleId]]:
+        """The matches of each value; values not seen before are scanned together, once each."""
+        known = self._known
+        found = list(map(known.get, values))
+        if None not in found:
+            return found  # type: ignore[return-value]
+        fresh = sorted({value for value, matches in zip(values, found, strict=True) if matches is None})  # type: ignore[type-var]
+        scanned = scan(fresh)
+        matches_of = {value: frozenset(scanned[i]) if i in scanned else _NONE for i, value in enumerate(fresh)}
+        if len(known) + len(fresh) > MEMO_ENTRIES:
+            known.clear()
+        if len(fresh) <= MEMO_ENTRIES:
+            known.update(matches_of)
+        return [matches if matches is not None else matches_of[value] for value, matches in zip(values, found, strict=True)]
+
+
 class _Batch:
     """Fields joined by a separator and folded, with the field of any offset found on demand."""
 
@@ -189,10 +235,10 @@ class _Batch:
     def index_at(self, position: int) -> int:
         """Index of the field holding the offset."""
         if self._ends is None:
-            self._ends = list(accumulate(map(len, self._fields)))
-        ends = self._ends
-        # Field i ends at ends[i] + i: its length plus the i separators before it.
-        return bisect_left(range(len(ends)), position, key=lambda i: ends[i] + i)
+            # Field i and the separator after it end before ends[i]: its length plus one,
+            # summed over the fields up to it.
+            self._ends = list(accumulate(map((1).__add__, map(len, self._fields))))
+        return bisect_right(self._ends, position)
 
     def field_at(self, position: int) -> str:
         """The folded field holding the offset."""

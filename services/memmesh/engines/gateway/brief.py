@@ -1,8 +1,8 @@
 """Brief: compose within the turn's budget, gate the result, and fail closed.
 
-Any Tier-1 failure (ThreadStore session decision, ContextComposer and the engines behind
-it, the final ExposureGuard gate) or a budget overrun gives an empty bundle with a reason
-code and degraded=true; a partial bundle never leaves unfiltered.
+Any Tier-1 failure (ContextComposer and the engines behind it, the ThreadStore's session
+decision among them, the final ExposureGuard gate) or a budget overrun gives an empty
+bundle with a reason code and degraded=true; a partial bundle never leaves unfiltered.
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ from memmesh.engines.gateway.outcomes import (
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
-from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
-from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc
 
 log = logging.getLogger("memmesh.gateway.brief")
 
@@ -49,13 +47,11 @@ class BriefHandler:
         self,
         composer: composer_grpc.ContextComposerServiceStub,
         guard: guard_grpc.ExposureGuardServiceStub,
-        threads: thread_grpc.ThreadStoreServiceStub,
         asked: AskedQuestions,
         budget_s: float,
     ) -> None:
         self._composer = composer
         self._guard = guard
-        self._threads = threads
         self._asked = asked
         self._budget_s = budget_s
 
@@ -80,13 +76,8 @@ class BriefHandler:
 
     async def _compose(self, request: pb.BriefRequest, budget: TurnBudget) -> pb.BriefResponse:
         scope = request.scope
-        mode = request.mode
-        if mode == bundle_pb2.SESSION_MODE_UNSPECIFIED:
-            opened = await self._call(
-                "thread_store", budget, self._threads.OpenSession,
-                thread_pb.OpenSessionRequest(scope=scope, session_id=request.session_id, now=request.now),
-            )
-            mode = opened.mode
+        # An unspecified mode goes to the composer as it is: the ThreadStore decides it in the
+        # same call that reads the working memory (no separate OpenSession hop).
         asked = await self._asked.asked(scope.tenant_id, scope.user_id, request.session_id)
         composed = await self._call(
             "context_composer", budget, self._composer.Compose,
@@ -94,7 +85,7 @@ class BriefHandler:
                 scope=scope,
                 session_id=request.session_id,
                 now=request.now,
-                mode=mode,
+                mode=request.mode,
                 query=request.query,
                 channel=request.channel,
                 unanswered_question_ids=sorted({*asked, *request.unanswered_question_ids})[-128:],

@@ -32,11 +32,12 @@ MAX_RECALL_ATOMS = 20_000
 
 
 def digest_document(digest: thread_pb.Digest) -> ranker_pb.Document:
-    """The index document of a session digest (the form a Reindex builds)."""
+    """The index document of a session or episode digest (the form a Reindex builds)."""
     lines = [line for line in (digest.title, digest.summary, *digest.key_entities) if line]
     document = ranker_pb.Document(
-        doc_id=digest.thread_id, kind=ranker_pb.DOCUMENT_KIND_DIGEST, text="\n".join(lines), evidence_turn_ids=digest.evidence_turn_ids
-    )
+        doc_id=digest.episode_id or digest.thread_id, kind=ranker_pb.DOCUMENT_KIND_DIGEST, text="\n".join(lines),
+        evidence_turn_ids=digest.evidence_turn_ids, thread_id=digest.thread_id if digest.episode_id else "",
+    )  # fmt: skip
     if digest.HasField("update_time"):
         document.time.CopyFrom(digest.update_time)
     return document
@@ -103,7 +104,7 @@ class ControlHandler:
         return pb.OpenSessionResponse(mode=reply.mode)
 
     async def close_session(self, request: pb.CloseSessionRequest, inbound: float | None) -> pb.CloseSessionResponse:
-        """Close the session; its digest is indexed so later turns can page it in."""
+        """Close the session; its digest and episode digests are indexed so later turns can page them in."""
         budget = TurnBudget(self._budget_s, inbound)
         reply = await self._call(
             "thread_store", budget, self._threads.CloseSession,
@@ -112,7 +113,9 @@ class ControlHandler:
         if reply.digest.thread_id:
             await self._call(
                 "retrieval_ranker", budget, self._ranker.Upsert,
-                ranker_pb.UpsertRequest(scope=request.scope, documents=[digest_document(reply.digest)]),
+                ranker_pb.UpsertRequest(
+                    scope=request.scope, documents=[digest_document(d) for d in (reply.digest, *reply.episodes)]
+                ),
             )
         return pb.CloseSessionResponse(digest_summary=reply.digest.summary)
 

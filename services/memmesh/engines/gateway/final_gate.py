@@ -19,12 +19,15 @@ def gate_items(bundle: bundle_pb2.ContextBundle) -> list[guard_pb.FilterItem]:
     for index, atom in enumerate(bundle.atoms):
         exposure_of[atom.atom_id] = atom.exposure
         items.append(guard_pb.FilterItem(item_id=f"a{index}", key=atom.key, exposure=atom.exposure, text=atom.text, atom_id=atom.atom_id))
+    # A turn carries the archive's exposure (UNSPECIFIED never passes); the transcript-derived
+    # digests, loops, summary and bridge are built from SAFE_TO_SPEAK turns only.
     for prefix, turns in (("e", bundle.excerpts), ("w", bundle.working_memory)):
         for index, turn in enumerate(turns):
-            items.append(guard_pb.FilterItem(item_id=f"{prefix}{index}", thread_id=turn.session_id, exposure=_SPEAKABLE, text=turn.text))
+            items.append(guard_pb.FilterItem(item_id=f"{prefix}{index}", thread_id=turn.session_id, exposure=turn.exposure, text=turn.text))
     for index, digest in enumerate(bundle.digests):
         text = f"{digest.title} {digest.summary}".strip()
-        items.append(guard_pb.FilterItem(item_id=f"d{index}", thread_id=digest.digest_id, exposure=_SPEAKABLE, text=text))
+        thread_id = digest.thread_id or digest.digest_id
+        items.append(guard_pb.FilterItem(item_id=f"d{index}", thread_id=thread_id, exposure=_SPEAKABLE, text=text))
     for index, loop in enumerate(bundle.active_loops):
         items.append(guard_pb.FilterItem(item_id=f"l{index}", exposure=_SPEAKABLE, text=loop.text))
     for item_id, text in (("s", bundle.rolling_summary), ("b", bundle.episode_bridge)):

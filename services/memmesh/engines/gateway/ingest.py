@@ -33,9 +33,12 @@ log = logging.getLogger("memmesh.gateway.ingest")
 INTERACTION_REASON = "TURN_INGESTED"
 
 
-def turn_document(turn: memory_pb2.Turn) -> ranker_pb.Document:
-    """The index document of an archived turn (the same form a Reindex builds)."""
-    return ranker_pb.Document(doc_id=turn.turn_id, kind=ranker_pb.DOCUMENT_KIND_TURN, text=turn.text, turn=turn, time=turn.time)
+def turn_document(turn: memory_pb2.Turn, exposure: memory_pb2.Exposure.ValueType) -> ranker_pb.Document:
+    """The index document of an archived turn with its archived exposure (the form a Reindex builds)."""
+    archived = memory_pb2.Turn()
+    archived.CopyFrom(turn)
+    archived.exposure = exposure
+    return ranker_pb.Document(doc_id=turn.turn_id, kind=ranker_pb.DOCUMENT_KIND_TURN, text=turn.text, turn=archived, time=turn.time)
 
 
 def process_request(item: PendingExtraction) -> extractor_pb.ProcessRequest:
@@ -45,6 +48,10 @@ def process_request(item: PendingExtraction) -> extractor_pb.ProcessRequest:
     )
     scope = {"tenant_id": item.tenant_id, "user_id": item.user_id}
     return extractor_pb.ProcessRequest(scope=scope, turn=turn, now=turn.time)
+
+
+async def _nothing() -> None:
+    return None
 
 
 def command_name(command: int) -> str:
@@ -89,8 +96,14 @@ class IngestHandler:
             "thread_store", budget, self._threads.AppendTurn, thread_pb.AppendTurnRequest(scope=scope, turn=turn)
         )
         response = pb.IngestResponse(ok=True, session_id=turn.session_id, mode=appended.mode, duplicate=appended.duplicate)
-        indexed = self._required(
-            "retrieval_ranker", budget, self._ranker.Upsert, ranker_pb.UpsertRequest(scope=scope, documents=[turn_document(turn)])
+        # An INTERNAL_ONLY turn is never indexed: it can never become an excerpt.
+        indexed = (
+            _nothing()
+            if appended.exposure == memory_pb2.EXPOSURE_INTERNAL_ONLY
+            else self._required(
+                "retrieval_ranker", budget, self._ranker.Upsert,
+                ranker_pb.UpsertRequest(scope=scope, documents=[turn_document(turn, appended.exposure)]),
+            )
         )
         if turn.role != memory_pb2.ROLE_USER:
             await indexed
@@ -114,6 +127,9 @@ class IngestHandler:
         # Independent once the turn is archived: index and interaction must succeed before
         # Ingest answers; extraction that cannot finish now stays queued.
         _, _, processed = await asyncio.gather(indexed, recorded, self._extract(item, budget))
+        if processed is not None:
+            # After the interaction is recorded: both change the same Current State version.
+            await adopt_stated_profile(self._state, scope, turn, processed, budget.remaining_s())
         response.extraction_queued = processed is None
         response.command = "" if processed is None else command_name(processed.command)
         return response
@@ -127,6 +143,4 @@ class IngestHandler:
             await self._retrier.schedule_retry(item)
             return None
         await self._pending.remove(item.tenant_id, item.user_id, item.turn_id)
-        request = process_request(item)
-        await adopt_stated_profile(self._state, request.scope, request.turn, processed, budget.remaining_s())
         return processed

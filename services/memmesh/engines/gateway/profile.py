@@ -20,6 +20,8 @@ log = logging.getLogger("memmesh.gateway.profile")
 PROFILE_REASON = "USER_STATED_PROFILE"
 # Only facts held with the confidence a USER_FACT needs to be trusted (seed 002).
 MIN_CONFIDENCE_BP = 8000
+# Interactions of the same user change the version too; a few re-reads settle it.
+ADOPT_ATTEMPTS = 3
 _LANGUAGE_KEYS = ("identity.language.native", "constraint.language.response")
 _ADOPTED_KINDS = (extractor_pb.CHANGE_KIND_CREATED, extractor_pb.CHANGE_KIND_CONFIRMED, extractor_pb.CHANGE_KIND_CORRECTED)
 
@@ -52,28 +54,26 @@ async def adopt_stated_profile(
     timeout_s: float,
 ) -> None:
     """Fill the empty profile fields the turn states; best effort (the next statement retries)."""
-    fields = stated_profile(processed)
-    if not fields:
-        return
-    try:
-        current = (await state.Get(state_pb.GetRequest(scope=scope), timeout=timeout_s)).state
-        empty = {"display_name": not current.profile.display_name, "primary_language": not current.profile.primary_language}
-        version = current.version
-        for field, value in sorted(fields.items()):
-            if not empty[field]:
-                continue
-            applied = await state.Apply(
-                state_pb.ApplyRequest(
-                    scope=scope,
-                    change=state_pb.StateChange(**{f"set_{field}": value}),
-                    expected_version=version,
-                    reason_code=PROFILE_REASON,
-                    idempotency_key=f"profile:{field}:{turn.turn_id}"[:128],
-                    now=turn.time,
-                ),
-                timeout=timeout_s,
-            )
-            version = applied.state.version
-    except grpc.aio.AioRpcError as error:
-        # ABORTED: the profile changed meanwhile, and Current State wins; others: next time.
-        log.info("profile not adopted code=%s", error.code().name)
+    for field, value in sorted(stated_profile(processed).items()):
+        for _ in range(ADOPT_ATTEMPTS):
+            try:
+                current = (await state.Get(state_pb.GetRequest(scope=scope), timeout=timeout_s)).state
+                if getattr(current.profile, field):
+                    break  # Current State already holds a value: it wins
+                await state.Apply(
+                    state_pb.ApplyRequest(
+                        scope=scope,
+                        change=state_pb.StateChange(**{f"set_{field}": value}),
+                        expected_version=current.version,
+                        reason_code=PROFILE_REASON,
+                        idempotency_key=f"profile:{field}:{turn.turn_id}"[:128],
+                        now=turn.time,
+                    ),
+                    timeout=timeout_s,
+                )
+                break
+            except grpc.aio.AioRpcError as error:
+                # ABORTED: another change (an interaction) moved the version; look again.
+                if error.code() != grpc.StatusCode.ABORTED:
+                    log.info("profile not adopted code=%s", error.code().name)
+                    return

@@ -119,10 +119,12 @@ class KindIndex:
             for (tf, length), doc_ids in groups.items():
                 gain = numerator * tf // (tf_weight * tf + base + length_weight * length)
                 if complete_only:
-                    # No document unseen so far can become useful: only complete the seen ones.
-                    for doc_id in doc_ids:
-                        if doc_id in scores:
-                            scores[doc_id] += gain
+                    # No document unseen so far can become useful: only complete the seen ones
+                    # (a C-level key intersection, larger view first: a common term's
+                    # postings can hold every document of the user).
+                    larger, smaller = (doc_ids, scores) if len(doc_ids) >= len(scores) else (scores, doc_ids)
+                    for doc_id in larger.keys() & smaller.keys():
+                        scores[doc_id] += gain
                 elif not scores:
                     scores.update(dict.fromkeys(doc_ids, gain))
                 else:

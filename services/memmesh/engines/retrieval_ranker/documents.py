@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import cached_property
 
 
 class Kind(IntEnum):
@@ -39,6 +40,13 @@ class IndexDoc:
     time_us: int
     signals: AtomSignals
     payload: bytes
+
+    @cached_property
+    def atom_order(self) -> tuple[int, int, int, int, int, str]:
+        """Seed 001 §2.11.9: pinned, provenance, confidence, last use, use count, then id
+        (computed once per document: ranking compares it for every candidate)."""
+        s = self.signals
+        return (-int(s.pinned), -s.provenance, -s.confidence_bp, -s.last_use_us, -s.use_count, self.doc_id)
 
 
 @dataclass(frozen=True)

@@ -55,13 +55,15 @@ def document_of_turn(turn: memory_pb2.Turn) -> pb.Document:
 
 
 def document_of_digest(digest: thread_pb.Digest) -> pb.Document:
-    """The canonical document of a thread digest: title, summary and key entities, one per line."""
+    """The canonical document of a thread or episode digest: title, summary and key entities,
+    one per line; an episode is filed under its own id and names its thread."""
     lines = [line for line in (digest.title, digest.summary, *digest.key_entities) if line]
     document = pb.Document(
-        doc_id=digest.thread_id,
+        doc_id=digest.episode_id or digest.thread_id,
         kind=pb.DOCUMENT_KIND_DIGEST,
         text="\n".join(lines),
         evidence_turn_ids=digest.evidence_turn_ids,
+        thread_id=digest.thread_id if digest.episode_id else "",
     )
     if digest.HasField("update_time"):
         document.time.CopyFrom(digest.update_time)
@@ -87,6 +89,7 @@ def canonical_document(document: pb.Document, path: str = "document") -> pb.Docu
         kind=document.kind,
         text=document.text,
         evidence_turn_ids=document.evidence_turn_ids,
+        thread_id=document.thread_id,
     )
     if document.HasField("time"):
         canonical.time.CopyFrom(document.time)

@@ -17,8 +17,7 @@ digests newest first and returns no turns: recalling random history is a dump.
 from __future__ import annotations
 
 import heapq
-from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from memmesh.engines.retrieval_ranker.bm25 import KindIndex
@@ -62,12 +61,7 @@ DEFAULT_POLICY = RankingPolicy()
 
 def atom_order_key(doc: IndexDoc) -> tuple[int, int, int, int, int, str]:
     """Seed 001 §2.11.9: pinned, provenance, confidence, last use, use count, then id."""
-    s = doc.signals
-    return (-int(s.pinned), -s.provenance, -s.confidence_bp, -s.last_use_us, -s.use_count, doc.doc_id)
-
-
-def _relevance_order_key(candidate: Candidate) -> tuple[int, int, str]:
-    return (-candidate.relevance_micros, -candidate.doc.time_us, candidate.doc.doc_id)
+    return doc.atom_order
 
 
 def _scored(scores: dict[str, int], policy: RankingPolicy, top_k: int | None) -> list[tuple[int, int, str]]:
@@ -89,11 +83,36 @@ def _scored(scores: dict[str, int], policy: RankingPolicy, top_k: int | None) ->
     ]
 
 
-def _build(index: KindIndex, scored: Iterable[tuple[int, int, str]]) -> list[Candidate]:
+def _atom_bands(
+    index: KindIndex, scores: dict[str, int], policy: RankingPolicy, limit: int
+) -> list[tuple[int, tuple[int, int, int, int, int, str], int, IndexDoc]]:
+    """(tier, §2.11.9 order, score, doc) of the candidates in the bands that can fill the cap:
+    stronger bands always go first, so weaker ones are never read."""
+    if not scores:
+        return []
+    best = max(scores.values())
+    lowest = policy.useful_from(None)(scores)
+    descending = sorted((score for score in scores.values() if score >= lowest), reverse=True)
+    if not descending:
+        return []
+    span, tiers = best * (100 - policy.floor_percent), policy.tier_count
+    # Bands only widen as scores fall (policy.tier() inlined: this runs for every candidate),
+    # so the band of the limit-th best candidate is the last one needed, and band <= last
+    # is a score bound: (best - score) * 100 * tiers < (last + 1) * span.
+    last = min(tiers - 1, (best - descending[min(limit, len(descending)) - 1]) * 100 * tiers // span) if span else 0
+    keep_from = lowest if not span or last == tiers - 1 else max(lowest, best + 1 + (last + 1) * span // -(100 * tiers))
+    get = index.get
+    if not span:
+        return [
+            (0, doc.atom_order, score, doc)
+            for doc_id, score in scores.items()
+            if score >= keep_from and (doc := get(doc_id)) is not None and not doc.signals.superseded
+        ]
+    # The order ends with the unique id, so these tuples compare on (tier, order) only.
     return [
-        Candidate(doc, score, tier)
-        for tier, score, doc_id in scored
-        if (doc := index.get(doc_id)) is not None and not doc.signals.superseded
+        (min(tiers - 1, (best - score) * 100 * tiers // span), doc.atom_order, score, doc)
+        for doc_id, score in scores.items()
+        if score >= keep_from and (doc := get(doc_id)) is not None and not doc.signals.superseded
     ]
 
 
@@ -104,19 +123,11 @@ def select_atoms(
     if limit <= 0:
         return ()
     if terms:
-        scored = _scored(index.score(terms, policy.useful_from(None)), policy, None)
-        # Only the bands that can fill the cap matter: stronger bands always go first.
-        per_tier = Counter(tier for tier, _, _ in scored)
-        last_tier, taken = 0, 0
-        for last_tier in sorted(per_tier):
-            taken += per_tier[last_tier]
-            if taken >= limit:
-                break
-        candidates: Iterable[Candidate] = _build(index, (c for c in scored if c[0] <= last_tier))
+        ranked = _atom_bands(index, index.score(terms, policy.useful_from(None)), policy, limit)
     else:
-        candidates = (Candidate(doc, 0, 0) for doc in index.docs() if not doc.signals.superseded)
-    kept = heapq.nsmallest(limit, candidates, key=lambda c: (c.tier, atom_order_key(c.doc)))
-    return tuple(sorted(kept, key=lambda c: atom_order_key(c.doc)))
+        ranked = [(0, doc.atom_order, 0, doc) for doc in index.docs() if not doc.signals.superseded]
+    kept = heapq.nsmallest(limit, ranked)
+    return tuple(Candidate(doc, score, tier) for tier, _, score, doc in sorted(kept, key=lambda entry: entry[1]))
 
 
 def select_by_relevance(
@@ -126,9 +137,16 @@ def select_by_relevance(
     if limit <= 0:
         return ()
     if terms:
-        # Only scores at least the limit-th best can be kept; ties on it are settled below.
+        # Only scores at least the limit-th best can be kept; ties on it are settled below,
+        # and a tie can hold hundreds of equal turns: a Candidate is built for the kept only.
         scored = _scored(index.score(terms, policy.useful_from(limit)), policy, limit)
-        candidates: Iterable[Candidate] = _build(index, scored)
+        get = index.get
+        ranked = [
+            (-score, -doc.time_us, doc_id, tier, doc)
+            for tier, score, doc_id in scored
+            if (doc := get(doc_id)) is not None and not doc.signals.superseded
+        ]
     else:
-        candidates = (Candidate(doc, 0, 0) for doc in index.docs())
-    return tuple(heapq.nsmallest(limit, candidates, key=_relevance_order_key))
+        ranked = [(0, -doc.time_us, doc.doc_id, 0, doc) for doc in index.docs()]
+    # Relevance, then newer time, then id: the unique id ends every comparison.
+    return tuple(Candidate(doc, -negated, tier) for negated, _, _, tier, doc in heapq.nsmallest(limit, ranked))

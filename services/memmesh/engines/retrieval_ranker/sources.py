@@ -9,7 +9,7 @@ import grpc
 
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as atom_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as atom_grpc
-from memmesh.common.v1 import scope_pb2
+from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.documents import IndexDoc
 from memmesh.engines.retrieval_ranker.text import Analyzer
@@ -52,8 +52,10 @@ class GrpcIndexSource:
                     thread_pb.ListArchiveRequest(scope=scope, page_size=ARCHIVE_PAGE_SIZE, page_token=token)
                 )
                 for turn in archive.turns:
-                    yield mapping.index_doc(mapping.document_of_turn(turn), self._analyzer)
-                for digest in archive.digests:
+                    # An INTERNAL_ONLY turn must never become an excerpt: it is not indexed.
+                    if turn.exposure != memory_pb2.EXPOSURE_INTERNAL_ONLY:
+                        yield mapping.index_doc(mapping.document_of_turn(turn), self._analyzer)
+                for digest in (*archive.digests, *archive.episodes):
                     yield mapping.index_doc(mapping.document_of_digest(digest), self._analyzer)
                 if not (token := archive.next_page_token):
                     break

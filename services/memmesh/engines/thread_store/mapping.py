@@ -6,14 +6,28 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from memmesh.common.v1 import bundle_pb2, memory_pb2
 from memmesh.engines.thread_store.graph import EDGE_TYPE, NODE_TYPE
-from memmesh.engines.thread_store.model import Digest, Edge, GraphNode, Loop, Role, Turn
+from memmesh.engines.thread_store.model import (
+    Digest,
+    Edge,
+    Episode,
+    Exposure,
+    GraphNode,
+    Loop,
+    Resumed,
+    Role,
+    Turn,
+    TurnContext,
+    WorkingMemory,
+)
 from memmesh.runtime.timeconv import micros_of, timestamp_of
 from memmesh.thread_store.v1 import thread_store_service_pb2 as pb
 
 
 def turn_of(message: memory_pb2.Turn) -> Turn:
-    """A validated request turn (ids, role and time are required by the field rules)."""
-    return Turn(message.turn_id, message.session_id, Role(message.role), message.text, micros_of(message.time))
+    """A validated request turn (ids, role and time are required by the field rules); an
+    unset exposure is the loosest, so the classification of the text alone decides it."""
+    exposure = Exposure(message.exposure) if message.exposure else Exposure.SAFE_TO_SPEAK
+    return Turn(message.turn_id, message.session_id, Role(message.role), message.text, micros_of(message.time), exposure)
 
 
 def optional_time(micros: int) -> Timestamp | None:
@@ -24,14 +38,14 @@ def optional_time(micros: int) -> Timestamp | None:
 def turn_message(turn: Turn) -> memory_pb2.Turn:
     return memory_pb2.Turn(
         turn_id=turn.turn_id, session_id=turn.session_id, role=int(turn.role), text=turn.text,
-        time=timestamp_of(turn.time_us),
+        time=timestamp_of(turn.time_us), exposure=int(turn.exposure),
     )  # fmt: skip
 
 
 def bundle_turn(turn: Turn) -> bundle_pb2.BundleTurn:
     return bundle_pb2.BundleTurn(
         turn_id=turn.turn_id, session_id=turn.session_id, role=int(turn.role), text=turn.text,
-        time=timestamp_of(turn.time_us),
+        time=timestamp_of(turn.time_us), exposure=int(turn.exposure),
     )  # fmt: skip
 
 
@@ -62,6 +76,19 @@ def digest_message(digest: Digest | None) -> pb.Digest:
     )
 
 
+def episode_message(episode: Episode) -> pb.Digest:
+    """An episode digest as the API returns it: a Digest naming its thread and its episode id."""
+    return pb.Digest(
+        thread_id=episode.thread_id,
+        episode_id=episode.episode_id,
+        title=episode.title,
+        summary=episode.summary,
+        key_entities=episode.key_entities,
+        evidence_turn_ids=episode.evidence_turn_ids,
+        update_time=optional_time(episode.update_us),
+    )
+
+
 def node_message(node: GraphNode) -> pb.GraphNode:
     return pb.GraphNode(node_id=node.node_id, node_type=NODE_TYPE, label=node.label)
 
@@ -69,4 +96,30 @@ def node_message(node: GraphNode) -> pb.GraphNode:
 def edge_message(edge: Edge) -> pb.GraphEdge:
     return pb.GraphEdge(
         from_node_id=edge.from_node_id, to_node_id=edge.to_node_id, edge_type=EDGE_TYPE, weight=edge.weight
+    )
+
+
+def working_memory_response(memory: WorkingMemory) -> pb.GetWorkingMemoryResponse:
+    return pb.GetWorkingMemoryResponse(
+        turns=[bundle_turn(t) for t in memory.turns],
+        rolling_summary=memory.rolling_summary,
+        active_loops=[loop_message(loop) for loop in memory.active_loops],
+        last_interaction_time=optional_time(memory.last_interaction_us),
+    )
+
+
+def resume_response(resumed: Resumed) -> pb.ResumeResponse:
+    return pb.ResumeResponse(
+        episode_bridge=resumed.episode_bridge,
+        candidates=[digest_message(d) for d in resumed.candidates],
+        tier=resumed.tier,
+    )
+
+
+def turn_context_response(context: TurnContext) -> pb.GetTurnContextResponse:
+    return pb.GetTurnContextResponse(
+        mode=int(context.mode),
+        working_memory=working_memory_response(context.memory),
+        resume=resume_response(context.resumed) if context.resumed is not None else None,
+        resume_unavailable=context.resume_unavailable,
     )

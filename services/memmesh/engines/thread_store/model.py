@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
+from typing import NamedTuple
+
+from memmesh.policy.sensitivity import Exposure
 
 
 class Role(IntEnum):
@@ -30,13 +33,14 @@ class Tier(StrEnum):
 
 @dataclass(frozen=True)
 class Turn:
-    """One archived turn."""
+    """One archived turn; only SAFE_TO_SPEAK turns feed summaries, digests, loops and the graph."""
 
     turn_id: str
     session_id: str
     role: Role
     text: str
     time_us: int
+    exposure: Exposure = Exposure.SAFE_TO_SPEAK
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,36 @@ class Digest:
 
 
 @dataclass(frozen=True)
+class Episode:
+    """A digest of consecutive turns of one thread; its id is "<thread_id>#e<n>"."""
+
+    episode_id: str
+    thread_id: str
+    title: str
+    summary: str
+    key_entities: tuple[str, ...]
+    evidence_turn_ids: tuple[str, ...]
+    update_us: int
+
+
+class DigestHead(NamedTuple):
+    """The fields of a digest that resume ordering reads, without its text and id lists
+    (a tuple: resume reads one per digest of the user on every session start)."""
+
+    thread_id: str
+    update_us: int
+    pinned: bool
+    use_count: int
+    last_use_us: int
+    unresolved: bool
+
+    @property
+    def last_used_us(self) -> int:
+        """Recency for resume: the newest of its last turn and its last use."""
+        return max(self.update_us, self.last_use_us)
+
+
+@dataclass(frozen=True)
 class Edge:
     """A co-occurrence edge between two entity nodes, with its summed weight."""
 
@@ -127,6 +161,8 @@ class Appended:
     duplicate: bool
     loops_closed: tuple[Loop, ...] = ()
     loops_opened: tuple[Loop, ...] = ()
+    # The exposure the turn is archived with.
+    exposure: Exposure = Exposure.SAFE_TO_SPEAK
 
 
 @dataclass(frozen=True)
@@ -149,10 +185,23 @@ class Resumed:
 
 
 @dataclass(frozen=True)
+class TurnContext:
+    """What GetTurnContext returns: mode, working memory and, on a session start, the resume."""
+
+    mode: Mode
+    memory: WorkingMemory
+    resumed: Resumed | None = None
+    # A session start whose resume part failed or ran out of its share of the deadline.
+    resume_unavailable: bool = False
+
+
+@dataclass(frozen=True)
 class ArchivePage:
     turns: tuple[Turn, ...]
     digests: tuple[Digest, ...]
     next_page_token: str
+    # Episode digests of every thread, on the first page with the digests.
+    episodes: tuple[Episode, ...] = ()
 
 
 @dataclass(frozen=True)

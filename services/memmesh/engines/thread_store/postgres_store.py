@@ -10,12 +10,17 @@ from typing import Any
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
-from memmesh.engines.thread_store.sql_tx import SqlUserTx, schema
+from memmesh.engines.thread_store.episode_rows import episode_schema
+from memmesh.engines.thread_store.sql_tx import SqlUserTx, exposure_schema, schema
 from memmesh.storage.migrations import Migration
 from memmesh.storage.postgres_db import open_pool
 
 SCHEMA = "thread_store"
-MIGRATIONS = (Migration(1, schema("BIGINT")),)
+MIGRATIONS = (
+    Migration(1, schema("BIGINT")),
+    Migration(2, episode_schema("BIGINT")),
+    Migration(3, exposure_schema()),
+)
 
 
 @lru_cache(maxsize=256)

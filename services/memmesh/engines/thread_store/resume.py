@@ -2,9 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import heapq
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeVar
 
-from memmesh.engines.thread_store.model import Digest, Tier
+from memmesh.engines.thread_store.model import Tier
+
+
+class Resumable(Protocol):
+    """What ordering reads of a digest (a Digest or its DigestHead)."""
+
+    @property
+    def thread_id(self) -> str: ...
+    @property
+    def pinned(self) -> bool: ...
+    @property
+    def use_count(self) -> int: ...
+    @property
+    def last_use_us(self) -> int: ...
+    @property
+    def unresolved(self) -> bool: ...
+    @property
+    def last_used_us(self) -> int: ...
+
+
+D = TypeVar("D", bound=Resumable)
 
 HOUR_US = 3_600 * 1_000_000
 HOT_WINDOW_US = 72 * HOUR_US
@@ -14,26 +36,24 @@ UNRESOLVED_WINDOW_US = 90 * 24 * HOUR_US
 MAX_CANDIDATES = 5
 
 
-def counts_as_unresolved(digest: Digest, now_us: int) -> bool:
+def counts_as_unresolved(digest: Resumable, now_us: int) -> bool:
     """Unresolved and within its 90-day eligibility window."""
     return digest.unresolved and now_us - digest.last_used_us <= UNRESOLVED_WINDOW_US
 
 
-def resume_order(digests: Sequence[Digest], now_us: int) -> list[Digest]:
+def _resume_key(now_us: int) -> Callable[[Resumable], tuple[bool, bool, int, int, str]]:
+    def key(d: Resumable) -> tuple[bool, bool, int, int, str]:
+        return (not d.pinned, not counts_as_unresolved(d, now_us), -d.last_used_us, -d.use_count, d.thread_id)
+
+    return key
+
+
+def resume_order(digests: Sequence[D], now_us: int) -> list[D]:
     """Pinned > unresolved > most recent last use > highest use count > lexicographic id."""
-    return sorted(
-        digests,
-        key=lambda d: (
-            not d.pinned,
-            not counts_as_unresolved(d, now_us),
-            -d.last_used_us,
-            -d.use_count,
-            d.thread_id,
-        ),
-    )
+    return sorted(digests, key=_resume_key(now_us))
 
 
-def tier_of(digest: Digest, now_us: int) -> Tier:
+def tier_of(digest: Resumable, now_us: int) -> Tier:
     """HOT within 72 h of its last use, WARM within 30 days, else COLD."""
     age = now_us - digest.last_used_us
     if age <= HOT_WINDOW_US:
@@ -44,8 +64,10 @@ def tier_of(digest: Digest, now_us: int) -> Tier:
 
 
 def resume_candidates(
-    digests: Sequence[Digest], opening_session_id: str, now_us: int, limit: int = MAX_CANDIDATES
-) -> tuple[list[Digest], str]:
+    digests: Sequence[D], opening_session_id: str, now_us: int, limit: int = MAX_CANDIDATES
+) -> tuple[list[D], str]:
     """Candidate threads in resume order (the opening session excluded) and the top one's tier."""
-    ranked = resume_order([d for d in digests if d.thread_id != opening_session_id], now_us)[:limit]
+    # nsmallest equals sorted(...)[:limit] without ordering every digest of the user.
+    others = (d for d in digests if d.thread_id != opening_session_id)
+    ranked = heapq.nsmallest(limit, others, key=_resume_key(now_us))
     return ranked, (tier_of(ranked[0], now_us).value if ranked else "")

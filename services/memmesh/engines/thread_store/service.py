@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import dataclasses
 import logging
 
 from memmesh.engines.thread_store.derived_index import DerivedIndex
+from memmesh.engines.thread_store.episodes import MAX_EPISODES, build_episodes, episode_id_of
 from memmesh.engines.thread_store.graph import (
     MAX_NODES,
     co_occurrences,
@@ -21,21 +23,26 @@ from memmesh.engines.thread_store.model import (
     ArchivePage,
     Digest,
     Edge,
+    Episode,
     Expansion,
+    Exposure,
     GraphNode,
     Mode,
     Resumed,
     Role,
     SessionRow,
     Turn,
+    TurnContext,
     UserActivity,
     WorkingMemory,
 )
+from memmesh.engines.thread_store.restriction import restrict_turns
 from memmesh.engines.thread_store.resume import resume_candidates
 from memmesh.engines.thread_store.sessions import session_mode
 from memmesh.engines.thread_store.store import ThreadStore, UserTx
 from memmesh.engines.thread_store.summary import SUMMARY_WINDOW_TURNS, build_digest, summarise
 from memmesh.engines.thread_store.turn_buffer import TurnBuffer
+from memmesh.policy.sensitivity import exposure_of, stricter
 from memmesh.runtime.errors import DependencyFailed, FieldViolation, InvalidInput
 
 log = logging.getLogger(__name__)
@@ -75,35 +82,44 @@ class ThreadStoreService:
         return session_mode(known, activity, now_us, self._gap_us), activity.last_interaction_us if activity else 0
 
     async def append_turn(self, tenant_id: str, user_id: str, turn: Turn) -> Appended:
-        """Archive a turn, update session, summary, loops and graph; a known turn id changes nothing."""
+        """Archive a turn, update session, summary, loops and graph; a known turn id changes nothing.
+
+        The turn is archived with the stricter of its given exposure and the classification of
+        its text; only SAFE_TO_SPEAK turns open loops and feed the summary and the graph."""
+        turn = dataclasses.replace(turn, exposure=stricter(turn.exposure, exposure_of(turn.text)))
+        speakable = turn.exposure == Exposure.SAFE_TO_SPEAK
         async with self._store.write(tenant_id, user_id) as tx:
             stored_mode = await tx.turn_mode(turn.turn_id)
             if stored_mode is not None:
-                return Appended(stored_mode, duplicate=True)
+                stored = await tx.turns_of([turn.turn_id])
+                return Appended(stored_mode, duplicate=True, exposure=stored[0].exposure if stored else turn.exposure)
             activity = await tx.user_activity()
             session = await tx.session(turn.session_id)
             mode = session_mode(session is not None, activity, turn.time_us, self._gap_us)
             closed, opened = loop_changes(tenant_id, user_id, turn, await tx.open_loops(MAX_OPEN_LOOPS))
+            opened = opened if speakable else []
             await tx.insert_turn(turn, mode)
             await tx.save_loops([*closed, *opened])
-            if turn.role == Role.USER:
+            if turn.role == Role.USER and speakable:
                 nodes = turn_nodes(turn.text)
                 await tx.add_graph(turn.session_id, nodes, co_occurrences(nodes))
             updated = await self._updated_session(tx, session, turn)
             if activity is None or turn.time_us >= activity.last_interaction_us:
                 await tx.save_activity(UserActivity(turn.time_us, turn.session_id))
             previous = activity.last_session_id if activity and activity.last_session_id != turn.session_id else ""
-            recent = await tx.session_turns(turn.session_id, self._wm_turns) if self._buffer else []
+            recent = await tx.session_turns(turn.session_id, self._wm_turns, max_exposure=Exposure.SAFE_TO_TEXT) if self._buffer else []
         if previous and mode == Mode.SESSION_START:
             await self._soft_close(tenant_id, user_id, previous)
         if self._buffer is not None:
             await self._refresh_buffer(tenant_id, user_id, turn.session_id, updated.turn_count, recent)
-        return Appended(mode, duplicate=False, loops_closed=tuple(closed), loops_opened=tuple(opened))
+        return Appended(mode, duplicate=False, loops_closed=tuple(closed), loops_opened=tuple(opened), exposure=turn.exposure)
 
     async def _updated_session(self, tx: UserTx, session: SessionRow | None, turn: Turn) -> SessionRow:
         summary = session.rolling_summary if session else ""
-        if turn.role == Role.USER:
-            window = await tx.session_turns(turn.session_id, SUMMARY_WINDOW_TURNS, user_only=True)
+        if turn.role == Role.USER and turn.exposure == Exposure.SAFE_TO_SPEAK:
+            window = await tx.session_turns(
+                turn.session_id, SUMMARY_WINDOW_TURNS, user_only=True, max_exposure=Exposure.SAFE_TO_SPEAK
+            )
             summary = summarise(window).text
         row = SessionRow(
             session_id=turn.session_id,
@@ -146,28 +162,72 @@ class ThreadStoreService:
             session = await tx.session(session_id)
             if session is None or (skip_closed and session.closed):
                 return None
-            turns = await tx.session_turns(session_id, DIGEST_WINDOW_TURNS)
-            built = build_digest(session_id, turns, await tx.thread_loops(session_id))
+            turns = await tx.session_turns(session_id, DIGEST_WINDOW_TURNS, max_exposure=Exposure.SAFE_TO_SPEAK)
+            built = build_digest(session_id, turns, await tx.thread_loops(session_id), session.last_us)
             if not session.closed:
                 await tx.save_session(dataclasses.replace(session, closed=True))
             await tx.save_digest(built)
+            await tx.replace_episodes(session_id, build_episodes(session_id, turns))
             return await tx.digest(session_id)
+
+    async def thread_episodes(self, tenant_id: str, user_id: str, thread_id: str) -> list[Episode]:
+        """The episode digests a close wrote for the thread, in thread order."""
+        async with self._store.read(tenant_id, user_id) as tx:
+            return await tx.thread_episodes(thread_id)
 
     async def working_memory(self, tenant_id: str, user_id: str, session_id: str, max_turns: int) -> WorkingMemory:
         """The session's last turns (oldest first), rolling summary, open loops and last interaction."""
+        memory, _, _ = await self._memory(tenant_id, user_id, session_id, max_turns)
+        return memory
+
+    async def _memory(
+        self, tenant_id: str, user_id: str, session_id: str, max_turns: int
+    ) -> tuple[WorkingMemory, SessionRow | None, UserActivity | None]:
         limit = min(max_turns or self._wm_turns, self._wm_turns)
         buffered = await self._buffered(tenant_id, user_id, session_id)
         async with self._store.read(tenant_id, user_id) as tx:
-            turns = buffered if buffered is not None else await tx.session_turns(session_id, limit)
+            # INTERNAL_ONLY turns never leave the ThreadStore; the others carry their exposure.
+            turns = (
+                [t for t in buffered if t.exposure < Exposure.INTERNAL_ONLY]
+                if buffered is not None
+                else await tx.session_turns(session_id, limit, max_exposure=Exposure.SAFE_TO_TEXT)
+            )
             session = await tx.session(session_id)
             loops = loop_order(await tx.open_loops(MAX_OPEN_LOOPS))[:MAX_ACTIVE_LOOPS]
             activity = await tx.user_activity()
-        return WorkingMemory(
+        memory = WorkingMemory(
             turns=tuple(turns[-limit:]),
             rolling_summary=session.rolling_summary if session else "",
             active_loops=tuple(loops),
             last_interaction_us=activity.last_interaction_us if activity else 0,
         )
+        return memory, session, activity
+
+    async def turn_context(
+        self,
+        tenant_id: str,
+        user_id: str,
+        session_id: str,
+        now_us: int,
+        max_turns: int,
+        mode: Mode | None,
+        resume_budget_s: float | None = None,
+    ) -> TurnContext:
+        """The mode (given, or decided as open_session decides it), the working memory and, on a
+        session start, the resume; a failed or late resume leaves the rest intact."""
+        memory, session, activity = await self._memory(tenant_id, user_id, session_id, max_turns)
+        decided = mode or session_mode(session is not None, activity, now_us, self._gap_us)
+        if decided != Mode.SESSION_START:
+            return TurnContext(decided, memory)
+        try:
+            resumed = await asyncio.wait_for(self.resume(tenant_id, user_id, session_id, now_us), resume_budget_s)
+        except TimeoutError:
+            log.warning("resume part of a turn context ran out of its share of the deadline")
+            return TurnContext(decided, memory, resume_unavailable=True)
+        except Exception:
+            log.warning("resume part of a turn context failed", exc_info=True)
+            return TurnContext(decided, memory, resume_unavailable=True)
+        return TurnContext(decided, memory, resumed)
 
     async def _buffered(self, tenant_id: str, user_id: str, session_id: str) -> list[Turn] | None:
         if self._buffer is None:
@@ -182,14 +242,22 @@ class ThreadStoreService:
         """Episode bridge (the previous session's summary) and candidate threads in resume order."""
         async with self._store.read(tenant_id, user_id) as tx:
             sessions = await tx.recent_sessions(BRIDGE_SESSIONS)
-            digests = await tx.digests()
-        previous = next((s for s in sessions if s.session_id != session_id), None)
+            heads, tier = resume_candidates(await tx.digest_heads(), session_id, now_us)
+            previous = next((s for s in sessions if s.session_id != session_id), None)
+            wanted = [head.thread_id for head in heads]
+            if previous is not None and not previous.rolling_summary:
+                wanted.append(previous.session_id)
+            digests = await tx.digests_of(sorted(set(wanted)))
+            if any(head.thread_id not in digests for head in heads):
+                # A digest went between the two reads (another process forgot it): read them all.
+                everything = await tx.digests()
+                heads, tier = resume_candidates(everything, session_id, now_us)
+                digests = {digest.thread_id: digest for digest in everything}
         bridge = ""
         if previous is not None:
-            digest = next((d for d in digests if d.thread_id == previous.session_id), None)
+            digest = digests.get(previous.session_id)
             bridge = previous.rolling_summary or (digest.summary if digest else "")
-        candidates, tier = resume_candidates(digests, session_id, now_us)
-        return Resumed(bridge, tuple(candidates), tier)
+        return Resumed(bridge, tuple(digests[head.thread_id] for head in heads), tier)
 
     async def expand(self, tenant_id: str, user_id: str, node_ids: list[str], depth: int, fan_out: int) -> Expansion:
         """Breadth-first walk from the known start nodes; each node keeps its fan_out heaviest edges."""
@@ -230,9 +298,10 @@ class ThreadStoreService:
         async with self._store.read(tenant_id, user_id) as tx:
             turns = await tx.archive_page(after, limit + 1)
             digests = await tx.digests() if after is None else []
+            episodes = await tx.episodes() if after is None else []
         page = turns[:limit]
         token = encode_page_token(page[-1].time_us, page[-1].turn_id) if len(turns) > limit else ""
-        return ArchivePage(tuple(page), tuple(digests), token)
+        return ArchivePage(tuple(page), tuple(digests), token, tuple(episodes))
 
     async def forget_thread(self, tenant_id: str, user_id: str, thread_id: str) -> bool:
         """Delete the thread's digest, loops, graph contributions, session and turns, and their
@@ -240,7 +309,9 @@ class ThreadStoreService:
         if self._index is not None:
             async with self._store.read(tenant_id, user_id) as tx:
                 turns = await tx.session_turns(thread_id, FORGET_SCAN_LIMIT)
-            await self._index.remove(tenant_id, user_id, [thread_id, *(turn.turn_id for turn in turns)])
+            # Every id an episode of the thread can have, so none survives a re-segmentation.
+            episode_ids = [episode_id_of(thread_id, n) for n in range(1, MAX_EPISODES + 1)]
+            await self._index.remove(tenant_id, user_id, [thread_id, *episode_ids, *(turn.turn_id for turn in turns)])
         async with self._store.write(tenant_id, user_id) as tx:
             forgotten = await tx.forget_thread(thread_id)
         if self._buffer is not None:
@@ -250,6 +321,11 @@ class ThreadStoreService:
                 # Forgetting means the text is gone everywhere; the caller retries (it is idempotent).
                 raise DependencyFailed("session buffer unavailable; forget not complete") from error
         return forgotten
+
+    async def restrict_turns(self, tenant_id: str, user_id: str, turn_ids: list[str], exposure: Exposure) -> int:
+        """Make archived turns at least this strict and rebuild what they fed; the number raised."""
+        scope = (tenant_id, user_id)
+        return await restrict_turns(self._store, self._index, self._buffer, scope, turn_ids, exposure, DIGEST_WINDOW_TURNS)
 
     async def pin_thread(self, tenant_id: str, user_id: str, thread_id: str, pinned: bool) -> bool:
         """Pin or unpin a thread's digest; False when there is none."""

@@ -5,10 +5,15 @@ from __future__ import annotations
 import grpc
 
 from memmesh.engines.thread_store import mapping
+from memmesh.engines.thread_store.model import Exposure, Mode
 from memmesh.engines.thread_store.service import ThreadStoreService
 from memmesh.runtime.timeconv import micros_of
 from memmesh.thread_store.v1 import thread_store_service_pb2 as pb
 from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as pb_grpc
+
+# The resume part of GetTurnContext is best effort: it may use this share of the time
+# left, so a slow one cannot cost the caller its working memory.
+RESUME_TIME_SHARE = 0.5
 
 
 class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
@@ -31,21 +36,25 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
             loops_changed=[mapping.loop_message(loop) for loop in (*appended.loops_closed, *appended.loops_opened)],
             loops_opened=[mapping.loop_message(loop) for loop in appended.loops_opened],
             loops_closed=[mapping.loop_message(loop) for loop in appended.loops_closed],
+            exposure=int(appended.exposure),
         )
 
     async def CloseSession(self, request: pb.CloseSessionRequest, context: grpc.aio.ServicerContext) -> pb.CloseSessionResponse:
         digest = await self._service.close_session(request.scope.tenant_id, request.scope.user_id, request.session_id)
-        return pb.CloseSessionResponse(digest=mapping.digest_message(digest))
+        episodes = (
+            await self._service.thread_episodes(request.scope.tenant_id, request.scope.user_id, request.session_id)
+            if digest is not None
+            else []
+        )
+        return pb.CloseSessionResponse(
+            digest=mapping.digest_message(digest), episodes=[mapping.episode_message(e) for e in episodes]
+        )
 
     async def Resume(self, request: pb.ResumeRequest, context: grpc.aio.ServicerContext) -> pb.ResumeResponse:
         resumed = await self._service.resume(
             request.scope.tenant_id, request.scope.user_id, request.session_id, micros_of(request.now)
         )
-        return pb.ResumeResponse(
-            episode_bridge=resumed.episode_bridge,
-            candidates=[mapping.digest_message(d) for d in resumed.candidates],
-            tier=resumed.tier,
-        )
+        return mapping.resume_response(resumed)
 
     async def GetWorkingMemory(
         self, request: pb.GetWorkingMemoryRequest, context: grpc.aio.ServicerContext
@@ -53,12 +62,22 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
         memory = await self._service.working_memory(
             request.scope.tenant_id, request.scope.user_id, request.session_id, request.max_turns
         )
-        return pb.GetWorkingMemoryResponse(
-            turns=[mapping.bundle_turn(t) for t in memory.turns],
-            rolling_summary=memory.rolling_summary,
-            active_loops=[mapping.loop_message(loop) for loop in memory.active_loops],
-            last_interaction_time=mapping.optional_time(memory.last_interaction_us),
+        return mapping.working_memory_response(memory)
+
+    async def GetTurnContext(
+        self, request: pb.GetTurnContextRequest, context: grpc.aio.ServicerContext
+    ) -> pb.GetTurnContextResponse:
+        remaining = context.time_remaining()
+        turn = await self._service.turn_context(
+            request.scope.tenant_id,
+            request.scope.user_id,
+            request.session_id,
+            micros_of(request.now),
+            request.max_turns,
+            Mode(request.mode) if request.mode else None,
+            resume_budget_s=None if remaining is None else remaining * RESUME_TIME_SHARE,
         )
+        return mapping.turn_context_response(turn)
 
     async def Expand(self, request: pb.ExpandRequest, context: grpc.aio.ServicerContext) -> pb.ExpandResponse:
         expansion = await self._service.expand(
@@ -77,11 +96,18 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
             turns=[mapping.turn_message(t) for t in page.turns],
             digests=[mapping.digest_message(d) for d in page.digests],
             next_page_token=page.next_page_token,
+            episodes=[mapping.episode_message(e) for e in page.episodes],
         )
 
     async def ForgetThread(self, request: pb.ForgetThreadRequest, context: grpc.aio.ServicerContext) -> pb.ForgetThreadResponse:
         forgotten = await self._service.forget_thread(request.scope.tenant_id, request.scope.user_id, request.thread_id)
         return pb.ForgetThreadResponse(forgotten=forgotten)
+
+    async def RestrictTurns(self, request: pb.RestrictTurnsRequest, context: grpc.aio.ServicerContext) -> pb.RestrictTurnsResponse:
+        raised = await self._service.restrict_turns(
+            request.scope.tenant_id, request.scope.user_id, list(request.turn_ids), Exposure(request.exposure)
+        )
+        return pb.RestrictTurnsResponse(restricted_count=raised)
 
     async def PinThread(self, request: pb.PinThreadRequest, context: grpc.aio.ServicerContext) -> pb.PinThreadResponse:
         found = await self._service.pin_thread(

@@ -6,9 +6,12 @@ import json
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from memmesh.engines.thread_store.episode_rows import EpisodeRows
 from memmesh.engines.thread_store.model import (
     Digest,
+    DigestHead,
     Edge,
+    Exposure,
     GraphNode,
     Loop,
     Mode,
@@ -76,8 +79,13 @@ def schema(big: str) -> tuple[str, ...]:
     )
 
 
+def exposure_schema() -> tuple[str, ...]:
+    """The exposure of each archived turn (1 SAFE_TO_SPEAK, 2 SAFE_TO_TEXT, 3 INTERNAL_ONLY)."""
+    return ("ALTER TABLE thread_turns ADD COLUMN exposure INTEGER NOT NULL DEFAULT 1",)
+
+
 _USER = "tenant_id = ? AND user_id = ?"
-_TURN_COLUMNS = "turn_id, session_id, role, text, time_us"
+_TURN_COLUMNS = "turn_id, session_id, role, text, time_us, exposure"
 _SESSION_COLUMNS = "session_id, start_us, last_us, turn_count, rolling_summary, closed"
 _LOOP_COLUMNS = "loop_id, thread_id, text, stems, salience, open_us, source_turn_id, closed_by_turn_id"
 _DIGEST_COLUMNS = (
@@ -91,7 +99,7 @@ def _marks(count: int) -> str:
 
 
 def _turn(row: tuple[Any, ...]) -> Turn:
-    return Turn(row[0], row[1], Role(row[2]), row[3], int(row[4]))
+    return Turn(row[0], row[1], Role(row[2]), row[3], int(row[4]), Exposure(row[5]))
 
 
 def _session(row: tuple[Any, ...]) -> SessionRow:
@@ -111,7 +119,7 @@ def _digest(row: tuple[Any, ...]) -> Digest:
     )  # fmt: skip
 
 
-class SqlUserTx:
+class SqlUserTx(EpisodeRows):
     """UserTx over an Executor; every statement is bound to the (tenant, user)."""
 
     def __init__(self, executor: Executor, tenant_id: str, user_id: str) -> None:
@@ -159,19 +167,52 @@ class SqlUserTx:
 
     async def insert_turn(self, turn: Turn, mode: Mode) -> None:
         await self._db.execute(
-            f"INSERT INTO thread_turns (tenant_id, user_id, {_TURN_COLUMNS}, mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (*self._who, turn.turn_id, turn.session_id, int(turn.role), turn.text, turn.time_us, int(mode)),
+            f"INSERT INTO thread_turns (tenant_id, user_id, {_TURN_COLUMNS}, mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*self._who, turn.turn_id, turn.session_id, int(turn.role), turn.text, turn.time_us, int(turn.exposure), int(mode)),
         )
 
-    async def session_turns(self, session_id: str, limit: int, user_only: bool = False) -> list[Turn]:
+    async def session_turns(
+        self, session_id: str, limit: int, user_only: bool = False, max_exposure: Exposure = Exposure.INTERNAL_ONLY
+    ) -> list[Turn]:
         role_filter = f" AND role = {int(Role.USER)}" if user_only else ""
+        exposure_filter = f" AND exposure <= {int(max_exposure)}" if max_exposure < Exposure.INTERNAL_ONLY else ""
         rows = await self._rows(
-            f"SELECT {_TURN_COLUMNS} FROM thread_turns WHERE {_USER} AND session_id = ?{role_filter} "
+            f"SELECT {_TURN_COLUMNS} FROM thread_turns WHERE {_USER} AND session_id = ?{role_filter}{exposure_filter} "
             "ORDER BY time_us DESC, turn_id DESC LIMIT ?",
             session_id,
             limit,
         )
         return [_turn(row) for row in reversed(rows)]
+
+    async def turns_of(self, turn_ids: Sequence[str]) -> list[Turn]:
+        if not turn_ids:
+            return []
+        rows = await self._rows(
+            f"SELECT {_TURN_COLUMNS} FROM thread_turns WHERE {_USER} AND turn_id IN ({_marks(len(turn_ids))}) "
+            "ORDER BY time_us, turn_id",
+            *turn_ids,
+        )
+        return [_turn(row) for row in rows]
+
+    async def restrict_turns(self, turn_ids: Sequence[str], exposure: Exposure) -> int:
+        if not turn_ids:
+            return 0
+        return await self._db.execute(
+            f"UPDATE thread_turns SET exposure = ? WHERE {_USER} AND exposure < ? "
+            f"AND turn_id IN ({_marks(len(turn_ids))})",
+            (int(exposure), *self._who, int(exposure), *turn_ids),
+        )
+
+    async def delete_loops_from(self, turn_ids: Sequence[str]) -> None:
+        if turn_ids:
+            await self._db.execute(
+                f"DELETE FROM thread_loops WHERE {_USER} AND source_turn_id IN ({_marks(len(turn_ids))})",
+                (*self._who, *turn_ids),
+            )
+
+    async def clear_graph(self, thread_id: str) -> None:
+        for table in ("graph_nodes", "graph_edges"):
+            await self._db.execute(f"DELETE FROM {table} WHERE {_USER} AND thread_id = ?", (*self._who, thread_id))
 
     async def open_loops(self, limit: int) -> list[Loop]:
         rows = await self._rows(
@@ -244,6 +285,24 @@ class SqlUserTx:
         rows = await self._rows(f"SELECT {_DIGEST_COLUMNS} FROM thread_digests WHERE {_USER} ORDER BY update_us, thread_id")
         return [_digest(row) for row in rows]
 
+    async def digest_heads(self) -> list[DigestHead]:
+        # Resume orders every digest on these few columns; only the chosen ones are read whole.
+        rows = await self._rows(
+            "SELECT thread_id, update_us, pinned, use_count, last_use_us, "
+            f"CASE WHEN unresolved_questions <> '[]' OR has_open_loops <> 0 THEN 1 ELSE 0 END "
+            f"FROM thread_digests WHERE {_USER} ORDER BY update_us, thread_id"
+        )
+        return [DigestHead(row[0], int(row[1]), bool(row[2]), int(row[3]), int(row[4]), bool(row[5])) for row in rows]
+
+    async def digests_of(self, thread_ids: Sequence[str]) -> dict[str, Digest]:
+        if not thread_ids:
+            return {}
+        rows = await self._rows(
+            f"SELECT {_DIGEST_COLUMNS} FROM thread_digests WHERE {_USER} AND thread_id IN ({_marks(len(thread_ids))})",
+            *thread_ids,
+        )
+        return {digest.thread_id: digest for digest in map(_digest, rows)}
+
     async def save_digest(self, digest: Digest) -> None:
         d = digest
         await self._db.execute(
@@ -293,6 +352,7 @@ class SqlUserTx:
         changed = 0
         for table, column in (
             ("thread_digests", "thread_id"),
+            ("thread_episodes", "thread_id"),
             ("thread_loops", "thread_id"),
             ("graph_nodes", "thread_id"),
             ("graph_edges", "thread_id"),

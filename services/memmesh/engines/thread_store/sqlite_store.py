@@ -9,11 +9,16 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from memmesh.engines.thread_store.sql_tx import SqlUserTx, schema
+from memmesh.engines.thread_store.episode_rows import episode_schema
+from memmesh.engines.thread_store.sql_tx import SqlUserTx, exposure_schema, schema
 from memmesh.storage.migrations import Migration
 from memmesh.storage.sqlite_db import open_sqlite
 
-MIGRATIONS = (Migration(1, schema("INTEGER")),)
+MIGRATIONS = (
+    Migration(1, schema("INTEGER")),
+    Migration(2, episode_schema("INTEGER")),
+    Migration(3, exposure_schema()),
+)
 
 
 class _SqliteExecutor:

@@ -8,7 +8,10 @@ from typing import Protocol
 
 from memmesh.engines.thread_store.model import (
     Digest,
+    DigestHead,
     Edge,
+    Episode,
+    Exposure,
     GraphNode,
     Loop,
     Mode,
@@ -40,8 +43,26 @@ class UserTx(Protocol):
 
     async def insert_turn(self, turn: Turn, mode: Mode) -> None: ...
 
-    async def session_turns(self, session_id: str, limit: int, user_only: bool = False) -> list[Turn]:
-        """The newest `limit` turns of a session, in (time, id) order."""
+    async def session_turns(
+        self, session_id: str, limit: int, user_only: bool = False, max_exposure: Exposure = Exposure.INTERNAL_ONLY
+    ) -> list[Turn]:
+        """The newest `limit` turns of a session no stricter than max_exposure, in (time, id) order."""
+        ...
+
+    async def turns_of(self, turn_ids: Sequence[str]) -> list[Turn]:
+        """The archived turns among these ids, in (time, id) order."""
+        ...
+
+    async def restrict_turns(self, turn_ids: Sequence[str], exposure: Exposure) -> int:
+        """Raise the turns' exposure to this level where it is lower; the number raised."""
+        ...
+
+    async def delete_loops_from(self, turn_ids: Sequence[str]) -> None:
+        """Delete the loops these turns opened."""
+        ...
+
+    async def clear_graph(self, thread_id: str) -> None:
+        """Delete the thread's graph nodes and edges."""
         ...
 
     async def open_loops(self, limit: int) -> list[Loop]:
@@ -70,6 +91,14 @@ class UserTx(Protocol):
         """Every digest of the user, by update time then thread id."""
         ...
 
+    async def digest_heads(self) -> list[DigestHead]:
+        """The ordering fields of every digest of the user, by update time then thread id."""
+        ...
+
+    async def digests_of(self, thread_ids: Sequence[str]) -> dict[str, Digest]:
+        """The digests with these thread ids, by thread id (unknown ids are left out)."""
+        ...
+
     async def save_digest(self, digest: Digest) -> None:
         """Insert or update the content; pin and use fields of a stored digest are kept."""
         ...
@@ -78,12 +107,24 @@ class UserTx(Protocol):
         """Pin/unpin and/or record a use; None when there is no digest."""
         ...
 
+    async def replace_episodes(self, thread_id: str, episodes: Sequence[Episode]) -> None:
+        """The thread's episode digests become exactly these."""
+        ...
+
+    async def thread_episodes(self, thread_id: str) -> list[Episode]:
+        """The thread's episode digests in thread order."""
+        ...
+
+    async def episodes(self) -> list[Episode]:
+        """Every episode digest of the user, by update time then id."""
+        ...
+
     async def archive_page(self, after: tuple[int, str] | None, limit: int) -> list[Turn]:
         """Turns after a (time, id) position, in (time, id) order."""
         ...
 
     async def forget_thread(self, thread_id: str) -> bool:
-        """Delete the thread's digest, loops, graph rows, session and turns; True if anything was there."""
+        """Delete the thread's digest, episodes, loops, graph rows, session and turns; True if anything was there."""
         ...
 
 

@@ -114,8 +114,11 @@ def unresolved_questions(turns: Sequence[Turn]) -> list[str]:
     return list(dict.fromkeys(found))[-MAX_UNRESOLVED:]
 
 
-def build_digest(thread_id: str, turns: Sequence[Turn], thread_loops: Sequence[Loop]) -> Digest:
-    """The digest of a session: summary fields and evidence turn ids, never a transcript."""
+def build_digest(
+    thread_id: str, turns: Sequence[Turn], thread_loops: Sequence[Loop], update_us: int | None = None
+) -> Digest:
+    """The digest of a session: summary fields and evidence turn ids, never a transcript.
+    `update_us` is the session's last turn time when the turns given leave some out."""
     ordered = sorted(turns, key=lambda t: (t.time_us, t.turn_id))
     user_texts = [t.text for t in ordered if t.role == Role.USER]
     key_entities = tuple(_ranked_terms(user_texts)[:MAX_KEY_ENTITIES])
@@ -132,6 +135,6 @@ def build_digest(thread_id: str, turns: Sequence[Turn], thread_loops: Sequence[L
         unresolved_questions=tuple(unresolved_questions(ordered)),
         next_step=open_loops[0].text if open_loops else "",
         evidence_turn_ids=tuple(evidence),
-        update_us=ordered[-1].time_us if ordered else 0,
+        update_us=update_us if update_us is not None else (ordered[-1].time_us if ordered else 0),
         has_open_loops=bool(open_loops),
     )

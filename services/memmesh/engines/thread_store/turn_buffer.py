@@ -8,7 +8,7 @@ from typing import Protocol
 
 import redis.asyncio as aioredis
 
-from memmesh.engines.thread_store.model import Role, Turn
+from memmesh.engines.thread_store.model import Exposure, Role, Turn
 from memmesh.storage.cache import user_key
 
 BUFFER_TTL_S = 24 * 3_600
@@ -44,15 +44,16 @@ class TurnBuffer(Protocol):
 
 def encode_turn(turn: Turn) -> str:
     return json.dumps(
-        {"id": turn.turn_id, "s": turn.session_id, "r": int(turn.role), "x": turn.text, "t": turn.time_us},
+        {"id": turn.turn_id, "s": turn.session_id, "r": int(turn.role), "x": turn.text, "t": turn.time_us, "e": int(turn.exposure)},
         separators=(",", ":"),
         sort_keys=True,
     )
 
 
 def decode_turn(raw: bytes | str) -> Turn:
+    # A list written without exposures fails to decode, and working memory is read from the archive.
     data = json.loads(raw)
-    return Turn(data["id"], data["s"], Role(data["r"]), data["x"], int(data["t"]))
+    return Turn(data["id"], data["s"], Role(data["r"]), data["x"], int(data["t"]), Exposure(data["e"]))
 
 
 class RedisTurnBuffer:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 import snowballstemmer
 
@@ -161,7 +162,9 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9+#]+(?:'[a-z]+)?", text.lower())
 
 
+@lru_cache(maxsize=65_536)
 def _stem(word: str) -> str:
+    # A pure function of the word: remembering stems only saves time (every turn's words).
     return _STEMMER.stemWord(word.removesuffix("'s"))
 
 

@@ -1,0 +1,1 @@
+"""Policies shared by several engines: pure, deterministic functions with no I/O."""

@@ -1,0 +1,156 @@
+"""Episode digests: a closed session split into runs of consecutive turns, each summarised
+by the salient sentences of its own turns (seed 001 §2.18 digests, §2.20 paging).
+
+An episode's evidence is exactly the turns one of its summary sentences comes from, so a
+digest never claims a turn it does not draw on. Extractive, bounded and deterministic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memmesh.engines.thread_store.model import Episode, Role, Turn
+from memmesh.engines.thread_store.text import (
+    STOPWORDS,
+    clip,
+    content_stems,
+    entities,
+    sentences,
+    words,
+)
+
+# A session is cut into episodes of at most this many turns (both speakers), and earlier
+# when the talk moves on to words the episode has not used.
+EPISODE_MAX_TURNS = 6
+EPISODE_MIN_TURNS = 3
+# A turn sharing fewer content stems than this with the episode so far starts a new one.
+TOPIC_SHIFT_OVERLAP = 1
+MAX_EPISODES = 64
+EPISODE_SUMMARY_CHARS = 500
+EPISODE_SENTENCE_CHARS = 200
+SENTENCES_PER_TURN = 2
+EPISODE_TITLE_CHARS = 60
+EPISODE_ENTITIES = 5
+# Ids must fit the 128 characters every index document id is allowed.
+MAX_EPISODE_ID_CHARS = 128
+_NUMBER = re.compile(r"\d")
+
+
+def episode_id_of(thread_id: str, number: int) -> str:
+    """The deterministic id of a thread's episode (numbered from 1)."""
+    return f"{thread_id}#e{number}"
+
+
+def has_episodes(thread_id: str) -> bool:
+    """A thread gets episodes when their ids fit an index id."""
+    return len(episode_id_of(thread_id, MAX_EPISODES)) <= MAX_EPISODE_ID_CHARS
+
+
+def segment(turns: Sequence[Turn]) -> list[list[Turn]]:
+    """Consecutive turns in (time, id) order cut into episodes: a cut after EPISODE_MAX_TURNS,
+    or at a turn that shares no content with an episode of at least EPISODE_MIN_TURNS."""
+    ordered = sorted(turns, key=lambda t: (t.time_us, t.turn_id))
+    episodes: list[list[Turn]] = []
+    current: list[Turn] = []
+    vocabulary: set[str] = set()
+    for turn in ordered:
+        stems = set(content_stems(turn.text))
+        shifted = len(current) >= EPISODE_MIN_TURNS and bool(stems) and len(stems & vocabulary) < TOPIC_SHIFT_OVERLAP
+        if current and (len(current) >= EPISODE_MAX_TURNS or shifted):
+            episodes.append(current)
+            current, vocabulary = [], set()
+        current.append(turn)
+        vocabulary |= stems
+    if current:
+        episodes.append(current)
+    return episodes
+
+
+def _salience(sentence: str) -> int:
+    return 2 * len(entities(sentence)) + int(bool(_NUMBER.search(sentence))) + len(content_stems(sentence))
+
+
+def salient_sentences(text: str) -> list[str]:
+    """At most SENTENCES_PER_TURN sentences of a turn that carry content, in spoken order."""
+    candidates = [(index, s) for index, s in enumerate(sentences(text)) if len(content_stems(s)) >= 2]
+    best = sorted(candidates, key=lambda item: (-_salience(item[1]), item[0]))[:SENTENCES_PER_TURN]
+    return [clip(s, EPISODE_SENTENCE_CHARS) for _, s in sorted(best)]
+
+
+def _key_entities(texts: Sequence[str]) -> tuple[str, ...]:
+    counts: dict[str, int] = {}
+    labels: dict[str, str] = {}
+    for text in texts:
+        for label in entities(text, limit=32):
+            counts[label.lower()] = counts.get(label.lower(), 0) + 1
+            labels.setdefault(label.lower(), label)
+    order = {key: index for index, key in enumerate(labels)}
+    ranked = sorted(counts, key=lambda k: (-counts[k], order[k]))
+    return tuple(clip(labels[k], EPISODE_TITLE_CHARS) for k in ranked[:EPISODE_ENTITIES])
+
+
+def _title(texts: Sequence[str], key_entities: Sequence[str]) -> str:
+    terms = list(key_entities[:3])
+    if not terms:
+        counts: dict[str, int] = {}
+        for word in (w.lower() for text in texts for w in words(text)):
+            if len(word) >= 4 and word not in STOPWORDS and not word.isdigit():
+                counts[word] = counts.get(word, 0) + 1
+        order = {key: index for index, key in enumerate(counts)}
+        terms = [w.capitalize() for w in sorted(counts, key=lambda k: (-counts[k], order[k]))[:3]]
+    return clip(", ".join(terms), EPISODE_TITLE_CHARS) if terms else "Conversation"
+
+
+def summarise_episode(turns: Sequence[Turn]) -> tuple[str, tuple[str, ...]]:
+    """The episode's summary and the ids of exactly the turns it quotes.
+
+    Sentences are chosen by salience (the user's before the assistant's at equal salience)
+    until the budget is full, then told in spoken order.
+    """
+    offered: list[tuple[int, int, int, str, str]] = []
+    for position, turn in enumerate(turns):
+        for rank, sentence in enumerate(salient_sentences(turn.text)):
+            spoken_by_user = turn.role == Role.USER
+            offered.append((-_salience(sentence) - int(spoken_by_user), position, rank, sentence, turn.turn_id))
+    chosen: list[tuple[int, int, str, str]] = []
+    seen: set[tuple[str, ...]] = set()
+    used = 0
+    for _, position, rank, sentence, turn_id in sorted(offered, key=lambda item: item[:3]):
+        fingerprint = content_stems(sentence)
+        cost = len(sentence) + (1 if chosen else 0)
+        if fingerprint in seen or used + cost > EPISODE_SUMMARY_CHARS:
+            continue
+        seen.add(fingerprint)
+        used += cost
+        chosen.append((position, rank, sentence, turn_id))
+    chosen.sort()
+    evidence = tuple(dict.fromkeys(turn_id for _, _, _, turn_id in chosen))
+    return " ".join(sentence for _, _, sentence, _ in chosen), evidence
+
+
+def build_episodes(thread_id: str, turns: Sequence[Turn]) -> tuple[Episode, ...]:
+    """The episodes of a thread; an episode none of whose turns carries content is left out,
+    and so is every episode of a thread whose id is too long to name them."""
+    if not has_episodes(thread_id):
+        return ()
+    built: list[Episode] = []
+    for run in segment(turns)[-MAX_EPISODES:]:
+        summary, evidence = summarise_episode(run)
+        if not evidence:
+            continue
+        quoted = [t.text for t in run if t.turn_id in evidence]
+        key_entities = _key_entities(quoted)
+        built.append(
+            Episode(
+                episode_id=episode_id_of(thread_id, len(built) + 1),
+                thread_id=thread_id,
+                title=_title(quoted, key_entities),
+                summary=summary,
+                key_entities=key_entities,
+                evidence_turn_ids=evidence,
+                update_us=run[-1].time_us,
+            )
+        )
+    return tuple(built)
+

@@ -1,0 +1,110 @@
+"""GetTurnContext answers in one call exactly what OpenSession, GetWorkingMemory and (on a
+session start) Resume answer separately, on SQLite and on PostgreSQL with Redis."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from memmesh.common.v1 import bundle_pb2, memory_pb2, scope_pb2
+from memmesh.runtime.timeconv import timestamp_of
+from memmesh.testing.in_process import InProcessMesh, start_in_process
+from memmesh.testing.scopes import new_scope
+from memmesh.thread_store.v1 import thread_store_service_pb2 as pb
+from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as pb_grpc
+
+T0 = 1_767_225_600_000_000
+MINUTE = 60_000_000
+START, IN_SESSION = bundle_pb2.SESSION_MODE_SESSION_START, bundle_pb2.SESSION_MODE_IN_SESSION
+
+
+@pytest_asyncio.fixture(params=["sqlite", "postgres+redis"])
+async def stub(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[pb_grpc.ThreadStoreServiceStub]:
+    monkeypatch.setenv("MEMMESH_THREAD_STORE_SESSION_GAP_S", "600")
+    overrides: dict[str, object] = {}
+    if request.param == "postgres+redis":
+        overrides = {"storage_url": request.getfixturevalue("postgres_url"), "redis_url": request.getfixturevalue("redis_url")}
+    mesh: InProcessMesh = await start_in_process(["retrieval_ranker", "thread_store"], tmp_path, **overrides)
+    yield pb_grpc.ThreadStoreServiceStub(mesh.channel("thread_store"))
+    await mesh.stop()
+
+
+def append(scope: scope_pb2.UserScope, turn_id: str, text: str, minute: int, session: str) -> pb.AppendTurnRequest:
+    turn = memory_pb2.Turn(
+        turn_id=turn_id, session_id=session, role=memory_pb2.ROLE_USER, text=text, time=timestamp_of(T0 + minute * MINUTE)
+    )
+    return pb.AppendTurnRequest(scope=scope, turn=turn)
+
+
+async def separately(
+    stub: pb_grpc.ThreadStoreServiceStub, scope: scope_pb2.UserScope, session: str, minute: int, mode: int = 0
+) -> pb.GetTurnContextResponse:
+    """What the three separate calls answer, in GetTurnContext's shape."""
+    now = timestamp_of(T0 + minute * MINUTE)
+    decided = mode or (await stub.OpenSession(pb.OpenSessionRequest(scope=scope, session_id=session, now=now))).mode
+    memory = await stub.GetWorkingMemory(pb.GetWorkingMemoryRequest(scope=scope, session_id=session))
+    expected = pb.GetTurnContextResponse(mode=decided, working_memory=memory)
+    if decided == START:
+        expected.resume.CopyFrom(await stub.Resume(pb.ResumeRequest(scope=scope, session_id=session, now=now)))
+    return expected
+
+
+async def in_one_call(
+    stub: pb_grpc.ThreadStoreServiceStub, scope: scope_pb2.UserScope, session: str, minute: int, mode: int = 0
+) -> pb.GetTurnContextResponse:
+    now = timestamp_of(T0 + minute * MINUTE)
+    return await stub.GetTurnContext(pb.GetTurnContextRequest(scope=scope, session_id=session, now=now, mode=mode))
+
+
+async def test_an_unknown_user_starts_a_session_with_nothing_to_resume(stub: pb_grpc.ThreadStoreServiceStub) -> None:
+    context = await in_one_call(stub, new_scope(), "s1", 0)
+    assert context == pb.GetTurnContextResponse(
+        mode=START, working_memory=pb.GetWorkingMemoryResponse(), resume=pb.ResumeResponse()
+    )
+
+
+async def test_one_call_equals_the_separate_calls_in_and_across_sessions(stub: pb_grpc.ThreadStoreServiceStub) -> None:
+    scope = new_scope()
+    await stub.AppendTurn(append(scope, "a1", "Sarah and I planned the Paris trip.", 0, "a"))
+    await stub.AppendTurn(append(scope, "a2", "I need to book the flights.", 1, "a"))
+    await stub.AppendTurn(append(scope, "b1", "Tom fixed the Berlin flat.", 60, "b"))
+    await stub.CloseSession(pb.CloseSessionRequest(scope=scope, session_id="b", now=timestamp_of(T0 + 61 * MINUTE)))
+    await stub.PinThread(pb.PinThreadRequest(scope=scope, thread_id="a", pinned=True))
+    cases = [
+        ("b", 62),  # in session
+        ("b", 75),  # a gap over the threshold starts a session
+        ("c", 62),  # a new session id starts a session
+        ("a", 5_000),  # days later: resume tiers move
+    ]
+    for session, minute in cases:
+        expected = await separately(stub, scope, session, minute)
+        assert await in_one_call(stub, scope, session, minute) == expected, (session, minute)
+    assert (await in_one_call(stub, scope, "b", 62)).mode == IN_SESSION
+    assert [d.thread_id for d in (await in_one_call(stub, scope, "c", 62)).resume.candidates] == ["a", "b"]
+
+
+async def test_a_mode_the_caller_knows_is_kept(stub: pb_grpc.ThreadStoreServiceStub) -> None:
+    scope = new_scope()
+    await stub.AppendTurn(append(scope, "a1", "Sarah and I planned the Paris trip.", 0, "a"))
+    kept = await in_one_call(stub, scope, "z", 1, mode=IN_SESSION)
+    assert kept == await separately(stub, scope, "z", 1, mode=IN_SESSION)
+    assert kept.mode == IN_SESSION and not kept.HasField("resume")
+    started = await in_one_call(stub, scope, "a", 1, mode=START)
+    assert started == await separately(stub, scope, "a", 1, mode=START)
+    assert started.mode == START and started.HasField("resume")
+
+
+async def test_another_users_context_is_never_visible(stub: pb_grpc.ThreadStoreServiceStub) -> None:
+    owner, stranger = new_scope(), new_scope()
+    await stub.AppendTurn(append(owner, "a1", "Remind me to call Sarah about Paris.", 0, "s1"))
+    await stub.CloseSession(pb.CloseSessionRequest(scope=owner, session_id="s1", now=timestamp_of(T0 + MINUTE)))
+    for other in (stranger, scope_pb2.UserScope(tenant_id=owner.tenant_id, user_id=stranger.user_id)):
+        context = await in_one_call(stub, other, "s1", 2)
+        assert context == pb.GetTurnContextResponse(
+            mode=START, working_memory=pb.GetWorkingMemoryResponse(), resume=pb.ResumeResponse()
+        )

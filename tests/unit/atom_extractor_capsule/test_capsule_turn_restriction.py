@@ -1,0 +1,84 @@
+"""A restricted atom restricts its evidence turns in the archive, through the outbox."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from capsule_fakes import Fakes, ScriptedExtractor
+
+from memmesh.engines.atom_extractor.capsule import EffectKind, Exposure
+from memmesh.engines.atom_extractor.extracting import TurnInput
+from memmesh.engines.atom_extractor.extraction.model import (
+    ExtractedFact,
+    ExtractionResult,
+    FactType,
+)
+from memmesh.engines.atom_extractor.service import CapsuleService, MarkFlags
+from memmesh.engines.atom_extractor.sqlite_store import SqliteCapsuleStore
+
+NOW = 1_767_225_600_000_000
+RESIDENCE = ExtractedFact("User lives in Boston.", "identity", FactType.USER_FACT, 9000, "identity.residence", ("Boston",), "")
+DIABETES = ExtractedFact("User has diabetes.", "constraint", FactType.USER_FACT, 9000, "constraint.medical.diabete", (), "")
+SCRIPT = {
+    "I live in Boston.": ExtractionResult(relevant=True, facts=(RESIDENCE,)),
+    "I really do live in Boston.": ExtractionResult(relevant=True, facts=(RESIDENCE,)),
+    "I have diabetes.": ExtractionResult(relevant=True, facts=(DIABETES,)),
+}
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SqliteCapsuleStore]:
+    opened = SqliteCapsuleStore.open(tmp_path / "capsule.sqlite3")
+    yield opened
+    await opened.close()
+
+
+def turn(number: int, text: str) -> TurnInput:
+    return TurnInput(f"turn-{number}", "session-1", "user", text)
+
+
+async def test_a_fact_spoken_freely_restricts_nothing(store: SqliteCapsuleStore) -> None:
+    fakes = Fakes()
+    await CapsuleService(store, fakes.dependencies(), ScriptedExtractor(SCRIPT)).process("t", "u", turn(1, "I live in Boston."), NOW)
+    assert fakes.threads.restricted == {}
+
+
+async def test_a_sensitive_fact_restricts_the_turn_it_came_from(store: SqliteCapsuleStore) -> None:
+    fakes = Fakes()
+    await CapsuleService(store, fakes.dependencies(), ScriptedExtractor(SCRIPT)).process("t", "u", turn(1, "I have diabetes."), NOW)
+    assert fakes.threads.restricted == {"turn-1": "SAFE_TO_TEXT"}
+
+
+async def test_marking_an_atom_internal_only_restricts_every_evidence_turn(store: SqliteCapsuleStore) -> None:
+    fakes = Fakes()
+    service = CapsuleService(store, fakes.dependencies(), ScriptedExtractor(SCRIPT))
+    await service.process("t", "u", turn(1, "I live in Boston."), NOW)
+    await service.process("t", "u", turn(2, "I really do live in Boston."), NOW + 1)
+    outcome = await service.mark("t", "u", "identity.residence", "", MarkFlags(exposure=Exposure.INTERNAL_ONLY), NOW + 2)
+    assert len(outcome.changes) == 1 and outcome.pending_effects == 0
+    assert fakes.threads.restricted == {"turn-1": "INTERNAL_ONLY", "turn-2": "INTERNAL_ONLY"}
+    # A later turn that restates the hidden fact is restricted as it becomes evidence.
+    await service.process("t", "u", turn(3, "I live in Boston."), NOW + 3)
+    assert fakes.threads.restricted["turn-3"] == "INTERNAL_ONLY"
+
+
+async def test_a_restriction_the_archive_cannot_take_now_stays_queued(store: SqliteCapsuleStore) -> None:
+    fakes = Fakes()
+    service = CapsuleService(store, fakes.dependencies(), ScriptedExtractor(SCRIPT))
+    await service.process("t", "u", turn(1, "I live in Boston."), NOW)
+
+    async def unavailable(*args: object) -> None:
+        raise ConnectionError("thread store down")
+
+    working = fakes.threads.restrict_turns
+    fakes.threads.restrict_turns = unavailable  # type: ignore[method-assign]
+    outcome = await service.mark("t", "u", "identity.residence", "", MarkFlags(exposure=Exposure.INTERNAL_ONLY), NOW + 1)
+    assert outcome.pending_effects == 1
+    pending = await store.pending_effects("t", "u", 10)
+    assert [effect.kind for _, effect in pending] == [EffectKind.THREAD_RESTRICT]
+    fakes.threads.restrict_turns = working  # type: ignore[method-assign]
+    await service.list_atoms("t", "u", None, 10)
+    assert fakes.threads.restricted == {"turn-1": "INTERNAL_ONLY"}
+    assert await store.count_pending("t", "u") == 0
