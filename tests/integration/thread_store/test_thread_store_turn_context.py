@@ -1,8 +1,10 @@
 """GetTurnContext answers in one call exactly what OpenSession, GetWorkingMemory and (on a
-session start) Resume answer separately, on SQLite and on PostgreSQL with Redis."""
+session start) Resume answer separately, on SQLite and on PostgreSQL with Redis; its resume
+part is best effort and never costs the working memory."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -10,6 +12,10 @@ import pytest
 import pytest_asyncio
 
 from memmesh.common.v1 import bundle_pb2, memory_pb2, scope_pb2
+from memmesh.engines.thread_store.model import Mode, Resumed, Role, Turn
+from memmesh.engines.thread_store.service import ThreadStoreService
+from memmesh.engines.thread_store.sessions import DEFAULT_SESSION_GAP_US
+from memmesh.engines.thread_store.sqlite_store import SqliteThreadStore
 from memmesh.runtime.timeconv import timestamp_of
 from memmesh.testing.in_process import InProcessMesh, start_in_process
 from memmesh.testing.scopes import new_scope
@@ -108,3 +114,32 @@ async def test_another_users_context_is_never_visible(stub: pb_grpc.ThreadStoreS
         assert context == pb.GetTurnContextResponse(
             mode=START, working_memory=pb.GetWorkingMemoryResponse(), resume=pb.ResumeResponse()
         )
+
+
+class SlowResume(ThreadStoreService):
+    """A ThreadStore whose resume part fails or takes its time."""
+
+    def __init__(self, *args: object, fail: bool) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self._fail = fail
+
+    async def resume(self, tenant_id: str, user_id: str, session_id: str, now_us: int) -> Resumed:
+        if self._fail:
+            raise RuntimeError("digests unreadable")
+        await asyncio.sleep(0.5)
+        return await super().resume(tenant_id, user_id, session_id, now_us)
+
+
+@pytest.mark.parametrize("fail", [True, False])
+async def test_a_failed_or_late_resume_leaves_the_working_memory_whole(tmp_path: Path, fail: bool) -> None:
+    store = SqliteThreadStore.open(tmp_path / "thread_store.sqlite3")
+    service = SlowResume(store, None, DEFAULT_SESSION_GAP_US, 6, fail=fail)
+    try:
+        await service.append_turn("t", "u", Turn("t1", "a", Role.USER, "I need to book the dentist.", T0))
+        context = await service.turn_context("t", "u", "b", T0 + MINUTE, 0, None, resume_budget_s=0.05)
+        assert (context.mode, context.resumed, context.resume_unavailable) == (Mode.SESSION_START, None, True)
+        assert context.memory == await service.working_memory("t", "u", "b", 0)
+        in_session = await service.turn_context("t", "u", "a", T0 + MINUTE, 0, None, resume_budget_s=0.05)
+        assert (in_session.mode, in_session.resume_unavailable) == (Mode.IN_SESSION, False)
+    finally:
+        await store.close()

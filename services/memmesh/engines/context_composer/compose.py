@@ -88,9 +88,10 @@ class Composer:
         """Gather, filter and compose; raise DependencyFailed/DependencyTimeout on Tier-1 failure."""
         tenant, user = query.tenant_id, query.user_id
         try:
-            facts, retrieved, (query, session, resume), corrections = await asyncio.gather(
-                self._state.facts(tenant, user),
+            # The ranker's call goes out first: it takes the longest of the four.
+            retrieved, facts, (query, session, resume), corrections = await asyncio.gather(
                 self._ranker.retrieve(tenant, user, query.query, query.now_us, MAX_ATOMS, RETRIEVE_TURNS, RETRIEVE_DIGESTS),
+                self._state.facts(tenant, user),
                 self._session(query),
                 _tier2(self._corrections.corrections(tenant, user)) if self._corrections else _none(),
             )

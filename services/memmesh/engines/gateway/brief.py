@@ -7,6 +7,7 @@ bundle with a reason code and degraded=true; a partial bundle never leaves unfil
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import grpc
@@ -28,6 +29,8 @@ from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_g
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 
 log = logging.getLogger("memmesh.gateway.brief")
+# The share of the budget a Brief must still have when it gets a slot to compose.
+START_SHARE = 0.5
 
 
 def empty_response(request: pb.BriefRequest, reason_code: str) -> pb.BriefResponse:
@@ -49,11 +52,14 @@ class BriefHandler:
         guard: guard_grpc.ExposureGuardServiceStub,
         asked: AskedQuestions,
         budget_s: float,
+        concurrency: int,
     ) -> None:
         self._composer = composer
         self._guard = guard
         self._asked = asked
         self._budget_s = budget_s
+        # Briefs composed at once; the rest wait their turn within their own budget.
+        self._slots = asyncio.Semaphore(concurrency)
 
     async def brief(self, request: pb.BriefRequest, inbound_remaining_s: float | None) -> pb.BriefResponse:
         """The bundle of one turn, or an empty one with a reason code."""
@@ -61,10 +67,21 @@ class BriefHandler:
         if not request.identity_verified:
             return empty_response(request, IDENTITY_UNVERIFIED)
         try:
+            # Waiting for a slot counts against the turn's budget, and a turn must start with
+            # START_SHARE of it left: one that cannot finish in time fails closed at once
+            # instead of loading the mesh with work that would be thrown away.
+            async with asyncio.timeout(budget.remaining_s() - self._budget_s * START_SHARE):
+                await self._slots.acquire()
+        except TimeoutError:
+            log.info("brief failed closed reason=%s", BUDGET_EXCEEDED)
+            return empty_response(request, BUDGET_EXCEEDED)
+        try:
             return await self._compose(request, budget)
         except BriefFailure as failure:
             log.info("brief failed closed reason=%s", failure.reason_code)
             return empty_response(request, failure.reason_code)
+        finally:
+            self._slots.release()
 
     async def _call(self, engine: str, budget: TurnBudget, method, message):  # type: ignore[no-untyped-def]
         if budget.expired:

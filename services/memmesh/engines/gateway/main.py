@@ -59,7 +59,7 @@ async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) 
     retrier = ExtractionRetrier(pending, process, gateway.retry_initial_s, gateway.retry_max_s)
     retrier.start()
     servicer = GatewayServicer(
-        BriefHandler(composer, guard, AskedQuestions(cache), gateway.brief_budget_ms / 1000),
+        BriefHandler(composer, guard, AskedQuestions(cache), gateway.brief_budget_ms / 1000, gateway.brief_concurrency),
         IngestHandler(threads, state, ranker, extractor, pending, retrier, gateway.ingest_budget_ms / 1000, attempt_s),
         ControlHandler(threads, state, ranker, extractor, guard, pending, gateway.control_budget_ms / 1000),
     )

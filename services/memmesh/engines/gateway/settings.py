@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -15,6 +17,9 @@ class GatewaySettings(BaseSettings):
     tenant_keys: dict[str, str] = Field(default_factory=lambda: {"demo": "demo-key"})
     # Latency budget of one Brief; every engine call gets a deadline from what is left.
     brief_budget_ms: int = Field(default=40, gt=0)
+    # Briefs composed at the same time (default: this host's CPU count); more wait, within
+    # their budget, so an overloaded mesh finishes some turns instead of timing out on all.
+    brief_concurrency: int = Field(default_factory=lambda: os.cpu_count() or 2, gt=0)
     # Budget of one Ingest (archive, interaction record, extraction attempt).
     ingest_budget_ms: int = Field(default=2000, gt=0)
     # Budget of Command, OpenSession, CloseSession and Remember.
