@@ -123,6 +123,8 @@ async def chat(
         if not line or line.strip() == "/quit":
             return 0
         text = line.strip()
+        if not source.isatty():
+            out.write(text + "\n")  # piped input: show it, so the transcript reads like a session
         if not text:
             continue
         if text == "/remember":
