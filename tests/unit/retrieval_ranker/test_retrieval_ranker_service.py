@@ -117,3 +117,21 @@ async def test_evicted_users_are_reloaded_from_the_store() -> None:
         await service.upsert(TENANT, f"other-{n}", [atom_doc(atom("b", "User likes tea."))])
         await service.retrieve(TENANT, f"other-{n}", "tea", CAPS)
     assert ids((await service.retrieve(TENANT, USER, "tea", CAPS)).atoms) == ["a1"]
+
+
+async def test_a_food_request_finds_standing_diet_and_allergy_constraints() -> None:
+    service = new_service()
+    await service.upsert(
+        TENANT,
+        USER,
+        [
+            atom_doc(atom("a1", "User does not eat meat.", "constraint.diet.meat")),
+            atom_doc(atom("a2", "User is allergic to peanuts.", "constraint.allergy.peanuts")),
+            atom_doc(atom("a3", "User has a sister named Sarah.", "relationship.sister.sarah")),
+            atom_doc(atom("a4", "User plays the violin.", "identity.hobby.violin")),
+        ],
+    )
+    found = set(ids((await service.retrieve(TENANT, USER, "what should I cook for my sister tonight?", CAPS)).atoms))
+    assert {"a1", "a2", "a3"} <= found and "a4" not in found
+    # A request that is not about food does not pull them in.
+    assert set(ids((await service.retrieve(TENANT, USER, "when is my sister's birthday?", CAPS)).atoms)) == {"a3"}

@@ -24,6 +24,23 @@ STOP_WORDS = frozenset(
 # Words that ask about memory in general; a query made only of these is generic.
 GENERIC_RECALL_WORDS = frozenset({"remember", "recall", "know", "memory", "memories", "tell", "anything"})
 
+# Standing constraints matter to requests that never name them: "what should I cook?"
+# needs "User does not eat meat." A query about food or drink also asks for the words
+# diet and allergy atoms are written in (seed 001 §2.11.2: retrieve what is relevant).
+FOOD_WORDS = frozenset(
+    """
+    eat eating food foods cook cooking dinner lunch breakfast brunch snack snacks meal meals
+    recipe recipes restaurant restaurants menu grocery groceries bake baking dessert drink
+    drinks cuisine dish dishes order takeout
+    """.split()
+)
+DIET_WORDS = frozenset(
+    """
+    diet vegetarian vegan pescatarian kosher halal gluten lactose dairy allergic allergy
+    meat pork beef nuts peanuts shellfish alcohol sober
+    """.split()
+)
+
 _POSSESSIVE = re.compile(r"['’]s\b")
 _WORD = re.compile(r"[^\W_]+")
 _STEM_CACHE_LIMIT = 200_000
@@ -36,6 +53,8 @@ class Analyzer:
         self._stemmer = snowballstemmer.stemmer("english")
         self._stems: dict[str, str] = {}
         self._generic_stems = frozenset(self._stem(w) for w in GENERIC_RECALL_WORDS)
+        self._food_stems = frozenset(self._stem(w) for w in FOOD_WORDS)
+        self._diet_stems = frozenset(self._stem(w) for w in DIET_WORDS)
 
     def _stem(self, word: str) -> str:
         stem = self._stems.get(word)
@@ -52,5 +71,9 @@ class Analyzer:
         return [self._stem(w) for w in words if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())]
 
     def query_terms(self, text: str) -> tuple[str, ...]:
-        """Distinct scoring terms of a query, sorted; generic recall words do not count."""
-        return tuple(sorted({t for t in self.terms(text) if t not in self._generic_stems}))
+        """Distinct scoring terms of a query, sorted; generic recall words do not count, and a
+        query about food also looks for diet and allergy words."""
+        terms = {t for t in self.terms(text) if t not in self._generic_stems}
+        if terms & self._food_stems:
+            terms |= self._diet_stems
+        return tuple(sorted(terms))
