@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
+
+import grpc
+
+from memmesh.runtime.errors import DependencyFailed
 
 
 class TurnBudget:
@@ -22,3 +27,12 @@ class TurnBudget:
     def expired(self) -> bool:
         """True once no time is left."""
         return self.remaining_s() <= 0.0
+
+
+async def call_within(budget: TurnBudget, engine: str, method: Any, message: Any) -> Any:
+    """Call an engine with what is left of the budget; a failure fails the caller with
+    UNAVAILABLE naming the engine, so the caller retries (every such step is idempotent)."""
+    try:
+        return await method(message, timeout=budget.remaining_s())
+    except grpc.aio.AioRpcError as error:
+        raise DependencyFailed(f"{engine}: {error.code().name}", metadata={"engine": engine}) from error

@@ -5,14 +5,12 @@ from __future__ import annotations
 import logging
 from collections import Counter
 
-import grpc
-
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
-from memmesh.engines.gateway.budget import TurnBudget
+from memmesh.engines.gateway.budget import TurnBudget, call_within
 from memmesh.engines.gateway.store import PendingStore
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
@@ -68,17 +66,10 @@ class ControlHandler:
         self._pending = pending
         self._budget_s = budget_s
 
-    async def _call(self, engine: str, budget: TurnBudget, method, message):  # type: ignore[no-untyped-def]
-        try:
-            return await method(message, timeout=budget.remaining_s())
-        except grpc.aio.AioRpcError as error:
-            raise DependencyFailed(f"{engine}: {error.code().name}") from error
-
     async def command(self, request: pb.CommandRequest, inbound: float | None) -> pb.CommandResponse:
         """Run a user control command through the AtomExtractor."""
         budget = TurnBudget(self._budget_s, inbound)
-        reply = await self._call(
-            "atom_extractor", budget, self._extractor.RunCommand,
+        reply = await call_within(budget, "atom_extractor", self._extractor.RunCommand,
             extractor_pb.RunCommandRequest(
                 scope=request.scope,
                 command=extractor_command(request.command),
@@ -97,8 +88,7 @@ class ControlHandler:
     async def open_session(self, request: pb.OpenSessionRequest, inbound: float | None) -> pb.OpenSessionResponse:
         """Whether the session starts now (ThreadStore's session rules)."""
         budget = TurnBudget(self._budget_s, inbound)
-        reply = await self._call(
-            "thread_store", budget, self._threads.OpenSession,
+        reply = await call_within(budget, "thread_store", self._threads.OpenSession,
             thread_pb.OpenSessionRequest(scope=request.scope, session_id=request.session_id, now=request.now),
         )
         return pb.OpenSessionResponse(mode=reply.mode)
@@ -106,13 +96,11 @@ class ControlHandler:
     async def close_session(self, request: pb.CloseSessionRequest, inbound: float | None) -> pb.CloseSessionResponse:
         """Close the session; its digest and episode digests are indexed so later turns can page them in."""
         budget = TurnBudget(self._budget_s, inbound)
-        reply = await self._call(
-            "thread_store", budget, self._threads.CloseSession,
+        reply = await call_within(budget, "thread_store", self._threads.CloseSession,
             thread_pb.CloseSessionRequest(scope=request.scope, session_id=request.session_id, now=request.now),
         )
         if reply.digest.thread_id:
-            await self._call(
-                "retrieval_ranker", budget, self._ranker.Upsert,
+            await call_within(budget, "retrieval_ranker", self._ranker.Upsert,
                 ranker_pb.UpsertRequest(
                     scope=request.scope, documents=[digest_document(d) for d in (reply.digest, *reply.episodes)]
                 ),
@@ -123,8 +111,7 @@ class ControlHandler:
         atoms: list[memory_pb2.Atom] = []
         token = ""
         while len(atoms) < MAX_RECALL_ATOMS:
-            page = await self._call(
-                "atom_extractor", budget, self._extractor.ListAtoms,
+            page = await call_within(budget, "atom_extractor", self._extractor.ListAtoms,
                 extractor_pb.ListAtomsRequest(scope=scope, page_size=ATOM_PAGE, page_token=token),
             )
             atoms.extend(page.atoms)
@@ -142,8 +129,7 @@ class ControlHandler:
         if not atoms:
             return pb.RememberResponse()
         # Text-only items are not read aloud in a spoken summary.
-        summary = await self._call(
-            "exposure_guard", budget, self._guard.RecallSummary,
+        summary = await call_within(budget, "exposure_guard", self._guard.RecallSummary,
             guard_pb.RecallSummaryRequest(scope=request.scope, channel=request.channel, atoms=atoms, speak_text_allowed=False),
         )
         return pb.RememberResponse(items=summary.items)
@@ -151,7 +137,7 @@ class ControlHandler:
     async def debug_user(self, request: pb.DebugUserRequest, inbound: float | None) -> pb.DebugUserResponse:
         """Operator view: last session, last interaction, atom counts by status, queued extractions."""
         budget = TurnBudget(self._budget_s, inbound)
-        state = await self._call("current_state", budget, self._state.Get, state_pb.GetRequest(scope=request.scope))
+        state = await call_within(budget, "current_state", self._state.Get, state_pb.GetRequest(scope=request.scope))
         try:
             atoms = await self._all_atoms(request.scope, budget)
             counts = Counter(memory_pb2.AtomStatus.Name(a.status).removeprefix("ATOM_STATUS_") for a in atoms)

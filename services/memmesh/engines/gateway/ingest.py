@@ -17,14 +17,13 @@ from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extract
 from memmesh.common.v1 import memory_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
-from memmesh.engines.gateway.budget import TurnBudget
+from memmesh.engines.gateway.budget import TurnBudget, call_within
 from memmesh.engines.gateway.extraction_retry import ExtractionRetrier
 from memmesh.engines.gateway.profile import adopt_stated_profile
 from memmesh.engines.gateway.store import PendingExtraction, PendingStore
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
-from memmesh.runtime.errors import DependencyFailed
 from memmesh.runtime.timeconv import micros_of, timestamp_of
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc
@@ -80,36 +79,25 @@ class IngestHandler:
         self._budget_s = budget_s
         self._attempt_s = extraction_attempt_s
 
-    async def _required(self, engine: str, budget: TurnBudget, method, message):  # type: ignore[no-untyped-def]
-        # A required step that fails fails the Ingest with UNAVAILABLE: the caller retries,
-        # and the retry re-drives every idempotent step.
-        try:
-            return await method(message, timeout=budget.remaining_s())
-        except grpc.aio.AioRpcError as error:
-            raise DependencyFailed(f"{engine}: {error.code().name}") from error
-
     async def ingest(self, request: pb.IngestRequest, inbound_remaining_s: float | None) -> pb.IngestResponse:
         """Archive, record and extract one turn."""
         budget = TurnBudget(self._budget_s, inbound_remaining_s)
         scope, turn = request.scope, request.turn
-        appended = await self._required(
-            "thread_store", budget, self._threads.AppendTurn, thread_pb.AppendTurnRequest(scope=scope, turn=turn)
+        appended = await call_within(budget, "thread_store", self._threads.AppendTurn, thread_pb.AppendTurnRequest(scope=scope, turn=turn)
         )
         response = pb.IngestResponse(ok=True, session_id=turn.session_id, mode=appended.mode, duplicate=appended.duplicate)
         # An INTERNAL_ONLY turn is never indexed: it can never become an excerpt.
         indexed = (
             _nothing()
             if appended.exposure == memory_pb2.EXPOSURE_INTERNAL_ONLY
-            else self._required(
-                "retrieval_ranker", budget, self._ranker.Upsert,
+            else call_within(budget, "retrieval_ranker", self._ranker.Upsert,
                 ranker_pb.UpsertRequest(scope=scope, documents=[turn_document(turn, appended.exposure)]),
             )
         )
         if turn.role != memory_pb2.ROLE_USER:
             await indexed
             return response
-        recorded = self._required(
-            "current_state", budget, self._state.Apply,
+        recorded = call_within(budget, "current_state", self._state.Apply,
             state_pb.ApplyRequest(
                 scope=scope,
                 change=state_pb.StateChange(
