@@ -12,8 +12,8 @@ from memmesh.engines.ledger.chain import (
     NewEvent,
     StoredEvent,
     plan_append,
+    read_in_pages,
     row_of,
-    stored_from_row,
 )
 from memmesh.engines.ledger.store import AppendOutcome
 from memmesh.storage.migrations import Migration
@@ -47,7 +47,6 @@ MIGRATIONS = (
 )
 
 _COLUMNS = "sequence, idempotency_key, event_type, reason_code, attributes, occur_time_us, previous_hash, hash"
-_READ_PAGE = 500
 
 
 class SqliteLedgerStore:
@@ -96,22 +95,15 @@ class SqliteLedgerStore:
             raise
         return [AppendOutcome(*outcome) for outcome in plan.outcomes]
 
-    async def read(self, tenant_id: str, user_id: str, from_sequence: int, limit: int) -> AsyncIterator[StoredEvent]:
-        next_sequence, remaining = max(from_sequence, 1), limit or None
-        while True:
-            page = _READ_PAGE if remaining is None else min(_READ_PAGE, remaining)
-            rows = self._db.execute(
+    def read(self, tenant_id: str, user_id: str, from_sequence: int, limit: int) -> AsyncIterator[StoredEvent]:
+        async def fetch_page(next_sequence: int, page: int) -> list[tuple]:  # type: ignore[type-arg]
+            return self._db.execute(
                 f"SELECT {_COLUMNS} FROM ledger_events WHERE tenant_id = ? AND user_id = ? "
                 "AND sequence >= ? ORDER BY sequence LIMIT ?",
                 (tenant_id, user_id, next_sequence, page),
             ).fetchall()
-            for row in rows:
-                yield stored_from_row(row)
-            if remaining is not None:
-                remaining -= len(rows)
-            if len(rows) < page or remaining == 0:
-                return
-            next_sequence = rows[-1][0] + 1
+
+        return read_in_pages(fetch_page, from_sequence, limit)
 
     async def close(self) -> None:
         self._db.close()
