@@ -1,88 +1,71 @@
-"""Typed domain errors and their one mapping to gRPC status codes."""
+"""The one mapping of domain errors to gRPC statuses, and of a peer's failed call back to
+a domain error (`call_engine`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Awaitable
+from typing import TypeVar
 
 import grpc
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from memmesh.errors import (
+    Conflict,
+    DeadlineExpired,
+    DependencyFailed,
+    DomainError,
+    FieldViolation,
+    InvalidInput,
+    NotFound,
+    PermissionDenied,
+    PreconditionFailed,
+    Unauthenticated,
+    VersionMismatch,
+)
+
+__all__ = [
+    "Conflict",
+    "DeadlineExpired",
+    "DependencyFailed",
+    "DomainError",
+    "FieldViolation",
+    "InvalidInput",
+    "NotFound",
+    "PermissionDenied",
+    "PreconditionFailed",
+    "Unauthenticated",
+    "VersionMismatch",
+    "call_engine",
+    "details_of",
+    "error_info_of",
+    "status_code_of",
+    "to_status",
+]
+
 ERROR_DOMAIN = "memmesh"
+T = TypeVar("T")
 
 
-class DomainError(Exception):
-    """Base of errors the domain raises on purpose; each maps to one status code."""
-
-    code: grpc.StatusCode = grpc.StatusCode.INTERNAL
-    reason: str = "INTERNAL"
-
-    def __init__(self, message: str, *, reason: str | None = None, metadata: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        # Carried in ErrorInfo.metadata, e.g. {"engine": "thread_store"} for a failed dependency.
-        self.metadata = dict(metadata or {})
-        if reason is not None:
-            self.reason = reason
+def status_code_of(error: DomainError) -> grpc.StatusCode:
+    """The gRPC status code a domain error is answered with."""
+    return grpc.StatusCode[error.status_name]
 
 
-@dataclass(frozen=True)
-class FieldViolation:
-    """One bad field, named by its dotted path in the request."""
-
-    field: str
-    description: str
-
-
-class InvalidInput(DomainError):
-    code = grpc.StatusCode.INVALID_ARGUMENT
-    reason = "INVALID_FIELD"
-
-    def __init__(self, violations: list[FieldViolation]) -> None:
-        names = ", ".join(v.field for v in violations)
-        super().__init__(f"invalid field(s): {names}")
-        self.violations = violations
-
-
-class NotFound(DomainError):
-    code = grpc.StatusCode.NOT_FOUND
-    reason = "NOT_FOUND"
-
-
-class Conflict(DomainError):
-    code = grpc.StatusCode.ALREADY_EXISTS
-    reason = "IDEMPOTENCY_CONFLICT"
-
-
-class VersionMismatch(DomainError):
-    code = grpc.StatusCode.ABORTED
-    reason = "VERSION_MISMATCH"
-
-
-class PreconditionFailed(DomainError):
-    code = grpc.StatusCode.FAILED_PRECONDITION
-    reason = "FAILED_PRECONDITION"
-
-
-class Unauthenticated(DomainError):
-    code = grpc.StatusCode.UNAUTHENTICATED
-    reason = "UNAUTHENTICATED"
-
-
-class PermissionDenied(DomainError):
-    code = grpc.StatusCode.PERMISSION_DENIED
-    reason = "TENANT_MISMATCH"
-
-
-class DeadlineExpired(DomainError):
-    code = grpc.StatusCode.DEADLINE_EXCEEDED
-    reason = "DEADLINE_EXPIRED"
-
-
-class DependencyFailed(DomainError):
-    code = grpc.StatusCode.UNAVAILABLE
-    reason = "DEPENDENCY_FAILED"
+async def call_engine(engine: str, call: Awaitable[T]) -> T:
+    """Await a call to a peer engine; its failure becomes one DependencyFailed naming the
+    engine at fault (the peer's own ErrorInfo says when it failed because of another)."""
+    try:
+        return await call
+    except grpc.aio.AioRpcError as error:
+        info = error_info_of(error)
+        raise DependencyFailed(
+            info.metadata.get("engine") or engine,
+            info.metadata.get("peer_status") or error.code().name,
+            error.details() or "",
+            peer_reason=info.reason,
+        ) from error
 
 
 def to_status(error: DomainError) -> grpc.Status:
@@ -102,7 +85,7 @@ def to_status(error: DomainError) -> grpc.Status:
         packed.Pack(bad_request)
         details.append(packed)
     status = status_pb2.Status(
-        code=getattr(code_pb2, error.code.name), message=error.message, details=details
+        code=getattr(code_pb2, error.status_name), message=error.message, details=details
     )
     return rpc_status.to_status(status)
 

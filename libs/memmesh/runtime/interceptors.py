@@ -170,7 +170,7 @@ class PolicyInterceptor(grpc.aio.ServerInterceptor):
 
 
 def _code_of(error: Exception) -> str:
-    return error.code.name if isinstance(error, DomainError) else "INTERNAL"
+    return error.status_name if isinstance(error, DomainError) else "INTERNAL"
 
 
 async def _abort(context: grpc.aio.ServicerContext, method: str, error: Exception) -> None:

@@ -21,6 +21,8 @@ def open_sqlite(path: Path, migrations: Sequence[Migration]) -> sqlite3.Connecti
     connection.execute("PRAGMA synchronous=NORMAL")
     connection.execute("PRAGMA busy_timeout=5000")
     connection.execute("PRAGMA foreign_keys=ON")
+    # Deleted rows are overwritten, not left readable in free pages (forget means forget).
+    connection.execute("PRAGMA secure_delete=ON")
     apply_sqlite_migrations(connection, migrations)
     return connection
 

@@ -56,7 +56,7 @@ class FakeLedger:
 
     async def record(self, tenant_id: str, user_id: str, event: RuleEvent) -> None:
         if self.down:
-            raise DependencyFailed("ledger down")
+            raise DependencyFailed("ledger", "UNAVAILABLE")
         self.events.append((tenant_id, user_id, event))
 
 

@@ -27,7 +27,7 @@ class FakeLedger:
 
     async def append(self, tenant_id: str, user_id: str, events: Sequence[SyncEvent]) -> None:
         if self.down:
-            raise DependencyFailed("ledger down")
+            raise DependencyFailed("ledger", "UNAVAILABLE")
         for event in events:
             self.events.setdefault(event.idempotency_key, event)
 

@@ -93,7 +93,7 @@ class ListSource:
         for atom in self.atoms:
             yield mapping.index_doc(mapping.document_of_atom(atom), ANALYZER)
         if self.down:
-            raise DependencyFailed("archive unreachable")
+            raise DependencyFailed("thread_store", "UNAVAILABLE")
         for turn in self.turns:
             yield mapping.index_doc(mapping.document_of_turn(turn), ANALYZER)
         for digest in self.digests:

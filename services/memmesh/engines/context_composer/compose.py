@@ -15,8 +15,6 @@ from collections.abc import Awaitable
 from dataclasses import asdict, replace
 from typing import TypeVar
 
-import grpc
-
 from memmesh.engines.context_composer.assemble import (
     MAX_ATOMS,
     MAX_WORKING_TURNS,
@@ -54,14 +52,16 @@ T = TypeVar("T")
 class DependencyTimeout(DomainError):
     """A Tier-1 dependency did not answer within the turn's deadline."""
 
-    code = grpc.StatusCode.DEADLINE_EXCEEDED
+    status = "DEADLINE_EXCEEDED"
     reason = "DEPENDENCY_TIMEOUT"
 
 
 def tier1_error(error: DependencyError) -> DomainError:
     """The status a Tier-1 failure maps to; the message names the engine ("tier1 <engine>: ...")."""
     message = f"tier1 {error}"
-    return DependencyTimeout(message) if error.timed_out else DependencyFailed(message)
+    if error.timed_out:
+        return DependencyTimeout(message, metadata={"engine": error.engine})
+    return DependencyFailed(error.engine, "UNAVAILABLE", message)
 
 
 async def _tier2(call: Awaitable[T]) -> T | None:

@@ -39,4 +39,4 @@ class GrpcRuleLedger:
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.ALREADY_EXISTS:
                 raise Conflict("the ledger holds this change's key with other content") from error
-            raise DependencyFailed(f"ledger append failed: {error.code().name}") from error
+            raise DependencyFailed("ledger", error.code().name, "append failed") from error

@@ -6,9 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import grpc
-
-from memmesh.runtime.errors import DependencyFailed
+from memmesh.runtime.errors import call_engine
 
 
 class TurnBudget:
@@ -31,8 +29,6 @@ class TurnBudget:
 
 async def call_within(budget: TurnBudget, engine: str, method: Any, message: Any) -> Any:
     """Call an engine with what is left of the budget; a failure fails the caller with
-    UNAVAILABLE naming the engine, so the caller retries (every such step is idempotent)."""
-    try:
-        return await method(message, timeout=budget.remaining_s())
-    except grpc.aio.AioRpcError as error:
-        raise DependencyFailed(f"{engine}: {error.code().name}", metadata={"engine": engine}) from error
+    UNAVAILABLE naming the engine (a verdict on bad input passes through as it is), so the
+    caller retries (every such step is idempotent)."""
+    return await call_engine(engine, method(message, timeout=budget.remaining_s()))

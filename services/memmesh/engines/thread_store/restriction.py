@@ -108,5 +108,5 @@ async def _drop_buffers(
             await buffer.drop(tenant_id, user_id, session_id)
         except Exception as error:
             if required:
-                raise DependencyFailed("session buffer unavailable; restriction not applied") from error
+                raise DependencyFailed("redis", "UNAVAILABLE", "session buffer unavailable; restriction not applied") from error
             log.warning("session buffer drop after a restriction failed", exc_info=True)

@@ -319,7 +319,7 @@ class ThreadStoreService:
                 await self._buffer.drop(tenant_id, user_id, thread_id)
             except Exception as error:
                 # Forgetting means the text is gone everywhere; the caller retries (it is idempotent).
-                raise DependencyFailed("session buffer unavailable; forget not complete") from error
+                raise DependencyFailed("redis", "UNAVAILABLE", "session buffer unavailable; forget not complete") from error
         return forgotten
 
     async def restrict_turns(self, tenant_id: str, user_id: str, turn_ids: list[str], exposure: Exposure) -> int:

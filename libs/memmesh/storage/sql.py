@@ -1,0 +1,224 @@
+"""One SQL store for every engine: the same SQL text on SQLite and PostgreSQL.
+
+Engines write their SQL once with "?" placeholders (never a literal "?" or "%" in the
+text) and run it through a `SqlTx`; the `Database` gives transactions serialised per
+lock key and hides the dialect. Schema differences are the few type names of `Dialect`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from psycopg import AsyncConnection
+from psycopg_pool import AsyncConnectionPool
+
+from memmesh.storage.migrations import Migration
+from memmesh.storage.postgres_db import open_pool
+from memmesh.storage.sqlite_db import open_sqlite
+
+Row = tuple[Any, ...]
+T = TypeVar("T")
+
+
+class Dialect(enum.Enum):
+    """The SQL dialect under a store; only DDL differs between them."""
+
+    SQLITE = "sqlite"
+    POSTGRES = "postgres"
+
+    @property
+    def big_int(self) -> str:
+        """The 64-bit integer column type."""
+        return "INTEGER" if self is Dialect.SQLITE else "BIGINT"
+
+    @property
+    def blob(self) -> str:
+        """The byte-string column type."""
+        return "BLOB" if self is Dialect.SQLITE else "BYTEA"
+
+
+MigrationsFor = Callable[[Dialect], Sequence[Migration]]
+
+
+class SqlTx(Protocol):
+    """The calls a store's SQL needs inside one transaction (or one read)."""
+
+    dialect: Dialect
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run a statement; the number of rows it changed."""
+        ...
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+
+class Database(Protocol):
+    """An engine's database: transactions, reads, and closing."""
+
+    dialect: Dialect
+
+    def write(self, *lock_key: str) -> AbstractAsyncContextManager[SqlTx]:
+        """A transaction serialised with every other writer holding the same lock key
+        (across processes too); committed on exit, rolled back on an exception."""
+        ...
+
+    def read(self) -> AbstractAsyncContextManager[SqlTx]:
+        """Reads of committed data, never of another transaction half done."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+def marks(count: int) -> str:
+    """`count` comma-separated placeholders, for IN (…) lists."""
+    return ",".join("?" * count)
+
+
+class _SqliteTx:
+    dialect = Dialect.SQLITE
+
+    def __init__(self, database: SqliteDatabase) -> None:
+        self._database = database
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return await self._database.run(lambda db: db.execute(sql, params).rowcount)
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return await self._database.run(lambda db: db.execute(sql, params).fetchall())
+
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        row: Row | None = await self._database.run(lambda db: db.execute(sql, params).fetchone())
+        return row
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        await self._database.run(lambda db: db.executemany(sql, rows))
+
+
+class SqliteDatabase:
+    """One connection driven by one worker thread, so a locked file or a slow statement
+    never blocks the event loop; an asyncio lock keeps this process's transactions apart
+    and BEGIN IMMEDIATE serialises writers across processes sharing the file."""
+
+    dialect = Dialect.SQLITE
+
+    def __init__(self, connection: sqlite3.Connection) -> None:
+        self._db = connection
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")
+        self._lock = asyncio.Lock()
+        self._tx = _SqliteTx(self)
+
+    @classmethod
+    def open(cls, path: Path, migrations: Sequence[Migration]) -> SqliteDatabase:
+        return cls(open_sqlite(path, migrations))
+
+    async def run(self, call: Callable[[sqlite3.Connection], T]) -> T:
+        """Run one call on the connection's thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._thread, call, self._db)
+
+    @asynccontextmanager
+    async def write(self, *lock_key: str) -> AsyncIterator[SqlTx]:
+        async with self._lock:
+            await self.run(lambda db: db.execute("BEGIN IMMEDIATE"))
+            try:
+                yield self._tx
+            except BaseException:
+                await self.run(lambda db: db.execute("ROLLBACK"))
+                raise
+            await self.run(lambda db: db.execute("COMMIT"))
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[SqlTx]:
+        async with self._lock:
+            yield self._tx
+
+    async def close(self) -> None:
+        await self.run(lambda db: db.close())
+        self._thread.shutdown(wait=True)
+
+
+@lru_cache(maxsize=1024)
+def _postgres_sql(sql: str) -> str:
+    # The shared SQL uses "?" placeholders and never a literal "?" or "%".
+    return sql.replace("?", "%s")
+
+
+class _PostgresTx:
+    dialect = Dialect.POSTGRES
+
+    def __init__(self, connection: AsyncConnection) -> None:
+        self._db = connection
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        cursor = await self._db.execute(_postgres_sql(sql), params)  # type: ignore[arg-type]  # SQL built at run time
+        return cursor.rowcount
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        cursor = await self._db.execute(_postgres_sql(sql), params)  # type: ignore[arg-type]  # SQL built at run time
+        return await cursor.fetchall()
+
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        cursor = await self._db.execute(_postgres_sql(sql), params)  # type: ignore[arg-type]  # SQL built at run time
+        return await cursor.fetchone()
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        async with self._db.cursor() as cursor:
+            await cursor.executemany(_postgres_sql(sql), rows)  # type: ignore[arg-type]  # SQL built at run time
+
+
+class PostgresDatabase:
+    """A connection pool on the engine's schema; writers holding the same lock key
+    serialise on a transaction-scoped advisory lock, across any number of processes."""
+
+    dialect = Dialect.POSTGRES
+
+    def __init__(self, pool: AsyncConnectionPool, schema: str) -> None:
+        self._pool = pool
+        self._schema = schema
+
+    @classmethod
+    async def open(cls, url: str, schema: str, migrations: Sequence[Migration]) -> PostgresDatabase:
+        return cls(await open_pool(url, schema, migrations), schema)
+
+    @asynccontextmanager
+    async def write(self, *lock_key: str) -> AsyncIterator[SqlTx]:
+        async with self._pool.connection() as connection, connection.transaction():
+            if lock_key:
+                await connection.execute(
+                    "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                    ("\x1f".join((self._schema, *lock_key)),),
+                )
+            yield _PostgresTx(connection)
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[SqlTx]:
+        async with self._pool.connection() as connection:
+            yield _PostgresTx(connection)
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+
+async def open_database(
+    storage_url: str, engine: str, migrations: MigrationsFor, data_dir: Path = Path("var/data")
+) -> Database:
+    """The engine's database: an SQLite file under data_dir for "sqlite", else a
+    PostgreSQL schema named after the engine; pending migrations applied."""
+    match storage_url:
+        case "sqlite":
+            return SqliteDatabase.open(data_dir / f"{engine}.sqlite3", migrations(Dialect.SQLITE))
+        case url if url.startswith(("postgresql://", "postgres://")):
+            return await PostgresDatabase.open(url, engine, migrations(Dialect.POSTGRES))
+        case other:
+            raise ValueError(f"unsupported storage_url {other!r}")
