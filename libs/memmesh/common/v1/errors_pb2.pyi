@@ -44,6 +44,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The ledger chain does not verify."""
     ERROR_REASON_INTERNAL: _ErrorReason.ValueType  # 10
     """An unexpected internal error."""
+    ERROR_REASON_DEADLINE_EXPIRED: _ErrorReason.ValueType  # 11
+    """The caller's own deadline had already passed when the call arrived."""
+    ERROR_REASON_FAILED_PRECONDITION: _ErrorReason.ValueType  # 12
+    """The request is valid but the system is not in a state that allows it."""
+    ERROR_REASON_OUTBOX_ITEM_CONFLICT: _ErrorReason.ValueType  # 13
+    """A device outbox item id was reused with different content."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Reasons carried in google.rpc.ErrorInfo.reason by every engine. The ErrorInfo
@@ -72,4 +78,10 @@ ERROR_REASON_CHAIN_BROKEN: ErrorReason.ValueType  # 9
 """The ledger chain does not verify."""
 ERROR_REASON_INTERNAL: ErrorReason.ValueType  # 10
 """An unexpected internal error."""
+ERROR_REASON_DEADLINE_EXPIRED: ErrorReason.ValueType  # 11
+"""The caller's own deadline had already passed when the call arrived."""
+ERROR_REASON_FAILED_PRECONDITION: ErrorReason.ValueType  # 12
+"""The request is valid but the system is not in a state that allows it."""
+ERROR_REASON_OUTBOX_ITEM_CONFLICT: ErrorReason.ValueType  # 13
+"""A device outbox item id was reused with different content."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

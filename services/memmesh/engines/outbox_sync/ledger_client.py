@@ -46,4 +46,4 @@ class GrpcSyncLedger:
             try:
                 await self._stub.Append(pb.AppendRequest(scope=scope, events=inputs))
             except grpc.aio.AioRpcError as failure:
-                raise DependencyFailed(f"ledger append failed: {failure.code().name}", reason="LEDGER_UNAVAILABLE") from failure
+                raise DependencyFailed("ledger", failure.code().name, "append failed") from failure
