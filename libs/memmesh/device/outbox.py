@@ -54,7 +54,7 @@ class Backoff:
     max_s: float = 2.0
 
     def delay(self, attempt: int) -> float:
-        return min(self.initial_s * (2**attempt), self.max_s)
+        return min(self.initial_s * 2.0**attempt, self.max_s)
 
 
 DEFAULT_BACKOFF = Backoff()
@@ -113,7 +113,8 @@ class Outbox:
         return {item_id: (int(count), error) for item_id, count, error in rows}
 
     def _next_batch(self) -> list[OutboxEntry]:
-        batch, size = [], 0
+        batch: list[OutboxEntry] = []
+        size = 0
         for entry in self.pending(MAX_BATCH_ITEMS):
             size += len(entry.ciphertext) + len(entry.item_id) + len(entry.logical_key) + 64
             if batch and size > MAX_BATCH_BYTES:

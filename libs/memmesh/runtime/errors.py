@@ -104,7 +104,8 @@ def error_info_of(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo:
 def details_of(error: grpc.aio.AioRpcError) -> tuple[str, list[str]]:
     """(ErrorInfo reason, BadRequest field names) of a failed call, for clients and tests."""
     status = rpc_status.from_call(error)
-    reason, fields = "", []
+    reason = ""
+    fields: list[str] = []
     if status is None:
         return reason, fields
     for detail in status.details:

@@ -73,7 +73,7 @@ def _check_scalar(rule: CompiledRule, path: str, value: object) -> list[FieldVio
         if rule.max_len and len(value) > rule.max_len:  # type: ignore[arg-type]
             return [FieldViolation(path, f"must be at most {rule.max_len} bytes")]
     elif field.type == FieldDescriptor.TYPE_ENUM:
-        if value not in field.enum_type.values_by_number:
+        if field.enum_type is None or value not in field.enum_type.values_by_number:
             return [FieldViolation(path, "is not a known enum value")]
     elif field.cpp_type in (FieldDescriptor.CPPTYPE_INT32, FieldDescriptor.CPPTYPE_INT64):
         number = int(value)  # type: ignore[call-overload]
@@ -157,7 +157,7 @@ def _scalar_check(rule: CompiledRule) -> FieldCheck | None:
         byte_limit = rule.max_len
         return (lambda data: len(data) <= byte_limit) if byte_limit else None
     if field.type == FieldDescriptor.TYPE_ENUM:
-        known = frozenset(field.enum_type.values_by_number)
+        known = frozenset(field.enum_type.values_by_number if field.enum_type is not None else ())
         return lambda number: number in known
     if field.cpp_type in (FieldDescriptor.CPPTYPE_INT32, FieldDescriptor.CPPTYPE_INT64):
         low, high = rule.min_value, rule.max_value

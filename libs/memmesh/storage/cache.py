@@ -75,7 +75,7 @@ class RedisCache:
 
     async def get(self, key: str) -> bytes | None:
         value = await self._client.get(key)
-        return bytes(value) if value is not None else None
+        return value.encode() if isinstance(value, str) else value
 
     async def set(self, key: str, value: bytes, ttl_s: int) -> None:
         await self._client.set(key, value, ex=ttl_s)

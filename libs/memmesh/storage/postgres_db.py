@@ -43,5 +43,5 @@ async def apply_postgres_migrations(connection: AsyncConnection, schema: str, mi
             if await cursor.fetchone() is not None:
                 continue
             for statement in migration.statements:
-                await connection.execute(statement)  # type: ignore[arg-type]
+                await connection.execute(statement)
             await connection.execute("INSERT INTO schema_migrations (version) VALUES (%s)", (migration.version,))

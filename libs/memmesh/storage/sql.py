@@ -161,20 +161,20 @@ class _PostgresTx:
         self._db = connection
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        cursor = await self._db.execute(_postgres_sql(sql), params)  # type: ignore[arg-type]  # SQL built at run time
+        cursor = await self._db.execute(_postgres_sql(sql), params)
         return cursor.rowcount
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        cursor = await self._db.execute(_postgres_sql(sql), params)  # type: ignore[arg-type]  # SQL built at run time
+        cursor = await self._db.execute(_postgres_sql(sql), params)
         return await cursor.fetchall()
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        cursor = await self._db.execute(_postgres_sql(sql), params)  # type: ignore[arg-type]  # SQL built at run time
+        cursor = await self._db.execute(_postgres_sql(sql), params)
         return await cursor.fetchone()
 
     async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         async with self._db.cursor() as cursor:
-            await cursor.executemany(_postgres_sql(sql), rows)  # type: ignore[arg-type]  # SQL built at run time
+            await cursor.executemany(_postgres_sql(sql), rows)
 
 
 class PostgresDatabase:
