@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
 from memmesh.engines.atom_extractor.capsule import (
     AtomRecord,
     AtomStatus,
@@ -22,7 +23,7 @@ from memmesh.engines.atom_extractor.capsule import (
     RejectionEntry,
 )
 from memmesh.engines.atom_extractor.extraction.model import FactType
-from memmesh.engines.atom_extractor.store import CapsuleStore
+from memmesh.engines.atom_extractor.ports import CapsuleStore
 from memmesh.runtime.errors import VersionMismatch
 
 NOW = 1_767_225_600_000_000
@@ -30,14 +31,8 @@ NOW = 1_767_225_600_000_000
 
 @pytest.fixture(params=["sqlite", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[CapsuleStore]:
-    if request.param == "sqlite":
-        from memmesh.engines.atom_extractor.sqlite_store import SqliteCapsuleStore
-
-        opened: CapsuleStore = SqliteCapsuleStore.open(tmp_path / "capsule.sqlite3")
-    else:
-        from memmesh.engines.atom_extractor.postgres_store import PostgresCapsuleStore
-
-        opened = await PostgresCapsuleStore.open(request.getfixturevalue("postgres_url"))
+    url = "sqlite" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    opened: CapsuleStore = await SqlCapsuleStore.open(url, tmp_path)
     yield opened
     await opened.close()
 

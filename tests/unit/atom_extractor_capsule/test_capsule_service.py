@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from capsule_fakes import Fakes, ScriptedExtractor
 
+from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
 from memmesh.engines.atom_extractor.capsule import ChangeKind
 from memmesh.engines.atom_extractor.extracting import TurnInput
 from memmesh.engines.atom_extractor.extraction.model import (
@@ -18,7 +19,6 @@ from memmesh.engines.atom_extractor.extraction.model import (
     FactType,
 )
 from memmesh.engines.atom_extractor.service import CapsuleService
-from memmesh.engines.atom_extractor.sqlite_store import SqliteCapsuleStore
 
 NOW = 1_767_225_600_000_000
 SISTER = ExtractedFact(
@@ -51,13 +51,13 @@ SCRIPT = {
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SqliteCapsuleStore]:
-    opened = SqliteCapsuleStore.open(tmp_path / "capsule.sqlite3")
+async def store(tmp_path: Path) -> AsyncIterator[SqlCapsuleStore]:
+    opened = await SqlCapsuleStore.open("sqlite", tmp_path)
     yield opened
     await opened.close()
 
 
-def service_with(store: SqliteCapsuleStore, fakes: Fakes) -> CapsuleService:
+def service_with(store: SqlCapsuleStore, fakes: Fakes) -> CapsuleService:
     return CapsuleService(store, fakes.dependencies(), ScriptedExtractor(SCRIPT))
 
 
@@ -66,7 +66,7 @@ def turn(number: int, text: str) -> TurnInput:
 
 
 async def test_a_retried_turn_is_a_duplicate_and_writes_nothing_twice(
-    store: SqliteCapsuleStore,
+    store: SqlCapsuleStore,
 ) -> None:
     fakes = Fakes()
     service = service_with(store, fakes)
@@ -79,7 +79,7 @@ async def test_a_retried_turn_is_a_duplicate_and_writes_nothing_twice(
 
 
 async def test_effects_that_fail_stay_queued_and_run_on_the_next_call(
-    store: SqliteCapsuleStore,
+    store: SqlCapsuleStore,
 ) -> None:
     fakes = Fakes()
     fakes.ledger.down = fakes.index.down = True
@@ -94,7 +94,7 @@ async def test_effects_that_fail_stay_queued_and_run_on_the_next_call(
     assert list(fakes.index.documents.values())[0].text == "User has a sister named Sarah."
 
 
-async def test_correction_records_the_pair_and_updates_one_atom(store: SqliteCapsuleStore) -> None:
+async def test_correction_records_the_pair_and_updates_one_atom(store: SqlCapsuleStore) -> None:
     fakes = Fakes()
     service = service_with(store, fakes)
     await service.process("t", "u", turn(1, "I have a sister named Sarah."), NOW)
@@ -110,7 +110,7 @@ async def test_correction_records_the_pair_and_updates_one_atom(store: SqliteCap
 
 
 async def test_forget_that_removes_the_last_referenced_atom_everywhere(
-    store: SqliteCapsuleStore,
+    store: SqlCapsuleStore,
 ) -> None:
     fakes = Fakes()
     service = service_with(store, fakes)
@@ -122,7 +122,7 @@ async def test_forget_that_removes_the_last_referenced_atom_everywhere(
     assert len(forgotten) == 1 and "Sarah" not in repr(forgotten)
 
 
-async def test_a_turn_that_mentions_an_atom_records_its_use(store: SqliteCapsuleStore) -> None:
+async def test_a_turn_that_mentions_an_atom_records_its_use(store: SqlCapsuleStore) -> None:
     fakes = Fakes()
     service = service_with(store, fakes)
     await service.process("t", "u", turn(1, "I have a sister named Sarah."), NOW)
@@ -132,7 +132,7 @@ async def test_a_turn_that_mentions_an_atom_records_its_use(store: SqliteCapsule
 
 
 async def test_do_not_store_sets_rules_and_later_facts_on_the_topic_are_dropped(
-    store: SqliteCapsuleStore,
+    store: SqlCapsuleStore,
 ) -> None:
     fakes = Fakes()
     service = service_with(store, fakes)
@@ -145,7 +145,7 @@ async def test_do_not_store_sets_rules_and_later_facts_on_the_topic_are_dropped(
     assert await store.load_atoms("t", "u") == []
 
 
-async def test_retention_and_thread_commands_reach_their_engines(store: SqliteCapsuleStore) -> None:
+async def test_retention_and_thread_commands_reach_their_engines(store: SqlCapsuleStore) -> None:
     fakes = Fakes()
     service = service_with(store, fakes)
     await service.process("t", "u", turn(1, "Remember everything going forward."), NOW)
@@ -156,7 +156,7 @@ async def test_retention_and_thread_commands_reach_their_engines(store: SqliteCa
     assert len(applied) == 2
 
 
-async def test_run_command_is_idempotent_by_request_id(store: SqliteCapsuleStore) -> None:
+async def test_run_command_is_idempotent_by_request_id(store: SqlCapsuleStore) -> None:
     fakes = Fakes()
     service = service_with(store, fakes)
     await service.process("t", "u", turn(1, "I have a sister named Sarah."), NOW)
@@ -165,7 +165,7 @@ async def test_run_command_is_idempotent_by_request_id(store: SqliteCapsuleStore
     assert [c.kind for c in first.changes] == [ChangeKind.FORGOTTEN] and again.duplicate
 
 
-async def test_users_never_see_each_other(store: SqliteCapsuleStore) -> None:
+async def test_users_never_see_each_other(store: SqlCapsuleStore) -> None:
     service = service_with(store, Fakes())
     await service.process("t", "u", turn(1, "I have a sister named Sarah."), NOW)
     assert await service.list_atoms("t", "other", None, 10) == []

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from capsule_fakes import Fakes, ScriptedExtractor
 
+from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
 from memmesh.engines.atom_extractor.capsule import EffectKind, Exposure
 from memmesh.engines.atom_extractor.extracting import TurnInput
 from memmesh.engines.atom_extractor.extraction.model import (
@@ -16,7 +17,7 @@ from memmesh.engines.atom_extractor.extraction.model import (
     FactType,
 )
 from memmesh.engines.atom_extractor.service import CapsuleService, MarkFlags
-from memmesh.engines.atom_extractor.sqlite_store import SqliteCapsuleStore
+from memmesh.errors import DependencyFailed
 
 NOW = 1_767_225_600_000_000
 RESIDENCE = ExtractedFact("User lives in Boston.", "identity", FactType.USER_FACT, 9000, "identity.residence", ("Boston",), "")
@@ -29,8 +30,8 @@ SCRIPT = {
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SqliteCapsuleStore]:
-    opened = SqliteCapsuleStore.open(tmp_path / "capsule.sqlite3")
+async def store(tmp_path: Path) -> AsyncIterator[SqlCapsuleStore]:
+    opened = await SqlCapsuleStore.open("sqlite", tmp_path)
     yield opened
     await opened.close()
 
@@ -39,19 +40,19 @@ def turn(number: int, text: str) -> TurnInput:
     return TurnInput(f"turn-{number}", "session-1", "user", text)
 
 
-async def test_a_fact_spoken_freely_restricts_nothing(store: SqliteCapsuleStore) -> None:
+async def test_a_fact_spoken_freely_restricts_nothing(store: SqlCapsuleStore) -> None:
     fakes = Fakes()
     await CapsuleService(store, fakes.dependencies(), ScriptedExtractor(SCRIPT)).process("t", "u", turn(1, "I live in Boston."), NOW)
     assert fakes.threads.restricted == {}
 
 
-async def test_a_sensitive_fact_restricts_the_turn_it_came_from(store: SqliteCapsuleStore) -> None:
+async def test_a_sensitive_fact_restricts_the_turn_it_came_from(store: SqlCapsuleStore) -> None:
     fakes = Fakes()
     await CapsuleService(store, fakes.dependencies(), ScriptedExtractor(SCRIPT)).process("t", "u", turn(1, "I have diabetes."), NOW)
     assert fakes.threads.restricted == {"turn-1": "SAFE_TO_TEXT"}
 
 
-async def test_marking_an_atom_internal_only_restricts_every_evidence_turn(store: SqliteCapsuleStore) -> None:
+async def test_marking_an_atom_internal_only_restricts_every_evidence_turn(store: SqlCapsuleStore) -> None:
     fakes = Fakes()
     service = CapsuleService(store, fakes.dependencies(), ScriptedExtractor(SCRIPT))
     await service.process("t", "u", turn(1, "I live in Boston."), NOW)
@@ -64,7 +65,7 @@ async def test_marking_an_atom_internal_only_restricts_every_evidence_turn(store
     assert fakes.threads.restricted["turn-3"] == "INTERNAL_ONLY"
 
 
-async def test_a_restriction_the_archive_cannot_take_now_stays_queued(store: SqliteCapsuleStore) -> None:
+async def test_a_restriction_the_archive_cannot_take_now_stays_queued(store: SqlCapsuleStore) -> None:
     fakes = Fakes()
     service = CapsuleService(store, fakes.dependencies(), ScriptedExtractor(SCRIPT))
     await service.process("t", "u", turn(1, "I live in Boston."), NOW)
@@ -82,3 +83,19 @@ async def test_a_restriction_the_archive_cannot_take_now_stays_queued(store: Sql
     await service.list_atoms("t", "u", None, 10)
     assert fakes.threads.restricted == {"turn-1": "INTERNAL_ONLY"}
     assert await store.count_pending("t", "u") == 0
+
+
+@pytest.mark.parametrize(("peer_status", "still_pending"), [("UNAVAILABLE", 1), ("INVALID_ARGUMENT", 0)])
+async def test_a_restriction_the_archive_refuses_for_good_is_dropped_and_an_outage_keeps_it(
+    store: SqlCapsuleStore, peer_status: str, still_pending: int
+) -> None:
+    fakes = Fakes()
+    service = CapsuleService(store, fakes.dependencies(), ScriptedExtractor(SCRIPT))
+    await service.process("t", "u", turn(1, "I live in Boston."), NOW)
+
+    async def failing(*args: object) -> None:
+        raise DependencyFailed("thread_store", peer_status)
+
+    fakes.threads.restrict_turns = failing  # type: ignore[method-assign]  # the archive answers with an error
+    outcome = await service.mark("t", "u", "identity.residence", "", MarkFlags(exposure=Exposure.INTERNAL_ONLY), NOW + 1)
+    assert outcome.pending_effects == still_pending

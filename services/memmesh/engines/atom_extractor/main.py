@@ -5,13 +5,12 @@ from __future__ import annotations
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as pb_grpc
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
-from memmesh.engines.atom_extractor.clients import (
-    GrpcGuard,
-    GrpcIndex,
-    GrpcLedger,
-    GrpcState,
-    GrpcThreads,
-)
+from memmesh.engines.atom_extractor.adapters.guard_client import GrpcGuard
+from memmesh.engines.atom_extractor.adapters.index_client import GrpcIndex
+from memmesh.engines.atom_extractor.adapters.ledger_client import GrpcLedger
+from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
+from memmesh.engines.atom_extractor.adapters.state_client import GrpcState
+from memmesh.engines.atom_extractor.adapters.thread_client import GrpcThreads
 from memmesh.engines.atom_extractor.extracting import DeterministicExtractor, TurnExtractor
 from memmesh.engines.atom_extractor.ports import Dependencies
 from memmesh.engines.atom_extractor.semantic.path import SemanticExtractor
@@ -19,7 +18,6 @@ from memmesh.engines.atom_extractor.semantic.provider import ChatCompletionsProv
 from memmesh.engines.atom_extractor.service import CapsuleService
 from memmesh.engines.atom_extractor.servicer import AtomExtractorServicer
 from memmesh.engines.atom_extractor.settings import AtomExtractorSettings
-from memmesh.engines.atom_extractor.store import open_capsule_store
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as index_grpc
@@ -53,7 +51,7 @@ def turn_extractor(settings: AtomExtractorSettings) -> TurnExtractor:
 async def build(settings: MeshSettings) -> BuiltEngine:
     """Wire the AtomExtractor from settings."""
     own = AtomExtractorSettings()
-    store = await open_capsule_store(settings)
+    store = await SqlCapsuleStore.open(settings.storage_url, settings.data_dir)
     channels = {
         name: engine_channel(
             settings.addr_of(name), settings.internal_token, settings.default_call_timeout_s

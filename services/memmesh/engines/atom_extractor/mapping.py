@@ -7,7 +7,7 @@ import binascii
 import json
 
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
-from memmesh.common.v1 import memory_pb2
+from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.engines.atom_extractor.capsule import (
     AtomChange,
     AtomRecord,
@@ -29,6 +29,11 @@ _CATEGORIES = {
 
 def _enum(enum_type: object, prefix: str, name: str) -> int:
     return int(enum_type.Value(f"{prefix}_{name}"))  # type: ignore[attr-defined]
+
+
+def scope_message(tenant_id: str, user_id: str) -> scope_pb2.UserScope:
+    """The (tenant, user) a peer call is about."""
+    return scope_pb2.UserScope(tenant_id=tenant_id, user_id=user_id)
 
 
 def atom_message(atom: AtomRecord) -> memory_pb2.Atom:

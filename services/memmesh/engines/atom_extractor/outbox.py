@@ -7,8 +7,8 @@ import logging
 from collections.abc import Sequence
 
 from memmesh.engines.atom_extractor.capsule import AtomStatus, Effect, EffectKind
-from memmesh.engines.atom_extractor.ports import Dependencies, PermanentFailure
-from memmesh.engines.atom_extractor.store import CapsuleStore
+from memmesh.engines.atom_extractor.ports import CapsuleStore, Dependencies
+from memmesh.errors import DependencyFailed
 
 _log = logging.getLogger(__name__)
 DRAIN_BATCH = 200
@@ -54,11 +54,12 @@ class EffectRunner:
         for sequence, effect in items:
             try:
                 await self._run(tenant_id, user_id, effect)
-            except PermanentFailure as refused:
-                _log.warning("effect %s refused for good, dropped: %s", effect.kind.value, refused)
-            except Exception as failure:  # noqa: BLE001 - any transport failure keeps the effect queued
-                _log.info("effect %s deferred: %s", effect.kind.value, type(failure).__name__)
-                break
+            except Exception as failure:  # noqa: BLE001 - what the peer may yet accept stays queued
+                if not (isinstance(failure, DependencyFailed) and failure.caused_by_input):
+                    _log.info("effect %s deferred: %s", effect.kind.value, type(failure).__name__)
+                    break
+                # The peer refused the request itself: sending it again cannot succeed.
+                _log.warning("effect %s refused for good, dropped: %s", effect.kind.value, failure)
             done.append(sequence)
         return done
 

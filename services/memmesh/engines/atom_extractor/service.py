@@ -26,12 +26,11 @@ from memmesh.engines.atom_extractor.events import command_event, correction_even
 from memmesh.engines.atom_extractor.extracting import TurnExtractor, TurnInput
 from memmesh.engines.atom_extractor.extraction.model import Command, Correction, ExtractedFact
 from memmesh.engines.atom_extractor.outbox import EffectRunner
-from memmesh.engines.atom_extractor.ports import Dependencies
+from memmesh.engines.atom_extractor.ports import CapsuleStore, Dependencies
 from memmesh.engines.atom_extractor.references import record_use, referenced_ids
-from memmesh.engines.atom_extractor.store import CapsuleStore
 from memmesh.engines.atom_extractor.updates import apply_fact, confirm_atom, new_atom
 from memmesh.engines.atom_extractor.working_set import ChangeContext, WorkingCapsule, change
-from memmesh.runtime.errors import DependencyFailed, VersionMismatch
+from memmesh.errors import VersionMismatch
 
 # A concurrent writer (another engine process) makes a plan stale; re-plan on fresh state.
 MAX_PLAN_ATTEMPTS = 3
@@ -216,18 +215,14 @@ class CapsuleService:
     async def _blocked(
         self, tenant_id: str, user_id: str, facts: tuple[ExtractedFact, ...], ctx: ChangeContext
     ) -> set[int]:
-        """Positions of facts a do-not-store rule forbids; without an answer nothing is stored."""
+        """Positions of facts a do-not-store rule forbids; a guard that does not answer fails
+        the request (DependencyFailed naming it), so nothing is stored unchecked."""
         if not facts:
             return set()
         atoms = [new_atom(fact, ctx, provenance_of(None)) for fact in facts]
-        try:
-            verdicts = await asyncio.gather(
-                *(self._deps.guard.may_store(tenant_id, user_id, a) for a in atoms)
-            )
-        except Exception as failure:
-            raise DependencyFailed(
-                "the exposure guard did not answer whether the facts may be stored"
-            ) from failure
+        verdicts = await asyncio.gather(
+            *(self._deps.guard.may_store(tenant_id, user_id, a) for a in atoms)
+        )
         return {position for position, allowed in enumerate(verdicts) if not allowed}
 
     async def run_command(

@@ -1,4 +1,4 @@
-"""Row encoding shared by the capsule's storage adapters (JSON bodies, enum values as strings)."""
+"""Row encoding of the capsule store (JSON bodies, enum values as strings)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,1 @@
+"""Adapters of the AtomExtractor: its SQL store and its peer engines."""

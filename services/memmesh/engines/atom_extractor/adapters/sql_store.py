@@ -1,0 +1,243 @@
+"""The capsule in SQL: one text for SQLite (a file under data_dir) and PostgreSQL (schema
+`atom_extractor`). Writers of one user serialise on the database's per-user write lock;
+atom versions catch any writer that planned on a state that has since moved on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memmesh.engines.atom_extractor.adapters import store_codec as codec
+from memmesh.engines.atom_extractor.capsule import (
+    AtomRecord,
+    CapsuleCommit,
+    CorrectionPair,
+    Effect,
+    ProvenanceEntry,
+    RejectionEntry,
+)
+from memmesh.errors import VersionMismatch
+from memmesh.storage.migrations import Migration
+from memmesh.storage.sql import Database, Dialect, SqlTx, marks, open_database
+
+ENGINE = "atom_extractor"
+
+
+def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
+    """The capsule's schema in the dialect's few type names."""
+    big = dialect.big_int
+    serial = (
+        "seq INTEGER PRIMARY KEY AUTOINCREMENT"
+        if dialect is Dialect.SQLITE
+        else "seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+    )
+    return (
+        Migration(
+            1,
+            (
+                f"""CREATE TABLE capsule_atoms (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, atom_id TEXT NOT NULL,
+                atom_key TEXT NOT NULL, version {big} NOT NULL, body TEXT NOT NULL,
+                PRIMARY KEY (tenant_id, user_id, atom_id))""",
+                "CREATE INDEX capsule_atoms_by_key ON capsule_atoms (tenant_id, user_id, atom_key, atom_id)",
+                """CREATE TABLE capsule_markers (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, marker TEXT NOT NULL,
+                PRIMARY KEY (tenant_id, user_id, marker))""",
+                f"""CREATE TABLE capsule_corrections (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, turn_id TEXT NOT NULL,
+                heard TEXT NOT NULL, meant TEXT NOT NULL, record_time_us {big} NOT NULL,
+                PRIMARY KEY (tenant_id, user_id, turn_id))""",
+                f"""CREATE TABLE capsule_rejections (
+                {serial}, tenant_id TEXT NOT NULL, user_id TEXT NOT NULL,
+                reject_time_us {big} NOT NULL, body TEXT NOT NULL)""",
+                "CREATE INDEX capsule_rejections_by_user ON capsule_rejections (tenant_id, user_id, reject_time_us)",
+                f"""CREATE TABLE capsule_provenance (
+                {serial}, tenant_id TEXT NOT NULL, user_id TEXT NOT NULL,
+                record_time_us {big} NOT NULL, body TEXT NOT NULL)""",
+                "CREATE INDEX capsule_provenance_by_user ON capsule_provenance (tenant_id, user_id, record_time_us)",
+                """CREATE TABLE capsule_session_refs (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+                atom_ids TEXT NOT NULL, PRIMARY KEY (tenant_id, user_id, session_id))""",
+                f"""CREATE TABLE capsule_effects (
+                {serial}, tenant_id TEXT NOT NULL, user_id TEXT NOT NULL,
+                kind TEXT NOT NULL, payload TEXT NOT NULL)""",
+                "CREATE INDEX capsule_effects_by_user ON capsule_effects (tenant_id, user_id, seq)",
+            ),
+        ),
+    )
+
+
+def _bytewise(dialect: Dialect) -> str:
+    # Keys and ids order byte by byte on both dialects (SQLite's BINARY is the default).
+    return ' COLLATE "C"' if dialect is Dialect.POSTGRES else ""
+
+
+class SqlCapsuleStore:
+    """The capsule store over one engine database."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    @classmethod
+    async def open(cls, storage_url: str, data_dir: Path) -> SqlCapsuleStore:
+        return cls(await open_database(storage_url, ENGINE, migrations_for, data_dir))
+
+    async def load_atoms(self, tenant_id: str, user_id: str) -> list[AtomRecord]:
+        c = _bytewise(self._db.dialect)
+        async with self._db.read() as tx:
+            rows = await tx.fetchall(
+                f"SELECT body FROM capsule_atoms WHERE tenant_id = ? AND user_id = ? "
+                f"ORDER BY atom_key{c}, atom_id{c}",
+                (tenant_id, user_id),
+            )
+        return [codec.atom_of(str(row[0])) for row in rows]
+
+    async def list_atoms(
+        self, tenant_id: str, user_id: str, after: tuple[str, str] | None, limit: int
+    ) -> list[AtomRecord]:
+        key, atom_id = after or ("", "")
+        c = _bytewise(self._db.dialect)
+        async with self._db.read() as tx:
+            rows = await tx.fetchall(
+                f"SELECT body FROM capsule_atoms WHERE tenant_id = ? AND user_id = ? "
+                f"AND (atom_key{c}, atom_id{c}) > (?, ?) ORDER BY atom_key{c}, atom_id{c} LIMIT ?",
+                (tenant_id, user_id, key, atom_id, limit),
+            )
+        return [codec.atom_of(str(row[0])) for row in rows]
+
+    async def session_refs(self, tenant_id: str, user_id: str, session_id: str) -> tuple[str, ...]:
+        async with self._db.read() as tx:
+            row = await tx.fetchone(
+                "SELECT atom_ids FROM capsule_session_refs WHERE tenant_id = ? AND user_id = ? AND session_id = ?",
+                (tenant_id, user_id, session_id),
+            )
+        return codec.refs_of(str(row[0])) if row else ()
+
+    async def is_processed(self, tenant_id: str, user_id: str, marker: str) -> bool:
+        async with self._db.read() as tx:
+            row = await tx.fetchone(
+                "SELECT 1 FROM capsule_markers WHERE tenant_id = ? AND user_id = ? AND marker = ?",
+                (tenant_id, user_id, marker),
+            )
+        return row is not None
+
+    async def commit(self, tenant_id: str, user_id: str, commit: CapsuleCommit) -> bool:
+        scope = (tenant_id, user_id)
+        async with self._db.write("capsule", tenant_id, user_id) as tx:
+            marked = await tx.execute(
+                "INSERT INTO capsule_markers VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                (*scope, commit.marker),
+            )
+            if marked == 0:
+                return False  # nothing written: the marker is stored already
+            await _write(tx, scope, commit)
+        return True
+
+    async def list_corrections(
+        self, tenant_id: str, user_id: str, limit: int
+    ) -> list[CorrectionPair]:
+        c = _bytewise(self._db.dialect)
+        async with self._db.read() as tx:
+            rows = await tx.fetchall(
+                "SELECT heard, meant, turn_id, record_time_us FROM capsule_corrections "
+                f"WHERE tenant_id = ? AND user_id = ? ORDER BY record_time_us DESC, turn_id{c} DESC LIMIT ?",
+                (tenant_id, user_id, limit),
+            )
+        return [CorrectionPair(str(h), str(m), str(t), int(r)) for h, m, t, r in rows]
+
+    async def list_rejections(
+        self, tenant_id: str, user_id: str, limit: int
+    ) -> list[RejectionEntry]:
+        async with self._db.read() as tx:
+            rows = await tx.fetchall(
+                "SELECT body FROM capsule_rejections WHERE tenant_id = ? AND user_id = ? "
+                "ORDER BY reject_time_us DESC, seq DESC LIMIT ?",
+                (tenant_id, user_id, limit),
+            )
+        return [codec.rejection_of(str(row[0])) for row in rows]
+
+    async def list_provenance(
+        self, tenant_id: str, user_id: str, limit: int
+    ) -> list[ProvenanceEntry]:
+        async with self._db.read() as tx:
+            rows = await tx.fetchall(
+                "SELECT body FROM capsule_provenance WHERE tenant_id = ? AND user_id = ? "
+                "ORDER BY record_time_us DESC, seq DESC LIMIT ?",
+                (tenant_id, user_id, limit),
+            )
+        return [codec.provenance_of(str(row[0])) for row in rows]
+
+    async def pending_effects(
+        self, tenant_id: str, user_id: str, limit: int
+    ) -> list[tuple[int, Effect]]:
+        async with self._db.read() as tx:
+            rows = await tx.fetchall(
+                "SELECT seq, kind, payload FROM capsule_effects WHERE tenant_id = ? AND user_id = ? "
+                "ORDER BY seq LIMIT ?",
+                (tenant_id, user_id, limit),
+            )
+        return [(int(row[0]), codec.effect_of(str(row[1]), str(row[2]))) for row in rows]
+
+    async def complete_effects(self, tenant_id: str, user_id: str, sequences: list[int]) -> None:
+        if not sequences:
+            return
+        async with self._db.write("capsule", tenant_id, user_id) as tx:
+            await tx.execute(
+                f"DELETE FROM capsule_effects WHERE tenant_id = ? AND user_id = ? AND seq IN ({marks(len(sequences))})",
+                (tenant_id, user_id, *sequences),
+            )
+
+    async def count_pending(self, tenant_id: str, user_id: str) -> int:
+        async with self._db.read() as tx:
+            row = await tx.fetchone(
+                "SELECT COUNT(*) FROM capsule_effects WHERE tenant_id = ? AND user_id = ?",
+                (tenant_id, user_id),
+            )
+        return int(row[0]) if row else 0
+
+    async def close(self) -> None:
+        await self._db.close()
+
+
+async def _write(tx: SqlTx, scope: tuple[str, str], commit: CapsuleCommit) -> None:
+    for atom, expected in commit.upserts:
+        body = codec.atom_body(atom)
+        if expected == 0:
+            written = await tx.execute(
+                "INSERT INTO capsule_atoms VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (*scope, atom.atom_id, atom.key, atom.version, body),
+            )
+        else:
+            written = await tx.execute(
+                "UPDATE capsule_atoms SET atom_key = ?, version = ?, body = ? "
+                "WHERE tenant_id = ? AND user_id = ? AND atom_id = ? AND version = ?",
+                (atom.key, atom.version, body, *scope, atom.atom_id, expected),
+            )
+        if written != 1:
+            raise VersionMismatch(f"atom {atom.atom_id} changed concurrently")
+    await tx.executemany(
+        "DELETE FROM capsule_atoms WHERE tenant_id = ? AND user_id = ? AND atom_id = ?",
+        [(*scope, atom_id) for atom_id in commit.deletes],
+    )
+    await tx.executemany(
+        "INSERT INTO capsule_corrections VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        [(*scope, p.turn_id, p.heard, p.meant, p.record_time_us) for p in commit.corrections],
+    )
+    await tx.executemany(
+        "INSERT INTO capsule_rejections (tenant_id, user_id, reject_time_us, body) VALUES (?, ?, ?, ?)",
+        [(*scope, r.reject_time_us, codec.rejection_body(r)) for r in commit.rejections],
+    )
+    await tx.executemany(
+        "INSERT INTO capsule_provenance (tenant_id, user_id, record_time_us, body) VALUES (?, ?, ?, ?)",
+        [(*scope, p.record_time_us, codec.provenance_body(p)) for p in commit.provenance],
+    )
+    if commit.session_refs is not None:
+        session_id, atom_ids = commit.session_refs
+        await tx.execute(
+            "INSERT INTO capsule_session_refs VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (tenant_id, user_id, session_id) DO UPDATE SET atom_ids = excluded.atom_ids",
+            (*scope, session_id, codec.refs_body(atom_ids)),
+        )
+    await tx.executemany(
+        "INSERT INTO capsule_effects (tenant_id, user_id, kind, payload) VALUES (?, ?, ?, ?)",
+        [(*scope, e.kind.value, codec.effect_payload(e)) for e in commit.effects],
+    )
