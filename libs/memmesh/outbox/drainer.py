@@ -1,0 +1,272 @@
+"""The outbox: queue effects durably, deliver them through handlers registered per kind.
+
+Effects of one (tenant, user, lane) are delivered one at a time in the order they were
+queued. A failed attempt is retried with exponential backoff; an effect that cannot
+succeed (its peer refused the input, or the attempts ran out) moves to the dead letters
+and the effects behind it go on. Handlers must be idempotent: a crash between delivery
+and removal, or a key queued again after delivery, delivers an effect twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from memmesh.errors import DependencyFailed
+from memmesh.outbox.effects import (
+    DeadEffect,
+    Done,
+    Effect,
+    EffectRejected,
+    QueuedEffect,
+    RetryPolicy,
+)
+from memmesh.outbox.queue import EffectQueue
+from memmesh.storage.sql import Database
+
+log = logging.getLogger("memmesh.outbox")
+
+# A handler gets the effect and the deadline of this attempt in seconds.
+Handler = Callable[[QueuedEffect, float], Awaitable[object]]
+LaneKey = tuple[str, str, str]
+
+# Why an effect was given up, as kept in the dead letters.
+NO_HANDLER = "NO_HANDLER"
+ATTEMPTS_EXHAUSTED = "ATTEMPTS_EXHAUSTED"
+REFUSED = "REFUSED"
+
+
+def wall_clock_us() -> int:
+    """Microseconds since the epoch: schedules outlive processes."""
+    return time.time_ns() // 1000
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What one immediate delivery did: results by effect key, and the keys of the user
+    still queued afterwards (failed attempts wait for the background drainer)."""
+
+    results: Mapping[str, object]
+    pending: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    delivered: bool
+    result: object = None
+    follow_ups: tuple[Effect, ...] = ()
+    error: str = ""
+    permanent: bool = False
+
+
+class Outbox:
+    """A durable per-user queue of effects and its background drainer."""
+
+    def __init__(
+        self,
+        database: Database,
+        handlers: Mapping[str, Handler],
+        policy: RetryPolicy | None = None,
+        clock_us: Callable[[], int] = wall_clock_us,
+    ) -> None:
+        self._queue = EffectQueue(database)
+        self._handlers = dict(handlers)
+        self._policy = policy or RetryPolicy()
+        self._now_us = clock_us
+        self._lanes: dict[LaneKey, tuple[asyncio.Lock, list[int]]] = {}
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    # -- queueing and immediate delivery ------------------------------------------------
+
+    async def enqueue(self, tenant_id: str, user_id: str, effects: Sequence[Effect]) -> None:
+        """Queue effects durably for the background drainer."""
+        await self._queue.enqueue(tenant_id, user_id, effects, self._now_us())
+        self._wake.set()
+
+    async def enqueue_and_deliver(
+        self, tenant_id: str, user_id: str, effects: Sequence[Effect], timeout_s: float
+    ) -> Delivery:
+        """Queue effects durably, then make the first attempt now (within `timeout_s`) on
+        their lanes, follow-ups included; what fails stays queued for the drainer."""
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        lanes = sorted({effect.lane for effect in effects})
+        results: dict[str, object] = {}
+        held_lanes: set[LaneKey] = set()
+        async with contextlib.AsyncExitStack() as held:
+            # The lanes are held before the effects exist, so the drainer never takes them first.
+            for lane in lanes:
+                if not await self._hold(held, held_lanes, (tenant_id, user_id, lane), deadline):
+                    break
+            await self._queue.enqueue(tenant_id, user_id, effects, self._now_us())
+            todo = [lane for lane in lanes if (tenant_id, user_id, lane) in held_lanes]
+            while todo:
+                rounds = await asyncio.gather(
+                    *(self._deliver_lane((tenant_id, user_id, lane), deadline, early=True) for lane in todo)
+                )
+                next_lanes: set[str] = set()
+                for delivered, follow_up_lanes in rounds:
+                    results.update(delivered)
+                    next_lanes |= follow_up_lanes
+                todo = []
+                for lane in sorted(next_lanes):
+                    key = (tenant_id, user_id, lane)
+                    if key in held_lanes or await self._hold(held, held_lanes, key, deadline):
+                        todo.append(lane)
+        pending = frozenset(effect.key for effect in await self._queue.pending(tenant_id, user_id))
+        if pending:
+            self._wake.set()
+        return Delivery(results, pending)
+
+    # -- operator views -------------------------------------------------------------------
+
+    async def pending(self, tenant_id: str, user_id: str) -> list[QueuedEffect]:
+        """The user's queued effects, in order."""
+        return await self._queue.pending(tenant_id, user_id)
+
+    async def dead(self, tenant_id: str, user_id: str) -> list[DeadEffect]:
+        """The user's dead effects with the reason each was given up."""
+        return await self._queue.dead(tenant_id, user_id)
+
+    async def count_pending(self, tenant_id: str, user_id: str, kind: str | None = None) -> int:
+        """How many of the user's effects (of one kind, when given) wait."""
+        return await self._queue.count_pending(tenant_id, user_id, kind)
+
+    async def purge(self, tenant_id: str, user_id: str) -> None:
+        """Drop the user's queued and dead effects (forgetting a user)."""
+        await self._queue.purge(tenant_id, user_id)
+
+    # -- the background drainer -------------------------------------------------------------
+
+    def start(self) -> None:
+        """Run the drainer in the background until `stop`."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="outbox-drainer")
+
+    async def stop(self) -> None:
+        """Stop the drainer; what is queued stays queued for the next start."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def run_once(self) -> int:
+        """Deliver every lane whose first effect is due; how many effects were delivered."""
+        lanes = await self._queue.due_lanes(self._now_us(), self._policy.batch)
+        gate = asyncio.Semaphore(self._policy.concurrency)
+
+        async def drain(key: LaneKey) -> int:
+            async with gate, self._lane(key):
+                delivered, _ = await self._deliver_lane(key, None, early=False)
+                return len(delivered)
+
+        return sum(await asyncio.gather(*(drain(key) for key in dict.fromkeys(lanes))))
+
+    async def _run(self) -> None:
+        while True:
+            self._wake.clear()
+            try:
+                await self.run_once()
+                next_us = await self._queue.next_due_us()
+            except Exception:
+                log.exception("outbox pass failed")
+                next_us = None
+            sleep_s = self._policy.idle_poll_s
+            if next_us is not None:
+                sleep_s = min(max((next_us - self._now_us()) / 1e6, 0.0), sleep_s)
+            if sleep_s > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=sleep_s)
+
+    # -- delivery of one lane ---------------------------------------------------------------
+
+    async def _deliver_lane(
+        self, key: LaneKey, deadline: float | None, *, early: bool
+    ) -> tuple[dict[str, object], set[str]]:
+        """Deliver the lane's effects in order (the caller holds the lane) until one must
+        wait; `early` also attempts a head still backing off, without counting a failure."""
+        tenant_id, user_id, lane = key
+        results: dict[str, object] = {}
+        follow_up_lanes: set[str] = set()
+        loop = asyncio.get_running_loop()
+        while True:
+            timeout_s = self._policy.attempt_timeout_s
+            if deadline is not None:
+                timeout_s = min(timeout_s, deadline - loop.time())
+                if timeout_s <= 0:
+                    break
+            now_us = self._now_us()
+            effect = await self._queue.claim_head(
+                tenant_id, user_id, lane, now_us, int(self._policy.lease_s * 1e6), early=early
+            )
+            if effect is None:
+                break
+            outcome = await self._attempt(effect, timeout_s)
+            if outcome.delivered:
+                await self._queue.complete(effect, outcome.follow_ups, self._now_us())
+                results[effect.key] = outcome.result
+                follow_up_lanes |= {e.lane for e in outcome.follow_ups}
+                continue
+            attempts = effect.attempts + 1
+            if outcome.permanent or attempts >= self._policy.max_attempts:
+                why = outcome.error if outcome.permanent else f"{ATTEMPTS_EXHAUSTED}: {outcome.error}"
+                log.warning(
+                    "outbox effect dead kind=%s key=%s attempts=%d why=%s", effect.kind, effect.key, attempts, why
+                )
+                await self._queue.bury(effect, attempts, why, self._now_us())
+                continue
+            if effect.next_attempt_us > now_us:
+                # An early attempt of an effect still backing off: its schedule stands.
+                await self._queue.reschedule(effect, effect.attempts, effect.next_attempt_us, outcome.error)
+            else:
+                next_us = self._now_us() + int(self._policy.backoff_s(attempts) * 1e6)
+                await self._queue.reschedule(effect, attempts, next_us, outcome.error)
+            log.info("outbox effect waits kind=%s attempts=%d error=%s", effect.kind, attempts, outcome.error)
+            break
+        return results, follow_up_lanes
+
+    async def _attempt(self, effect: QueuedEffect, timeout_s: float) -> _Outcome:
+        handler = self._handlers.get(effect.kind)
+        if handler is None:
+            return _Outcome(False, error=f"{NO_HANDLER}: {effect.kind}", permanent=True)
+        try:
+            # A little grace over the handler's own deadline, so its peer's answer wins the race.
+            result = await asyncio.wait_for(handler(effect, timeout_s), timeout_s + 0.5)
+        except DependencyFailed as error:
+            return _Outcome(False, error=f"{error.engine}:{error.peer_status}", permanent=error.caused_by_input)
+        except EffectRejected as error:
+            return _Outcome(False, error=f"{REFUSED}: {error}", permanent=True)
+        except Exception as error:  # anything else may pass: retried, up to the cap
+            return _Outcome(False, error=type(error).__name__)
+        if isinstance(result, Done):
+            return _Outcome(True, result.result, tuple(result.then))
+        return _Outcome(True, result)
+
+    # -- per-lane locks within this process ---------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _lane(self, key: LaneKey) -> AsyncIterator[None]:
+        lock, users = self._lanes.setdefault(key, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if users[0] == 0:
+                del self._lanes[key]
+
+    async def _hold(self, held: contextlib.AsyncExitStack, lanes: set[LaneKey], key: LaneKey, deadline: float) -> bool:
+        """Take the lane until `held` closes, waiting no later than the deadline."""
+        remaining = deadline - asyncio.get_running_loop().time()
+        try:
+            await asyncio.wait_for(held.enter_async_context(self._lane(key)), timeout=max(remaining, 0.001))
+        except TimeoutError:
+            return False
+        lanes.add(key)
+        return True
