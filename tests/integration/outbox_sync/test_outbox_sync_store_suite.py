@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from memmesh.engines.outbox_sync.adapters.sql_store import SqlMirrorStore
 from memmesh.engines.outbox_sync.mirror import MirrorItem, PushBatch
-from memmesh.engines.outbox_sync.postgres_store import PostgresMirrorStore
-from memmesh.engines.outbox_sync.sqlite_store import SqliteMirrorStore
-from memmesh.engines.outbox_sync.store import MirrorStore
+from memmesh.engines.outbox_sync.ports import MirrorStore
 from memmesh.runtime.errors import Conflict
 
 NOW_US = 1_767_225_600_000_000
@@ -21,10 +20,8 @@ NOW_US = 1_767_225_600_000_000
 
 @pytest_asyncio.fixture(params=["sqlite", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[MirrorStore]:
-    if request.param == "sqlite":
-        opened: MirrorStore = SqliteMirrorStore.open(tmp_path / "outbox_sync.sqlite3")
-    else:
-        opened = await PostgresMirrorStore.open(request.getfixturevalue("postgres_url"))
+    url = "sqlite" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    opened: MirrorStore = await SqlMirrorStore.open(url, tmp_path)
     yield opened
     await opened.close()
 

@@ -9,18 +9,15 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from memmesh.engines.current_state.postgres_store import PostgresStateStore
-from memmesh.engines.current_state.sqlite_store import SqliteStateStore
+from memmesh.engines.current_state.adapters.sql_store import SqlStateStore
+from memmesh.engines.current_state.ports import StateStore
 from memmesh.engines.current_state.state import DeviceSetting, UserState
-from memmesh.engines.current_state.store import StateStore
 
 
 @pytest_asyncio.fixture(params=["sqlite", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[StateStore]:
-    if request.param == "sqlite":
-        opened: StateStore = SqliteStateStore.open(tmp_path / "current_state.sqlite3")
-    else:
-        opened = await PostgresStateStore.open(request.getfixturevalue("postgres_url"))
+    url = "sqlite" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    opened: StateStore = await SqlStateStore.open(url, tmp_path)
     yield opened
     await opened.close()
 

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memmesh.engines.current_state.projection import CurrentStateService, LedgerRecord
+from memmesh.engines.current_state.ports import LedgerRecord
+from memmesh.engines.current_state.projection import CurrentStateService
 from memmesh.engines.current_state.state import (
     Change,
     UserState,

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from memmesh.engines.outbox_sync.adapters.sql_store import SqlMirrorStore
 from memmesh.engines.outbox_sync.events import SyncEvent
 from memmesh.engines.outbox_sync.mirror import MirrorItem, PushBatch
 from memmesh.engines.outbox_sync.service import OutboxSyncService
-from memmesh.engines.outbox_sync.sqlite_store import SqliteMirrorStore
 from memmesh.runtime.errors import DependencyFailed, InvalidInput
 
 T, U = "tenant-a", "user-1"
@@ -33,8 +33,8 @@ class FakeLedger:
 
 
 @pytest_asyncio.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SqliteMirrorStore]:
-    opened = SqliteMirrorStore.open(tmp_path / "outbox_sync.sqlite3")
+async def store(tmp_path: Path) -> AsyncIterator[SqlMirrorStore]:
+    opened = await SqlMirrorStore.open("sqlite", tmp_path)
     yield opened
     await opened.close()
 
@@ -47,7 +47,7 @@ def push(*items: MirrorItem, retry_count: int = 0) -> PushBatch:
     return PushBatch("device-1", list(items), retry_count, NOW_US)
 
 
-async def test_a_batch_is_acked_and_recorded_once_with_ids_and_counts(store: SqliteMirrorStore) -> None:
+async def test_a_batch_is_acked_and_recorded_once_with_ids_and_counts(store: SqlMirrorStore) -> None:
     ledger = FakeLedger()
     service = OutboxSyncService(store, ledger)
     acks = await service.push(T, U, push(item("a", "k1"), item("b", "k2")))
@@ -62,7 +62,7 @@ async def test_a_batch_is_acked_and_recorded_once_with_ids_and_counts(store: Sql
     }
 
 
-async def test_a_push_whose_ledger_call_fails_is_recorded_by_the_retry(store: SqliteMirrorStore) -> None:
+async def test_a_push_whose_ledger_call_fails_is_recorded_by_the_retry(store: SqlMirrorStore) -> None:
     ledger = FakeLedger()
     service = OutboxSyncService(store, ledger)
     ledger.down = True
@@ -75,7 +75,7 @@ async def test_a_push_whose_ledger_call_fails_is_recorded_by_the_retry(store: Sq
     assert await store.pending_receipts(T, U) == []
 
 
-async def test_pull_pages_in_cursor_order(store: SqliteMirrorStore) -> None:
+async def test_pull_pages_in_cursor_order(store: SqlMirrorStore) -> None:
     service = OutboxSyncService(store, FakeLedger())
     await service.push(T, U, push(*(item(f"i{n}", f"k{n}") for n in range(5))))
     first = await service.pull(T, U, 0, 2)
@@ -85,7 +85,7 @@ async def test_pull_pages_in_cursor_order(store: SqliteMirrorStore) -> None:
     assert (await service.pull(T, U, 5, 0)).next_cursor == 5
 
 
-async def test_restore_returns_the_highest_version_per_key_across_pages(store: SqliteMirrorStore) -> None:
+async def test_restore_returns_the_highest_version_per_key_across_pages(store: SqlMirrorStore) -> None:
     ledger = FakeLedger()
     service = OutboxSyncService(store, ledger)
     await service.push(T, U, push(item("k1v2", "k1", 2), item("k2v1", "k2", 1), item("k3v1", "k3", 1)))
@@ -103,13 +103,13 @@ async def test_restore_returns_the_highest_version_per_key_across_pages(store: S
     assert len(restore_events) == 1 and dict(restore_events[0].attributes) == {"device_id": "device-2", "as_of_cursor": 5}
 
 
-async def test_restore_of_an_unknown_user_is_empty(store: SqliteMirrorStore) -> None:
+async def test_restore_of_an_unknown_user_is_empty(store: SqlMirrorStore) -> None:
     page = await OutboxSyncService(store, FakeLedger()).restore(T, "nobody", "device-2", NOW_US, "", 0)
     assert (page.items, page.as_of_cursor, page.next_page_token) == ([], 0, "")
 
 
 @pytest.mark.parametrize("token", ["garbage", "5", "3.9", "99.1"])
-async def test_a_forged_page_token_is_invalid_input_naming_it(store: SqliteMirrorStore, token: str) -> None:
+async def test_a_forged_page_token_is_invalid_input_naming_it(store: SqlMirrorStore, token: str) -> None:
     service = OutboxSyncService(store, FakeLedger())
     await service.push(T, U, push(item("a", "k1")))
     with pytest.raises(InvalidInput) as raised:

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 from memmesh.common.v1 import scope_pb2
 from memmesh.engines.current_state import mapping
-from memmesh.engines.current_state.projection import LedgerRecord
+from memmesh.engines.current_state.ports import LedgerRecord
 from memmesh.engines.current_state.state import STATE_EVENT_TYPE, Change
 from memmesh.ledger.v1 import ledger_service_pb2 as pb
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as pb_grpc

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Protocol
 
+from memmesh.engines.current_state.ports import StateLedger, StateStore
 from memmesh.engines.current_state.state import (
     Change,
     UserState,
@@ -15,35 +14,12 @@ from memmesh.engines.current_state.state import (
     encode_state,
     validate_change,
 )
-from memmesh.engines.current_state.store import StateStore
 from memmesh.runtime.errors import VersionMismatch
 from memmesh.storage.cache import Cache, user_key
 
 CACHE_TTL_S = 300
 # Bounded retries of the compare-and-set when other processes project the same user.
 MAX_PROJECTION_ATTEMPTS = 8
-
-
-@dataclass(frozen=True)
-class LedgerRecord:
-    """A state event read back from the ledger."""
-
-    sequence: int
-    change: Change
-
-
-class StateLedger(Protocol):
-    """What Current State needs from the Ledger engine."""
-
-    async def append_change(
-        self, tenant_id: str, user_id: str, change: Change, reason_code: str, idempotency_key: str, now_us: int
-    ) -> tuple[int, bool]:
-        """Append the change's event; returns (sequence, duplicate)."""
-        ...
-
-    def read_changes(self, tenant_id: str, user_id: str, after_sequence: int) -> AsyncIterator[LedgerRecord]:
-        """State events after a sequence, in order (other event types are skipped)."""
-        ...
 
 
 @dataclass(frozen=True)

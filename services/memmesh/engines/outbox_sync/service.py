@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
-from memmesh.engines.outbox_sync.events import SyncEvent, received_event, restore_event
+from memmesh.engines.outbox_sync.events import received_event, restore_event
 from memmesh.engines.outbox_sync.mirror import Ack, PushBatch, StoredItem, within_bytes
-from memmesh.engines.outbox_sync.store import MirrorStore
+from memmesh.engines.outbox_sync.ports import MirrorStore, SyncLedger
 from memmesh.runtime.errors import FieldViolation, InvalidInput
 
 DEFAULT_PULL_LIMIT = 500
@@ -17,12 +15,6 @@ DEFAULT_RESTORE_PAGE = 1000
 # Responses stay well under the 4 MB message cap of every channel.
 MAX_RESPONSE_BYTES = 2 * 1024 * 1024
 _PAGE_TOKEN = re.compile(r"(\d{1,18})\.(\d{1,18})")
-
-
-class SyncLedger(Protocol):
-    """Where the mirror's reason-coded events go."""
-
-    async def append(self, tenant_id: str, user_id: str, events: Sequence[SyncEvent]) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,47 @@
+"""Current State's ports: its store and the Ledger it appends to and replays from."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from memmesh.engines.current_state.state import Change, UserState
+
+
+class StateStore(Protocol):
+    """The projection: one row per user."""
+
+    async def get(self, tenant_id: str, user_id: str) -> UserState | None: ...
+
+    async def save(self, tenant_id: str, user_id: str, state: UserState, expected_version: int) -> bool:
+        """Compare-and-set on the stored version (0 = not stored yet); False when it moved."""
+        ...
+
+    async def replace(self, tenant_id: str, user_id: str, state: UserState) -> None:
+        """Overwrite unconditionally (rebuild)."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class LedgerRecord:
+    """A state event read back from the ledger."""
+
+    sequence: int
+    change: Change
+
+
+class StateLedger(Protocol):
+    """What Current State needs from the Ledger engine."""
+
+    async def append_change(
+        self, tenant_id: str, user_id: str, change: Change, reason_code: str, idempotency_key: str, now_us: int
+    ) -> tuple[int, bool]:
+        """Append the change's event; returns (sequence, duplicate)."""
+        ...
+
+    def read_changes(self, tenant_id: str, user_id: str, after_sequence: int) -> AsyncIterator[LedgerRecord]:
+        """State events after a sequence, in order (other event types are skipped)."""
+        ...
