@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from memmesh.engines.thread_store.adapters.sql_store import SqlThreadStore, migrations
 from memmesh.engines.thread_store.model import Digest, Episode, Exposure, Role, Turn
-from memmesh.engines.thread_store.postgres_store import PostgresThreadStore
 from memmesh.engines.thread_store.service import ThreadStoreService
 from memmesh.engines.thread_store.sessions import DEFAULT_SESSION_GAP_US
-from memmesh.engines.thread_store.sqlite_store import SqliteThreadStore
 from memmesh.engines.thread_store.turn_buffer import RedisTurnBuffer
+from memmesh.storage.sql import Dialect, PostgresDatabase, SqliteDatabase
 
 T0 = 1_767_225_600_000_000
 MINUTE = 60_000_000
@@ -48,10 +48,11 @@ class Setup:
 @pytest_asyncio.fixture(params=["sqlite", "postgres+redis"])
 async def setup(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Setup]:
     if request.param == "sqlite":
-        store = SqliteThreadStore.open(tmp_path / "thread_store.sqlite3")
+        store = SqlThreadStore(SqliteDatabase.open(tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE)))
         buffer = None
     else:
-        store = await PostgresThreadStore.open(request.getfixturevalue("postgres_url"))
+        url = request.getfixturevalue("postgres_url")
+        store = SqlThreadStore(await PostgresDatabase.open(url, "thread_store", migrations(Dialect.POSTGRES)))
         buffer = RedisTurnBuffer.from_url(request.getfixturevalue("redis_url"))
     index = RecordingIndex()
     yield Setup(ThreadStoreService(store, buffer, DEFAULT_SESSION_GAP_US, 6, index), index)

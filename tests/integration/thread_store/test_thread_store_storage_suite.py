@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from memmesh.engines.thread_store.adapters.sql_store import SqlThreadStore, migrations
 from memmesh.engines.thread_store.model import (
     Digest,
     GraphNode,
@@ -19,9 +20,8 @@ from memmesh.engines.thread_store.model import (
     Turn,
     UserActivity,
 )
-from memmesh.engines.thread_store.postgres_store import PostgresThreadStore
-from memmesh.engines.thread_store.sqlite_store import SqliteThreadStore
 from memmesh.engines.thread_store.store import ThreadStore
+from memmesh.storage.sql import Dialect, PostgresDatabase, SqliteDatabase
 
 T0 = 1_767_225_600_000_000
 
@@ -29,9 +29,11 @@ T0 = 1_767_225_600_000_000
 @pytest_asyncio.fixture(params=["sqlite", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[ThreadStore]:
     if request.param == "sqlite":
-        opened: ThreadStore = SqliteThreadStore.open(tmp_path / "thread_store.sqlite3")
+        database = SqliteDatabase.open(tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE))
+        opened: ThreadStore = SqlThreadStore(database)
     else:
-        opened = await PostgresThreadStore.open(request.getfixturevalue("postgres_url"))
+        url = request.getfixturevalue("postgres_url")
+        opened = SqlThreadStore(await PostgresDatabase.open(url, "thread_store", migrations(Dialect.POSTGRES)))
     yield opened
     await opened.close()
 

@@ -12,11 +12,12 @@ import pytest
 import pytest_asyncio
 
 from memmesh.common.v1 import bundle_pb2, memory_pb2, scope_pb2
+from memmesh.engines.thread_store.adapters.sql_store import SqlThreadStore, migrations
 from memmesh.engines.thread_store.model import Mode, Resumed, Role, Turn
 from memmesh.engines.thread_store.service import ThreadStoreService
 from memmesh.engines.thread_store.sessions import DEFAULT_SESSION_GAP_US
-from memmesh.engines.thread_store.sqlite_store import SqliteThreadStore
 from memmesh.runtime.timeconv import timestamp_of
+from memmesh.storage.sql import Dialect, SqliteDatabase
 from memmesh.testing.in_process import InProcessMesh, start_in_process
 from memmesh.testing.scopes import new_scope
 from memmesh.thread_store.v1 import thread_store_service_pb2 as pb
@@ -132,7 +133,7 @@ class SlowResume(ThreadStoreService):
 
 @pytest.mark.parametrize("fail", [True, False])
 async def test_a_failed_or_late_resume_leaves_the_working_memory_whole(tmp_path: Path, fail: bool) -> None:
-    store = SqliteThreadStore.open(tmp_path / "thread_store.sqlite3")
+    store = SqlThreadStore(SqliteDatabase.open(tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE)))
     service = SlowResume(store, None, DEFAULT_SESSION_GAP_US, 6, fail=fail)
     try:
         await service.append_turn("t", "u", Turn("t1", "a", Role.USER, "I need to book the dentist.", T0))

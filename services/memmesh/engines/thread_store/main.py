@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from memmesh.engines.thread_store.adapters.sql_store import SqlThreadStore, migrations
 from memmesh.engines.thread_store.derived_index import GrpcDerivedIndex
 from memmesh.engines.thread_store.service import ThreadStoreService
 from memmesh.engines.thread_store.servicer import ThreadStoreServicer
 from memmesh.engines.thread_store.settings import ThreadStoreSettings
-from memmesh.engines.thread_store.store import open_thread_store
 from memmesh.engines.thread_store.turn_buffer import open_turn_buffer
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
 from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.engine import BuiltEngine, run_engine
 from memmesh.runtime.server import ServiceRegistration
 from memmesh.runtime.settings import MeshSettings
+from memmesh.storage.sql import open_database
 from memmesh.thread_store.v1 import thread_store_service_pb2 as pb
 from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as pb_grpc
 
@@ -22,7 +23,7 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ThreadStoreService"].full_name
 async def build(settings: MeshSettings) -> BuiltEngine:
     """Wire the ThreadStore from settings."""
     own = ThreadStoreSettings()
-    store = await open_thread_store(settings)
+    store = SqlThreadStore(await open_database(settings.storage_url, "thread_store", migrations, settings.data_dir))
     buffer = open_turn_buffer(settings.redis_url, own.buffer_ttl_s)
     ranker_channel = engine_channel(settings.addr_of("retrieval_ranker"), settings.internal_token, settings.default_call_timeout_s)
     index = GrpcDerivedIndex(ranker_grpc.RetrievalRankerServiceStub(ranker_channel))

@@ -1,4 +1,4 @@
-"""The ThreadStore's storage port and its adapters, chosen by configuration."""
+"""The ThreadStore's storage port."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from memmesh.engines.thread_store.model import (
     Turn,
     UserActivity,
 )
-from memmesh.runtime.settings import MeshSettings
 
 
 class UserTx(Protocol):
@@ -140,18 +139,3 @@ class ThreadStore(Protocol):
         ...
 
     async def close(self) -> None: ...
-
-
-async def open_thread_store(settings: MeshSettings) -> ThreadStore:
-    """SQLite under data_dir by default, PostgreSQL for a postgresql:// URL."""
-    match settings.storage_url:
-        case "sqlite":
-            from memmesh.engines.thread_store.sqlite_store import SqliteThreadStore
-
-            return SqliteThreadStore.open(settings.sqlite_path("thread_store"))
-        case url if url.startswith(("postgresql://", "postgres://")):
-            from memmesh.engines.thread_store.postgres_store import PostgresThreadStore
-
-            return await PostgresThreadStore.open(url)
-        case other:
-            raise ValueError(f"unsupported storage_url {other!r}")

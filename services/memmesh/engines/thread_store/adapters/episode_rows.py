@@ -1,32 +1,18 @@
-"""Episode digests in SQL, shared by the SQLite and PostgreSQL adapters ("?" placeholders)."""
+"""Episode digests in the ThreadStore's SQL, the same text on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from memmesh.engines.thread_store.model import Episode
-
-
-def episode_schema(big: str) -> tuple[str, ...]:
-    """The episode table; `big` is the 64-bit integer type of the dialect."""
-    return (
-        f"""CREATE TABLE thread_episodes (
-            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, episode_id TEXT NOT NULL,
-            thread_id TEXT NOT NULL, position INTEGER NOT NULL, title TEXT NOT NULL,
-            summary TEXT NOT NULL, key_entities TEXT NOT NULL, evidence_turn_ids TEXT NOT NULL,
-            update_us {big} NOT NULL,
-            PRIMARY KEY (tenant_id, user_id, episode_id))""",
-        "CREATE INDEX thread_episodes_by_thread ON thread_episodes (tenant_id, user_id, thread_id, position)",
-    )
-
+from memmesh.storage.sql import Row, SqlTx
 
 _USER = "tenant_id = ? AND user_id = ?"
 _COLUMNS = "episode_id, thread_id, title, summary, key_entities, evidence_turn_ids, update_us"
 
 
-def _episode(row: tuple[Any, ...]) -> Episode:
+def _episode(row: Row) -> Episode:
     return Episode(
         episode_id=row[0], thread_id=row[1], title=row[2], summary=row[3], key_entities=tuple(json.loads(row[4])),
         evidence_turn_ids=tuple(json.loads(row[5])), update_us=int(row[6]),
@@ -36,7 +22,7 @@ def _episode(row: tuple[Any, ...]) -> Episode:
 class EpisodeRows:
     """The episode statements of a user's SQL transaction (mixed into SqlUserTx)."""
 
-    _db: Any
+    _db: SqlTx
     _who: tuple[str, str]
 
     async def replace_episodes(self, thread_id: str, episodes: Sequence[Episode]) -> None:

@@ -1,12 +1,12 @@
-"""One user's transaction in SQL shared by the SQLite and PostgreSQL adapters ("?" placeholders)."""
+"""One user's transaction in the ThreadStore's SQL, the same text on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
-from memmesh.engines.thread_store.episode_rows import EpisodeRows
+from memmesh.engines.thread_store.adapters.episode_rows import EpisodeRows
 from memmesh.engines.thread_store.model import (
     Digest,
     DigestHead,
@@ -20,69 +20,7 @@ from memmesh.engines.thread_store.model import (
     Turn,
     UserActivity,
 )
-
-
-class Executor(Protocol):
-    """The few calls an adapter gives the shared SQL."""
-
-    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        """Run a statement; returns the number of rows changed."""
-        ...
-
-    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
-
-    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
-
-
-def schema(big: str) -> tuple[str, ...]:
-    """Tables and indexes; `big` is the 64-bit integer type of the dialect."""
-    return (
-        f"""CREATE TABLE thread_turns (
-            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, turn_id TEXT NOT NULL,
-            session_id TEXT NOT NULL, role INTEGER NOT NULL, text TEXT NOT NULL,
-            time_us {big} NOT NULL, mode INTEGER NOT NULL,
-            PRIMARY KEY (tenant_id, user_id, turn_id))""",
-        "CREATE INDEX thread_turns_by_session ON thread_turns (tenant_id, user_id, session_id, time_us, turn_id)",
-        "CREATE INDEX thread_turns_by_time ON thread_turns (tenant_id, user_id, time_us, turn_id)",
-        f"""CREATE TABLE thread_sessions (
-            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
-            start_us {big} NOT NULL, last_us {big} NOT NULL, turn_count INTEGER NOT NULL,
-            rolling_summary TEXT NOT NULL, closed INTEGER NOT NULL,
-            PRIMARY KEY (tenant_id, user_id, session_id))""",
-        "CREATE INDEX thread_sessions_by_recency ON thread_sessions (tenant_id, user_id, last_us)",
-        f"""CREATE TABLE thread_users (
-            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, last_interaction_us {big} NOT NULL,
-            last_session_id TEXT NOT NULL, PRIMARY KEY (tenant_id, user_id))""",
-        f"""CREATE TABLE thread_loops (
-            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, loop_id TEXT NOT NULL,
-            thread_id TEXT NOT NULL, text TEXT NOT NULL, stems TEXT NOT NULL, salience INTEGER NOT NULL,
-            open_us {big} NOT NULL, source_turn_id TEXT NOT NULL, closed_by_turn_id TEXT NOT NULL,
-            PRIMARY KEY (tenant_id, user_id, loop_id))""",
-        "CREATE INDEX thread_loops_open ON thread_loops (tenant_id, user_id, closed_by_turn_id, open_us)",
-        f"""CREATE TABLE thread_digests (
-            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, thread_id TEXT NOT NULL,
-            title TEXT NOT NULL, summary TEXT NOT NULL, key_entities TEXT NOT NULL,
-            unresolved_questions TEXT NOT NULL, next_step TEXT NOT NULL, evidence_turn_ids TEXT NOT NULL,
-            update_us {big} NOT NULL, pinned INTEGER NOT NULL, use_count INTEGER NOT NULL,
-            last_use_us {big} NOT NULL, has_open_loops INTEGER NOT NULL,
-            PRIMARY KEY (tenant_id, user_id, thread_id))""",
-        """CREATE TABLE graph_nodes (
-            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, thread_id TEXT NOT NULL,
-            node_id TEXT NOT NULL, label TEXT NOT NULL,
-            PRIMARY KEY (tenant_id, user_id, thread_id, node_id))""",
-        "CREATE INDEX graph_nodes_by_id ON graph_nodes (tenant_id, user_id, node_id)",
-        """CREATE TABLE graph_edges (
-            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, thread_id TEXT NOT NULL,
-            from_node TEXT NOT NULL, to_node TEXT NOT NULL, weight INTEGER NOT NULL,
-            PRIMARY KEY (tenant_id, user_id, thread_id, from_node, to_node))""",
-        "CREATE INDEX graph_edges_by_from ON graph_edges (tenant_id, user_id, from_node)",
-    )
-
-
-def exposure_schema() -> tuple[str, ...]:
-    """The exposure of each archived turn (1 SAFE_TO_SPEAK, 2 SAFE_TO_TEXT, 3 INTERNAL_ONLY)."""
-    return ("ALTER TABLE thread_turns ADD COLUMN exposure INTEGER NOT NULL DEFAULT 1",)
-
+from memmesh.storage.sql import Row, SqlTx, marks
 
 _USER = "tenant_id = ? AND user_id = ?"
 _TURN_COLUMNS = "turn_id, session_id, role, text, time_us, exposure"
@@ -94,23 +32,19 @@ _DIGEST_COLUMNS = (
 )
 
 
-def _marks(count: int) -> str:
-    return ",".join("?" * count)
-
-
-def _turn(row: tuple[Any, ...]) -> Turn:
+def _turn(row: Row) -> Turn:
     return Turn(row[0], row[1], Role(row[2]), row[3], int(row[4]), Exposure(row[5]))
 
 
-def _session(row: tuple[Any, ...]) -> SessionRow:
+def _session(row: Row) -> SessionRow:
     return SessionRow(row[0], int(row[1]), int(row[2]), int(row[3]), row[4], bool(row[5]))
 
 
-def _loop(row: tuple[Any, ...]) -> Loop:
+def _loop(row: Row) -> Loop:
     return Loop(row[0], row[1], row[2], tuple(row[3].split()), int(row[4]), int(row[5]), row[6], row[7])
 
 
-def _digest(row: tuple[Any, ...]) -> Digest:
+def _digest(row: Row) -> Digest:
     return Digest(
         thread_id=row[0], title=row[1], summary=row[2], key_entities=tuple(json.loads(row[3])),
         unresolved_questions=tuple(json.loads(row[4])), next_step=row[5],
@@ -120,13 +54,13 @@ def _digest(row: tuple[Any, ...]) -> Digest:
 
 
 class SqlUserTx(EpisodeRows):
-    """UserTx over an Executor; every statement is bound to the (tenant, user)."""
+    """UserTx over one SqlTx; every statement is bound to the (tenant, user)."""
 
-    def __init__(self, executor: Executor, tenant_id: str, user_id: str) -> None:
-        self._db = executor
+    def __init__(self, tx: SqlTx, tenant_id: str, user_id: str) -> None:
+        self._db = tx
         self._who = (tenant_id, user_id)
 
-    async def _rows(self, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    async def _rows(self, sql: str, *params: Any) -> list[Row]:
         return await self._db.fetchall(sql, (*self._who, *params))
 
     async def turn_mode(self, turn_id: str) -> Mode | None:
@@ -188,7 +122,7 @@ class SqlUserTx(EpisodeRows):
         if not turn_ids:
             return []
         rows = await self._rows(
-            f"SELECT {_TURN_COLUMNS} FROM thread_turns WHERE {_USER} AND turn_id IN ({_marks(len(turn_ids))}) "
+            f"SELECT {_TURN_COLUMNS} FROM thread_turns WHERE {_USER} AND turn_id IN ({marks(len(turn_ids))}) "
             "ORDER BY time_us, turn_id",
             *turn_ids,
         )
@@ -199,14 +133,14 @@ class SqlUserTx(EpisodeRows):
             return 0
         return await self._db.execute(
             f"UPDATE thread_turns SET exposure = ? WHERE {_USER} AND exposure < ? "
-            f"AND turn_id IN ({_marks(len(turn_ids))})",
+            f"AND turn_id IN ({marks(len(turn_ids))})",
             (int(exposure), *self._who, int(exposure), *turn_ids),
         )
 
     async def delete_loops_from(self, turn_ids: Sequence[str]) -> None:
         if turn_ids:
             await self._db.execute(
-                f"DELETE FROM thread_loops WHERE {_USER} AND source_turn_id IN ({_marks(len(turn_ids))})",
+                f"DELETE FROM thread_loops WHERE {_USER} AND source_turn_id IN ({marks(len(turn_ids))})",
                 (*self._who, *turn_ids),
             )
 
@@ -262,7 +196,7 @@ class SqlUserTx(EpisodeRows):
             return []
         rows = await self._rows(
             f"SELECT from_node, to_node, SUM(weight) FROM graph_edges WHERE {_USER} "
-            f"AND from_node IN ({_marks(len(node_ids))}) GROUP BY from_node, to_node",
+            f"AND from_node IN ({marks(len(node_ids))}) GROUP BY from_node, to_node",
             *node_ids,
         )
         return [Edge(row[0], row[1], int(row[2])) for row in rows]
@@ -272,7 +206,7 @@ class SqlUserTx(EpisodeRows):
             return {}
         rows = await self._rows(
             f"SELECT node_id, MIN(label) FROM graph_nodes WHERE {_USER} "
-            f"AND node_id IN ({_marks(len(node_ids))}) GROUP BY node_id",
+            f"AND node_id IN ({marks(len(node_ids))}) GROUP BY node_id",
             *node_ids,
         )
         return {row[0]: row[1] for row in rows}
@@ -298,7 +232,7 @@ class SqlUserTx(EpisodeRows):
         if not thread_ids:
             return {}
         rows = await self._rows(
-            f"SELECT {_DIGEST_COLUMNS} FROM thread_digests WHERE {_USER} AND thread_id IN ({_marks(len(thread_ids))})",
+            f"SELECT {_DIGEST_COLUMNS} FROM thread_digests WHERE {_USER} AND thread_id IN ({marks(len(thread_ids))})",
             *thread_ids,
         )
         return {digest.thread_id: digest for digest in map(_digest, rows)}

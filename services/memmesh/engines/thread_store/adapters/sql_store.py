@@ -1,0 +1,102 @@
+"""The ThreadStore's one SQL store: sessions, archive, loops, digests, episodes and graph
+in an SQLite file or a PostgreSQL schema, both named `thread_store`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from memmesh.engines.thread_store.adapters.sql_tx import SqlUserTx
+from memmesh.storage.migrations import Migration
+from memmesh.storage.sql import Database, Dialect
+
+
+def migrations(dialect: Dialect) -> tuple[Migration, ...]:
+    """The schema steps, in the dialect's integer type."""
+    big = dialect.big_int
+    return (
+        Migration(1, _tables(big)),
+        Migration(2, _episode_tables(big)),
+        # The exposure of each archived turn (1 SAFE_TO_SPEAK, 2 SAFE_TO_TEXT, 3 INTERNAL_ONLY).
+        Migration(3, ("ALTER TABLE thread_turns ADD COLUMN exposure INTEGER NOT NULL DEFAULT 1",)),
+    )
+
+
+def _tables(big: str) -> tuple[str, ...]:
+    """Tables and indexes; `big` is the 64-bit integer type of the dialect."""
+    return (
+        f"""CREATE TABLE thread_turns (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, turn_id TEXT NOT NULL,
+            session_id TEXT NOT NULL, role INTEGER NOT NULL, text TEXT NOT NULL,
+            time_us {big} NOT NULL, mode INTEGER NOT NULL,
+            PRIMARY KEY (tenant_id, user_id, turn_id))""",
+        "CREATE INDEX thread_turns_by_session ON thread_turns (tenant_id, user_id, session_id, time_us, turn_id)",
+        "CREATE INDEX thread_turns_by_time ON thread_turns (tenant_id, user_id, time_us, turn_id)",
+        f"""CREATE TABLE thread_sessions (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+            start_us {big} NOT NULL, last_us {big} NOT NULL, turn_count INTEGER NOT NULL,
+            rolling_summary TEXT NOT NULL, closed INTEGER NOT NULL,
+            PRIMARY KEY (tenant_id, user_id, session_id))""",
+        "CREATE INDEX thread_sessions_by_recency ON thread_sessions (tenant_id, user_id, last_us)",
+        f"""CREATE TABLE thread_users (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, last_interaction_us {big} NOT NULL,
+            last_session_id TEXT NOT NULL, PRIMARY KEY (tenant_id, user_id))""",
+        f"""CREATE TABLE thread_loops (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, loop_id TEXT NOT NULL,
+            thread_id TEXT NOT NULL, text TEXT NOT NULL, stems TEXT NOT NULL, salience INTEGER NOT NULL,
+            open_us {big} NOT NULL, source_turn_id TEXT NOT NULL, closed_by_turn_id TEXT NOT NULL,
+            PRIMARY KEY (tenant_id, user_id, loop_id))""",
+        "CREATE INDEX thread_loops_open ON thread_loops (tenant_id, user_id, closed_by_turn_id, open_us)",
+        f"""CREATE TABLE thread_digests (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, thread_id TEXT NOT NULL,
+            title TEXT NOT NULL, summary TEXT NOT NULL, key_entities TEXT NOT NULL,
+            unresolved_questions TEXT NOT NULL, next_step TEXT NOT NULL, evidence_turn_ids TEXT NOT NULL,
+            update_us {big} NOT NULL, pinned INTEGER NOT NULL, use_count INTEGER NOT NULL,
+            last_use_us {big} NOT NULL, has_open_loops INTEGER NOT NULL,
+            PRIMARY KEY (tenant_id, user_id, thread_id))""",
+        """CREATE TABLE graph_nodes (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, thread_id TEXT NOT NULL,
+            node_id TEXT NOT NULL, label TEXT NOT NULL,
+            PRIMARY KEY (tenant_id, user_id, thread_id, node_id))""",
+        "CREATE INDEX graph_nodes_by_id ON graph_nodes (tenant_id, user_id, node_id)",
+        """CREATE TABLE graph_edges (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, thread_id TEXT NOT NULL,
+            from_node TEXT NOT NULL, to_node TEXT NOT NULL, weight INTEGER NOT NULL,
+            PRIMARY KEY (tenant_id, user_id, thread_id, from_node, to_node))""",
+        "CREATE INDEX graph_edges_by_from ON graph_edges (tenant_id, user_id, from_node)",
+    )
+
+
+def _episode_tables(big: str) -> tuple[str, ...]:
+    """The episode table."""
+    return (
+        f"""CREATE TABLE thread_episodes (
+            tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, episode_id TEXT NOT NULL,
+            thread_id TEXT NOT NULL, position INTEGER NOT NULL, title TEXT NOT NULL,
+            summary TEXT NOT NULL, key_entities TEXT NOT NULL, evidence_turn_ids TEXT NOT NULL,
+            update_us {big} NOT NULL,
+            PRIMARY KEY (tenant_id, user_id, episode_id))""",
+        "CREATE INDEX thread_episodes_by_thread ON thread_episodes (tenant_id, user_id, thread_id, position)",
+    )
+
+
+class SqlThreadStore:
+    """The ThreadStore port over one Database: writers of one user serialise on the user
+    (BEGIN IMMEDIATE on SQLite, an advisory lock on PostgreSQL), so the session rule and
+    loop changes see every earlier turn, across any number of processes."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    @asynccontextmanager
+    async def write(self, tenant_id: str, user_id: str) -> AsyncIterator[SqlUserTx]:
+        async with self._db.write(tenant_id, user_id) as tx:
+            yield SqlUserTx(tx, tenant_id, user_id)
+
+    @asynccontextmanager
+    async def read(self, tenant_id: str, user_id: str) -> AsyncIterator[SqlUserTx]:
+        async with self._db.read() as tx:
+            yield SqlUserTx(tx, tenant_id, user_id)
+
+    async def close(self) -> None:
+        await self._db.close()
