@@ -12,23 +12,31 @@ import psycopg
 import pytest
 import pytest_asyncio
 
+from memmesh.engines.ledger.adapters.sql_store import SqlLedgerStore, migrations
 from memmesh.engines.ledger.chain import Attribute, NewEvent, verify
-from memmesh.engines.ledger.postgres_store import PostgresLedgerStore
-from memmesh.engines.ledger.sqlite_store import SqliteLedgerStore
 from memmesh.engines.ledger.store import LedgerStore
 from memmesh.runtime.errors import Conflict
+from memmesh.storage.sql import Dialect, PostgresDatabase, SqliteDatabase
 
 
 def event(key: str, value: str = "v") -> NewEvent:
     return NewEvent(key, "ATOM_CREATED", "USER_STATED", (Attribute("atom_id", "s", value),), 1_700_000_000_000_000)
 
 
+def sqlite_store(path: Path) -> SqlLedgerStore:
+    return SqlLedgerStore(SqliteDatabase.open(path, migrations(Dialect.SQLITE)))
+
+
+async def postgres_store(url: str, schema: str = "ledger") -> SqlLedgerStore:
+    return SqlLedgerStore(await PostgresDatabase.open(url, schema, migrations(Dialect.POSTGRES)))
+
+
 @pytest_asyncio.fixture(params=["sqlite", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[LedgerStore]:
     if request.param == "sqlite":
-        opened: LedgerStore = SqliteLedgerStore.open(tmp_path / "ledger.sqlite3")
+        opened: LedgerStore = sqlite_store(tmp_path / "ledger.sqlite3")
     else:
-        opened = await PostgresLedgerStore.open(request.getfixturevalue("postgres_url"))
+        opened = await postgres_store(request.getfixturevalue("postgres_url"))
     yield opened
     await opened.close()
 
@@ -97,7 +105,7 @@ async def test_concurrent_appenders_get_gapless_sequences(store: LedgerStore) ->
 
 def test_sqlite_refuses_update_and_delete_of_ledger_rows(tmp_path: Path) -> None:
     path = tmp_path / "ledger.sqlite3"
-    store = SqliteLedgerStore.open(path)
+    store = sqlite_store(path)
     asyncio.run(store.append("t", "u", [event("a")]))
     raw = sqlite3.connect(path)
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
@@ -107,7 +115,7 @@ def test_sqlite_refuses_update_and_delete_of_ledger_rows(tmp_path: Path) -> None
 
 
 async def test_postgres_refuses_update_delete_and_truncate_of_ledger_rows(postgres_url: str) -> None:
-    store = await PostgresLedgerStore.open(postgres_url)
+    store = await postgres_store(postgres_url)
     tenant, user = stream()
     await store.append(tenant, user, [event("a")])
     await store.close()
@@ -124,7 +132,7 @@ async def test_postgres_refuses_update_delete_and_truncate_of_ledger_rows(postgr
 
 async def test_sqlite_tampering_that_bypasses_the_guard_is_caught_at_its_sequence(tmp_path: Path) -> None:
     path = tmp_path / "ledger.sqlite3"
-    store = SqliteLedgerStore.open(path)
+    store = sqlite_store(path)
     await store.append("t", "u", [event(f"k{i}") for i in range(6)])
     raw = sqlite3.connect(path, isolation_level=None)
     raw.execute("DROP TRIGGER ledger_events_no_update")
@@ -136,7 +144,7 @@ async def test_sqlite_tampering_that_bypasses_the_guard_is_caught_at_its_sequenc
 
 async def test_postgres_tampering_that_bypasses_the_guard_is_caught_at_its_sequence(postgres_url: str) -> None:
     schema = f"ledger_tamper_{uuid.uuid4().hex[:8]}"
-    store = await PostgresLedgerStore.open(postgres_url, schema=schema)
+    store = await postgres_store(postgres_url, schema)
     try:
         await store.append("t", "u", [event(f"k{i}") for i in range(6)])
         async with await psycopg.AsyncConnection.connect(postgres_url, autocommit=True) as connection:

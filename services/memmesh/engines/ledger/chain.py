@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memmesh.runtime.errors import Conflict
@@ -185,54 +185,3 @@ def plan_append(
         outcomes.append((sequence, digest, False))
         previous = digest
     return PlannedAppend(tuple(inserts), tuple(outcomes))
-
-
-# Column order shared by both stores: sequence, key, type, reason, attributes, time, previous, hash.
-StoredRow = tuple[int, str, str, str, str, int, bytes, bytes]
-
-
-def row_of(stored: StoredEvent) -> tuple[object, ...]:
-    """(content_hash, *StoredRow) of an event, as the stores insert it."""
-    event = stored.event
-    return (
-        event.content_hash(),
-        stored.sequence,
-        event.idempotency_key,
-        event.event_type,
-        event.reason_code,
-        encode_attributes(event.attributes),
-        event.occur_time_us,
-        stored.previous_hash,
-        stored.hash,
-    )
-
-
-def stored_from_row(row: tuple) -> StoredEvent:  # type: ignore[type-arg]
-    """A StoredEvent from the stores' StoredRow columns."""
-    sequence, key, event_type, reason, attributes, occur_us, previous, digest = row
-    event = NewEvent(key, event_type, reason, decode_attributes(attributes), occur_us)
-    return StoredEvent(sequence, event, bytes(previous), bytes(digest))
-
-
-# Rows read per query when streaming a stream: bounded memory for a long history.
-READ_PAGE = 500
-
-
-async def read_in_pages(
-    fetch_page: Callable[[int, int], Awaitable[list[tuple]]],  # type: ignore[type-arg]
-    from_sequence: int,
-    limit: int,
-) -> AsyncIterator[StoredEvent]:
-    """Events from from_sequence on, fetched `READ_PAGE` rows at a time by
-    fetch_page(next_sequence, page_size) in StoredRow order; limit 0 means all."""
-    next_sequence, remaining = max(from_sequence, 1), limit or None
-    while True:
-        page = READ_PAGE if remaining is None else min(READ_PAGE, remaining)
-        rows = await fetch_page(next_sequence, page)
-        for row in rows:
-            yield stored_from_row(row)
-        if remaining is not None:
-            remaining -= len(rows)
-        if len(rows) < page or remaining == 0:
-            return
-        next_sequence = rows[-1][0] + 1

@@ -1,4 +1,4 @@
-"""The ledger's storage port and its adapters, chosen by configuration."""
+"""The ledger's storage port."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from memmesh.engines.ledger.chain import NewEvent, StoredEvent
-from memmesh.runtime.settings import MeshSettings
 
 
 @dataclass(frozen=True)
@@ -31,18 +30,3 @@ class LedgerStore(Protocol):
         ...
 
     async def close(self) -> None: ...
-
-
-async def open_ledger_store(settings: MeshSettings) -> LedgerStore:
-    """SQLite under data_dir by default, PostgreSQL for a postgresql:// URL."""
-    match settings.storage_url:
-        case "sqlite":
-            from memmesh.engines.ledger.sqlite_store import SqliteLedgerStore
-
-            return SqliteLedgerStore.open(settings.sqlite_path("ledger"))
-        case url if url.startswith(("postgresql://", "postgres://")):
-            from memmesh.engines.ledger.postgres_store import PostgresLedgerStore
-
-            return await PostgresLedgerStore.open(url)
-        case other:
-            raise ValueError(f"unsupported storage_url {other!r}")

@@ -1,0 +1,149 @@
+"""Ledger streams in one SQL store: an SQLite file or a PostgreSQL schema, both named
+`ledger`. Triggers make the table append-only; they are the one part written per dialect."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+
+from memmesh.engines.ledger.chain import (
+    GENESIS_HASH,
+    Existing,
+    NewEvent,
+    StoredEvent,
+    decode_attributes,
+    encode_attributes,
+    plan_append,
+)
+from memmesh.engines.ledger.store import AppendOutcome
+from memmesh.storage.migrations import Migration
+from memmesh.storage.sql import Database, Dialect, Row, marks
+
+# Rows read per query when streaming a stream: bounded memory for a long history.
+READ_PAGE = 500
+
+_COLUMNS = "sequence, idempotency_key, event_type, reason_code, attributes, occur_time_us, previous_hash, hash"
+
+
+def migrations(dialect: Dialect) -> tuple[Migration, ...]:
+    """The schema steps: the event table and the dialect's append-only guard."""
+    big, blob = dialect.big_int, dialect.blob
+    table = f"""CREATE TABLE ledger_events (
+                tenant_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                sequence {big} NOT NULL,
+                idempotency_key TEXT NOT NULL,
+                content_hash {blob} NOT NULL,
+                event_type TEXT NOT NULL,
+                reason_code TEXT NOT NULL,
+                attributes TEXT NOT NULL,
+                occur_time_us {big} NOT NULL,
+                previous_hash {blob} NOT NULL,
+                hash {blob} NOT NULL,
+                PRIMARY KEY (tenant_id, user_id, sequence),
+                UNIQUE (tenant_id, user_id, idempotency_key)
+            )"""
+    return (Migration(1, (table, *_append_only(dialect))),)
+
+
+def _append_only(dialect: Dialect) -> tuple[str, ...]:
+    match dialect:
+        case Dialect.SQLITE:
+            return (
+                """CREATE TRIGGER ledger_events_no_update BEFORE UPDATE ON ledger_events
+               BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END""",
+                """CREATE TRIGGER ledger_events_no_delete BEFORE DELETE ON ledger_events
+               BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END""",
+            )
+        case Dialect.POSTGRES:
+            return (
+                """CREATE FUNCTION ledger_forbid_change() RETURNS trigger LANGUAGE plpgsql AS $$
+               BEGIN RAISE EXCEPTION 'ledger is append-only'; END $$""",
+                """CREATE TRIGGER ledger_events_no_update_delete BEFORE UPDATE OR DELETE ON ledger_events
+               FOR EACH ROW EXECUTE FUNCTION ledger_forbid_change()""",
+                """CREATE TRIGGER ledger_events_no_truncate BEFORE TRUNCATE ON ledger_events
+               FOR EACH STATEMENT EXECUTE FUNCTION ledger_forbid_change()""",
+            )
+
+
+def _row_of(tenant_id: str, user_id: str, stored: StoredEvent) -> tuple[object, ...]:
+    event = stored.event
+    return (
+        tenant_id,
+        user_id,
+        event.content_hash(),
+        stored.sequence,
+        event.idempotency_key,
+        event.event_type,
+        event.reason_code,
+        encode_attributes(event.attributes),
+        event.occur_time_us,
+        stored.previous_hash,
+        stored.hash,
+    )
+
+
+def _stored(row: Row) -> StoredEvent:
+    sequence, key, event_type, reason, attributes, occur_us, previous, digest = row
+    event = NewEvent(key, event_type, reason, decode_attributes(attributes), occur_us)
+    return StoredEvent(sequence, event, bytes(previous), bytes(digest))
+
+
+class SqlLedgerStore:
+    """Writers of one stream serialise on the stream (BEGIN IMMEDIATE on SQLite, an
+    advisory lock on PostgreSQL), so sequences stay gapless across any number of processes."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    async def append(self, tenant_id: str, user_id: str, events: Sequence[NewEvent]) -> list[AppendOutcome]:
+        if not events:
+            return []
+        keys = [event.idempotency_key for event in events]
+        async with self._db.write(tenant_id, user_id) as tx:
+            head = await tx.fetchone(
+                "SELECT sequence, hash FROM ledger_events WHERE tenant_id = ? AND user_id = ? "
+                "ORDER BY sequence DESC LIMIT 1",
+                (tenant_id, user_id),
+            )
+            rows = await tx.fetchall(
+                "SELECT idempotency_key, sequence, hash, content_hash FROM ledger_events "
+                f"WHERE tenant_id = ? AND user_id = ? AND idempotency_key IN ({marks(len(keys))})",
+                (tenant_id, user_id, *keys),
+            )
+            plan = plan_append(
+                tenant_id,
+                user_id,
+                head[0] if head else 0,
+                bytes(head[1]) if head else GENESIS_HASH,
+                events,
+                {key: Existing(seq, bytes(digest), bytes(content)) for key, seq, digest, content in rows},
+            )
+            await tx.executemany(
+                f"INSERT INTO ledger_events (tenant_id, user_id, content_hash, {_COLUMNS}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [_row_of(tenant_id, user_id, stored) for stored in plan.inserts],
+            )
+        return [AppendOutcome(*outcome) for outcome in plan.outcomes]
+
+    async def read(self, tenant_id: str, user_id: str, from_sequence: int, limit: int) -> AsyncIterator[StoredEvent]:
+        """Events from from_sequence on, `READ_PAGE` rows a query, so a long stream is never
+        held in memory; limit 0 means all."""
+        next_sequence, remaining = max(from_sequence, 1), limit or None
+        while True:
+            page = READ_PAGE if remaining is None else min(READ_PAGE, remaining)
+            async with self._db.read() as tx:
+                rows = await tx.fetchall(
+                    f"SELECT {_COLUMNS} FROM ledger_events WHERE tenant_id = ? AND user_id = ? "
+                    "AND sequence >= ? ORDER BY sequence LIMIT ?",
+                    (tenant_id, user_id, next_sequence, page),
+                )
+            for row in rows:
+                yield _stored(row)
+            if remaining is not None:
+                remaining -= len(rows)
+            if len(rows) < page or remaining == 0:
+                return
+            next_sequence = rows[-1][0] + 1
+
+    async def close(self) -> None:
+        await self._db.close()
