@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memmesh.runtime.errors import Conflict
+from memmesh.errors import Conflict
 
 GENESIS_HASH = bytes(32)
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from memmesh.engines.ledger.chain import Attribute, NewEvent, StoredEvent, VerifyReport
+from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.ledger.v1 import ledger_service_pb2 as pb
-from memmesh.runtime.errors import FieldViolation, InvalidInput
 from memmesh.runtime.timeconv import micros_of, timestamp_of
 
 

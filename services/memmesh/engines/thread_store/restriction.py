@@ -20,7 +20,7 @@ from memmesh.engines.thread_store.model import Digest, Episode, Exposure, Sessio
 from memmesh.engines.thread_store.store import ThreadStore, UserTx
 from memmesh.engines.thread_store.summary import SUMMARY_WINDOW_TURNS, build_digest, summarise
 from memmesh.engines.thread_store.turn_buffer import TurnBuffer
-from memmesh.runtime.errors import DependencyFailed
+from memmesh.errors import DependencyFailed
 
 log = logging.getLogger(__name__)
 

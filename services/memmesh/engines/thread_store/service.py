@@ -42,8 +42,8 @@ from memmesh.engines.thread_store.sessions import session_mode
 from memmesh.engines.thread_store.store import ThreadStore, UserTx
 from memmesh.engines.thread_store.summary import SUMMARY_WINDOW_TURNS, build_digest, summarise
 from memmesh.engines.thread_store.turn_buffer import TurnBuffer
+from memmesh.errors import DependencyFailed, FieldViolation, InvalidInput
 from memmesh.policy.sensitivity import exposure_of, stricter
-from memmesh.runtime.errors import DependencyFailed, FieldViolation, InvalidInput
 
 log = logging.getLogger(__name__)
 
