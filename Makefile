@@ -60,7 +60,7 @@ bench: $(STAMP)
 	$(PY) -m memmesh.bench
 
 eval-extraction: $(STAMP)
-	$(PY) -m memmesh.engines.atom_extractor.evaluate
+	$(PY) -m memmesh.bench.eval_extraction
 
 eval-retrieval: $(STAMP)
 	$(PY) -m memmesh.bench.eval_retrieval

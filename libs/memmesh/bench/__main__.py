@@ -12,7 +12,7 @@ import os
 import sys
 
 from memmesh.bench import foundation, turns
-from memmesh.engines.atom_extractor.benchmark import bench_process
+from memmesh.bench.process import bench_process
 from memmesh.engines.exposure_guard.benchmark import bench_filter
 from memmesh.engines.outbox_sync.benchmark import bench_restore
 from memmesh.engines.retrieval_ranker.benchmark import bench_retrieve

@@ -76,7 +76,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_extract(args: argparse.Namespace) -> int:
     """Run the deterministic extractor over standard input, one utterance per line."""
-    from memmesh.engines.atom_extractor.extraction.cli import cli_extract
+    from memmesh.extraction.cli import cli_extract
 
     return cli_extract(sys.stdin, sys.stdout)
 

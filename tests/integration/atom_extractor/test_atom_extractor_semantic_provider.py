@@ -11,9 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from memmesh.engines.atom_extractor.extracting import DeterministicExtractor, TurnInput
-from memmesh.engines.atom_extractor.semantic.path import SemanticExtractor
-from memmesh.engines.atom_extractor.semantic.prompt import PROMPT_VERSION
-from memmesh.engines.atom_extractor.semantic.provider import ChatCompletionsProvider, ProviderConfig
+from memmesh.engines.atom_extractor.semantic_extractor import SemanticExtractor
+from memmesh.extraction.semantic.prompt import PROMPT_VERSION
+from memmesh.extraction.semantic.provider import ChatCompletionsProvider, ProviderConfig
 
 NOW = 1_767_225_600_000_000
 TURN = TurnInput("turn-1", "s1", "user", "I'm going to visit my sister Sarah in Chicago next week.")

@@ -22,8 +22,8 @@ from memmesh.engines.atom_extractor.capsule import (
     ProvenanceEntry,
     RejectionEntry,
 )
-from memmesh.engines.atom_extractor.extraction.model import FactType
 from memmesh.engines.atom_extractor.ports import CapsuleStore
+from memmesh.extraction.model import FactType
 from memmesh.runtime.errors import VersionMismatch
 
 NOW = 1_767_225_600_000_000

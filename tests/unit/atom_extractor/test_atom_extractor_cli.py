@@ -3,7 +3,7 @@
 import io
 import json
 
-from memmesh.engines.atom_extractor.extraction.cli import cli_extract
+from memmesh.extraction.cli import cli_extract
 
 
 def _run(lines):

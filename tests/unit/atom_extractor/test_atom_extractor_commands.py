@@ -2,7 +2,7 @@
 
 import pytest
 
-from memmesh.engines.atom_extractor.extraction import Command, Correction, extract
+from memmesh.extraction import Command, Correction, extract
 
 
 @pytest.mark.parametrize("text, command, target", [

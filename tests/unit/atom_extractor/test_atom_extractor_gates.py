@@ -2,7 +2,7 @@
 
 import pytest
 
-from memmesh.engines.atom_extractor.extraction import (
+from memmesh.extraction import (
     Candidate,
     FactType,
     RejectionReason,
@@ -113,7 +113,7 @@ def test_malformed_candidates_are_semantically_invalid(candidate):
 
 
 def test_extractor_rejections_explain_why_a_hedged_statement_was_dropped():
-    from memmesh.engines.atom_extractor.extraction import extract
+    from memmesh.extraction import extract
     result = extract("I guess I'm kind of an introvert")
     assert result.relevant is False
     assert [r.reason_code for r in result.rejections] == [RejectionReason.TYPE_RULE_VIOLATION]

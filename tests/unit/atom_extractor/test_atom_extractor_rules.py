@@ -2,7 +2,7 @@
 
 import pytest
 
-from memmesh.engines.atom_extractor.extraction import FactType, extract
+from memmesh.extraction import FactType, extract
 
 
 def _only_fact(text):

@@ -1,6 +1,6 @@
 """Seed 000 few-shot examples give exactly their expected results."""
 
-from memmesh.engines.atom_extractor.extraction import extract
+from memmesh.extraction import extract
 
 
 def test_greeting_is_not_relevant():

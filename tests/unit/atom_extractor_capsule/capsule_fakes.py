@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from memmesh.engines.atom_extractor.capsule import AtomRecord, ProvenanceEntry
 from memmesh.engines.atom_extractor.extracting import TurnInput
-from memmesh.engines.atom_extractor.extraction.model import ExtractionResult
 from memmesh.engines.atom_extractor.ports import Dependencies
+from memmesh.extraction.model import ExtractionResult
 
 
 class Unreachable(Exception):

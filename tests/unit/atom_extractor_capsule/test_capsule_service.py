@@ -11,14 +11,14 @@ from capsule_fakes import Fakes, ScriptedExtractor
 from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
 from memmesh.engines.atom_extractor.capsule import ChangeKind
 from memmesh.engines.atom_extractor.extracting import TurnInput
-from memmesh.engines.atom_extractor.extraction.model import (
+from memmesh.engines.atom_extractor.service import CapsuleService
+from memmesh.extraction.model import (
     Command,
     Correction,
     ExtractedFact,
     ExtractionResult,
     FactType,
 )
-from memmesh.engines.atom_extractor.service import CapsuleService
 
 NOW = 1_767_225_600_000_000
 SISTER = ExtractedFact(

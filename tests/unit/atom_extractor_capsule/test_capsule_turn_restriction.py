@@ -11,13 +11,13 @@ from capsule_fakes import Fakes, ScriptedExtractor
 from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
 from memmesh.engines.atom_extractor.capsule import EffectKind, Exposure
 from memmesh.engines.atom_extractor.extracting import TurnInput
-from memmesh.engines.atom_extractor.extraction.model import (
+from memmesh.engines.atom_extractor.service import CapsuleService, MarkFlags
+from memmesh.errors import DependencyFailed
+from memmesh.extraction.model import (
     ExtractedFact,
     ExtractionResult,
     FactType,
 )
-from memmesh.engines.atom_extractor.service import CapsuleService, MarkFlags
-from memmesh.errors import DependencyFailed
 
 NOW = 1_767_225_600_000_000
 RESIDENCE = ExtractedFact("User lives in Boston.", "identity", FactType.USER_FACT, 9000, "identity.residence", ("Boston",), "")

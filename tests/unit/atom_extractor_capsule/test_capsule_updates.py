@@ -12,9 +12,9 @@ from memmesh.engines.atom_extractor.capsule import (
 )
 from memmesh.engines.atom_extractor.control import plan_command
 from memmesh.engines.atom_extractor.corrections import apply_correction
-from memmesh.engines.atom_extractor.extraction.model import Command, ExtractedFact, FactType
 from memmesh.engines.atom_extractor.updates import apply_fact, confirm_atom
 from memmesh.engines.atom_extractor.working_set import ChangeContext, WorkingCapsule
+from memmesh.extraction.model import Command, ExtractedFact, FactType
 
 NOW = 1_767_225_600_000_000
 

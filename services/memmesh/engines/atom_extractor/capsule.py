@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from memmesh.engines.atom_extractor.extraction.model import FactType
+from memmesh.extraction.model import FactType
 
 CONFIDENCE_MAX_BP = 10_000
 

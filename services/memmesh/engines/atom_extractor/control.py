@@ -7,8 +7,8 @@ from dataclasses import dataclass, field, replace
 
 from memmesh.engines.atom_extractor import reasons
 from memmesh.engines.atom_extractor.capsule import AtomRecord, AtomStatus, ChangeKind
-from memmesh.engines.atom_extractor.extraction.model import Command
 from memmesh.engines.atom_extractor.working_set import ChangeContext, WorkingCapsule, change
+from memmesh.extraction.model import Command
 
 _FILLER = frozenset(
     "my the a an about that this it its me i our your his her their thing things stuff anything everything "

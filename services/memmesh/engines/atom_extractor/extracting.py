@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from memmesh.engines.atom_extractor.capsule import ProvenanceEntry
-from memmesh.engines.atom_extractor.extraction.model import ExtractionResult
-from memmesh.engines.atom_extractor.extraction.rules import extract
+from memmesh.extraction.model import ExtractionResult
+from memmesh.extraction.rules import extract
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from memmesh.engines.atom_extractor.extraction.model import FactType
+from memmesh.extraction.model import FactType
 
 MICROS_PER_DAY = 86_400 * 1_000_000
 

@@ -13,12 +13,12 @@ from memmesh.engines.atom_extractor.adapters.state_client import GrpcState
 from memmesh.engines.atom_extractor.adapters.thread_client import GrpcThreads
 from memmesh.engines.atom_extractor.extracting import DeterministicExtractor, TurnExtractor
 from memmesh.engines.atom_extractor.ports import Dependencies
-from memmesh.engines.atom_extractor.semantic.path import SemanticExtractor
-from memmesh.engines.atom_extractor.semantic.provider import ChatCompletionsProvider, ProviderConfig
+from memmesh.engines.atom_extractor.semantic_extractor import SemanticExtractor
 from memmesh.engines.atom_extractor.service import CapsuleService
 from memmesh.engines.atom_extractor.servicer import AtomExtractorServicer
 from memmesh.engines.atom_extractor.settings import AtomExtractorSettings
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
+from memmesh.extraction.semantic.provider import ChatCompletionsProvider, ProviderConfig
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as index_grpc
 from memmesh.runtime.channels import engine_channel

@@ -15,7 +15,7 @@ from memmesh.engines.atom_extractor.capsule import (
     ProvenanceEntry,
     RejectionEntry,
 )
-from memmesh.engines.atom_extractor.extraction.model import Command, ExtractedFact
+from memmesh.extraction.model import Command, ExtractedFact
 from memmesh.runtime.errors import FieldViolation, InvalidInput
 from memmesh.runtime.timeconv import timestamp_of
 

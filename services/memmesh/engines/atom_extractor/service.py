@@ -24,13 +24,13 @@ from memmesh.engines.atom_extractor.control import CommandPlan, forget, matching
 from memmesh.engines.atom_extractor.corrections import apply_correction
 from memmesh.engines.atom_extractor.events import command_event, correction_event, effects_of
 from memmesh.engines.atom_extractor.extracting import TurnExtractor, TurnInput
-from memmesh.engines.atom_extractor.extraction.model import Command, Correction, ExtractedFact
 from memmesh.engines.atom_extractor.outbox import EffectRunner
 from memmesh.engines.atom_extractor.ports import CapsuleStore, Dependencies
 from memmesh.engines.atom_extractor.references import record_use, referenced_ids
 from memmesh.engines.atom_extractor.updates import apply_fact, confirm_atom, new_atom
 from memmesh.engines.atom_extractor.working_set import ChangeContext, WorkingCapsule, change
 from memmesh.errors import VersionMismatch
+from memmesh.extraction.model import Command, Correction, ExtractedFact
 
 # A concurrent writer (another engine process) makes a plan stale; re-plan on fresh state.
 MAX_PLAN_ATTEMPTS = 3

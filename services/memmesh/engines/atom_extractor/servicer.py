@@ -10,8 +10,8 @@ from memmesh.common.v1 import memory_pb2
 from memmesh.engines.atom_extractor import mapping
 from memmesh.engines.atom_extractor.capsule import ChangeKind, Exposure
 from memmesh.engines.atom_extractor.extracting import TurnInput
-from memmesh.engines.atom_extractor.extraction.model import Command
 from memmesh.engines.atom_extractor.service import CapsuleService, MarkFlags
+from memmesh.extraction.model import Command
 from memmesh.runtime.errors import FieldViolation, InvalidInput
 from memmesh.runtime.timeconv import micros_of
 

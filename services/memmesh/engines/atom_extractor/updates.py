@@ -13,13 +13,13 @@ from memmesh.engines.atom_extractor.capsule import (
     atom_id_of,
 )
 from memmesh.engines.atom_extractor.exposure_policy import default_exposure, topics_of
-from memmesh.engines.atom_extractor.extraction.model import ExtractedFact
 from memmesh.engines.atom_extractor.working_set import (
     ChangeContext,
     WorkingCapsule,
     change,
     with_evidence,
 )
+from memmesh.extraction.model import ExtractedFact
 
 
 def new_atom(fact: ExtractedFact, ctx: ChangeContext, provenance: Provenance) -> AtomRecord:

@@ -16,7 +16,7 @@ from memmesh.engines.atom_extractor.capsule import (
     ProvenanceEntry,
     RejectionEntry,
 )
-from memmesh.engines.atom_extractor.extraction.model import FactType
+from memmesh.extraction.model import FactType
 
 
 def _plain(value: object) -> object:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from memmesh.engines.atom_extractor.extraction.context import critical_tokens
-from memmesh.engines.atom_extractor.extraction.model import BASIS_POINTS_MAX, Candidate, FactType
+from memmesh.extraction.context import critical_tokens
+from memmesh.extraction.model import BASIS_POINTS_MAX, Candidate, FactType
 
 MAX_PROPOSALS = 5
 _FACT_FIELDS = {"text", "category", "type", "confidence", "key", "critical_tokens"}

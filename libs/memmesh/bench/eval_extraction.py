@@ -1,6 +1,6 @@
 """Score the deterministic extractor on a labelled extraction file.
 
-usage: python -m memmesh.engines.atom_extractor.evaluate [CASES.jsonl] [--failures]
+usage: python -m memmesh.bench.eval_extraction [CASES.jsonl] [--failures]
 Paths resolve from the current directory (run from the repository root). The last output line
 is the scorer's JSON summary plus `targets_met`.
 """
@@ -13,8 +13,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .extraction.cli import result_to_json
-from .extraction.rules import extract
+from memmesh.extraction.cli import result_to_json
+from memmesh.extraction.rules import extract
 
 DEFAULT_CASES = Path("../shared/fixtures/extraction/public.jsonl")
 SCORER = Path("../shared/tools/score_extraction.py")

@@ -9,25 +9,25 @@ from typing import Protocol
 
 from memmesh.engines.atom_extractor.capsule import ProvenanceEntry
 from memmesh.engines.atom_extractor.extracting import TurnExtractor, TurnInput
-from memmesh.engines.atom_extractor.extraction.gates import apply_gates
-from memmesh.engines.atom_extractor.extraction.model import (
+from memmesh.extraction.gates import apply_gates
+from memmesh.extraction.model import (
     Command,
     ExtractedFact,
     ExtractionResult,
     Rejection,
 )
-from memmesh.engines.atom_extractor.semantic.parsing import (
+from memmesh.extraction.semantic.parsing import (
     DegenerateOutput,
     MalformedOutput,
     parse_reply,
 )
-from memmesh.engines.atom_extractor.semantic.prompt import (
+from memmesh.extraction.semantic.prompt import (
     PROMPT_VERSION,
     build_messages,
     estimated_tokens,
     input_hash,
 )
-from memmesh.engines.atom_extractor.semantic.provider import (
+from memmesh.extraction.semantic.provider import (
     ProviderConfig,
     ProviderError,
     ProviderReply,
