@@ -9,9 +9,9 @@ import pytest
 import pytest_asyncio
 
 from memmesh.engines.outbox_sync.adapters.sql_store import SqlMirrorStore
-from memmesh.engines.outbox_sync.events import SyncEvent
 from memmesh.engines.outbox_sync.mirror import MirrorItem, PushBatch
 from memmesh.engines.outbox_sync.service import OutboxSyncService
+from memmesh.ledger_event import Appended, NewEvent
 from memmesh.runtime.errors import DependencyFailed, InvalidInput
 
 T, U = "tenant-a", "user-1"
@@ -22,14 +22,18 @@ class FakeLedger:
     """Keeps events by idempotency key, like the ledger; can be switched off."""
 
     def __init__(self) -> None:
-        self.events: dict[str, SyncEvent] = {}
+        self.events: dict[str, NewEvent] = {}
         self.down = False
 
-    async def append(self, tenant_id: str, user_id: str, events: Sequence[SyncEvent]) -> None:
+    async def append(self, tenant_id: str, user_id: str, events: Sequence[NewEvent]) -> list[Appended]:
         if self.down:
             raise DependencyFailed("ledger", "UNAVAILABLE")
+        outcomes = []
         for event in events:
+            duplicate = event.idempotency_key in self.events
             self.events.setdefault(event.idempotency_key, event)
+            outcomes.append(Appended(list(self.events).index(event.idempotency_key) + 1, duplicate))
+        return outcomes
 
 
 @pytest_asyncio.fixture

@@ -83,21 +83,6 @@ def state_message(state: UserState) -> pb.UserState:
     return message
 
 
-def event_attributes(change: Change) -> list[ledger_pb.Attribute]:
-    """Ledger attributes of a change: its kind and typed values (times as time values)."""
-    attributes = [ledger_pb.Attribute(name="change", string_value=change.kind)]
-    for name, value in change.values:
-        if name.endswith("_time"):
-            attributes.append(ledger_pb.Attribute(name=name, time_value=timestamp_of(int(value))))
-        elif isinstance(value, bool):
-            attributes.append(ledger_pb.Attribute(name=name, bool_value=value))
-        elif isinstance(value, int):
-            attributes.append(ledger_pb.Attribute(name=name, int_value=value))
-        else:
-            attributes.append(ledger_pb.Attribute(name=name, string_value=value))
-    return attributes
-
-
 def change_of_event(event: ledger_pb.LedgerEvent) -> Change:
     """The change a state event records."""
     kind, values = "", []

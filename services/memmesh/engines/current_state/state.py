@@ -12,7 +12,8 @@ import re
 from dataclasses import asdict, dataclass, replace
 from zoneinfo import available_timezones
 
-from memmesh.runtime.errors import FieldViolation, InvalidInput
+from memmesh.errors import FieldViolation, InvalidInput
+from memmesh.ledger_event import AttributeValue, EventTime, NewEvent
 
 STATE_EVENT_TYPE = "STATE_CHANGED"
 CONTACT_PREFERENCES = ("SPEAK", "TEXT")
@@ -122,6 +123,14 @@ def apply_change(state: UserState, change: Change, ledger_sequence: int) -> User
         case "last_applied_package_id":
             state = replace(state, last_applied_package_id=str(change.value("value")))
     return replace(state, version=state.version + 1, ledger_sequence=ledger_sequence)
+
+
+def state_event(change: Change, reason_code: str, idempotency_key: str, now_us: int) -> NewEvent:
+    """The ledger event of a change: its kind and typed values (times as time values)."""
+    attributes: list[tuple[str, AttributeValue]] = [("change", change.kind)]
+    for name, value in change.values:
+        attributes.append((name, EventTime(int(value)) if name.endswith("_time") else value))
+    return NewEvent(idempotency_key, STATE_EVENT_TYPE, reason_code, tuple(attributes), now_us)
 
 
 def checksum(state: UserState) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 
 from memmesh.engines.outbox_sync.mirror import (
     OUTBOX_RECEIVED,
@@ -12,22 +11,12 @@ from memmesh.engines.outbox_sync.mirror import (
     RESTORE_SERVED,
     Receipt,
 )
+from memmesh.ledger_event import NewEvent
 
 
-@dataclass(frozen=True)
-class SyncEvent:
-    """A ledger event to append; attribute values are strings or integers."""
-
-    idempotency_key: str
-    event_type: str
-    reason_code: str
-    attributes: tuple[tuple[str, str | int], ...]
-    occur_time_us: int
-
-
-def received_event(receipt: Receipt) -> SyncEvent:
+def received_event(receipt: Receipt) -> NewEvent:
     """The event of an accepted batch; keyed by its first cursor, unique per user."""
-    return SyncEvent(
+    return NewEvent(
         idempotency_key=f"outbox-received:{receipt.first_cursor}",
         event_type=OUTBOX_RECEIVED,
         reason_code=RECEIVED_REASON,
@@ -43,10 +32,10 @@ def received_event(receipt: Receipt) -> SyncEvent:
     )
 
 
-def restore_event(device_id: str, as_of_cursor: int, now_us: int) -> SyncEvent:
+def restore_event(device_id: str, as_of_cursor: int, now_us: int) -> NewEvent:
     """The event of a restore served; a retried first page maps to the same key."""
     digest = hashlib.sha256(f"{device_id}\x1f{as_of_cursor}\x1f{now_us}".encode()).hexdigest()[:40]
-    return SyncEvent(
+    return NewEvent(
         idempotency_key=f"outbox-restore:{digest}",
         event_type=RESTORE_SERVED,
         reason_code=RESTORE_REASON,

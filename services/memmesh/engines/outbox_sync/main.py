@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from memmesh.engines.outbox_sync.adapters.sql_store import SqlMirrorStore
-from memmesh.engines.outbox_sync.ledger_client import GrpcSyncLedger
 from memmesh.engines.outbox_sync.service import OutboxSyncService
 from memmesh.engines.outbox_sync.servicer import OutboxSyncServicer
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
+from memmesh.ledger_writer import LedgerWriter
 from memmesh.outbox_sync.v1 import outbox_sync_service_pb2 as pb
 from memmesh.outbox_sync.v1 import outbox_sync_service_pb2_grpc as pb_grpc
 from memmesh.runtime.channels import engine_channel
@@ -21,7 +21,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     """Wire OutboxSync from settings."""
     store = await SqlMirrorStore.open(settings.storage_url, settings.data_dir)
     ledger_channel = engine_channel(settings.addr_of("ledger"), settings.internal_token, settings.default_call_timeout_s)
-    service = OutboxSyncService(store, GrpcSyncLedger(ledger_grpc.LedgerServiceStub(ledger_channel)))
+    service = OutboxSyncService(store, LedgerWriter(ledger_grpc.LedgerServiceStub(ledger_channel)))
 
     async def close() -> None:
         await ledger_channel.close()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from memmesh.engines.outbox_sync.events import SyncEvent
 from memmesh.engines.outbox_sync.mirror import PushBatch, PushPlan, Receipt, StoredItem
+from memmesh.ledger_event import Appended, NewEvent
 
 
 class MirrorStore(Protocol):
@@ -42,6 +42,8 @@ class MirrorStore(Protocol):
 
 
 class SyncLedger(Protocol):
-    """Where the mirror's reason-coded events go."""
+    """Where the mirror's reason-coded events go (the kit's LedgerWriter)."""
 
-    async def append(self, tenant_id: str, user_id: str, events: Sequence[SyncEvent]) -> None: ...
+    async def append(self, tenant_id: str, user_id: str, events: Sequence[NewEvent]) -> Sequence[Appended]:
+        """Append idempotently, in order."""
+        ...

@@ -111,7 +111,9 @@ def _receipt_of_row(row: Sequence[Any]) -> Receipt:
 
 
 async def _head_cursor(tx: SqlTx, who: tuple[str, str]) -> int:
-    row = await tx.fetchone("SELECT COALESCE(MAX(cursor), 0) FROM outbox_items WHERE tenant_id = ? AND user_id = ?", who)
+    row = await tx.fetchone(
+        "SELECT COALESCE(MAX(cursor), 0) FROM outbox_items WHERE tenant_id = ? AND user_id = ?", who
+    )
     return int(row[0]) if row else 0
 
 
