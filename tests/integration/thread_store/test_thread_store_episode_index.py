@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memmesh.common.v1 import memory_pb2
-from memmesh.engines.gateway.control import digest_document
+from memmesh.engines.gateway.mapping import digest_document
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
 from memmesh.runtime.timeconv import timestamp_of

@@ -13,10 +13,10 @@ import pytest
 import pytest_asyncio
 
 from memmesh.engines.thread_store.adapters.sql_store import SqlThreadStore, migrations
-from memmesh.engines.thread_store.model import Digest, Episode, Exposure, Role, Turn
-from memmesh.engines.thread_store.service import ThreadStoreService
-from memmesh.engines.thread_store.sessions import DEFAULT_SESSION_GAP_US
-from memmesh.engines.thread_store.turn_buffer import RedisTurnBuffer
+from memmesh.engines.thread_store.adapters.turn_buffer import RedisTurnBuffer
+from memmesh.engines.thread_store.domain.model import Digest, Episode, Exposure, Role, Turn
+from memmesh.engines.thread_store.domain.sessions import DEFAULT_SESSION_GAP_US
+from memmesh.engines.thread_store.use_cases import ThreadStoreUseCases
 from memmesh.storage.sql import Dialect, PostgresDatabase, SqliteDatabase
 
 T0 = 1_767_225_600_000_000
@@ -41,7 +41,7 @@ class RecordingIndex:
 
 @dataclass
 class Setup:
-    service: ThreadStoreService
+    service: ThreadStoreUseCases
     index: RecordingIndex
 
 
@@ -55,7 +55,7 @@ async def setup(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
         store = SqlThreadStore(await PostgresDatabase.open(url, "thread_store", migrations(Dialect.POSTGRES)))
         buffer = RedisTurnBuffer.from_url(request.getfixturevalue("redis_url"))
     index = RecordingIndex()
-    yield Setup(ThreadStoreService(store, buffer, DEFAULT_SESSION_GAP_US, 6, index), index)
+    yield Setup(ThreadStoreUseCases(store, buffer, DEFAULT_SESSION_GAP_US, 6, index), index)
     if buffer is not None:
         await buffer.close()
     await store.close()
@@ -70,7 +70,7 @@ def turn(index: int, text: str, session: str = "s1", role: Role = Role.USER) -> 
     return Turn(f"turn-{index}", session, role, text, T0 + index * MINUTE)
 
 
-async def everything_told(service: ThreadStoreService, who: tuple[str, str], session: str, *, voice: bool) -> str:
+async def everything_told(service: ThreadStoreUseCases, who: tuple[str, str], session: str, *, voice: bool) -> str:
     """Every transcript-derived text the ThreadStore hands out for a session, as a voice or a
     text channel could see it (SAFE_TO_TEXT turns only on text)."""
     memory = await service.working_memory(*who, session, 0)
@@ -87,7 +87,7 @@ async def everything_told(service: ThreadStoreService, who: tuple[str, str], ses
     return "\n".join(parts)
 
 
-async def say_boston(service: ThreadStoreService, who: tuple[str, str]) -> None:
+async def say_boston(service: ThreadStoreUseCases, who: tuple[str, str]) -> None:
     await service.append_turn(*who, turn(0, "I live in Boston with my wife Anna."))
     await service.append_turn(*who, turn(1, "That sounds lovely.", role=Role.ASSISTANT))
     await service.append_turn(*who, turn(2, "I need to book the Boston movers tomorrow."))

@@ -11,10 +11,10 @@ import pytest_asyncio
 import redis.asyncio as aioredis
 
 from memmesh.engines.thread_store.adapters.sql_store import SqlThreadStore, migrations
-from memmesh.engines.thread_store.model import Mode, Role, Turn
-from memmesh.engines.thread_store.service import ThreadStoreService
-from memmesh.engines.thread_store.sessions import DEFAULT_SESSION_GAP_US
-from memmesh.engines.thread_store.turn_buffer import RedisTurnBuffer
+from memmesh.engines.thread_store.adapters.turn_buffer import RedisTurnBuffer
+from memmesh.engines.thread_store.domain.model import Mode, Role, Turn
+from memmesh.engines.thread_store.domain.sessions import DEFAULT_SESSION_GAP_US
+from memmesh.engines.thread_store.use_cases import ThreadStoreUseCases
 from memmesh.runtime.errors import InvalidInput
 from memmesh.storage.sql import Dialect, PostgresDatabase, SqliteDatabase
 
@@ -23,7 +23,7 @@ MINUTE = 60_000_000
 
 
 @pytest_asyncio.fixture(params=["sqlite", "postgres+redis"])
-async def service(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[ThreadStoreService]:
+async def service(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[ThreadStoreUseCases]:
     if request.param == "sqlite":
         store = SqlThreadStore(SqliteDatabase.open(tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE)))
         buffer = None
@@ -31,7 +31,7 @@ async def service(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
         url = request.getfixturevalue("postgres_url")
         store = SqlThreadStore(await PostgresDatabase.open(url, "thread_store", migrations(Dialect.POSTGRES)))
         buffer = RedisTurnBuffer.from_url(request.getfixturevalue("redis_url"))
-    yield ThreadStoreService(store, buffer, DEFAULT_SESSION_GAP_US, 6)
+    yield ThreadStoreUseCases(store, buffer, DEFAULT_SESSION_GAP_US, 6)
     if buffer is not None:
         await buffer.close()
     await store.close()
@@ -46,7 +46,7 @@ def turn(index: int, text: str, session: str = "s1", role: Role = Role.USER, min
     return Turn(f"turn-{index}", session, role, text, T0 + (index if minute is None else minute) * MINUTE)
 
 
-async def test_append_is_idempotent_by_turn_id(service: ThreadStoreService) -> None:
+async def test_append_is_idempotent_by_turn_id(service: ThreadStoreUseCases) -> None:
     who = user()
     first = await service.append_turn(*who, turn(0, "I need to book the dentist."))
     before = await service.working_memory(*who, "s1", 0)
@@ -57,7 +57,7 @@ async def test_append_is_idempotent_by_turn_id(service: ThreadStoreService) -> N
     assert await service.working_memory(*who, "s1", 0) == before
 
 
-async def test_working_memory_is_the_last_turns_oldest_first_even_after_a_late_turn(service: ThreadStoreService) -> None:
+async def test_working_memory_is_the_last_turns_oldest_first_even_after_a_late_turn(service: ThreadStoreUseCases) -> None:
     who = user()
     for index in range(1, 9):
         role = Role.USER if index % 2 else Role.ASSISTANT
@@ -70,7 +70,7 @@ async def test_working_memory_is_the_last_turns_oldest_first_even_after_a_late_t
     assert "gardening" in memory.rolling_summary
 
 
-async def test_session_rule_over_appends(service: ThreadStoreService) -> None:
+async def test_session_rule_over_appends(service: ThreadStoreUseCases) -> None:
     who = user()
     assert (await service.append_turn(*who, turn(0, "Hello there."))).mode == Mode.SESSION_START
     assert (await service.append_turn(*who, turn(30, "Still here.", minute=30))).mode == Mode.IN_SESSION
@@ -81,7 +81,7 @@ async def test_session_rule_over_appends(service: ThreadStoreService) -> None:
     assert (await service.open_session(*who, "s3", T0 + 70 * MINUTE))[0] == Mode.SESSION_START
 
 
-async def test_a_new_session_soft_closes_the_previous_one_and_resume_bridges_it(service: ThreadStoreService) -> None:
+async def test_a_new_session_soft_closes_the_previous_one_and_resume_bridges_it(service: ThreadStoreUseCases) -> None:
     who = user()
     await service.append_turn(*who, turn(0, "I need to call Sarah about the Lisbon trip."))
     await service.append_turn(*who, turn(1, "Sure, when?", role=Role.ASSISTANT))
@@ -92,7 +92,7 @@ async def test_a_new_session_soft_closes_the_previous_one_and_resume_bridges_it(
     assert resumed.candidates[0].next_step == "Call Sarah about the Lisbon trip"
 
 
-async def test_loops_close_across_sessions_when_the_user_says_done(service: ThreadStoreService) -> None:
+async def test_loops_close_across_sessions_when_the_user_says_done(service: ThreadStoreUseCases) -> None:
     who = user()
     await service.append_turn(*who, turn(0, "I need to book the dentist."))
     appended = await service.append_turn(*who, turn(1, "I booked the dentist for Monday.", session="s2", minute=90))
@@ -100,7 +100,7 @@ async def test_loops_close_across_sessions_when_the_user_says_done(service: Thre
     assert (await service.working_memory(*who, "s2", 0)).active_loops == ()
 
 
-async def test_forget_thread_removes_turns_loops_graph_and_buffer(service: ThreadStoreService) -> None:
+async def test_forget_thread_removes_turns_loops_graph_and_buffer(service: ThreadStoreUseCases) -> None:
     who = user()
     await service.append_turn(*who, turn(0, "Remind me to email Sarah and Tom."))
     await service.close_session(*who, "s1")
@@ -112,7 +112,7 @@ async def test_forget_thread_removes_turns_loops_graph_and_buffer(service: Threa
     assert page.turns == () and page.digests == ()
 
 
-async def test_archive_pages_and_rejects_foreign_tokens(service: ThreadStoreService) -> None:
+async def test_archive_pages_and_rejects_foreign_tokens(service: ThreadStoreUseCases) -> None:
     who = user()
     for index in range(5):
         await service.append_turn(*who, turn(index, f"Turn {index} text."))
@@ -126,7 +126,7 @@ async def test_archive_pages_and_rejects_foreign_tokens(service: ThreadStoreServ
     assert raised.value.violations[0].field == "page_token"
 
 
-async def test_expand_is_bounded_and_ordered_by_weight_then_id(service: ThreadStoreService) -> None:
+async def test_expand_is_bounded_and_ordered_by_weight_then_id(service: ThreadStoreUseCases) -> None:
     who = user()
     await service.append_turn(*who, turn(0, "Sarah met Tom and Ana in Paris."))
     await service.append_turn(*who, turn(1, "Sarah and Tom flew to Rome."))

@@ -10,7 +10,7 @@ import pytest
 import pytest_asyncio
 
 from memmesh.engines.thread_store.adapters.sql_store import SqlThreadStore, migrations
-from memmesh.engines.thread_store.model import (
+from memmesh.engines.thread_store.domain.model import (
     Digest,
     GraphNode,
     Loop,
@@ -20,7 +20,7 @@ from memmesh.engines.thread_store.model import (
     Turn,
     UserActivity,
 )
-from memmesh.engines.thread_store.store import ThreadStore
+from memmesh.engines.thread_store.ports import ThreadStore
 from memmesh.storage.sql import Dialect, PostgresDatabase, SqliteDatabase
 
 T0 = 1_767_225_600_000_000

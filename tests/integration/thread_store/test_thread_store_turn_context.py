@@ -13,9 +13,9 @@ import pytest_asyncio
 
 from memmesh.common.v1 import bundle_pb2, memory_pb2, scope_pb2
 from memmesh.engines.thread_store.adapters.sql_store import SqlThreadStore, migrations
-from memmesh.engines.thread_store.model import Mode, Resumed, Role, Turn
-from memmesh.engines.thread_store.service import ThreadStoreService
-from memmesh.engines.thread_store.sessions import DEFAULT_SESSION_GAP_US
+from memmesh.engines.thread_store.domain.model import Mode, Resumed, Role, Turn
+from memmesh.engines.thread_store.domain.sessions import DEFAULT_SESSION_GAP_US
+from memmesh.engines.thread_store.use_cases import ThreadStoreUseCases
 from memmesh.runtime.timeconv import timestamp_of
 from memmesh.storage.sql import Dialect, SqliteDatabase
 from memmesh.testing.in_process import InProcessMesh, start_in_process
@@ -117,7 +117,7 @@ async def test_another_users_context_is_never_visible(stub: pb_grpc.ThreadStoreS
         )
 
 
-class SlowResume(ThreadStoreService):
+class SlowResume(ThreadStoreUseCases):
     """A ThreadStore whose resume part fails or takes its time."""
 
     def __init__(self, *args: object, fail: bool) -> None:

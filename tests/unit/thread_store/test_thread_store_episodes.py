@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memmesh.engines.thread_store.episodes import (
+from memmesh.engines.thread_store.domain.episodes import (
     EPISODE_ENTITIES,
     EPISODE_MAX_TURNS,
     EPISODE_SUMMARY_CHARS,
@@ -20,7 +20,7 @@ from memmesh.engines.thread_store.episodes import (
     salient_sentences,
     segment,
 )
-from memmesh.engines.thread_store.model import Role, Turn
+from memmesh.engines.thread_store.domain.model import Role, Turn
 
 T0 = 1_767_225_600_000_000
 

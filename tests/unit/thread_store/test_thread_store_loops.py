@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memmesh.engines.thread_store.loops import commitments, loop_changes, loop_order
-from memmesh.engines.thread_store.model import Loop, Role, Turn
+from memmesh.engines.thread_store.domain.loops import commitments, loop_changes, loop_order
+from memmesh.engines.thread_store.domain.model import Loop, Role, Turn
 
 T0 = 1_767_225_600_000_000
 

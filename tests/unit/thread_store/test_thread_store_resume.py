@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memmesh.engines.thread_store.model import Digest
-from memmesh.engines.thread_store.resume import (
+from memmesh.engines.thread_store.domain.model import Digest
+from memmesh.engines.thread_store.domain.resume import (
     HOT_WINDOW_US,
     UNRESOLVED_WINDOW_US,
     WARM_WINDOW_US,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memmesh.engines.thread_store.model import Mode, UserActivity
-from memmesh.engines.thread_store.sessions import DEFAULT_SESSION_GAP_US, session_mode
+from memmesh.engines.thread_store.domain.model import Mode, UserActivity
+from memmesh.engines.thread_store.domain.sessions import DEFAULT_SESSION_GAP_US, session_mode
 
 T0 = 1_767_225_600_000_000
 LAST = UserActivity(last_interaction_us=T0, last_session_id="s1")

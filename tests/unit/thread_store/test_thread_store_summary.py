@@ -7,9 +7,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memmesh.engines.thread_store.loops import loop_changes
-from memmesh.engines.thread_store.model import Role, Turn
-from memmesh.engines.thread_store.summary import (
+from memmesh.engines.thread_store.domain.loops import loop_changes
+from memmesh.engines.thread_store.domain.model import Role, Turn
+from memmesh.engines.thread_store.domain.summary import (
     MAX_EVIDENCE,
     MAX_KEY_ENTITIES,
     MAX_UNRESOLVED,

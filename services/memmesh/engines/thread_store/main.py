@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from memmesh.engines.thread_store.adapters.ranker_index import GrpcDerivedIndex
 from memmesh.engines.thread_store.adapters.sql_store import SqlThreadStore, migrations
-from memmesh.engines.thread_store.derived_index import GrpcDerivedIndex
-from memmesh.engines.thread_store.service import ThreadStoreService
+from memmesh.engines.thread_store.adapters.turn_buffer import open_turn_buffer
 from memmesh.engines.thread_store.servicer import ThreadStoreServicer
 from memmesh.engines.thread_store.settings import ThreadStoreSettings
-from memmesh.engines.thread_store.turn_buffer import open_turn_buffer
+from memmesh.engines.thread_store.use_cases import ThreadStoreUseCases
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
 from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.engine import BuiltEngine, run_engine
@@ -27,7 +27,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     buffer = open_turn_buffer(settings.redis_url, own.buffer_ttl_s)
     ranker_channel = engine_channel(settings.addr_of("retrieval_ranker"), settings.internal_token, settings.default_call_timeout_s)
     index = GrpcDerivedIndex(ranker_grpc.RetrievalRankerServiceStub(ranker_channel))
-    service = ThreadStoreService(store, buffer, own.session_gap_s * 1_000_000, own.working_memory_turns, index)
+    service = ThreadStoreUseCases(store, buffer, own.session_gap_s * 1_000_000, own.working_memory_turns, index)
 
     async def close() -> None:
         await ranker_channel.close()

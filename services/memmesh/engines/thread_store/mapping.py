@@ -5,12 +5,11 @@ from __future__ import annotations
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from memmesh.common.v1 import bundle_pb2, memory_pb2
-from memmesh.engines.thread_store.graph import EDGE_TYPE, NODE_TYPE
-from memmesh.engines.thread_store.model import (
+from memmesh.engines.thread_store.domain.graph import EDGE_TYPE, NODE_TYPE
+from memmesh.engines.thread_store.domain.model import (
     Digest,
     Edge,
     Episode,
-    Exposure,
     GraphNode,
     Loop,
     Resumed,
@@ -19,6 +18,7 @@ from memmesh.engines.thread_store.model import (
     TurnContext,
     WorkingMemory,
 )
+from memmesh.policy.sensitivity import Exposure
 from memmesh.runtime.timeconv import micros_of, timestamp_of
 from memmesh.thread_store.v1 import thread_store_service_pb2 as pb
 

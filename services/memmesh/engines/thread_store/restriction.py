@@ -13,14 +13,17 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 
-from memmesh.engines.thread_store.derived_index import DerivedIndex
-from memmesh.engines.thread_store.episodes import MAX_EPISODES, build_episodes, episode_id_of
-from memmesh.engines.thread_store.graph import co_occurrences, turn_nodes
-from memmesh.engines.thread_store.model import Digest, Episode, Exposure, SessionRow, Turn
-from memmesh.engines.thread_store.store import ThreadStore, UserTx
-from memmesh.engines.thread_store.summary import SUMMARY_WINDOW_TURNS, build_digest, summarise
-from memmesh.engines.thread_store.turn_buffer import TurnBuffer
+from memmesh.engines.thread_store.domain.episodes import MAX_EPISODES, build_episodes, episode_id_of
+from memmesh.engines.thread_store.domain.graph import co_occurrences, turn_nodes
+from memmesh.engines.thread_store.domain.model import Digest, Episode, SessionRow, Turn
+from memmesh.engines.thread_store.domain.summary import (
+    SUMMARY_WINDOW_TURNS,
+    build_digest,
+    summarise,
+)
+from memmesh.engines.thread_store.ports import DerivedIndex, ThreadStore, TurnBuffer, UserTx
 from memmesh.errors import DependencyFailed
+from memmesh.policy.sensitivity import Exposure
 
 log = logging.getLogger(__name__)
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import grpc
 
 from memmesh.engines.thread_store import mapping
-from memmesh.engines.thread_store.model import Exposure, Mode
-from memmesh.engines.thread_store.service import ThreadStoreService
+from memmesh.engines.thread_store.domain.model import Mode
+from memmesh.engines.thread_store.use_cases import ThreadStoreUseCases
+from memmesh.policy.sensitivity import Exposure
 from memmesh.runtime.timeconv import micros_of
 from memmesh.thread_store.v1 import thread_store_service_pb2 as pb
 from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as pb_grpc
@@ -17,7 +18,7 @@ RESUME_TIME_SHARE = 0.5
 
 
 class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
-    def __init__(self, service: ThreadStoreService) -> None:
+    def __init__(self, service: ThreadStoreUseCases) -> None:
         self._service = service
 
     async def OpenSession(self, request: pb.OpenSessionRequest, context: grpc.aio.ServicerContext) -> pb.OpenSessionResponse:

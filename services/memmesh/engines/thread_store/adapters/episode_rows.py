@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from memmesh.engines.thread_store.model import Episode
+from memmesh.engines.thread_store.domain.model import Episode
 from memmesh.storage.sql import Row, SqlTx
 
 _USER = "tenant_id = ? AND user_id = ?"

@@ -7,11 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from memmesh.engines.thread_store.adapters.episode_rows import EpisodeRows
-from memmesh.engines.thread_store.model import (
+from memmesh.engines.thread_store.domain.model import (
     Digest,
     DigestHead,
     Edge,
-    Exposure,
     GraphNode,
     Loop,
     Mode,
@@ -20,6 +19,7 @@ from memmesh.engines.thread_store.model import (
     Turn,
     UserActivity,
 )
+from memmesh.policy.sensitivity import Exposure
 from memmesh.storage.sql import Row, SqlTx, marks
 
 _USER = "tenant_id = ? AND user_id = ?"

@@ -5,11 +5,10 @@ and restricting turns replaces the copies that tell what the turns said."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 from memmesh.common.v1 import scope_pb2
+from memmesh.engines.thread_store.domain.model import Digest, Episode, Turn
 from memmesh.engines.thread_store.mapping import turn_message
-from memmesh.engines.thread_store.model import Digest, Episode, Turn
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
 from memmesh.runtime.errors import call_engine
@@ -21,19 +20,9 @@ UPSERT_BATCH = 1000
 RANKER = "retrieval_ranker"
 
 
-class DerivedIndex(Protocol):
-    async def remove(self, tenant_id: str, user_id: str, doc_ids: Sequence[str]) -> None:
-        """Remove documents; idempotent."""
-        ...
-
-    async def upsert(
-        self, tenant_id: str, user_id: str, turns: Sequence[Turn], digests: Sequence[Digest | Episode]
-    ) -> None:
-        """Index turns (with their exposure) and digests in the form a Reindex builds them."""
-        ...
-
-
 class GrpcDerivedIndex:
+    """The DerivedIndex port over the RetrievalRanker's Upsert and Remove."""
+
     def __init__(self, stub: ranker_grpc.RetrievalRankerServiceStub) -> None:
         self._stub = stub
 

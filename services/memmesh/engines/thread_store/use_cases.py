@@ -3,29 +3,26 @@
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import dataclasses
 import logging
+from collections.abc import Sequence
 
-from memmesh.engines.thread_store.derived_index import DerivedIndex
-from memmesh.engines.thread_store.episodes import MAX_EPISODES, build_episodes, episode_id_of
-from memmesh.engines.thread_store.graph import (
+from memmesh.engines.thread_store.domain.episodes import MAX_EPISODES, build_episodes, episode_id_of
+from memmesh.engines.thread_store.domain.graph import (
     MAX_NODES,
     co_occurrences,
     effective_limits,
     strongest,
     turn_nodes,
 )
-from memmesh.engines.thread_store.loops import MAX_OPEN_LOOPS, loop_changes, loop_order
-from memmesh.engines.thread_store.model import (
+from memmesh.engines.thread_store.domain.loops import MAX_OPEN_LOOPS, loop_changes, loop_order
+from memmesh.engines.thread_store.domain.model import (
     Appended,
     ArchivePage,
     Digest,
     Edge,
     Episode,
     Expansion,
-    Exposure,
     GraphNode,
     Mode,
     Resumed,
@@ -36,14 +33,18 @@ from memmesh.engines.thread_store.model import (
     UserActivity,
     WorkingMemory,
 )
+from memmesh.engines.thread_store.domain.paging import decode_page_token, encode_page_token
+from memmesh.engines.thread_store.domain.resume import Resumable, resume_candidates
+from memmesh.engines.thread_store.domain.sessions import session_mode
+from memmesh.engines.thread_store.domain.summary import (
+    SUMMARY_WINDOW_TURNS,
+    build_digest,
+    summarise,
+)
+from memmesh.engines.thread_store.ports import DerivedIndex, ThreadStore, TurnBuffer, UserTx
 from memmesh.engines.thread_store.restriction import restrict_turns
-from memmesh.engines.thread_store.resume import resume_candidates
-from memmesh.engines.thread_store.sessions import session_mode
-from memmesh.engines.thread_store.store import ThreadStore, UserTx
-from memmesh.engines.thread_store.summary import SUMMARY_WINDOW_TURNS, build_digest, summarise
-from memmesh.engines.thread_store.turn_buffer import TurnBuffer
-from memmesh.errors import DependencyFailed, FieldViolation, InvalidInput
-from memmesh.policy.sensitivity import exposure_of, stricter
+from memmesh.errors import DependencyFailed
+from memmesh.policy.sensitivity import Exposure, exposure_of, stricter
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ BRIDGE_SESSIONS = 2
 FORGET_SCAN_LIMIT = 100_000
 
 
-class ThreadStoreService:
+class ThreadStoreUseCases:
     """Every read and write is scoped to one (tenant, user)."""
 
     def __init__(
@@ -242,6 +243,7 @@ class ThreadStoreService:
         """Episode bridge (the previous session's summary) and candidate threads in resume order."""
         async with self._store.read(tenant_id, user_id) as tx:
             sessions = await tx.recent_sessions(BRIDGE_SESSIONS)
+            heads: Sequence[Resumable]
             heads, tier = resume_candidates(await tx.digest_heads(), session_id, now_us)
             previous = next((s for s in sessions if s.session_id != session_id), None)
             wanted = [head.thread_id for head in heads]
@@ -336,17 +338,3 @@ class ThreadStoreService:
         """Count a use of the thread and move its last use to now (never backwards)."""
         async with self._store.write(tenant_id, user_id) as tx:
             return await tx.mark_digest(thread_id, None, now_us)
-
-
-def encode_page_token(time_us: int, turn_id: str) -> str:
-    """An opaque position after a turn."""
-    return base64.urlsafe_b64encode(f"{time_us}\x1f{turn_id}".encode()).decode()
-
-
-def decode_page_token(token: str) -> tuple[int, str]:
-    """The position a token names; a token not made by encode_page_token is invalid input."""
-    try:
-        time_text, turn_id = base64.urlsafe_b64decode(token.encode()).decode().split("\x1f", 1)
-        return int(time_text), turn_id
-    except (binascii.Error, UnicodeDecodeError, ValueError) as error:
-        raise InvalidInput([FieldViolation("page_token", "is not a token this service issued")]) from error

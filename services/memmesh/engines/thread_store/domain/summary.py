@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memmesh.engines.thread_store.loops import loop_order
-from memmesh.engines.thread_store.model import Digest, Loop, Role, Turn
-from memmesh.engines.thread_store.text import (
+from memmesh.engines.thread_store.domain.loops import loop_order
+from memmesh.engines.thread_store.domain.model import Digest, Loop, Role, Turn
+from memmesh.engines.thread_store.domain.text import (
     STOPWORDS,
     clip,
     content_stems,

@@ -1,4 +1,4 @@
-"""The ThreadStore's storage port."""
+"""The ThreadStore's ports: its store, the session buffer and the retrieval index it keeps in step."""
 
 from __future__ import annotations
 
@@ -6,12 +6,11 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
-from memmesh.engines.thread_store.model import (
+from memmesh.engines.thread_store.domain.model import (
     Digest,
     DigestHead,
     Edge,
     Episode,
-    Exposure,
     GraphNode,
     Loop,
     Mode,
@@ -19,6 +18,7 @@ from memmesh.engines.thread_store.model import (
     Turn,
     UserActivity,
 )
+from memmesh.policy.sensitivity import Exposure
 
 
 class UserTx(Protocol):
@@ -139,3 +139,33 @@ class ThreadStore(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+class TurnBuffer(Protocol):
+    """Recent turns of a session, kept outside the archive for the per-turn path."""
+
+    async def replace(self, tenant_id: str, user_id: str, session_id: str, version: int, turns: Sequence[Turn]) -> None:
+        """Store the session's newest turns (oldest first) unless a newer version is stored."""
+        ...
+
+    async def recent(self, tenant_id: str, user_id: str, session_id: str) -> list[Turn] | None:
+        """The buffered turns, oldest first; None when nothing is buffered."""
+        ...
+
+    async def drop(self, tenant_id: str, user_id: str, session_id: str) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+class DerivedIndex(Protocol):
+    """The retrieval index's copies of archived turns and digests."""
+
+    async def remove(self, tenant_id: str, user_id: str, doc_ids: Sequence[str]) -> None:
+        """Remove documents; idempotent."""
+        ...
+
+    async def upsert(
+        self, tenant_id: str, user_id: str, turns: Sequence[Turn], digests: Sequence[Digest | Episode]
+    ) -> None:
+        """Index turns (with their exposure) and digests in the form a Reindex builds them."""
+        ...

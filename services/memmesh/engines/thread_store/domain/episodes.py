@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memmesh.engines.thread_store.model import Episode, Role, Turn
-from memmesh.engines.thread_store.text import (
+from memmesh.engines.thread_store.domain.model import Episode, Role, Turn
+from memmesh.engines.thread_store.domain.text import (
     STOPWORDS,
     clip,
     content_stems,

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Protocol
 
 import redis.asyncio as aioredis
 
-from memmesh.engines.thread_store.model import Exposure, Role, Turn
+from memmesh.engines.thread_store.domain.model import Role, Turn
+from memmesh.engines.thread_store.ports import TurnBuffer
+from memmesh.policy.sensitivity import Exposure
 from memmesh.storage.cache import user_key
 
 BUFFER_TTL_S = 24 * 3_600
@@ -24,22 +25,6 @@ redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1
 """
-
-
-class TurnBuffer(Protocol):
-    """Recent turns of a session, kept outside the archive for the per-turn path."""
-
-    async def replace(self, tenant_id: str, user_id: str, session_id: str, version: int, turns: Sequence[Turn]) -> None:
-        """Store the session's newest turns (oldest first) unless a newer version is stored."""
-        ...
-
-    async def recent(self, tenant_id: str, user_id: str, session_id: str) -> list[Turn] | None:
-        """The buffered turns, oldest first; None when nothing is buffered."""
-        ...
-
-    async def drop(self, tenant_id: str, user_id: str, session_id: str) -> None: ...
-
-    async def close(self) -> None: ...
 
 
 def encode_turn(turn: Turn) -> str:

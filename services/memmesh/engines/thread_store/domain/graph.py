@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from memmesh.engines.thread_store.model import Edge, GraphNode
-from memmesh.engines.thread_store.text import entities, entity_node_id
+from memmesh.engines.thread_store.domain.model import Edge, GraphNode
+from memmesh.engines.thread_store.domain.text import entities, entity_node_id
 
 EDGE_TYPE = "mentioned_with"
 NODE_TYPE = "entity"

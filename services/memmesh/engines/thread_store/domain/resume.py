@@ -6,7 +6,7 @@ import heapq
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
-from memmesh.engines.thread_store.model import Tier
+from memmesh.engines.thread_store.domain.model import Tier
 
 
 class Resumable(Protocol):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memmesh.engines.thread_store.model import Mode, UserActivity
+from memmesh.engines.thread_store.domain.model import Mode, UserActivity
 
 DEFAULT_SESSION_GAP_US = 30 * 60 * 1_000_000
 

@@ -6,8 +6,8 @@ import hashlib
 import re
 from collections.abc import Sequence
 
-from memmesh.engines.thread_store.model import Loop, Role, Turn
-from memmesh.engines.thread_store.text import clip, content_stems, sentences
+from memmesh.engines.thread_store.domain.model import Loop, Role, Turn
+from memmesh.engines.thread_store.domain.text import clip, content_stems, sentences
 
 MAX_LOOP_CHARS = 80
 # A user rarely has more open commitments than this; older ones stop being offered.
