@@ -13,8 +13,8 @@ import pytest
 import pytest_asyncio
 
 from memmesh.engines.ledger.adapters.sql_store import SqlLedgerStore, migrations
-from memmesh.engines.ledger.chain import Attribute, NewEvent, verify
-from memmesh.engines.ledger.store import LedgerStore
+from memmesh.engines.ledger.domain.chain import Attribute, NewEvent, verify
+from memmesh.engines.ledger.ports import LedgerStore
 from memmesh.runtime.errors import Conflict
 from memmesh.storage.sql import Dialect, PostgresDatabase, SqliteDatabase
 

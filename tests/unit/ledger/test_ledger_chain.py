@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from memmesh.engines.ledger.chain import (
+from memmesh.engines.ledger.domain.chain import (
     GENESIS_HASH,
     Attribute,
     Existing,

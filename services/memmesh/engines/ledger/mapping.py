@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from memmesh.engines.ledger.chain import Attribute, NewEvent, StoredEvent, VerifyReport
+from memmesh.engines.ledger.domain.chain import (
+    AppendOutcome,
+    Attribute,
+    NewEvent,
+    StoredEvent,
+    VerifyReport,
+)
 from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.ledger.v1 import ledger_service_pb2 as pb
 from memmesh.runtime.timeconv import micros_of, timestamp_of
@@ -82,3 +88,7 @@ def verify_response(report: VerifyReport) -> pb.VerifyResponse:
     )
 
 
+def append_response(outcomes: list[AppendOutcome]) -> pb.AppendResponse:
+    return pb.AppendResponse(
+        events=[pb.AppendedEvent(sequence=o.sequence, hash=o.hash, duplicate=o.duplicate) for o in outcomes]
+    )

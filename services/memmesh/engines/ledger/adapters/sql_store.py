@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 
-from memmesh.engines.ledger.chain import (
+from memmesh.engines.ledger.domain.chain import (
     GENESIS_HASH,
+    AppendOutcome,
     Existing,
     NewEvent,
     StoredEvent,
@@ -14,7 +15,6 @@ from memmesh.engines.ledger.chain import (
     encode_attributes,
     plan_append,
 )
-from memmesh.engines.ledger.store import AppendOutcome
 from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect, Row, marks
 
@@ -123,7 +123,7 @@ class SqlLedgerStore:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [_row_of(tenant_id, user_id, stored) for stored in plan.inserts],
             )
-        return [AppendOutcome(*outcome) for outcome in plan.outcomes]
+        return list(plan.outcomes)
 
     async def read(self, tenant_id: str, user_id: str, from_sequence: int, limit: int) -> AsyncIterator[StoredEvent]:
         """Events from from_sequence on, `READ_PAGE` rows a query, so a long stream is never

@@ -3,19 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
-from memmesh.engines.ledger.chain import NewEvent, StoredEvent
-
-
-@dataclass(frozen=True)
-class AppendOutcome:
-    """Where an event landed; duplicate when its idempotency key was already stored."""
-
-    sequence: int
-    hash: bytes
-    duplicate: bool
+from memmesh.engines.ledger.domain.chain import AppendOutcome, NewEvent, StoredEvent
 
 
 class LedgerStore(Protocol):

@@ -6,6 +6,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from memmesh.errors import Conflict
 
@@ -148,12 +149,20 @@ class Existing:
     content_hash: bytes
 
 
+class AppendOutcome(NamedTuple):
+    """Where an event landed; duplicate when its idempotency key was already stored."""
+
+    sequence: int
+    hash: bytes
+    duplicate: bool
+
+
 @dataclass(frozen=True)
 class PlannedAppend:
     """What to insert for a batch, and the outcome of every event in request order."""
 
     inserts: tuple[StoredEvent, ...]
-    outcomes: tuple[tuple[int, bytes, bool], ...]
+    outcomes: tuple[AppendOutcome, ...]
 
 
 def plan_append(
@@ -169,19 +178,19 @@ def plan_append(
     known = dict(existing)
     sequence, previous = head_sequence, head_hash
     inserts: list[StoredEvent] = []
-    outcomes: list[tuple[int, bytes, bool]] = []
+    outcomes: list[AppendOutcome] = []
     for event in events:
         content = event.content_hash()
         stored = known.get(event.idempotency_key)
         if stored is not None:
             if stored.content_hash != content:
                 raise Conflict(f"idempotency key {event.idempotency_key!r} was used with other content")
-            outcomes.append((stored.sequence, stored.hash, True))
+            outcomes.append(AppendOutcome(stored.sequence, stored.hash, True))
             continue
         sequence += 1
         digest = seal(tenant_id, user_id, sequence, event, previous)
         inserts.append(StoredEvent(sequence, event, previous, digest))
         known[event.idempotency_key] = Existing(sequence, digest, content)
-        outcomes.append((sequence, digest, False))
+        outcomes.append(AppendOutcome(sequence, digest, False))
         previous = digest
     return PlannedAppend(tuple(inserts), tuple(outcomes))
