@@ -20,7 +20,8 @@ from memmesh.runtime.settings import MeshSettings
 from memmesh.runtime.supervisor import Mesh
 
 ENGINES = ["ledger", "current_state", "exposure_guard", "retrieval_ranker", "thread_store", "atom_extractor", "context_composer", "gateway"]
-TIER1 = ["current_state", "retrieval_ranker", "thread_store", "exposure_guard", "context_composer"]
+# The RetrievalRanker is Tier 2 (test_gateway_brief_tiers.py): without it a Brief degrades.
+TIER1 = ["current_state", "thread_store", "exposure_guard", "context_composer"]
 NOW_US = 1_767_225_600 * 1_000_000
 # Generous, so a refused connection is reported as such rather than as a budget overrun;
 # a hung engine then costs this long per test.

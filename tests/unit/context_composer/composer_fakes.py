@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from memmesh.engines.context_composer.model import (
     ComposeQuery,
     CorrectionPair,
+    Entity,
     GuardItem,
     GuardVerdict,
     MemoryAtom,
@@ -112,6 +113,7 @@ class FakeSources:
     session: SessionMemory = field(default_factory=SessionMemory)
     resume_candidate: ResumeCandidate = field(default_factory=ResumeCandidate)
     pairs: tuple[CorrectionPair, ...] = ()
+    entities: tuple[Entity, ...] = ()
     failing: dict[str, DependencyError] = field(default_factory=dict)
 
     def _check(self, part: str) -> None:
@@ -137,6 +139,11 @@ class FakeSources:
     async def corrections(self, tenant_id: str, user_id: str) -> tuple[CorrectionPair, ...]:
         self._check("corrections")
         return self.pairs
+
+    async def related_entities(self, tenant_id: str, user_id: str, node_ids: Sequence[str], fan_out: int) -> tuple[Entity, ...]:
+        self._check("entities")
+        known = set(node_ids)
+        return tuple(e for e in self.entities if e.related_node_id in known)
 
 
 class StatePort:

@@ -6,11 +6,19 @@ import json
 import logging
 
 import pytest
-from composer_fakes import FakeSources, RuleGuard, StatePort, atom, query, turn
+from composer_fakes import DAY_US, NOW_US, FakeSources, RuleGuard, StatePort, atom, query, turn
 
 from memmesh.engines.context_composer.compose import Composer, turn_record
 from memmesh.engines.context_composer.mapping import bundle_size
-from memmesh.engines.context_composer.model import ResumeCandidate, Retrieved, SessionMemory
+from memmesh.engines.context_composer.model import (
+    CorrectionPair,
+    Entity,
+    Loop,
+    ResumeCandidate,
+    Retrieved,
+    SessionMemory,
+    UserFacts,
+)
 from memmesh.engines.context_composer.ports import DependencyError
 from memmesh.runtime.errors import DependencyFailed
 
@@ -19,7 +27,7 @@ def composer(sources: FakeSources, guard: RuleGuard | None = None, with_correcti
     return Composer(StatePort(sources), sources, sources, guard or RuleGuard(), sources if with_corrections else None, bundle_size)
 
 
-@pytest.mark.parametrize("part", ["state", "ranker", "working_memory"])
+@pytest.mark.parametrize("part", ["state", "working_memory"])
 async def test_tier1_failure_fails_the_whole_compose(part: str) -> None:
     sources = FakeSources(retrieved=Retrieved(atoms=(atom(1),)), failing={part: DependencyError(part, timed_out=False)})
     with pytest.raises(DependencyFailed) as raised:
@@ -28,11 +36,85 @@ async def test_tier1_failure_fails_the_whole_compose(part: str) -> None:
 
 
 async def test_tier1_timeout_is_deadline_exceeded() -> None:
-    sources = FakeSources(failing={"ranker": DependencyError("retrieval_ranker", timed_out=True)})
+    sources = FakeSources(failing={"working_memory": DependencyError("thread_store", timed_out=True)})
     with pytest.raises(Exception) as raised:
         await composer(sources).compose(query())
     assert raised.value.status_name == "DEADLINE_EXCEEDED"  # type: ignore[attr-defined]
-    assert "retrieval_ranker" in str(raised.value)
+    assert "thread_store" in str(raised.value)
+
+
+def tier1_sources(**failing: DependencyError) -> FakeSources:
+    """Every part filled: Tier 1 (name, working memory, summary, loops) and Tier 2."""
+    return FakeSources(
+        facts=UserFacts(display_name="Sam", last_interaction_us=NOW_US - 60_000_000),
+        retrieved=Retrieved(atoms=(atom(1),), turns=(turn(1),)),
+        session=SessionMemory(
+            turns=(turn(9, session="s-now"),),
+            rolling_summary="We planned the trip.",
+            loops=(Loop("loop-1", "commitment", "Book the dentist", 3, NOW_US - DAY_US, "turn-009"),),
+        ),
+        resume_candidate=ResumeCandidate("Last time you planned the trip.", "HOT"),
+        pairs=(CorrectionPair("sara", "Sarah"),),
+        entities=(Entity("entity:portland", "Portland", "entity:sarah", "Sarah", 2),),
+        failing=dict(failing),
+    )
+
+
+async def test_ranker_failure_keeps_every_tier1_part_and_names_the_ranker() -> None:
+    sources = tier1_sources(ranker=DependencyError("retrieval_ranker", timed_out=False))
+    composed = await composer(sources).compose(query("how is sarah", mode="SESSION_START"))
+    bundle = composed.bundle
+    assert composed.degraded_parts == ("retrieval_ranker",)
+    assert bundle.atoms == () and bundle.excerpts == () and bundle.digests == ()
+    assert [t.turn_id for t in bundle.working_memory] == ["turn-009"]
+    assert bundle.rolling_summary == "We planned the trip."
+    assert [lp.loop_id for lp in bundle.loops] == ["loop-1"]
+    assert bundle.push.display_name == "Sam" and bundle.last_interaction_us == NOW_US - 60_000_000
+    assert bundle.episode_bridge and [e.label for e in bundle.entities] == ["Portland"]
+
+
+async def test_ranker_timeout_is_tier2_too() -> None:
+    sources = tier1_sources(ranker=DependencyError("retrieval_ranker", timed_out=True))
+    composed = await composer(sources).compose(query("how is sarah"))
+    assert composed.degraded_parts == ("retrieval_ranker",) and composed.bundle.working_memory
+
+
+@pytest.mark.parametrize(
+    ("part", "engine", "degraded"),
+    [
+        ("resume", "thread_store", "episode_bridge"),
+        ("entities", "thread_store", "entities"),
+        ("corrections", "atom_extractor", "corrections"),
+    ],
+)
+async def test_each_tier2_failure_leaves_only_its_part_out(part: str, engine: str, degraded: str) -> None:
+    sources = tier1_sources(**{part: DependencyError(engine, timed_out=False)})
+    composed = await composer(sources).compose(query("how is sarah", mode="SESSION_START"))
+    bundle = composed.bundle
+    assert composed.degraded_parts == (degraded,)
+    assert [a.atom.atom_id for a in bundle.atoms] == ["atom-001"]
+    assert bundle.working_memory and bundle.rolling_summary and bundle.loops
+    assert bool(bundle.episode_bridge) == (degraded != "episode_bridge")
+    assert bool(bundle.entities) == (degraded != "entities")
+    assert bool(composed.hints.corrections) == (degraded != "corrections")
+
+
+async def test_entities_are_neighbours_of_what_the_query_names_and_pass_the_guard() -> None:
+    sources = tier1_sources()
+    sources.entities = (
+        Entity("entity:portland", "Portland", "entity:sarah", "Sarah", 3),
+        Entity("entity:tom", "Tom", "entity:sarah", "Sarah", 2),
+        Entity("entity:sarah", "Sarah", "entity:tom", "Tom", 2),
+    )
+    composed = await composer(sources, RuleGuard(do_not_mention_topics={"portland"})).compose(query("is sarah with tom"))
+    # Tom is named by the query itself; Portland is held back by a DO_NOT_MENTION rule.
+    assert composed.bundle.entities == ()
+    composed = await composer(sources).compose(query("how is sarah"))
+    assert [e.node_id for e in composed.bundle.entities] == ["entity:portland", "entity:tom"]
+    sources.failing["entities"] = DependencyError("thread_store", timed_out=False)
+    # A query naming nothing asks the graph nothing, so it cannot degrade.
+    silent = await composer(sources).compose(query(""))
+    assert silent.bundle.entities == () and silent.degraded_parts == ()
 
 
 async def test_guard_failure_fails_closed() -> None:

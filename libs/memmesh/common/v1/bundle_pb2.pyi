@@ -311,6 +311,46 @@ class BundleDigest(_message.Message):
 Global___BundleDigest: _TypeAlias = BundleDigest  # noqa: Y015
 
 @_typing.final
+class BundleEntity(_message.Message):
+    """An entity of the user's memory graph near one the turn names (seed 003 Tier-2
+    "entities"; seed 001 §2.19): reached by one co-occurrence edge from a named entity.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NODE_ID_FIELD_NUMBER: _builtins.int
+    LABEL_FIELD_NUMBER: _builtins.int
+    RELATED_NODE_ID_FIELD_NUMBER: _builtins.int
+    RELATED_LABEL_FIELD_NUMBER: _builtins.int
+    WEIGHT_FIELD_NUMBER: _builtins.int
+    node_id: _builtins.str
+    """Graph node id of the entity, e.g. "entity:portland"."""
+    label: _builtins.str
+    """Its label, e.g. "Portland"."""
+    related_node_id: _builtins.str
+    """The entity the turn named that it was reached from."""
+    related_label: _builtins.str
+    """The label of that named entity."""
+    weight: _builtins.int
+    """How often the two were mentioned together."""
+    def __init__(
+        self,
+        *,
+        node_id: _builtins.str = ...,
+        label: _builtins.str = ...,
+        related_node_id: _builtins.str = ...,
+        related_label: _builtins.str = ...,
+        weight: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["label", b"label", "node_id", b"node_id", "related_label", b"related_label", "related_node_id", b"related_node_id", "weight", b"weight"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BundleEntity: _TypeAlias = BundleEntity  # noqa: Y015
+
+@_typing.final
 class ClarificationQuestion(_message.Message):
     """The one clarification question a bundle may carry (seed 001 §2.11.10)."""
 
@@ -365,6 +405,7 @@ class ContextBundle(_message.Message):
     EPISODE_BRIDGE_FIELD_NUMBER: _builtins.int
     CLARIFICATION_FIELD_NUMBER: _builtins.int
     MODE_FIELD_NUMBER: _builtins.int
+    ENTITIES_FIELD_NUMBER: _builtins.int
     rolling_summary: _builtins.str
     """The session's rolling summary."""
     episode_bridge: _builtins.str
@@ -403,6 +444,10 @@ class ContextBundle(_message.Message):
     def clarification(self) -> Global___ClarificationQuestion:
         """At most one clarification question."""
 
+    @_builtins.property
+    def entities(self) -> _containers.RepeatedCompositeFieldContainer[Global___BundleEntity]:
+        """Entities related to those the turn names (Tier 2, best effort), at most 8."""
+
     def __init__(
         self,
         *,
@@ -417,10 +462,11 @@ class ContextBundle(_message.Message):
         episode_bridge: _builtins.str = ...,
         clarification: Global___ClarificationQuestion | None = ...,
         mode: Global___SessionMode.ValueType = ...,
+        entities: _abc.Iterable[Global___BundleEntity] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clarification", b"clarification", "push", b"push", "temporal", b"temporal"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["active_loops", b"active_loops", "atoms", b"atoms", "clarification", b"clarification", "digests", b"digests", "episode_bridge", b"episode_bridge", "excerpts", b"excerpts", "mode", b"mode", "push", b"push", "rolling_summary", b"rolling_summary", "temporal", b"temporal", "working_memory", b"working_memory"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["active_loops", b"active_loops", "atoms", b"atoms", "clarification", b"clarification", "digests", b"digests", "entities", b"entities", "episode_bridge", b"episode_bridge", "excerpts", b"excerpts", "mode", b"mode", "push", b"push", "rolling_summary", b"rolling_summary", "temporal", b"temporal", "working_memory", b"working_memory"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

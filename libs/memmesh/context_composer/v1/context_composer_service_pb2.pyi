@@ -121,7 +121,9 @@ class ComposeResponse(_message.Message):
 
     @_builtins.property
     def degraded_parts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Tier-2 parts left out because they failed, e.g. "excerpts", "episode_bridge"."""
+        """Tier-2 parts left out because their source failed: "retrieval_ranker" (pulled
+        atoms, excerpts and digests), "episode_bridge", "entities", "corrections".
+        """
 
     def __init__(
         self,

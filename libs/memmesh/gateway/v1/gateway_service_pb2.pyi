@@ -172,7 +172,10 @@ class BriefResponse(_message.Message):
 
     @_builtins.property
     def degraded_parts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Tier-2 parts left out."""
+        """Tier-2 parts left out because their source failed (the bundle keeps its Tier-1
+        parts): "retrieval_ranker" (pulled atoms, excerpts and digests), "episode_bridge",
+        "entities", "corrections".
+        """
 
     def __init__(
         self,

@@ -19,6 +19,7 @@ from memmesh.engines.context_composer.model import (
     Composed,
     ComposeQuery,
     Counters,
+    Entity,
     Gathered,
     GuardItem,
     GuardVerdict,
@@ -52,9 +53,13 @@ MAX_KEY_CHARS = 100
 RETRIEVE_TURNS = 8
 RETRIEVE_DIGESTS = 20  # the ranker returns at most 20 digests a call
 GUARD_LOOPS = 50
+# Graph entities (seed 003 Tier 2): the query's words looked up, one hop, a few per entity.
+ENTITY_LOOKUPS = 20
+ENTITY_FAN_OUT = 4
+MAX_ENTITIES = 8
 
 # Parts dropped, lowest-ranked item first, until the bundle fits the byte cap.
-_DROP_ORDER = ("excerpts", "digests", "atoms", "loops", "working_memory", "episode_bridge",
+_DROP_ORDER = ("entities", "excerpts", "digests", "atoms", "loops", "working_memory", "episode_bridge",
                "rolling_summary", "do_not_repeat_keys")
 
 Measure = Callable[[Bundle], int]
@@ -98,8 +103,22 @@ def guard_plan(query: ComposeQuery, gathered: Gathered) -> GuardPlan:
         items.append(GuardItem("n", facts.display_name, key="identity.name"))
     for index, pair in enumerate(gathered.corrections or ()):
         items.append(GuardItem(f"c{index}", f"{pair.heard} {pair.meant}"))
+    # An entity is offered with the one it was reached from: a rule on either holds it back.
+    for index, entity in enumerate(gathered.entities):
+        items.append(GuardItem(f"g{index}", f"{entity.related_label} {entity.label}"))
     speak_text_allowed = facts.contact_preference == "SPEAK" or user_asked
     return GuardPlan(tuple(items), user_asked, speak_text_allowed)
+
+
+def related_entities(found: Sequence[Entity], named: Sequence[str]) -> tuple[Entity, ...]:
+    """The entities found, without those the query names itself, each once, in the order found."""
+    seen = set(named)
+    kept: list[Entity] = []
+    for entity in found:
+        if entity.node_id not in seen and len(kept) < MAX_ENTITIES:
+            seen.add(entity.node_id)
+            kept.append(entity)
+    return tuple(kept)
 
 
 def _allowed(prefix: str, values: Sequence[object], allowed: frozenset[str]) -> list[int]:
@@ -130,6 +149,7 @@ class _Parts:
     episode_bridge: str
     rolling_summary: str
     do_not_repeat_keys: list[str]
+    entities: list[Entity]
 
     def drop_one(self) -> bool:
         """Drop the lowest-ranked item of the first non-empty part in drop order."""
@@ -174,6 +194,7 @@ def compose_bundle(query: ComposeQuery, gathered: Gathered, plan: GuardPlan, ver
              for i in _allowed("l", session.loops[:GUARD_LOOPS], allowed)]
     loops = sorted(loops, key=lambda lp: (-lp.salience, lp.open_us, lp.loop_id))[:MAX_LOOPS]
     summary = cut_words(session.rolling_summary, SUMMARY_CHARS) if "s" in allowed else ""
+    entities = [gathered.entities[i] for i in _allowed("g", gathered.entities, allowed)] if pull_allowed else []
 
     parts = _Parts(
         atoms=tagged,
@@ -184,6 +205,7 @@ def compose_bundle(query: ComposeQuery, gathered: Gathered, plan: GuardPlan, ver
         episode_bridge=_bridge(query, gathered, allowed),
         rolling_summary=summary,
         do_not_repeat_keys=[k for k in dnr.keys if len(k) <= MAX_KEY_CHARS],
+        entities=entities,
     )
     name = facts.display_name if "n" in allowed else ""
     projects = sorted({t.atom.key.split(".")[1] for t in tagged if t.atom.key.startswith("project.")} - {""})
@@ -209,6 +231,7 @@ def compose_bundle(query: ComposeQuery, gathered: Gathered, plan: GuardPlan, ver
             digests=tuple(parts.digests),
             episode_bridge=parts.episode_bridge,
             question=question,
+            entities=tuple(parts.entities),
         )
         size = measure(bundle)
         if size <= BUNDLE_BYTES_CAP or not parts.drop_one():

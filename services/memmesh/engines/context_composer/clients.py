@@ -15,6 +15,7 @@ from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grp
 from memmesh.engines.context_composer import mapping
 from memmesh.engines.context_composer.model import (
     CorrectionPair,
+    Entity,
     GuardItem,
     GuardVerdict,
     ResumeCandidate,
@@ -60,8 +61,11 @@ class GrpcStateSource:
 
 
 class GrpcRanker:
-    def __init__(self, stub: ranker_grpc.RetrievalRankerServiceStub) -> None:
+    """Pulled candidates (Tier 2: the bundle goes without atoms, excerpts and digests)."""
+
+    def __init__(self, stub: ranker_grpc.RetrievalRankerServiceStub, default_timeout_s: float) -> None:
         self._stub = stub
+        self._default_timeout_s = default_timeout_s
 
     async def retrieve(
         self, tenant_id: str, user_id: str, query: str, now_us: int, max_atoms: int, max_turns: int, max_digests: int
@@ -72,7 +76,8 @@ class GrpcRanker:
             now=timestamp_of(now_us),
             caps=ranker_pb.RetrieveCaps(max_atoms=max_atoms, max_turns=max_turns, max_digests=max_digests),
         )
-        return mapping.retrieved_of(await _call("retrieval_ranker", self._stub.Retrieve(request)))
+        timeout = deadlines.outbound_timeout(self._default_timeout_s) * TIER2_TIME_SHARE
+        return mapping.retrieved_of(await _call("retrieval_ranker", self._stub.Retrieve(request, timeout=timeout)))
 
 
 class GrpcThreads:
@@ -96,6 +101,12 @@ class GrpcThreads:
             scope=_scope(tenant_id, user_id), session_id=session_id, now=timestamp_of(now_us), max_turns=max_turns
         )
         return mapping.session_context_of(await _call("thread_store", self._stub.GetTurnContext(request)))
+
+
+    async def related_entities(self, tenant_id: str, user_id: str, node_ids: Sequence[str], fan_out: int) -> tuple[Entity, ...]:
+        request = thread_pb.ExpandRequest(scope=_scope(tenant_id, user_id), node_ids=list(node_ids), depth=1, fan_out=fan_out)
+        timeout = deadlines.outbound_timeout(self._default_timeout_s) * TIER2_TIME_SHARE
+        return mapping.entities_of(await _call("thread_store", self._stub.Expand(request, timeout=timeout)))
 
 
 class GrpcGuard:

@@ -1,9 +1,9 @@
-"""The Compose use case: gather in parallel, filter, compose; fail closed on Tier-1 failures.
+"""The Compose use case: gather in parallel, filter, compose; degrade by tier (seed 003).
 
-Tier 1 (CurrentState, RetrievalRanker, ThreadStore working memory, ExposureGuard): any
-failure fails the whole call, so no caller ever receives a partial unfiltered bundle.
-Tier 2 (the episode bridge, correction pairs): a failure leaves the part out and names
-it in degraded_parts.
+Tier 1 (CurrentState, the ThreadStore's session part, ExposureGuard): any failure fails
+the whole call, so no caller ever receives a partial unfiltered bundle. Tier 2 (the
+RetrievalRanker's pulled atoms, excerpts and digests, the episode bridge, graph entities,
+correction pairs): a failure leaves the part out and names it in degraded_parts.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from dataclasses import asdict, replace
 from typing import TypeVar
 
 from memmesh.engines.context_composer.assemble import (
+    ENTITY_FAN_OUT,
+    ENTITY_LOOKUPS,
     MAX_ATOMS,
     MAX_WORKING_TURNS,
     RETRIEVE_DIGESTS,
@@ -23,14 +25,17 @@ from memmesh.engines.context_composer.assemble import (
     Measure,
     compose_bundle,
     guard_plan,
+    related_entities,
 )
 from memmesh.engines.context_composer.model import (
     SESSION_START,
     UNDECIDED,
     Composed,
     ComposeQuery,
+    Entity,
     Gathered,
     ResumeCandidate,
+    Retrieved,
     SessionMemory,
 )
 from memmesh.engines.context_composer.ports import (
@@ -42,6 +47,7 @@ from memmesh.engines.context_composer.ports import (
     Threads,
 )
 from memmesh.engines.context_composer.questions import DO_NOT_REPEAT_EVICTION_REASON
+from memmesh.engines.context_composer.text import entity_node_ids
 from memmesh.runtime.errors import DependencyFailed, DomainError
 from memmesh.runtime.telemetry import user_pseudonym
 
@@ -87,22 +93,30 @@ class Composer:
     async def compose(self, query: ComposeQuery) -> Composed:
         """Gather, filter and compose; raise DependencyFailed/DependencyTimeout on Tier-1 failure."""
         tenant, user = query.tenant_id, query.user_id
+        named = entity_node_ids(query.query, ENTITY_LOOKUPS)
         try:
-            # The ranker's call goes out first: it takes the longest of the four.
-            retrieved, facts, (query, session, resume), corrections = await asyncio.gather(
-                self._ranker.retrieve(tenant, user, query.query, query.now_us, MAX_ATOMS, RETRIEVE_TURNS, RETRIEVE_DIGESTS),
+            # The ranker's call goes out first: it takes the longest.
+            retrieved, facts, (query, session, resume), corrections, entities = await asyncio.gather(
+                _tier2(self._ranker.retrieve(tenant, user, query.query, query.now_us, MAX_ATOMS, RETRIEVE_TURNS, RETRIEVE_DIGESTS)),
                 self._state.facts(tenant, user),
                 self._session(query),
                 _tier2(self._corrections.corrections(tenant, user)) if self._corrections else _none(),
+                _tier2(self._threads.related_entities(tenant, user, named, ENTITY_FAN_OUT)) if named else _no_entities(),
             )
-            session_start = query.mode == SESSION_START
-            degraded = []
-            if session_start and resume is None:
-                degraded.append("episode_bridge")
-            if self._corrections is not None and corrections is None:
-                degraded.append("corrections")
-            gathered = Gathered(facts, retrieved, session, resume if isinstance(resume, ResumeCandidate) else None,
-                                tuple(corrections) if corrections else ())
+            degraded = _degraded_parts(
+                retrieval_ranker=retrieved is None,
+                episode_bridge=query.mode == SESSION_START and resume is None,
+                entities=entities is None,
+                corrections=self._corrections is not None and corrections is None,
+            )
+            gathered = Gathered(
+                facts,
+                retrieved or Retrieved(),
+                session,
+                resume,
+                tuple(corrections) if corrections else (),
+                related_entities(entities or (), named),
+            )
             plan = guard_plan(query, gathered)
             verdict = await self._guard.filter(
                 tenant, user, query.channel, plan.items, plan.speak_text_allowed, plan.user_asked
@@ -110,7 +124,7 @@ class Composer:
         except DependencyError as error:
             raise tier1_error(error) from error
         composed = compose_bundle(query, gathered, plan, verdict, self._measure)
-        composed = replace(composed, degraded_parts=tuple(degraded))
+        composed = replace(composed, degraded_parts=degraded)
         log_turn(query, composed)
         return composed
 
@@ -131,6 +145,15 @@ class Composer:
 
 async def _none() -> None:
     return None
+
+
+async def _no_entities() -> tuple[Entity, ...]:
+    return ()
+
+
+def _degraded_parts(**failed: bool) -> tuple[str, ...]:
+    """The names of the Tier-2 parts that failed, in a fixed order."""
+    return tuple(part for part, failed_now in failed.items() if failed_now)
 
 
 def turn_record(query: ComposeQuery, composed: Composed) -> str:

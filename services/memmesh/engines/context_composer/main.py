@@ -38,7 +38,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     }
     composer = Composer(
         state=GrpcStateSource(state_grpc.CurrentStateServiceStub(channels["current_state"])),
-        ranker=GrpcRanker(ranker_grpc.RetrievalRankerServiceStub(channels["retrieval_ranker"])),
+        ranker=GrpcRanker(ranker_grpc.RetrievalRankerServiceStub(channels["retrieval_ranker"]), settings.default_call_timeout_s),
         threads=GrpcThreads(thread_grpc.ThreadStoreServiceStub(channels["thread_store"]), settings.default_call_timeout_s),
         guard=GrpcGuard(guard_grpc.ExposureGuardServiceStub(channels["exposure_guard"])),
         corrections=GrpcCorrections(

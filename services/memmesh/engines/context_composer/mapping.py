@@ -15,6 +15,7 @@ from memmesh.engines.context_composer.model import (
     ComposeQuery,
     CorrectionPair,
     Digest,
+    Entity,
     GuardItem,
     GuardVerdict,
     Loop,
@@ -147,6 +148,16 @@ def session_context_of(response: thread_pb.GetTurnContextResponse) -> SessionCon
     return SessionContext(mode, session_of(response.working_memory), resume)
 
 
+def entities_of(response: thread_pb.ExpandResponse) -> tuple[Entity, ...]:
+    """Every edge walked, as the entity it reaches from the one it starts at."""
+    labels = {node.node_id: node.label for node in response.nodes}
+    return tuple(
+        Entity(edge.to_node_id, labels.get(edge.to_node_id, ""), edge.from_node_id, labels.get(edge.from_node_id, ""), edge.weight)
+        for edge in response.edges
+        if labels.get(edge.to_node_id)
+    )
+
+
 def facts_of(state: state_pb.UserState) -> UserFacts:
     """The Current State facts the composer uses."""
     contact = state.profile.contact_preference
@@ -249,6 +260,13 @@ def bundle_message(bundle: Bundle) -> bundle_pb2.ContextBundle:
         ],
         episode_bridge=bundle.episode_bridge,
         mode=_number(bundle_pb2.SessionMode, bundle.mode or "UNSPECIFIED", "SESSION_MODE_"),
+        entities=[
+            bundle_pb2.BundleEntity(
+                node_id=e.node_id, label=e.label, related_node_id=e.related_node_id, related_label=e.related_label,
+                weight=e.weight,
+            )
+            for e in bundle.entities
+        ],
     )
     message.temporal.now.CopyFrom(timestamp_of(bundle.now_us))
     if bundle.last_interaction_us:

@@ -122,6 +122,17 @@ class ResumeCandidate:
 
 
 @dataclass(frozen=True)
+class Entity:
+    """A graph entity one co-occurrence edge away from an entity the turn names."""
+
+    node_id: str
+    label: str
+    related_node_id: str
+    related_label: str
+    weight: int = 1
+
+
+@dataclass(frozen=True)
 class CorrectionPair:
     """What speech recognition heard and what the user meant."""
 
@@ -164,6 +175,7 @@ class Gathered:
     session: SessionMemory
     resume: ResumeCandidate | None = None
     corrections: tuple[CorrectionPair, ...] | None = None
+    entities: tuple[Entity, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -236,6 +248,7 @@ class Bundle:
     digests: tuple[Digest, ...] = ()
     episode_bridge: str = ""
     question: Question | None = None
+    entities: tuple[Entity, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from typing import Protocol
 
 from memmesh.engines.context_composer.model import (
     CorrectionPair,
+    Entity,
     GuardItem,
     GuardVerdict,
     ResumeCandidate,
@@ -51,6 +52,10 @@ class Threads(Protocol):
 
     async def session_context(self, tenant_id: str, user_id: str, session_id: str, max_turns: int, now_us: int) -> SessionContext:
         """Mode decided now, working memory and, on a session start, the resume candidate."""
+        ...
+
+    async def related_entities(self, tenant_id: str, user_id: str, node_ids: Sequence[str], fan_out: int) -> tuple[Entity, ...]:
+        """Entities one graph edge away from the known nodes among `node_ids`."""
         ...
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 
 _WORD = re.compile(r"[a-z']+")
+_NAME_WORD = re.compile(r"[a-z][a-z'-]*")
+# Words shorter than this are never looked up as graph entities.
+_MIN_ENTITY_CHARS = 3
 
 # The user asks for memory explicitly: pull-only items may pass, resume may surface.
 _RECALL_PHRASES = (
@@ -45,3 +48,12 @@ def asks_for_continuity(query: str) -> bool:
     """The user asks to pick up where things were left (lets the episode bridge surface)."""
     normal = _normal(query)
     return any(phrase in normal for phrase in _CONTINUITY_PHRASES)
+
+
+def entity_node_ids(query: str, limit: int) -> tuple[str, ...]:
+    """Graph node ids the query may name: its words, then its word pairs ("new york" ->
+    "entity:new-york"), as the ThreadStore forms them from labels; at most `limit`."""
+    tokens = _NAME_WORD.findall(query.replace("’", "'").lower())
+    names = [t for t in tokens if len(t) >= _MIN_ENTITY_CHARS]
+    names += [f"{a}-{b}" for a, b in zip(tokens, tokens[1:], strict=False)]
+    return tuple(dict.fromkeys(f"entity:{name}" for name in names))[:limit]

@@ -33,6 +33,9 @@ def gate_items(bundle: bundle_pb2.ContextBundle) -> list[guard_pb.FilterItem]:
     for item_id, text in (("s", bundle.rolling_summary), ("b", bundle.episode_bridge)):
         if text:
             items.append(guard_pb.FilterItem(item_id=item_id, exposure=_SPEAKABLE, text=text))
+    for index, entity in enumerate(bundle.entities):
+        text = f"{entity.related_label} {entity.label}"
+        items.append(guard_pb.FilterItem(item_id=f"g{index}", exposure=_SPEAKABLE, text=text))
     if bundle.push.display_name:
         items.append(guard_pb.FilterItem(item_id="n", key="identity.name", exposure=_SPEAKABLE, text=bundle.push.display_name))
     if bundle.HasField("clarification"):
@@ -69,7 +72,8 @@ def apply_gate(bundle: bundle_pb2.ContextBundle, items: list[guard_pb.FilterItem
         return GateResult(bundle, ())
     gated = bundle_pb2.ContextBundle()
     gated.CopyFrom(bundle)
-    for field, prefix in (("atoms", "a"), ("excerpts", "e"), ("working_memory", "w"), ("digests", "d"), ("active_loops", "l")):
+    for field, prefix in (("atoms", "a"), ("excerpts", "e"), ("working_memory", "w"), ("digests", "d"), ("active_loops", "l"),
+                          ("entities", "g")):
         kept = _keep(getattr(bundle, field), prefix, allowed)
         gated.ClearField(field)
         getattr(gated, field).extend(kept)
