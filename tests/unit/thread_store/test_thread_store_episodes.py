@@ -17,10 +17,10 @@ from memmesh.engines.thread_store.domain.episodes import (
     MAX_EPISODES,
     build_episodes,
     episode_id_of,
-    salient_sentences,
     segment,
 )
 from memmesh.engines.thread_store.domain.model import Role, Turn
+from memmesh.engines.thread_store.domain.salience import salient_sentences
 
 T0 = 1_767_225_600_000_000
 

@@ -7,17 +7,19 @@ digest never claims a turn it does not draw on. Extractive, bounded and determin
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from memmesh.engines.thread_store.domain.model import Episode, Role, Turn
+from memmesh.engines.thread_store.domain.salience import (
+    fill_budget,
+    ranked_entities,
+    salience,
+    salient_sentences,
+    title_of,
+)
 from memmesh.engines.thread_store.domain.text import (
-    STOPWORDS,
     clip,
     content_stems,
-    entities,
-    sentences,
-    words,
 )
 
 # A session is cut into episodes of at most this many turns (both speakers), and earlier
@@ -28,13 +30,10 @@ EPISODE_MIN_TURNS = 3
 TOPIC_SHIFT_OVERLAP = 1
 MAX_EPISODES = 64
 EPISODE_SUMMARY_CHARS = 500
-EPISODE_SENTENCE_CHARS = 200
-SENTENCES_PER_TURN = 2
 EPISODE_TITLE_CHARS = 60
 EPISODE_ENTITIES = 5
 # Ids must fit the 128 characters every index document id is allowed.
 MAX_EPISODE_ID_CHARS = 128
-_NUMBER = re.compile(r"\d")
 
 
 def episode_id_of(thread_id: str, number: int) -> str:
@@ -67,39 +66,8 @@ def segment(turns: Sequence[Turn]) -> list[list[Turn]]:
     return episodes
 
 
-def _salience(sentence: str) -> int:
-    return 2 * len(entities(sentence)) + int(bool(_NUMBER.search(sentence))) + len(content_stems(sentence))
-
-
-def salient_sentences(text: str) -> list[str]:
-    """At most SENTENCES_PER_TURN sentences of a turn that carry content, in spoken order."""
-    candidates = [(index, s) for index, s in enumerate(sentences(text)) if len(content_stems(s)) >= 2]
-    best = sorted(candidates, key=lambda item: (-_salience(item[1]), item[0]))[:SENTENCES_PER_TURN]
-    return [clip(s, EPISODE_SENTENCE_CHARS) for _, s in sorted(best)]
-
-
 def _key_entities(texts: Sequence[str]) -> tuple[str, ...]:
-    counts: dict[str, int] = {}
-    labels: dict[str, str] = {}
-    for text in texts:
-        for label in entities(text, limit=32):
-            counts[label.lower()] = counts.get(label.lower(), 0) + 1
-            labels.setdefault(label.lower(), label)
-    order = {key: index for index, key in enumerate(labels)}
-    ranked = sorted(counts, key=lambda k: (-counts[k], order[k]))
-    return tuple(clip(labels[k], EPISODE_TITLE_CHARS) for k in ranked[:EPISODE_ENTITIES])
-
-
-def _title(texts: Sequence[str], key_entities: Sequence[str]) -> str:
-    terms = list(key_entities[:3])
-    if not terms:
-        counts: dict[str, int] = {}
-        for word in (w.lower() for text in texts for w in words(text)):
-            if len(word) >= 4 and word not in STOPWORDS and not word.isdigit():
-                counts[word] = counts.get(word, 0) + 1
-        order = {key: index for index, key in enumerate(counts)}
-        terms = [w.capitalize() for w in sorted(counts, key=lambda k: (-counts[k], order[k]))[:3]]
-    return clip(", ".join(terms), EPISODE_TITLE_CHARS) if terms else "Conversation"
+    return tuple(clip(label, EPISODE_TITLE_CHARS) for label in ranked_entities(texts)[:EPISODE_ENTITIES])
 
 
 def summarise_episode(turns: Sequence[Turn]) -> tuple[str, tuple[str, ...]]:
@@ -108,25 +76,12 @@ def summarise_episode(turns: Sequence[Turn]) -> tuple[str, tuple[str, ...]]:
     Sentences are chosen by salience (the user's before the assistant's at equal salience)
     until the budget is full, then told in spoken order.
     """
-    offered: list[tuple[int, int, int, str, str]] = []
-    for position, turn in enumerate(turns):
-        for rank, sentence in enumerate(salient_sentences(turn.text)):
-            spoken_by_user = turn.role == Role.USER
-            offered.append((-_salience(sentence) - int(spoken_by_user), position, rank, sentence, turn.turn_id))
-    chosen: list[tuple[int, int, str, str]] = []
-    seen: set[tuple[str, ...]] = set()
-    used = 0
-    for _, position, rank, sentence, turn_id in sorted(offered, key=lambda item: item[:3]):
-        fingerprint = content_stems(sentence)
-        cost = len(sentence) + (1 if chosen else 0)
-        if fingerprint in seen or used + cost > EPISODE_SUMMARY_CHARS:
-            continue
-        seen.add(fingerprint)
-        used += cost
-        chosen.append((position, rank, sentence, turn_id))
-    chosen.sort()
-    evidence = tuple(dict.fromkeys(turn_id for _, _, _, turn_id in chosen))
-    return " ".join(sentence for _, _, sentence, _ in chosen), evidence
+    offered = sorted(
+        (-salience(sentence) - int(turn.role == Role.USER), position, rank, sentence, turn.turn_id)
+        for position, turn in enumerate(turns)
+        for rank, sentence in enumerate(salient_sentences(turn.text))
+    )
+    return fill_budget((quote[1:] for quote in offered), EPISODE_SUMMARY_CHARS)
 
 
 def build_episodes(thread_id: str, turns: Sequence[Turn]) -> tuple[Episode, ...]:
@@ -145,7 +100,7 @@ def build_episodes(thread_id: str, turns: Sequence[Turn]) -> tuple[Episode, ...]
             Episode(
                 episode_id=episode_id_of(thread_id, len(built) + 1),
                 thread_id=thread_id,
-                title=_title(quoted, key_entities),
+                title=title_of(quoted, key_entities, EPISODE_TITLE_CHARS),
                 summary=summary,
                 key_entities=key_entities,
                 evidence_turn_ids=evidence,
