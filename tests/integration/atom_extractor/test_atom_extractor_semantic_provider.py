@@ -10,8 +10,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from memmesh.engines.atom_extractor.extracting import DeterministicExtractor, TurnInput
-from memmesh.engines.atom_extractor.semantic_extractor import SemanticExtractor
+from memmesh.engines.atom_extractor.adapters.rules_extractor import DeterministicExtractor
+from memmesh.engines.atom_extractor.adapters.semantic_extractor import SemanticExtractor
+from memmesh.engines.atom_extractor.domain.capsule import TurnInput
 from memmesh.extraction.semantic.prompt import PROMPT_VERSION
 from memmesh.extraction.semantic.provider import ChatCompletionsProvider, ProviderConfig
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
-from memmesh.engines.atom_extractor.capsule import (
+from memmesh.engines.atom_extractor.domain.capsule import (
     AtomRecord,
     AtomStatus,
     CapsuleCommit,

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from memmesh.engines.atom_extractor.capsule import AtomRecord, ProvenanceEntry
-from memmesh.engines.atom_extractor.extracting import TurnInput
+from memmesh.engines.atom_extractor.domain.capsule import AtomRecord, ProvenanceEntry, TurnInput
 from memmesh.engines.atom_extractor.ports import Dependencies
 from memmesh.extraction.model import ExtractionResult
 

@@ -6,9 +6,18 @@ from dataclasses import replace
 
 import pytest
 
-from memmesh.engines.atom_extractor.capsule import AtomRecord, AtomStatus, Exposure, Provenance
-from memmesh.engines.atom_extractor.exposure_policy import default_exposure, topics_of
-from memmesh.engines.atom_extractor.freshness import MICROS_PER_DAY, FreshnessWindows, is_stale
+from memmesh.engines.atom_extractor.domain.capsule import (
+    AtomRecord,
+    AtomStatus,
+    Exposure,
+    Provenance,
+)
+from memmesh.engines.atom_extractor.domain.exposure_policy import default_exposure, topics_of
+from memmesh.engines.atom_extractor.domain.freshness import (
+    MICROS_PER_DAY,
+    FreshnessWindows,
+    is_stale,
+)
 from memmesh.extraction.model import FactType
 
 NOW = 1_767_225_600_000_000

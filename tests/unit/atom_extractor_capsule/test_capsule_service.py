@@ -9,9 +9,8 @@ import pytest
 from capsule_fakes import Fakes, ScriptedExtractor
 
 from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
-from memmesh.engines.atom_extractor.capsule import ChangeKind
-from memmesh.engines.atom_extractor.extracting import TurnInput
-from memmesh.engines.atom_extractor.service import CapsuleService
+from memmesh.engines.atom_extractor.domain.capsule import ChangeKind, TurnInput
+from memmesh.engines.atom_extractor.use_cases import CapsuleService
 from memmesh.extraction.model import (
     Command,
     Correction,

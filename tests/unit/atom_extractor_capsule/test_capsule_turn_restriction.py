@@ -9,9 +9,9 @@ import pytest
 from capsule_fakes import Fakes, ScriptedExtractor
 
 from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
-from memmesh.engines.atom_extractor.capsule import EffectKind, Exposure
-from memmesh.engines.atom_extractor.extracting import TurnInput
-from memmesh.engines.atom_extractor.service import CapsuleService, MarkFlags
+from memmesh.engines.atom_extractor.domain.capsule import EffectKind, Exposure, TurnInput
+from memmesh.engines.atom_extractor.domain.control import MarkFlags
+from memmesh.engines.atom_extractor.use_cases import CapsuleService
 from memmesh.errors import DependencyFailed
 from memmesh.extraction.model import (
     ExtractedFact,
@@ -97,5 +97,6 @@ async def test_a_restriction_the_archive_refuses_for_good_is_dropped_and_an_outa
         raise DependencyFailed("thread_store", peer_status)
 
     fakes.threads.restrict_turns = failing  # type: ignore[method-assign]  # the archive answers with an error
-    outcome = await service.mark("t", "u", "identity.residence", "", MarkFlags(exposure=Exposure.INTERNAL_ONLY), NOW + 1)
+    hidden = MarkFlags(exposure=Exposure.INTERNAL_ONLY)
+    outcome = await service.mark("t", "u", "identity.residence", "", hidden, NOW + 1)
     assert outcome.pending_effects == still_pending

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from memmesh.engines.atom_extractor import reasons
-from memmesh.engines.atom_extractor.capsule import (
+from memmesh.engines.atom_extractor.domain import reasons
+from memmesh.engines.atom_extractor.domain.capsule import (
     AtomStatus,
     ChangeKind,
     Exposure,
     Provenance,
     atom_id_of,
 )
-from memmesh.engines.atom_extractor.control import plan_command
-from memmesh.engines.atom_extractor.corrections import apply_correction
-from memmesh.engines.atom_extractor.updates import apply_fact, confirm_atom
-from memmesh.engines.atom_extractor.working_set import ChangeContext, WorkingCapsule
+from memmesh.engines.atom_extractor.domain.control import plan_command
+from memmesh.engines.atom_extractor.domain.corrections import apply_correction
+from memmesh.engines.atom_extractor.domain.updates import apply_fact, confirm_atom
+from memmesh.engines.atom_extractor.domain.working_set import ChangeContext, WorkingCapsule
 from memmesh.extraction.model import Command, ExtractedFact, FactType
 
 NOW = 1_767_225_600_000_000

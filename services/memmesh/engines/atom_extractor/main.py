@@ -1,4 +1,4 @@
-"""Composition root of the AtomExtractor: settings -> store, clients, extractor -> service -> server."""
+"""Composition root of the AtomExtractor: settings -> store, peers, extractor -> use cases -> servicer -> server."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grp
 from memmesh.engines.atom_extractor.adapters.guard_client import GrpcGuard
 from memmesh.engines.atom_extractor.adapters.index_client import GrpcIndex
 from memmesh.engines.atom_extractor.adapters.ledger_client import GrpcLedger
+from memmesh.engines.atom_extractor.adapters.rules_extractor import DeterministicExtractor
+from memmesh.engines.atom_extractor.adapters.semantic_extractor import SemanticExtractor
 from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
 from memmesh.engines.atom_extractor.adapters.state_client import GrpcState
 from memmesh.engines.atom_extractor.adapters.thread_client import GrpcThreads
-from memmesh.engines.atom_extractor.extracting import DeterministicExtractor, TurnExtractor
-from memmesh.engines.atom_extractor.ports import Dependencies
-from memmesh.engines.atom_extractor.semantic_extractor import SemanticExtractor
-from memmesh.engines.atom_extractor.service import CapsuleService
+from memmesh.engines.atom_extractor.ports import Dependencies, TurnExtractor
 from memmesh.engines.atom_extractor.servicer import AtomExtractorServicer
 from memmesh.engines.atom_extractor.settings import AtomExtractorSettings
+from memmesh.engines.atom_extractor.use_cases import CapsuleService
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
 from memmesh.extraction.semantic.provider import ChatCompletionsProvider, ProviderConfig
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc

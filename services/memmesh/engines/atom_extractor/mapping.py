@@ -8,7 +8,7 @@ import json
 
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
 from memmesh.common.v1 import memory_pb2, scope_pb2
-from memmesh.engines.atom_extractor.capsule import (
+from memmesh.engines.atom_extractor.domain.capsule import (
     AtomChange,
     AtomRecord,
     CorrectionPair,

@@ -6,7 +6,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 
-from memmesh.engines.atom_extractor.capsule import AtomStatus, Effect, EffectKind
+from memmesh.engines.atom_extractor.domain.capsule import AtomStatus, Effect, EffectKind
 from memmesh.engines.atom_extractor.ports import CapsuleStore, Dependencies
 from memmesh.errors import DependencyFailed
 

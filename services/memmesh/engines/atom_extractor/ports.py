@@ -1,4 +1,5 @@
-"""Outbound ports of the AtomExtractor: its capsule store and one small protocol per engine it calls."""
+"""Outbound ports of the AtomExtractor: its capsule store, its turn extractor and one small protocol per
+engine it calls."""
 
 from __future__ import annotations
 
@@ -6,14 +7,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from memmesh.engines.atom_extractor.capsule import (
+from memmesh.engines.atom_extractor.domain.capsule import (
     AtomRecord,
     CapsuleCommit,
     CorrectionPair,
     Effect,
     ProvenanceEntry,
     RejectionEntry,
+    TurnInput,
 )
+from memmesh.extraction.model import ExtractionResult
 
 
 class CapsuleStore(Protocol):
@@ -71,6 +74,16 @@ class CapsuleStore(Protocol):
     async def count_pending(self, tenant_id: str, user_id: str) -> int: ...
 
     async def close(self) -> None: ...
+
+
+class TurnExtractor(Protocol):
+    """How a turn becomes an extraction result: the rules, or the semantic path with fallback."""
+
+    async def extract(
+        self, tenant_id: str, user_id: str, turn: TurnInput, now_us: int
+    ) -> tuple[ExtractionResult, ProvenanceEntry | None]:
+        """The extraction and, for the semantic path, its provenance record."""
+        ...
 
 
 class LedgerPort(Protocol):

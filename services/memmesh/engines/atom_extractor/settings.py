@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from memmesh.engines.atom_extractor.freshness import FreshnessWindows
+from memmesh.engines.atom_extractor.domain.freshness import FreshnessWindows
 
 
 class AtomExtractorSettings(BaseSettings):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memmesh.engines.atom_extractor import reasons
-from memmesh.engines.atom_extractor.capsule import AtomRecord
+from memmesh.engines.atom_extractor.domain import reasons
+from memmesh.engines.atom_extractor.domain.capsule import AtomRecord
 from memmesh.engines.atom_extractor.mapping import scope_message
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memmesh.engines.atom_extractor.capsule import AtomRecord
+from memmesh.engines.atom_extractor.domain.capsule import AtomRecord
 from memmesh.engines.atom_extractor.mapping import atom_message, scope_message
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as index_pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as index_grpc

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memmesh.engines.atom_extractor.adapters import store_codec as codec
-from memmesh.engines.atom_extractor.capsule import (
+from memmesh.engines.atom_extractor.domain.capsule import (
     AtomRecord,
     CapsuleCommit,
     CorrectionPair,

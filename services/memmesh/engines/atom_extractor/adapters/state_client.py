@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
-from memmesh.engines.atom_extractor import reasons
+from memmesh.engines.atom_extractor.domain import reasons
 from memmesh.engines.atom_extractor.mapping import scope_message
 from memmesh.runtime.errors import call_engine
 from memmesh.runtime.timeconv import timestamp_of

@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict
 from enum import Enum
 
-from memmesh.engines.atom_extractor.capsule import (
+from memmesh.engines.atom_extractor.domain.capsule import (
     AtomRecord,
     AtomStatus,
     Effect,
@@ -27,10 +27,10 @@ def _plain(value: object) -> object:
     return value
 
 
-def _dump(record: object) -> str:
+def _dump(record: AtomRecord | RejectionEntry | ProvenanceEntry) -> str:
     return json.dumps(
         {k: _plain(v) for k, v in asdict(record).items()}, sort_keys=True, separators=(",", ":")
-    )  # type: ignore[call-overload]
+    )
 
 
 def atom_body(atom: AtomRecord) -> str:

@@ -5,9 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from memmesh.engines.atom_extractor import reasons
-from memmesh.engines.atom_extractor.capsule import AtomRecord, AtomStatus, ChangeKind
-from memmesh.engines.atom_extractor.working_set import ChangeContext, WorkingCapsule, change
+from memmesh.engines.atom_extractor.domain import reasons
+from memmesh.engines.atom_extractor.domain.capsule import (
+    AtomRecord,
+    AtomStatus,
+    ChangeKind,
+    Exposure,
+)
+from memmesh.engines.atom_extractor.domain.working_set import ChangeContext, WorkingCapsule, change
 from memmesh.extraction.model import Command
 
 _FILLER = frozenset(
@@ -170,3 +175,20 @@ def plan_command(
             # RECALL_SUMMARY and RESUME_THREAD are answered by the gateway; nothing is stored.
             pass
     return plan
+
+
+@dataclass(frozen=True)
+class MarkFlags:
+    """Flags MarkAtoms sets; None leaves a flag as it is."""
+
+    pull_only: bool = False
+    pinned: bool = False
+    exposure: Exposure | None = None
+
+    def applied_to(self, atom: AtomRecord) -> AtomRecord:
+        return replace(
+            atom,
+            pull_only=atom.pull_only or self.pull_only,
+            pinned=atom.pinned or self.pinned,
+            exposure=self.exposure or atom.exposure,
+        )

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from memmesh.engines.atom_extractor.capsule import AtomStatus
-from memmesh.engines.atom_extractor.working_set import ChangeContext, WorkingCapsule
+from memmesh.engines.atom_extractor.domain.capsule import AtomStatus
+from memmesh.engines.atom_extractor.domain.working_set import ChangeContext, WorkingCapsule
 
 # Sensitive class words are added to topics for rules; on their own they name no atom.
 _CLASS_WORDS = frozenset({"health", "finances", "credentials", "secret"})

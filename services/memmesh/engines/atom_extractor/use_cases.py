@@ -5,30 +5,39 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from memmesh.engines.atom_extractor import reasons
-from memmesh.engines.atom_extractor.capsule import (
+from memmesh.engines.atom_extractor.domain import reasons
+from memmesh.engines.atom_extractor.domain.capsule import (
     AtomChange,
     AtomRecord,
     CapsuleCommit,
     ChangeKind,
     CorrectionPair,
-    Exposure,
-    Provenance,
     ProvenanceEntry,
     RejectionEntry,
+    TurnInput,
     digest,
 )
-from memmesh.engines.atom_extractor.control import CommandPlan, forget, matching_atoms, plan_command
-from memmesh.engines.atom_extractor.corrections import apply_correction
-from memmesh.engines.atom_extractor.events import command_event, correction_event, effects_of
-from memmesh.engines.atom_extractor.extracting import TurnExtractor, TurnInput
+from memmesh.engines.atom_extractor.domain.control import (
+    CommandPlan,
+    MarkFlags,
+    forget,
+    matching_atoms,
+    plan_command,
+)
+from memmesh.engines.atom_extractor.domain.corrections import apply_correction
+from memmesh.engines.atom_extractor.domain.events import command_event, correction_event, effects_of
+from memmesh.engines.atom_extractor.domain.references import record_use, referenced_ids
+from memmesh.engines.atom_extractor.domain.updates import (
+    apply_fact,
+    confirm_atom,
+    new_atom,
+    provenance_of,
+)
+from memmesh.engines.atom_extractor.domain.working_set import ChangeContext, WorkingCapsule, change
 from memmesh.engines.atom_extractor.outbox import EffectRunner
-from memmesh.engines.atom_extractor.ports import CapsuleStore, Dependencies
-from memmesh.engines.atom_extractor.references import record_use, referenced_ids
-from memmesh.engines.atom_extractor.updates import apply_fact, confirm_atom, new_atom
-from memmesh.engines.atom_extractor.working_set import ChangeContext, WorkingCapsule, change
+from memmesh.engines.atom_extractor.ports import CapsuleStore, Dependencies, TurnExtractor
 from memmesh.errors import VersionMismatch
 from memmesh.extraction.model import Command, Correction, ExtractedFact
 
@@ -360,29 +369,3 @@ class CapsuleService:
     async def _drain_quietly(self, tenant_id: str, user_id: str) -> None:
         async with self._lock(tenant_id, user_id):
             await self._runner.drain(tenant_id, user_id)
-
-
-@dataclass(frozen=True)
-class MarkFlags:
-    """Flags MarkAtoms sets; None leaves a flag as it is."""
-
-    pull_only: bool = False
-    pinned: bool = False
-    exposure: Exposure | None = None
-
-    def applied_to(self, atom: AtomRecord) -> AtomRecord:
-        return replace(
-            atom,
-            pull_only=atom.pull_only or self.pull_only,
-            pinned=atom.pinned or self.pinned,
-            exposure=self.exposure or atom.exposure,
-        )
-
-
-def provenance_of(entry: ProvenanceEntry | None) -> Provenance:
-    """Facts a model proposed are tool-derived; the rules' facts are the user's own statements."""
-    return (
-        Provenance.TOOL_DERIVED
-        if entry is not None and not entry.fallback_used
-        else Provenance.USER_STATED
-    )

@@ -7,8 +7,8 @@ import time
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from memmesh.engines.atom_extractor.capsule import ProvenanceEntry
-from memmesh.engines.atom_extractor.extracting import TurnExtractor, TurnInput
+from memmesh.engines.atom_extractor.domain.capsule import ProvenanceEntry, TurnInput
+from memmesh.engines.atom_extractor.ports import TurnExtractor
 from memmesh.extraction.gates import apply_gates
 from memmesh.extraction.model import (
     Command,

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from memmesh.engines.atom_extractor.capsule import AtomChange, AtomRecord, AtomStatus, ChangeKind
+from memmesh.engines.atom_extractor.domain.capsule import (
+    AtomChange,
+    AtomRecord,
+    AtomStatus,
+    ChangeKind,
+)
 
 # seed 001 Q13 budget caps: per turn at most 5 new atoms and 5 updates.
 MAX_NEW_ATOMS_PER_TURN = 5

@@ -1,4 +1,4 @@
-"""Domain types of the capsule: atoms, changes, learning artifacts and queued effects."""
+"""Domain types of the capsule: turns in, atoms, changes, learning artifacts and queued effects."""
 
 from __future__ import annotations
 
@@ -9,6 +9,16 @@ from enum import StrEnum
 from memmesh.extraction.model import FactType
 
 CONFIDENCE_MAX_BP = 10_000
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    """The parts of a turn extraction needs; role is "user" or "assistant"."""
+
+    turn_id: str
+    session_id: str
+    role: str
+    text: str
 
 
 class AtomStatus(StrEnum):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memmesh.engines.atom_extractor import reasons
-from memmesh.engines.atom_extractor.capsule import (
+from memmesh.engines.atom_extractor.domain import reasons
+from memmesh.engines.atom_extractor.domain.capsule import (
     AtomChange,
     AtomRecord,
     AtomStatus,
@@ -13,8 +13,8 @@ from memmesh.engines.atom_extractor.capsule import (
     Exposure,
     digest,
 )
-from memmesh.engines.atom_extractor.control import CommandPlan
-from memmesh.engines.atom_extractor.working_set import ChangeContext, WorkingCapsule
+from memmesh.engines.atom_extractor.domain.control import CommandPlan
+from memmesh.engines.atom_extractor.domain.working_set import ChangeContext, WorkingCapsule
 
 EVENT_TYPES = {
     ChangeKind.CREATED: "ATOM_CREATED",

@@ -5,18 +5,18 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from memmesh.engines.atom_extractor import reasons
-from memmesh.engines.atom_extractor.capsule import (
+from memmesh.engines.atom_extractor.domain import reasons
+from memmesh.engines.atom_extractor.domain.capsule import (
     AtomRecord,
     AtomStatus,
     ChangeKind,
     Exposure,
     Provenance,
 )
-from memmesh.engines.atom_extractor.exposure_policy import default_exposure, topics_of
-from memmesh.engines.atom_extractor.freshness import last_touch_us
-from memmesh.engines.atom_extractor.updates import resolve_conflict
-from memmesh.engines.atom_extractor.working_set import (
+from memmesh.engines.atom_extractor.domain.exposure_policy import default_exposure, topics_of
+from memmesh.engines.atom_extractor.domain.freshness import last_touch_us
+from memmesh.engines.atom_extractor.domain.updates import resolve_conflict
+from memmesh.engines.atom_extractor.domain.working_set import (
     ChangeContext,
     WorkingCapsule,
     change,

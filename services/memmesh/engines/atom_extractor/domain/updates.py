@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memmesh.engines.atom_extractor import reasons
-from memmesh.engines.atom_extractor.capsule import (
+from memmesh.engines.atom_extractor.domain import reasons
+from memmesh.engines.atom_extractor.domain.capsule import (
     AtomRecord,
     AtomStatus,
     ChangeKind,
     Provenance,
+    ProvenanceEntry,
     atom_id_of,
 )
-from memmesh.engines.atom_extractor.exposure_policy import default_exposure, topics_of
-from memmesh.engines.atom_extractor.working_set import (
+from memmesh.engines.atom_extractor.domain.exposure_policy import default_exposure, topics_of
+from memmesh.engines.atom_extractor.domain.working_set import (
     ChangeContext,
     WorkingCapsule,
     change,
@@ -227,4 +228,13 @@ def confirm_atom(ws: WorkingCapsule, atom_id: str, ctx: ChangeContext) -> None:
         reasons.USER_CONFIRMED,
         reasons.USER_CONFIRM_DELTA_BP,
         ChangeKind.CONFIRMED,
+    )
+
+
+def provenance_of(entry: ProvenanceEntry | None) -> Provenance:
+    """Facts a model proposed are tool-derived; the rules' facts are the user's own statements."""
+    return (
+        Provenance.TOOL_DERIVED
+        if entry is not None and not entry.fallback_used
+        else Provenance.USER_STATED
     )

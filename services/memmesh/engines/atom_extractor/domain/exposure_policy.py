@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from memmesh.engines.atom_extractor.capsule import Exposure
+from memmesh.engines.atom_extractor.domain.capsule import Exposure
 from memmesh.policy import sensitivity
 
 # Key segments that say nothing about what the fact is about.
