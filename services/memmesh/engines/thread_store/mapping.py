@@ -7,11 +7,16 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from memmesh.common.v1 import bundle_pb2, memory_pb2
 from memmesh.engines.thread_store.domain.graph import EDGE_TYPE, NODE_TYPE
 from memmesh.engines.thread_store.domain.model import (
+    Appended,
+    ArchivePage,
+    ClosedSession,
     Digest,
     Edge,
     Episode,
+    Expansion,
     GraphNode,
     Loop,
+    Mode,
     Resumed,
     Role,
     Turn,
@@ -30,6 +35,27 @@ def turn_of(message: memory_pb2.Turn) -> Turn:
     return Turn(message.turn_id, message.session_id, Role(message.role), message.text, micros_of(message.time), exposure)
 
 
+def mode_of(value: int) -> Mode | None:
+    """A requested session mode; None (decide it) when unset."""
+    return Mode(value) if value else None
+
+
+def mode_value(mode: Mode) -> bundle_pb2.SessionMode.ValueType:
+    return bundle_pb2.SessionMode.ValueType(mode)
+
+
+def exposure_of(value: int) -> Exposure:
+    return Exposure(value)
+
+
+def _role_value(role: Role) -> memory_pb2.Role.ValueType:
+    return memory_pb2.Role.ValueType(role)
+
+
+def _exposure_value(exposure: Exposure) -> memory_pb2.Exposure.ValueType:
+    return memory_pb2.Exposure.ValueType(exposure)
+
+
 def optional_time(micros: int) -> Timestamp | None:
     """Unset for 0 (never happened)."""
     return timestamp_of(micros) if micros else None
@@ -37,15 +63,15 @@ def optional_time(micros: int) -> Timestamp | None:
 
 def turn_message(turn: Turn) -> memory_pb2.Turn:
     return memory_pb2.Turn(
-        turn_id=turn.turn_id, session_id=turn.session_id, role=int(turn.role), text=turn.text,
-        time=timestamp_of(turn.time_us), exposure=int(turn.exposure),
+        turn_id=turn.turn_id, session_id=turn.session_id, role=_role_value(turn.role), text=turn.text,
+        time=timestamp_of(turn.time_us), exposure=_exposure_value(turn.exposure),
     )  # fmt: skip
 
 
 def bundle_turn(turn: Turn) -> bundle_pb2.BundleTurn:
     return bundle_pb2.BundleTurn(
-        turn_id=turn.turn_id, session_id=turn.session_id, role=int(turn.role), text=turn.text,
-        time=timestamp_of(turn.time_us), exposure=int(turn.exposure),
+        turn_id=turn.turn_id, session_id=turn.session_id, role=_role_value(turn.role), text=turn.text,
+        time=timestamp_of(turn.time_us), exposure=_exposure_value(turn.exposure),
     )  # fmt: skip
 
 
@@ -118,8 +144,43 @@ def resume_response(resumed: Resumed) -> pb.ResumeResponse:
 
 def turn_context_response(context: TurnContext) -> pb.GetTurnContextResponse:
     return pb.GetTurnContextResponse(
-        mode=int(context.mode),
+        mode=mode_value(context.mode),
         working_memory=working_memory_response(context.memory),
         resume=resume_response(context.resumed) if context.resumed is not None else None,
         resume_unavailable=context.resume_unavailable,
+    )
+
+
+def append_turn_response(appended: Appended) -> pb.AppendTurnResponse:
+    return pb.AppendTurnResponse(
+        mode=mode_value(appended.mode),
+        duplicate=appended.duplicate,
+        loops_changed=[loop_message(loop) for loop in (*appended.loops_closed, *appended.loops_opened)],
+        loops_opened=[loop_message(loop) for loop in appended.loops_opened],
+        loops_closed=[loop_message(loop) for loop in appended.loops_closed],
+        exposure=_exposure_value(appended.exposure),
+    )
+
+
+def close_session_response(closed: ClosedSession | None) -> pb.CloseSessionResponse:
+    """The digest and episodes of a closed session; an empty response for an unknown one."""
+    if closed is None:
+        return pb.CloseSessionResponse(digest=digest_message(None))
+    return pb.CloseSessionResponse(
+        digest=digest_message(closed.digest), episodes=[episode_message(e) for e in closed.episodes]
+    )
+
+
+def expand_response(expansion: Expansion) -> pb.ExpandResponse:
+    return pb.ExpandResponse(
+        nodes=[node_message(n) for n in expansion.nodes], edges=[edge_message(e) for e in expansion.edges]
+    )
+
+
+def archive_response(page: ArchivePage) -> pb.ListArchiveResponse:
+    return pb.ListArchiveResponse(
+        turns=[turn_message(t) for t in page.turns],
+        digests=[digest_message(d) for d in page.digests],
+        next_page_token=page.next_page_token,
+        episodes=[episode_message(e) for e in page.episodes],
     )

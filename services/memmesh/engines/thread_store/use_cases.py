@@ -19,6 +19,7 @@ from memmesh.engines.thread_store.domain.loops import MAX_OPEN_LOOPS, loop_chang
 from memmesh.engines.thread_store.domain.model import (
     Appended,
     ArchivePage,
+    ClosedSession,
     Digest,
     Edge,
     Episode,
@@ -157,8 +158,9 @@ class ThreadStoreUseCases:
 
     async def close_session(
         self, tenant_id: str, user_id: str, session_id: str, skip_closed: bool = False
-    ) -> Digest | None:
-        """Close the session and store its digest (rebuilt from its turns); None for an unknown session."""
+    ) -> ClosedSession | None:
+        """Close the session and store its digest and episodes (rebuilt from its turns); None
+        for an unknown session."""
         async with self._store.write(tenant_id, user_id) as tx:
             session = await tx.session(session_id)
             if session is None or (skip_closed and session.closed):
@@ -168,8 +170,10 @@ class ThreadStoreUseCases:
             if not session.closed:
                 await tx.save_session(dataclasses.replace(session, closed=True))
             await tx.save_digest(built)
-            await tx.replace_episodes(session_id, build_episodes(session_id, turns))
-            return await tx.digest(session_id)
+            episodes = build_episodes(session_id, turns)
+            await tx.replace_episodes(session_id, episodes)
+            stored = await tx.digest(session_id)
+        return ClosedSession(stored or built, episodes)
 
     async def thread_episodes(self, tenant_id: str, user_id: str, thread_id: str) -> list[Episode]:
         """The episode digests a close wrote for the thread, in thread order."""

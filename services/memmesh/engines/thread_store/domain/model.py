@@ -166,6 +166,14 @@ class Appended:
 
 
 @dataclass(frozen=True)
+class ClosedSession:
+    """Outcome of CloseSession: the session's digest and its episode digests in thread order."""
+
+    digest: Digest
+    episodes: tuple[Episode, ...]
+
+
+@dataclass(frozen=True)
 class WorkingMemory:
     """What GetWorkingMemory returns."""
 
