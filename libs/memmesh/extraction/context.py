@@ -75,6 +75,22 @@ def build(ctx: ClauseContext, text: str, category: str, key: str, confidence_bp:
         violations=tuple(sorted(ctx.markers & honoured)))
 
 
+def appositive(ctx: ClauseContext) -> str:
+    """A short verbless qualifier right after the fact, in parentheses ("I live in Lagos, mainland side",
+    "I'm a translator, Korean to English"); "" when the next clause is not one."""
+    following: Clause | None = ctx.following()
+    if not following or following.sentence != ctx.clause.sentence or following.connector:
+        return ""
+    words = following.text.split()
+    if not 1 <= len(words) <= 4 or following.is_question:
+        return ""
+    if re.search(r"\b(?:I|I'm|my|me|it|it's|that|this|is|are|was|have|has|been|do|not|no|so|"
+                 r"like|really|seriously|always|never|ever|and|or|everything|anything|lol)\b",
+                 following.text, re.I):
+        return ""
+    return f" ({following.text})"
+
+
 def critical_tokens(fact_text: str) -> tuple[str, ...]:
     """Names, numbers, dates and amounts in a fact (Q13 critical tokens)."""
     tokens: list[str] = []

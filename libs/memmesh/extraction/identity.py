@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .context import SELF_STATEMENT_MARKERS, ClauseContext, build
+from .context import SELF_STATEMENT_MARKERS, ClauseContext, appositive, build
 from .lexicon import (
     DEMONYMS,
     DURABLE_ADJECTIVES,
@@ -155,7 +155,7 @@ def _i_am_a(ctx: ClauseContext, text: str) -> list[Candidate]:
     if match.group("been"):
         return [_identity(ctx, f"User has been {article} {noun_phrase} for {duration.group('dur')}",
                           key)]
-    appendix = _continuation(ctx) or _appositive(ctx)
+    appendix = _continuation(ctx) or appositive(ctx)
     negation = "not " if match.group("neg") else ""
     return [_identity(ctx, f"User is {negation}{article} {noun_phrase}{appendix}", key)]
 
@@ -192,21 +192,6 @@ def _continuation(ctx: ClauseContext) -> str:
         if match:
             return f" who {following.text.split()[0].lower()} {third_person(match.group('rest'))}"
     return ""
-
-
-def _appositive(ctx: ClauseContext) -> str:
-    # "I'm a translator, Korean to English": a short verbless qualifier right after the fact.
-    following = ctx.following()
-    if not following or following.sentence != ctx.clause.sentence or following.connector:
-        return ""
-    words = following.text.split()
-    if not 1 <= len(words) <= 4 or following.is_question:
-        return ""
-    if re.search(r"\b(?:I|I'm|my|me|it|it's|that|this|is|are|was|have|has|been|do|not|no|so|"
-                 r"like|really|seriously|always|never|ever|and|or|everything|anything|lol)\b",
-                 following.text, re.I):
-        return ""
-    return f" ({following.text})"
 
 
 def _group_membership(ctx: ClauseContext, text: str) -> list[Candidate]:

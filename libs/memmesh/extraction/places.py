@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 
-from .context import SELF_STATEMENT_MARKERS, ClauseContext, build, last_place
+from .context import SELF_STATEMENT_MARKERS, ClauseContext, appositive, build, last_place
 from .lexicon import LANGUAGES, NON_PLACE_CAPITALS, NOT_A_NAME
 from .markers import TIME_BOUND
 from .model import Candidate
 from .phrases import clean_object
-from .text import Clause, slug
+from .text import slug
 
 _LIVE_IN = re.compile(
     r"^(?:I|we)(?:'ve|\s+have)?\s+(?:currently\s+|now\s+|still\s+|always\s+)?(?:live|lived|"
@@ -80,7 +80,7 @@ def residence_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
     places = [p for p in (_place(p) for p in places) if p]
     if not places:
         return []
-    appendix = _appositive(ctx)
+    appendix = appositive(ctx)
     duration = re.search(r"\b(?P<dur>for\s+(?:about\s+|over\s+|almost\s+)?\w+\s+(?:years?|"
                          r"decades?)|since\s+(?:\d{4}|I was [\w ]+|childhood|college))", rest, re.I)
     if re.search(r"\blived\b", text, re.I):
@@ -137,18 +137,3 @@ def _identity(ctx: ClauseContext, text: str, key: str, confidence_bp: int = 9000
 
 def _without(ctx: ClauseContext, marker: str) -> ClauseContext:
     return ClauseContext(ctx.clause, ctx.clauses, ctx.markers - {marker}, ctx.trailing)
-
-
-def _appositive(ctx: ClauseContext) -> str:
-    # "I live in Lagos, mainland side": a short verbless qualifier right after the fact.
-    following: Clause | None = ctx.following()
-    if not following or following.sentence != ctx.clause.sentence or following.connector:
-        return ""
-    words = following.text.split()
-    if not 1 <= len(words) <= 4 or following.is_question:
-        return ""
-    if re.search(r"\b(?:I|I'm|my|me|it|it's|that|this|is|are|was|have|has|been|do|not|no|so|"
-                 r"like|really|seriously|always|never|ever|and|or|everything|anything|lol)\b",
-                 following.text, re.I):
-        return ""
-    return f" ({following.text})"

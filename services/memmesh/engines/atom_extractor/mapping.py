@@ -36,6 +36,11 @@ def scope_message(tenant_id: str, user_id: str) -> scope_pb2.UserScope:
     return scope_pb2.UserScope(tenant_id=tenant_id, user_id=user_id)
 
 
+def scope_of(scope: scope_pb2.UserScope) -> tuple[str, str]:
+    """The (tenant, user) a request is about."""
+    return scope.tenant_id, scope.user_id
+
+
 def atom_message(atom: AtomRecord) -> memory_pb2.Atom:
     """A capsule atom as common.v1.Atom (times of 0 stay unset)."""
     message = memory_pb2.Atom(

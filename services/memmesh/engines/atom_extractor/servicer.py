@@ -32,8 +32,7 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
         turn = request.turn
         role = "user" if turn.role == memory_pb2.ROLE_USER else "assistant"
         result = await self._service.process(
-            request.scope.tenant_id,
-            request.scope.user_id,
+            *mapping.scope_of(request.scope),
             TurnInput(turn.turn_id, turn.session_id, role, turn.text),
             micros_of(request.now),
         )
@@ -58,8 +57,7 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
         self, request: pb.ForgetRequest, context: grpc.aio.ServicerContext
     ) -> pb.ForgetResponse:
         outcome = await self._service.forget(
-            request.scope.tenant_id,
-            request.scope.user_id,
+            *mapping.scope_of(request.scope),
             list(request.atom_ids),
             request.target,
             request.session_id,
@@ -78,8 +76,7 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
     ) -> pb.ListAtomsResponse:
         limit = _limit(request.page_size)
         atoms = await self._service.list_atoms(
-            request.scope.tenant_id,
-            request.scope.user_id,
+            *mapping.scope_of(request.scope),
             mapping.page_after(request.page_token),
             limit + 1,
         )
@@ -98,8 +95,7 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
                 [FieldViolation("correction.meant", "must differ from heard and not be blank")]
             )
         outcome = await self._service.correct(
-            request.scope.tenant_id,
-            request.scope.user_id,
+            *mapping.scope_of(request.scope),
             heard,
             meant,
             request.turn_id,
@@ -123,8 +119,7 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
             pull_only=request.set_pull_only, pinned=request.set_pinned, exposure=exposure
         )
         outcome = await self._service.mark(
-            request.scope.tenant_id,
-            request.scope.user_id,
+            *mapping.scope_of(request.scope),
             request.target,
             request.session_id,
             flags,
@@ -135,17 +130,13 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
     async def ListRejections(
         self, request: pb.ListRejectionsRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListRejectionsResponse:
-        entries = await self._service.list_rejections(
-            request.scope.tenant_id, request.scope.user_id, _limit(request.limit)
-        )
+        entries = await self._service.list_rejections(*mapping.scope_of(request.scope), _limit(request.limit))
         return pb.ListRejectionsResponse(rejections=[mapping.rejection_message(e) for e in entries])
 
     async def ListProvenance(
         self, request: pb.ListProvenanceRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListProvenanceResponse:
-        entries = await self._service.list_provenance(
-            request.scope.tenant_id, request.scope.user_id, _limit(request.limit)
-        )
+        entries = await self._service.list_provenance(*mapping.scope_of(request.scope), _limit(request.limit))
         return pb.ListProvenanceResponse(records=[mapping.provenance_message(e) for e in entries])
 
     async def RunCommand(
@@ -161,8 +152,7 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
                 ]
             )
         outcome = await self._service.run_command(
-            request.scope.tenant_id,
-            request.scope.user_id,
+            *mapping.scope_of(request.scope),
             command,
             request.target.strip(),
             request.session_id,
@@ -180,17 +170,14 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
     async def ListCorrections(
         self, request: pb.ListCorrectionsRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListCorrectionsResponse:
-        pairs = await self._service.list_corrections(
-            request.scope.tenant_id, request.scope.user_id, _limit(request.limit)
-        )
+        pairs = await self._service.list_corrections(*mapping.scope_of(request.scope), _limit(request.limit))
         return pb.ListCorrectionsResponse(corrections=[mapping.correction_record(p) for p in pairs])
 
     async def ConfirmAtom(
         self, request: pb.ConfirmAtomRequest, context: grpc.aio.ServicerContext
     ) -> pb.ConfirmAtomResponse:
         outcome = await self._service.confirm(
-            request.scope.tenant_id,
-            request.scope.user_id,
+            *mapping.scope_of(request.scope),
             request.atom_id,
             request.turn_id,
             micros_of(request.now),
