@@ -165,7 +165,7 @@ def _words(text: str) -> list[str]:
 @lru_cache(maxsize=65_536)
 def _stem(word: str) -> str:
     # A pure function of the word: remembering stems only saves time (every turn's words).
-    return _STEMMER.stemWord(word.removesuffix("'s"))
+    return str(_STEMMER.stemWord(word.removesuffix("'s")))
 
 
 def _stems(text: str) -> set[str]:

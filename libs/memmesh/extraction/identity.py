@@ -152,7 +152,7 @@ def _i_am_a(ctx: ClauseContext, text: str) -> list[Candidate]:
         return []
     article = "an" if noun_phrase[0].lower() in "aeiou" else "a"
     key = _identity_key(noun_phrase, head)
-    if match.group("been"):
+    if match.group("been") and duration:
         return [_identity(ctx, f"User has been {article} {noun_phrase} for {duration.group('dur')}",
                           key)]
     appendix = _continuation(ctx) or appositive(ctx)

@@ -98,7 +98,7 @@ def _place(raw: str) -> str | None:
     if not words or words[0].lower() in ("a", "an", "the", "my", "our", "this", "that", "here",
                                          "there", "town", "the city"):
         return None
-    kept = []
+    kept: list[str] = []
     for word in words:
         if word.lower() in NOT_A_NAME or (kept and not word[:1].isupper()):
             break

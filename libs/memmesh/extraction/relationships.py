@@ -59,6 +59,7 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
     """Relationship facts stated in the clause, wherever the clause sits in the turn."""
     found: list[Candidate] = []
     text = ctx.text
+    match: re.Match[str] | None
     for match in _MY_ROLE_NAME.finditer(text):
         name, rest = _split_name(match.group("tail"))
         if name:

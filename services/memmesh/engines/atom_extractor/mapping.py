@@ -27,10 +27,6 @@ _CATEGORIES = {
 }
 
 
-def _enum(enum_type: object, prefix: str, name: str) -> int:
-    return int(enum_type.Value(f"{prefix}_{name}"))  # type: ignore[attr-defined]
-
-
 def scope_message(tenant_id: str, user_id: str) -> scope_pb2.UserScope:
     """The (tenant, user) a peer call is about."""
     return scope_pb2.UserScope(tenant_id=tenant_id, user_id=user_id)
@@ -48,17 +44,17 @@ def atom_message(atom: AtomRecord) -> memory_pb2.Atom:
         key=atom.key,
         text=atom.text,
         category=_CATEGORIES.get(atom.category, memory_pb2.ATOM_CATEGORY_UNSPECIFIED),
-        type=_enum(memory_pb2.AtomType, "ATOM_TYPE", atom.type.value),
-        provenance=_enum(memory_pb2.Provenance, "PROVENANCE", atom.provenance.value),
+        type=memory_pb2.AtomType.Value(f"ATOM_TYPE_{atom.type.value}"),
+        provenance=memory_pb2.Provenance.Value(f"PROVENANCE_{atom.provenance.value}"),
         confidence_bp=atom.confidence_bp,
-        exposure=_enum(memory_pb2.Exposure, "EXPOSURE", atom.exposure.value),
+        exposure=memory_pb2.Exposure.Value(f"EXPOSURE_{atom.exposure.value}"),
         pinned=atom.pinned,
         pull_only=atom.pull_only,
         critical_tokens=list(atom.critical_tokens),
         use_count=atom.use_count,
         version=atom.version,
         evidence_turn_ids=list(atom.evidence_turn_ids),
-        status=_enum(memory_pb2.AtomStatus, "ATOM_STATUS", atom.status.value),
+        status=memory_pb2.AtomStatus.Value(f"ATOM_STATUS_{atom.status.value}"),
         conflict_atom_id=atom.conflict_atom_id,
         topics=list(atom.topics),
     )
@@ -76,7 +72,7 @@ def fact_message(fact: ExtractedFact) -> pb.ExtractedFact:
     return pb.ExtractedFact(
         text=fact.text,
         category=_CATEGORIES.get(fact.category, memory_pb2.ATOM_CATEGORY_UNSPECIFIED),
-        type=_enum(memory_pb2.AtomType, "ATOM_TYPE", fact.type.value),
+        type=memory_pb2.AtomType.Value(f"ATOM_TYPE_{fact.type.value}"),
         confidence_bp=fact.confidence_bp,
         key=fact.key,
         critical_tokens=list(fact.critical_tokens),
@@ -85,20 +81,20 @@ def fact_message(fact: ExtractedFact) -> pb.ExtractedFact:
 
 def change_message(change: AtomChange) -> pb.AtomChange:
     return pb.AtomChange(
-        kind=_enum(pb.ChangeKind, "CHANGE_KIND", change.kind.value),
+        kind=pb.ChangeKind.Value(f"CHANGE_KIND_{change.kind.value}"),
         atom=atom_message(change.atom),
         reason_code=change.reason_code,
         confidence_delta_bp=change.confidence_delta_bp,
     )
 
 
-def command_value(command: Command | None) -> int:
+def command_value(command: Command | None) -> pb.Command.ValueType:
     return (
-        pb.COMMAND_UNSPECIFIED if command is None else _enum(pb.Command, "COMMAND", command.value)
+        pb.COMMAND_UNSPECIFIED if command is None else pb.Command.Value(f"COMMAND_{command.value}")
     )
 
 
-def command_of(value: int) -> Command:
+def command_of(value: pb.Command.ValueType) -> Command:
     """The domain command of a proto value (the validator already refused UNSPECIFIED)."""
     name = pb.Command.Name(value).removeprefix("COMMAND_")
     return Command(name)
@@ -107,7 +103,7 @@ def command_of(value: int) -> Command:
 def rejection_message(entry: RejectionEntry) -> pb.Rejection:
     return pb.Rejection(
         candidate_text=entry.candidate_text,
-        type=_enum(memory_pb2.AtomType, "ATOM_TYPE", entry.type.value),
+        type=memory_pb2.AtomType.Value(f"ATOM_TYPE_{entry.type.value}"),
         confidence_bp=entry.confidence_bp,
         reason_code=entry.reason_code,
         threshold_bp=entry.threshold_bp,
