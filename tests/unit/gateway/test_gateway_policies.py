@@ -8,9 +8,8 @@ import pytest
 
 from memmesh.common.v1 import bundle_pb2, memory_pb2
 from memmesh.engines.gateway.budget import TurnBudget
-from memmesh.engines.gateway.extraction_retry import backoff_s
 from memmesh.engines.gateway.final_gate import apply_gate, gate_items, prune_vocabulary, recount
-from memmesh.engines.gateway.main import DEBUG_METHODS
+from memmesh.engines.gateway.main import DEBUG_METHODS, retry_policy
 from memmesh.engines.gateway.outcomes import BUDGET_EXCEEDED, failure_reason
 from memmesh.engines.gateway.settings import GatewaySettings
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
@@ -138,4 +137,5 @@ def test_final_gate_passing_everything_returns_the_bundle_unchanged() -> None:
 
 
 def test_retry_backoff_doubles_and_is_capped() -> None:
-    assert [backoff_s(n, 0.2, 1.0) for n in (1, 2, 3, 4, 5)] == [0.2, 0.4, 0.8, 1.0, 1.0]
+    policy = retry_policy(GatewaySettings(retry_initial_s=0.2, retry_max_s=1.0))
+    assert [policy.backoff_s(n) for n in (1, 2, 3, 4, 5)] == [0.2, 0.4, 0.8, 1.0, 1.0]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
 from memmesh.common.v1 import memory_pb2
-from memmesh.engines.gateway.profile import stated_profile
+from memmesh.engines.gateway.domain.profile import stated_profile
+from memmesh.engines.gateway.mapping import applied_changes
 
 
 def change(key: str, text: str, tokens: list[str], **overrides: object) -> pb.AtomChange:
@@ -23,7 +24,7 @@ def test_a_stated_name_and_language_become_profile_fields() -> None:
             change("identity.language.native", "User's native language is Spanish.", []),
         ]
     )
-    assert stated_profile(processed) == {"display_name": "Ana", "primary_language": "es"}
+    assert stated_profile(applied_changes(processed)) == {"display_name": "Ana", "primary_language": "es"}
 
 
 def test_uncertain_conflicting_or_unsafe_facts_are_not_adopted() -> None:
@@ -35,10 +36,10 @@ def test_uncertain_conflicting_or_unsafe_facts_are_not_adopted() -> None:
             change("constraint.language.response", "User wants answers in Spanish or French.", []),
         ]
     )
-    assert stated_profile(processed) == {}
+    assert stated_profile(applied_changes(processed)) == {}
 
 
 def test_a_forget_is_not_an_adoption() -> None:
     forgotten = change("identity.name", "", ["Ana"])
     forgotten.kind = pb.CHANGE_KIND_FORGOTTEN
-    assert stated_profile(pb.ProcessResponse(changes=[forgotten])) == {}
+    assert stated_profile(applied_changes(pb.ProcessResponse(changes=[forgotten]))) == {}

@@ -1,75 +1,106 @@
-"""Composition root of the Gateway: settings -> channels, retry queue -> handlers -> server.
+"""Composition root of the Gateway: settings -> channels and peers, database and outbox ->
+use cases -> servicer -> server. The outbox drainer runs as long as the server does.
 
 Callers authenticate with per-tenant keys; DebugUser also needs the internal token.
 """
 
 from __future__ import annotations
 
-from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
+import logging
+
+from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.context_composer.v1 import context_composer_service_pb2_grpc as composer_grpc
-from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
+from memmesh.engines.gateway.adapters.atom_extractor import AtomExtractorClient
+from memmesh.engines.gateway.adapters.current_state import CurrentStateClient
+from memmesh.engines.gateway.adapters.exposure_guard import ExposureGuardClient
+from memmesh.engines.gateway.adapters.retrieval_ranker import RetrievalRankerClient
+from memmesh.engines.gateway.adapters.sql_store import (
+    forget_legacy_extraction,
+    legacy_extractions,
+    open_gateway_database,
+)
+from memmesh.engines.gateway.adapters.thread_store import ThreadStoreClient
 from memmesh.engines.gateway.asked_questions import AskedQuestions
 from memmesh.engines.gateway.brief import BriefHandler
 from memmesh.engines.gateway.control import ControlHandler
-from memmesh.engines.gateway.extraction_retry import ExtractionRetrier
-from memmesh.engines.gateway.ingest import IngestHandler, process_request
-from memmesh.engines.gateway.profile import adopt_stated_profile
+from memmesh.engines.gateway.effects import EffectHandlers, extract_effect
+from memmesh.engines.gateway.ingest import IngestHandler
 from memmesh.engines.gateway.servicer import GatewayServicer
 from memmesh.engines.gateway.settings import GatewaySettings
-from memmesh.engines.gateway.store import PendingExtraction, open_pending_store
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
-from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
+from memmesh.outbox import Outbox, RetryPolicy
 from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.engine import BuiltEngine, run_engine
 from memmesh.runtime.interceptors import TenantKeyAuthenticator
 from memmesh.runtime.server import ServiceRegistration
 from memmesh.runtime.settings import MeshSettings
+from memmesh.runtime.timeconv import timestamp_of
 from memmesh.storage.cache import open_cache
-from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc
+from memmesh.storage.sql import Database
 
+log = logging.getLogger("memmesh.gateway")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GatewayService"].full_name
 DEBUG_METHODS = {f"/{SERVICE_NAME}/DebugUser"}
 ENGINES = ("context_composer", "exposure_guard", "thread_store", "current_state", "retrieval_ranker", "atom_extractor")
+
+
+def retry_policy(gateway: GatewaySettings) -> RetryPolicy:
+    """The outbox's attempt deadline, backoff and cap from the gateway's settings."""
+    return RetryPolicy(
+        attempt_timeout_s=gateway.effect_attempt_ms / 1000,
+        initial_backoff_s=gateway.retry_initial_s,
+        max_backoff_s=gateway.retry_max_s,
+        max_attempts=gateway.effect_max_attempts,
+    )
+
+
+async def adopt_legacy_extractions(database: Database, outbox: Outbox) -> None:
+    """Move turns the retired pending-extraction queue still holds into the outbox."""
+    for item in await legacy_extractions(database):
+        scope = scope_pb2.UserScope(tenant_id=item.tenant_id, user_id=item.user_id)
+        turn = memory_pb2.Turn(
+            turn_id=item.turn_id, session_id=item.session_id, text=item.text, time=timestamp_of(item.time_us)
+        )
+        await outbox.enqueue(item.tenant_id, item.user_id, [extract_effect(scope, turn)])
+        await forget_legacy_extraction(database, item)
+        log.info("queued extraction moved to the outbox")
 
 
 async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) -> BuiltEngine:
     """Wire the gateway from settings."""
     gateway = gateway or GatewaySettings()
     channels = {
-        name: engine_channel(settings.addr_of(name), settings.internal_token, settings.default_call_timeout_s) for name in ENGINES
+        name: engine_channel(settings.addr_of(name), settings.internal_token, settings.default_call_timeout_s)
+        for name in ENGINES
     }
+    threads = ThreadStoreClient(channels["thread_store"])
+    state = CurrentStateClient(channels["current_state"])
+    ranker = RetrievalRankerClient(channels["retrieval_ranker"])
+    extractor = AtomExtractorClient(channels["atom_extractor"])
+    database = await open_gateway_database(settings.storage_url, settings.data_dir)
+    outbox = Outbox(database, EffectHandlers(state, ranker, extractor).by_kind(), retry_policy(gateway))
+    await adopt_legacy_extractions(database, outbox)
+    outbox.start()
+    cache = open_cache(settings.redis_url)
     composer = composer_grpc.ContextComposerServiceStub(channels["context_composer"])
     guard = guard_grpc.ExposureGuardServiceStub(channels["exposure_guard"])
-    threads = thread_grpc.ThreadStoreServiceStub(channels["thread_store"])
-    state = state_grpc.CurrentStateServiceStub(channels["current_state"])
-    ranker = ranker_grpc.RetrievalRankerServiceStub(channels["retrieval_ranker"])
-    extractor = extractor_grpc.AtomExtractorServiceStub(channels["atom_extractor"])
-    pending = await open_pending_store(settings)
-    cache = open_cache(settings.redis_url)
-    attempt_s = gateway.extraction_attempt_ms / 1000
-
-    async def process(item: PendingExtraction) -> object:
-        request = process_request(item)
-        processed = await extractor.Process(request, timeout=attempt_s)
-        await adopt_stated_profile(state, request.scope, request.turn, processed, attempt_s)
-        return processed
-
-    retrier = ExtractionRetrier(pending, process, gateway.retry_initial_s, gateway.retry_max_s)
-    retrier.start()
     servicer = GatewayServicer(
         BriefHandler(composer, guard, AskedQuestions(cache), gateway.brief_budget_ms / 1000, gateway.brief_concurrency),
-        IngestHandler(threads, state, ranker, extractor, pending, retrier, gateway.ingest_budget_ms / 1000, attempt_s),
-        ControlHandler(threads, state, ranker, extractor, guard, pending, gateway.control_budget_ms / 1000),
-    )
+        IngestHandler(threads, outbox, gateway.ingest_budget_ms / 1000),
+        ControlHandler(
+            threads, state, extractor, ExposureGuardClient(channels["exposure_guard"]), outbox,
+            gateway.control_budget_ms / 1000,
+        ),
+    )  # fmt: skip
 
     async def close() -> None:
-        await retrier.stop()
+        await outbox.stop()
         for channel in channels.values():
             await channel.close()
         await cache.close()
-        await pending.close()
+        await database.close()
 
     return BuiltEngine(
         registrations=[ServiceRegistration(servicer, pb_grpc.add_GatewayServiceServicer_to_server, SERVICE_NAME)],

@@ -20,12 +20,15 @@ class GatewaySettings(BaseSettings):
     # Briefs composed at the same time (default: this host's CPU count); more wait, within
     # their budget, so an overloaded mesh finishes some turns instead of timing out on all.
     brief_concurrency: int = Field(default_factory=lambda: os.cpu_count() or 2, gt=0)
-    # Budget of one Ingest (archive, interaction record, extraction attempt).
+    # Budget of one Ingest (archive, then the first attempt of its effects).
     ingest_budget_ms: int = Field(default=2000, gt=0)
     # Budget of Command, OpenSession, CloseSession and Remember.
     control_budget_ms: int = Field(default=2000, gt=0)
-    # Deadline of one extraction attempt inside Ingest; slower extraction is queued.
-    extraction_attempt_ms: int = Field(default=500, gt=0)
-    # Backoff of queued extraction retries: first delay, doubled per attempt, capped.
+    # Deadline of one attempt of an effect (index, interaction, extraction, profile fill);
+    # what does not finish in time stays queued in the outbox.
+    effect_attempt_ms: int = Field(default=500, gt=0)
+    # Backoff of queued effects: first delay, doubled per failed attempt, capped.
     retry_initial_s: float = Field(default=0.2, gt=0)
     retry_max_s: float = Field(default=30.0, gt=0)
+    # Failed attempts before an effect moves to the dead letters (about 50 minutes at the cap).
+    effect_max_attempts: int = Field(default=100, gt=0)

@@ -1,0 +1,164 @@
+"""The derived effects of an archived turn (DESIGN.md, per-turn flow): indexing it, recording
+the interaction, extracting its facts and filling empty profile fields they state. Each is
+queued in the gateway's outbox once the turn is archived and delivered by a handler here;
+every one is idempotent by the turn id, so a second delivery changes nothing."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TypeVar
+
+from google.protobuf.message import DecodeError, Message
+
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
+from memmesh.common.v1 import memory_pb2, scope_pb2
+from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
+from memmesh.engines.gateway.domain.profile import FILL_ATTEMPTS, PROFILE_REASON, stated_profile
+from memmesh.engines.gateway.mapping import applied_changes, digests_upsert, turn_document
+from memmesh.engines.gateway.ports import AtomExtractorPeer, CurrentStatePeer, RetrievalRankerPeer
+from memmesh.errors import DependencyFailed
+from memmesh.outbox import Done, Effect, EffectRejected, Handler, QueuedEffect
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
+from memmesh.runtime.timeconv import micros_of
+from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
+
+INDEX_TURN = "index_turn"
+INDEX_DIGESTS = "index_digests"
+RECORD_INTERACTION = "record_interaction"
+EXTRACT = "extract"
+FILL_PROFILE = "fill_profile"
+# One lane per peer engine: one engine's outage holds back only the effects bound for it,
+# and each engine sees a user's effects in the order the turns came.
+RANKER_LANE = "retrieval_ranker"
+STATE_LANE = "current_state"
+EXTRACTOR_LANE = "atom_extractor"
+INTERACTION_REASON = "TURN_INGESTED"
+M = TypeVar("M", bound=Message)
+
+
+def extract_key(turn_id: str) -> str:
+    """The outbox key of a turn's extraction."""
+    return f"{EXTRACT}:{turn_id}"
+
+
+def extract_effect(scope: scope_pb2.UserScope, turn: memory_pb2.Turn) -> Effect:
+    """Extraction of a user turn (the turn as archived text, role and time)."""
+    said = memory_pb2.Turn(
+        turn_id=turn.turn_id, session_id=turn.session_id, role=memory_pb2.ROLE_USER, text=turn.text, time=turn.time
+    )
+    request = extractor_pb.ProcessRequest(scope=scope, turn=said, now=turn.time)
+    return Effect(EXTRACT, request.SerializeToString(), extract_key(turn.turn_id), EXTRACTOR_LANE)
+
+
+def turn_effects(
+    scope: scope_pb2.UserScope, turn: memory_pb2.Turn, exposure: memory_pb2.Exposure.ValueType
+) -> list[Effect]:
+    """What follows the archiving of a turn, in the order it is to happen."""
+    effects: list[Effect] = []
+    # An INTERNAL_ONLY turn is never indexed: it can never become an excerpt.
+    if exposure != memory_pb2.EXPOSURE_INTERNAL_ONLY:
+        upsert = ranker_pb.UpsertRequest(scope=scope, documents=[turn_document(turn, exposure)])
+        effects.append(Effect(INDEX_TURN, upsert.SerializeToString(), f"{INDEX_TURN}:{turn.turn_id}", RANKER_LANE))
+    if turn.role != memory_pb2.ROLE_USER:
+        return effects
+    record = state_pb.ApplyRequest(
+        scope=scope,
+        change=state_pb.StateChange(
+            record_interaction=state_pb.InteractionRecord(session_id=turn.session_id, interaction_time=turn.time)
+        ),
+        any_version=True,
+        reason_code=INTERACTION_REASON,
+        idempotency_key=f"interaction:{turn.turn_id}"[:128],
+        now=turn.time,
+    )
+    effects.append(
+        Effect(RECORD_INTERACTION, record.SerializeToString(), f"{RECORD_INTERACTION}:{turn.turn_id}", STATE_LANE)
+    )
+    effects.append(extract_effect(scope, turn))
+    return effects
+
+
+def digests_effect(request: thread_pb.CloseSessionRequest, reply: thread_pb.CloseSessionResponse) -> Effect:
+    """Indexing a closed session's digest and episode digests, so later turns can page them in."""
+    upsert = digests_upsert(request.scope, (reply.digest, *reply.episodes))
+    key = f"{INDEX_DIGESTS}:{reply.digest.thread_id}:{micros_of(request.now)}"
+    return Effect(INDEX_DIGESTS, upsert.SerializeToString(), key, RANKER_LANE)
+
+
+def fill_profile_effects(request: extractor_pb.ProcessRequest, processed: extractor_pb.ProcessResponse) -> list[Effect]:
+    """Filling the empty profile fields the extraction found stated (Current State decides)."""
+    effects = []
+    for field, value in sorted(stated_profile(applied_changes(processed)).items()):
+        turn_id = request.turn.turn_id
+        change = state_pb.StateChange()
+        setattr(change, f"set_{field}", value)
+        apply = state_pb.ApplyRequest(
+            scope=request.scope,
+            change=change,
+            reason_code=PROFILE_REASON,
+            idempotency_key=f"profile:{field}:{turn_id}"[:128],
+            now=request.turn.time,
+        )
+        effects.append(Effect(FILL_PROFILE, apply.SerializeToString(), f"{FILL_PROFILE}:{field}:{turn_id}", STATE_LANE))
+    return effects
+
+
+def _decoded(message: type[M], effect: QueuedEffect) -> M:
+    try:
+        return message.FromString(effect.payload)
+    except DecodeError as error:
+        raise EffectRejected(f"undecodable {effect.kind} payload") from error
+
+
+class VersionRace(Exception):
+    """Current State kept moving while a profile field was being filled; tried again later."""
+
+
+class EffectHandlers:
+    """Delivery of each effect kind to the peer that owns it."""
+
+    def __init__(self, state: CurrentStatePeer, ranker: RetrievalRankerPeer, extractor: AtomExtractorPeer) -> None:
+        self._state = state
+        self._ranker = ranker
+        self._extractor = extractor
+
+    def by_kind(self) -> dict[str, Handler]:
+        """The outbox handlers."""
+        return {
+            INDEX_TURN: self.index,
+            INDEX_DIGESTS: self.index,
+            RECORD_INTERACTION: self.record_interaction,
+            EXTRACT: self.extract,
+            FILL_PROFILE: self.fill_profile,
+        }
+
+    async def index(self, effect: QueuedEffect, timeout_s: float) -> object:
+        return await self._ranker.upsert(_decoded(ranker_pb.UpsertRequest, effect), timeout_s)
+
+    async def record_interaction(self, effect: QueuedEffect, timeout_s: float) -> object:
+        return await self._state.apply(_decoded(state_pb.ApplyRequest, effect), timeout_s)
+
+    async def extract(self, effect: QueuedEffect, timeout_s: float) -> object:
+        """Extract the turn; the profile fields it states are filled next, as their own effects."""
+        request = _decoded(extractor_pb.ProcessRequest, effect)
+        processed = await self._extractor.process(request, timeout_s)
+        return Done(processed, then=tuple(fill_profile_effects(request, processed)))
+
+    async def fill_profile(self, effect: QueuedEffect, timeout_s: float) -> object:
+        """Set the field only while Current State holds none (it stays the authority)."""
+        request = _decoded(state_pb.ApplyRequest, effect)
+        field = str(request.change.WhichOneof("change")).removeprefix("set_")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        for _ in range(FILL_ATTEMPTS):
+            current = (await self._state.get(state_pb.GetRequest(scope=request.scope), deadline - loop.time())).state
+            if getattr(current.profile, field):
+                return None
+            request.expected_version = current.version
+            try:
+                return await self._state.apply(request, deadline - loop.time())
+            except DependencyFailed as error:
+                # ABORTED: another change (an interaction) moved the version; look again.
+                if error.peer_status != "ABORTED":
+                    raise
+        raise VersionRace(field)

@@ -1,0 +1,65 @@
+"""What the gateway's Ingest and control use cases need from the outside: the peer engines
+(each call with a deadline in seconds, failing with DependencyFailed) and the effect outbox."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
+from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
+from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
+from memmesh.outbox import Delivery, Effect
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
+from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
+
+
+class ThreadStorePeer(Protocol):
+    async def append_turn(self, request: thread_pb.AppendTurnRequest, timeout_s: float) -> thread_pb.AppendTurnResponse:
+        ...
+
+    async def open_session(
+        self, request: thread_pb.OpenSessionRequest, timeout_s: float
+    ) -> thread_pb.OpenSessionResponse: ...
+
+    async def close_session(
+        self, request: thread_pb.CloseSessionRequest, timeout_s: float
+    ) -> thread_pb.CloseSessionResponse: ...
+
+
+class CurrentStatePeer(Protocol):
+    async def get(self, request: state_pb.GetRequest, timeout_s: float) -> state_pb.GetResponse: ...
+
+    async def apply(self, request: state_pb.ApplyRequest, timeout_s: float) -> state_pb.ApplyResponse: ...
+
+
+class RetrievalRankerPeer(Protocol):
+    async def upsert(self, request: ranker_pb.UpsertRequest, timeout_s: float) -> ranker_pb.UpsertResponse: ...
+
+
+class AtomExtractorPeer(Protocol):
+    async def process(self, request: extractor_pb.ProcessRequest, timeout_s: float) -> extractor_pb.ProcessResponse: ...
+
+    async def run_command(
+        self, request: extractor_pb.RunCommandRequest, timeout_s: float
+    ) -> extractor_pb.RunCommandResponse: ...
+
+    async def list_atoms(
+        self, request: extractor_pb.ListAtomsRequest, timeout_s: float
+    ) -> extractor_pb.ListAtomsResponse: ...
+
+
+class ExposureGuardPeer(Protocol):
+    async def recall_summary(
+        self, request: guard_pb.RecallSummaryRequest, timeout_s: float
+    ) -> guard_pb.RecallSummaryResponse: ...
+
+
+class EffectOutbox(Protocol):
+    """The part of `memmesh.outbox.Outbox` the use cases call."""
+
+    async def enqueue_and_deliver(
+        self, tenant_id: str, user_id: str, effects: Sequence[Effect], timeout_s: float
+    ) -> Delivery: ...
+
+    async def count_pending(self, tenant_id: str, user_id: str, kind: str | None = None) -> int: ...

@@ -1,0 +1,172 @@
+"""Ingest's use case with fake peers: acknowledged once archived, derived effects through
+the outbox (first attempt before the answer), profile fill as a follow-up of extraction."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
+from memmesh.common.v1 import memory_pb2, scope_pb2
+from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
+from memmesh.engines.gateway.adapters.sql_store import migrations_for
+from memmesh.engines.gateway.effects import EXTRACT, EffectHandlers
+from memmesh.engines.gateway.ingest import IngestHandler
+from memmesh.errors import DependencyFailed
+from memmesh.gateway.v1 import gateway_service_pb2 as pb
+from memmesh.outbox import Outbox, RetryPolicy
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
+from memmesh.runtime.timeconv import timestamp_of
+from memmesh.storage.sql import Dialect, SqliteDatabase
+from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
+
+SCOPE = scope_pb2.UserScope(tenant_id="t", user_id="u")
+NOW_US = 1_767_225_600 * 1_000_000
+
+
+class FakeThreads:
+    def __init__(self) -> None:
+        self.down = False
+        self.turns: list[str] = []
+
+    async def append_turn(self, request: thread_pb.AppendTurnRequest, timeout_s: float) -> thread_pb.AppendTurnResponse:
+        if self.down:
+            raise DependencyFailed("thread_store", "UNAVAILABLE")
+        duplicate = request.turn.turn_id in self.turns
+        self.turns.append(request.turn.turn_id)
+        return thread_pb.AppendTurnResponse(duplicate=duplicate, exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK)
+
+
+class FakeRanker:
+    def __init__(self) -> None:
+        self.down = False
+        self.indexed: list[str] = []
+
+    async def upsert(self, request: ranker_pb.UpsertRequest, timeout_s: float) -> ranker_pb.UpsertResponse:
+        if self.down:
+            raise DependencyFailed("retrieval_ranker", "UNAVAILABLE")
+        self.indexed.extend(d.doc_id for d in request.documents)
+        return ranker_pb.UpsertResponse(upserted_count=len(request.documents))
+
+
+class FakeState:
+    def __init__(self) -> None:
+        self.state = state_pb.UserState()
+        self.applied: list[str] = []
+
+    async def get(self, request: state_pb.GetRequest, timeout_s: float) -> state_pb.GetResponse:
+        return state_pb.GetResponse(state=self.state)
+
+    async def apply(self, request: state_pb.ApplyRequest, timeout_s: float) -> state_pb.ApplyResponse:
+        self.applied.append(request.idempotency_key)
+        if request.change.HasField("set_display_name"):
+            self.state.profile.display_name = request.change.set_display_name
+        self.state.version += 1
+        return state_pb.ApplyResponse(state=self.state)
+
+
+class FakeExtractor:
+    def __init__(self) -> None:
+        self.down = False
+        self.processed: list[str] = []
+
+    async def process(self, request: extractor_pb.ProcessRequest, timeout_s: float) -> extractor_pb.ProcessResponse:
+        if self.down:
+            raise DependencyFailed("atom_extractor", "UNAVAILABLE")
+        self.processed.append(request.turn.turn_id)
+        if request.turn.text.startswith("I'm "):
+            name = request.turn.text.removeprefix("I'm ").rstrip(".")
+            atom = memory_pb2.Atom(
+                key="identity.name", text=f"User's name is {name}.", critical_tokens=[name], confidence_bp=9000,
+                status=memory_pb2.ATOM_STATUS_ACTIVE, exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK,
+            )  # fmt: skip
+            change = extractor_pb.AtomChange(kind=extractor_pb.CHANGE_KIND_CREATED, atom=atom)
+            return extractor_pb.ProcessResponse(changes=[change])
+        if request.turn.text == "forget it":
+            return extractor_pb.ProcessResponse(command=extractor_pb.COMMAND_FORGET)
+        return extractor_pb.ProcessResponse()
+
+
+class Gateway:
+    def __init__(self, database: SqliteDatabase) -> None:
+        self.threads, self.ranker = FakeThreads(), FakeRanker()
+        self.state, self.extractor = FakeState(), FakeExtractor()
+        handlers = EffectHandlers(self.state, self.ranker, self.extractor).by_kind()
+        self.outbox = Outbox(database, handlers, RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.02))
+
+    def handler(self) -> IngestHandler:
+        return IngestHandler(self.threads, self.outbox, budget_s=2.0)
+
+    async def ingest(
+        self, turn_id: str, text: str, role: memory_pb2.Role.ValueType = memory_pb2.ROLE_USER
+    ) -> pb.IngestResponse:
+        turn = memory_pb2.Turn(turn_id=turn_id, session_id="s1", role=role, text=text, time=timestamp_of(NOW_US))
+        return await self.handler().ingest(pb.IngestRequest(scope=SCOPE, turn=turn), None)
+
+
+@pytest_asyncio.fixture
+async def gateway(tmp_path: Path) -> AsyncIterator[Gateway]:
+    database = SqliteDatabase.open(tmp_path / "gateway.sqlite3", migrations_for(Dialect.SQLITE))
+    yield Gateway(database)
+    await database.close()
+
+
+async def test_a_healthy_ingest_indexes_records_and_extracts_before_answering(gateway: Gateway) -> None:
+    reply = await gateway.ingest("t1", "forget it")
+    assert reply.ok and not reply.extraction_queued and reply.command == "FORGET"
+    assert gateway.ranker.indexed == ["t1"] and gateway.extractor.processed == ["t1"]
+    assert gateway.state.applied == ["interaction:t1"]
+    assert await gateway.outbox.pending("t", "u") == []
+
+
+async def test_an_archive_failure_fails_the_ingest_and_queues_nothing(gateway: Gateway) -> None:
+    gateway.threads.down = True
+    with pytest.raises(DependencyFailed):
+        await gateway.ingest("t1", "hello")
+    assert await gateway.outbox.pending("t", "u") == []
+
+
+async def test_with_the_ranker_down_the_turn_is_acknowledged_and_indexed_later(gateway: Gateway) -> None:
+    gateway.ranker.down = True
+    reply = await gateway.ingest("t1", "hello")
+    assert reply.ok and not reply.extraction_queued
+    # Only the effect bound for the ranker waits; extraction went ahead.
+    assert [e.kind for e in await gateway.outbox.pending("t", "u")] == ["index_turn"]
+    assert gateway.extractor.processed == ["t1"]
+    gateway.ranker.down = False
+    while await gateway.outbox.pending("t", "u"):
+        await gateway.outbox.run_once()
+    assert gateway.ranker.indexed == ["t1"]
+
+
+async def test_with_the_extractor_down_the_extraction_is_queued_once(gateway: Gateway) -> None:
+    gateway.extractor.down = True
+    first = await gateway.ingest("t1", "hello")
+    again = await gateway.ingest("t1", "hello")
+    assert first.extraction_queued and again.extraction_queued and again.duplicate
+    assert await gateway.outbox.count_pending("t", "u", EXTRACT) == 1
+    gateway.extractor.down = False
+    later = await gateway.ingest("t1", "hello")
+    assert not later.extraction_queued and await gateway.outbox.count_pending("t", "u") == 0
+
+
+async def test_a_stated_name_fills_an_empty_profile_in_the_same_ingest(gateway: Gateway) -> None:
+    await gateway.ingest("t1", "I'm Ana.")
+    assert gateway.state.state.profile.display_name == "Ana"
+    assert gateway.state.applied == ["interaction:t1", "profile:display_name:t1"]
+
+
+async def test_a_stated_name_never_overwrites_the_profile(gateway: Gateway) -> None:
+    gateway.state.state.profile.display_name = "Kaiser"
+    await gateway.ingest("t1", "I'm Ana.")
+    assert gateway.state.state.profile.display_name == "Kaiser"
+    assert gateway.state.applied == ["interaction:t1"]
+
+
+async def test_an_assistant_turn_is_only_indexed(gateway: Gateway) -> None:
+    reply = await gateway.ingest("a1", "Hello Ana.", memory_pb2.ROLE_ASSISTANT)
+    assert reply.ok and gateway.ranker.indexed == ["a1"]
+    assert gateway.state.applied == [] and gateway.extractor.processed == []
