@@ -214,22 +214,31 @@ async def _write(tx: SqlTx, scope: tuple[str, str], commit: CapsuleCommit) -> No
             )
         if written != 1:
             raise VersionMismatch(f"atom {atom.atom_id} changed concurrently")
-    await tx.executemany(
-        "DELETE FROM capsule_atoms WHERE tenant_id = ? AND user_id = ? AND atom_id = ?",
-        [(*scope, atom_id) for atom_id in commit.deletes],
+    batches = (
+        (
+            "DELETE FROM capsule_atoms WHERE tenant_id = ? AND user_id = ? AND atom_id = ?",
+            [(*scope, atom_id) for atom_id in commit.deletes],
+        ),
+        (
+            "INSERT INTO capsule_corrections VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            [(*scope, p.turn_id, p.heard, p.meant, p.record_time_us) for p in commit.corrections],
+        ),
+        (
+            "INSERT INTO capsule_rejections (tenant_id, user_id, reject_time_us, body) VALUES (?, ?, ?, ?)",
+            [(*scope, r.reject_time_us, codec.rejection_body(r)) for r in commit.rejections],
+        ),
+        (
+            "INSERT INTO capsule_provenance (tenant_id, user_id, record_time_us, body) VALUES (?, ?, ?, ?)",
+            [(*scope, p.record_time_us, codec.provenance_body(p)) for p in commit.provenance],
+        ),
+        (
+            "INSERT INTO capsule_effects (tenant_id, user_id, kind, payload) VALUES (?, ?, ?, ?)",
+            [(*scope, e.kind.value, codec.effect_payload(e)) for e in commit.effects],
+        ),
     )
-    await tx.executemany(
-        "INSERT INTO capsule_corrections VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-        [(*scope, p.turn_id, p.heard, p.meant, p.record_time_us) for p in commit.corrections],
-    )
-    await tx.executemany(
-        "INSERT INTO capsule_rejections (tenant_id, user_id, reject_time_us, body) VALUES (?, ?, ?, ?)",
-        [(*scope, r.reject_time_us, codec.rejection_body(r)) for r in commit.rejections],
-    )
-    await tx.executemany(
-        "INSERT INTO capsule_provenance (tenant_id, user_id, record_time_us, body) VALUES (?, ?, ?, ?)",
-        [(*scope, p.record_time_us, codec.provenance_body(p)) for p in commit.provenance],
-    )
+    for sql, rows in batches:
+        if rows:  # an empty batch would still cost a round trip to the database
+            await tx.executemany(sql, rows)
     if commit.session_refs is not None:
         session_id, atom_ids = commit.session_refs
         await tx.execute(
@@ -237,7 +246,3 @@ async def _write(tx: SqlTx, scope: tuple[str, str], commit: CapsuleCommit) -> No
             "ON CONFLICT (tenant_id, user_id, session_id) DO UPDATE SET atom_ids = excluded.atom_ids",
             (*scope, session_id, codec.refs_body(atom_ids)),
         )
-    await tx.executemany(
-        "INSERT INTO capsule_effects (tenant_id, user_id, kind, payload) VALUES (?, ?, ?, ?)",
-        [(*scope, e.kind.value, codec.effect_payload(e)) for e in commit.effects],
-    )
