@@ -13,8 +13,8 @@ import sys
 
 from memmesh.bench import foundation, turns
 from memmesh.bench.process import bench_process
+from memmesh.bench.restore import bench_restore
 from memmesh.engines.exposure_guard.benchmark import bench_filter
-from memmesh.engines.outbox_sync.benchmark import bench_restore
 from memmesh.engines.retrieval_ranker.benchmark import bench_retrieve
 
 POSTGRES_URL = os.environ.get("MEMMESH_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")

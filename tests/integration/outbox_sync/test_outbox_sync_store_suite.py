@@ -11,7 +11,7 @@ import pytest
 import pytest_asyncio
 
 from memmesh.engines.outbox_sync.adapters.sql_store import SqlMirrorStore
-from memmesh.engines.outbox_sync.mirror import MirrorItem, PushBatch
+from memmesh.engines.outbox_sync.domain.mirror import MirrorItem, PushBatch
 from memmesh.engines.outbox_sync.ports import MirrorStore
 from memmesh.runtime.errors import Conflict
 

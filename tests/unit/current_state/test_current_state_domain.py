@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memmesh.engines.current_state.ports import LedgerRecord
-from memmesh.engines.current_state.projection import CurrentStateService
-from memmesh.engines.current_state.state import (
+from memmesh.engines.current_state.domain.state import (
     Change,
     UserState,
     apply_change,
     checksum,
     validate_change,
 )
+from memmesh.engines.current_state.ports import LedgerRecord
+from memmesh.engines.current_state.use_cases import CurrentStateService
 from memmesh.runtime.errors import InvalidInput, VersionMismatch
 from memmesh.storage.cache import MemoryCache
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import grpc
 
-from memmesh.engines.outbox_sync.mirror import Head, MirrorItem, PushBatch, StoredItem, plan_push
+from memmesh.engines.outbox_sync.domain.mirror import (
+    Head,
+    MirrorItem,
+    PushBatch,
+    StoredItem,
+    plan_push,
+)
 from memmesh.outbox_sync.v1 import outbox_sync_service_pb2 as pb
 from memmesh.runtime.timeconv import micros_of, timestamp_of
 

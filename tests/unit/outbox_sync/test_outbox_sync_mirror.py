@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memmesh.engines.outbox_sync.mirror import (
+from memmesh.engines.outbox_sync.domain.mirror import (
     Head,
     MirrorItem,
     PushBatch,

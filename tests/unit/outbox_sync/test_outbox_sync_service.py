@@ -9,8 +9,8 @@ import pytest
 import pytest_asyncio
 
 from memmesh.engines.outbox_sync.adapters.sql_store import SqlMirrorStore
-from memmesh.engines.outbox_sync.mirror import MirrorItem, PushBatch
-from memmesh.engines.outbox_sync.service import OutboxSyncService
+from memmesh.engines.outbox_sync.domain.mirror import MirrorItem, PushBatch
+from memmesh.engines.outbox_sync.use_cases import OutboxSyncService
 from memmesh.ledger_event import Appended, NewEvent
 from memmesh.runtime.errors import DependencyFailed, InvalidInput
 

@@ -1,13 +1,13 @@
-"""Composition root of Current State: settings -> store, cache, ledger port -> service -> server."""
+"""Composition root of Current State: settings -> store, cache, ledger client -> use cases -> servicer."""
 
 from __future__ import annotations
 
 from memmesh.current_state.v1 import current_state_service_pb2 as pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as pb_grpc
+from memmesh.engines.current_state.adapters.ledger_client import GrpcStateLedger
 from memmesh.engines.current_state.adapters.sql_store import SqlStateStore
-from memmesh.engines.current_state.ledger_client import GrpcStateLedger
-from memmesh.engines.current_state.projection import CurrentStateService
 from memmesh.engines.current_state.servicer import CurrentStateServicer
+from memmesh.engines.current_state.use_cases import CurrentStateService
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.engine import BuiltEngine, run_engine

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from memmesh.current_state.v1 import current_state_service_pb2 as pb
-from memmesh.engines.current_state.state import Change, UserState, Value
+from memmesh.engines.current_state.domain.state import Change, UserState, Value
+from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.ledger.v1 import ledger_service_pb2 as ledger_pb
-from memmesh.runtime.errors import FieldViolation, InvalidInput
 from memmesh.runtime.timeconv import micros_of, timestamp_of
 
 _SIMPLE_CHANGES = {

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from memmesh.engines.current_state.state import Change, UserState
+from memmesh.engines.current_state.domain.state import Change, UserState
 
 
 class StateStore(Protocol):

@@ -7,7 +7,7 @@ import grpc
 from memmesh.current_state.v1 import current_state_service_pb2 as pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as pb_grpc
 from memmesh.engines.current_state import mapping
-from memmesh.engines.current_state.projection import CurrentStateService
+from memmesh.engines.current_state.use_cases import CurrentStateService
 from memmesh.runtime.timeconv import micros_of
 
 

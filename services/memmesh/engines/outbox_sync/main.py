@@ -1,10 +1,10 @@
-"""Composition root of OutboxSync: settings -> mirror store, ledger port -> service -> server."""
+"""Composition root of OutboxSync: settings -> mirror store, ledger writer -> use cases -> servicer."""
 
 from __future__ import annotations
 
 from memmesh.engines.outbox_sync.adapters.sql_store import SqlMirrorStore
-from memmesh.engines.outbox_sync.service import OutboxSyncService
 from memmesh.engines.outbox_sync.servicer import OutboxSyncServicer
+from memmesh.engines.outbox_sync.use_cases import OutboxSyncService
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from memmesh.ledger_writer import LedgerWriter
 from memmesh.outbox_sync.v1 import outbox_sync_service_pb2 as pb

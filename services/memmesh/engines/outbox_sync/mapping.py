@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memmesh.engines.outbox_sync.mirror import Ack, MirrorItem, PushBatch, StoredItem
+from memmesh.engines.outbox_sync.domain.mirror import Ack, MirrorItem, PushBatch, StoredItem
 from memmesh.outbox_sync.v1 import outbox_sync_service_pb2 as pb
 from memmesh.runtime.timeconv import micros_of, timestamp_of
 

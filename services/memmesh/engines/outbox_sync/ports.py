@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from memmesh.engines.outbox_sync.mirror import PushBatch, PushPlan, Receipt, StoredItem
+from memmesh.engines.outbox_sync.domain.mirror import PushBatch, PushPlan, Receipt, StoredItem
 from memmesh.ledger_event import Appended, NewEvent
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import grpc
 
 from memmesh.engines.outbox_sync import mapping
-from memmesh.engines.outbox_sync.service import OutboxSyncService
+from memmesh.engines.outbox_sync.use_cases import OutboxSyncService
 from memmesh.outbox_sync.v1 import outbox_sync_service_pb2 as pb
 from memmesh.outbox_sync.v1 import outbox_sync_service_pb2_grpc as pb_grpc
 from memmesh.runtime.timeconv import micros_of

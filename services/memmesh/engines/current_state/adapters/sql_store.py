@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memmesh.engines.current_state.state import UserState, decode_state, encode_state
+from memmesh.engines.current_state.domain.state import UserState, decode_state, encode_state
 from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect, open_database
 

@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 
 from memmesh.common.v1 import scope_pb2
 from memmesh.engines.current_state import mapping
+from memmesh.engines.current_state.domain.state import STATE_EVENT_TYPE, Change, state_event
 from memmesh.engines.current_state.ports import LedgerRecord
-from memmesh.engines.current_state.state import STATE_EVENT_TYPE, Change, state_event
 from memmesh.ledger.v1 import ledger_service_pb2 as pb
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from memmesh.ledger_writer import LedgerWriter

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memmesh.engines.current_state.ports import StateLedger, StateStore
-from memmesh.engines.current_state.state import (
+from memmesh.engines.current_state.domain.state import (
     Change,
     UserState,
     apply_change,
@@ -14,7 +13,8 @@ from memmesh.engines.current_state.state import (
     encode_state,
     validate_change,
 )
-from memmesh.runtime.errors import VersionMismatch
+from memmesh.engines.current_state.ports import StateLedger, StateStore
+from memmesh.errors import VersionMismatch
 from memmesh.storage.cache import Cache, user_key
 
 CACHE_TTL_S = 300

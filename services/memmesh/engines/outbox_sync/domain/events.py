@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from memmesh.engines.outbox_sync.mirror import (
+from memmesh.engines.outbox_sync.domain.mirror import (
     OUTBOX_RECEIVED,
     RECEIVED_REASON,
     RESTORE_REASON,

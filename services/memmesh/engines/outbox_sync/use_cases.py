@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from memmesh.engines.outbox_sync.events import received_event, restore_event
-from memmesh.engines.outbox_sync.mirror import Ack, PushBatch, StoredItem, within_bytes
+from memmesh.engines.outbox_sync.domain.events import received_event, restore_event
+from memmesh.engines.outbox_sync.domain.mirror import Ack, PushBatch, StoredItem, within_bytes
+from memmesh.engines.outbox_sync.domain.page_token import parse_restore_token, restore_token
 from memmesh.engines.outbox_sync.ports import MirrorStore, SyncLedger
-from memmesh.runtime.errors import FieldViolation, InvalidInput
 
 DEFAULT_PULL_LIMIT = 500
 DEFAULT_RESTORE_PAGE = 1000
 # Responses stay well under the 4 MB message cap of every channel.
 MAX_RESPONSE_BYTES = 2 * 1024 * 1024
-_PAGE_TOKEN = re.compile(r"(\d{1,18})\.(\d{1,18})")
 
 
 @dataclass(frozen=True)
@@ -30,16 +28,6 @@ class RestorePage:
     items: list[StoredItem]
     as_of_cursor: int
     next_page_token: str
-
-
-def _parse_page_token(token: str) -> tuple[int, int]:
-    match = _PAGE_TOKEN.fullmatch(token)
-    if match is None:
-        raise InvalidInput([FieldViolation("page_token", "is not a token this service issued")])
-    as_of, after = int(match.group(1)), int(match.group(2))
-    if after > as_of:
-        raise InvalidInput([FieldViolation("page_token", "is not a token this service issued")])
-    return as_of, after
 
 
 class OutboxSyncService:
@@ -75,9 +63,7 @@ class OutboxSyncService:
     ) -> RestorePage:
         """One page of the latest continuity set; the first page is recorded on the ledger."""
         if page_token:
-            as_of, after = _parse_page_token(page_token)
-            if as_of > await self._store.head_cursor(tenant_id, user_id):
-                raise InvalidInput([FieldViolation("page_token", "is not a token this service issued")])
+            as_of, after = parse_restore_token(page_token, await self._store.head_cursor(tenant_id, user_id))
         else:
             as_of, after = await self._store.head_cursor(tenant_id, user_id), 0
             await self._ledger.append(tenant_id, user_id, [restore_event(device_id, as_of, now_us)])
@@ -85,5 +71,5 @@ class OutboxSyncService:
         fetched = await self._store.restore_page(tenant_id, user_id, as_of, after, limit)
         items = within_bytes(fetched, MAX_RESPONSE_BYTES)
         more = len(items) < len(fetched) or len(fetched) == limit
-        next_token = f"{as_of}.{items[-1].cursor}" if more and items else ""
+        next_token = restore_token(as_of, items[-1].cursor) if more and items else ""
         return RestorePage(items, as_of, next_token)

@@ -10,7 +10,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from memmesh.runtime.errors import Conflict, FieldViolation, InvalidInput
+from memmesh.errors import Conflict, FieldViolation, InvalidInput
 
 OUTBOX_RECEIVED = "OUTBOX_RECEIVED"
 RECEIVED_REASON = "DEVICE_PUSH"

@@ -1,5 +1,5 @@
 """Restore of 10k atoms end to end through real Ledger and OutboxSync processes
-(`python -m memmesh.engines.outbox_sync.benchmark`); seed 001 Q15 targets: restore
+(`python -m memmesh.bench restore`); seed 001 Q15 targets: restore
 within 10 s, restore set within 32 MB."""
 
 from __future__ import annotations
