@@ -19,7 +19,7 @@ from memmesh.engines.context_composer.model import (
     TurnRecord,
     UserFacts,
 )
-from memmesh.engines.context_composer.ports import DependencyError
+from memmesh.errors import DependencyFailed
 
 NOW_US = 1_767_225_600 * 1_000_000  # 2026-01-01T00:00:00Z
 DAY_US = 86_400 * 1_000_000
@@ -70,7 +70,7 @@ class RuleGuard:
     do_not_mention_topics: set[str] = field(default_factory=set)
     do_not_mention_keys: set[str] = field(default_factory=set)
     calls: list[tuple[GuardItem, ...]] = field(default_factory=list)
-    fail: DependencyError | None = None
+    fail: DependencyFailed | None = None
 
     def blocked_by_rule(self, item: GuardItem) -> bool:
         words = set(_WORD.findall(item.text.lower())) | {t.lower() for t in item.topics}
@@ -114,7 +114,7 @@ class FakeSources:
     resume_candidate: ResumeCandidate = field(default_factory=ResumeCandidate)
     pairs: tuple[CorrectionPair, ...] = ()
     entities: tuple[Entity, ...] = ()
-    failing: dict[str, DependencyError] = field(default_factory=dict)
+    failing: dict[str, DependencyFailed] = field(default_factory=dict)
 
     def _check(self, part: str) -> None:
         if part in self.failing:

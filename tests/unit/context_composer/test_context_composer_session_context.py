@@ -17,7 +17,6 @@ from memmesh.engines.context_composer.model import (
     SessionContext,
     SessionMemory,
 )
-from memmesh.engines.context_composer.ports import DependencyError
 from memmesh.runtime.errors import DependencyFailed
 
 
@@ -79,7 +78,7 @@ async def test_a_decided_session_start_without_its_resume_is_tier2_degraded() ->
 
 
 async def test_a_failed_session_context_fails_the_whole_compose() -> None:
-    failing = sources(failing={"working_memory": DependencyError("thread_store", timed_out=False)})
+    failing = sources(failing={"working_memory": DependencyFailed("thread_store", "UNAVAILABLE")})
     with pytest.raises(DependencyFailed) as raised:
         await composer(failing).compose(query(mode=UNDECIDED))
     assert "thread_store" in raised.value.message

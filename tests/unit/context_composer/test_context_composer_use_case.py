@@ -19,7 +19,6 @@ from memmesh.engines.context_composer.model import (
     SessionMemory,
     UserFacts,
 )
-from memmesh.engines.context_composer.ports import DependencyError
 from memmesh.runtime.errors import DependencyFailed
 
 
@@ -27,23 +26,23 @@ def composer(sources: FakeSources, guard: RuleGuard | None = None, with_correcti
     return Composer(StatePort(sources), sources, sources, guard or RuleGuard(), sources if with_corrections else None, bundle_size)
 
 
-@pytest.mark.parametrize("part", ["state", "working_memory"])
-async def test_tier1_failure_fails_the_whole_compose(part: str) -> None:
-    sources = FakeSources(retrieved=Retrieved(atoms=(atom(1),)), failing={part: DependencyError(part, timed_out=False)})
+@pytest.mark.parametrize(("part", "engine"), [("state", "current_state"), ("working_memory", "thread_store")])
+async def test_tier1_failure_fails_the_whole_compose_naming_the_engine(part: str, engine: str) -> None:
+    sources = FakeSources(retrieved=Retrieved(atoms=(atom(1),)), failing={part: DependencyFailed(engine, "UNAVAILABLE")})
     with pytest.raises(DependencyFailed) as raised:
         await composer(sources).compose(query())
-    assert part in raised.value.message
+    assert raised.value.engine == engine and raised.value.metadata["engine"] == engine
+    assert raised.value.status_name == "UNAVAILABLE"
 
 
 async def test_tier1_timeout_is_deadline_exceeded() -> None:
-    sources = FakeSources(failing={"working_memory": DependencyError("thread_store", timed_out=True)})
-    with pytest.raises(Exception) as raised:
+    sources = FakeSources(failing={"working_memory": DependencyFailed("thread_store", "DEADLINE_EXCEEDED")})
+    with pytest.raises(DependencyFailed) as raised:
         await composer(sources).compose(query())
-    assert raised.value.status_name == "DEADLINE_EXCEEDED"  # type: ignore[attr-defined]
-    assert "thread_store" in str(raised.value)
+    assert raised.value.status_name == "DEADLINE_EXCEEDED" and raised.value.engine == "thread_store"
 
 
-def tier1_sources(**failing: DependencyError) -> FakeSources:
+def tier1_sources(**failing: DependencyFailed) -> FakeSources:
     """Every part filled: Tier 1 (name, working memory, summary, loops) and Tier 2."""
     return FakeSources(
         facts=UserFacts(display_name="Sam", last_interaction_us=NOW_US - 60_000_000),
@@ -61,7 +60,7 @@ def tier1_sources(**failing: DependencyError) -> FakeSources:
 
 
 async def test_ranker_failure_keeps_every_tier1_part_and_names_the_ranker() -> None:
-    sources = tier1_sources(ranker=DependencyError("retrieval_ranker", timed_out=False))
+    sources = tier1_sources(ranker=DependencyFailed("retrieval_ranker", "UNAVAILABLE"))
     composed = await composer(sources).compose(query("how is sarah", mode="SESSION_START"))
     bundle = composed.bundle
     assert composed.degraded_parts == ("retrieval_ranker",)
@@ -74,7 +73,7 @@ async def test_ranker_failure_keeps_every_tier1_part_and_names_the_ranker() -> N
 
 
 async def test_ranker_timeout_is_tier2_too() -> None:
-    sources = tier1_sources(ranker=DependencyError("retrieval_ranker", timed_out=True))
+    sources = tier1_sources(ranker=DependencyFailed("retrieval_ranker", "DEADLINE_EXCEEDED"))
     composed = await composer(sources).compose(query("how is sarah"))
     assert composed.degraded_parts == ("retrieval_ranker",) and composed.bundle.working_memory
 
@@ -88,7 +87,7 @@ async def test_ranker_timeout_is_tier2_too() -> None:
     ],
 )
 async def test_each_tier2_failure_leaves_only_its_part_out(part: str, engine: str, degraded: str) -> None:
-    sources = tier1_sources(**{part: DependencyError(engine, timed_out=False)})
+    sources = tier1_sources(**{part: DependencyFailed(engine, "UNAVAILABLE")})
     composed = await composer(sources).compose(query("how is sarah", mode="SESSION_START"))
     bundle = composed.bundle
     assert composed.degraded_parts == (degraded,)
@@ -111,14 +110,14 @@ async def test_entities_are_neighbours_of_what_the_query_names_and_pass_the_guar
     assert composed.bundle.entities == ()
     composed = await composer(sources).compose(query("how is sarah"))
     assert [e.node_id for e in composed.bundle.entities] == ["entity:portland", "entity:tom"]
-    sources.failing["entities"] = DependencyError("thread_store", timed_out=False)
+    sources.failing["entities"] = DependencyFailed("thread_store", "UNAVAILABLE")
     # A query naming nothing asks the graph nothing, so it cannot degrade.
     silent = await composer(sources).compose(query(""))
     assert silent.bundle.entities == () and silent.degraded_parts == ()
 
 
 async def test_guard_failure_fails_closed() -> None:
-    guard = RuleGuard(fail=DependencyError("exposure_guard", timed_out=False))
+    guard = RuleGuard(fail=DependencyFailed("exposure_guard", "UNAVAILABLE"))
     with pytest.raises(DependencyFailed):
         await composer(FakeSources(retrieved=Retrieved(atoms=(atom(1),))), guard).compose(query())
 
@@ -126,7 +125,7 @@ async def test_guard_failure_fails_closed() -> None:
 async def test_tier2_failures_are_left_out_and_named() -> None:
     sources = FakeSources(
         resume_candidate=ResumeCandidate("Bridge.", "HOT"),
-        failing={"resume": DependencyError("thread_store", False), "corrections": DependencyError("atom_extractor", False)},
+        failing={"resume": DependencyFailed("thread_store", "UNAVAILABLE"), "corrections": DependencyFailed("atom_extractor", "UNAVAILABLE")},
         retrieved=Retrieved(atoms=(atom(1),)),
     )
     composed = await composer(sources).compose(query(mode="SESSION_START"))

@@ -1,16 +1,13 @@
-"""Gateway policies without a network: tenant-key auth, budget arithmetic, fail-closed
-reason codes, the final gate and the retry backoff."""
+"""Gateway policies without a network: tenant-key auth, budget arithmetic and the retry
+backoff (the Brief's reason codes and final gate: test_gateway_brief_gate.py)."""
 
 from __future__ import annotations
 
-import grpc
 import pytest
 
-from memmesh.common.v1 import bundle_pb2, memory_pb2
 from memmesh.engines.gateway.budget import TurnBudget
-from memmesh.engines.gateway.final_gate import apply_gate, gate_items, prune_vocabulary, recount
-from memmesh.engines.gateway.main import DEBUG_METHODS, retry_policy
-from memmesh.engines.gateway.outcomes import BUDGET_EXCEEDED, failure_reason
+from memmesh.engines.gateway.extraction_retry import backoff_s
+from memmesh.engines.gateway.main import DEBUG_METHODS
 from memmesh.engines.gateway.settings import GatewaySettings
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.runtime.errors import PermissionDenied, Unauthenticated
@@ -84,58 +81,5 @@ def test_a_shorter_inbound_deadline_wins_over_the_budget() -> None:
     assert TurnBudget(0.040, -1.0, clock).expired
 
 
-@pytest.mark.parametrize(
-    ("engine", "code", "details", "reason"),
-    [
-        ("context_composer", grpc.StatusCode.DEADLINE_EXCEEDED, "", BUDGET_EXCEEDED),
-        ("exposure_guard", grpc.StatusCode.UNAVAILABLE, "", "TIER1_UNAVAILABLE:exposure_guard"),
-        ("context_composer", grpc.StatusCode.UNAVAILABLE, "tier1 retrieval_ranker: unavailable UNAVAILABLE", "TIER1_UNAVAILABLE:retrieval_ranker"),
-        ("context_composer", grpc.StatusCode.UNAVAILABLE, "connection refused", "TIER1_UNAVAILABLE:context_composer"),
-        ("thread_store", grpc.StatusCode.INTERNAL, "tier1 current_state:", "TIER1_UNAVAILABLE:thread_store"),
-    ],
-)
-def test_failures_map_to_reason_codes(engine: str, code: grpc.StatusCode, details: str, reason: str) -> None:
-    assert failure_reason(engine, code, details) == reason
-
-
-def sample_bundle() -> bundle_pb2.ContextBundle:
-    bundle = bundle_pb2.ContextBundle(
-        push=bundle_pb2.PushMemory(display_name="Sam"),
-        atoms=[
-            bundle_pb2.BundleAtom(atom_id="a1", key="relationship.sister", text="User's sister is Ana", tag=memory_pb2.MEMORY_TAG_TENTATIVE, exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK),
-            bundle_pb2.BundleAtom(atom_id="a2", key="preference.music", text="User likes jazz", tag=memory_pb2.MEMORY_TAG_CONFIRMED, exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK),
-        ],
-        working_memory=[bundle_pb2.BundleTurn(turn_id="t1", session_id="s", text="hello")],
-        rolling_summary="We spoke about Ana.",
-        clarification=bundle_pb2.ClarificationQuestion(question_id="q1", atom_id="a1", key="relationship.sister", text="Is Ana your sister?", reason_code="LOW_CONFIDENCE"),
-    )
-    return bundle
-
-
-def test_final_gate_removes_what_the_guard_holds_back_and_recounts() -> None:
-    bundle = sample_bundle()
-    items = gate_items(bundle)
-    assert {i.item_id for i in items} == {"a0", "a1", "w0", "s", "n", "q"}
-    allowed = {"a1", "w0", "n"}
-    gated = apply_gate(bundle, items, allowed)
-    assert [a.atom_id for a in gated.bundle.atoms] == ["a2"]
-    assert not gated.bundle.HasField("clarification")
-    assert gated.bundle.rolling_summary == ""
-    counters = recount(bundle_pb2.BundleCounters(do_not_mention_hits_count=2), gated.bundle, 3)
-    assert (counters.atoms_selected_count, counters.confirmed_count, counters.clarification_due_to_memory_count) == (1, 1, 0)
-    assert counters.do_not_mention_hits_count == 5
-    assert counters.context_bundle_bytes == gated.bundle.ByteSize()
-    hints = prune_vocabulary(bundle_pb2.HintBundle(vocabulary=["Ana", "Sam"]), gated.removed_texts)
-    assert list(hints.vocabulary) == ["Sam"]
-
-
-def test_final_gate_passing_everything_returns_the_bundle_unchanged() -> None:
-    bundle = sample_bundle()
-    items = gate_items(bundle)
-    gated = apply_gate(bundle, items, {i.item_id for i in items})
-    assert gated.bundle is bundle and gated.removed_texts == ()
-
-
 def test_retry_backoff_doubles_and_is_capped() -> None:
-    policy = retry_policy(GatewaySettings(retry_initial_s=0.2, retry_max_s=1.0))
-    assert [policy.backoff_s(n) for n in (1, 2, 3, 4, 5)] == [0.2, 0.4, 0.8, 1.0, 1.0]
+    assert [backoff_s(n, 0.2, 1.0) for n in (1, 2, 3, 4, 5)] == [0.2, 0.4, 0.8, 1.0, 1.0]

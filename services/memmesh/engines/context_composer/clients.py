@@ -1,11 +1,9 @@
-"""gRPC adapters of the composer's ports; failures become DependencyError naming the engine."""
+"""gRPC adapters of the composer's ports; every call goes through call_engine, so a failure is
+one DependencyFailed naming the engine at fault."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
-from typing import TypeVar
-
-import grpc
+from collections.abc import Sequence
 
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
@@ -24,17 +22,16 @@ from memmesh.engines.context_composer.model import (
     SessionMemory,
     UserFacts,
 )
-from memmesh.engines.context_composer.ports import DependencyError
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
 from memmesh.runtime import deadlines
+from memmesh.runtime.errors import call_engine
 from memmesh.runtime.timeconv import timestamp_of
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc
 
-T = TypeVar("T")
 # A Tier-2 call may use this share of the time left, so a slow one cannot starve the
 # Tier-1 filter step that follows the parallel gather.
 TIER2_TIME_SHARE = 0.5
@@ -44,19 +41,12 @@ def _scope(tenant_id: str, user_id: str) -> scope_pb2.UserScope:
     return scope_pb2.UserScope(tenant_id=tenant_id, user_id=user_id)
 
 
-async def _call(engine: str, call: Awaitable[T]) -> T:
-    try:
-        return await call
-    except grpc.aio.AioRpcError as error:
-        raise DependencyError(engine, error.code() == grpc.StatusCode.DEADLINE_EXCEEDED, error.code().name) from error
-
-
 class GrpcStateSource:
     def __init__(self, stub: state_grpc.CurrentStateServiceStub) -> None:
         self._stub = stub
 
     async def facts(self, tenant_id: str, user_id: str) -> UserFacts:
-        reply = await _call("current_state", self._stub.Get(state_pb.GetRequest(scope=_scope(tenant_id, user_id))))
+        reply = await call_engine("current_state", self._stub.Get(state_pb.GetRequest(scope=_scope(tenant_id, user_id))))
         return mapping.facts_of(reply.state)
 
 
@@ -77,7 +67,7 @@ class GrpcRanker:
             caps=ranker_pb.RetrieveCaps(max_atoms=max_atoms, max_turns=max_turns, max_digests=max_digests),
         )
         timeout = deadlines.outbound_timeout(self._default_timeout_s) * TIER2_TIME_SHARE
-        return mapping.retrieved_of(await _call("retrieval_ranker", self._stub.Retrieve(request, timeout=timeout)))
+        return mapping.retrieved_of(await call_engine("retrieval_ranker", self._stub.Retrieve(request, timeout=timeout)))
 
 
 class GrpcThreads:
@@ -87,12 +77,12 @@ class GrpcThreads:
 
     async def working_memory(self, tenant_id: str, user_id: str, session_id: str, max_turns: int) -> SessionMemory:
         request = thread_pb.GetWorkingMemoryRequest(scope=_scope(tenant_id, user_id), session_id=session_id, max_turns=max_turns)
-        return mapping.session_of(await _call("thread_store", self._stub.GetWorkingMemory(request)))
+        return mapping.session_of(await call_engine("thread_store", self._stub.GetWorkingMemory(request)))
 
     async def resume(self, tenant_id: str, user_id: str, session_id: str, now_us: int) -> ResumeCandidate:
         request = thread_pb.ResumeRequest(scope=_scope(tenant_id, user_id), session_id=session_id, now=timestamp_of(now_us))
         timeout = deadlines.outbound_timeout(self._default_timeout_s) * TIER2_TIME_SHARE
-        return mapping.resume_of(await _call("thread_store", self._stub.Resume(request, timeout=timeout)))
+        return mapping.resume_of(await call_engine("thread_store", self._stub.Resume(request, timeout=timeout)))
 
     async def session_context(self, tenant_id: str, user_id: str, session_id: str, max_turns: int, now_us: int) -> SessionContext:
         # One call for what OpenSession, GetWorkingMemory and Resume answer; the ThreadStore
@@ -100,13 +90,13 @@ class GrpcThreads:
         request = thread_pb.GetTurnContextRequest(
             scope=_scope(tenant_id, user_id), session_id=session_id, now=timestamp_of(now_us), max_turns=max_turns
         )
-        return mapping.session_context_of(await _call("thread_store", self._stub.GetTurnContext(request)))
+        return mapping.session_context_of(await call_engine("thread_store", self._stub.GetTurnContext(request)))
 
 
     async def related_entities(self, tenant_id: str, user_id: str, node_ids: Sequence[str], fan_out: int) -> tuple[Entity, ...]:
         request = thread_pb.ExpandRequest(scope=_scope(tenant_id, user_id), node_ids=list(node_ids), depth=1, fan_out=fan_out)
         timeout = deadlines.outbound_timeout(self._default_timeout_s) * TIER2_TIME_SHARE
-        return mapping.entities_of(await _call("thread_store", self._stub.Expand(request, timeout=timeout)))
+        return mapping.entities_of(await call_engine("thread_store", self._stub.Expand(request, timeout=timeout)))
 
 
 class GrpcGuard:
@@ -129,7 +119,7 @@ class GrpcGuard:
             speak_text_allowed=speak_text_allowed,
             user_asked=user_asked,
         )
-        return mapping.verdict_of(await _call("exposure_guard", self._stub.Filter(request)))
+        return mapping.verdict_of(await call_engine("exposure_guard", self._stub.Filter(request)))
 
 
 class GrpcCorrections:
@@ -145,5 +135,5 @@ class GrpcCorrections:
     async def corrections(self, tenant_id: str, user_id: str) -> tuple[CorrectionPair, ...]:
         request = extractor_pb.ListCorrectionsRequest(scope=_scope(tenant_id, user_id), limit=self.LIMIT)
         timeout = deadlines.outbound_timeout(self._default_timeout_s) * TIER2_TIME_SHARE
-        reply = await _call("atom_extractor", self._stub.ListCorrections(request, timeout=timeout))
+        reply = await call_engine("atom_extractor", self._stub.ListCorrections(request, timeout=timeout))
         return mapping.corrections_of([record.correction for record in reply.corrections])

@@ -40,7 +40,6 @@ from memmesh.engines.context_composer.model import (
 )
 from memmesh.engines.context_composer.ports import (
     Corrections,
-    DependencyError,
     Guard,
     Ranker,
     StateSource,
@@ -48,32 +47,17 @@ from memmesh.engines.context_composer.ports import (
 )
 from memmesh.engines.context_composer.questions import DO_NOT_REPEAT_EVICTION_REASON
 from memmesh.engines.context_composer.text import entity_node_ids
-from memmesh.runtime.errors import DependencyFailed, DomainError
+from memmesh.errors import DependencyFailed
 from memmesh.runtime.telemetry import user_pseudonym
 
 log = logging.getLogger("memmesh.context_composer.turn")
 T = TypeVar("T")
 
 
-class DependencyTimeout(DomainError):
-    """A Tier-1 dependency did not answer within the turn's deadline."""
-
-    status = "DEADLINE_EXCEEDED"
-    reason = "DEPENDENCY_TIMEOUT"
-
-
-def tier1_error(error: DependencyError) -> DomainError:
-    """The status a Tier-1 failure maps to; the message names the engine ("tier1 <engine>: ...")."""
-    message = f"tier1 {error}"
-    if error.timed_out:
-        return DependencyTimeout(message, metadata={"engine": error.engine})
-    return DependencyFailed(error.engine, "UNAVAILABLE", message)
-
-
 async def _tier2(call: Awaitable[T]) -> T | None:
     try:
         return await call
-    except DependencyError:
+    except DependencyFailed:
         return None
 
 
@@ -91,38 +75,36 @@ class Composer:
         self._measure = measure
 
     async def compose(self, query: ComposeQuery) -> Composed:
-        """Gather, filter and compose; raise DependencyFailed/DependencyTimeout on Tier-1 failure."""
+        """Gather, filter and compose; a Tier-1 failure raises its DependencyFailed as it is
+        (it names the engine at fault; the runtime carries it in ErrorInfo)."""
         tenant, user = query.tenant_id, query.user_id
         named = entity_node_ids(query.query, ENTITY_LOOKUPS)
-        try:
-            # The ranker's call goes out first: it takes the longest.
-            retrieved, facts, (query, session, resume), corrections, entities = await asyncio.gather(
-                _tier2(self._ranker.retrieve(tenant, user, query.query, query.now_us, MAX_ATOMS, RETRIEVE_TURNS, RETRIEVE_DIGESTS)),
-                self._state.facts(tenant, user),
-                self._session(query),
-                _tier2(self._corrections.corrections(tenant, user)) if self._corrections else _none(),
-                _tier2(self._threads.related_entities(tenant, user, named, ENTITY_FAN_OUT)) if named else _no_entities(),
-            )
-            degraded = _degraded_parts(
-                retrieval_ranker=retrieved is None,
-                episode_bridge=query.mode == SESSION_START and resume is None,
-                entities=entities is None,
-                corrections=self._corrections is not None and corrections is None,
-            )
-            gathered = Gathered(
-                facts,
-                retrieved or Retrieved(),
-                session,
-                resume,
-                tuple(corrections) if corrections else (),
-                related_entities(entities or (), named),
-            )
-            plan = guard_plan(query, gathered)
-            verdict = await self._guard.filter(
-                tenant, user, query.channel, plan.items, plan.speak_text_allowed, plan.user_asked
-            )
-        except DependencyError as error:
-            raise tier1_error(error) from error
+        # The ranker's call goes out first: it takes the longest.
+        retrieved, facts, (query, session, resume), corrections, entities = await asyncio.gather(
+            _tier2(self._ranker.retrieve(tenant, user, query.query, query.now_us, MAX_ATOMS, RETRIEVE_TURNS, RETRIEVE_DIGESTS)),
+            self._state.facts(tenant, user),
+            self._session(query),
+            _tier2(self._corrections.corrections(tenant, user)) if self._corrections else _none(),
+            _tier2(self._threads.related_entities(tenant, user, named, ENTITY_FAN_OUT)) if named else _no_entities(),
+        )
+        degraded = _degraded_parts(
+            retrieval_ranker=retrieved is None,
+            episode_bridge=query.mode == SESSION_START and resume is None,
+            entities=entities is None,
+            corrections=self._corrections is not None and corrections is None,
+        )
+        gathered = Gathered(
+            facts,
+            retrieved or Retrieved(),
+            session,
+            resume,
+            tuple(corrections) if corrections else (),
+            related_entities(entities or (), named),
+        )
+        plan = guard_plan(query, gathered)
+        verdict = await self._guard.filter(
+            tenant, user, query.channel, plan.items, plan.speak_text_allowed, plan.user_asked
+        )
         composed = compose_bundle(query, gathered, plan, verdict, self._measure)
         composed = replace(composed, degraded_parts=degraded)
         log_turn(query, composed)

@@ -1,4 +1,5 @@
-"""The composer's outbound ports: one small Protocol per engine it reads."""
+"""The composer's outbound ports: one small Protocol per engine it reads. Each raises
+memmesh.errors.DependencyFailed, naming the engine at fault, when its engine fails."""
 
 from __future__ import annotations
 
@@ -16,15 +17,6 @@ from memmesh.engines.context_composer.model import (
     SessionMemory,
     UserFacts,
 )
-
-
-class DependencyError(Exception):
-    """An engine the composer depends on failed or ran out of time."""
-
-    def __init__(self, engine: str, timed_out: bool, detail: str = "") -> None:
-        super().__init__(f"{engine}: {'deadline exceeded' if timed_out else 'unavailable'} {detail}".strip())
-        self.engine = engine
-        self.timed_out = timed_out
 
 
 class StateSource(Protocol):

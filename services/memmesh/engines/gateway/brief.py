@@ -1,29 +1,30 @@
 """Brief: compose within the turn's budget, gate the result, and fail closed.
 
-Any Tier-1 failure (ContextComposer and the engines behind it, the ThreadStore's session
-decision among them, the final ExposureGuard gate) or a budget overrun gives an empty
-bundle with a reason code and degraded=true; a partial bundle never leaves unfiltered.
+Any Tier-1 failure (ContextComposer and the Tier-1 engines behind it, the final
+ExposureGuard gate) or a budget overrun gives an empty bundle with a reason code and
+degraded=true; a partial bundle never leaves unfiltered. Tier-2 parts the composer had to
+leave out are named in degraded_parts beside a bundle that keeps its Tier-1 parts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-
-import grpc
+from typing import Any
 
 from memmesh.common.v1 import bundle_pb2
 from memmesh.context_composer.v1 import context_composer_service_pb2 as composer_pb
 from memmesh.context_composer.v1 import context_composer_service_pb2_grpc as composer_grpc
 from memmesh.engines.gateway.asked_questions import AskedQuestions
-from memmesh.engines.gateway.budget import TurnBudget
+from memmesh.engines.gateway.budget import TurnBudget, call_within
 from memmesh.engines.gateway.final_gate import apply_gate, gate_items, prune_vocabulary, recount
 from memmesh.engines.gateway.outcomes import (
     BUDGET_EXCEEDED,
     IDENTITY_UNVERIFIED,
-    BriefFailure,
-    failure_reason,
+    TIER2_DEGRADED,
+    reason_code,
 )
+from memmesh.errors import DeadlineExpired, DependencyFailed
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
@@ -77,19 +78,18 @@ class BriefHandler:
             return empty_response(request, BUDGET_EXCEEDED)
         try:
             return await self._compose(request, budget)
-        except BriefFailure as failure:
-            log.info("brief failed closed reason=%s", failure.reason_code)
-            return empty_response(request, failure.reason_code)
+        except (DependencyFailed, DeadlineExpired) as error:
+            reason = reason_code(error)
+            log.info("brief failed closed reason=%s", reason)
+            return empty_response(request, reason)
         finally:
             self._slots.release()
 
-    async def _call(self, engine: str, budget: TurnBudget, method, message):  # type: ignore[no-untyped-def]
+    @staticmethod
+    async def _call(engine: str, budget: TurnBudget, method: Any, message: Any) -> Any:
         if budget.expired:
-            raise BriefFailure(BUDGET_EXCEEDED)
-        try:
-            return await method(message, timeout=budget.remaining_s())
-        except grpc.aio.AioRpcError as error:
-            raise BriefFailure(failure_reason(engine, error.code(), error.details() or "")) from error
+            raise DeadlineExpired("the Brief's budget is spent")
+        return await call_within(budget, engine, method, message)
 
     async def _compose(self, request: pb.BriefRequest, budget: TurnBudget) -> pb.BriefResponse:
         scope = request.scope
@@ -122,7 +122,7 @@ class BriefHandler:
             ),
         )
         if budget.expired:
-            raise BriefFailure(BUDGET_EXCEEDED)
+            raise DeadlineExpired("the Brief's budget is spent")
         gated = apply_gate(composed.bundle, items, verdict.allowed_item_ids)
         if gated.removed_texts:
             log.info("final gate held back items=%d", len(gated.removed_texts))
@@ -136,6 +136,6 @@ class BriefHandler:
             tone=composed.tone,
             counters=recount(composed.counters, bundle, verdict.do_not_mention_hits) if gated.removed_texts else composed.counters,
             degraded=bool(degraded_parts),
-            reason_code="TIER2_DEGRADED" if degraded_parts else "",
+            reason_code=TIER2_DEGRADED if degraded_parts else "",
             degraded_parts=degraded_parts,
         )

@@ -1,30 +1,19 @@
-"""Fail-closed outcomes of a Brief: which reason code a failure gets."""
+"""Fail-closed outcomes of a Brief: the reason code an answer carries, derived from the
+error that names the engine at fault (its ErrorInfo crosses the composer hop)."""
 
 from __future__ import annotations
 
-import re
-
-import grpc
+from memmesh.errors import DeadlineExpired, DependencyFailed
 
 BUDGET_EXCEEDED = "BUDGET_EXCEEDED"
 IDENTITY_UNVERIFIED = "IDENTITY_UNVERIFIED"
 TIER1_UNAVAILABLE = "TIER1_UNAVAILABLE"
-# The composer names the Tier-1 engine that failed it: "tier1 <engine>: ...".
-_COMPOSER_TIER1 = re.compile(r"tier1 ([a-z_]+):")
+TIER2_DEGRADED = "TIER2_DEGRADED"
 
 
-class BriefFailure(Exception):
-    """A Tier-1 step of a Brief failed; the Brief answers an empty bundle with `reason_code`."""
-
-    def __init__(self, reason_code: str) -> None:
-        super().__init__(reason_code)
-        self.reason_code = reason_code
-
-
-def failure_reason(engine: str, code: grpc.StatusCode, details: str) -> str:
-    """The reason code of a failed call: a deadline is the budget; anything else names the
-    engine (for the composer, the Tier-1 engine behind it when it says which)."""
-    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-        return BUDGET_EXCEEDED
-    behind = _COMPOSER_TIER1.search(details or "") if engine == "context_composer" else None
-    return f"{TIER1_UNAVAILABLE}:{behind.group(1) if behind else engine}"
+def reason_code(error: DependencyFailed | DeadlineExpired) -> str:
+    """BUDGET_EXCEEDED when time ran out (the turn's budget or a peer's share of it),
+    else TIER1_UNAVAILABLE:<engine at fault>."""
+    if isinstance(error, DependencyFailed) and not error.timed_out:
+        return f"{TIER1_UNAVAILABLE}:{error.engine}"
+    return BUDGET_EXCEEDED
