@@ -30,8 +30,8 @@ from acceptance_mesh import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memmesh.client.gateway import GatewayClient
 from memmesh.common.v1 import memory_pb2
-from memmesh.engines.gateway.client import GatewayClient
 from memmesh.runtime.supervisor import Mesh
 
 TOPICS = ("garden", "violin", "kayak", "sushi")

@@ -25,9 +25,9 @@ from acceptance_mesh import (
     seeded_atom,
 )
 
+from memmesh.client.gateway import GatewayClient
 from memmesh.common.v1 import memory_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
-from memmesh.engines.gateway.client import GatewayClient
 from memmesh.runtime.supervisor import Mesh
 
 FACTS = [

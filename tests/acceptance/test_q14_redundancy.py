@@ -19,8 +19,8 @@ from acceptance_mesh import (
     seeded_atom,
 )
 
+from memmesh.client.gateway import GatewayClient
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
-from memmesh.engines.gateway.client import GatewayClient
 from memmesh.runtime.supervisor import Mesh
 
 STABLE_STATE_KEYS = {"identity.name", "identity.language", "preference.contact"}

@@ -20,9 +20,9 @@ from acceptance_mesh import (
     running_mesh,
 )
 
+from memmesh.client.gateway import GatewayClient
 from memmesh.common.v1 import bundle_pb2, memory_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
-from memmesh.engines.gateway.client import GatewayClient
 from memmesh.runtime.supervisor import Mesh
 from memmesh.runtime.timeconv import micros_of
 

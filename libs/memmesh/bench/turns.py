@@ -15,8 +15,8 @@ import tempfile
 import time
 
 from memmesh.bench.stats import summary
+from memmesh.client.gateway import GatewayClient
 from memmesh.common.v1 import memory_pb2, scope_pb2
-from memmesh.engines.gateway.client import GatewayClient
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
 from memmesh.runtime.channels import engine_channel

@@ -13,8 +13,8 @@ from typing import TextIO
 from google.protobuf import json_format
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from memmesh.client.gateway import GatewayClient
 from memmesh.common.v1 import bundle_pb2
-from memmesh.engines.gateway.client import GatewayClient
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.runtime.timeconv import micros_of
 

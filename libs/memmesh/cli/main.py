@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import signal
 import sys
@@ -16,14 +15,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from memmesh.runtime.settings import ENGINE_NAMES, MeshSettings
 
 if TYPE_CHECKING:
-    from memmesh.engines.gateway.client import GatewayClient
-from memmesh.runtime.supervisor import (
-    STATE_FILE,
-    Mesh,
-    Supervisor,
-    built_engines,
-    read_supervisor_state,
-)
+    from memmesh.client.gateway import GatewayClient
+from memmesh.runtime.supervisor import Mesh, built_engines
 
 
 def _default_ports(settings: MeshSettings) -> dict[str, int]:
@@ -31,13 +24,15 @@ def _default_ports(settings: MeshSettings) -> dict[str, int]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Start every built engine on its configured port and keep them up until Ctrl-C."""
+    """Start every built engine on its configured port until Ctrl-C."""
     settings = MeshSettings()
-    log_format = "%(asctime)s memmesh-run %(levelname)s %(message)s"
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format=log_format)
     engines = built_engines()
     mesh = Mesh(engines, ports=_default_ports(settings), host=settings.host)
-    supervisor = Supervisor(lambda name: mesh.spawn(name).process, settings.data_dir / STATE_FILE)
+    mesh.start()
+    print(f"memmesh is running ({settings.storage_url} storage under {settings.data_dir}):")
+    for name in engines:
+        print(f"  {name:<18} {mesh.addrs[name]}")
+    print("Ctrl-C stops every engine.", flush=True)
     stop = False
 
     def on_signal(signum: int, frame: object) -> None:
@@ -47,17 +42,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     try:
-        mesh.start()
-        for name, engine in mesh.running.items():
-            supervisor.adopt(name, engine.addr, engine.process)
-        print(f"memmesh is running ({settings.storage_url} storage under {settings.data_dir}):")
-        for name in engines:
-            print(f"  {name:<18} {mesh.addrs[name]}")
-        print("Ctrl-C stops every engine; one that dies is restarted.", flush=True)
-        supervisor.run(lambda: stop)
+        while not stop:
+            signal.pause()
     finally:
         mesh.stop()
-        supervisor.close()
         print("stopped.")
     return 0
 
@@ -73,26 +61,17 @@ async def _health(addr: str, timeout_s: float) -> str:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    """Print the health of every engine at its configured address and, under `memmesh run`, its restarts."""
+    """Print the health of every engine at its configured address."""
     settings = MeshSettings()
     names = built_engines()
-    supervised = read_supervisor_state(settings.data_dir / STATE_FILE)
 
     async def check_all() -> list[str]:
         return await asyncio.gather(*(_health(settings.addr_of(n), args.timeout) for n in names))
 
     results = asyncio.run(check_all())
     for name, status in zip(names, results, strict=True):
-        print(f"{name:<18} {settings.addr_of(name):<22} {_restarts(supervised.get(name)):<26} {status}")
+        print(f"{name:<18} {settings.addr_of(name):<22} {status}")
     return 0 if all(status == "SERVING" for status in results) else 1
-
-
-def _restarts(engine: dict[str, object] | None) -> str:
-    """`restarts=1 (last exit -9)`, or `restarts=-` when no `memmesh run` supervises the engine."""
-    if engine is None:
-        return "restarts=-"
-    last_exit = engine.get("last_exit")
-    return f"restarts={engine.get('restarts', 0)}" + ("" if last_exit is None else f" (last exit {last_exit})")
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
@@ -103,7 +82,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 
 def _gateway_client(args: argparse.Namespace) -> GatewayClient:
-    from memmesh.engines.gateway.client import GatewayClient
+    from memmesh.client.gateway import GatewayClient
 
     return GatewayClient(args.gateway or MeshSettings().addr_of("gateway"), args.key, tenant_id=args.tenant)
 

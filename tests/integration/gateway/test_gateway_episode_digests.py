@@ -6,8 +6,8 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
+from memmesh.client.gateway import GatewayClient
 from memmesh.common.v1 import scope_pb2
-from memmesh.engines.gateway.client import GatewayClient
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
 from memmesh.runtime.timeconv import timestamp_of

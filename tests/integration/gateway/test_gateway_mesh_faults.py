@@ -14,7 +14,7 @@ import pytest_asyncio
 
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
-from memmesh.engines.gateway.client import GatewayClient
+from memmesh.client.gateway import GatewayClient
 from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.settings import MeshSettings
 from memmesh.runtime.supervisor import Mesh

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from memmesh.client.gateway import GatewayClient
 from memmesh.current_state.v1 import current_state_service_pb2 as pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as pb_grpc
-from memmesh.engines.gateway.client import GatewayClient
 from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.supervisor import Mesh, built_engines
 from memmesh.runtime.telemetry import ATTR_TENANT, ATTR_USER, user_pseudonym
