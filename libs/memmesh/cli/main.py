@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import signal
 import sys
@@ -16,7 +17,13 @@ from memmesh.runtime.settings import ENGINE_NAMES, MeshSettings
 
 if TYPE_CHECKING:
     from memmesh.client.gateway import GatewayClient
-from memmesh.runtime.supervisor import Mesh, built_engines
+from memmesh.runtime.supervisor import (
+    STATE_FILE,
+    Mesh,
+    Supervisor,
+    built_engines,
+    read_supervisor_state,
+)
 
 
 def _default_ports(settings: MeshSettings) -> dict[str, int]:
@@ -24,15 +31,13 @@ def _default_ports(settings: MeshSettings) -> dict[str, int]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Start every built engine on its configured port until Ctrl-C."""
+    """Start every built engine on its configured port and keep them up until Ctrl-C."""
     settings = MeshSettings()
+    log_format = "%(asctime)s memmesh-run %(levelname)s %(message)s"
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format=log_format)
     engines = built_engines()
     mesh = Mesh(engines, ports=_default_ports(settings), host=settings.host)
-    mesh.start()
-    print(f"memmesh is running ({settings.storage_url} storage under {settings.data_dir}):")
-    for name in engines:
-        print(f"  {name:<18} {mesh.addrs[name]}")
-    print("Ctrl-C stops every engine.", flush=True)
+    supervisor = Supervisor(lambda name: mesh.spawn(name).process, settings.data_dir / STATE_FILE)
     stop = False
 
     def on_signal(signum: int, frame: object) -> None:
@@ -42,10 +47,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     try:
-        while not stop:
-            signal.pause()
+        mesh.start()
+        for name, engine in mesh.running.items():
+            supervisor.adopt(name, engine.addr, engine.process)
+        print(f"memmesh is running ({settings.storage_url} storage under {settings.data_dir}):")
+        for name in engines:
+            print(f"  {name:<18} {mesh.addrs[name]}")
+        print("Ctrl-C stops every engine; one that dies is restarted.", flush=True)
+        supervisor.run(lambda: stop)
     finally:
         mesh.stop()
+        supervisor.close()
         print("stopped.")
     return 0
 
@@ -61,17 +73,26 @@ async def _health(addr: str, timeout_s: float) -> str:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    """Print the health of every engine at its configured address."""
+    """Print the health of every engine at its configured address and, under `memmesh run`, its restarts."""
     settings = MeshSettings()
     names = built_engines()
+    supervised = read_supervisor_state(settings.data_dir / STATE_FILE)
 
     async def check_all() -> list[str]:
         return await asyncio.gather(*(_health(settings.addr_of(n), args.timeout) for n in names))
 
     results = asyncio.run(check_all())
     for name, status in zip(names, results, strict=True):
-        print(f"{name:<18} {settings.addr_of(name):<22} {status}")
+        print(f"{name:<18} {settings.addr_of(name):<22} {_restarts(supervised.get(name)):<26} {status}")
     return 0 if all(status == "SERVING" for status in results) else 1
+
+
+def _restarts(engine: dict[str, object] | None) -> str:
+    """`restarts=1 (last exit -9)`, or `restarts=-` when no `memmesh run` supervises the engine."""
+    if engine is None:
+        return "restarts=-"
+    last_exit = engine.get("last_exit")
+    return f"restarts={engine.get('restarts', 0)}" + ("" if last_exit is None else f" (last exit {last_exit})")
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
