@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memmesh.engines.outbox_sync.mirror import (
+from memmesh.engines.outbox_sync.domain.mirror import (
     Head,
     MirrorItem,
     PushBatch,
@@ -142,13 +142,17 @@ class SqlMirrorStore:
                     (*who, *ids),
                 )
                 existing = {item_id: (int(cursor), bytes(content)) for item_id, cursor, content in rows}
+                # Two IN lists rather than a join with a VALUES list: the join was planned as
+                # a nested scan of the user's heads whenever statistics lagged a bulk load.
+                kinds, logical_keys = sorted({kind for kind, _ in keys}), sorted({key for _, key in keys})
                 rows = await tx.fetchall(
-                    "SELECT item_kind, logical_key, version, cursor FROM mirror_heads "
-                    "WHERE tenant_id = ? AND user_id = ? AND (item_kind, logical_key) IN "
-                    f"(VALUES {','.join('(?, ?)' for _ in keys)})",
-                    (*who, *(part for key in keys for part in key)),
+                    "SELECT item_kind, logical_key, version, cursor FROM mirror_heads WHERE tenant_id = ? "
+                    f"AND user_id = ? AND item_kind IN ({marks(len(kinds))}) "
+                    f"AND logical_key IN ({marks(len(logical_keys))})",
+                    (*who, *kinds, *logical_keys),
                 )
-                heads = {(k, lk): Head(k, lk, int(v), int(c)) for k, lk, v, c in rows}
+                wanted = set(keys)
+                heads = {(k, lk): Head(k, lk, int(v), int(c)) for k, lk, v, c in rows if (k, lk) in wanted}
             plan = plan_push(head, batch, existing, heads)
             if plan.inserts:
                 await tx.executemany(
