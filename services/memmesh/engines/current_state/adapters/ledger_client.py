@@ -23,6 +23,8 @@ async def _collected(stream: AsyncIterator[pb.ReadResponse]) -> list[pb.ReadResp
 
 
 class GrpcStateLedger:
+    """The StateLedger port over a Ledger stub."""
+
     def __init__(self, stub: pb_grpc.LedgerServiceStub) -> None:
         self._stub = stub
         self._writer = LedgerWriter(stub)
