@@ -11,7 +11,6 @@ import asyncio
 import enum
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -86,6 +85,17 @@ def marks(count: int) -> str:
     return ",".join("?" * count)
 
 
+# How long a statement waits for another process's lock on the file before failing, and
+# the longest pause between two tries (the loop keeps serving other calls meanwhile).
+SQLITE_LOCK_WAIT_S = 5.0
+_SQLITE_MAX_PAUSE_S = 0.05
+
+
+def _is_busy(error: sqlite3.OperationalError) -> bool:
+    # The extended code carries the primary one in its low byte (SQLITE_BUSY_SNAPSHOT, …).
+    return (error.sqlite_errorcode & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
 class _SqliteTx:
     dialect = Dialect.SQLITE
 
@@ -107,15 +117,18 @@ class _SqliteTx:
 
 
 class SqliteDatabase:
-    """One connection driven by one worker thread, so a locked file or a slow statement
-    never blocks the event loop; an asyncio lock keeps this process's transactions apart
-    and BEGIN IMMEDIATE serialises writers across processes sharing the file."""
+    """One connection whose statements run on the event loop: each is a short local call,
+    far cheaper than a hop to a worker thread. The connection never waits inside SQLite
+    for another process's lock (busy_timeout 0): a busy statement did nothing, so it is
+    retried after an asyncio sleep, and the loop keeps serving meanwhile. An asyncio lock
+    keeps this process's transactions apart; BEGIN IMMEDIATE serialises writers across
+    processes sharing the file."""
 
     dialect = Dialect.SQLITE
 
     def __init__(self, connection: sqlite3.Connection) -> None:
         self._db = connection
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")
+        self._db.execute("PRAGMA busy_timeout=0")
         self._lock = asyncio.Lock()
         self._tx = _SqliteTx(self)
 
@@ -124,8 +137,23 @@ class SqliteDatabase:
         return cls(open_sqlite(path, migrations))
 
     async def run(self, call: Callable[[sqlite3.Connection], T]) -> T:
-        """Run one call on the connection's thread."""
-        return await asyncio.get_running_loop().run_in_executor(self._thread, call, self._db)
+        """Run one call on the connection, retrying while another process holds the lock."""
+        try:
+            return call(self._db)
+        except sqlite3.OperationalError as error:
+            if not _is_busy(error):
+                raise
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + SQLITE_LOCK_WAIT_S
+        pause = 0.001
+        while True:
+            await asyncio.sleep(pause)
+            try:
+                return call(self._db)
+            except sqlite3.OperationalError as error:
+                if not _is_busy(error) or loop.time() >= give_up:
+                    raise
+            pause = min(pause * 2, _SQLITE_MAX_PAUSE_S)
 
     @asynccontextmanager
     async def write(self, *lock_key: str) -> AsyncIterator[SqlTx]:
@@ -134,7 +162,7 @@ class SqliteDatabase:
             try:
                 yield self._tx
             except BaseException:
-                await self.run(lambda db: db.execute("ROLLBACK"))
+                self._db.execute("ROLLBACK")
                 raise
             await self.run(lambda db: db.execute("COMMIT"))
 
@@ -144,8 +172,7 @@ class SqliteDatabase:
             yield self._tx
 
     async def close(self) -> None:
-        await self.run(lambda db: db.close())
-        self._thread.shutdown(wait=True)
+        self._db.close()
 
 
 @lru_cache(maxsize=1024)
