@@ -31,12 +31,13 @@ from memmesh.outbox.effects import (
     QueuedEffect,
     RetryPolicy,
 )
-from memmesh.outbox.queue import EffectQueue, outbox_migration
+from memmesh.outbox.queue import Claim, EffectQueue, outbox_migration
 
 __all__ = [
     "ATTEMPTS_EXHAUSTED",
     "NO_HANDLER",
     "REFUSED",
+    "Claim",
     "DeadEffect",
     "Delivery",
     "Done",

@@ -14,7 +14,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memmesh.errors import DependencyFailed
 from memmesh.outbox.effects import (
@@ -25,7 +25,7 @@ from memmesh.outbox.effects import (
     QueuedEffect,
     RetryPolicy,
 )
-from memmesh.outbox.queue import EffectQueue
+from memmesh.outbox.queue import Claim, EffectQueue
 from memmesh.storage.sql import Database
 
 log = logging.getLogger("memmesh.outbox")
@@ -52,6 +52,15 @@ class Delivery:
 
     results: Mapping[str, object]
     pending: frozenset[str]
+
+
+@dataclass
+class _Tally:
+    """What one delivery call did, across its lanes."""
+
+    results: dict[str, object] = field(default_factory=dict)
+    dead: set[str] = field(default_factory=set)
+    follow_ups: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -95,32 +104,39 @@ class Outbox:
         their lanes, follow-ups included; what fails stays queued for the drainer."""
         deadline = asyncio.get_running_loop().time() + timeout_s
         lanes = sorted({effect.lane for effect in effects})
-        results: dict[str, object] = {}
+        tally = _Tally()
         held_lanes: set[LaneKey] = set()
         async with contextlib.AsyncExitStack() as held:
             # The lanes are held before the effects exist, so the drainer never takes them first.
             for lane in lanes:
                 if not await self._hold(held, held_lanes, (tenant_id, user_id, lane), deadline):
                     break
-            await self._queue.enqueue(tenant_id, user_id, effects, self._now_us())
-            todo = [lane for lane in lanes if (tenant_id, user_id, lane) in held_lanes]
-            while todo:
-                rounds = await asyncio.gather(
-                    *(self._deliver_lane((tenant_id, user_id, lane), deadline, early=True) for lane in todo)
-                )
-                next_lanes: set[str] = set()
-                for delivered, follow_up_lanes in rounds:
-                    results.update(delivered)
-                    next_lanes |= follow_up_lanes
-                todo = []
-                for lane in sorted(next_lanes):
+            mine = tuple(lane for lane in lanes if (tenant_id, user_id, lane) in held_lanes)
+            heads = await self._queue.enqueue(tenant_id, user_id, effects, self._now_us(), self._claim(mine, True))
+            follow_up_lanes = await self._deliver_lanes(
+                [((tenant_id, user_id, lane), head) for lane, head in heads.items()], deadline, tally
+            )
+            while follow_up_lanes:
+                todo: list[tuple[LaneKey, QueuedEffect | None]] = []
+                for lane in sorted(follow_up_lanes):
                     key = (tenant_id, user_id, lane)
                     if key in held_lanes or await self._hold(held, held_lanes, key, deadline):
-                        todo.append(lane)
-        pending = frozenset(effect.key for effect in await self._queue.pending(tenant_id, user_id))
+                        todo.append((key, None))
+                follow_up_lanes = await self._deliver_lanes(todo, deadline, tally)
+        done = tally.results.keys() | tally.dead
+        pending = frozenset(key for key in ({e.key for e in effects} | tally.follow_ups) if key not in done)
         if pending:
             self._wake.set()
-        return Delivery(results, pending)
+        return Delivery(tally.results, pending)
+
+    async def _deliver_lanes(
+        self, lanes: Sequence[tuple[LaneKey, QueuedEffect | None]], deadline: float, tally: _Tally
+    ) -> set[str]:
+        """Deliver held lanes side by side; the lanes their follow-ups went to."""
+        found = await asyncio.gather(
+            *(self._deliver_lane(key, deadline, early=True, tally=tally, first=head) for key, head in lanes)
+        )
+        return set().union(*found)
 
     # -- operator views -------------------------------------------------------------------
 
@@ -159,13 +175,14 @@ class Outbox:
         """Deliver every lane whose first effect is due; how many effects were delivered."""
         lanes = await self._queue.due_lanes(self._now_us(), self._policy.batch)
         gate = asyncio.Semaphore(self._policy.concurrency)
+        tally = _Tally()
 
-        async def drain(key: LaneKey) -> int:
+        async def drain(key: LaneKey) -> None:
             async with gate, self._lane(key):
-                delivered, _ = await self._deliver_lane(key, None, early=False)
-                return len(delivered)
+                await self._deliver_lane(key, None, early=False, tally=tally)
 
-        return sum(await asyncio.gather(*(drain(key) for key in dict.fromkeys(lanes))))
+        await asyncio.gather(*(drain(key) for key in dict.fromkeys(lanes)))
+        return len(tally.results)
 
     async def _run(self) -> None:
         while True:
@@ -185,32 +202,36 @@ class Outbox:
 
     # -- delivery of one lane ---------------------------------------------------------------
 
+    def _claim(self, lanes: tuple[str, ...], early: bool) -> Claim:
+        return Claim(lanes, int(self._policy.lease_s * 1e6), early)
+
     async def _deliver_lane(
-        self, key: LaneKey, deadline: float | None, *, early: bool
-    ) -> tuple[dict[str, object], set[str]]:
-        """Deliver the lane's effects in order (the caller holds the lane) until one must
-        wait; `early` also attempts a head still backing off, without counting a failure."""
+        self, key: LaneKey, deadline: float | None, *, early: bool, tally: _Tally, first: QueuedEffect | None = None
+    ) -> set[str]:
+        """Deliver the lane's effects in order (the caller holds the lane; `first`, when
+        given, is its first effect already claimed) until one must wait; `early` also
+        attempts a first effect still backing off, without counting its failure. Returns
+        the lanes that delivered effects queued follow-ups on."""
         tenant_id, user_id, lane = key
-        results: dict[str, object] = {}
+        claim = self._claim((lane,), early)
         follow_up_lanes: set[str] = set()
         loop = asyncio.get_running_loop()
-        while True:
+        effect = first or await self._queue.claim_head(tenant_id, user_id, lane, self._now_us(), claim)
+        while effect is not None:
             timeout_s = self._policy.attempt_timeout_s
             if deadline is not None:
                 timeout_s = min(timeout_s, deadline - loop.time())
                 if timeout_s <= 0:
+                    # Out of time with the effect claimed: it goes back as it was.
+                    await self._queue.reschedule(effect, effect.attempts, effect.next_attempt_us, effect.last_error)
                     break
             now_us = self._now_us()
-            effect = await self._queue.claim_head(
-                tenant_id, user_id, lane, now_us, int(self._policy.lease_s * 1e6), early=early
-            )
-            if effect is None:
-                break
             outcome = await self._attempt(effect, timeout_s)
             if outcome.delivered:
-                await self._queue.complete(effect, outcome.follow_ups, self._now_us())
-                results[effect.key] = outcome.result
-                follow_up_lanes |= {e.lane for e in outcome.follow_ups}
+                tally.results[effect.key] = outcome.result
+                tally.follow_ups.update(e.key for e in outcome.follow_ups)
+                follow_up_lanes.update(e.lane for e in outcome.follow_ups)
+                effect = await self._queue.complete(effect, outcome.follow_ups, self._now_us(), claim)
                 continue
             attempts = effect.attempts + 1
             if outcome.permanent or attempts >= self._policy.max_attempts:
@@ -219,6 +240,8 @@ class Outbox:
                     "outbox effect dead kind=%s key=%s attempts=%d why=%s", effect.kind, effect.key, attempts, why
                 )
                 await self._queue.bury(effect, attempts, why, self._now_us())
+                tally.dead.add(effect.key)
+                effect = await self._queue.claim_head(tenant_id, user_id, lane, self._now_us(), claim)
                 continue
             if effect.next_attempt_us > now_us:
                 # An early attempt of an effect still backing off: its schedule stands.
@@ -228,7 +251,7 @@ class Outbox:
                 await self._queue.reschedule(effect, attempts, next_us, outcome.error)
             log.info("outbox effect waits kind=%s attempts=%d error=%s", effect.kind, attempts, outcome.error)
             break
-        return results, follow_up_lanes
+        return follow_up_lanes
 
     async def _attempt(self, effect: QueuedEffect, timeout_s: float) -> _Outcome:
         handler = self._handlers.get(effect.kind)

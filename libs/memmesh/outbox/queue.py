@@ -7,11 +7,12 @@ to its own migrations under a version number of its choosing.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from memmesh.outbox.effects import DeadEffect, Effect, QueuedEffect
 from memmesh.storage.migrations import Migration
-from memmesh.storage.sql import Database, Dialect, Row, SqlTx
+from memmesh.storage.sql import Database, Dialect, Row, SqlTx, marks
 
 
 def outbox_migration(dialect: Dialect, version: int) -> Migration:
@@ -88,17 +89,59 @@ async def _insert(tx: SqlTx, tenant_id: str, user_id: str, effects: Sequence[Eff
     )
 
 
+@dataclass(frozen=True)
+class Claim:
+    """Which lanes' first effects to claim, for how long, and whether one still backing
+    off may be taken early."""
+
+    lanes: tuple[str, ...]
+    lease_us: int
+    early: bool = False
+
+
+async def _claim_heads(tx: SqlTx, tenant_id: str, user_id: str, claim: Claim, now_us: int) -> dict[str, QueuedEffect]:
+    if not claim.lanes:
+        return {}
+    rows = await tx.fetchall(
+        f"SELECT {_QUEUED}, leased_until_us FROM outbox_effects e "
+        f"WHERE e.tenant_id = ? AND e.user_id = ? AND e.lane IN ({marks(len(claim.lanes))}) AND {_LANE_HEAD}",
+        (tenant_id, user_id, *claim.lanes),
+    )
+    heads = {}
+    for row in rows:
+        effect = _queued(row)
+        if int(row[11]) <= now_us and (claim.early or effect.next_attempt_us <= now_us):
+            heads[effect.lane] = effect
+    if heads:
+        seqs = [effect.seq for effect in heads.values()]
+        await tx.execute(
+            f"UPDATE outbox_effects SET leased_until_us = ? WHERE tenant_id = ? AND user_id = ? "
+            f"AND seq IN ({marks(len(seqs))})",
+            (now_us + claim.lease_us, tenant_id, user_id, *seqs),
+        )
+    return heads
+
+
 class EffectQueue:
     """The outbox's rows; every change of one user's rows is serialised on the user."""
 
     def __init__(self, database: Database) -> None:
         self._db = database
 
-    async def enqueue(self, tenant_id: str, user_id: str, effects: Sequence[Effect], now_us: int) -> None:
-        """Queue the effects in order, due now; keys already queued are left as they are."""
-        if effects:
-            async with self._db.write(*_lock(tenant_id, user_id)) as tx:
+    async def enqueue(
+        self,
+        tenant_id: str,
+        user_id: str,
+        effects: Sequence[Effect],
+        now_us: int,
+        claim: Claim | None = None,
+    ) -> dict[str, QueuedEffect]:
+        """Queue the effects in order, due now (keys already queued are left as they are);
+        with `claim`, also claim the first effect of each of its lanes, by lane."""
+        async with self._db.write(*_lock(tenant_id, user_id)) as tx:
+            if effects:
                 await _insert(tx, tenant_id, user_id, effects, now_us)
+            return {} if claim is None else await _claim_heads(tx, tenant_id, user_id, claim, now_us)
 
     async def due_lanes(self, now_us: int, limit: int) -> list[tuple[str, str, str]]:
         """(tenant, user, lane) whose first effect is due and not claimed, most overdue first."""
@@ -120,36 +163,31 @@ class EffectQueue:
         return None if not rows or rows[0][0] is None else int(rows[0][0])
 
     async def claim_head(
-        self, tenant_id: str, user_id: str, lane: str, now_us: int, lease_us: int, *, early: bool
+        self, tenant_id: str, user_id: str, lane: str, now_us: int, claim: Claim
     ) -> QueuedEffect | None:
-        """The lane's first effect, hidden from other drainers for `lease_us`; None when the
-        lane is empty, claimed elsewhere, or (unless `early`) not yet due."""
+        """The lane's first effect, hidden from other drainers for the claim's lease; None
+        when the lane is empty, claimed elsewhere, or (unless `claim.early`) not yet due."""
         async with self._db.write(*_lock(tenant_id, user_id)) as tx:
-            row = await tx.fetchone(
-                f"SELECT {_QUEUED}, leased_until_us FROM outbox_effects "
-                "WHERE tenant_id = ? AND user_id = ? AND lane = ? ORDER BY seq LIMIT 1",
-                (tenant_id, user_id, lane),
-            )
-            if row is None or int(row[11]) > now_us:
-                return None
-            effect = _queued(row)
-            if effect.next_attempt_us > now_us and not early:
-                return None
-            await tx.execute(
-                "UPDATE outbox_effects SET leased_until_us = ? WHERE tenant_id = ? AND user_id = ? AND seq = ?",
-                (now_us + lease_us, tenant_id, user_id, effect.seq),
-            )
-            return effect
+            heads = await _claim_heads(tx, tenant_id, user_id, Claim((lane,), claim.lease_us, claim.early), now_us)
+            return heads.get(lane)
 
-    async def complete(self, effect: QueuedEffect, follow_ups: Sequence[Effect], now_us: int) -> None:
-        """Remove a delivered effect and queue its follow-ups, in one transaction."""
-        async with self._db.write(*_lock(effect.tenant_id, effect.user_id)) as tx:
+    async def complete(
+        self, effect: QueuedEffect, follow_ups: Sequence[Effect], now_us: int, claim: Claim | None = None
+    ) -> QueuedEffect | None:
+        """Remove a delivered effect and queue its follow-ups, in one transaction; with
+        `claim`, also claim the next effect of the same lane."""
+        tenant_id, user_id = effect.tenant_id, effect.user_id
+        async with self._db.write(*_lock(tenant_id, user_id)) as tx:
             await tx.execute(
                 "DELETE FROM outbox_effects WHERE tenant_id = ? AND user_id = ? AND seq = ?",
-                (effect.tenant_id, effect.user_id, effect.seq),
+                (tenant_id, user_id, effect.seq),
             )
             if follow_ups:
-                await _insert(tx, effect.tenant_id, effect.user_id, follow_ups, now_us)
+                await _insert(tx, tenant_id, user_id, follow_ups, now_us)
+            if claim is None:
+                return None
+            next_claim = Claim((effect.lane,), claim.lease_us, claim.early)
+            return (await _claim_heads(tx, tenant_id, user_id, next_claim, now_us)).get(effect.lane)
 
     async def reschedule(self, effect: QueuedEffect, attempts: int, next_attempt_us: int, error: str) -> None:
         """Record a failed attempt and release the claim."""

@@ -16,6 +16,7 @@ from memmesh.errors import DependencyFailed
 from memmesh.outbox import (
     ATTEMPTS_EXHAUSTED,
     NO_HANDLER,
+    Claim,
     Done,
     Effect,
     EffectQueue,
@@ -214,11 +215,11 @@ async def test_a_claim_left_by_a_crashed_deliverer_lapses(open_db: Opener) -> No
     await outbox.enqueue(tenant, user, [effect("a")])
     now = 10**17  # far ahead of the time it was queued
     queue = EffectQueue(database)
-    claimed = await queue.claim_head(tenant, user, "", now, lease_us=1_000, early=False)
+    claimed = await queue.claim_head(tenant, user, "", now, Claim(("",), lease_us=1_000))
     assert claimed is not None and claimed.key == "a"
     # Claimed elsewhere: hidden until the lease runs out, then claimable again.
-    assert await queue.claim_head(tenant, user, "", now + 10, lease_us=1_000, early=False) is None
-    assert await queue.claim_head(tenant, user, "", now + 2_000, lease_us=1_000, early=False) is not None
+    assert await queue.claim_head(tenant, user, "", now + 10, Claim(("",), lease_us=1_000)) is None
+    assert await queue.claim_head(tenant, user, "", now + 2_000, Claim(("",), lease_us=1_000)) is not None
 
 
 async def test_purge_drops_queued_and_dead_effects(open_db: Opener) -> None:
