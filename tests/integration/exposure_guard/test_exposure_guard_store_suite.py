@@ -9,20 +9,17 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from memmesh.engines.exposure_guard.postgres_store import PostgresRuleStore
+from memmesh.engines.exposure_guard.adapters.sql_store import SqlRuleStore
+from memmesh.engines.exposure_guard.ports import RuleStore
 from memmesh.engines.exposure_guard.rules import Rule, RuleId, RuleKind, TargetType
-from memmesh.engines.exposure_guard.sqlite_store import SqliteRuleStore
-from memmesh.engines.exposure_guard.store import RuleStore
 
 DNM = RuleKind.DO_NOT_MENTION
 
 
 @pytest_asyncio.fixture(params=["sqlite", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[RuleStore]:
-    if request.param == "sqlite":
-        opened: RuleStore = SqliteRuleStore.open(tmp_path / "exposure_guard.sqlite3")
-    else:
-        opened = await PostgresRuleStore.open(request.getfixturevalue("postgres_url"))
+    url = "sqlite" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    opened: RuleStore = await SqlRuleStore.open(url, tmp_path)
     yield opened
     await opened.close()
 

@@ -11,21 +11,18 @@ import pytest
 import pytest_asyncio
 
 from memmesh.engines.retrieval_ranker import mapping
+from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
 from memmesh.engines.retrieval_ranker.documents import Caps
-from memmesh.engines.retrieval_ranker.postgres_store import PostgresRankerStore
+from memmesh.engines.retrieval_ranker.ports import Changes, RankerStore, StoredDoc
 from memmesh.engines.retrieval_ranker.service import RankerService
-from memmesh.engines.retrieval_ranker.sqlite_store import SqliteRankerStore
-from memmesh.engines.retrieval_ranker.store import Changes, RankerStore, StoredDoc
 from memmesh.engines.retrieval_ranker.text import Analyzer
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 
 
 @pytest_asyncio.fixture(params=["sqlite", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[RankerStore]:
-    if request.param == "sqlite":
-        opened: RankerStore = SqliteRankerStore.open(tmp_path / "retrieval_ranker.sqlite3")
-    else:
-        opened = await PostgresRankerStore.open(request.getfixturevalue("postgres_url"))
+    url = "sqlite" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    opened: RankerStore = await SqlRankerStore.open(url, tmp_path)
     yield opened
     await opened.close()
 

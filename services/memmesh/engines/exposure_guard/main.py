@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from memmesh.engines.exposure_guard.adapters.sql_store import SqlRuleStore
 from memmesh.engines.exposure_guard.ledger_client import GrpcRuleLedger
 from memmesh.engines.exposure_guard.service import ExposureGuardService
 from memmesh.engines.exposure_guard.servicer import ExposureGuardServicer
 from memmesh.engines.exposure_guard.settings import ExposureGuardSettings
-from memmesh.engines.exposure_guard.store import open_rule_store
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as pb_grpc
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
@@ -22,7 +22,7 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ExposureGuardService"].full_name
 async def build(settings: MeshSettings) -> BuiltEngine:
     """Wire the ExposureGuard from settings."""
     own = ExposureGuardSettings()
-    store = await open_rule_store(settings)
+    store = await SqlRuleStore.open(settings.storage_url, settings.data_dir)
     cache = open_cache(settings.redis_url)
     ledger_channel = engine_channel(settings.addr_of("ledger"), settings.internal_token, settings.default_call_timeout_s)
     service = ExposureGuardService(

@@ -16,9 +16,9 @@ from memmesh.engines.exposure_guard.filtering import (
     store_blocked_by,
 )
 from memmesh.engines.exposure_guard.matching import Item
+from memmesh.engines.exposure_guard.ports import RuleStore
 from memmesh.engines.exposure_guard.recall import RecallSummary, SummaryAtom, recall_summary
 from memmesh.engines.exposure_guard.rules import Channel, Rule, RuleId, RuleKind, TargetType
-from memmesh.engines.exposure_guard.store import RuleStore
 from memmesh.storage.cache import Cache, user_key
 
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from memmesh.bench.stats import percentile
 from memmesh.common.v1 import memory_pb2
 from memmesh.engines.retrieval_ranker import mapping
+from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
 from memmesh.engines.retrieval_ranker.documents import Caps, IndexDoc
 from memmesh.engines.retrieval_ranker.service import RankerService
-from memmesh.engines.retrieval_ranker.sqlite_store import SqliteRankerStore
 from memmesh.engines.retrieval_ranker.text import Analyzer
 from memmesh.runtime.timeconv import timestamp_of
 
@@ -87,7 +87,7 @@ def corpus(atoms: int, turns: int, head_offset: int = 10, seed: int = 7) -> tupl
 
 async def _bench(atoms: int, turns: int, rounds: int, head_offset: int, data_dir: Path) -> dict[str, float]:
     docs, queries = corpus(atoms, turns, head_offset)
-    store = SqliteRankerStore.open(data_dir / "retrieval_ranker.sqlite3")
+    store = await SqlRankerStore.open("sqlite", data_dir)
     analyzer = Analyzer()
     service = RankerService(store, _NoSource(), analyzer, mapping.decoder(analyzer))
     try:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as atom_grpc
 from memmesh.engines.retrieval_ranker import mapping
+from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
 from memmesh.engines.retrieval_ranker.service import RankerService
 from memmesh.engines.retrieval_ranker.servicer import RetrievalRankerServicer
 from memmesh.engines.retrieval_ranker.settings import RankerSettings
 from memmesh.engines.retrieval_ranker.sources import GrpcIndexSource
-from memmesh.engines.retrieval_ranker.store import open_ranker_store
 from memmesh.engines.retrieval_ranker.text import Analyzer
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as pb_grpc
@@ -24,7 +24,7 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["RetrievalRankerService"].full_nam
 async def build(settings: MeshSettings) -> BuiltEngine:
     """Wire the ranker from settings."""
     own = RankerSettings()
-    store = await open_ranker_store(settings)
+    store = await SqlRankerStore.open(settings.storage_url, settings.data_dir)
     analyzer = Analyzer()
     channels = [
         engine_channel(settings.addr_of(engine), settings.internal_token, settings.default_call_timeout_s)

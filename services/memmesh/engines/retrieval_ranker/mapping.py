@@ -17,8 +17,8 @@ from memmesh.engines.retrieval_ranker.documents import (
     Kind,
     Retrieval,
 )
+from memmesh.engines.retrieval_ranker.ports import StoredDoc
 from memmesh.engines.retrieval_ranker.service import IndexSummary
-from memmesh.engines.retrieval_ranker.store import StoredDoc
 from memmesh.engines.retrieval_ranker.text import Analyzer
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 from memmesh.runtime.errors import FieldViolation, InvalidInput

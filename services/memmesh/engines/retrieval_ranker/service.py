@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from memmesh.engines.retrieval_ranker.documents import Caps, IndexDoc, Kind, Retrieval
-from memmesh.engines.retrieval_ranker.store import RankerStore, StoredDoc
+from memmesh.engines.retrieval_ranker.ports import RankerStore, StoredDoc
 from memmesh.engines.retrieval_ranker.text import Analyzer
 from memmesh.engines.retrieval_ranker.user_index import UserIndex
 

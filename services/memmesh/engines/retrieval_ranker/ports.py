@@ -1,12 +1,10 @@
-"""The ranker's storage port (documents with per-user generations) and its adapters."""
+"""The ranker's ports: its document store (per-user generations) and its index source."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
-
-from memmesh.runtime.settings import MeshSettings
 
 
 @dataclass(frozen=True)
@@ -65,18 +63,3 @@ class RankerStore(Protocol):
         ...
 
     async def close(self) -> None: ...
-
-
-async def open_ranker_store(settings: MeshSettings) -> RankerStore:
-    """SQLite under data_dir by default, PostgreSQL for a postgresql:// URL."""
-    match settings.storage_url:
-        case "sqlite":
-            from memmesh.engines.retrieval_ranker.sqlite_store import SqliteRankerStore
-
-            return SqliteRankerStore.open(settings.sqlite_path("retrieval_ranker"))
-        case url if url.startswith(("postgresql://", "postgres://")):
-            from memmesh.engines.retrieval_ranker.postgres_store import PostgresRankerStore
-
-            return await PostgresRankerStore.open(url)
-        case other:
-            raise ValueError(f"unsupported storage_url {other!r}")

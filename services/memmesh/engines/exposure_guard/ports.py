@@ -1,11 +1,10 @@
-"""The ExposureGuard's storage port (a user's rules) and its adapters, chosen by configuration."""
+"""The ExposureGuard's ports: its rule store and the Ledger it records changes in."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
 from memmesh.engines.exposure_guard.rules import Rule, RuleId
-from memmesh.runtime.settings import MeshSettings
 
 
 class RuleStore(Protocol):
@@ -26,18 +25,3 @@ class RuleStore(Protocol):
         ...
 
     async def close(self) -> None: ...
-
-
-async def open_rule_store(settings: MeshSettings) -> RuleStore:
-    """SQLite under data_dir by default, PostgreSQL for a postgresql:// URL."""
-    match settings.storage_url:
-        case "sqlite":
-            from memmesh.engines.exposure_guard.sqlite_store import SqliteRuleStore
-
-            return SqliteRuleStore.open(settings.sqlite_path("exposure_guard"))
-        case url if url.startswith(("postgresql://", "postgres://")):
-            from memmesh.engines.exposure_guard.postgres_store import PostgresRuleStore
-
-            return await PostgresRuleStore.open(url)
-        case other:
-            raise ValueError(f"unsupported storage_url {other!r}")

@@ -1,0 +1,1 @@
+"""Adapters of the ExposureGuard: its SQL store and its peer engines."""

@@ -1,0 +1,87 @@
+"""Exposure rules in SQL: one text for SQLite (a file under data_dir) and PostgreSQL
+(schema `exposure_guard`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memmesh.engines.exposure_guard.rules import Rule, RuleId, RuleKind, TargetType
+from memmesh.storage.migrations import Migration
+from memmesh.storage.sql import Database, Dialect, Row, open_database
+
+ENGINE = "exposure_guard"
+
+_COLUMNS = "kind, target_type, target, create_time_us"
+_RULE_ID = "tenant_id = ? AND user_id = ? AND kind = ? AND target_type = ? AND target = ?"
+
+
+def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
+    """The rules' schema in the dialect's type names."""
+    small_int = "INTEGER" if dialect is Dialect.SQLITE else "SMALLINT"
+    return (
+        Migration(
+            1,
+            (
+                f"""CREATE TABLE exposure_rules (
+                tenant_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                target_type {small_int} NOT NULL,
+                target TEXT NOT NULL,
+                create_time_us {dialect.big_int} NOT NULL,
+                PRIMARY KEY (tenant_id, user_id, kind, target_type, target)
+            )""",
+            ),
+        ),
+    )
+
+
+def _rule(row: Row) -> Rule:
+    kind, target_type, target, create_us = row
+    return Rule(RuleId(RuleKind(kind), TargetType(target_type), str(target)), int(create_us))
+
+
+def _key(tenant_id: str, user_id: str, rule_id: RuleId) -> tuple[str, str, str, int, str]:
+    return (tenant_id, user_id, rule_id.kind.value, int(rule_id.target_type), rule_id.target)
+
+
+class SqlRuleStore:
+    """Each call is one statement; rules are keyed by (tenant, user, kind, target type, target)."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    @classmethod
+    async def open(cls, storage_url: str, data_dir: Path) -> SqlRuleStore:
+        return cls(await open_database(storage_url, ENGINE, migrations_for, data_dir))
+
+    async def list_rules(self, tenant_id: str, user_id: str) -> list[Rule]:
+        async with self._db.read() as tx:
+            rows = await tx.fetchall(
+                f"SELECT {_COLUMNS} FROM exposure_rules WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id)
+            )
+        return sorted((_rule(row) for row in rows), key=lambda r: r.id)
+
+    async def get_rule(self, tenant_id: str, user_id: str, rule_id: RuleId) -> Rule | None:
+        async with self._db.read() as tx:
+            row = await tx.fetchone(
+                f"SELECT {_COLUMNS} FROM exposure_rules WHERE {_RULE_ID}", _key(tenant_id, user_id, rule_id)
+            )
+        return _rule(row) if row else None
+
+    async def add_rule(self, tenant_id: str, user_id: str, rule: Rule) -> bool:
+        async with self._db.write() as tx:
+            added = await tx.execute(
+                f"INSERT INTO exposure_rules (tenant_id, user_id, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING",
+                (*_key(tenant_id, user_id, rule.id), rule.create_time_us),
+            )
+        return added == 1
+
+    async def remove_rule(self, tenant_id: str, user_id: str, rule_id: RuleId) -> bool:
+        async with self._db.write() as tx:
+            removed = await tx.execute(f"DELETE FROM exposure_rules WHERE {_RULE_ID}", _key(tenant_id, user_id, rule_id))
+        return removed == 1
+
+    async def close(self) -> None:
+        await self._db.close()

@@ -1,0 +1,1 @@
+"""Adapters of the RetrievalRanker: its SQL store and its peer engines."""

@@ -1,0 +1,187 @@
+"""Ranker documents in SQL: one text for SQLite (a file under data_dir) and PostgreSQL
+(schema `retrieval_ranker`)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import TypeVar
+
+from memmesh.engines.retrieval_ranker.ports import Changes, Snapshot, StoredDoc
+from memmesh.storage.migrations import Migration
+from memmesh.storage.sql import Database, Dialect, Row, SqlTx, marks, open_database
+
+ENGINE = "retrieval_ranker"
+
+T = TypeVar("T")
+
+
+def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
+    """The documents' schema in the dialect's type names."""
+    return (
+        Migration(
+            1,
+            (
+                f"""CREATE TABLE ranker_users (
+                tenant_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                generation {dialect.big_int} NOT NULL,
+                rebuild_generation {dialect.big_int} NOT NULL,
+                PRIMARY KEY (tenant_id, user_id)
+            )""",
+                f"""CREATE TABLE ranker_documents (
+                tenant_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                doc_id TEXT NOT NULL,
+                kind INTEGER NOT NULL,
+                payload {dialect.blob} NOT NULL,
+                change_generation {dialect.big_int} NOT NULL,
+                PRIMARY KEY (tenant_id, user_id, doc_id)
+            )""",
+                "CREATE INDEX ranker_documents_changes ON ranker_documents (tenant_id, user_id, change_generation)",
+                # Ids only (never content), so that other processes learn what to drop.
+                f"""CREATE TABLE ranker_removals (
+                tenant_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                doc_id TEXT NOT NULL,
+                change_generation {dialect.big_int} NOT NULL,
+                PRIMARY KEY (tenant_id, user_id, doc_id)
+            )""",
+            ),
+        ),
+    )
+
+
+async def _generations(tx: SqlTx, tenant_id: str, user_id: str) -> tuple[int, int]:
+    row = await tx.fetchone(
+        "SELECT generation, rebuild_generation FROM ranker_users WHERE tenant_id = ? AND user_id = ?",
+        (tenant_id, user_id),
+    )
+    return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
+async def _bump(tx: SqlTx, tenant_id: str, user_id: str, rebuild: bool) -> int:
+    # Called under the user's write lock, so reading then writing the generation is safe.
+    current, rebuilt = await _generations(tx, tenant_id, user_id)
+    generation = current + 1
+    await tx.execute(
+        "INSERT INTO ranker_users (tenant_id, user_id, generation, rebuild_generation) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (tenant_id, user_id) DO UPDATE SET generation = excluded.generation, "
+        "rebuild_generation = excluded.rebuild_generation",
+        (tenant_id, user_id, generation, generation if rebuild else rebuilt),
+    )
+    return generation
+
+
+async def _write(tx: SqlTx, tenant_id: str, user_id: str, docs: Sequence[StoredDoc], generation: int) -> None:
+    await tx.executemany(
+        "INSERT INTO ranker_documents (tenant_id, user_id, doc_id, kind, payload, change_generation) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, doc_id) DO UPDATE SET "
+        "kind = excluded.kind, payload = excluded.payload, change_generation = excluded.change_generation",
+        [(tenant_id, user_id, d.doc_id, d.kind, d.payload, generation) for d in docs],
+    )
+    await tx.executemany(
+        "DELETE FROM ranker_removals WHERE tenant_id = ? AND user_id = ? AND doc_id = ?",
+        [(tenant_id, user_id, d.doc_id) for d in docs],
+    )
+
+
+def _docs(rows: Sequence[Row]) -> list[StoredDoc]:
+    return [StoredDoc(str(doc_id), int(kind), bytes(payload)) for doc_id, kind, payload in rows]
+
+
+class SqlRankerStore:
+    """Writers of one user serialise on the user's lock key; reads take no lock and
+    read again when a write committed meanwhile, so documents and generation agree."""
+
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    @classmethod
+    async def open(cls, storage_url: str, data_dir: Path) -> SqlRankerStore:
+        return cls(await open_database(storage_url, ENGINE, migrations_for, data_dir))
+
+    async def _consistent(self, tenant_id: str, user_id: str, read: Callable[[SqlTx, int, int], Awaitable[T]]) -> T:
+        # Every commit raises the generation: unchanged around the read means no write in between.
+        async with self._db.read() as tx:
+            while True:
+                before = await _generations(tx, tenant_id, user_id)
+                result = await read(tx, *before)
+                if await _generations(tx, tenant_id, user_id) == before:
+                    return result
+
+    async def generation(self, tenant_id: str, user_id: str) -> int:
+        async with self._db.read() as tx:
+            return (await _generations(tx, tenant_id, user_id))[0]
+
+    async def upsert(self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]) -> int:
+        async with self._db.write(tenant_id, user_id) as tx:
+            generation = await _bump(tx, tenant_id, user_id, rebuild=False)
+            await _write(tx, tenant_id, user_id, docs, generation)
+        return generation
+
+    async def remove(self, tenant_id: str, user_id: str, doc_ids: Sequence[str]) -> tuple[list[str], int]:
+        wanted = sorted(set(doc_ids))
+        async with self._db.write(tenant_id, user_id) as tx:
+            if not wanted:
+                return [], (await _generations(tx, tenant_id, user_id))[0]
+            rows = await tx.fetchall(
+                f"SELECT doc_id FROM ranker_documents WHERE tenant_id = ? AND user_id = ? "
+                f"AND doc_id IN ({marks(len(wanted))})",
+                (tenant_id, user_id, *wanted),
+            )
+            existing = sorted(str(row[0]) for row in rows)
+            if not existing:
+                return [], (await _generations(tx, tenant_id, user_id))[0]
+            generation = await _bump(tx, tenant_id, user_id, rebuild=False)
+            await tx.executemany(
+                "DELETE FROM ranker_documents WHERE tenant_id = ? AND user_id = ? AND doc_id = ?",
+                [(tenant_id, user_id, doc_id) for doc_id in existing],
+            )
+            await tx.executemany(
+                "INSERT INTO ranker_removals (tenant_id, user_id, doc_id, change_generation) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (tenant_id, user_id, doc_id) DO UPDATE SET change_generation = excluded.change_generation",
+                [(tenant_id, user_id, doc_id, generation) for doc_id in existing],
+            )
+        return existing, generation
+
+    async def replace_all(self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]) -> int:
+        async with self._db.write(tenant_id, user_id) as tx:
+            generation = await _bump(tx, tenant_id, user_id, rebuild=True)
+            await tx.execute("DELETE FROM ranker_documents WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id))
+            await tx.execute("DELETE FROM ranker_removals WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id))
+            await _write(tx, tenant_id, user_id, docs, generation)
+        return generation
+
+    async def load(self, tenant_id: str, user_id: str) -> Snapshot:
+        async def read(tx: SqlTx, generation: int, _rebuilt: int) -> Snapshot:
+            rows = await tx.fetchall(
+                "SELECT doc_id, kind, payload FROM ranker_documents WHERE tenant_id = ? AND user_id = ? "
+                "ORDER BY doc_id",
+                (tenant_id, user_id),
+            )
+            return Snapshot(generation, _docs(rows))
+
+        return await self._consistent(tenant_id, user_id, read)
+
+    async def changes_since(self, tenant_id: str, user_id: str, generation: int) -> Changes | None:
+        async def read(tx: SqlTx, current: int, rebuilt: int) -> Changes | None:
+            if rebuilt > generation:
+                return None
+            scope = (tenant_id, user_id, generation)
+            upserted = await tx.fetchall(
+                "SELECT doc_id, kind, payload FROM ranker_documents WHERE tenant_id = ? AND user_id = ? "
+                "AND change_generation > ? ORDER BY doc_id",
+                scope,
+            )
+            removed = await tx.fetchall(
+                "SELECT doc_id FROM ranker_removals WHERE tenant_id = ? AND user_id = ? "
+                "AND change_generation > ? ORDER BY doc_id",
+                scope,
+            )
+            return Changes(current, _docs(upserted), [str(row[0]) for row in removed])
+
+        return await self._consistent(tenant_id, user_id, read)
+
+    async def close(self) -> None:
+        await self._db.close()
