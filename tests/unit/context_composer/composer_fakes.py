@@ -6,11 +6,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from memmesh.bundle_items import GuardItem
 from memmesh.engines.context_composer.model import (
     ComposeQuery,
     CorrectionPair,
     Entity,
-    GuardItem,
     GuardVerdict,
     MemoryAtom,
     ResumeCandidate,

@@ -8,6 +8,7 @@ import logging
 import pytest
 from composer_fakes import DAY_US, NOW_US, FakeSources, RuleGuard, StatePort, atom, query, turn
 
+from memmesh.engines.context_composer.assemble import ENTITY_LOOKUPS
 from memmesh.engines.context_composer.compose import Composer, turn_record
 from memmesh.engines.context_composer.mapping import bundle_size
 from memmesh.engines.context_composer.model import (
@@ -19,6 +20,7 @@ from memmesh.engines.context_composer.model import (
     SessionMemory,
     UserFacts,
 )
+from memmesh.engines.context_composer.text import entity_node_ids
 from memmesh.runtime.errors import DependencyFailed
 
 
@@ -155,3 +157,10 @@ async def test_per_turn_log_line_is_small_json_without_text(caplog: pytest.LogCa
     assert record["atoms_selected_count"] == 1 and record["user"] != "u1"
     assert "fencing" not in line and "hobby" not in line
     assert any("atoms_selected_count" in r.getMessage() for r in caplog.records)
+
+
+def test_graph_lookups_are_the_query_words_and_pairs_within_the_expand_limits() -> None:
+    ids = entity_node_ids("Is Sarah in New York with the Featherstonehaughs?", ENTITY_LOOKUPS)
+    assert ids[:4] == ("entity:sarah", "entity:new", "entity:york", "entity:with")
+    assert "entity:new-york" in ids and "entity:is" not in ids
+    assert all(len(i) <= 20 for i in ids) and len(ids) <= ENTITY_LOOKUPS

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from memmesh import bundle_items as items_of
+from memmesh.bundle_items import GuardItem, kept
 from memmesh.engines.context_composer.hints import hint_bundle, tone_labels
 from memmesh.engines.context_composer.model import (
     CONFIRMED,
@@ -19,10 +21,11 @@ from memmesh.engines.context_composer.model import (
     Composed,
     ComposeQuery,
     Counters,
+    Digest,
     Entity,
     Gathered,
-    GuardItem,
     GuardVerdict,
+    Loop,
     PushMemory,
     TaggedAtom,
     TurnRecord,
@@ -74,38 +77,36 @@ class GuardPlan:
     speak_text_allowed: bool
 
 
-def _turn_item(item_id: str, turn: TurnRecord, limit: int) -> GuardItem:
-    # A turn's own exposure: the archive's, tightened by the atoms it evidences.
-    return GuardItem(item_id, cut_words(turn.text, limit), turn.exposure, thread_id=turn.session_id)
-
-
 def guard_plan(query: ComposeQuery, gathered: Gathered) -> GuardPlan:
     """Every candidate item, as it would appear in the bundle, for the ExposureGuard."""
     facts, retrieved, session = gathered.facts, gathered.retrieved, gathered.session
     user_asked = asks_for_recall(query.query)
-    items: list[GuardItem] = []
-    for index, atom in enumerate(retrieved.atoms):
-        items.append(GuardItem(f"a{index}", atom.text, atom.exposure, atom.key, atom.topics, "", atom.pull_only, atom.atom_id))
-    items += [_turn_item(f"e{i}", t, EXCERPT_CHARS) for i, t in enumerate(retrieved.turns)]
-    items += [_turn_item(f"w{i}", t, WORKING_TURN_CHARS) for i, t in enumerate(session.turns)]
-    # Digests, loops, summary and bridge are SAFE_TO_SPEAK: the ThreadStore builds them from
-    # SAFE_TO_SPEAK turns only.
-    for index, digest in enumerate(retrieved.digests):
-        text = f"{digest.title} {cut_words(digest.summary, DIGEST_CHARS)}".strip()
-        items.append(GuardItem(f"d{index}", text, thread_id=digest.thread_id or digest.digest_id))
-    for index, loop in enumerate(session.loops[:GUARD_LOOPS]):
-        items.append(GuardItem(f"l{index}", cut_words(loop.text, LOOP_CHARS)))
+    items = [
+        items_of.atom_item(i, a.atom_id, a.key, a.text, a.exposure, a.topics, a.pull_only)
+        for i, a in enumerate(retrieved.atoms)
+    ]
+    # A turn's own exposure: the archive's, tightened by the atoms it evidences.
+    items += [
+        items_of.turn_item(items_of.EXCERPT, i, cut_words(t.text, EXCERPT_CHARS), t.exposure, t.session_id)
+        for i, t in enumerate(retrieved.turns)
+    ]
+    items += [
+        items_of.turn_item(items_of.WORKING_TURN, i, cut_words(t.text, WORKING_TURN_CHARS), t.exposure, t.session_id)
+        for i, t in enumerate(session.turns)
+    ]
+    items += [
+        items_of.digest_item(i, d.title, cut_words(d.summary, DIGEST_CHARS), d.thread_id or d.digest_id)
+        for i, d in enumerate(retrieved.digests)
+    ]
+    items += [items_of.loop_item(i, cut_words(lp.text, LOOP_CHARS)) for i, lp in enumerate(session.loops[:GUARD_LOOPS])]
     if session.rolling_summary:
-        items.append(GuardItem("s", cut_words(session.rolling_summary, SUMMARY_CHARS), thread_id=query.session_id))
+        items.append(items_of.summary_item(cut_words(session.rolling_summary, SUMMARY_CHARS), query.session_id))
     if gathered.resume is not None and gathered.resume.episode_bridge:
-        items.append(GuardItem("b", cut_words(gathered.resume.episode_bridge, BRIDGE_CHARS)))
+        items.append(items_of.bridge_item(cut_words(gathered.resume.episode_bridge, BRIDGE_CHARS)))
     if facts.display_name:
-        items.append(GuardItem("n", facts.display_name, key="identity.name"))
-    for index, pair in enumerate(gathered.corrections or ()):
-        items.append(GuardItem(f"c{index}", f"{pair.heard} {pair.meant}"))
-    # An entity is offered with the one it was reached from: a rule on either holds it back.
-    for index, entity in enumerate(gathered.entities):
-        items.append(GuardItem(f"g{index}", f"{entity.related_label} {entity.label}"))
+        items.append(items_of.name_item(facts.display_name))
+    items += [items_of.correction_item(i, p.heard, p.meant) for i, p in enumerate(gathered.corrections or ())]
+    items += [items_of.entity_item(i, e.related_label, e.label) for i, e in enumerate(gathered.entities)]
     speak_text_allowed = facts.contact_preference == "SPEAK" or user_asked
     return GuardPlan(tuple(items), user_asked, speak_text_allowed)
 
@@ -121,13 +122,9 @@ def related_entities(found: Sequence[Entity], named: Sequence[str]) -> tuple[Ent
     return tuple(kept)
 
 
-def _allowed(prefix: str, values: Sequence[object], allowed: frozenset[str]) -> list[int]:
-    return [i for i in range(len(values)) if f"{prefix}{i}" in allowed]
-
-
 def _bridge(query: ComposeQuery, gathered: Gathered, allowed: frozenset[str]) -> str:
     resume, facts = gathered.resume, gathered.facts
-    if query.mode != SESSION_START or resume is None or "b" not in allowed:
+    if query.mode != SESSION_START or resume is None or items_of.BRIDGE not in allowed:
         return ""
     # §2.21: the resume bundle is always built; surfacing respects the user's preferences
     # and the tier (COLD is never surfaced unprompted).
@@ -143,8 +140,8 @@ class _Parts:
 
     atoms: list[TaggedAtom]
     excerpts: list[TurnRecord]
-    digests: list
-    loops: list
+    digests: list[Digest]
+    loops: list[Loop]
     working_memory: list[TurnRecord]
     episode_bridge: str
     rolling_summary: str
@@ -173,28 +170,26 @@ def compose_bundle(query: ComposeQuery, gathered: Gathered, plan: GuardPlan, ver
     allowed = verdict.allowed_item_ids
     pull_allowed = plan.user_asked or not facts.recall_only_when_asked
 
-    atoms = [retrieved.atoms[i] for i in _allowed("a", retrieved.atoms, allowed)] if pull_allowed else []
+    atoms = kept(items_of.ATOM, retrieved.atoms, allowed) if pull_allowed else []
     tagged = [TaggedAtom(a, tag_atom(a, facts, query.now_us)) for a in atoms if a.status != "SUPERSEDED"]
     dnr = do_not_repeat_keys(facts, tagged)
     _, unanswered = choose_question(query, tagged, dnr.keys)
     tagged = [t for t in tagged if t.atom.atom_id not in unanswered][:MAX_ATOMS]
 
-    working = [replace(session.turns[i], text=cut_words(session.turns[i].text, WORKING_TURN_CHARS))
-               for i in _allowed("w", session.turns, allowed)][-MAX_WORKING_TURNS:]
+    working = [replace(t, text=cut_words(t.text, WORKING_TURN_CHARS))
+               for t in kept(items_of.WORKING_TURN, session.turns, allowed)][-MAX_WORKING_TURNS:]
     in_working = {t.turn_id for t in working}
-    excerpts = []
+    excerpts: list[TurnRecord] = []
     if pull_allowed:
-        for i in _allowed("e", retrieved.turns, allowed):
-            turn = retrieved.turns[i]
+        for turn in kept(items_of.EXCERPT, retrieved.turns, allowed):
             if turn.turn_id not in in_working and len(excerpts) < MAX_EXCERPTS:
                 excerpts.append(replace(turn, text=cut_words(turn.text, EXCERPT_CHARS)))
-    digests = [replace(retrieved.digests[i], summary=cut_words(retrieved.digests[i].summary, DIGEST_CHARS))
-               for i in _allowed("d", retrieved.digests, allowed)][:MAX_DIGESTS] if pull_allowed else []
-    loops = [replace(session.loops[i], text=cut_words(session.loops[i].text, LOOP_CHARS))
-             for i in _allowed("l", session.loops[:GUARD_LOOPS], allowed)]
+    digests = [replace(d, summary=cut_words(d.summary, DIGEST_CHARS))
+               for d in kept(items_of.DIGEST, retrieved.digests, allowed)][:MAX_DIGESTS] if pull_allowed else []
+    loops = [replace(lp, text=cut_words(lp.text, LOOP_CHARS)) for lp in kept(items_of.LOOP, session.loops[:GUARD_LOOPS], allowed)]
     loops = sorted(loops, key=lambda lp: (-lp.salience, lp.open_us, lp.loop_id))[:MAX_LOOPS]
-    summary = cut_words(session.rolling_summary, SUMMARY_CHARS) if "s" in allowed else ""
-    entities = [gathered.entities[i] for i in _allowed("g", gathered.entities, allowed)] if pull_allowed else []
+    summary = cut_words(session.rolling_summary, SUMMARY_CHARS) if items_of.SUMMARY in allowed else ""
+    entities = kept(items_of.ENTITY, gathered.entities, allowed) if pull_allowed else []
 
     parts = _Parts(
         atoms=tagged,
@@ -207,7 +202,7 @@ def compose_bundle(query: ComposeQuery, gathered: Gathered, plan: GuardPlan, ver
         do_not_repeat_keys=[k for k in dnr.keys if len(k) <= MAX_KEY_CHARS],
         entities=entities,
     )
-    name = facts.display_name if "n" in allowed else ""
+    name = facts.display_name if items_of.NAME in allowed else ""
     projects = sorted({t.atom.key.split(".")[1] for t in tagged if t.atom.key.startswith("project.")} - {""})
     while True:
         question, _ = choose_question(query, parts.atoms, parts.do_not_repeat_keys)
@@ -237,7 +232,7 @@ def compose_bundle(query: ComposeQuery, gathered: Gathered, plan: GuardPlan, ver
         if size <= BUNDLE_BYTES_CAP or not parts.drop_one():
             break
 
-    corrections = [gathered.corrections[i] for i in _allowed("c", gathered.corrections or (), allowed)]
+    corrections = kept(items_of.CORRECTION, gathered.corrections or (), allowed)
     hints = hint_bundle(facts.primary_language, bundle.atoms, corrections, (name,) if name else ())
     return Composed(
         bundle=bundle,

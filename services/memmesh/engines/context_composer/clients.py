@@ -7,6 +7,8 @@ from collections.abc import Sequence
 
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
+from memmesh.bundle_items import GuardItem
+from memmesh.bundle_items_proto import filter_items
 from memmesh.common.v1 import scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
@@ -14,7 +16,6 @@ from memmesh.engines.context_composer import mapping
 from memmesh.engines.context_composer.model import (
     CorrectionPair,
     Entity,
-    GuardItem,
     GuardVerdict,
     ResumeCandidate,
     Retrieved,
@@ -115,7 +116,7 @@ class GrpcGuard:
         request = guard_pb.FilterRequest(
             scope=_scope(tenant_id, user_id),
             channel=mapping.channel_number(channel),
-            items=mapping.filter_items(items),
+            items=filter_items(items),
             speak_text_allowed=speak_text_allowed,
             user_asked=user_asked,
         )

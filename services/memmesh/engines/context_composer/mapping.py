@@ -16,7 +16,6 @@ from memmesh.engines.context_composer.model import (
     CorrectionPair,
     Digest,
     Entity,
-    GuardItem,
     GuardVerdict,
     Loop,
     MemoryAtom,
@@ -170,23 +169,6 @@ def facts_of(state: state_pb.UserState) -> UserFacts:
         recall_only_when_asked=state.resume_preferences.recall_only_when_asked,
         last_interaction_us=_micros(state, "last_interaction_time"),
     )
-
-
-def filter_items(items: Sequence[GuardItem]) -> list[guard_pb.FilterItem]:
-    """Guard items as FilterItems."""
-    return [
-        guard_pb.FilterItem(
-            item_id=item.item_id,
-            key=item.key,
-            topics=list(item.topics),
-            thread_id=item.thread_id,
-            exposure=_number(memory_pb2.Exposure, item.exposure or "UNSPECIFIED", "EXPOSURE_"),
-            pull_only=item.pull_only,
-            text=item.text,
-            atom_id=item.atom_id,
-        )
-        for item in items
-    ]
 
 
 def verdict_of(response: guard_pb.FilterResponse) -> GuardVerdict:

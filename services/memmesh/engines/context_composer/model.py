@@ -179,20 +179,6 @@ class Gathered:
 
 
 @dataclass(frozen=True)
-class GuardItem:
-    """One item offered to the ExposureGuard; item ids are unique within a request."""
-
-    item_id: str
-    text: str
-    exposure: str = "SAFE_TO_SPEAK"
-    key: str = ""
-    topics: tuple[str, ...] = ()
-    thread_id: str = ""
-    pull_only: bool = False
-    atom_id: str = ""
-
-
-@dataclass(frozen=True)
 class GuardVerdict:
     """The ExposureGuard's answer: the ids that may pass and the DO_NOT_MENTION hit count."""
 

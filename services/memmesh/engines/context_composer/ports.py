@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from memmesh.bundle_items import GuardItem
 from memmesh.engines.context_composer.model import (
     CorrectionPair,
     Entity,
-    GuardItem,
     GuardVerdict,
     ResumeCandidate,
     Retrieved,

@@ -8,6 +8,8 @@ _WORD = re.compile(r"[a-z']+")
 _NAME_WORD = re.compile(r"[a-z][a-z'-]*")
 # Words shorter than this are never looked up as graph entities.
 _MIN_ENTITY_CHARS = 3
+# ExpandRequest.node_ids' max_len bounds each id as well as their number.
+_MAX_NODE_ID_CHARS = 20
 
 # The user asks for memory explicitly: pull-only items may pass, resume may surface.
 _RECALL_PHRASES = (
@@ -56,4 +58,5 @@ def entity_node_ids(query: str, limit: int) -> tuple[str, ...]:
     tokens = _NAME_WORD.findall(query.replace("’", "'").lower())
     names = [t for t in tokens if len(t) >= _MIN_ENTITY_CHARS]
     names += [f"{a}-{b}" for a, b in zip(tokens, tokens[1:], strict=False)]
-    return tuple(dict.fromkeys(f"entity:{name}" for name in names))[:limit]
+    ids = (f"entity:{name}" for name in names)
+    return tuple(dict.fromkeys(i for i in ids if len(i) <= _MAX_NODE_ID_CHARS))[:limit]

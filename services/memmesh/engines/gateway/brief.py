@@ -12,6 +12,7 @@ import asyncio
 import logging
 from typing import Any
 
+from memmesh.bundle_items_proto import filter_items
 from memmesh.common.v1 import bundle_pb2
 from memmesh.context_composer.v1 import context_composer_service_pb2 as composer_pb
 from memmesh.context_composer.v1 import context_composer_service_pb2_grpc as composer_grpc
@@ -110,13 +111,13 @@ class BriefHandler:
                 device_restored=request.device_restored,
             ),
         )
-        items = gate_items(composed.bundle)
+        items = gate_items(composed.bundle, request.session_id)
         verdict = await self._call(
             "exposure_guard", budget, self._guard.Filter,
             guard_pb.FilterRequest(
                 scope=scope,
                 channel=request.channel,
-                items=items,
+                items=filter_items(items),
                 speak_text_allowed=composed.speak_text_allowed,
                 user_asked=composed.user_asked,
             ),

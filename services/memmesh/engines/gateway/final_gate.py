@@ -6,49 +6,34 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from memmesh import bundle_items as items_of
+from memmesh.bundle_items import GuardItem, kept, withheld_texts
+from memmesh.bundle_items_proto import exposure_name
 from memmesh.common.v1 import bundle_pb2, memory_pb2
-from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
-
-_SPEAKABLE = memory_pb2.EXPOSURE_SAFE_TO_SPEAK
 
 
-def gate_items(bundle: bundle_pb2.ContextBundle) -> list[guard_pb.FilterItem]:
-    """Every item of the bundle as a FilterItem; ids say where the item sits."""
-    items: list[guard_pb.FilterItem] = []
-    exposure_of = {}
-    for index, atom in enumerate(bundle.atoms):
-        exposure_of[atom.atom_id] = atom.exposure
-        items.append(guard_pb.FilterItem(item_id=f"a{index}", key=atom.key, exposure=atom.exposure, text=atom.text, atom_id=atom.atom_id))
-    # A turn carries the archive's exposure (UNSPECIFIED never passes); the transcript-derived
-    # digests, loops, summary and bridge are built from SAFE_TO_SPEAK turns only.
-    for prefix, turns in (("e", bundle.excerpts), ("w", bundle.working_memory)):
-        for index, turn in enumerate(turns):
-            items.append(guard_pb.FilterItem(item_id=f"{prefix}{index}", thread_id=turn.session_id, exposure=turn.exposure, text=turn.text))
-    for index, digest in enumerate(bundle.digests):
-        text = f"{digest.title} {digest.summary}".strip()
-        thread_id = digest.thread_id or digest.digest_id
-        items.append(guard_pb.FilterItem(item_id=f"d{index}", thread_id=thread_id, exposure=_SPEAKABLE, text=text))
-    for index, loop in enumerate(bundle.active_loops):
-        items.append(guard_pb.FilterItem(item_id=f"l{index}", exposure=_SPEAKABLE, text=loop.text))
-    for item_id, text in (("s", bundle.rolling_summary), ("b", bundle.episode_bridge)):
-        if text:
-            items.append(guard_pb.FilterItem(item_id=item_id, exposure=_SPEAKABLE, text=text))
-    for index, entity in enumerate(bundle.entities):
-        text = f"{entity.related_label} {entity.label}"
-        items.append(guard_pb.FilterItem(item_id=f"g{index}", exposure=_SPEAKABLE, text=text))
+def gate_items(bundle: bundle_pb2.ContextBundle, session_id: str = "") -> list[GuardItem]:
+    """Every item of the bundle, as the composer offered it (memmesh.bundle_items)."""
+    items = [
+        items_of.atom_item(i, a.atom_id, a.key, a.text, exposure_name(a.exposure)) for i, a in enumerate(bundle.atoms)
+    ]
+    for prefix, turns in ((items_of.EXCERPT, bundle.excerpts), (items_of.WORKING_TURN, bundle.working_memory)):
+        items += [items_of.turn_item(prefix, i, t.text, exposure_name(t.exposure), t.session_id) for i, t in enumerate(turns)]
+    items += [
+        items_of.digest_item(i, d.title, d.summary, d.thread_id or d.digest_id) for i, d in enumerate(bundle.digests)
+    ]
+    items += [items_of.loop_item(i, lp.text) for i, lp in enumerate(bundle.active_loops)]
+    if bundle.rolling_summary:
+        items.append(items_of.summary_item(bundle.rolling_summary, session_id))
+    if bundle.episode_bridge:
+        items.append(items_of.bridge_item(bundle.episode_bridge))
     if bundle.push.display_name:
-        items.append(guard_pb.FilterItem(item_id="n", key="identity.name", exposure=_SPEAKABLE, text=bundle.push.display_name))
+        items.append(items_of.name_item(bundle.push.display_name))
+    items += [items_of.entity_item(i, e.related_label, e.label) for i, e in enumerate(bundle.entities)]
     if bundle.HasField("clarification"):
         question = bundle.clarification
-        items.append(
-            guard_pb.FilterItem(
-                item_id="q",
-                key=question.key,
-                exposure=exposure_of.get(question.atom_id, _SPEAKABLE),
-                text=question.text,
-                atom_id=question.atom_id,
-            )
-        )
+        exposure = next((a.exposure for a in bundle.atoms if a.atom_id == question.atom_id), memory_pb2.EXPOSURE_SAFE_TO_SPEAK)
+        items.append(items_of.question_item(question.key, question.text, question.atom_id, exposure_name(exposure)))
     return items
 
 
@@ -60,31 +45,36 @@ class GateResult:
     removed_texts: tuple[str, ...]
 
 
-def _keep(values: Iterable[object], prefix: str, allowed: set[str]) -> list[object]:
-    return [value for index, value in enumerate(values) if f"{prefix}{index}" in allowed]
+_LISTED_PARTS = (
+    ("atoms", items_of.ATOM),
+    ("excerpts", items_of.EXCERPT),
+    ("working_memory", items_of.WORKING_TURN),
+    ("digests", items_of.DIGEST),
+    ("active_loops", items_of.LOOP),
+    ("entities", items_of.ENTITY),
+)
 
 
-def apply_gate(bundle: bundle_pb2.ContextBundle, items: list[guard_pb.FilterItem], allowed_ids: Iterable[str]) -> GateResult:
+def apply_gate(bundle: bundle_pb2.ContextBundle, items: list[GuardItem], allowed_ids: Iterable[str]) -> GateResult:
     """A copy of the bundle without the items the guard held back."""
     allowed = set(allowed_ids)
-    removed = tuple(item.text for item in items if item.item_id not in allowed)
+    removed = withheld_texts(items, allowed)
     if not removed:
         return GateResult(bundle, ())
     gated = bundle_pb2.ContextBundle()
     gated.CopyFrom(bundle)
-    for field, prefix in (("atoms", "a"), ("excerpts", "e"), ("working_memory", "w"), ("digests", "d"), ("active_loops", "l"),
-                          ("entities", "g")):
-        kept = _keep(getattr(bundle, field), prefix, allowed)
+    for field, prefix in _LISTED_PARTS:
+        passed = kept(prefix, getattr(bundle, field), allowed)
         gated.ClearField(field)
-        getattr(gated, field).extend(kept)
-    if "s" not in allowed:
+        getattr(gated, field).extend(passed)
+    if items_of.SUMMARY not in allowed:
         gated.rolling_summary = ""
-    if "b" not in allowed:
+    if items_of.BRIDGE not in allowed:
         gated.episode_bridge = ""
-    if "n" not in allowed:
+    if items_of.NAME not in allowed:
         gated.push.display_name = ""
     kept_atoms = {atom.atom_id for atom in gated.atoms}
-    if gated.HasField("clarification") and ("q" not in allowed or gated.clarification.atom_id not in kept_atoms):
+    if gated.HasField("clarification") and (items_of.QUESTION not in allowed or gated.clarification.atom_id not in kept_atoms):
         gated.ClearField("clarification")
     return GateResult(gated, removed)
 
