@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from memmesh.engines.exposure_guard.adapters.ledger_client import GrpcRuleLedger
 from memmesh.engines.exposure_guard.adapters.sql_store import SqlRuleStore
-from memmesh.engines.exposure_guard.ledger_client import GrpcRuleLedger
 from memmesh.engines.exposure_guard.service import ExposureGuardService
 from memmesh.engines.exposure_guard.servicer import ExposureGuardServicer
 from memmesh.engines.exposure_guard.settings import ExposureGuardSettings
