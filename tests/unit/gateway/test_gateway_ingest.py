@@ -56,11 +56,16 @@ class FakeState:
     def __init__(self) -> None:
         self.state = state_pb.UserState()
         self.applied: list[str] = []
+        # Profile changes answered ABORTED (another change moved the version) before one lands.
+        self.races = 0
 
     async def get(self, request: state_pb.GetRequest, timeout_s: float) -> state_pb.GetResponse:
         return state_pb.GetResponse(state=self.state)
 
     async def apply(self, request: state_pb.ApplyRequest, timeout_s: float) -> state_pb.ApplyResponse:
+        if request.change.HasField("set_display_name") and self.races:
+            self.races -= 1
+            raise DependencyFailed("current_state", "ABORTED", peer_reason="VERSION_MISMATCH")
         self.applied.append(request.idempotency_key)
         if request.change.HasField("set_display_name"):
             self.state.profile.display_name = request.change.set_display_name
@@ -71,11 +76,14 @@ class FakeState:
 class FakeExtractor:
     def __init__(self) -> None:
         self.down = False
+        self.refused: set[str] = set()
         self.processed: list[str] = []
 
     async def process(self, request: extractor_pb.ProcessRequest, timeout_s: float) -> extractor_pb.ProcessResponse:
         if self.down:
             raise DependencyFailed("atom_extractor", "UNAVAILABLE")
+        if request.turn.turn_id in self.refused:
+            raise DependencyFailed("atom_extractor", "INVALID_ARGUMENT", peer_reason="INVALID_FIELD")
         self.processed.append(request.turn.turn_id)
         if request.turn.text.startswith("I'm "):
             name = request.turn.text.removeprefix("I'm ").rstrip(".")
@@ -170,3 +178,20 @@ async def test_an_assistant_turn_is_only_indexed(gateway: Gateway) -> None:
     reply = await gateway.ingest("a1", "Hello Ana.", memory_pb2.ROLE_ASSISTANT)
     assert reply.ok and gateway.ranker.indexed == ["a1"]
     assert gateway.state.applied == [] and gateway.extractor.processed == []
+
+
+async def test_a_profile_fill_racing_another_change_reads_again(gateway: Gateway) -> None:
+    gateway.state.races = 1
+    await gateway.ingest("t1", "I'm Ana.")
+    assert gateway.state.state.profile.display_name == "Ana"
+
+
+async def test_a_turn_the_extractor_refuses_is_a_dead_letter_and_the_next_turn_is_extracted(gateway: Gateway) -> None:
+    gateway.extractor.refused = {"bad"}
+    refused = await gateway.ingest("bad", "hello")
+    assert refused.ok and not refused.extraction_queued
+    assert [(d.key, d.reason) for d in await gateway.outbox.dead("t", "u")] == [
+        ("extract:bad", "atom_extractor:INVALID_ARGUMENT")
+    ]
+    assert not (await gateway.ingest("t2", "hello")).extraction_queued
+    assert gateway.extractor.processed == ["t2"]
