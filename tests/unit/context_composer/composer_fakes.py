@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memmesh.bundle_items import GuardItem
-from memmesh.engines.context_composer.model import (
+from memmesh.engines.context_composer.domain.model import (
     ComposeQuery,
     CorrectionPair,
     Entity,

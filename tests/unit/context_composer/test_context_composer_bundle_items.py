@@ -7,9 +7,15 @@ from __future__ import annotations
 from composer_fakes import FakeSources, RuleGuard, StatePort, atom, query, turn
 
 from memmesh.bundle_items import kept
-from memmesh.engines.context_composer.compose import Composer
+from memmesh.engines.context_composer.domain.model import (
+    Entity,
+    Loop,
+    Retrieved,
+    SessionMemory,
+    UserFacts,
+)
 from memmesh.engines.context_composer.mapping import bundle_message, bundle_size
-from memmesh.engines.context_composer.model import Entity, Loop, Retrieved, SessionMemory, UserFacts
+from memmesh.engines.context_composer.use_cases import Composer
 from memmesh.engines.gateway.final_gate import apply_gate, gate_items
 
 

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from composer_fakes import NOW_US, RuleGuard, atom, pass_all, query, turn
 
-from memmesh.engines.context_composer.assemble import (
+from memmesh.engines.context_composer.domain.assemble import (
     BUNDLE_BYTES_CAP,
     EXCERPT_CHARS,
     compose_bundle,
     guard_plan,
 )
-from memmesh.engines.context_composer.hints import tone_labels
-from memmesh.engines.context_composer.mapping import bundle_message, bundle_size, compose_response
-from memmesh.engines.context_composer.model import (
+from memmesh.engines.context_composer.domain.hints import tone_labels
+from memmesh.engines.context_composer.domain.model import (
     CorrectionPair,
     Digest,
     Gathered,
@@ -22,7 +21,8 @@ from memmesh.engines.context_composer.model import (
     SessionMemory,
     UserFacts,
 )
-from memmesh.engines.context_composer.text import cut_words
+from memmesh.engines.context_composer.domain.text import cut_words
+from memmesh.engines.context_composer.mapping import bundle_message, bundle_size, compose_response
 
 
 def compose(gathered: Gathered, text: str = "what do I like", verdict=None, **flags):  # type: ignore[no-untyped-def]

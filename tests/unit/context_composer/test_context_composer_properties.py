@@ -9,9 +9,12 @@ from composer_fakes import NOW_US, RuleGuard, query
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memmesh.engines.context_composer.assemble import BUNDLE_BYTES_CAP, compose_bundle, guard_plan
-from memmesh.engines.context_composer.mapping import bundle_message, bundle_size
-from memmesh.engines.context_composer.model import (
+from memmesh.engines.context_composer.domain.assemble import (
+    BUNDLE_BYTES_CAP,
+    compose_bundle,
+    guard_plan,
+)
+from memmesh.engines.context_composer.domain.model import (
     Gathered,
     MemoryAtom,
     Retrieved,
@@ -19,6 +22,7 @@ from memmesh.engines.context_composer.model import (
     TurnRecord,
     UserFacts,
 )
+from memmesh.engines.context_composer.mapping import bundle_message, bundle_size
 
 WORDS = ["sister", "dentist", "rome", "jazz", "work", "coffee", "secret", "plan", "dog", "garden"]
 text = st.lists(st.sampled_from(WORDS), min_size=1, max_size=300).map(" ".join)

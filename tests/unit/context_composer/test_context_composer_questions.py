@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from composer_fakes import DAY_US, NOW_US, atom, pass_all, query
 
-from memmesh.engines.context_composer.assemble import compose_bundle, guard_plan
-from memmesh.engines.context_composer.mapping import bundle_size
-from memmesh.engines.context_composer.model import (
+from memmesh.engines.context_composer.domain.assemble import compose_bundle, guard_plan
+from memmesh.engines.context_composer.domain.model import (
     CONFIRMED,
     Gathered,
     Retrieved,
@@ -14,11 +13,12 @@ from memmesh.engines.context_composer.model import (
     TaggedAtom,
     UserFacts,
 )
-from memmesh.engines.context_composer.questions import (
+from memmesh.engines.context_composer.domain.questions import (
     DO_NOT_REPEAT_CAP,
     do_not_repeat_keys,
     question_id,
 )
+from memmesh.engines.context_composer.mapping import bundle_size
 
 
 def compose(atoms, facts=None, text="tell me about it", **flags):  # type: ignore[no-untyped-def]

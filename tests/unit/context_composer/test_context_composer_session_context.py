@@ -8,15 +8,15 @@ from dataclasses import dataclass, field
 import pytest
 from composer_fakes import FakeSources, RuleGuard, StatePort, atom, query, turn
 
-from memmesh.engines.context_composer.compose import Composer
-from memmesh.engines.context_composer.mapping import bundle_size
-from memmesh.engines.context_composer.model import (
+from memmesh.engines.context_composer.domain.model import (
     UNDECIDED,
     ResumeCandidate,
     Retrieved,
     SessionContext,
     SessionMemory,
 )
+from memmesh.engines.context_composer.mapping import bundle_size
+from memmesh.engines.context_composer.use_cases import Composer
 from memmesh.runtime.errors import DependencyFailed
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 from composer_fakes import DAY_US, NOW_US, atom, pass_all, query
 
-from memmesh.engines.context_composer.assemble import compose_bundle, guard_plan
-from memmesh.engines.context_composer.mapping import bundle_size
-from memmesh.engines.context_composer.model import (
+from memmesh.engines.context_composer.domain.assemble import compose_bundle, guard_plan
+from memmesh.engines.context_composer.domain.model import (
     CONFIRMED,
     CONFLICT,
     STALE,
@@ -17,7 +16,8 @@ from memmesh.engines.context_composer.model import (
     SessionMemory,
     UserFacts,
 )
-from memmesh.engines.context_composer.tagging import tag_atom
+from memmesh.engines.context_composer.domain.tagging import tag_atom
+from memmesh.engines.context_composer.mapping import bundle_size
 
 
 def compose(atoms, facts=None, text="what do I like"):  # type: ignore[no-untyped-def]

@@ -8,10 +8,8 @@ import logging
 import pytest
 from composer_fakes import DAY_US, NOW_US, FakeSources, RuleGuard, StatePort, atom, query, turn
 
-from memmesh.engines.context_composer.assemble import ENTITY_LOOKUPS
-from memmesh.engines.context_composer.compose import Composer, turn_record
-from memmesh.engines.context_composer.mapping import bundle_size
-from memmesh.engines.context_composer.model import (
+from memmesh.engines.context_composer.domain.assemble import ENTITY_LOOKUPS
+from memmesh.engines.context_composer.domain.model import (
     CorrectionPair,
     Entity,
     Loop,
@@ -20,7 +18,9 @@ from memmesh.engines.context_composer.model import (
     SessionMemory,
     UserFacts,
 )
-from memmesh.engines.context_composer.text import entity_node_ids
+from memmesh.engines.context_composer.domain.text import entity_node_ids
+from memmesh.engines.context_composer.mapping import bundle_size
+from memmesh.engines.context_composer.use_cases import Composer, turn_record
 from memmesh.runtime.errors import DependencyFailed
 
 

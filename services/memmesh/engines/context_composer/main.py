@@ -10,15 +10,13 @@ from memmesh.context_composer.v1 import context_composer_service_pb2 as pb
 from memmesh.context_composer.v1 import context_composer_service_pb2_grpc as pb_grpc
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
 from memmesh.engines.context_composer import mapping
-from memmesh.engines.context_composer.clients import (
-    GrpcCorrections,
-    GrpcGuard,
-    GrpcRanker,
-    GrpcStateSource,
-    GrpcThreads,
-)
-from memmesh.engines.context_composer.compose import Composer
+from memmesh.engines.context_composer.adapters.atom_extractor import GrpcCorrections
+from memmesh.engines.context_composer.adapters.current_state import GrpcStateSource
+from memmesh.engines.context_composer.adapters.exposure_guard import GrpcGuard
+from memmesh.engines.context_composer.adapters.retrieval_ranker import GrpcRanker
+from memmesh.engines.context_composer.adapters.thread_store import GrpcThreads
 from memmesh.engines.context_composer.servicer import ContextComposerServicer
+from memmesh.engines.context_composer.use_cases import Composer
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
 from memmesh.runtime.channels import engine_channel

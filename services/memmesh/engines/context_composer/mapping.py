@@ -9,7 +9,7 @@ from google.protobuf.duration_pb2 import Duration
 from memmesh.common.v1 import bundle_pb2, memory_pb2
 from memmesh.context_composer.v1 import context_composer_service_pb2 as pb
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
-from memmesh.engines.context_composer.model import (
+from memmesh.engines.context_composer.domain.model import (
     Bundle,
     Composed,
     ComposeQuery,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from memmesh.bundle_items import GuardItem
-from memmesh.engines.context_composer.model import (
+from memmesh.engines.context_composer.domain.model import (
     CorrectionPair,
     Entity,
     GuardVerdict,

@@ -7,7 +7,7 @@ import grpc
 from memmesh.context_composer.v1 import context_composer_service_pb2 as pb
 from memmesh.context_composer.v1 import context_composer_service_pb2_grpc as pb_grpc
 from memmesh.engines.context_composer import mapping
-from memmesh.engines.context_composer.compose import Composer
+from memmesh.engines.context_composer.use_cases import Composer
 
 
 class ContextComposerServicer(pb_grpc.ContextComposerServiceServicer):

@@ -15,7 +15,7 @@ from collections.abc import Awaitable
 from dataclasses import asdict, replace
 from typing import TypeVar
 
-from memmesh.engines.context_composer.assemble import (
+from memmesh.engines.context_composer.domain.assemble import (
     ENTITY_FAN_OUT,
     ENTITY_LOOKUPS,
     MAX_ATOMS,
@@ -27,7 +27,7 @@ from memmesh.engines.context_composer.assemble import (
     guard_plan,
     related_entities,
 )
-from memmesh.engines.context_composer.model import (
+from memmesh.engines.context_composer.domain.model import (
     SESSION_START,
     UNDECIDED,
     Composed,
@@ -38,6 +38,8 @@ from memmesh.engines.context_composer.model import (
     Retrieved,
     SessionMemory,
 )
+from memmesh.engines.context_composer.domain.questions import DO_NOT_REPEAT_EVICTION_REASON
+from memmesh.engines.context_composer.domain.text import entity_node_ids
 from memmesh.engines.context_composer.ports import (
     Corrections,
     Guard,
@@ -45,8 +47,6 @@ from memmesh.engines.context_composer.ports import (
     StateSource,
     Threads,
 )
-from memmesh.engines.context_composer.questions import DO_NOT_REPEAT_EVICTION_REASON
-from memmesh.engines.context_composer.text import entity_node_ids
 from memmesh.errors import DependencyFailed
 from memmesh.runtime.telemetry import user_pseudonym
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from memmesh.engines.context_composer.model import (
+from memmesh.engines.context_composer.domain.model import (
     CONFIRMED,
     CONFLICT,
     STALE,

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from memmesh.engines.context_composer.model import (
+from memmesh.engines.context_composer.domain.model import (
     CONFIRMED,
     CONFLICT,
     STALE,

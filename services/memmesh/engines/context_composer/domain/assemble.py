@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 
 from memmesh import bundle_items as items_of
 from memmesh.bundle_items import GuardItem, kept
-from memmesh.engines.context_composer.hints import hint_bundle, tone_labels
-from memmesh.engines.context_composer.model import (
+from memmesh.engines.context_composer.domain.hints import hint_bundle, tone_labels
+from memmesh.engines.context_composer.domain.model import (
     CONFIRMED,
     CONFLICT,
     SESSION_START,
@@ -30,9 +30,13 @@ from memmesh.engines.context_composer.model import (
     TaggedAtom,
     TurnRecord,
 )
-from memmesh.engines.context_composer.questions import choose_question, do_not_repeat_keys
-from memmesh.engines.context_composer.tagging import tag_atom
-from memmesh.engines.context_composer.text import asks_for_continuity, asks_for_recall, cut_words
+from memmesh.engines.context_composer.domain.questions import choose_question, do_not_repeat_keys
+from memmesh.engines.context_composer.domain.tagging import tag_atom
+from memmesh.engines.context_composer.domain.text import (
+    asks_for_continuity,
+    asks_for_recall,
+    cut_words,
+)
 
 # Seed 001 §2.11.9 hard caps.
 BUNDLE_BYTES_CAP = 32 * 1024

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memmesh.engines.context_composer.model import CorrectionPair, Hints, TaggedAtom
-from memmesh.engines.context_composer.text import words
+from memmesh.engines.context_composer.domain.model import CorrectionPair, Hints, TaggedAtom
+from memmesh.engines.context_composer.domain.text import words
 
 MAX_VOCABULARY = 50
 MAX_CORRECTIONS = 20
