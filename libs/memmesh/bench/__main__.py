@@ -12,10 +12,10 @@ import os
 import sys
 
 from memmesh.bench import foundation, turns
+from memmesh.bench.exposure_filter import bench_filter
 from memmesh.bench.process import bench_process
 from memmesh.bench.restore import bench_restore
-from memmesh.engines.exposure_guard.benchmark import bench_filter
-from memmesh.engines.retrieval_ranker.benchmark import bench_retrieve
+from memmesh.bench.retrieve import bench_retrieve
 
 POSTGRES_URL = os.environ.get("MEMMESH_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("MEMMESH_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
+from memmesh.bench.exposure_filter import bench_items, bench_rules
 from memmesh.engines.exposure_guard import matching
-from memmesh.engines.exposure_guard.benchmark import bench_items, bench_rules
 from memmesh.engines.exposure_guard.filtering import CompiledRules, Exposed, filter_items
 from memmesh.engines.exposure_guard.matching import Item
 from memmesh.engines.exposure_guard.rules import Channel, Exposure

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ranker_fakes import atom, atom_doc, turn, turn_doc
 
-from memmesh.engines.retrieval_ranker.benchmark import corpus
+from memmesh.bench.retrieve import corpus
 from memmesh.engines.retrieval_ranker.documents import Caps, Kind
 from memmesh.engines.retrieval_ranker.ranking import DEFAULT_POLICY, atom_order_key
 from memmesh.engines.retrieval_ranker.text import Analyzer

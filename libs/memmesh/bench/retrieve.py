@@ -1,4 +1,4 @@
-"""Retrieve latency in-process over one large user (`python -m memmesh.engines.retrieval_ranker.benchmark`).
+"""Retrieve latency in-process over one large user (`python -m memmesh.bench.retrieve`).
 
 The corpus is synthetic and seeded: words drawn from a Zipf-like distribution over a
 3,000-word vocabulary, weight 1 / (rank + head_offset). The default offset of 10 gives the

@@ -1,5 +1,5 @@
 """Retrieval-quality harness: the engine's own scoring over plain documents, and its
-evidence recall on LoCoMo (`python -m memmesh.engines.retrieval_ranker.evaluation FILE`).
+evidence recall on LoCoMo (`python -m memmesh.bench.eval_ranking FILE`).
 
 Two measures:
 - raw-turn recall@k: every turn "(session date) speaker: text" is a document, ranked by
