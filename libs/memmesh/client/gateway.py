@@ -63,14 +63,17 @@ class GatewayClient:
             user_review_requested=user_review_requested,
             device_restored=device_restored,
         )
-        return await self._stub.Brief(request, metadata=self._metadata, timeout=timeout)
+        response: pb.BriefResponse = await self._stub.Brief(request, metadata=self._metadata, timeout=timeout)
+        return response
 
     async def ingest(
         self, user_id: str, session_id: str, turn_id: str, role: str, text: str, time_us: int, *, timeout: float | None = 10.0
     ) -> pb.IngestResponse:
         """Record one turn ("user" or "assistant")."""
         turn = memory_pb2.Turn(turn_id=turn_id, session_id=session_id, role=_ROLES[role], text=text, time=timestamp_of(time_us))
-        return await self._stub.Ingest(pb.IngestRequest(scope=self._scope(user_id), turn=turn), metadata=self._metadata, timeout=timeout)
+        request = pb.IngestRequest(scope=self._scope(user_id), turn=turn)
+        response: pb.IngestResponse = await self._stub.Ingest(request, metadata=self._metadata, timeout=timeout)
+        return response
 
     async def command(
         self, user_id: str, session_id: str, command: str, now_us: int, target: str = "", *, timeout: float | None = 5.0
@@ -83,7 +86,8 @@ class GatewayClient:
             session_id=session_id,
             now=timestamp_of(now_us),
         )
-        return await self._stub.Command(request, metadata=self._metadata, timeout=timeout)
+        response: pb.CommandResponse = await self._stub.Command(request, metadata=self._metadata, timeout=timeout)
+        return response
 
     async def remember(self, user_id: str, *, channel: str = "voice", identity_verified: bool = True, timeout: float | None = 5.0) -> list[str]:
         """Items of "what do you remember about me?"."""
@@ -94,17 +98,24 @@ class GatewayClient:
     async def open_session(self, user_id: str, session_id: str, now_us: int, *, timeout: float | None = 5.0) -> pb.OpenSessionResponse:
         """Whether the session starts now."""
         request = pb.OpenSessionRequest(scope=self._scope(user_id), session_id=session_id, now=timestamp_of(now_us))
-        return await self._stub.OpenSession(request, metadata=self._metadata, timeout=timeout)
+        response: pb.OpenSessionResponse = await self._stub.OpenSession(
+            request, metadata=self._metadata, timeout=timeout
+        )
+        return response
 
     async def close_session(self, user_id: str, session_id: str, now_us: int, *, timeout: float | None = 5.0) -> pb.CloseSessionResponse:
         """Close the session and get its digest summary."""
         request = pb.CloseSessionRequest(scope=self._scope(user_id), session_id=session_id, now=timestamp_of(now_us))
-        return await self._stub.CloseSession(request, metadata=self._metadata, timeout=timeout)
+        response: pb.CloseSessionResponse = await self._stub.CloseSession(
+            request, metadata=self._metadata, timeout=timeout
+        )
+        return response
 
     async def debug_user(self, user_id: str, *, timeout: float | None = 5.0) -> pb.DebugUserResponse:
         """Operator view of a user (needs the internal token)."""
         request = pb.DebugUserRequest(scope=self._scope(user_id))
-        return await self._stub.DebugUser(request, metadata=self._metadata, timeout=timeout)
+        response: pb.DebugUserResponse = await self._stub.DebugUser(request, metadata=self._metadata, timeout=timeout)
+        return response
 
     async def close(self) -> None:
         await self._channel.close()

@@ -15,6 +15,7 @@ import pytest_asyncio
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
 from memmesh.client.gateway import GatewayClient
+from memmesh.common.v1 import scope_pb2
 from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.settings import MeshSettings
 from memmesh.runtime.supervisor import Mesh
@@ -67,7 +68,8 @@ async def _atoms(mesh: Mesh, user_id: str) -> list[str]:
     channel = engine_channel(mesh.addrs["atom_extractor"], INTERNAL_TOKEN)
     try:
         stub = extractor_grpc.AtomExtractorServiceStub(channel)
-        reply = await stub.ListAtoms(extractor_pb.ListAtomsRequest(scope={"tenant_id": "demo", "user_id": user_id}))
+        scope = scope_pb2.UserScope(tenant_id="demo", user_id=user_id)
+        reply = await stub.ListAtoms(extractor_pb.ListAtomsRequest(scope=scope))
         return [atom.text for atom in reply.atoms]
     finally:
         await channel.close()

@@ -9,11 +9,11 @@ from memmesh.engines.gateway.budget import TurnBudget
 from memmesh.engines.gateway.effects import EXTRACT, digests_effect
 from memmesh.engines.gateway.mapping import atom_counts, extractor_command
 from memmesh.engines.gateway.ports import (
-    AtomExtractorPeer,
+    CapsulePeer,
     CurrentStatePeer,
     EffectOutbox,
     ExposureGuardPeer,
-    ThreadStorePeer,
+    SessionsPeer,
 )
 from memmesh.errors import DependencyFailed
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
@@ -29,9 +29,9 @@ MAX_RECALL_ATOMS = 20_000
 class ControlHandler:
     def __init__(
         self,
-        threads: ThreadStorePeer,
+        threads: SessionsPeer,
         state: CurrentStatePeer,
-        extractor: AtomExtractorPeer,
+        extractor: CapsulePeer,
         guard: ExposureGuardPeer,
         outbox: EffectOutbox,
         budget_s: float,

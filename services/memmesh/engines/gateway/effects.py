@@ -15,7 +15,7 @@ from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.engines.gateway.domain.profile import FILL_ATTEMPTS, PROFILE_REASON, stated_profile
 from memmesh.engines.gateway.mapping import applied_changes, digests_upsert, turn_document
-from memmesh.engines.gateway.ports import AtomExtractorPeer, CurrentStatePeer, RetrievalRankerPeer
+from memmesh.engines.gateway.ports import CurrentStatePeer, ExtractionPeer, RetrievalRankerPeer
 from memmesh.errors import DependencyFailed
 from memmesh.outbox import Done, Effect, EffectRejected, Handler, QueuedEffect
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
@@ -117,7 +117,7 @@ class VersionRace(Exception):
 class EffectHandlers:
     """Delivery of each effect kind to the peer that owns it."""
 
-    def __init__(self, state: CurrentStatePeer, ranker: RetrievalRankerPeer, extractor: AtomExtractorPeer) -> None:
+    def __init__(self, state: CurrentStatePeer, ranker: RetrievalRankerPeer, extractor: ExtractionPeer) -> None:
         self._state = state
         self._ranker = ranker
         self._extractor = extractor

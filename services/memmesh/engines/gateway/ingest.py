@@ -15,13 +15,13 @@ from memmesh.common.v1 import memory_pb2
 from memmesh.engines.gateway.budget import TurnBudget
 from memmesh.engines.gateway.effects import extract_key, turn_effects
 from memmesh.engines.gateway.mapping import command_name
-from memmesh.engines.gateway.ports import EffectOutbox, ThreadStorePeer
+from memmesh.engines.gateway.ports import EffectOutbox, TurnArchive
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
 
 class IngestHandler:
-    def __init__(self, threads: ThreadStorePeer, outbox: EffectOutbox, budget_s: float) -> None:
+    def __init__(self, threads: TurnArchive, outbox: EffectOutbox, budget_s: float) -> None:
         self._threads = threads
         self._outbox = outbox
         self._budget_s = budget_s

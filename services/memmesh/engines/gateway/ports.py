@@ -14,9 +14,15 @@ from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_p
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
 
-class ThreadStorePeer(Protocol):
+class TurnArchive(Protocol):
+    """ThreadStore's archive, as Ingest writes to it."""
+
     async def append_turn(self, request: thread_pb.AppendTurnRequest, timeout_s: float) -> thread_pb.AppendTurnResponse:
         ...
+
+
+class SessionsPeer(Protocol):
+    """ThreadStore's sessions, as the control RPCs open and close them."""
 
     async def open_session(
         self, request: thread_pb.OpenSessionRequest, timeout_s: float
@@ -37,8 +43,14 @@ class RetrievalRankerPeer(Protocol):
     async def upsert(self, request: ranker_pb.UpsertRequest, timeout_s: float) -> ranker_pb.UpsertResponse: ...
 
 
-class AtomExtractorPeer(Protocol):
+class ExtractionPeer(Protocol):
+    """AtomExtractor's extraction of a turn, as an outbox effect delivers it."""
+
     async def process(self, request: extractor_pb.ProcessRequest, timeout_s: float) -> extractor_pb.ProcessResponse: ...
+
+
+class CapsulePeer(Protocol):
+    """AtomExtractor's capsule, as the control RPCs command and read it."""
 
     async def run_command(
         self, request: extractor_pb.RunCommandRequest, timeout_s: float
