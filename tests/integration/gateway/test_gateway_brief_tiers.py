@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from memmesh.engines.gateway.client import GatewayClient
+from memmesh.client.gateway import GatewayClient
 from memmesh.runtime.settings import MeshSettings
 from memmesh.runtime.supervisor import Mesh
 
