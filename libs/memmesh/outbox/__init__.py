@@ -30,6 +30,7 @@ from memmesh.outbox.effects import (
     EffectRejected,
     QueuedEffect,
     RetryPolicy,
+    StoredEffect,
 )
 from memmesh.outbox.queue import Claim, EffectQueue, outbox_migration
 
@@ -48,6 +49,7 @@ __all__ = [
     "Outbox",
     "QueuedEffect",
     "RetryPolicy",
+    "StoredEffect",
     "outbox_migration",
     "wall_clock_us",
 ]

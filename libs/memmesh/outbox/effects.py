@@ -21,11 +21,12 @@ class Effect:
 
 
 @dataclass(frozen=True)
-class QueuedEffect:
-    """An effect waiting in the outbox, as a handler receives it."""
+class StoredEffect:
+    """An effect as the outbox stores it: whose, where in the user's order, how it went."""
 
     tenant_id: str
     user_id: str
+    # Order of the user's effects (never reused while a row holds it).
     seq: int
     lane: str
     kind: str
@@ -33,25 +34,22 @@ class QueuedEffect:
     payload: bytes
     # Scheduled attempts that failed so far.
     attempts: int
-    # Wall-clock microseconds: when it was queued and when it is next due.
+    # Wall-clock microseconds since the epoch.
     enqueued_us: int
+
+
+@dataclass(frozen=True)
+class QueuedEffect(StoredEffect):
+    """An effect waiting in the outbox, as a handler receives it."""
+
     next_attempt_us: int
     last_error: str = ""
 
 
 @dataclass(frozen=True)
-class DeadEffect:
+class DeadEffect(StoredEffect):
     """An effect that failed for good, kept with the reason for an operator."""
 
-    tenant_id: str
-    user_id: str
-    seq: int
-    lane: str
-    kind: str
-    key: str
-    payload: bytes
-    attempts: int
-    enqueued_us: int
     dead_us: int
     reason: str
 
