@@ -8,10 +8,14 @@ from memmesh.bundle_items import GuardItem
 from memmesh.common.v1 import memory_pb2
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 
+# Exposure names without their prefix ("SAFE_TO_SPEAK") and numbers, looked up once.
+_EXPOSURE_NUMBER: dict[str, int] = {name.removeprefix("EXPOSURE_"): number for name, number in memory_pb2.Exposure.items()}
+_EXPOSURE_NAME: dict[int, str] = {number: name for name, number in _EXPOSURE_NUMBER.items()}
+
 
 def exposure_name(number: int) -> str:
     """The Exposure value's name without its prefix ("SAFE_TO_SPEAK"); 0 is "UNSPECIFIED"."""
-    return memory_pb2.Exposure.Name(number).removeprefix("EXPOSURE_")  # type: ignore[arg-type]  # an int is a ValueType at runtime
+    return _EXPOSURE_NAME.get(number, "UNSPECIFIED")
 
 
 def filter_items(items: Iterable[GuardItem]) -> list[guard_pb.FilterItem]:
@@ -22,7 +26,7 @@ def filter_items(items: Iterable[GuardItem]) -> list[guard_pb.FilterItem]:
             key=item.key,
             topics=item.topics,
             thread_id=item.thread_id,
-            exposure=memory_pb2.Exposure.Value("EXPOSURE_" + (item.exposure or "UNSPECIFIED")),
+            exposure=memory_pb2.Exposure.ValueType(_EXPOSURE_NUMBER.get(item.exposure, 0)),
             pull_only=item.pull_only,
             text=item.text,
             atom_id=item.atom_id,

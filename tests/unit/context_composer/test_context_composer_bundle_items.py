@@ -4,9 +4,11 @@ verdict reads back the same way on both sides."""
 
 from __future__ import annotations
 
+import pytest
 from composer_fakes import FakeSources, RuleGuard, StatePort, atom, query, turn
 
 from memmesh.bundle_items import kept
+from memmesh.engines.context_composer import mapping
 from memmesh.engines.context_composer.domain.model import (
     Entity,
     Loop,
@@ -14,7 +16,12 @@ from memmesh.engines.context_composer.domain.model import (
     SessionMemory,
     UserFacts,
 )
-from memmesh.engines.context_composer.mapping import bundle_message, bundle_size
+from memmesh.engines.context_composer.mapping import (
+    BundleEncoder,
+    bundle_message,
+    bundle_size,
+    compose_response,
+)
 from memmesh.engines.context_composer.use_cases import Composer
 from memmesh.engines.gateway.final_gate import apply_gate, gate_items
 
@@ -54,3 +61,16 @@ async def test_a_verdict_reads_back_to_the_same_elements_on_both_sides() -> None
     assert [a.atom_id for a in gated.atoms] == [a.atom_id for a in kept("a", bundle.atoms, allowed)] == ["atom-002"]
     assert [t.turn_id for t in gated.working_memory] == ["turn-008"]
     assert not gated.entities and not gated.rolling_summary and gated.push.display_name == "Dana"
+
+
+async def test_a_turn_encodes_its_bundle_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    encoder = BundleEncoder()
+    composed = await Composer(StatePort(sources()), sources(), sources(), RuleGuard(), None, encoder).compose(query("how is sarah"))
+    encodings: list[object] = []
+    monkeypatch.setattr(mapping, "bundle_message", lambda bundle: encodings.append(bundle) or bundle_message(bundle))
+    response = compose_response(composed, encoder)
+    assert encodings == []
+    assert response.bundle.SerializeToString() == bundle_message(composed.bundle).SerializeToString()
+    assert composed.counters.context_bundle_bytes == response.bundle.ByteSize()
+    # Asked again, it encodes afresh.
+    assert compose_response(composed, encoder).bundle == response.bundle and len(encodings) == 1

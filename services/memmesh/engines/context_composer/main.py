@@ -34,6 +34,8 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         name: engine_channel(settings.addr_of(name), settings.internal_token, settings.default_call_timeout_s)
         for name in ("current_state", "retrieval_ranker", "thread_store", "exposure_guard", "atom_extractor")
     }
+    # The composer measures each bundle by encoding it; the servicer answers that encoding.
+    encoder = mapping.BundleEncoder()
     composer = Composer(
         state=GrpcStateSource(state_grpc.CurrentStateServiceStub(channels["current_state"])),
         ranker=GrpcRanker(ranker_grpc.RetrievalRankerServiceStub(channels["retrieval_ranker"]), settings.default_call_timeout_s),
@@ -42,7 +44,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         corrections=GrpcCorrections(
             extractor_grpc.AtomExtractorServiceStub(channels["atom_extractor"]), settings.default_call_timeout_s
         ),
-        measure=mapping.bundle_size,
+        measure=encoder,
     )
 
     async def close() -> None:
@@ -51,7 +53,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
 
     return BuiltEngine(
         registrations=[
-            ServiceRegistration(ContextComposerServicer(composer), pb_grpc.add_ContextComposerServiceServicer_to_server, SERVICE_NAME)
+            ServiceRegistration(ContextComposerServicer(composer, encoder), pb_grpc.add_ContextComposerServiceServicer_to_server, SERVICE_NAME)
         ],
         close=close,
     )

@@ -11,9 +11,10 @@ from memmesh.engines.context_composer.use_cases import Composer
 
 
 class ContextComposerServicer(pb_grpc.ContextComposerServiceServicer):
-    def __init__(self, composer: Composer) -> None:
+    def __init__(self, composer: Composer, encoder: mapping.BundleEncoder | None = None) -> None:
         self._composer = composer
+        self._encoder = encoder
 
     async def Compose(self, request: pb.ComposeRequest, context: grpc.aio.ServicerContext) -> pb.ComposeResponse:
         composed = await self._composer.compose(mapping.compose_query(request))
-        return mapping.compose_response(composed)
+        return mapping.compose_response(composed, self._encoder)
