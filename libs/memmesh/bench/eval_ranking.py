@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memmesh.engines.retrieval_ranker.bm25 import KindIndex
-from memmesh.engines.retrieval_ranker.documents import AtomSignals, IndexDoc, Kind
-from memmesh.engines.retrieval_ranker.ranking import RankingPolicy, select_atoms
-from memmesh.engines.retrieval_ranker.text import Analyzer
+from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
+from memmesh.engines.retrieval_ranker.domain.documents import AtomSignals, IndexDoc, Kind
+from memmesh.engines.retrieval_ranker.domain.ranking import RankingPolicy, select_atoms
+from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 
 ATOM_CAP = 20
 CATEGORIES = (1, 2, 3, 4)

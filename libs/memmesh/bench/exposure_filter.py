@@ -6,9 +6,15 @@ import random
 import time
 
 from memmesh.bench.stats import percentile
-from memmesh.engines.exposure_guard.filtering import CompiledRules, Exposed, filter_items
-from memmesh.engines.exposure_guard.matching import Item
-from memmesh.engines.exposure_guard.rules import Channel, Exposure, RuleId, RuleKind, TargetType
+from memmesh.engines.exposure_guard.domain.filtering import CompiledRules, Exposed, filter_items
+from memmesh.engines.exposure_guard.domain.matching import Item
+from memmesh.engines.exposure_guard.domain.rules import (
+    Channel,
+    Exposure,
+    RuleId,
+    RuleKind,
+    TargetType,
+)
 
 _SYLLABLES = ("ka", "lo", "mi", "ter", "san", "vo", "ri", "da", "pel", "nu", "gor", "fi", "ba", "ten", "sho")
 # Words the rule set targets; each item mentions one only now and then, as real atoms do.

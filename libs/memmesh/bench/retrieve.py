@@ -22,9 +22,9 @@ from memmesh.bench.stats import percentile
 from memmesh.common.v1 import memory_pb2
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
-from memmesh.engines.retrieval_ranker.documents import Caps, IndexDoc
-from memmesh.engines.retrieval_ranker.service import RankerService
-from memmesh.engines.retrieval_ranker.text import Analyzer
+from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc
+from memmesh.engines.retrieval_ranker.domain.text import Analyzer
+from memmesh.engines.retrieval_ranker.use_cases import RankerService
 from memmesh.runtime.timeconv import timestamp_of
 
 TENANT, USER = "bench-tenant", "bench-user"

@@ -10,8 +10,8 @@ import pytest
 import pytest_asyncio
 
 from memmesh.engines.exposure_guard.adapters.sql_store import SqlRuleStore
+from memmesh.engines.exposure_guard.domain.rules import Rule, RuleId, RuleKind, TargetType
 from memmesh.engines.exposure_guard.ports import RuleStore
-from memmesh.engines.exposure_guard.rules import Rule, RuleId, RuleKind, TargetType
 
 DNM = RuleKind.DO_NOT_MENTION
 

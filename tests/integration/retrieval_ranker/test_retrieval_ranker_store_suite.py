@@ -12,10 +12,10 @@ import pytest_asyncio
 
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
-from memmesh.engines.retrieval_ranker.documents import Caps
+from memmesh.engines.retrieval_ranker.domain.documents import Caps
+from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.ports import Changes, RankerStore, StoredDoc
-from memmesh.engines.retrieval_ranker.service import RankerService
-from memmesh.engines.retrieval_ranker.text import Analyzer
+from memmesh.engines.retrieval_ranker.use_cases import RankerService
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memmesh.engines.exposure_guard.filtering import (
+from memmesh.engines.exposure_guard.domain.filtering import (
     INTERNAL_ONLY,
     SAFE_TO_TEXT_ON_VOICE,
     CompiledRules,
@@ -13,8 +13,8 @@ from memmesh.engines.exposure_guard.filtering import (
     filter_items,
     store_blocked_by,
 )
-from memmesh.engines.exposure_guard.matching import Item
-from memmesh.engines.exposure_guard.rules import (
+from memmesh.engines.exposure_guard.domain.matching import Item
+from memmesh.engines.exposure_guard.domain.rules import (
     Channel,
     Exposure,
     RuleId,

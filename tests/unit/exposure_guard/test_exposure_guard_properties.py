@@ -11,10 +11,21 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memmesh.engines.exposure_guard.filtering import CompiledRules, Exposed, filter_items
-from memmesh.engines.exposure_guard.matching import Item
-from memmesh.engines.exposure_guard.recall import MAX_BYTES, MAX_ITEMS, SummaryAtom, recall_summary
-from memmesh.engines.exposure_guard.rules import Channel, Exposure, RuleId, RuleKind, TargetType
+from memmesh.engines.exposure_guard.domain.filtering import CompiledRules, Exposed, filter_items
+from memmesh.engines.exposure_guard.domain.matching import Item
+from memmesh.engines.exposure_guard.domain.recall import (
+    MAX_BYTES,
+    MAX_ITEMS,
+    SummaryAtom,
+    recall_summary,
+)
+from memmesh.engines.exposure_guard.domain.rules import (
+    Channel,
+    Exposure,
+    RuleId,
+    RuleKind,
+    TargetType,
+)
 
 # Topic words and the surface forms that must count as them.
 INFLECTIONS = {

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from memmesh.engines.exposure_guard.filtering import CompiledRules
-from memmesh.engines.exposure_guard.recall import MAX_BYTES, SummaryAtom, recall_summary
-from memmesh.engines.exposure_guard.rules import Channel, Exposure, RuleId, RuleKind, TargetType
+from memmesh.engines.exposure_guard.domain.filtering import CompiledRules
+from memmesh.engines.exposure_guard.domain.recall import MAX_BYTES, SummaryAtom, recall_summary
+from memmesh.engines.exposure_guard.domain.rules import (
+    Channel,
+    Exposure,
+    RuleId,
+    RuleKind,
+    TargetType,
+)
 
 
 def atom(atom_id: str, text: str = "", exposure: Exposure = Exposure.SAFE_TO_SPEAK, **fields: object) -> SummaryAtom:

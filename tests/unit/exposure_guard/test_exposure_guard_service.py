@@ -6,10 +6,10 @@ import hashlib
 
 import pytest
 
-from memmesh.engines.exposure_guard.events import RULE_SET, RuleEvent, rule_event
-from memmesh.engines.exposure_guard.filtering import Exposed
-from memmesh.engines.exposure_guard.matching import Item
-from memmesh.engines.exposure_guard.rules import (
+from memmesh.engines.exposure_guard.domain.events import RULE_SET, RuleEvent, rule_event
+from memmesh.engines.exposure_guard.domain.filtering import Exposed
+from memmesh.engines.exposure_guard.domain.matching import Item
+from memmesh.engines.exposure_guard.domain.rules import (
     Channel,
     Exposure,
     Rule,
@@ -17,7 +17,7 @@ from memmesh.engines.exposure_guard.rules import (
     RuleKind,
     TargetType,
 )
-from memmesh.engines.exposure_guard.service import ExposureGuardService
+from memmesh.engines.exposure_guard.use_cases import ExposureGuardService
 from memmesh.runtime.errors import DependencyFailed
 from memmesh.storage.cache import MemoryCache
 

@@ -9,10 +9,10 @@ import random
 import pytest
 
 from memmesh.bench.exposure_filter import bench_items, bench_rules
-from memmesh.engines.exposure_guard import matching
-from memmesh.engines.exposure_guard.filtering import CompiledRules, Exposed, filter_items
-from memmesh.engines.exposure_guard.matching import Item
-from memmesh.engines.exposure_guard.rules import Channel, Exposure
+from memmesh.engines.exposure_guard.domain import matching
+from memmesh.engines.exposure_guard.domain.filtering import CompiledRules, Exposed, filter_items
+from memmesh.engines.exposure_guard.domain.matching import Item
+from memmesh.engines.exposure_guard.domain.rules import Channel, Exposure
 
 
 def outcome(rules: CompiledRules, items: list[Exposed], user_asked: bool = False):  # type: ignore[no-untyped-def]

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 
 from memmesh.common.v1 import memory_pb2
 from memmesh.engines.retrieval_ranker import mapping
-from memmesh.engines.retrieval_ranker.documents import IndexDoc
+from memmesh.engines.retrieval_ranker.domain.documents import IndexDoc
+from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.ports import Changes, Snapshot, StoredDoc
-from memmesh.engines.retrieval_ranker.service import RankerService
-from memmesh.engines.retrieval_ranker.text import Analyzer
+from memmesh.engines.retrieval_ranker.use_cases import RankerService
 from memmesh.runtime.errors import DependencyFailed
 from memmesh.runtime.timeconv import timestamp_of
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb

@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 from ranker_fakes import atom, atom_doc, turn, turn_doc
 
 from memmesh.bench.retrieve import corpus
-from memmesh.engines.retrieval_ranker.documents import Caps, Kind
-from memmesh.engines.retrieval_ranker.ranking import DEFAULT_POLICY, atom_order_key
-from memmesh.engines.retrieval_ranker.text import Analyzer
-from memmesh.engines.retrieval_ranker.user_index import UserIndex
+from memmesh.engines.retrieval_ranker.domain.documents import Caps, Kind
+from memmesh.engines.retrieval_ranker.domain.ranking import DEFAULT_POLICY, atom_order_key
+from memmesh.engines.retrieval_ranker.domain.text import Analyzer
+from memmesh.engines.retrieval_ranker.domain.user_index import UserIndex
 
 ANALYZER = Analyzer()
 WORDS = ["tea", "coffee", "sister", "sarah", "tennis", "garden", "lisbon", "dog", "music", "jazz", "book", "run"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from ranker_fakes import atom, atom_doc, digest, digest_doc, turn, turn_doc
 
 from memmesh.common.v1 import memory_pb2
-from memmesh.engines.retrieval_ranker.documents import Caps
-from memmesh.engines.retrieval_ranker.ranking import RankingPolicy
-from memmesh.engines.retrieval_ranker.text import Analyzer
-from memmesh.engines.retrieval_ranker.user_index import UserIndex
+from memmesh.engines.retrieval_ranker.domain.documents import Caps
+from memmesh.engines.retrieval_ranker.domain.ranking import RankingPolicy
+from memmesh.engines.retrieval_ranker.domain.text import Analyzer
+from memmesh.engines.retrieval_ranker.domain.user_index import UserIndex
 
 ANALYZER = Analyzer()
 CAPS = Caps(max_atoms=20, max_turns=5, max_digests=5)

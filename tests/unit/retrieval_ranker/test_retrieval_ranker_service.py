@@ -17,7 +17,7 @@ from ranker_fakes import (
     turn_doc,
 )
 
-from memmesh.engines.retrieval_ranker.documents import Caps, Kind
+from memmesh.engines.retrieval_ranker.domain.documents import Caps, Kind
 from memmesh.runtime.errors import DependencyFailed
 
 CAPS = Caps(max_atoms=20, max_turns=5, max_digests=5)

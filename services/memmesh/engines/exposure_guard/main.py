@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from memmesh.engines.exposure_guard.adapters.ledger_client import GrpcRuleLedger
 from memmesh.engines.exposure_guard.adapters.sql_store import SqlRuleStore
-from memmesh.engines.exposure_guard.service import ExposureGuardService
 from memmesh.engines.exposure_guard.servicer import ExposureGuardServicer
 from memmesh.engines.exposure_guard.settings import ExposureGuardSettings
+from memmesh.engines.exposure_guard.use_cases import ExposureGuardService
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as pb_grpc
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc

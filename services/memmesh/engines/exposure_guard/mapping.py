@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from memmesh.common.v1 import memory_pb2
-from memmesh.engines.exposure_guard.filtering import Exposed, FilterOutcome
-from memmesh.engines.exposure_guard.matching import Item
-from memmesh.engines.exposure_guard.recall import RecallSummary, SummaryAtom
-from memmesh.engines.exposure_guard.rules import (
+from memmesh.engines.exposure_guard.domain.filtering import Exposed, FilterOutcome
+from memmesh.engines.exposure_guard.domain.matching import Item
+from memmesh.engines.exposure_guard.domain.recall import RecallSummary, SummaryAtom
+from memmesh.engines.exposure_guard.domain.rules import (
     Channel,
     Exposure,
     Rule,

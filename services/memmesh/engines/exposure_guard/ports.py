@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from memmesh.engines.exposure_guard.rules import Rule, RuleId
+from memmesh.engines.exposure_guard.domain.events import RuleEvent
+from memmesh.engines.exposure_guard.domain.rules import Rule, RuleId
 
 
 class RuleStore(Protocol):
@@ -25,3 +26,11 @@ class RuleStore(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+class RuleLedger(Protocol):
+    """What the ExposureGuard needs from the Ledger engine."""
+
+    async def record(self, tenant_id: str, user_id: str, event: RuleEvent) -> None:
+        """Append the rule change; Conflict when its key is stored with other content."""
+        ...

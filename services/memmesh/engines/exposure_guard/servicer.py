@@ -5,7 +5,7 @@ from __future__ import annotations
 import grpc
 
 from memmesh.engines.exposure_guard import mapping
-from memmesh.engines.exposure_guard.service import ExposureGuardService
+from memmesh.engines.exposure_guard.use_cases import ExposureGuardService
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as pb_grpc
 from memmesh.runtime.timeconv import micros_of

@@ -6,10 +6,10 @@ from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as atom_gr
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.adapters.index_source import GrpcIndexSource
 from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
-from memmesh.engines.retrieval_ranker.service import RankerService
+from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.servicer import RetrievalRankerServicer
 from memmesh.engines.retrieval_ranker.settings import RankerSettings
-from memmesh.engines.retrieval_ranker.text import Analyzer
+from memmesh.engines.retrieval_ranker.use_cases import RankerService
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as pb_grpc
 from memmesh.runtime.channels import engine_channel

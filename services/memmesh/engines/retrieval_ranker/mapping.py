@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from memmesh.common.v1 import memory_pb2
-from memmesh.engines.retrieval_ranker.documents import (
+from memmesh.engines.retrieval_ranker.domain.documents import (
     AtomSignals,
     Candidate,
     Caps,
@@ -17,9 +17,9 @@ from memmesh.engines.retrieval_ranker.documents import (
     Kind,
     Retrieval,
 )
+from memmesh.engines.retrieval_ranker.domain.text import Analyzer
+from memmesh.engines.retrieval_ranker.domain.user_index import IndexSummary
 from memmesh.engines.retrieval_ranker.ports import StoredDoc
-from memmesh.engines.retrieval_ranker.service import IndexSummary
-from memmesh.engines.retrieval_ranker.text import Analyzer
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 from memmesh.runtime.errors import FieldViolation, InvalidInput
 from memmesh.runtime.timeconv import micros_of

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
+
+from memmesh.engines.retrieval_ranker.domain.documents import IndexDoc
 
 
 @dataclass(frozen=True)
@@ -63,3 +65,11 @@ class RankerStore(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+class IndexSource(Protocol):
+    """Where a user's index is rebuilt from: the capsule's atoms and the archive."""
+
+    def documents(self, tenant_id: str, user_id: str) -> AsyncIterator[IndexDoc]:
+        """Every document the user's index should hold; raises DependencyFailed when unreachable."""
+        ...

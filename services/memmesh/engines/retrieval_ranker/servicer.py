@@ -5,8 +5,8 @@ from __future__ import annotations
 import grpc
 
 from memmesh.engines.retrieval_ranker import mapping
-from memmesh.engines.retrieval_ranker.service import RankerService
-from memmesh.engines.retrieval_ranker.text import Analyzer
+from memmesh.engines.retrieval_ranker.domain.text import Analyzer
+from memmesh.engines.retrieval_ranker.use_cases import RankerService
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as pb_grpc
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memmesh.engines.exposure_guard.events import RuleEvent
+from memmesh.engines.exposure_guard.domain.events import RuleEvent
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from memmesh.ledger_writer import LedgerWriter, NewEvent
 

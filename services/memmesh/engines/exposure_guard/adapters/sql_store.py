@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memmesh.engines.exposure_guard.rules import Rule, RuleId, RuleKind, TargetType
+from memmesh.engines.exposure_guard.domain.rules import Rule, RuleId, RuleKind, TargetType
 from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect, Row, open_database
 

@@ -9,8 +9,8 @@ from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as atom_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as atom_grpc
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.engines.retrieval_ranker import mapping
-from memmesh.engines.retrieval_ranker.documents import IndexDoc
-from memmesh.engines.retrieval_ranker.text import Analyzer
+from memmesh.engines.retrieval_ranker.domain.documents import IndexDoc
+from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.runtime.errors import call_engine
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc

@@ -20,8 +20,8 @@ import heapq
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memmesh.engines.retrieval_ranker.bm25 import KindIndex
-from memmesh.engines.retrieval_ranker.documents import Candidate, IndexDoc
+from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
+from memmesh.engines.retrieval_ranker.domain.documents import Candidate, IndexDoc
 
 
 @dataclass(frozen=True)

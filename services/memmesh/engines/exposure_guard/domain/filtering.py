@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import NamedTuple
 
-from memmesh.engines.exposure_guard.matching import Item, RuleMatcher
-from memmesh.engines.exposure_guard.rules import Channel, Exposure, RuleId, RuleKind
+from memmesh.engines.exposure_guard.domain.matching import Item, RuleMatcher
+from memmesh.engines.exposure_guard.domain.rules import Channel, Exposure, RuleId, RuleKind
 
 # Hit names besides the rule kinds: the exposure level and the channel rule.
 INTERNAL_ONLY = "INTERNAL_ONLY"

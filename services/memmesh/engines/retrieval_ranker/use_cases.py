@@ -3,44 +3,18 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from collections.abc import Callable, Sequence
 
-from memmesh.engines.retrieval_ranker.documents import Caps, IndexDoc, Kind, Retrieval
-from memmesh.engines.retrieval_ranker.ports import RankerStore, StoredDoc
-from memmesh.engines.retrieval_ranker.text import Analyzer
-from memmesh.engines.retrieval_ranker.user_index import UserIndex
+from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc, Retrieval
+from memmesh.engines.retrieval_ranker.domain.text import Analyzer
+from memmesh.engines.retrieval_ranker.domain.user_index import IndexSummary, UserIndex, summary_of
+from memmesh.engines.retrieval_ranker.ports import IndexSource, RankerStore, StoredDoc
 
 UserKey = tuple[str, str]
 
 
-class IndexSource(Protocol):
-    """Where a user's index is rebuilt from: the capsule's atoms and the archive."""
-
-    def documents(self, tenant_id: str, user_id: str) -> AsyncIterator[IndexDoc]:
-        """Every document the user's index should hold; raises DependencyFailed when unreachable."""
-        ...
-
-
-@dataclass(frozen=True)
-class IndexSummary:
-    """Counts and checksum of a user's index."""
-
-    counts: dict[Kind, int]
-    checksum: str
-
-    @property
-    def document_count(self) -> int:
-        return sum(self.counts.values())
-
-
 def _stored(doc: IndexDoc) -> StoredDoc:
     return StoredDoc(doc.doc_id, doc.kind.value, doc.payload)
-
-
-def _summary(index: UserIndex) -> IndexSummary:
-    return IndexSummary({kind: index.count(kind) for kind in Kind}, index.checksum())
 
 
 class RankerService:
@@ -146,8 +120,8 @@ class RankerService:
         ordered = [docs[doc_id] for doc_id in sorted(docs)]
         generation = await self._store.replace_all(tenant_id, user_id, [_stored(d) for d in ordered])
         index = self._remember((tenant_id, user_id), UserIndex(generation, ordered))
-        return _summary(index)
+        return summary_of(index)
 
     async def describe(self, tenant_id: str, user_id: str) -> IndexSummary:
         """Counts and checksum of the user's live index."""
-        return _summary(await self._current(tenant_id, user_id))
+        return summary_of(await self._current(tenant_id, user_id))

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
-from memmesh.runtime.errors import FieldViolation, InvalidInput
+from memmesh.errors import FieldViolation, InvalidInput
 
 
 class RuleKind(StrEnum):

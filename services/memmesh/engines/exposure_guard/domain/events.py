@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from memmesh.engines.exposure_guard.rules import RuleId
+from memmesh.engines.exposure_guard.domain.rules import RuleId
 
 RULE_SET = "EXPOSURE_RULE_SET"
 RULE_REMOVED = "EXPOSURE_RULE_REMOVED"

@@ -12,8 +12,8 @@ from itertools import accumulate, chain
 from operator import attrgetter
 from typing import Generic, TypeVar
 
-from memmesh.engines.exposure_guard.rules import RuleId, TargetType
-from memmesh.engines.exposure_guard.words import (
+from memmesh.engines.exposure_guard.domain.rules import RuleId, TargetType
+from memmesh.engines.exposure_guard.domain.words import (
     fold,
     has_phrase,
     longest_stem,
@@ -100,14 +100,14 @@ class RuleMatcher:
             for target, rules in self.keys.items():
                 if key.startswith(f"{target}."):
                     found.update(rules)
-        for value, rules in (
+        for value, by_target in (
             (item.thread_id, self.threads),
             (item.work_order_id, self.work_orders),
             (item.atom_id, self.atoms),
             (item.item_id, self.atoms),
         ):
-            if value in rules:
-                found.update(rules[value])
+            if value in by_target:
+                found.update(by_target[value])
         return found
 
     def touched_by_ids(self, items: Sequence[Item]) -> set[int]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memmesh.engines.exposure_guard.filtering import CompiledRules, may_travel
-from memmesh.engines.exposure_guard.matching import Item
-from memmesh.engines.exposure_guard.rules import Channel, Exposure
+from memmesh.engines.exposure_guard.domain.filtering import CompiledRules, may_travel
+from memmesh.engines.exposure_guard.domain.matching import Item
+from memmesh.engines.exposure_guard.domain.rules import Channel, Exposure
 
 MAX_ITEMS = 10
 MAX_BYTES = 1024

@@ -5,27 +5,24 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Protocol
 
-from memmesh.engines.exposure_guard.events import RULE_REMOVED, RULE_SET, RuleEvent, rule_event
-from memmesh.engines.exposure_guard.filtering import (
+from memmesh.engines.exposure_guard.domain.events import (
+    RULE_REMOVED,
+    RULE_SET,
+    rule_event,
+)
+from memmesh.engines.exposure_guard.domain.filtering import (
     CompiledRules,
     Exposed,
     FilterOutcome,
     filter_items,
     store_blocked_by,
 )
-from memmesh.engines.exposure_guard.matching import Item
-from memmesh.engines.exposure_guard.ports import RuleStore
-from memmesh.engines.exposure_guard.recall import RecallSummary, SummaryAtom, recall_summary
-from memmesh.engines.exposure_guard.rules import Channel, Rule, RuleId, RuleKind, TargetType
+from memmesh.engines.exposure_guard.domain.matching import Item
+from memmesh.engines.exposure_guard.domain.recall import RecallSummary, SummaryAtom, recall_summary
+from memmesh.engines.exposure_guard.domain.rules import Channel, Rule, RuleId, RuleKind, TargetType
+from memmesh.engines.exposure_guard.ports import RuleLedger, RuleStore
 from memmesh.storage.cache import Cache, user_key
-
-
-class RuleLedger(Protocol):
-    """What the ExposureGuard needs from the Ledger engine."""
-
-    async def record(self, tenant_id: str, user_id: str, event: RuleEvent) -> None: ...
 
 
 def encode_rules(rules: Sequence[Rule]) -> bytes:

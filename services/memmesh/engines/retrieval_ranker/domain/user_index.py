@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-from memmesh.engines.retrieval_ranker.bm25 import KindIndex
-from memmesh.engines.retrieval_ranker.documents import Caps, IndexDoc, Kind, Retrieval
-from memmesh.engines.retrieval_ranker.ranking import select_atoms, select_by_relevance
+from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
+from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc, Kind, Retrieval
+from memmesh.engines.retrieval_ranker.domain.ranking import select_atoms, select_by_relevance
 
 
 class UserIndex:
@@ -59,3 +60,20 @@ class UserIndex:
             digest.update(f"{doc.doc_id}\x1f{doc.kind.value}\x1f{terms}\x1f".encode())
             digest.update(hashlib.sha256(doc.payload).digest())
         return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class IndexSummary:
+    """Counts and checksum of a user's index."""
+
+    counts: dict[Kind, int]
+    checksum: str
+
+    @property
+    def document_count(self) -> int:
+        return sum(self.counts.values())
+
+
+def summary_of(index: UserIndex) -> IndexSummary:
+    """The index's counts per kind and its checksum."""
+    return IndexSummary({kind: index.count(kind) for kind in Kind}, index.checksum())

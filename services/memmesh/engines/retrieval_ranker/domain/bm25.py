@@ -15,7 +15,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
-from memmesh.engines.retrieval_ranker.documents import IndexDoc
+from memmesh.engines.retrieval_ranker.domain.documents import IndexDoc
 
 MICROS = 1_000_000
 

@@ -1,0 +1,1 @@
+"""Pure logic of the ExposureGuard: rules, matching, filtering, recall summaries, ledger event shapes."""
