@@ -3,6 +3,7 @@ service over each real store (two processes sharing one store)."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -20,11 +21,19 @@ from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 
 
 @pytest_asyncio.fixture(params=["sqlite", "postgres"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[RankerStore]:
+async def stores(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[tuple[RankerStore, RankerStore]]:
+    """Two stores over one database, as two processes of the engine hold them."""
     url = "sqlite" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
-    opened: RankerStore = await SqlRankerStore.open(url, tmp_path)
-    yield opened
-    await opened.close()
+    first: RankerStore = await SqlRankerStore.open(url, tmp_path)
+    second: RankerStore = await SqlRankerStore.open(url, tmp_path)
+    yield first, second
+    await second.close()
+    await first.close()
+
+
+@pytest.fixture
+def store(stores: tuple[RankerStore, RankerStore]) -> RankerStore:
+    return stores[0]
 
 
 def user() -> tuple[str, str]:
@@ -83,6 +92,19 @@ async def test_replace_all_swaps_the_documents_and_forces_a_full_load(store: Ran
     assert await store.changes_since(*who, 2) is None
     assert await store.changes_since(*who, 3) == Changes(3, [], [])
     assert (await store.load(*who)).docs == [doc("x"), doc("y")]
+
+
+async def test_concurrent_writers_of_one_user_each_get_their_own_generation(
+    stores: tuple[RankerStore, RankerStore],
+) -> None:
+    who = user()
+    writes = (stores[n % 2].upsert(*who, [doc(f"d{n}")]) for n in range(8))
+    generations = await asyncio.gather(*writes)
+    assert sorted(generations) == list(range(1, 9))
+    snapshot = await stores[1].load(*who)
+    assert (snapshot.generation, len(snapshot.docs)) == (8, 8)
+    last_two = sorted(f"d{n}" for n, generation in enumerate(generations) if generation > 6)
+    assert await stores[0].changes_since(*who, 6) == Changes(8, [doc(doc_id) for doc_id in last_two], [])
 
 
 async def test_users_are_isolated(store: RankerStore) -> None:

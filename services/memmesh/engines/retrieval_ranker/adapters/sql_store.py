@@ -73,13 +73,18 @@ async def _bump(tx: SqlTx, tenant_id: str, user_id: str, rebuild: bool) -> int:
     return generation
 
 
-async def _write(tx: SqlTx, tenant_id: str, user_id: str, docs: Sequence[StoredDoc], generation: int) -> None:
+async def _write(
+    tx: SqlTx, tenant_id: str, user_id: str, docs: Sequence[StoredDoc], generation: int, *, clear_removals: bool = True
+) -> None:
     await tx.executemany(
         "INSERT INTO ranker_documents (tenant_id, user_id, doc_id, kind, payload, change_generation) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, doc_id) DO UPDATE SET "
         "kind = excluded.kind, payload = excluded.payload, change_generation = excluded.change_generation",
         [(tenant_id, user_id, d.doc_id, d.kind, d.payload, generation) for d in docs],
     )
+    if not clear_removals:
+        return
+    # A document written again is no longer removed.
     await tx.executemany(
         "DELETE FROM ranker_removals WHERE tenant_id = ? AND user_id = ? AND doc_id = ?",
         [(tenant_id, user_id, d.doc_id) for d in docs],
@@ -150,7 +155,7 @@ class SqlRankerStore:
             generation = await _bump(tx, tenant_id, user_id, rebuild=True)
             await tx.execute("DELETE FROM ranker_documents WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id))
             await tx.execute("DELETE FROM ranker_removals WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id))
-            await _write(tx, tenant_id, user_id, docs, generation)
+            await _write(tx, tenant_id, user_id, docs, generation, clear_removals=False)
         return generation
 
     async def load(self, tenant_id: str, user_id: str) -> Snapshot:
