@@ -15,6 +15,7 @@ from memmesh.engines.context_composer.domain.model import (
     MemoryAtom,
     ResumeCandidate,
     Retrieved,
+    SessionContext,
     SessionMemory,
     TurnRecord,
     UserFacts,
@@ -128,13 +129,16 @@ class FakeSources:
         self._check("ranker")
         return Retrieved(self.retrieved.atoms[:max_atoms], self.retrieved.turns[:max_turns], self.retrieved.digests[:max_digests])
 
-    async def working_memory(self, tenant_id: str, user_id: str, session_id: str, max_turns: int) -> SessionMemory:
+    async def session_context(
+        self, tenant_id: str, user_id: str, session_id: str, max_turns: int, now_us: int, mode: str
+    ) -> SessionContext:
+        """The ThreadStore's one answer: an open mode becomes IN_SESSION; a failed resume is None."""
         self._check("working_memory")
-        return self.session
-
-    async def resume(self, tenant_id: str, user_id: str, session_id: str, now_us: int) -> ResumeCandidate:
-        self._check("resume")
-        return self.resume_candidate
+        mode = "IN_SESSION" if mode == "UNSPECIFIED" else mode
+        resume = None
+        if mode == "SESSION_START":
+            resume = None if "resume" in self.failing else self.resume_candidate
+        return SessionContext(mode, self.session, resume)
 
     async def corrections(self, tenant_id: str, user_id: str) -> tuple[CorrectionPair, ...]:
         self._check("corrections")

@@ -1,5 +1,5 @@
-"""A query whose mode the ThreadStore decides: one session-context call instead of working
-memory and resume, the same bundle as with that mode given, and the same Tier rules."""
+"""The session part is one ThreadStore call a turn: a mode the query leaves open is decided
+there and gives the same bundle as with that mode given; the same Tier rules hold."""
 
 from __future__ import annotations
 
@@ -28,20 +28,14 @@ class DecidingSources(FakeSources):
     resume_fails: bool = False
     calls: list[str] = field(default_factory=list)
 
-    async def working_memory(self, tenant_id: str, user_id: str, session_id: str, max_turns: int) -> SessionMemory:
-        self.calls.append("working_memory")
-        return await super().working_memory(tenant_id, user_id, session_id, max_turns)
-
-    async def resume(self, tenant_id: str, user_id: str, session_id: str, now_us: int) -> ResumeCandidate:
-        self.calls.append("resume")
-        return await super().resume(tenant_id, user_id, session_id, now_us)
-
-    async def session_context(self, tenant_id: str, user_id: str, session_id: str, max_turns: int, now_us: int) -> SessionContext:
-        self.calls.append("session_context")
+    async def session_context(
+        self, tenant_id: str, user_id: str, session_id: str, max_turns: int, now_us: int, mode: str
+    ) -> SessionContext:
+        self.calls.append(f"session_context:{mode}")
         self._check("working_memory")
-        started = self.decided == "SESSION_START"
-        resume = self.resume_candidate if started and not self.resume_fails else None
-        return SessionContext(self.decided, self.session, resume)
+        decided = self.decided if mode == UNDECIDED else mode
+        resume = self.resume_candidate if decided == "SESSION_START" and not self.resume_fails else None
+        return SessionContext(decided, self.session, resume)
 
 
 def composer(sources: DecidingSources) -> Composer:
@@ -66,8 +60,9 @@ async def test_a_decided_mode_composes_the_bundle_of_that_mode_in_one_call(decid
     expected = await composer(given).compose(query("where were we?", mode=decided))
     assert composed == expected
     assert composed.bundle.mode == decided
-    assert deciding.calls == ["session_context"]
-    assert "session_context" not in given.calls
+    # One ThreadStore call either way: an open mode is decided there, a given one passed on.
+    assert deciding.calls == ["session_context:UNSPECIFIED"]
+    assert given.calls == [f"session_context:{decided}"]
 
 
 async def test_a_decided_session_start_without_its_resume_is_tier2_degraded() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol, TypeVar
 
 from google.protobuf.duration_pb2 import Duration
 
@@ -36,8 +37,17 @@ def _name(enum: object, number: int, prefix: str) -> str:
     return str(enum.Name(number)).removeprefix(prefix)  # type: ignore[attr-defined]
 
 
-def _number(enum: object, name: str, prefix: str) -> int:
-    return int(enum.Value(prefix + name))  # type: ignore[attr-defined]
+V = TypeVar("V", bound=int, covariant=True)
+
+
+class _EnumValues(Protocol[V]):
+    """A generated enum wrapper, as far as looking values up by name goes."""
+
+    def Value(self, name: str) -> V: ...  # noqa: N802 (the protobuf API's name)
+
+
+def _number(enum: _EnumValues[V], name: str, prefix: str) -> V:
+    return enum.Value(prefix + name)
 
 
 def _micros(message: object, field: str) -> int:
@@ -176,7 +186,12 @@ def verdict_of(response: guard_pb.FilterResponse) -> GuardVerdict:
     return GuardVerdict(frozenset(response.allowed_item_ids), response.do_not_mention_hits)
 
 
-def channel_number(channel: str) -> int:
+def mode_number(mode: str) -> bundle_pb2.SessionMode.ValueType:
+    """The SessionMode enum value of a domain mode ("UNSPECIFIED" lets the callee decide)."""
+    return _number(bundle_pb2.SessionMode, mode or "UNSPECIFIED", "SESSION_MODE_")
+
+
+def channel_number(channel: str) -> memory_pb2.Channel.ValueType:
     """The Channel enum value of a domain channel name."""
     return _number(memory_pb2.Channel, channel, "CHANNEL_")
 

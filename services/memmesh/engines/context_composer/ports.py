@@ -11,10 +11,8 @@ from memmesh.engines.context_composer.domain.model import (
     CorrectionPair,
     Entity,
     GuardVerdict,
-    ResumeCandidate,
     Retrieved,
     SessionContext,
-    SessionMemory,
     UserFacts,
 )
 
@@ -34,16 +32,11 @@ class Ranker(Protocol):
 
 
 class Threads(Protocol):
-    async def working_memory(self, tenant_id: str, user_id: str, session_id: str, max_turns: int) -> SessionMemory:
-        """The session's last turns, rolling summary and the user's open loops."""
-        ...
-
-    async def resume(self, tenant_id: str, user_id: str, session_id: str, now_us: int) -> ResumeCandidate:
-        """The resume candidate of a session start."""
-        ...
-
-    async def session_context(self, tenant_id: str, user_id: str, session_id: str, max_turns: int, now_us: int) -> SessionContext:
-        """Mode decided now, working memory and, on a session start, the resume candidate."""
+    async def session_context(
+        self, tenant_id: str, user_id: str, session_id: str, max_turns: int, now_us: int, mode: str
+    ) -> SessionContext:
+        """The mode (`mode`, or decided now when UNDECIDED), working memory and, on a session
+        start, the resume candidate (None when that Tier-2 part failed)."""
         ...
 
     async def related_entities(self, tenant_id: str, user_id: str, node_ids: Sequence[str], fan_out: int) -> tuple[Entity, ...]:

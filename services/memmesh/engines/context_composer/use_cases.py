@@ -29,7 +29,6 @@ from memmesh.engines.context_composer.domain.assemble import (
 )
 from memmesh.engines.context_composer.domain.model import (
     SESSION_START,
-    UNDECIDED,
     Composed,
     ComposeQuery,
     Entity,
@@ -111,18 +110,12 @@ class Composer:
         return composed
 
     async def _session(self, query: ComposeQuery) -> tuple[ComposeQuery, SessionMemory, ResumeCandidate | None]:
-        """The session part: one ThreadStore call when it decides the mode, else working memory
-        and, on a session start, the resume (Tier 2) side by side."""
-        tenant, user, session_id = query.tenant_id, query.user_id, query.session_id
-        if query.mode == UNDECIDED:
-            context = await self._threads.session_context(tenant, user, session_id, MAX_WORKING_TURNS, query.now_us)
-            return replace(query, mode=context.mode), context.session, context.resume
-        session_start = query.mode == SESSION_START
-        session, resume = await asyncio.gather(
-            self._threads.working_memory(tenant, user, session_id, MAX_WORKING_TURNS),
-            _tier2(self._threads.resume(tenant, user, session_id, query.now_us)) if session_start else _none(),
+        """The session part in one ThreadStore call: the mode (decided there when the query
+        leaves it open), working memory and, on a session start, the resume (Tier 2)."""
+        context = await self._threads.session_context(
+            query.tenant_id, query.user_id, query.session_id, MAX_WORKING_TURNS, query.now_us, query.mode
         )
-        return query, session, resume
+        return replace(query, mode=context.mode), context.session, context.resume
 
 
 async def _none() -> None:

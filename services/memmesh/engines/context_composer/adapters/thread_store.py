@@ -1,5 +1,5 @@
-"""The ThreadStore as the composer's Threads: the session part is Tier 1; the resume and
-the graph entities are Tier 2 (each with its share of the deadline)."""
+"""The ThreadStore as the composer's Threads: the session part is Tier 1 (one call a turn);
+its resume and the graph entities are Tier 2 (each with its share of the deadline)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ from memmesh.engines.context_composer import mapping
 from memmesh.engines.context_composer.adapters.calls import scope_of, tier2_timeout
 from memmesh.engines.context_composer.domain.model import (
     Entity,
-    ResumeCandidate,
     SessionContext,
-    SessionMemory,
 )
 from memmesh.runtime.errors import call_engine
 from memmesh.runtime.timeconv import timestamp_of
@@ -24,20 +22,14 @@ class GrpcThreads:
         self._stub = stub
         self._default_timeout_s = default_timeout_s
 
-    async def working_memory(self, tenant_id: str, user_id: str, session_id: str, max_turns: int) -> SessionMemory:
-        request = thread_pb.GetWorkingMemoryRequest(scope=scope_of(tenant_id, user_id), session_id=session_id, max_turns=max_turns)
-        return mapping.session_of(await call_engine("thread_store", self._stub.GetWorkingMemory(request)))
-
-    async def resume(self, tenant_id: str, user_id: str, session_id: str, now_us: int) -> ResumeCandidate:
-        request = thread_pb.ResumeRequest(scope=scope_of(tenant_id, user_id), session_id=session_id, now=timestamp_of(now_us))
-        call = self._stub.Resume(request, timeout=tier2_timeout(self._default_timeout_s))
-        return mapping.resume_of(await call_engine("thread_store", call))
-
-    async def session_context(self, tenant_id: str, user_id: str, session_id: str, max_turns: int, now_us: int) -> SessionContext:
+    async def session_context(
+        self, tenant_id: str, user_id: str, session_id: str, max_turns: int, now_us: int, mode: str
+    ) -> SessionContext:
         # One call for what OpenSession, GetWorkingMemory and Resume answer; the ThreadStore
         # gives its resume part only its Tier-2 share of the deadline.
         request = thread_pb.GetTurnContextRequest(
-            scope=scope_of(tenant_id, user_id), session_id=session_id, now=timestamp_of(now_us), max_turns=max_turns
+            scope=scope_of(tenant_id, user_id), session_id=session_id, now=timestamp_of(now_us), max_turns=max_turns,
+            mode=mapping.mode_number(mode),
         )
         return mapping.session_context_of(await call_engine("thread_store", self._stub.GetTurnContext(request)))
 
