@@ -113,7 +113,8 @@ def locomo_documents(conversation: dict[str, object]) -> list[EvalDocument]:
     while f"session_{session}" in conversation:
         label = str(conversation[f"session_{session}_date_time"])
         start = _session_time_us(label)
-        for position, turn in enumerate(conversation[f"session_{session}"]):  # type: ignore[arg-type]
+        turns: list[dict[str, str]] = conversation[f"session_{session}"]  # type: ignore[assignment]  # JSON as read
+        for position, turn in enumerate(turns):
             text = f"({label}) {turn['speaker']}: {turn['text']}"
             documents.append(EvalDocument(turn["dia_id"], text, start + position))
         session += 1

@@ -63,7 +63,7 @@ def corpus(atoms: int, turns: int, head_offset: int = 10, seed: int = 7) -> tupl
             atom_id=f"atom-{n:06d}",
             key=f"{rng.choice(words)}.{rng.choice(words)}",
             text=_sentence(rng, words, weights, rng.randint(6, 14)),
-            provenance=rng.randint(1, 4),
+            provenance=memory_pb2.Provenance.ValueType(rng.randint(1, 4)),
             confidence_bp=rng.randint(4000, 10000),
             pinned=rng.random() < 0.05,
             use_count=rng.randint(0, 30),

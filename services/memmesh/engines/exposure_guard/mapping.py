@@ -15,8 +15,8 @@ from memmesh.engines.exposure_guard.domain.rules import (
     TargetType,
     rule_id,
 )
+from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as pb
-from memmesh.runtime.errors import FieldViolation, InvalidInput
 from memmesh.runtime.timeconv import timestamp_of
 
 _KINDS = {
@@ -25,7 +25,7 @@ _KINDS = {
     pb.RULE_KIND_PULL_ONLY: RuleKind.PULL_ONLY,
 }
 _KIND_NUMBERS = {kind: number for number, kind in _KINDS.items()}
-_CHANNELS = {memory_pb2.CHANNEL_VOICE: Channel.VOICE, memory_pb2.CHANNEL_TEXT: Channel.TEXT}
+_CHANNELS: dict[int, Channel] = {memory_pb2.CHANNEL_VOICE: Channel.VOICE, memory_pb2.CHANNEL_TEXT: Channel.TEXT}
 
 
 def channel_of(number: int) -> Channel:
@@ -41,7 +41,7 @@ def rule_id_of(message: pb.Rule, path: str = "rule") -> RuleId:
 def rule_message(rule: Rule) -> pb.Rule:
     return pb.Rule(
         kind=_KIND_NUMBERS[rule.id.kind],
-        target_type=int(rule.id.target_type),
+        target_type=pb.TargetType.ValueType(rule.id.target_type),
         target=rule.id.target,
         create_time=timestamp_of(rule.create_time_us),
     )
@@ -81,7 +81,7 @@ def filter_response(outcome: FilterOutcome) -> pb.FilterResponse:
     return pb.FilterResponse(
         allowed_item_ids=outcome.allowed_item_ids,
         hits=[
-            pb.RuleHit(rule=key.rule, target_type=key.target_type, target=key.target, hit_count=count)
+            pb.RuleHit(rule=key.rule, target_type=pb.TargetType.ValueType(key.target_type), target=key.target, hit_count=count)
             for key, count in outcome.hits
         ],
         do_not_mention_hits=outcome.do_not_mention_hits,

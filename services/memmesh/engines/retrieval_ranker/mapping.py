@@ -20,8 +20,8 @@ from memmesh.engines.retrieval_ranker.domain.documents import (
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.domain.user_index import IndexSummary
 from memmesh.engines.retrieval_ranker.ports import StoredDoc
+from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
-from memmesh.runtime.errors import FieldViolation, InvalidInput
 from memmesh.runtime.timeconv import micros_of
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
