@@ -115,3 +115,14 @@ async def test_hung_ranker_keeps_tier1_within_the_budget(mesh: Mesh, client: Gat
     assert list(response.degraded_parts) == ["retrieval_ranker"]
     assert_tier1_parts(response)
     assert elapsed_ms < BUDGET_MS + 400
+
+
+async def test_do_not_mention_holds_back_an_entity_and_those_reached_from_it(client: GatewayClient) -> None:
+    user_id = await conversation(client)
+    await client.command(user_id, "s1", "DO_NOT_MENTION", NOW_US + 30_000_000, target="Portland")
+    response = await brief(client, user_id)
+    assert [e.label for e in response.bundle.entities] == ["Dana"]
+    await client.command(user_id, "s1", "DO_NOT_MENTION", NOW_US + 40_000_000, target="Sarah")
+    response = await brief(client, user_id)
+    assert list(response.bundle.entities) == []
+    assert all("Sarah" not in a.text and "Portland" not in a.text for a in response.bundle.atoms)
