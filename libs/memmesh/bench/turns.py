@@ -1,10 +1,14 @@
 """Brief and Ingest through the gateway over the multi-process mesh, with a large memory.
 
-The user under test gets 10,000 archived turns and 1,000 or 10,000 atoms. Turns are
-archived through the ThreadStore and indexed like the gateway indexes them; atoms are
-written straight into the retrieval index (the capsule's derived copy the composer
-reads), since pushing 10,000 distinct facts through extraction would take minutes and
-measure extraction rather than Brief.
+Brief: a user with 10,000 archived turns and 1,000 then 10,000 atoms; latency of one
+caller, CPU per full Brief summed over every engine process, and throughput with 8 and
+16 concurrent callers (with how many came back empty). Turns are archived through the
+ThreadStore and indexed like the gateway indexes them; atoms are written straight into
+the retrieval index (the capsule's derived copy the composer reads), since pushing
+10,000 distinct facts through extraction would measure extraction rather than Brief.
+
+Ingest: latency for users with 1,000 and 10,000 turns of history (one in ten a fact that
+went through extraction), and throughput with 8 concurrent callers.
 """
 
 from __future__ import annotations
@@ -14,6 +18,9 @@ import random
 import tempfile
 import time
 
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
+from memmesh.bench.cpu import cpu_seconds
 from memmesh.bench.stats import summary
 from memmesh.client.gateway import GatewayClient
 from memmesh.common.v1 import memory_pb2, scope_pb2
@@ -108,38 +115,93 @@ async def _brief_latency(client: GatewayClient, user: str, count: int) -> tuple[
     return summary(samples), degraded, sizes
 
 
-async def _brief_throughput(addr: str, user: str, callers: int, seconds: float) -> tuple[float, int, float]:
-    done, degraded = 0, 0
+async def _brief_throughput(addr: str, user: str, callers: int, seconds: float) -> dict[str, float]:
+    """Briefs answered per second by `callers` concurrent callers, and how many came back empty."""
+    done, empty = 0, 0
     now = START_US + 10_001 * 60_000_000
 
     async def caller(n: int) -> None:
-        nonlocal done, degraded
+        nonlocal done, empty
         rng = random.Random(n)
         async with GatewayClient(addr, KEY, tenant_id=TENANT) as client:
             deadline = time.perf_counter() + seconds
             while time.perf_counter() < deadline:
                 response = await client.brief(user, f"bench-{n}", now, _query(rng))
                 done += 1
-                degraded += int(response.degraded)
+                # Failed closed: degraded with no part named as the only loss (Tier 2 keeps a bundle).
+                empty += int(response.degraded and not response.degraded_parts)
 
     started = time.perf_counter()
     await asyncio.gather(*(caller(n) for n in range(callers)))
     elapsed = time.perf_counter() - started
-    return done / elapsed, degraded, elapsed
+    return {"per_s": round(done / elapsed), "full_per_s": round((done - empty) / elapsed), "empty": empty, "n": done}
 
 
-async def _ingest_latency(client: GatewayClient, user: str, count: int) -> dict[str, float]:
-    sentences = [
-        "my sister {name} lives in {city}", "I really love {topic}", "I'm allergic to {topic}",
-        "remind me to call {name} tomorrow", "I work as a nurse", "we should talk about {topic} later",
-    ]
+async def _brief_cpu_ms(client: GatewayClient, user: str, pids: list[int], count: int) -> float:
+    """CPU milliseconds per full Brief, summed over every engine process."""
+    rng = random.Random(13)
+    now = START_US + 10_001 * 60_000_000
+    before, full = cpu_seconds(pids), 0
+    for _ in range(count):
+        response = await client.brief(user, "bench-cpu", now, _query(rng))
+        full += int(not (response.degraded and not response.degraded_parts))
+    return round((cpu_seconds(pids) - before) * 1000 / max(full, 1), 2)
+
+
+_SENTENCES = [
+    "my sister {name} lives in {city}", "I really love {topic}", "I'm allergic to {topic}",
+    "remind me to call {name} tomorrow", "I work as a nurse", "we should talk about {topic} later",
+]
+
+
+def _ingest_text(rng: random.Random) -> str:
+    return rng.choice(_SENTENCES).format(
+        name=rng.choice(RELATIONS), city=rng.choice(["Lisbon", "Berlin", "Tokyo"]), topic=rng.choice(TOPICS)
+    )
+
+
+async def _seed_history(addrs: dict[str, str], scope: scope_pb2.UserScope, turns: int) -> None:
+    """A user with `turns` archived and indexed turns, one in ten of them a stated fact
+    that went through extraction (so the capsule grows with the history as in real use)."""
+    await _seed(addrs, scope, atoms=0, turns=turns)
+    rng = random.Random(3)
+    async with engine_channel(addrs["atom_extractor"], TOKEN, 30.0) as channel:
+        extractor = extractor_grpc.AtomExtractorServiceStub(channel)
+        for n in range(0, turns, 10):
+            time_us = START_US + n * 60_000_000
+            fact = f"my friend {rng.choice(RELATIONS)}{n} lives in {rng.choice(['Lisbon', 'Berlin', 'Tokyo', 'Oslo'])}"
+            turn = memory_pb2.Turn(
+                turn_id=f"fact-{n:05d}", session_id=f"s-{n // 50}", role=memory_pb2.ROLE_USER, text=fact,
+                time=timestamp_of(time_us),
+            )
+            await extractor.Process(extractor_pb.ProcessRequest(scope=scope, turn=turn, now=timestamp_of(time_us)))
+
+
+async def _ingest_latency(client: GatewayClient, user: str, count: int, start_us: int) -> dict[str, float]:
     rng, samples = random.Random(5), []
     for n in range(count):
-        text = rng.choice(sentences).format(name=rng.choice(RELATIONS), city=rng.choice(["Lisbon", "Berlin", "Tokyo"]), topic=rng.choice(TOPICS))
         started = time.perf_counter()
-        await client.ingest(user, f"ingest-{n // 20}", f"ingest-turn-{n}", "user", text, START_US + n * 30_000_000)
+        await client.ingest(user, f"ingest-{n // 20}", f"ingest-turn-{n}", "user", _ingest_text(rng), start_us + n * 30_000_000)
         samples.append((time.perf_counter() - started) * 1000)
     return summary(samples)
+
+
+async def _ingest_throughput(addr: str, user: str, callers: int, seconds: float) -> dict[str, float]:
+    """User turns ingested per second by `callers` concurrent callers, each its own user."""
+    done = 0
+
+    async def caller(n: int) -> None:
+        nonlocal done
+        rng = random.Random(100 + n)
+        async with GatewayClient(addr, KEY, tenant_id=TENANT) as client:
+            deadline = time.perf_counter() + seconds
+            while time.perf_counter() < deadline:
+                await client.ingest(f"{user}-{n}", f"s-{done // 20}", f"t-{n}-{done}", "user", _ingest_text(rng), START_US + done * 30_000_000)
+                done += 1
+
+    started = time.perf_counter()
+    await asyncio.gather(*(caller(n) for n in range(callers)))
+    return {"per_s": round(done / (time.perf_counter() - started)), "n": done}
 
 
 def run(storage_url: str, redis_url: str | None, label: str) -> dict[str, object]:
@@ -157,18 +219,24 @@ def run(storage_url: str, redis_url: str | None, label: str) -> dict[str, object
         try:
             user = f"bench-user-{time.time_ns()}"
             scope = scope_pb2.UserScope(tenant_id=TENANT, user_id=user)
+            pids = [engine.process.pid for engine in mesh.running.values()]
 
             async def measure() -> None:
-                async with GatewayClient(mesh.addrs["gateway"], KEY, tenant_id=TENANT) as client:
+                gateway = mesh.addrs["gateway"]
+                async with GatewayClient(gateway, KEY, tenant_id=TENANT) as client:
                     await _seed(mesh.addrs, scope, atoms=1_000, turns=10_000)
                     figures["brief_1k_atoms"], figures["brief_1k_degraded"], figures["brief_1k_max_bytes"] = await _brief_latency(client, user, 500)
                     await _seed(mesh.addrs, scope, atoms=10_000, turns=0, atoms_from=1_000)
                     figures["brief_10k_atoms"], figures["brief_10k_degraded"], figures["brief_10k_max_bytes"] = await _brief_latency(client, user, 500)
-                    throughput, degraded, elapsed = await _brief_throughput(mesh.addrs["gateway"], user, callers=16, seconds=5.0)
-                    figures["brief_16_callers_per_s"], figures["brief_16_callers_degraded"] = round(throughput), degraded
-                    # Answers that carried a full bundle (the rest failed closed within the budget).
-                    figures["brief_16_callers_full_per_s"] = round(throughput - degraded / elapsed)
-                    figures["ingest_user_turn"] = await _ingest_latency(client, f"{user}-ingest", 300)
+                    figures["brief_10k_cpu_ms_per_full_brief"] = await _brief_cpu_ms(client, user, pids, 300)
+                    figures["brief_8_callers"] = await _brief_throughput(gateway, user, callers=8, seconds=5.0)
+                    figures["brief_16_callers"] = await _brief_throughput(gateway, user, callers=16, seconds=5.0)
+                    for history in (1_000, 10_000):
+                        with_history = f"{user}-history-{history}"
+                        await _seed_history(mesh.addrs, scope_pb2.UserScope(tenant_id=TENANT, user_id=with_history), history)
+                        after_us = START_US + (history + 10) * 60_000_000
+                        figures[f"ingest_{history // 1000}k_history"] = await _ingest_latency(client, with_history, 300, after_us)
+                    figures["ingest_8_callers"] = await _ingest_throughput(gateway, f"{user}-load", callers=8, seconds=5.0)
 
             asyncio.run(measure())
         finally:
