@@ -32,7 +32,7 @@ from memmesh.outbox.effects import (
     RetryPolicy,
     StoredEffect,
 )
-from memmesh.outbox.queue import Claim, EffectQueue, outbox_migration
+from memmesh.outbox.queue import Claim, EffectQueue, enqueue_in, outbox_lock, outbox_migration
 
 __all__ = [
     "ATTEMPTS_EXHAUSTED",
@@ -50,6 +50,8 @@ __all__ = [
     "QueuedEffect",
     "RetryPolicy",
     "StoredEffect",
+    "enqueue_in",
+    "outbox_lock",
     "outbox_migration",
     "wall_clock_us",
 ]

@@ -69,6 +69,19 @@ def _lock(tenant_id: str, user_id: str) -> tuple[str, str, str]:
     return ("outbox", tenant_id, user_id)
 
 
+def outbox_lock(tenant_id: str, user_id: str) -> tuple[str, str, str]:
+    """The write-lock key of the user's outbox rows (for `Database.write`)."""
+    return _lock(tenant_id, user_id)
+
+
+async def enqueue_in(tx: SqlTx, tenant_id: str, user_id: str, effects: Sequence[Effect], now_us: int) -> None:
+    """Queue effects inside the caller's own write transaction, so they commit (or not)
+    with the rows that caused them; the transaction must hold `outbox_lock(tenant, user)`.
+    The drainer finds them on its next pass (or an `enqueue_and_deliver` of the same keys)."""
+    if effects:
+        await _insert(tx, tenant_id, user_id, effects, now_us)
+
+
 async def _insert(tx: SqlTx, tenant_id: str, user_id: str, effects: Sequence[Effect], now_us: int) -> None:
     # Sequence numbers are per user and never reused while a row (queued or dead) holds one.
     top = await tx.fetchone(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -22,17 +23,17 @@ from memmesh.engines.atom_extractor.domain.capsule import (
     ProvenanceEntry,
     RejectionEntry,
 )
-from memmesh.engines.atom_extractor.ports import CapsuleStore
 from memmesh.extraction.model import FactType
+from memmesh.outbox import EffectQueue
 from memmesh.runtime.errors import VersionMismatch
 
 NOW = 1_767_225_600_000_000
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[CapsuleStore]:
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SqlCapsuleStore]:
     url = "sqlite" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
-    opened: CapsuleStore = await SqlCapsuleStore.open(url, tmp_path)
+    opened = await SqlCapsuleStore.open(url, tmp_path)
     yield opened
     await opened.close()
 
@@ -69,7 +70,7 @@ def atom(atom_id: str, key: str, version: int = 1) -> AtomRecord:
 
 
 async def test_commit_writes_everything_and_reads_it_back(
-    store: CapsuleStore, user: tuple[str, str]
+    store: SqlCapsuleStore, user: tuple[str, str]
 ) -> None:
     commit = CapsuleCommit(
         marker="turn:1",
@@ -99,13 +100,14 @@ async def test_commit_writes_everything_and_reads_it_back(
     assert (await store.list_corrections(*user, 10))[0].meant == "Sandra"
     assert (await store.list_rejections(*user, 10))[0].threshold_bp == 8000
     assert (await store.list_provenance(*user, 10))[0].latency_ms == 12
-    [(sequence, effect)] = await store.pending_effects(*user, 10)
-    assert effect.payload == {"atom_ids": ["a1", "a2"]}
-    await store.complete_effects(*user, [sequence])
-    assert await store.count_pending(*user) == 0
+    # The effects are queued in the engine's outbox by the same transaction.
+    [queued] = await EffectQueue(store.database).pending(*user)
+    assert (queued.kind, queued.lane, queued.key) == ("INDEX_UPSERT", "index", "turn:1#0")
+    assert json.loads(queued.payload) == {"atom_ids": ["a1", "a2"]}
+    assert await store.atoms_by_id(*user, ["a2", "missing", "a1"]) == await store.load_atoms(*user)
 
 
-async def test_a_marker_is_written_once(store: CapsuleStore, user: tuple[str, str]) -> None:
+async def test_a_marker_is_written_once(store: SqlCapsuleStore, user: tuple[str, str]) -> None:
     assert await store.commit(
         *user, CapsuleCommit(marker="turn:1", upserts=[(atom("a1", "k.a"), 0)])
     )
@@ -116,7 +118,7 @@ async def test_a_marker_is_written_once(store: CapsuleStore, user: tuple[str, st
 
 
 async def test_a_stale_version_is_refused_and_nothing_is_written(
-    store: CapsuleStore, user: tuple[str, str]
+    store: SqlCapsuleStore, user: tuple[str, str]
 ) -> None:
     await store.commit(*user, CapsuleCommit(marker="turn:1", upserts=[(atom("a1", "k.a"), 0)]))
     await store.commit(*user, CapsuleCommit(marker="turn:2", upserts=[(atom("a1", "k.a", 2), 1)]))
@@ -129,7 +131,7 @@ async def test_a_stale_version_is_refused_and_nothing_is_written(
 
 
 async def test_deletes_remove_content_and_pages_follow_key_order(
-    store: CapsuleStore, user: tuple[str, str]
+    store: SqlCapsuleStore, user: tuple[str, str]
 ) -> None:
     atoms = [atom(f"a{n}", f"k.{chr(ord('e') - n)}") for n in range(5)]
     await store.commit(*user, CapsuleCommit(marker="turn:1", upserts=[(a, 0) for a in atoms]))
@@ -139,7 +141,7 @@ async def test_deletes_remove_content_and_pages_follow_key_order(
     assert [a.key for a in first + rest] == ["k.a", "k.b", "k.c", "k.d"]
 
 
-async def test_stores_keep_users_apart(store: CapsuleStore, user: tuple[str, str]) -> None:
+async def test_stores_keep_users_apart(store: SqlCapsuleStore, user: tuple[str, str]) -> None:
     await store.commit(
         *user,
         CapsuleCommit(
@@ -153,3 +155,23 @@ async def test_stores_keep_users_apart(store: CapsuleStore, user: tuple[str, str
     assert await store.commit(
         *other, CapsuleCommit(marker="turn:1", upserts=[(replace(atom("a1", "k.a")), 0)])
     )
+
+
+async def test_effects_queued_before_the_shared_outbox_move_into_it(tmp_path: Path) -> None:
+    from memmesh.engines.atom_extractor.adapters.sql_store import ENGINE, migrations_for
+    from memmesh.storage.sql import open_database
+
+    first = await open_database("sqlite", ENGINE, lambda dialect: migrations_for(dialect)[:1], tmp_path)
+    async with first.write("t", "u") as tx:
+        await tx.execute(
+            "INSERT INTO capsule_effects (tenant_id, user_id, kind, payload) VALUES (?, ?, ?, ?)",
+            ("t", "u", "LEDGER_APPEND", '{"events":[]}'),
+        )
+    await first.close()
+    store = await SqlCapsuleStore.open("sqlite", tmp_path)
+    try:
+        [queued] = await EffectQueue(store.database).pending("t", "u")
+        assert (queued.kind, queued.lane, queued.key) == ("LEDGER_APPEND", "ledger", "legacy#1")
+        assert json.loads(queued.payload) == {"events": []}
+    finally:
+        await store.close()

@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
 from memmesh.engines.atom_extractor.domain.capsule import AtomRecord, ProvenanceEntry, TurnInput
-from memmesh.engines.atom_extractor.ports import Dependencies
+from memmesh.engines.atom_extractor.outbox import effect_outbox
+from memmesh.engines.atom_extractor.ports import Dependencies, TurnExtractor
+from memmesh.engines.atom_extractor.use_cases import CapsuleService
 from memmesh.extraction.model import ExtractionResult
+from memmesh.outbox import Outbox, RetryPolicy
 
 
 class Unreachable(Exception):
@@ -103,9 +107,21 @@ class Fakes:
     guard: FakeGuard = field(default_factory=FakeGuard)
     state: FakeState = field(default_factory=FakeState)
     threads: FakeThreads = field(default_factory=FakeThreads)
+    outbox: Outbox | None = None
 
     def dependencies(self) -> Dependencies:
         return Dependencies(self.ledger, self.index, self.guard, self.state, self.threads)
+
+    def service(self, store: SqlCapsuleStore, extractor: TurnExtractor) -> CapsuleService:
+        """The use cases over the store, with an outbox whose retries are due at once (no
+        background drainer: `drain` plays its next pass)."""
+        dependencies = self.dependencies()
+        self.outbox = effect_outbox(store.database, store, dependencies, RetryPolicy(initial_backoff_s=0.0))
+        return CapsuleService(store, dependencies, extractor, self.outbox)
+
+    async def drain(self) -> None:
+        assert self.outbox is not None
+        await self.outbox.run_once()
 
 
 class ScriptedExtractor:

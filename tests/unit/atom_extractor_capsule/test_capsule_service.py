@@ -57,7 +57,7 @@ async def store(tmp_path: Path) -> AsyncIterator[SqlCapsuleStore]:
 
 
 def service_with(store: SqlCapsuleStore, fakes: Fakes) -> CapsuleService:
-    return CapsuleService(store, fakes.dependencies(), ScriptedExtractor(SCRIPT))
+    return fakes.service(store, ScriptedExtractor(SCRIPT))
 
 
 def turn(number: int, text: str) -> TurnInput:
@@ -77,7 +77,7 @@ async def test_a_retried_turn_is_a_duplicate_and_writes_nothing_twice(
     assert len(fakes.index.documents) == 1
 
 
-async def test_effects_that_fail_stay_queued_and_run_on_the_next_call(
+async def test_effects_that_fail_stay_queued_and_the_drainer_delivers_them(
     store: SqlCapsuleStore,
 ) -> None:
     fakes = Fakes()
@@ -87,8 +87,8 @@ async def test_effects_that_fail_stay_queued_and_run_on_the_next_call(
     assert result.outcome.pending_effects == 2
     assert len(await store.load_atoms("t", "u")) == 1
     fakes.ledger.down = fakes.index.down = False
-    await service.list_atoms("t", "u", None, 10)
-    assert await store.count_pending("t", "u") == 0
+    await fakes.drain()
+    assert fakes.outbox is not None and await fakes.outbox.count_pending("t", "u") == 0
     assert [e["event_type"] for e in fakes.ledger.events] == ["ATOM_CREATED"]
     assert list(fakes.index.documents.values())[0].text == "User has a sister named Sarah."
 

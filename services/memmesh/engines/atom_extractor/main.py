@@ -1,4 +1,5 @@
-"""Composition root of the AtomExtractor: settings -> store, peers, extractor -> use cases -> servicer -> server."""
+"""Composition root of the AtomExtractor: settings -> store, peers, outbox, extractor -> use cases ->
+servicer -> server. The outbox drainer runs as long as the server does."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from memmesh.engines.atom_extractor.adapters.semantic_extractor import SemanticE
 from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
 from memmesh.engines.atom_extractor.adapters.state_client import GrpcState
 from memmesh.engines.atom_extractor.adapters.thread_client import GrpcThreads
+from memmesh.engines.atom_extractor.outbox import effect_outbox
 from memmesh.engines.atom_extractor.ports import Dependencies, TurnExtractor
 from memmesh.engines.atom_extractor.servicer import AtomExtractorServicer
 from memmesh.engines.atom_extractor.settings import AtomExtractorSettings
@@ -20,6 +22,7 @@ from memmesh.engines.atom_extractor.use_cases import CapsuleService
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
 from memmesh.extraction.semantic.provider import ChatCompletionsProvider, ProviderConfig
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
+from memmesh.outbox import RetryPolicy
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as index_grpc
 from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.engine import BuiltEngine, run_engine
@@ -65,9 +68,18 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         state=GrpcState(state_grpc.CurrentStateServiceStub(channels["current_state"])),
         threads=GrpcThreads(thread_grpc.ThreadStoreServiceStub(channels["thread_store"])),
     )
-    service = CapsuleService(store, dependencies, turn_extractor(own))
+    policy = RetryPolicy(
+        attempt_timeout_s=own.effect_attempt_s,
+        initial_backoff_s=own.effect_retry_initial_s,
+        max_backoff_s=own.effect_retry_max_s,
+        max_attempts=own.effect_max_attempts,
+    )
+    outbox = effect_outbox(store.database, store, dependencies, policy)
+    service = CapsuleService(store, dependencies, turn_extractor(own), outbox)
+    outbox.start()
 
     async def close() -> None:
+        await outbox.stop()
         for channel in channels.values():
             await channel.close()
         await store.close()

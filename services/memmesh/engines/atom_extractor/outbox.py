@@ -1,19 +1,25 @@
-"""Runs queued effects on other engines; what fails stays queued and is retried on the next call."""
+"""The extractor's effects on other engines, through the shared outbox (`memmesh.outbox`).
+
+A capsule change queues its effects in the extractor's own database, in the transaction
+that writes the change; the use case then makes the first attempt at once and the
+background drainer retries what failed, with backoff, up to the attempt cap. An effect a
+peer refuses for good goes to the dead letters and the effects behind it go on.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import logging
+import json
 from collections.abc import Sequence
 
 from memmesh.engines.atom_extractor.domain.capsule import AtomStatus, Effect, EffectKind
-from memmesh.engines.atom_extractor.ports import CapsuleStore, Dependencies
-from memmesh.errors import DependencyFailed
+from memmesh.engines.atom_extractor.ports import AtomReader, Dependencies
+from memmesh.outbox import Effect as QueuedForm
+from memmesh.outbox import EffectRejected, Handler, QueuedEffect, RetryPolicy
+from memmesh.outbox import Outbox as SharedOutbox
+from memmesh.storage.sql import Database
 
-_log = logging.getLogger(__name__)
-DRAIN_BATCH = 200
 # Effects of one dependency run in queue order; different dependencies run side by side.
-_LANES = {
+LANES = {
     EffectKind.LEDGER_APPEND: "ledger",
     EffectKind.INDEX_UPSERT: "index",
     EffectKind.INDEX_REMOVE: "index",
@@ -24,46 +30,41 @@ _LANES = {
 }
 
 
-class EffectRunner:
-    """Drains one user's queued effects through the outbound ports."""
+def queued_form(marker: str, effects: Sequence[Effect]) -> list[QueuedForm]:
+    """The outbox form of a request's effects: keyed by the request's marker (written once)
+    and their position, so the same request never queues them twice."""
+    return [
+        QueuedForm(
+            kind=effect.kind.value,
+            payload=json.dumps(effect.payload, sort_keys=True, separators=(",", ":")).encode(),
+            key=f"{marker}#{position}",
+            lane=LANES[effect.kind],
+        )
+        for position, effect in enumerate(effects)
+    ]
 
-    def __init__(self, store: CapsuleStore, dependencies: Dependencies) -> None:
-        self._store = store
+
+def effect_of(queued: QueuedEffect) -> Effect:
+    """The domain effect a queued one holds."""
+    try:
+        return Effect(EffectKind(queued.kind), json.loads(queued.payload))
+    except ValueError as error:  # an unknown kind or a payload that is not JSON
+        raise EffectRejected(f"undecodable effect {queued.kind}") from error
+
+
+class EffectHandlers:
+    """Runs one queued effect through the outbound ports."""
+
+    def __init__(self, atoms: AtomReader, dependencies: Dependencies) -> None:
+        self._atoms = atoms
         self._deps = dependencies
 
-    async def drain(self, tenant_id: str, user_id: str) -> int:
-        """Run what is queued for the user; return how many effects are still pending."""
-        pending = await self._store.pending_effects(tenant_id, user_id, DRAIN_BATCH)
-        if not pending:
-            return 0
-        lanes: dict[str, list[tuple[int, Effect]]] = {}
-        for sequence, effect in pending:
-            lanes.setdefault(_LANES[effect.kind], []).append((sequence, effect))
-        finished = await asyncio.gather(
-            *(self._run_lane(tenant_id, user_id, items) for _, items in sorted(lanes.items()))
-        )
-        await self._store.complete_effects(
-            tenant_id, user_id, sorted(s for done in finished for s in done)
-        )
-        return await self._store.count_pending(tenant_id, user_id)
+    def by_kind(self) -> dict[str, Handler]:
+        return {kind.value: self.run for kind in EffectKind}
 
-    async def _run_lane(
-        self, tenant_id: str, user_id: str, items: Sequence[tuple[int, Effect]]
-    ) -> list[int]:
-        done = []
-        for sequence, effect in items:
-            try:
-                await self._run(tenant_id, user_id, effect)
-            except Exception as failure:  # noqa: BLE001 - what the peer may yet accept stays queued
-                if not (isinstance(failure, DependencyFailed) and failure.caused_by_input):
-                    _log.info("effect %s deferred: %s", effect.kind.value, type(failure).__name__)
-                    break
-                # The peer refused the request itself: sending it again cannot succeed.
-                _log.warning("effect %s refused for good, dropped: %s", effect.kind.value, failure)
-            done.append(sequence)
-        return done
-
-    async def _run(self, tenant_id: str, user_id: str, effect: Effect) -> None:
+    async def run(self, queued: QueuedEffect, timeout_s: float) -> None:
+        tenant_id, user_id = queued.tenant_id, queued.user_id
+        effect = effect_of(queued)
         payload = effect.payload
         match effect.kind:
             case EffectKind.LEDGER_APPEND:
@@ -71,12 +72,12 @@ class EffectRunner:
             case EffectKind.INDEX_REMOVE:
                 await self._deps.index.remove(tenant_id, user_id, payload["atom_ids"])  # type: ignore[arg-type]
             case EffectKind.INDEX_UPSERT:
-                wanted = set(payload["atom_ids"])  # type: ignore[call-overload]
+                ids = list(payload["atom_ids"])  # type: ignore[call-overload]
                 # The current state is sent, so a forget queued later never resurrects content.
                 atoms = [
                     a
-                    for a in await self._store.load_atoms(tenant_id, user_id)
-                    if a.atom_id in wanted and a.status is not AtomStatus.SUPERSEDED
+                    for a in await self._atoms.atoms_by_id(tenant_id, user_id, ids)
+                    if a.status is not AtomStatus.SUPERSEDED
                 ]
                 if atoms:
                     await self._deps.index.upsert(tenant_id, user_id, atoms)
@@ -111,3 +112,10 @@ class EffectRunner:
                     list(payload["turn_ids"]),  # type: ignore[call-overload]
                     str(payload["exposure"]),
                 )
+
+
+def effect_outbox(
+    database: Database, atoms: AtomReader, dependencies: Dependencies, policy: RetryPolicy | None = None
+) -> SharedOutbox:
+    """The outbox over the extractor's database, delivering through the outbound ports."""
+    return SharedOutbox(database, EffectHandlers(atoms, dependencies).by_kind(), policy)

@@ -11,16 +11,34 @@ from memmesh.engines.atom_extractor.domain.capsule import (
     AtomRecord,
     CapsuleCommit,
     CorrectionPair,
-    Effect,
     ProvenanceEntry,
     RejectionEntry,
     TurnInput,
 )
 from memmesh.extraction.model import ExtractionResult
+from memmesh.outbox import Delivery
+from memmesh.outbox import Effect as QueuedForm
 
 
-class CapsuleStore(Protocol):
-    """Atoms, learning artifacts, logs and the effect outbox of each (tenant, user)."""
+class AtomReader(Protocol):
+    async def atoms_by_id(self, tenant_id: str, user_id: str, atom_ids: Sequence[str]) -> list[AtomRecord]:
+        """The atoms of those ids that exist, in key then id order."""
+        ...
+
+
+class EffectOutbox(Protocol):
+    """The part of `memmesh.outbox.Outbox` the use cases call."""
+
+    async def enqueue_and_deliver(
+        self, tenant_id: str, user_id: str, effects: Sequence[QueuedForm], timeout_s: float
+    ) -> Delivery: ...
+
+    async def count_pending(self, tenant_id: str, user_id: str, kind: str | None = None) -> int: ...
+
+
+class CapsuleStore(AtomReader, Protocol):
+    """Atoms, learning artifacts and logs of each (tenant, user); a commit also queues its
+    effects in the engine's outbox, in the same transaction."""
 
     async def load_atoms(self, tenant_id: str, user_id: str) -> list[AtomRecord]:
         """Every atom of the user, in key then id order."""
@@ -60,18 +78,6 @@ class CapsuleStore(Protocol):
     ) -> list[ProvenanceEntry]:
         """Newest first."""
         ...
-
-    async def pending_effects(
-        self, tenant_id: str, user_id: str, limit: int
-    ) -> list[tuple[int, Effect]]:
-        """Queued effects in the order they were queued."""
-        ...
-
-    async def complete_effects(
-        self, tenant_id: str, user_id: str, sequences: list[int]
-    ) -> None: ...
-
-    async def count_pending(self, tenant_id: str, user_id: str) -> int: ...
 
     async def close(self) -> None: ...
 

@@ -34,6 +34,13 @@ class AtomExtractorSettings(BaseSettings):
     # Ceiling of prompt plus completion tokens spent on one turn.
     provider_turn_token_budget: int = Field(default=3000, ge=64)
 
+    # The effect outbox: deadline of one attempt, backoff between attempts, attempts before
+    # an effect goes to the dead letters.
+    effect_attempt_s: float = Field(default=2.0, gt=0)
+    effect_retry_initial_s: float = Field(default=0.2, gt=0)
+    effect_retry_max_s: float = Field(default=30.0, gt=0)
+    effect_max_attempts: int = Field(default=100, ge=1)
+
     def windows(self) -> FreshnessWindows:
         return FreshnessWindows(
             user_fact_days=self.user_fact_window_days,

@@ -36,13 +36,20 @@ from memmesh.engines.atom_extractor.domain.updates import (
     provenance_of,
 )
 from memmesh.engines.atom_extractor.domain.working_set import ChangeContext, WorkingCapsule, change
-from memmesh.engines.atom_extractor.outbox import EffectRunner
-from memmesh.engines.atom_extractor.ports import CapsuleStore, Dependencies, TurnExtractor
+from memmesh.engines.atom_extractor.outbox import queued_form
+from memmesh.engines.atom_extractor.ports import (
+    CapsuleStore,
+    Dependencies,
+    EffectOutbox,
+    TurnExtractor,
+)
 from memmesh.errors import VersionMismatch
 from memmesh.extraction.model import Command, Correction, ExtractedFact
 
 # A concurrent writer (another engine process) makes a plan stale; re-plan on fresh state.
 MAX_PLAN_ATTEMPTS = 3
+# How long a request waits for the first attempt of its effects; the drainer retries the rest.
+FIRST_ATTEMPT_S = 2.0
 
 
 @dataclass
@@ -85,12 +92,12 @@ class CapsuleService:
     """Every capsule change is planned on a fresh working set and committed with its effects."""
 
     def __init__(
-        self, store: CapsuleStore, dependencies: Dependencies, extractor: TurnExtractor
+        self, store: CapsuleStore, dependencies: Dependencies, extractor: TurnExtractor, outbox: EffectOutbox
     ) -> None:
         self._store = store
         self._deps = dependencies
         self._extractor = extractor
-        self._runner = EffectRunner(store, dependencies)
+        self._outbox = outbox
         self._locks: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
@@ -113,10 +120,9 @@ class CapsuleService:
     ) -> Outcome:
         lock = self._lock(tenant_id, user_id)
         async with lock:
-            pending = await self._runner.drain(tenant_id, user_id)
             for attempt in range(MAX_PLAN_ATTEMPTS):
                 if await self._store.is_processed(tenant_id, user_id, marker):
-                    return Outcome(duplicate=True, pending_effects=pending)
+                    return Outcome(duplicate=True, pending_effects=await self._pending(tenant_id, user_id))
                 ws = WorkingCapsule(await self._store.load_atoms(tenant_id, user_id))
                 refs = (
                     await self._store.session_refs(tenant_id, user_id, session_id)
@@ -144,8 +150,12 @@ class CapsuleService:
                         raise
                     continue
                 if not written:
-                    return Outcome(duplicate=True, pending_effects=pending)
-                pending = await self._runner.drain(tenant_id, user_id)
+                    return Outcome(duplicate=True, pending_effects=await self._pending(tenant_id, user_id))
+                # The effects are queued with the commit: the first attempt is made now.
+                effects = queued_form(marker, commit.effects)
+                if effects:
+                    await self._outbox.enqueue_and_deliver(tenant_id, user_id, effects, FIRST_ATTEMPT_S)
+                pending = await self._pending(tenant_id, user_id)
                 return Outcome(
                     changes=tuple(ws.changes), plan=applied.plan, pending_effects=pending
                 )
@@ -157,7 +167,7 @@ class CapsuleService:
         """Extract from one turn and apply facts, correction and command; idempotent by turn id."""
         marker = f"turn:{turn.turn_id}"
         if await self._store.is_processed(tenant_id, user_id, marker):
-            pending = await self._runner.drain(tenant_id, user_id)
+            pending = await self._pending(tenant_id, user_id)
             return ProcessOutcome(
                 False, (), None, "", None, (), Outcome(duplicate=True, pending_effects=pending)
             )
@@ -348,7 +358,6 @@ class CapsuleService:
     async def list_atoms(
         self, tenant_id: str, user_id: str, after: tuple[str, str] | None, limit: int
     ) -> list[AtomRecord]:
-        await self._drain_quietly(tenant_id, user_id)
         return await self._store.list_atoms(tenant_id, user_id, after, limit)
 
     async def list_rejections(
@@ -366,6 +375,6 @@ class CapsuleService:
     ) -> list[CorrectionPair]:
         return await self._store.list_corrections(tenant_id, user_id, limit)
 
-    async def _drain_quietly(self, tenant_id: str, user_id: str) -> None:
-        async with self._lock(tenant_id, user_id):
-            await self._runner.drain(tenant_id, user_id)
+    async def _pending(self, tenant_id: str, user_id: str) -> int:
+        """How many of the user's effects wait for the drainer."""
+        return await self._outbox.count_pending(tenant_id, user_id)

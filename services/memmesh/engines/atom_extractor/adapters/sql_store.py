@@ -4,6 +4,7 @@ atom versions catch any writer that planned on a state that has since moved on."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from memmesh.engines.atom_extractor.adapters import store_codec as codec
@@ -11,11 +12,12 @@ from memmesh.engines.atom_extractor.domain.capsule import (
     AtomRecord,
     CapsuleCommit,
     CorrectionPair,
-    Effect,
     ProvenanceEntry,
     RejectionEntry,
 )
+from memmesh.engines.atom_extractor.outbox import LANES, queued_form
 from memmesh.errors import VersionMismatch
+from memmesh.outbox import enqueue_in, outbox_lock, outbox_migration, wall_clock_us
 from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect, SqlTx, marks, open_database
 
@@ -63,6 +65,20 @@ def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
                 "CREATE INDEX capsule_effects_by_user ON capsule_effects (tenant_id, user_id, seq)",
             ),
         ),
+        outbox_migration(dialect, 2),
+        # The shared outbox replaces capsule_effects: what it still holds moves over, in order.
+        Migration(3, (_adopt_legacy_effects(dialect), "DROP TABLE capsule_effects")),
+    )
+
+
+def _adopt_legacy_effects(dialect: Dialect) -> str:
+    lanes = " ".join(f"WHEN '{kind.value}' THEN '{lane}'" for kind, lane in LANES.items())
+    payload = "CAST(payload AS BLOB)" if dialect is Dialect.SQLITE else "convert_to(payload, 'UTF8')"
+    return (
+        "INSERT INTO outbox_effects (tenant_id, user_id, seq, lane, kind, idempotency_key, payload, attempts, "
+        "enqueued_us, next_attempt_us, leased_until_us, last_error) "
+        f"SELECT tenant_id, user_id, seq, CASE kind {lanes} ELSE 'threads' END, kind, "
+        f"'legacy#' || seq, {payload}, 0, 0, 0, 0, '' FROM capsule_effects"
     )
 
 
@@ -77,6 +93,10 @@ class SqlCapsuleStore:
     def __init__(self, database: Database) -> None:
         self._db = database
 
+    @property
+    def database(self) -> Database:
+        return self._db
+
     @classmethod
     async def open(cls, storage_url: str, data_dir: Path) -> SqlCapsuleStore:
         return cls(await open_database(storage_url, ENGINE, migrations_for, data_dir))
@@ -88,6 +108,18 @@ class SqlCapsuleStore:
                 f"SELECT body FROM capsule_atoms WHERE tenant_id = ? AND user_id = ? "
                 f"ORDER BY atom_key{c}, atom_id{c}",
                 (tenant_id, user_id),
+            )
+        return [codec.atom_of(str(row[0])) for row in rows]
+
+    async def atoms_by_id(self, tenant_id: str, user_id: str, atom_ids: Sequence[str]) -> list[AtomRecord]:
+        if not atom_ids:
+            return []
+        c = _bytewise(self._db.dialect)
+        async with self._db.read() as tx:
+            rows = await tx.fetchall(
+                f"SELECT body FROM capsule_atoms WHERE tenant_id = ? AND user_id = ? "
+                f"AND atom_id IN ({marks(len(atom_ids))}) ORDER BY atom_key{c}, atom_id{c}",
+                (tenant_id, user_id, *atom_ids),
             )
         return [codec.atom_of(str(row[0])) for row in rows]
 
@@ -122,7 +154,7 @@ class SqlCapsuleStore:
 
     async def commit(self, tenant_id: str, user_id: str, commit: CapsuleCommit) -> bool:
         scope = (tenant_id, user_id)
-        async with self._db.write("capsule", tenant_id, user_id) as tx:
+        async with self._db.write(*outbox_lock(tenant_id, user_id)) as tx:
             marked = await tx.execute(
                 "INSERT INTO capsule_markers VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 (*scope, commit.marker),
@@ -130,6 +162,7 @@ class SqlCapsuleStore:
             if marked == 0:
                 return False  # nothing written: the marker is stored already
             await _write(tx, scope, commit)
+            await enqueue_in(tx, tenant_id, user_id, queued_form(commit.marker, commit.effects), wall_clock_us())
         return True
 
     async def list_corrections(
@@ -165,34 +198,6 @@ class SqlCapsuleStore:
                 (tenant_id, user_id, limit),
             )
         return [codec.provenance_of(str(row[0])) for row in rows]
-
-    async def pending_effects(
-        self, tenant_id: str, user_id: str, limit: int
-    ) -> list[tuple[int, Effect]]:
-        async with self._db.read() as tx:
-            rows = await tx.fetchall(
-                "SELECT seq, kind, payload FROM capsule_effects WHERE tenant_id = ? AND user_id = ? "
-                "ORDER BY seq LIMIT ?",
-                (tenant_id, user_id, limit),
-            )
-        return [(int(row[0]), codec.effect_of(str(row[1]), str(row[2]))) for row in rows]
-
-    async def complete_effects(self, tenant_id: str, user_id: str, sequences: list[int]) -> None:
-        if not sequences:
-            return
-        async with self._db.write("capsule", tenant_id, user_id) as tx:
-            await tx.execute(
-                f"DELETE FROM capsule_effects WHERE tenant_id = ? AND user_id = ? AND seq IN ({marks(len(sequences))})",
-                (tenant_id, user_id, *sequences),
-            )
-
-    async def count_pending(self, tenant_id: str, user_id: str) -> int:
-        async with self._db.read() as tx:
-            row = await tx.fetchone(
-                "SELECT COUNT(*) FROM capsule_effects WHERE tenant_id = ? AND user_id = ?",
-                (tenant_id, user_id),
-            )
-        return int(row[0]) if row else 0
 
     async def close(self) -> None:
         await self._db.close()
@@ -230,10 +235,6 @@ async def _write(tx: SqlTx, scope: tuple[str, str], commit: CapsuleCommit) -> No
         (
             "INSERT INTO capsule_provenance (tenant_id, user_id, record_time_us, body) VALUES (?, ?, ?, ?)",
             [(*scope, p.record_time_us, codec.provenance_body(p)) for p in commit.provenance],
-        ),
-        (
-            "INSERT INTO capsule_effects (tenant_id, user_id, kind, payload) VALUES (?, ?, ?, ?)",
-            [(*scope, e.kind.value, codec.effect_payload(e)) for e in commit.effects],
         ),
     )
     for sql, rows in batches:

@@ -9,8 +9,6 @@ from enum import Enum
 from memmesh.engines.atom_extractor.domain.capsule import (
     AtomRecord,
     AtomStatus,
-    Effect,
-    EffectKind,
     Exposure,
     Provenance,
     ProvenanceEntry,
@@ -70,14 +68,6 @@ def provenance_body(entry: ProvenanceEntry) -> str:
 
 def provenance_of(body: str) -> ProvenanceEntry:
     return ProvenanceEntry(**json.loads(body))
-
-
-def effect_payload(effect: Effect) -> str:
-    return json.dumps(effect.payload, sort_keys=True, separators=(",", ":"))
-
-
-def effect_of(kind: str, payload: str) -> Effect:
-    return Effect(EffectKind(kind), json.loads(payload))
 
 
 def refs_body(atom_ids: tuple[str, ...]) -> str:
