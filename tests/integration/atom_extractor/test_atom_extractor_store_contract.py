@@ -175,3 +175,43 @@ async def test_effects_queued_before_the_shared_outbox_move_into_it(tmp_path: Pa
         assert json.loads(queued.payload) == {"events": []}
     finally:
         await store.close()
+
+
+async def test_atoms_stored_before_the_topic_index_are_found_by_topic(tmp_path: Path) -> None:
+    from memmesh.engines.atom_extractor.adapters import store_codec
+    from memmesh.engines.atom_extractor.adapters.sql_store import ENGINE, migrations_for
+    from memmesh.storage.sql import open_database
+
+    older = await open_database("sqlite", ENGINE, lambda dialect: migrations_for(dialect)[:3], tmp_path)
+    stored = replace(atom("a1", "k.a"), topics=("tea", "k"))
+    async with older.write("t", "u") as tx:
+        await tx.execute(
+            "INSERT INTO capsule_atoms VALUES (?, ?, ?, ?, ?, ?)",
+            ("t", "u", "a1", "k.a", 1, store_codec.atom_body(stored)),
+        )
+    await older.close()
+    store = await SqlCapsuleStore.open("sqlite", tmp_path)
+    try:
+        assert await store.load_related("t", "u", [], [], ["tea"]) == [stored]
+        assert await store.load_related("t", "u", [], [], ["coffee"]) == []
+    finally:
+        await store.close()
+
+
+async def test_related_atoms_are_read_by_key_id_topic_and_conflict_partner(
+    store: SqlCapsuleStore, user: tuple[str, str]
+) -> None:
+    a1 = replace(atom("a1", "k.a"), topics=("tea",))
+    a2 = replace(atom("a2", "k.b"), topics=("jazz",), status=AtomStatus.CONFLICT, conflict_atom_id="a3")
+    a3 = replace(atom("a3", "k.c"), topics=("blues",))
+    a4 = replace(atom("a4", "k.d"), topics=("tea", "rooibos"))
+    assert await store.commit(*user, CapsuleCommit(marker="turn:1", upserts=[(a, 0) for a in (a1, a2, a3, a4)]))
+    assert await store.load_related(*user, ["k.b"], [], []) == [a2, a3]
+    assert await store.load_related(*user, [], ["a3"], ["tea"]) == [a1, a3, a4]
+    assert await store.load_related(*user, [], [], ["rooibos", "none"]) == [a4]
+    # A rewritten atom's topics replace its old ones; a deleted atom's go with it.
+    a4b = replace(a4, topics=("coffee",), version=2)
+    assert await store.commit(*user, CapsuleCommit(marker="turn:2", upserts=[(a4b, 1)], deletes=["a1"]))
+    assert await store.load_related(*user, [], [], ["tea", "rooibos"]) == []
+    assert await store.load_related(*user, [], [], ["coffee"]) == [a4b]
+    assert await store.load_related(*user, [], [], []) == []

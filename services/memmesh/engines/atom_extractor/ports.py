@@ -44,6 +44,13 @@ class CapsuleStore(AtomReader, Protocol):
         """Every atom of the user, in key then id order."""
         ...
 
+    async def load_related(
+        self, tenant_id: str, user_id: str, keys: Sequence[str], atom_ids: Sequence[str], topics: Sequence[str]
+    ) -> list[AtomRecord]:
+        """The atoms of those keys or ids or with one of those topics, and their conflict
+        partners, in key then id order (a request's working set, by indexed reads)."""
+        ...
+
     async def list_atoms(
         self, tenant_id: str, user_id: str, after: tuple[str, str] | None, limit: int
     ) -> list[AtomRecord]:

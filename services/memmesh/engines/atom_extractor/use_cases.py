@@ -17,6 +17,7 @@ from memmesh.engines.atom_extractor.domain.capsule import (
     ProvenanceEntry,
     RejectionEntry,
     TurnInput,
+    atom_id_of,
     digest,
 )
 from memmesh.engines.atom_extractor.domain.control import (
@@ -28,7 +29,7 @@ from memmesh.engines.atom_extractor.domain.control import (
 )
 from memmesh.engines.atom_extractor.domain.corrections import apply_correction
 from memmesh.engines.atom_extractor.domain.events import command_event, correction_event, effects_of
-from memmesh.engines.atom_extractor.domain.references import record_use, referenced_ids
+from memmesh.engines.atom_extractor.domain.references import record_use, referenced_ids, turn_words
 from memmesh.engines.atom_extractor.domain.updates import (
     apply_fact,
     confirm_atom,
@@ -88,6 +89,16 @@ class ProcessOutcome:
 Planner = Callable[[WorkingCapsule, ChangeContext, tuple[str, ...]], Applied]
 
 
+@dataclass(frozen=True)
+class Related:
+    """The part of the capsule a plan can read: atoms of these keys or ids or with one of
+    these topics, and their conflict partners (a request that may read any atom loads all)."""
+
+    keys: tuple[str, ...]
+    atom_ids: tuple[str, ...]
+    topics: tuple[str, ...]
+
+
 class CapsuleService:
     """Every capsule change is planned on a fresh working set and committed with its effects."""
 
@@ -117,13 +128,14 @@ class CapsuleService:
         now_us: int,
         session_id: str,
         planner: Planner,
+        related: Related | None = None,
     ) -> Outcome:
         lock = self._lock(tenant_id, user_id)
         async with lock:
             for attempt in range(MAX_PLAN_ATTEMPTS):
                 if await self._store.is_processed(tenant_id, user_id, marker):
                     return Outcome(duplicate=True, pending_effects=await self._pending(tenant_id, user_id))
-                ws = WorkingCapsule(await self._store.load_atoms(tenant_id, user_id))
+                ws = WorkingCapsule(await self._load(tenant_id, user_id, related))
                 refs = (
                     await self._store.session_refs(tenant_id, user_id, session_id)
                     if session_id
@@ -220,7 +232,15 @@ class CapsuleService:
             applied.touched = list(dict.fromkeys([*ws.touched_ids(), *used]))
             return applied
 
-        outcome = await self._mutate(tenant_id, user_id, marker, now_us, turn.session_id, planner)
+        # A turn of facts alone reads only the atoms it may change or refer to; a correction or
+        # a command may name any atom, so it reads them all.
+        related = None
+        if extraction.correction is None and extraction.command is None:
+            ids = [atom_id_of(tenant_id, user_id, fact.key, fact.text) for fact in facts]
+            related = Related(
+                tuple(sorted({fact.key for fact in facts})), tuple(sorted(set(ids))), tuple(sorted(turn_words(turn.text)))
+            )
+        outcome = await self._mutate(tenant_id, user_id, marker, now_us, turn.session_id, planner, related)
         return ProcessOutcome(
             relevant=extraction.relevant and bool(facts),
             facts=tuple(facts),
@@ -374,6 +394,11 @@ class CapsuleService:
         self, tenant_id: str, user_id: str, limit: int
     ) -> list[CorrectionPair]:
         return await self._store.list_corrections(tenant_id, user_id, limit)
+
+    async def _load(self, tenant_id: str, user_id: str, related: Related | None) -> list[AtomRecord]:
+        if related is None:
+            return await self._store.load_atoms(tenant_id, user_id)
+        return await self._store.load_related(tenant_id, user_id, related.keys, related.atom_ids, related.topics)
 
     async def _pending(self, tenant_id: str, user_id: str) -> int:
         """How many of the user's effects wait for the drainer."""

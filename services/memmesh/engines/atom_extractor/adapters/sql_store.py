@@ -68,6 +68,17 @@ def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
         outbox_migration(dialect, 2),
         # The shared outbox replaces capsule_effects: what it still holds moves over, in order.
         Migration(3, (_adopt_legacy_effects(dialect), "DROP TABLE capsule_effects")),
+        # Each atom's topics, so a turn finds the atoms it refers to without reading them all
+        # (filled for atoms stored before this step when the store opens).
+        Migration(
+            4,
+            (
+                """CREATE TABLE capsule_atom_topics (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, topic TEXT NOT NULL, atom_id TEXT NOT NULL,
+                PRIMARY KEY (tenant_id, user_id, atom_id, topic))""",
+                "CREATE INDEX capsule_atom_topics_by_topic ON capsule_atom_topics (tenant_id, user_id, topic, atom_id)",
+            ),
+        ),
     )
 
 
@@ -99,7 +110,52 @@ class SqlCapsuleStore:
 
     @classmethod
     async def open(cls, storage_url: str, data_dir: Path) -> SqlCapsuleStore:
-        return cls(await open_database(storage_url, ENGINE, migrations_for, data_dir))
+        store = cls(await open_database(storage_url, ENGINE, migrations_for, data_dir))
+        await store._index_topics_of_older_atoms()
+        return store
+
+    async def _index_topics_of_older_atoms(self) -> None:
+        """Atoms stored before the topic index get their rows (once: nothing to do after)."""
+        async with self._db.read() as tx:
+            indexed = await tx.fetchone("SELECT 1 FROM capsule_atom_topics LIMIT 1")
+            stored = await tx.fetchone("SELECT 1 FROM capsule_atoms LIMIT 1")
+        if indexed is not None or stored is None:
+            return
+        async with self._db.write("capsule-topics") as tx:
+            rows = await tx.fetchall("SELECT tenant_id, user_id, body FROM capsule_atoms")
+            topics = [
+                (tenant_id, user_id, topic, atom.atom_id)
+                for tenant_id, user_id, body in rows
+                for atom in [codec.atom_of(str(body))]
+                for topic in set(atom.topics)
+            ]
+            if topics:
+                await tx.executemany(
+                    "INSERT INTO capsule_atom_topics VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", topics
+                )
+
+    async def load_related(
+        self, tenant_id: str, user_id: str, keys: Sequence[str], atom_ids: Sequence[str], topics: Sequence[str]
+    ) -> list[AtomRecord]:
+        scope = (tenant_id, user_id)
+        found: dict[str, AtomRecord] = {}
+        async with self._db.read() as tx:
+            for column, values in (("atom_key", keys), ("atom_id", atom_ids)):
+                for atom in await _atoms_where(tx, scope, f"{column} IN ({marks(len(values))})", values):
+                    found[atom.atom_id] = atom
+            if topics:
+                named = await tx.fetchall(
+                    "SELECT atom_id FROM capsule_atom_topics WHERE tenant_id = ? AND user_id = ? "
+                    f"AND topic IN ({marks(len(topics))})",
+                    (*scope, *topics),
+                )
+                wanted = sorted({str(row[0]) for row in named} - found.keys())
+                for atom in await _atoms_where(tx, scope, f"atom_id IN ({marks(len(wanted))})", wanted):
+                    found[atom.atom_id] = atom
+            partners = sorted({a.conflict_atom_id for a in found.values() if a.conflict_atom_id} - found.keys())
+            for atom in await _atoms_where(tx, scope, f"atom_id IN ({marks(len(partners))})", partners):
+                found[atom.atom_id] = atom
+        return sorted(found.values(), key=lambda a: (a.key, a.atom_id))
 
     async def load_atoms(self, tenant_id: str, user_id: str) -> list[AtomRecord]:
         c = _bytewise(self._db.dialect)
@@ -203,6 +259,15 @@ class SqlCapsuleStore:
         await self._db.close()
 
 
+async def _atoms_where(tx: SqlTx, scope: tuple[str, str], condition: str, values: Sequence[str]) -> list[AtomRecord]:
+    if not values:
+        return []
+    rows = await tx.fetchall(
+        f"SELECT body FROM capsule_atoms WHERE tenant_id = ? AND user_id = ? AND {condition}", (*scope, *values)
+    )
+    return [codec.atom_of(str(row[0])) for row in rows]
+
+
 async def _write(tx: SqlTx, scope: tuple[str, str], commit: CapsuleCommit) -> None:
     for atom, expected in commit.upserts:
         body = codec.atom_body(atom)
@@ -219,10 +284,20 @@ async def _write(tx: SqlTx, scope: tuple[str, str], commit: CapsuleCommit) -> No
             )
         if written != 1:
             raise VersionMismatch(f"atom {atom.atom_id} changed concurrently")
+    # An atom's topic rows are written with it, and go with it.
+    retopic = [atom for atom, _ in commit.upserts]
     batches = (
         (
             "DELETE FROM capsule_atoms WHERE tenant_id = ? AND user_id = ? AND atom_id = ?",
             [(*scope, atom_id) for atom_id in commit.deletes],
+        ),
+        (
+            "DELETE FROM capsule_atom_topics WHERE tenant_id = ? AND user_id = ? AND atom_id = ?",
+            [(*scope, atom_id) for atom_id in [*commit.deletes, *(a.atom_id for a in retopic)]],
+        ),
+        (
+            "INSERT INTO capsule_atom_topics VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            [(*scope, topic, atom.atom_id) for atom in retopic for topic in sorted(set(atom.topics))],
         ),
         (
             "INSERT INTO capsule_corrections VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",

@@ -14,9 +14,14 @@ _MIN_TOPIC_CHARS = 3
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+def turn_words(text: str) -> set[str]:
+    """The words of a turn an atom's topic may match."""
+    return set(_WORD.findall(text.lower()))
+
+
 def referenced_ids(ws: WorkingCapsule, text: str) -> list[str]:
     """Live atoms one of whose topic words (key words, names) occurs in the turn, by id."""
-    words = set(_WORD.findall(text.lower()))
+    words = turn_words(text)
     if not words:
         return []
     found = []
