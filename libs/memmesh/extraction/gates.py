@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import lru_cache
 
-import snowballstemmer
+from memmesh.text import stem
 
 from .model import (
     BASIS_POINTS_MAX,
@@ -48,7 +47,6 @@ _TRANSIENT_IN_TEXT = re.compile(r"\b(?:today|tonight|tomorrow|yesterday|right no
 _AUTHORITY_CLAIM = re.compile(r"\b(?:you told me|you promised|you said|is true|expert|"
                               r"you agreed|must|comply)\b", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|my|me|mine)\b")
-_STEMMER = snowballstemmer.stemmer("english")
 
 
 def apply_gates(candidates: Iterable[Candidate], source_text: str
@@ -162,10 +160,8 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9+#]+(?:'[a-z]+)?", text.lower())
 
 
-@lru_cache(maxsize=65_536)
 def _stem(word: str) -> str:
-    # A pure function of the word: remembering stems only saves time (every turn's words).
-    return str(_STEMMER.stemWord(word.removesuffix("'s")))
+    return stem(word.removesuffix("'s"))
 
 
 def _stems(text: str) -> set[str]:

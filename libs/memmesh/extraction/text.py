@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memmesh.text import SLUG_STOP_WORDS
+
 # Speech-to-text spellings of contractions and a few frequent misspellings of words the
 # rules key on; applied word-wise, case-insensitively.
 _SPELLING = {
@@ -194,12 +196,8 @@ def slug(phrase: str) -> str:
     """Stable key fragment for a phrase: lowercase content words, simple plurals folded."""
     words = re.findall(r"[A-Za-z0-9+#]+", phrase)
     kept = [w.lower() if w[:1].isupper() else _singular(w.lower()) for w in words
-            if w.lower() not in _SLUG_STOPWORDS]
+            if w.lower() not in SLUG_STOP_WORDS]
     return "_".join(kept) or "general"
-
-
-_SLUG_STOPWORDS = frozenset("a an the my your their his her its of to for with in on at and or "
-                            "any anything all some really very just so i me when".split())
 
 
 def _singular(word: str) -> str:

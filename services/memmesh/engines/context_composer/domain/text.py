@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from memmesh.text import entity_node_id
+
 _WORD = re.compile(r"[a-z']+")
 _NAME_WORD = re.compile(r"[a-z][a-z'-]*")
 # Words shorter than this are never looked up as graph entities.
@@ -54,9 +56,9 @@ def asks_for_continuity(query: str) -> bool:
 
 def entity_node_ids(query: str, limit: int) -> tuple[str, ...]:
     """Graph node ids the query may name: its words, then its word pairs ("new york" ->
-    "entity:new-york"), as the ThreadStore forms them from labels; at most `limit`."""
+    "entity:new-york"), formed as the ThreadStore forms them from labels; at most `limit`."""
     tokens = _NAME_WORD.findall(query.replace("’", "'").lower())
     names = [t for t in tokens if len(t) >= _MIN_ENTITY_CHARS]
-    names += [f"{a}-{b}" for a, b in zip(tokens, tokens[1:], strict=False)]
-    ids = (f"entity:{name}" for name in names)
+    names += [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
+    ids = (entity_node_id(name) for name in names)
     return tuple(dict.fromkeys(i for i in ids if len(i) <= _MAX_NODE_ID_CHARS))[:limit]

@@ -14,14 +14,13 @@ from typing import Generic, TypeVar
 
 from memmesh.engines.exposure_guard.domain.rules import RuleId, TargetType
 from memmesh.engines.exposure_guard.domain.words import (
-    fold,
     has_phrase,
     longest_stem,
     probe_of,
-    stem,
     stems,
     word_at,
 )
+from memmesh.text import fold, plural_stem
 
 # Texts (and topic lists) whose matches one compiled rule set remembers.
 MEMO_ENTRIES = 4096
@@ -171,7 +170,7 @@ class RuleMatcher:
             while position != -1:
                 word = word_at(text, position)
                 if word is not None:
-                    word_stem = stem(word)
+                    word_stem = plural_stem(word)
                     for topic in topics:
                         if topic.longest == word_stem and (
                             len(topic.phrase) == 1 or has_phrase(batch.field_at(position), topic.phrase)

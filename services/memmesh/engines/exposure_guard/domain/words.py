@@ -4,34 +4,17 @@ from __future__ import annotations
 
 import re
 
+from memmesh.text import plural_stem
+
 _TOKEN = re.compile(r"[\w']+")
 _WORD_CHAR = re.compile(r"[\w']")
 _WORD_REST = re.compile(r"[\w']*")
 
 
-def stem(word: str) -> str:
-    """A crude, symmetric stem: the same function runs on rule topics and on item text, so
-    'sisters', "sister's" and 'sister' meet, as do 'parties'/'party' and 'boxes'/'box'."""
-    word = word.strip("'")
-    if word.endswith("'s"):
-        word = word[:-2]
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("ses", "xes", "zes", "ches", "shes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
-def fold(text: str) -> str:
-    """Case-folded text with typographic apostrophes made plain, as words are compared."""
-    return text.casefold().replace("\u2019", "'")
-
-
 def stems(folded: str) -> tuple[str, ...]:
-    """Stems of the words of a folded text, in order."""
-    return tuple(s for s in map(stem, _TOKEN.findall(folded)) if s)
+    """Stems (plural_stem: symmetric, and a stem keeps its word's prefix for probe_of) of the
+    words of a folded text, in order."""
+    return tuple(s for s in map(plural_stem, _TOKEN.findall(folded)) if s)
 
 
 def probe_of(phrase: tuple[str, ...]) -> str:

@@ -1,25 +1,9 @@
-"""Text analysis for the lexical index: tokens, English stop words, Snowball stems."""
+"""Text analysis for the lexical index: index terms and what a query is scored by (tokens, stop
+words and stems come from memmesh.text)."""
 
 from __future__ import annotations
 
-import re
-
-import snowballstemmer
-
-# The common English stop-word list (NLTK's), so scores compare with standard BM25 setups.
-STOP_WORDS = frozenset(
-    """
-    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
-    she her hers herself it its itself they them their theirs themselves what which who whom
-    this that these those am is are was were be been being have has had having do does did
-    doing a an the and but if or because as until while of at by for with about against
-    between into through during before after above below to from up down in out on off over
-    under again further then once here there when where why how all any both each few more
-    most other some such no nor not only own same so than too very s t can will just don
-    should now d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma mightn
-    mustn needn shan shouldn wasn weren won wouldn
-    """.split()
-)
+from memmesh.text import INDEX_STOP_WORDS, index_words, stem
 
 # Words that ask about memory in general; a query made only of these is generic.
 GENERIC_RECALL_WORDS = frozenset({"remember", "recall", "know", "memory", "memories", "tell", "anything"})
@@ -41,34 +25,19 @@ DIET_WORDS = frozenset(
     """.split()
 )
 
-_POSSESSIVE = re.compile(r"['’]s\b")
-_WORD = re.compile(r"[^\W_]+")
-_STEM_CACHE_LIMIT = 200_000
-
 
 class Analyzer:
-    """Turns text into index terms; the stem cache only saves time, never changes a result."""
+    """Turns text into index terms, and a query into the terms it is scored by."""
 
     def __init__(self) -> None:
-        self._stemmer = snowballstemmer.stemmer("english")
-        self._stems: dict[str, str] = {}
-        self._generic_stems = frozenset(self._stem(w) for w in GENERIC_RECALL_WORDS)
-        self._food_stems = frozenset(self._stem(w) for w in FOOD_WORDS)
-        self._diet_stems = frozenset(self._stem(w) for w in DIET_WORDS)
-
-    def _stem(self, word: str) -> str:
-        stem = self._stems.get(word)
-        if stem is None:
-            if len(self._stems) >= _STEM_CACHE_LIMIT:
-                self._stems.clear()
-            stem = self._stemmer.stemWord(word)
-            self._stems[word] = stem
-        return stem
+        self._generic_stems = frozenset(stem(w) for w in GENERIC_RECALL_WORDS)
+        self._food_stems = frozenset(stem(w) for w in FOOD_WORDS)
+        self._diet_stems = frozenset(stem(w) for w in DIET_WORDS)
 
     def terms(self, text: str) -> list[str]:
         """Stemmed content terms of a text, in text order, stop words and single letters dropped."""
-        words = _WORD.findall(_POSSESSIVE.sub("", text.casefold()))
-        return [self._stem(w) for w in words if w not in STOP_WORDS and (len(w) > 1 or w.isdigit())]
+        words = index_words(text)
+        return [stem(w) for w in words if w not in INDEX_STOP_WORDS and (len(w) > 1 or w.isdigit())]
 
     def query_terms(self, text: str) -> tuple[str, ...]:
         """Distinct scoring terms of a query, sorted; generic recall words do not count, and a

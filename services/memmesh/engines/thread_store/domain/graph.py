@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from memmesh.engines.thread_store.domain.model import Edge, GraphNode
-from memmesh.engines.thread_store.domain.text import entities, entity_node_id
+from memmesh.engines.thread_store.domain.text import entities
+from memmesh.text import entity_node_id
 
 EDGE_TYPE = "mentioned_with"
 NODE_TYPE = "entity"

@@ -7,7 +7,8 @@ import re
 from collections.abc import Sequence
 
 from memmesh.engines.thread_store.domain.model import Loop, Role, Turn
-from memmesh.engines.thread_store.domain.text import clip, content_stems, sentences
+from memmesh.engines.thread_store.domain.text import clip, content_stems
+from memmesh.text import sentences
 
 MAX_LOOP_CHARS = 80
 # A user rarely has more open commitments than this; older ones stop being offered.

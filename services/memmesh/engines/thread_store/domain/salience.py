@@ -8,14 +8,8 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from memmesh.engines.thread_store.domain.text import (
-    STOPWORDS,
-    clip,
-    content_stems,
-    entities,
-    sentences,
-    words,
-)
+from memmesh.engines.thread_store.domain.text import clip, content_stems, entities
+from memmesh.text import CONVERSATION_STOP_WORDS, sentences, words
 
 SENTENCES_PER_TURN = 2
 MAX_SENTENCE_CHARS = 200
@@ -76,7 +70,7 @@ def _topic_words(texts: Sequence[str]) -> list[str]:
     for text in texts:
         for word in words(text):
             lowered = word.lower()
-            if len(lowered) >= 4 and lowered not in STOPWORDS and not lowered.isdigit():
+            if len(lowered) >= 4 and lowered not in CONVERSATION_STOP_WORDS and not lowered.isdigit():
                 counts[lowered] = counts.get(lowered, 0) + 1
     order = {key: index for index, key in enumerate(counts)}
     return sorted(counts, key=lambda k: (-counts[k], order[k]))

@@ -13,7 +13,8 @@ from memmesh.engines.thread_store.domain.salience import (
     salient_sentences,
     title_of,
 )
-from memmesh.engines.thread_store.domain.text import clip, sentences
+from memmesh.engines.thread_store.domain.text import clip
+from memmesh.text import sentences
 
 SUMMARY_MAX_CHARS = 600
 TITLE_MAX_CHARS = 60
