@@ -11,6 +11,7 @@ from memmesh.engines.atom_extractor.outbox import effect_outbox
 from memmesh.engines.atom_extractor.ports import Dependencies, TurnExtractor
 from memmesh.engines.atom_extractor.use_cases import CapsuleService
 from memmesh.extraction.model import ExtractionResult
+from memmesh.ledger_event import NewEvent
 from memmesh.outbox import Outbox, RetryPolicy
 
 
@@ -20,16 +21,14 @@ class Unreachable(Exception):
 
 @dataclass
 class FakeLedger:
-    events: list[dict[str, object]] = field(default_factory=list)
+    events: list[NewEvent] = field(default_factory=list)
     down: bool = False
 
-    async def append(
-        self, tenant_id: str, user_id: str, events: Sequence[dict[str, object]]
-    ) -> None:
+    async def append(self, tenant_id: str, user_id: str, events: Sequence[NewEvent]) -> None:
         if self.down:
             raise Unreachable("ledger")
-        known = {e["idempotency_key"] for e in self.events}
-        self.events.extend(e for e in events if e["idempotency_key"] not in known)
+        known = {e.idempotency_key for e in self.events}
+        self.events.extend(e for e in events if e.idempotency_key not in known)
 
 
 @dataclass

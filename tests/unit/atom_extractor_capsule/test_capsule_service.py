@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -73,7 +74,7 @@ async def test_a_retried_turn_is_a_duplicate_and_writes_nothing_twice(
     again = await service.process("t", "u", turn(1, "I have a sister named Sarah."), NOW)
     assert [c.kind for c in first.outcome.changes] == [ChangeKind.CREATED]
     assert again.outcome.duplicate and again.outcome.changes == ()
-    assert [e["event_type"] for e in fakes.ledger.events] == ["ATOM_CREATED"]
+    assert [e.event_type for e in fakes.ledger.events] == ["ATOM_CREATED"]
     assert len(fakes.index.documents) == 1
 
 
@@ -89,7 +90,7 @@ async def test_effects_that_fail_stay_queued_and_the_drainer_delivers_them(
     fakes.ledger.down = fakes.index.down = False
     await fakes.drain()
     assert fakes.outbox is not None and await fakes.outbox.count_pending("t", "u") == 0
-    assert [e["event_type"] for e in fakes.ledger.events] == ["ATOM_CREATED"]
+    assert [e.event_type for e in fakes.ledger.events] == ["ATOM_CREATED"]
     assert list(fakes.index.documents.values())[0].text == "User has a sister named Sarah."
 
 
@@ -101,7 +102,7 @@ async def test_correction_records_the_pair_and_updates_one_atom(store: SqlCapsul
     assert [c.kind for c in result.outcome.changes] == [ChangeKind.CORRECTED]
     [pair] = await service.list_corrections("t", "u", 10)
     assert (pair.heard, pair.meant, pair.turn_id) == ("Sarah", "Sandra", "turn-2")
-    assert [e["event_type"] for e in fakes.ledger.events][-2:] == [
+    assert [e.event_type for e in fakes.ledger.events][-2:] == [
         "ATOM_CORRECTED",
         "CORRECTION_CAPTURED",
     ]
@@ -117,7 +118,7 @@ async def test_forget_that_removes_the_last_referenced_atom_everywhere(
     result = await service.process("t", "u", turn(2, "Forget that."), NOW + 1)
     assert [c.kind for c in result.outcome.changes] == [ChangeKind.FORGOTTEN]
     assert await store.load_atoms("t", "u") == [] and fakes.index.documents == {}
-    forgotten = [e for e in fakes.ledger.events if e["event_type"] == "ATOM_FORGOTTEN"]
+    forgotten = [e for e in fakes.ledger.events if e.event_type == "ATOM_FORGOTTEN"]
     assert len(forgotten) == 1 and "Sarah" not in repr(forgotten)
 
 
@@ -151,7 +152,7 @@ async def test_retention_and_thread_commands_reach_their_engines(store: SqlCapsu
     await service.process("t", "u", turn(2, "Forget this thread."), NOW + 1)
     assert [command for command, _ in fakes.state.applied] == ["REMEMBER_EVERYTHING"]
     assert fakes.threads.forgotten == ["session-1"]
-    applied = [e for e in fakes.ledger.events if e["event_type"] == "COMMAND_APPLIED"]
+    applied = [e for e in fakes.ledger.events if e.event_type == "COMMAND_APPLIED"]
     assert len(applied) == 2
 
 
@@ -169,3 +170,21 @@ async def test_users_never_see_each_other(store: SqlCapsuleStore) -> None:
     await service.process("t", "u", turn(1, "I have a sister named Sarah."), NOW)
     assert await service.list_atoms("t", "other", None, 10) == []
     assert await service.list_atoms("other", "u", None, 10) == []
+
+
+def test_ledger_events_keep_their_form_through_the_outbox_and_older_payloads_still_read() -> None:
+    from memmesh.engines.atom_extractor.domain.capsule import Effect, EffectKind
+    from memmesh.engines.atom_extractor.outbox import ledger_events, queued_form
+    from memmesh.ledger_event import EventTime, NewEvent
+
+    event = NewEvent("k1", "ATOM_CREATED", "USER_STATED", (("at", EventTime(5)), ("n", 3), ("s", "x"), ("y", True)), 9)
+    [queued] = queued_form("turn:1", [Effect(EffectKind.LEDGER_APPEND, {"events": [event]})])
+    assert ledger_events(json.loads(queued.payload)["events"]) == [event]
+    older = {
+        "idempotency_key": "k1",
+        "event_type": "ATOM_CREATED",
+        "reason_code": "USER_STATED",
+        "attributes": [["n", "i", 3], ["s", "s", "x"], ["y", "b", True]],
+        "occur_time_us": 9,
+    }
+    assert ledger_events([older]) == [NewEvent("k1", "ATOM_CREATED", "USER_STATED", (("n", 3), ("s", "x"), ("y", True)), 9)]

@@ -8,7 +8,6 @@ from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as pb_grpc
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
 from memmesh.engines.atom_extractor.adapters.guard_client import GrpcGuard
 from memmesh.engines.atom_extractor.adapters.index_client import GrpcIndex
-from memmesh.engines.atom_extractor.adapters.ledger_client import GrpcLedger
 from memmesh.engines.atom_extractor.adapters.rules_extractor import DeterministicExtractor
 from memmesh.engines.atom_extractor.adapters.semantic_extractor import SemanticExtractor
 from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
@@ -22,6 +21,7 @@ from memmesh.engines.atom_extractor.use_cases import CapsuleService
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
 from memmesh.extraction.semantic.provider import ChatCompletionsProvider, ProviderConfig
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
+from memmesh.ledger_writer import LedgerWriter
 from memmesh.outbox import RetryPolicy
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as index_grpc
 from memmesh.runtime.channels import engine_channel
@@ -62,7 +62,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         for name in DEPENDENCIES
     }
     dependencies = Dependencies(
-        ledger=GrpcLedger(ledger_grpc.LedgerServiceStub(channels["ledger"])),
+        ledger=LedgerWriter(ledger_grpc.LedgerServiceStub(channels["ledger"])),
         index=GrpcIndex(index_grpc.RetrievalRankerServiceStub(channels["retrieval_ranker"])),
         guard=GrpcGuard(guard_grpc.ExposureGuardServiceStub(channels["exposure_guard"])),
         state=GrpcState(state_grpc.CurrentStateServiceStub(channels["current_state"])),

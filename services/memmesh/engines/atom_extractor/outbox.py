@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 from memmesh.engines.atom_extractor.domain.capsule import AtomStatus, Effect, EffectKind
 from memmesh.engines.atom_extractor.ports import AtomReader, Dependencies
+from memmesh.errors import Conflict
+from memmesh.ledger_event import AttributeValue, EventTime, NewEvent
 from memmesh.outbox import Effect as QueuedForm
 from memmesh.outbox import EffectRejected, Handler, QueuedEffect, RetryPolicy
 from memmesh.outbox import Outbox as SharedOutbox
@@ -30,13 +32,54 @@ LANES = {
 }
 
 
+def _plain(value: object) -> object:
+    """JSON form of a Ledger event in a payload (a time attribute as {"time_us": ...})."""
+    if isinstance(value, NewEvent):
+        return {
+            "idempotency_key": value.idempotency_key,
+            "event_type": value.event_type,
+            "reason_code": value.reason_code,
+            "attributes": [[name, _plain(v) if isinstance(v, EventTime) else v] for name, v in value.attributes],
+            "occur_time_us": value.occur_time_us,
+        }
+    if isinstance(value, EventTime):
+        return {"time_us": value.micros}
+    raise TypeError(f"not a payload value: {type(value).__name__}")
+
+
+def _attribute(item: list[object]) -> tuple[str, AttributeValue]:
+    # [name, value]; effects queued before the shared Ledger writer hold [name, "s"|"i"|"b", value].
+    name, value = str(item[0]), item[-1]
+    if len(item) == 3:
+        value = {"i": int, "b": bool}.get(str(item[1]), str)(value)  # type: ignore[operator]  # a JSON scalar
+    if isinstance(value, dict):
+        return name, EventTime(int(value["time_us"]))
+    if isinstance(value, bool | int | str):
+        return name, value
+    raise EffectRejected(f"attribute {name} holds {type(value).__name__}")
+
+
+def ledger_events(events: list[dict[str, object]]) -> list[NewEvent]:
+    """The events of a queued LEDGER_APPEND."""
+    return [
+        NewEvent(
+            str(event["idempotency_key"]),
+            str(event["event_type"]),
+            str(event["reason_code"]),
+            tuple(_attribute(a) for a in event["attributes"]),  # type: ignore[attr-defined]
+            int(event["occur_time_us"]),  # type: ignore[call-overload]
+        )
+        for event in events
+    ]
+
+
 def queued_form(marker: str, effects: Sequence[Effect]) -> list[QueuedForm]:
     """The outbox form of a request's effects: keyed by the request's marker (written once)
     and their position, so the same request never queues them twice."""
     return [
         QueuedForm(
             kind=effect.kind.value,
-            payload=json.dumps(effect.payload, sort_keys=True, separators=(",", ":")).encode(),
+            payload=json.dumps(effect.payload, sort_keys=True, separators=(",", ":"), default=_plain).encode(),
             key=f"{marker}#{position}",
             lane=LANES[effect.kind],
         )
@@ -68,7 +111,11 @@ class EffectHandlers:
         payload = effect.payload
         match effect.kind:
             case EffectKind.LEDGER_APPEND:
-                await self._deps.ledger.append(tenant_id, user_id, payload["events"])  # type: ignore[arg-type]
+                events = ledger_events(payload["events"])  # type: ignore[arg-type]
+                try:
+                    await self._deps.ledger.append(tenant_id, user_id, events)
+                except Conflict as error:  # a key the Ledger holds with other content: never accepted
+                    raise EffectRejected(str(error)) from error
             case EffectKind.INDEX_REMOVE:
                 await self._deps.index.remove(tenant_id, user_id, payload["atom_ids"])  # type: ignore[arg-type]
             case EffectKind.INDEX_UPSERT:

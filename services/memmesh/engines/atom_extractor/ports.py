@@ -16,6 +16,7 @@ from memmesh.engines.atom_extractor.domain.capsule import (
     TurnInput,
 )
 from memmesh.extraction.model import ExtractionResult
+from memmesh.ledger_event import NewEvent
 from memmesh.outbox import Delivery
 from memmesh.outbox import Effect as QueuedForm
 
@@ -101,8 +102,8 @@ class TurnExtractor(Protocol):
 
 class LedgerPort(Protocol):
     async def append(
-        self, tenant_id: str, user_id: str, events: Sequence[dict[str, object]]
-    ) -> None:
+        self, tenant_id: str, user_id: str, events: Sequence[NewEvent]
+    ) -> object:
         """Append events (idempotent by their keys)."""
         ...
 

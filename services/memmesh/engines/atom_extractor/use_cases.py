@@ -46,6 +46,7 @@ from memmesh.engines.atom_extractor.ports import (
 )
 from memmesh.errors import VersionMismatch
 from memmesh.extraction.model import Command, Correction, ExtractedFact
+from memmesh.ledger_event import NewEvent
 
 # A concurrent writer (another engine process) makes a plan stale; re-plan on fresh state.
 MAX_PLAN_ATTEMPTS = 3
@@ -57,7 +58,7 @@ FIRST_ATTEMPT_S = 2.0
 class Applied:
     """What a request's plan adds to the commit beyond atom writes."""
 
-    events: list[dict[str, object]] = field(default_factory=list)
+    events: list[NewEvent] = field(default_factory=list)
     plan: CommandPlan | None = None
     corrections: list[CorrectionPair] = field(default_factory=list)
     rejections: list[RejectionEntry] = field(default_factory=list)

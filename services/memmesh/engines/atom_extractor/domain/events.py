@@ -15,6 +15,7 @@ from memmesh.engines.atom_extractor.domain.capsule import (
 )
 from memmesh.engines.atom_extractor.domain.control import CommandPlan
 from memmesh.engines.atom_extractor.domain.working_set import ChangeContext, WorkingCapsule
+from memmesh.ledger_event import AttributeValue, NewEvent
 
 EVENT_TYPES = {
     ChangeKind.CREATED: "ATOM_CREATED",
@@ -28,12 +29,10 @@ EVENT_TYPES = {
 }
 COMMAND_APPLIED = "COMMAND_APPLIED"
 CORRECTION_CAPTURED = "CORRECTION_CAPTURED"
-# Ledger.Append takes at most 100 events per request.
-LEDGER_BATCH = 100
 # ThreadStore.RestrictTurns takes at most 128 turn ids per request.
 RESTRICT_BATCH = 128
 
-Attribute = list[object]
+Attribute = tuple[str, AttributeValue]
 
 
 def idempotency_key(marker: str, *parts: str) -> str:
@@ -41,55 +40,45 @@ def idempotency_key(marker: str, *parts: str) -> str:
     return "ax-" + digest(marker, *parts)[:48]
 
 
-def _event(
-    key: str, event_type: str, reason: str, attributes: list[Attribute], ctx: ChangeContext
-) -> dict[str, object]:
-    return {
-        "idempotency_key": key,
-        "event_type": event_type,
-        "reason_code": reason,
-        "attributes": sorted(attributes, key=lambda a: str(a[0])),
-        "occur_time_us": ctx.now_us,
-    }
+def _event(key: str, event_type: str, reason: str, attributes: list[Attribute], ctx: ChangeContext) -> NewEvent:
+    return NewEvent(key, event_type, reason, tuple(sorted(attributes, key=lambda a: a[0])), ctx.now_us)
 
 
-def change_event(position: int, item: AtomChange, ctx: ChangeContext) -> dict[str, object]:
+def change_event(position: int, item: AtomChange, ctx: ChangeContext) -> NewEvent:
     """The ledger event of one change (position keeps two changes of one atom apart)."""
     atom = item.atom
     attributes: list[Attribute] = [
-        ["atom_id", "s", atom.atom_id],
-        ["key", "s", atom.key],
-        ["confidence_delta_bp", "i", item.confidence_delta_bp],
-        ["change", "s", item.kind.value],
+        ("atom_id", atom.atom_id),
+        ("key", atom.key),
+        ("confidence_delta_bp", item.confidence_delta_bp),
+        ("change", item.kind.value),
     ]
     if item.kind is not ChangeKind.FORGOTTEN and item.kind is not ChangeKind.DROPPED:
-        attributes += [["version", "i", atom.version], ["confidence_bp", "i", atom.confidence_bp]]
+        attributes += [("version", atom.version), ("confidence_bp", atom.confidence_bp)]
     if atom.conflict_atom_id:
-        attributes.append(["conflict_atom_id", "s", atom.conflict_atom_id])
+        attributes.append(("conflict_atom_id", atom.conflict_atom_id))
     key = idempotency_key(ctx.marker, str(position), atom.atom_id, item.kind.value)
     return _event(key, EVENT_TYPES[item.kind], item.reason_code, attributes, ctx)
 
 
-def command_event(plan: CommandPlan, target: str, ctx: ChangeContext) -> dict[str, object]:
+def command_event(plan: CommandPlan, target: str, ctx: ChangeContext) -> NewEvent:
     """COMMAND_APPLIED: the command, a hash of its target and how much it touched."""
     attributes: list[Attribute] = [
-        ["command", "s", plan.command.value],
-        ["affected_count", "i", len(plan.affected_atom_ids)],
-        ["rule_count", "i", len(plan.rules)],
+        ("command", plan.command.value),
+        ("affected_count", len(plan.affected_atom_ids)),
+        ("rule_count", len(plan.rules)),
     ]
     if target:
-        attributes.append(["target_hash", "s", digest(target.strip().lower())[:32]])
+        attributes.append(("target_hash", digest(target.strip().lower())[:32]))
     key = idempotency_key(ctx.marker, "command", plan.command.value)
     return _event(key, COMMAND_APPLIED, reasons.USER_COMMAND, attributes, ctx)
 
 
-def correction_event(heard: str, meant: str, ctx: ChangeContext) -> dict[str, object]:
+def correction_event(heard: str, meant: str, ctx: ChangeContext) -> NewEvent:
     """CORRECTION_CAPTURED: the pair is named by a hash; its words stay in the capsule."""
     pair_id = digest(heard.strip().lower(), meant.strip().lower())[:32]
     key = idempotency_key(ctx.marker, "correction", pair_id)
-    return _event(
-        key, CORRECTION_CAPTURED, reasons.CORRECTION_CAPTURED, [["pair_id", "s", pair_id]], ctx
-    )
+    return _event(key, CORRECTION_CAPTURED, reasons.CORRECTION_CAPTURED, [("pair_id", pair_id)], ctx)
 
 
 def restrict_effects(written: list[AtomRecord]) -> list[Effect]:
@@ -115,15 +104,13 @@ def restrict_effects(written: list[AtomRecord]) -> list[Effect]:
 def effects_of(
     ws: WorkingCapsule,
     ctx: ChangeContext,
-    extra_events: list[dict[str, object]],
+    extra_events: list[NewEvent],
     plan: CommandPlan | None,
 ) -> list[Effect]:
     """Ledger appends, index upserts and removals, rules, state and thread work of one request."""
     events = [change_event(i, c, ctx) for i, c in enumerate(ws.changes)] + extra_events
-    effects = [
-        Effect(EffectKind.LEDGER_APPEND, {"events": events[start : start + LEDGER_BATCH]})
-        for start in range(0, len(events), LEDGER_BATCH)
-    ]
+    # One append per request: the Ledger writer sends it in as many calls as the Ledger needs.
+    effects = [Effect(EffectKind.LEDGER_APPEND, {"events": events})] if events else []
     written = [atom for atom, _ in ws.upserts()]
     live = sorted(a.atom_id for a in written if a.status is not AtomStatus.SUPERSEDED)
     gone = sorted(
