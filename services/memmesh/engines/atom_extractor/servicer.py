@@ -112,9 +112,7 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
     ) -> pb.MarkAtomsResponse:
         exposure = None
         if request.set_exposure != memory_pb2.EXPOSURE_UNSPECIFIED:
-            exposure = Exposure(
-                memory_pb2.Exposure.Name(request.set_exposure).removeprefix("EXPOSURE_")
-            )
+            exposure = Exposure(request.set_exposure)
         flags = MarkFlags(
             pull_only=request.set_pull_only, pinned=request.set_pinned, exposure=exposure
         )

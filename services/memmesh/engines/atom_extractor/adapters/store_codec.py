@@ -18,6 +18,8 @@ from memmesh.extraction.model import FactType
 
 
 def _plain(value: object) -> object:
+    if isinstance(value, Exposure):
+        return value.name  # stored by name, as it always was
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, tuple | list):
@@ -44,7 +46,7 @@ def atom_of(body: str) -> AtomRecord:
             **data,
             "type": FactType(data["type"]),
             "provenance": Provenance(data["provenance"]),
-            "exposure": Exposure(data["exposure"]),
+            "exposure": Exposure[data["exposure"]],
             "status": AtomStatus(data["status"]),
             "critical_tokens": tuple(data["critical_tokens"]),
             "evidence_turn_ids": tuple(data["evidence_turn_ids"]),

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from memmesh.extraction.model import FactType
+from memmesh.policy.sensitivity import Exposure  # how far an atom may travel (seed 001 §2.11.11)
 
 CONFIDENCE_MAX_BP = 10_000
 
@@ -27,14 +28,6 @@ class AtomStatus(StrEnum):
     ACTIVE = "ACTIVE"
     CONFLICT = "CONFLICT"
     SUPERSEDED = "SUPERSEDED"
-
-
-class Exposure(StrEnum):
-    """How far an atom may travel (seed 001 §2.11.11)."""
-
-    SAFE_TO_SPEAK = "SAFE_TO_SPEAK"
-    SAFE_TO_TEXT = "SAFE_TO_TEXT"
-    INTERNAL_ONLY = "INTERNAL_ONLY"
 
 
 class Provenance(StrEnum):

@@ -10,7 +10,6 @@ from memmesh.engines.atom_extractor.domain.capsule import (
     AtomRecord,
     AtomStatus,
     ChangeKind,
-    Exposure,
     Provenance,
 )
 from memmesh.engines.atom_extractor.domain.exposure_policy import default_exposure, topics_of
@@ -59,15 +58,8 @@ def corrected(atom: AtomRecord, heard: str, meant: str) -> AtomRecord:
         critical_tokens=tokens,
         topics=topics_of(key, text, tokens),
         # A correction may make a fact more sensitive, never less.
-        exposure=max(
-            atom.exposure,
-            default_exposure(atom.category, key, text),
-            key=_RESTRICTIVENESS.__getitem__,
-        ),
+        exposure=max(atom.exposure, default_exposure(atom.category, key, text)),
     )
-
-
-_RESTRICTIVENESS = {Exposure.SAFE_TO_SPEAK: 0, Exposure.SAFE_TO_TEXT: 1, Exposure.INTERNAL_ONLY: 2}
 
 
 def _target(ws: WorkingCapsule, heard: str, meant: str) -> AtomRecord | None:

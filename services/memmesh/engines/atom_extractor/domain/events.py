@@ -89,12 +89,12 @@ def restrict_effects(written: list[AtomRecord]) -> list[Effect]:
         if atom.exposure is not Exposure.SAFE_TO_SPEAK and atom.evidence_turn_ids:
             turns.setdefault(atom.exposure, set()).update(atom.evidence_turn_ids)
     effects = []
-    for exposure in sorted(turns):
+    for exposure in sorted(turns, key=lambda e: e.name):
         ids = sorted(turns[exposure])
         effects += [
             Effect(
                 EffectKind.THREAD_RESTRICT,
-                {"turn_ids": ids[start : start + RESTRICT_BATCH], "exposure": exposure.value},
+                {"turn_ids": ids[start : start + RESTRICT_BATCH], "exposure": exposure.name},
             )
             for start in range(0, len(ids), RESTRICT_BATCH)
         ]

@@ -19,7 +19,7 @@ def sensitivity_of(key: str, text: str) -> tuple[str, Exposure] | None:
     §2.11.11: health, finances, credentials and secrets are never SAFE_TO_SPEAK by default;
     credentials never leave the engines). The classifier is shared with the ThreadStore."""
     found = sensitivity.sensitivity_of(text, key)
-    return (found.name, Exposure[found.exposure.name]) if found else None
+    return (found.name, found.exposure) if found else None
 
 
 def default_exposure(category: str, key: str, text: str) -> Exposure:
