@@ -166,7 +166,7 @@ class User:
 
     async def seed_atoms(self, atoms: list[memory_pb2.Atom]) -> None:
         """Upsert atom documents into the user's index (see the module docstring)."""
-        documents = [ranker_pb.Document(doc_id=a.atom_id, kind=ranker_pb.DOCUMENT_KIND_ATOM, atom=a) for a in atoms]
+        documents = [ranker_pb.Document(atom=a) for a in atoms]
         async with self._channel("retrieval_ranker") as channel:
             await ranker_grpc.RetrievalRankerServiceStub(channel).Upsert(
                 ranker_pb.UpsertRequest(scope=self.scope, documents=documents)

@@ -96,7 +96,7 @@ async def test_at_q12_mem_bundle_budgets(user: User) -> None:
     ranked = await user.retrieve("how is my garden doing?", now)
     assert len(ranked.atoms) == MAX_ATOMS
     # Only the top-ranked go in, in the ranker's §2.11.9 order.
-    assert [a.atom_id for a in bundle.atoms] == [c.document.doc_id for c in ranked.atoms]
+    assert [a.atom_id for a in bundle.atoms] == [c.doc_id for c in ranked.atoms]
     assert len(bundle.working_memory) == MAX_WORKING_TURNS
     assert [t.text for t in bundle.working_memory] == [
         f"Turn {n} of today about the weather and the garden." for n in range(3, 9)
@@ -112,7 +112,7 @@ async def test_at_q12_mem_bundle_budgets(user: User) -> None:
     kept = [a.atom_id for a in heavy.bundle.atoms]
     ranked = await user.retrieve("how is my garden doing?", now)
     assert 0 < len(kept) < MAX_ATOMS
-    assert kept == [c.document.doc_id for c in ranked.atoms][: len(kept)]
+    assert kept == [c.doc_id for c in ranked.atoms][: len(kept)]
     assert len(heavy.bundle.SerializeToString()) <= BUNDLE_BYTES_CAP
 
     # The recall summary: at most 10 items and 1 KB.
@@ -157,7 +157,7 @@ async def test_at_q12_mem_ordering_tiebreak(user: User) -> None:
 
     first = await user.brief("any kayak trips?", now, "order-1")
     assert [a.atom_id for a in first.bundle.atoms] == expected
-    assert [c.document.doc_id for c in ranked.atoms] == expected
+    assert [c.doc_id for c in ranked.atoms] == expected
     # The same request on the same state gives the same bytes. The gateway records the
     # clarification it asked in order-1 (state), so a fresh session gives the first
     # answer again, and order-1 settles once its question is recorded.

@@ -112,7 +112,7 @@ class Client:
                 caps=index_pb.RetrieveCaps(max_atoms=20),
             )
         )
-        return [c.document.doc_id for c in reply.atoms]
+        return [c.doc_id for c in reply.atoms]
 
 
 @pytest.fixture

@@ -25,17 +25,12 @@ from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
 from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.use_cases import RankerService
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.runtime.timeconv import timestamp_of
 
 TENANT, USER = "bench-tenant", "bench-user"
 VOCABULARY_SIZE = 3_000
 CAPS = Caps(max_atoms=20, max_turns=2, max_digests=2)
-
-
-class _NoSource:
-    async def documents(self, tenant_id: str, user_id: str):  # type: ignore[no-untyped-def]
-        return
-        yield
 
 
 def _vocabulary(rng: random.Random) -> list[str]:
@@ -70,7 +65,7 @@ def corpus(atoms: int, turns: int, head_offset: int = 10, seed: int = 7) -> tupl
             critical_tokens=[rng.choice(words).capitalize()],
             create_time=timestamp_of(1_700_000_000_000_000 + n),
         )
-        docs.append(mapping.index_doc(mapping.document_of_atom(atom), analyzer))
+        docs.append(mapping.index_doc(ranker_pb.Document(atom=atom), analyzer))
     for n in range(turns):
         turn = memory_pb2.Turn(
             turn_id=f"turn-{n:06d}",
@@ -79,7 +74,7 @@ def corpus(atoms: int, turns: int, head_offset: int = 10, seed: int = 7) -> tupl
             text=_sentence(rng, words, weights, rng.randint(8, 30)),
             time=timestamp_of(1_700_000_000_000_000 + n * 1_000_000),
         )
-        docs.append(mapping.index_doc(mapping.document_of_turn(turn), analyzer))
+        docs.append(mapping.index_doc(ranker_pb.Document(turn=turn), analyzer))
     queries = [_sentence(rng, words, weights, rng.randint(4, 10)) for _ in range(200)]
     return docs, queries
 
@@ -89,7 +84,7 @@ async def _bench(atoms: int, turns: int, rounds: int, head_offset: int, data_dir
     docs, queries = corpus(atoms, turns, head_offset)
     store = await SqlRankerStore.open("sqlite", data_dir)
     analyzer = Analyzer()
-    service = RankerService(store, _NoSource(), analyzer, mapping.decoder(analyzer))
+    service = RankerService(store, analyzer, mapping.decoder(analyzer))
     try:
         await service.upsert(TENANT, USER, docs)
         started = time.perf_counter()

@@ -83,13 +83,13 @@ async def _seed(addrs: dict[str, str], scope: scope_pb2.UserScope, atoms: int, t
                 time=timestamp_of(START_US + n * 60_000_000),
             )
             await threads.AppendTurn(thread_pb.AppendTurnRequest(scope=scope, turn=turn))
-            batch.append(ranker_pb.Document(doc_id=turn.turn_id, kind=ranker_pb.DOCUMENT_KIND_TURN, text=turn.text, turn=turn, time=turn.time))
+            batch.append(ranker_pb.Document(turn=turn))
             if len(batch) == 500:
                 await ranker.Upsert(ranker_pb.UpsertRequest(scope=scope, documents=batch))
                 batch = []
         for n in range(atoms_from, atoms):
             atom = _atom(n, rng)
-            batch.append(ranker_pb.Document(doc_id=atom.atom_id, kind=ranker_pb.DOCUMENT_KIND_ATOM, text=atom.text, atom=atom, time=atom.create_time))
+            batch.append(ranker_pb.Document(atom=atom))
             if len(batch) == 500:
                 await ranker.Upsert(ranker_pb.UpsertRequest(scope=scope, documents=batch))
                 batch = []

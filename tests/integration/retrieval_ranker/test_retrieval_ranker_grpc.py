@@ -1,5 +1,5 @@
-"""The RetrievalRanker over gRPC, on SQLite and on PostgreSQL; Reindex against the real
-capsule (AtomExtractor) and archive (ThreadStore)."""
+"""The RetrievalRanker over gRPC, on SQLite and on PostgreSQL; Reindex rebuilds from what
+the owners pushed (the ThreadStore its turns, the AtomExtractor its atoms)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
 from memmesh.common.v1 import memory_pb2, scope_pb2
+from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
+from memmesh.engines.retrieval_ranker.ports import StoredDoc
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as pb_grpc
 from memmesh.runtime.errors import details_of
-from memmesh.runtime.supervisor import free_port
 from memmesh.testing.in_process import InProcessMesh, start_in_process
 from memmesh.testing.scopes import new_scope
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
@@ -30,27 +31,27 @@ REINDEX_ENGINES = ["ledger", "current_state", "exposure_guard", "retrieval_ranke
 
 @pytest_asyncio.fixture(params=["sqlite", "postgres"])
 async def mesh(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[InProcessMesh]:
-    # The sources point at a closed port: Reindex must fail without touching the index.
-    closed = {name: f"127.0.0.1:{free_port()}" for name in ("atom_extractor_addr", "thread_store_addr")}
     if request.param == "sqlite":
-        running = await start_in_process(["retrieval_ranker"], tmp_path, **closed)
+        running = await start_in_process(["retrieval_ranker"], tmp_path)
+        running.storage = ("sqlite", tmp_path)  # type: ignore[attr-defined]
     else:
         url = request.getfixturevalue("postgres_url")
-        running = await start_in_process(["retrieval_ranker"], tmp_path, storage_url=url, **closed)
+        running = await start_in_process(["retrieval_ranker"], tmp_path, storage_url=url)
+        running.storage = (url, tmp_path)  # type: ignore[attr-defined]
     yield running
     await running.stop()
 
 
 def atom_document(atom_id: str, text: str, **fields: object) -> pb.Document:
     atom = memory_pb2.Atom(atom_id=atom_id, text=text, status=memory_pb2.ATOM_STATUS_ACTIVE, **fields)  # type: ignore[arg-type]
-    return pb.Document(doc_id=atom_id, kind=pb.DOCUMENT_KIND_ATOM, atom=atom)
+    return pb.Document(atom=atom)
 
 
 def turn_document(turn_id: str, text: str, seconds: int) -> pb.Document:
     turn = memory_pb2.Turn(
         turn_id=turn_id, session_id="s1", role=memory_pb2.ROLE_USER, text=text, time=Timestamp(seconds=seconds)
     )
-    return pb.Document(doc_id=turn_id, kind=pb.DOCUMENT_KIND_TURN, turn=turn)
+    return pb.Document(turn=turn)
 
 
 def retrieve(scope: scope_pb2.UserScope, query: str) -> pb.RetrieveRequest:
@@ -58,7 +59,7 @@ def retrieve(scope: scope_pb2.UserScope, query: str) -> pb.RetrieveRequest:
 
 
 def ids(candidates) -> list[str]:  # type: ignore[no-untyped-def]
-    return [c.document.doc_id for c in candidates]
+    return [c.doc_id for c in candidates]
 
 
 async def test_upsert_then_retrieve_is_read_your_writes(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
@@ -96,32 +97,43 @@ async def test_voice_lock_keeps_users_apart(mesh: InProcessMesh, scope: scope_pb
     assert ids((await ranker.Retrieve(retrieve(scope, "tea"))).atoms) == ["a1"]
 
 
-async def test_a_document_whose_source_id_differs_is_invalid(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_a_document_needs_one_source_with_its_id_once(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
     ranker = pb_grpc.RetrievalRankerServiceStub(mesh.channel("retrieval_ranker"))
-    bad = atom_document("a1", "User likes tea.")
-    bad.doc_id = "a2"
-    for documents, field in (([bad], "documents[0].doc_id"), ([atom_document("a1", "x")] * 2, "documents[1].doc_id")):
+    secret = turn_document("t9", "a secret", 5)
+    secret.turn.exposure = memory_pb2.EXPOSURE_INTERNAL_ONLY
+    cases = (
+        ([pb.Document()], "documents[0].source"),
+        ([atom_document("", "User likes tea.")], "documents[0].atom"),
+        ([atom_document("a1", "x")] * 2, "documents[1].atom"),
+        ([secret], "documents[0].turn.exposure"),
+    )
+    for documents, field in cases:
         with pytest.raises(grpc.aio.AioRpcError) as raised:
             await ranker.Upsert(pb.UpsertRequest(scope=scope, documents=documents))
         assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert details_of(raised.value)[1] == [field]
 
 
-async def test_reindex_with_unreachable_sources_fails_and_keeps_the_index(
-    mesh: InProcessMesh, scope: scope_pb2.UserScope
-) -> None:
+async def test_a_failed_reindex_keeps_the_index(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
     ranker = pb_grpc.RetrievalRankerServiceStub(mesh.channel("retrieval_ranker"))
     await ranker.Upsert(pb.UpsertRequest(scope=scope, documents=[atom_document("a1", "User likes tea.")]))
     before = await ranker.DescribeIndex(pb.DescribeIndexRequest(scope=scope))
-    with pytest.raises(grpc.aio.AioRpcError) as raised:
-        await ranker.Reindex(pb.ReindexRequest(scope=scope))
-    assert raised.value.code() == grpc.StatusCode.UNAVAILABLE
-    assert details_of(raised.value)[0] == "DEPENDENCY_FAILED"
+    # A stored document that can no longer be rebuilt (written around the API).
+    url, data_dir = mesh.storage  # type: ignore[attr-defined]
+    store = await SqlRankerStore.open(url, data_dir)
+    try:
+        await store.upsert(scope.tenant_id, scope.user_id, [StoredDoc("broken", 1, b"\xff\xff\xff")])
+        with pytest.raises(grpc.aio.AioRpcError):
+            await ranker.Reindex(pb.ReindexRequest(scope=scope))
+        assert [d.doc_id for d in (await store.load(scope.tenant_id, scope.user_id)).docs] == ["a1", "broken"]
+        await store.remove(scope.tenant_id, scope.user_id, ["broken"])
+    finally:
+        await store.close()
     assert await ranker.DescribeIndex(pb.DescribeIndexRequest(scope=scope)) == before
     assert (before.document_count, before.atom_count) == (1, 1)
 
 
-async def test_reindex_from_capsule_and_archive_equals_the_incremental_index(
+async def test_reindex_of_what_the_owners_pushed_equals_the_live_index(
     tmp_path: Path, scope: scope_pb2.UserScope
 ) -> None:
     mesh = await start_in_process(REINDEX_ENGINES, tmp_path)
@@ -140,12 +152,8 @@ async def test_reindex_from_capsule_and_archive_equals_the_incremental_index(
                 turn_id=f"turn-{n}", session_id="s1", role=memory_pb2.ROLE_USER, text=text,
                 time=Timestamp(seconds=NOW.seconds + n),
             )
-            appended = await threads.AppendTurn(thread_pb.AppendTurnRequest(scope=scope, turn=turn))
-            # As the gateway does on Ingest: the archived turn is indexed with its archived
-            # exposure, then extraction upserts atoms.
-            turn.exposure = appended.exposure
-            await ranker.Upsert(pb.UpsertRequest(scope=scope, documents=[pb.Document(
-                doc_id=turn.turn_id, kind=pb.DOCUMENT_KIND_TURN, text=turn.text, turn=turn, time=turn.time)]))
+            # The ThreadStore indexes the turn it archives; the extraction indexes its atoms.
+            await threads.AppendTurn(thread_pb.AppendTurnRequest(scope=scope, turn=turn))
             await extractor.Process(extractor_pb.ProcessRequest(scope=scope, turn=turn, now=turn.time))
         live = await ranker.DescribeIndex(pb.DescribeIndexRequest(scope=scope))
         assert live.turn_count == len(said) and live.atom_count >= 1

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from memmesh.common.v1 import memory_pb2
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
 from memmesh.engines.retrieval_ranker.domain.documents import Caps
@@ -94,6 +95,16 @@ async def test_replace_all_swaps_the_documents_and_forces_a_full_load(store: Ran
     assert (await store.load(*who)).docs == [doc("x"), doc("y")]
 
 
+async def test_replace_all_if_generation_changes_nothing_once_a_write_landed(store: RankerStore) -> None:
+    who = user()
+    await store.upsert(*who, [doc("a")])
+    await store.upsert(*who, [doc("b")])
+    assert await store.replace_all(*who, [doc("a")], if_generation=1) is None
+    assert (await store.load(*who)).docs == [doc("a"), doc("b")]
+    assert await store.replace_all(*who, [doc("a")], if_generation=2) == 3
+    assert (await store.load(*who)).docs == [doc("a")]
+
+
 async def test_concurrent_writers_of_one_user_each_get_their_own_generation(
     stores: tuple[RankerStore, RankerStore],
 ) -> None:
@@ -116,19 +127,13 @@ async def test_users_are_isolated(store: RankerStore) -> None:
     assert await store.generation(*first) == 1
 
 
-class _NoSource:
-    async def documents(self, tenant_id: str, user_id: str):  # type: ignore[no-untyped-def]
-        return
-        yield
-
-
 async def test_two_processes_over_one_store_read_each_others_writes(store: RankerStore) -> None:
     analyzer = Analyzer()
-    first, second = (RankerService(store, _NoSource(), analyzer, mapping.decoder(analyzer)) for _ in range(2))
+    first, second = (RankerService(store, analyzer, mapping.decoder(analyzer)) for _ in range(2))
     who, caps = user(), Caps(20, 5, 0)
 
     def atom_doc(doc_id: str, text: str):  # type: ignore[no-untyped-def]
-        return mapping.index_doc(mapping.canonical_document(pb.Document(doc_id=doc_id, kind=1, text=text)), analyzer)
+        return mapping.index_doc(mapping.canonical_document(pb.Document(atom=memory_pb2.Atom(atom_id=doc_id, text=text))), analyzer)
 
     await first.upsert(*who, [atom_doc("a1", "User likes tea.")])
     assert [c.doc.doc_id for c in (await second.retrieve(*who, "tea", caps)).atoms] == ["a1"]

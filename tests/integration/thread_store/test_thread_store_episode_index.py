@@ -1,5 +1,5 @@
-"""Episode digests over gRPC: a closed session emits them, the archive lists them, and
-forgetting the thread removes them from the store and from the retrieval index."""
+"""Episode digests over gRPC: a closed session emits them and indexes them itself, the
+archive lists them, and forgetting the thread removes them from the store and the index."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from memmesh.common.v1 import memory_pb2
-from memmesh.engines.gateway.mapping import digest_document
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
 from memmesh.runtime.timeconv import timestamp_of
@@ -53,7 +52,7 @@ async def test_forgotten_thread_takes_its_episodes_out_of_store_and_index(tmp_pa
     try:
         threads = pb_grpc.ThreadStoreServiceStub(mesh.channel("thread_store"))
         ranker = ranker_grpc.RetrievalRankerServiceStub(mesh.channel("retrieval_ranker"))
-        documents: list[ranker_pb.Document] = []
+        indexed: set[str] = set()
         for session_id, texts, offset in (("secret", SECRET, 0), ("other", OTHER, 7200)):
             for item in turns_of(session_id, texts, offset):
                 await threads.AppendTurn(pb.AppendTurnRequest(scope=scope, turn=item))
@@ -62,27 +61,30 @@ async def test_forgotten_thread_takes_its_episodes_out_of_store_and_index(tmp_pa
             )
             assert closed.episodes and all(e.thread_id == session_id for e in closed.episodes)
             assert [e.episode_id for e in closed.episodes] == [f"{session_id}#e{n}" for n in range(1, len(closed.episodes) + 1)]
-            documents += [digest_document(d) for d in (closed.digest, *closed.episodes)]
-        secret_episodes = {d.doc_id for d in documents if d.doc_id.startswith("secret#e")}
+            indexed |= {closed.digest.thread_id, *(e.episode_id for e in closed.episodes)}
+        secret_episodes = {doc_id for doc_id in indexed if doc_id.startswith("secret#e")}
         assert len(secret_episodes) >= 2
+        # The ThreadStore indexed the digests and episodes of both closed sessions itself.
+        described = await ranker.DescribeIndex(ranker_pb.DescribeIndexRequest(scope=scope))
+        assert described.digest_count == len(indexed) and described.turn_count == len(SECRET) + len(OTHER)
         # A copy left from an earlier, longer segmentation of the same thread.
-        documents.append(ranker_pb.Document(doc_id="secret#e9", kind=ranker_pb.DOCUMENT_KIND_DIGEST, text="Lighthouse party", thread_id="secret"))
-        await ranker.Upsert(ranker_pb.UpsertRequest(scope=scope, documents=documents))
+        stale = memory_pb2.Digest(thread_id="secret", episode_id="secret#e9", title="Lighthouse party")
+        await ranker.Upsert(ranker_pb.UpsertRequest(scope=scope, documents=[ranker_pb.Document(digest=stale)]))
 
         archive = await threads.ListArchive(pb.ListArchiveRequest(scope=scope))
         assert {e.episode_id for e in archive.episodes} >= secret_episodes
         caps = ranker_pb.RetrieveCaps(max_atoms=20, max_turns=10, max_digests=20)
         now = timestamp_of(START_US + 9000 * 1_000_000)
         before = await ranker.Retrieve(ranker_pb.RetrieveRequest(scope=scope, query="lighthouse party balloons Mateo", now=now, caps=caps))
-        found = {c.document.doc_id: c.document for c in before.digests}
+        found = {c.doc_id: c.document for c in before.digests}
         assert secret_episodes & set(found)
-        assert all(found[i].thread_id == "secret" for i in secret_episodes & set(found))
+        assert all(found[i].digest.thread_id == "secret" for i in secret_episodes & set(found))
 
         forgotten = await threads.ForgetThread(pb.ForgetThreadRequest(scope=scope, thread_id="secret", now=now))
         assert forgotten.forgotten
 
         after = await ranker.Retrieve(ranker_pb.RetrieveRequest(scope=scope, query="lighthouse party balloons Mateo passport", now=now, caps=caps))
-        left = {c.document.doc_id for c in after.digests}
+        left = {c.doc_id for c in after.digests}
         assert not any(doc_id == "secret" or doc_id.startswith("secret#") for doc_id in left)
         assert any(doc_id.startswith("other#e") for doc_id in left)
         archive = await threads.ListArchive(pb.ListArchiveRequest(scope=scope))

@@ -1,11 +1,9 @@
-"""Forgetting a thread removes its turns and digest from the retrieval index too."""
+"""The ThreadStore feeds the retrieval index itself: the turns it archives and the digests it
+closes are indexed, and forgetting a thread removes its turns and digest from the index too."""
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import grpc
-import pytest
 
 from memmesh.common.v1 import memory_pb2
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
@@ -37,40 +35,21 @@ async def test_forget_thread_removes_its_index_copies_and_keeps_other_threads(tm
             turn("t3", "other-session", "the lighthouse tour was lovely", 7200),
         ]
         for item in turns:
+            # t3 starts a new session two hours later: the secret session is soft-closed and digested.
             await threads.AppendTurn(pb.AppendTurnRequest(scope=scope, turn=item))
-        documents = [
-            ranker_pb.Document(doc_id=t.turn_id, kind=ranker_pb.DOCUMENT_KIND_TURN, text=t.text, turn=t, time=t.time) for t in turns
-        ]
-        documents.append(
-            ranker_pb.Document(doc_id="secret-session", kind=ranker_pb.DOCUMENT_KIND_DIGEST, text="Lighthouse party for Lucia", time=turns[1].time)
-        )
-        await ranker.Upsert(ranker_pb.UpsertRequest(scope=scope, documents=documents))
+        caps = ranker_pb.RetrieveCaps(max_atoms=20, max_turns=10, max_digests=5)
+        query = ranker_pb.RetrieveRequest(scope=scope, query="lighthouse party", now=turns[2].time, caps=caps)
+        found = await ranker.Retrieve(query)
+        assert {"t1", "t2", "secret-session"} <= {c.doc_id for c in [*found.turns, *found.digests]}
+        described = await ranker.DescribeIndex(ranker_pb.DescribeIndexRequest(scope=scope))
+        assert described.turn_count == 3 and described.digest_count >= 1
+        digest = next(c.document.digest for c in found.digests if c.doc_id == "secret-session")
+        assert list(digest.evidence_turn_ids) and not digest.episode_id
 
         forgotten = await threads.ForgetThread(pb.ForgetThreadRequest(scope=scope, thread_id="secret-session", now=turns[2].time))
         assert forgotten.forgotten
 
-        found = await ranker.Retrieve(
-            ranker_pb.RetrieveRequest(
-                scope=scope, query="lighthouse party", now=turns[2].time, caps=ranker_pb.RetrieveCaps(max_atoms=20, max_turns=10, max_digests=5)
-            )
-        )
-        ids = {c.document.doc_id for c in [*found.turns, *found.digests]}
-        assert ids == {"t3"}
-    finally:
-        await mesh.stop()
-
-
-async def test_forget_thread_fails_retryably_and_forgets_nothing_while_the_index_is_down(tmp_path: Path) -> None:
-    mesh = await start_in_process(["thread_store"], tmp_path, retrieval_ranker_addr="127.0.0.1:9")
-    scope = new_scope()
-    try:
-        threads = pb_grpc.ThreadStoreServiceStub(mesh.channel("thread_store"))
-        item = turn("t1", "s1", "remember the lighthouse", 0)
-        await threads.AppendTurn(pb.AppendTurnRequest(scope=scope, turn=item))
-        with pytest.raises(grpc.aio.AioRpcError) as raised:
-            await threads.ForgetThread(pb.ForgetThreadRequest(scope=scope, thread_id="s1", now=item.time))
-        assert raised.value.code() == grpc.StatusCode.UNAVAILABLE
-        archive = await threads.ListArchive(pb.ListArchiveRequest(scope=scope))
-        assert [t.turn_id for t in archive.turns] == ["t1"]
+        found = await ranker.Retrieve(query)
+        assert {c.doc_id for c in [*found.turns, *found.digests]} == {"t3"}
     finally:
         await mesh.stop()

@@ -78,7 +78,7 @@ async def test_another_users_session_is_never_visible(stub: pb_grpc.ThreadStoreS
         assert await stub.ListArchive(pb.ListArchiveRequest(scope=other)) == pb.ListArchiveResponse()
         assert await stub.Expand(pb.ExpandRequest(scope=other, node_ids=["entity:sarah"])) == pb.ExpandResponse()
         closed = await stub.CloseSession(pb.CloseSessionRequest(scope=other, session_id="s1", now=timestamp_of(T0)))
-        assert closed == pb.CloseSessionResponse(digest=pb.Digest())
+        assert closed == pb.CloseSessionResponse(digest=memory_pb2.Digest())
         forgot = await stub.ForgetThread(pb.ForgetThreadRequest(scope=other, thread_id="s1", now=timestamp_of(T0)))
         assert not forgot.forgotten
         duplicate = await stub.AppendTurn(append(other, "t1", "Same turn id, other user.", 1))

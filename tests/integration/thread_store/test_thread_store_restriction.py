@@ -12,11 +12,16 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from memmesh.common.v1 import memory_pb2
+from memmesh.engines.thread_store.adapters.ranker_index import INDEX_REMOVE
 from memmesh.engines.thread_store.adapters.sql_store import SqlThreadStore, migrations
 from memmesh.engines.thread_store.adapters.turn_buffer import RedisTurnBuffer
-from memmesh.engines.thread_store.domain.model import Digest, Episode, Exposure, Role, Turn
+from memmesh.engines.thread_store.domain.model import Exposure, Role, Turn
 from memmesh.engines.thread_store.domain.sessions import DEFAULT_SESSION_GAP_US
 from memmesh.engines.thread_store.use_cases import ThreadStoreUseCases
+from memmesh.outbox import Effect
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
+from memmesh.runtime.timeconv import micros_of
 from memmesh.storage.sql import Dialect, PostgresDatabase, SqliteDatabase
 
 T0 = 1_767_225_600_000_000
@@ -25,18 +30,27 @@ MINUTE = 60_000_000
 
 @dataclass
 class RecordingIndex:
-    """A DerivedIndex that records what it is asked to remove and index."""
+    """An IndexFeed that records what the writes queued for the index to remove and index."""
 
     removed: list[str] = field(default_factory=list)
-    turns: list[Turn] = field(default_factory=list)
-    digests: list[Digest | Episode] = field(default_factory=list)
+    turns: list[memory_pb2.Turn] = field(default_factory=list)
+    digests: list[memory_pb2.Digest] = field(default_factory=list)
 
-    async def remove(self, tenant_id: str, user_id: str, doc_ids: Sequence[str]) -> None:
-        self.removed.extend(doc_ids)
+    async def first_attempt(self, tenant_id: str, user_id: str, effects: Sequence[Effect]) -> None:
+        for effect in effects:
+            if effect.kind == INDEX_REMOVE:
+                self.removed.extend(ranker_pb.RemoveRequest.FromString(effect.payload).doc_ids)
+            else:
+                for document in ranker_pb.UpsertRequest.FromString(effect.payload).documents:
+                    if document.HasField("turn"):
+                        self.turns.append(document.turn)
+                    else:
+                        self.digests.append(document.digest)
 
-    async def upsert(self, tenant_id: str, user_id: str, turns: Sequence[Turn], digests: Sequence[Digest | Episode]) -> None:
-        self.turns.extend(turns)
-        self.digests.extend(digests)
+    def clear(self) -> None:
+        self.removed.clear()
+        self.turns.clear()
+        self.digests.clear()
 
 
 @dataclass
@@ -123,6 +137,8 @@ async def test_restricting_turns_rebuilds_everything_they_fed_and_replaces_their
     await say_boston(service, who)
     await service.close_session(*who, "s1")
     assert "Boston" in await everything_told(service, who, "s1", voice=True)
+    assert {t.turn_id for t in setup.index.turns} == {"turn-0", "turn-1", "turn-2", "turn-3"}
+    setup.index.clear()
 
     raised = await service.restrict_turns(*who, ["turn-0", "turn-2", "unknown"], Exposure.INTERNAL_ONLY)
     assert raised == 2
@@ -134,9 +150,10 @@ async def test_restricting_turns_rebuilds_everything_they_fed_and_replaces_their
     assert [t.turn_id for t in memory.turns] == ["turn-1", "turn-3"]
     assert {"turn-0", "turn-2", "s1"} <= set(setup.index.removed)
     assert setup.index.turns == []
-    rebuilt = [d for d in setup.index.digests if isinstance(d, Digest)]
+    rebuilt = [d for d in setup.index.digests if not d.episode_id]
     assert [d.thread_id for d in rebuilt] == ["s1"] and "Boston" not in rebuilt[0].summary
-    assert rebuilt[0].update_us == T0 + 3 * MINUTE
+    assert micros_of(rebuilt[0].update_time) == T0 + 3 * MINUTE
+    assert all("Boston" not in d.summary for d in setup.index.digests)
 
     # Idempotent, and never looser.
     setup.index.removed.clear()
@@ -150,11 +167,12 @@ async def test_restricting_turns_rebuilds_everything_they_fed_and_replaces_their
 async def test_a_turn_restricted_to_text_stays_in_working_memory_for_text_only(setup: Setup) -> None:
     service, who = setup.service, user()
     await say_boston(service, who)
+    setup.index.clear()
     assert await service.restrict_turns(*who, ["turn-0"], Exposure.SAFE_TO_TEXT) == 1
     memory = await service.working_memory(*who, "s1", 0)
     assert memory.turns[0].turn_id == "turn-0" and memory.turns[0].exposure == Exposure.SAFE_TO_TEXT
     assert "Anna" not in memory.rolling_summary and "jazz" in memory.rolling_summary
-    assert [(t.turn_id, t.exposure) for t in setup.index.turns] == [("turn-0", Exposure.SAFE_TO_TEXT)]
+    assert [(t.turn_id, t.exposure) for t in setup.index.turns] == [("turn-0", memory_pb2.EXPOSURE_SAFE_TO_TEXT)]
     assert "Anna" not in await everything_told(service, who, "s1", voice=True)
     assert "Anna" in await everything_told(service, who, "s1", voice=False)
 

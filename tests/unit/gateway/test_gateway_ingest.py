@@ -18,7 +18,6 @@ from memmesh.engines.gateway.ingest import IngestHandler
 from memmesh.errors import DependencyFailed
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.outbox import Outbox, RetryPolicy
-from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.runtime.timeconv import timestamp_of
 from memmesh.storage.sql import Dialect, SqliteDatabase
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
@@ -38,18 +37,6 @@ class FakeThreads:
         duplicate = request.turn.turn_id in self.turns
         self.turns.append(request.turn.turn_id)
         return thread_pb.AppendTurnResponse(duplicate=duplicate, exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK)
-
-
-class FakeRanker:
-    def __init__(self) -> None:
-        self.down = False
-        self.indexed: list[str] = []
-
-    async def upsert(self, request: ranker_pb.UpsertRequest, timeout_s: float) -> ranker_pb.UpsertResponse:
-        if self.down:
-            raise DependencyFailed("retrieval_ranker", "UNAVAILABLE")
-        self.indexed.extend(d.doc_id for d in request.documents)
-        return ranker_pb.UpsertResponse(upserted_count=len(request.documents))
 
 
 class FakeState:
@@ -100,9 +87,9 @@ class FakeExtractor:
 
 class Gateway:
     def __init__(self, database: SqliteDatabase) -> None:
-        self.threads, self.ranker = FakeThreads(), FakeRanker()
+        self.threads = FakeThreads()
         self.state, self.extractor = FakeState(), FakeExtractor()
-        handlers = EffectHandlers(self.state, self.ranker, self.extractor).by_kind()
+        handlers = EffectHandlers(self.state, self.extractor).by_kind()
         self.outbox = Outbox(database, handlers, RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.02))
 
     def handler(self) -> IngestHandler:
@@ -122,10 +109,10 @@ async def gateway(tmp_path: Path) -> AsyncIterator[Gateway]:
     await database.close()
 
 
-async def test_a_healthy_ingest_indexes_records_and_extracts_before_answering(gateway: Gateway) -> None:
+async def test_a_healthy_ingest_records_and_extracts_before_answering(gateway: Gateway) -> None:
     reply = await gateway.ingest("t1", "forget it")
     assert reply.ok and not reply.extraction_queued and reply.command == "FORGET"
-    assert gateway.ranker.indexed == ["t1"] and gateway.extractor.processed == ["t1"]
+    assert gateway.extractor.processed == ["t1"]
     assert gateway.state.applied == ["interaction:t1"]
     assert await gateway.outbox.pending("t", "u") == []
 
@@ -137,17 +124,11 @@ async def test_an_archive_failure_fails_the_ingest_and_queues_nothing(gateway: G
     assert await gateway.outbox.pending("t", "u") == []
 
 
-async def test_with_the_ranker_down_the_turn_is_acknowledged_and_indexed_later(gateway: Gateway) -> None:
-    gateway.ranker.down = True
-    reply = await gateway.ingest("t1", "hello")
-    assert reply.ok and not reply.extraction_queued
-    # Only the effect bound for the ranker waits; extraction went ahead.
-    assert [e.kind for e in await gateway.outbox.pending("t", "u")] == ["index_turn"]
-    assert gateway.extractor.processed == ["t1"]
-    gateway.ranker.down = False
-    while await gateway.outbox.pending("t", "u"):
-        await gateway.outbox.run_once()
-    assert gateway.ranker.indexed == ["t1"]
+async def test_the_gateway_queues_nothing_for_the_index(gateway: Gateway) -> None:
+    # The ThreadStore indexes what it archives: no effect of the gateway is bound for the ranker.
+    gateway.extractor.down = True
+    await gateway.ingest("t1", "hello")
+    assert [(e.kind, e.lane) for e in await gateway.outbox.pending("t", "u")] == [("extract", "atom_extractor")]
 
 
 async def test_with_the_extractor_down_the_extraction_is_queued_once(gateway: Gateway) -> None:
@@ -174,10 +155,11 @@ async def test_a_stated_name_never_overwrites_the_profile(gateway: Gateway) -> N
     assert gateway.state.applied == ["interaction:t1"]
 
 
-async def test_an_assistant_turn_is_only_indexed(gateway: Gateway) -> None:
+async def test_an_assistant_turn_is_only_archived(gateway: Gateway) -> None:
     reply = await gateway.ingest("a1", "Hello Ana.", memory_pb2.ROLE_ASSISTANT)
-    assert reply.ok and gateway.ranker.indexed == ["a1"]
+    assert reply.ok and gateway.threads.turns == ["a1"]
     assert gateway.state.applied == [] and gateway.extractor.processed == []
+    assert await gateway.outbox.pending("t", "u") == []
 
 
 async def test_a_profile_fill_racing_another_change_reads_again(gateway: Gateway) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memmesh.common.v1 import memory_pb2
@@ -11,9 +11,8 @@ from memmesh.engines.retrieval_ranker.domain.documents import IndexDoc
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.ports import Changes, Snapshot, StoredDoc
 from memmesh.engines.retrieval_ranker.use_cases import RankerService
-from memmesh.runtime.errors import DependencyFailed
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 from memmesh.runtime.timeconv import timestamp_of
-from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
 TENANT, USER = "tenant-a", "user-1"
 ANALYZER = Analyzer()
@@ -56,8 +55,12 @@ class MemoryRankerStore:
             user.removed[doc_id] = user.generation
         return removed, user.generation
 
-    async def replace_all(self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]) -> int:
+    async def replace_all(
+        self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc], if_generation: int | None = None
+    ) -> int | None:
         user = self._user(tenant_id, user_id)
+        if if_generation is not None and user.generation != if_generation:
+            return None
         user.generation += 1
         user.rebuilt = user.generation
         user.docs = {doc.doc_id: (doc, user.generation) for doc in docs}
@@ -80,26 +83,6 @@ class MemoryRankerStore:
         return None
 
 
-class ListSource:
-    """An IndexSource over plain lists of atoms, turns and digests (the capsule and archive)."""
-
-    def __init__(self) -> None:
-        self.atoms: list[memory_pb2.Atom] = []
-        self.turns: list[memory_pb2.Turn] = []
-        self.digests: list[thread_pb.Digest] = []
-        self.down = False
-
-    async def documents(self, tenant_id: str, user_id: str) -> AsyncIterator[IndexDoc]:
-        for atom in self.atoms:
-            yield mapping.index_doc(mapping.document_of_atom(atom), ANALYZER)
-        if self.down:
-            raise DependencyFailed("thread_store", "UNAVAILABLE")
-        for turn in self.turns:
-            yield mapping.index_doc(mapping.document_of_turn(turn), ANALYZER)
-        for digest in self.digests:
-            yield mapping.index_doc(mapping.document_of_digest(digest), ANALYZER)
-
-
 def atom(atom_id: str, text: str, key: str = "", **fields: object) -> memory_pb2.Atom:
     """An active atom with the given fields (times as microseconds)."""
     times = {name: timestamp_of(int(fields.pop(name))) for name in ("last_use_time", "create_time") if name in fields}
@@ -113,29 +96,30 @@ def turn(turn_id: str, text: str, time_us: int, session_id: str = "s1") -> memor
     )
 
 
-def digest(thread_id: str, title: str, summary: str, time_us: int, evidence: Sequence[str] = ()) -> thread_pb.Digest:
-    return thread_pb.Digest(
+def digest(
+    thread_id: str, title: str, summary: str, time_us: int, evidence: Sequence[str] = ()
+) -> memory_pb2.Digest:
+    return memory_pb2.Digest(
         thread_id=thread_id, title=title, summary=summary, evidence_turn_ids=evidence, update_time=timestamp_of(time_us)
     )
 
 
 def atom_doc(a: memory_pb2.Atom) -> IndexDoc:
-    return mapping.index_doc(mapping.document_of_atom(a), ANALYZER)
+    return mapping.index_doc(pb.Document(atom=a), ANALYZER)
 
 
 def turn_doc(t: memory_pb2.Turn) -> IndexDoc:
-    return mapping.index_doc(mapping.document_of_turn(t), ANALYZER)
+    return mapping.index_doc(pb.Document(turn=t), ANALYZER)
 
 
-def digest_doc(d: thread_pb.Digest) -> IndexDoc:
-    return mapping.index_doc(mapping.document_of_digest(d), ANALYZER)
+def digest_doc(d: memory_pb2.Digest) -> IndexDoc:
+    return mapping.index_doc(pb.Document(digest=d), ANALYZER)
 
 
-def new_service(store: object | None = None, source: object | None = None, max_cached_users: int = 8) -> RankerService:
-    """A service over in-memory ports (or the given ones)."""
+def new_service(store: object | None = None, max_cached_users: int = 8) -> RankerService:
+    """A service over an in-memory store (or the given one)."""
     return RankerService(
         store or MemoryRankerStore(),  # type: ignore[arg-type]
-        source or ListSource(),  # type: ignore[arg-type]
         ANALYZER,
         mapping.decoder(ANALYZER),
         max_cached_users,

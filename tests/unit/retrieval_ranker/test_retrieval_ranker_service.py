@@ -6,7 +6,6 @@ import pytest
 from ranker_fakes import (
     TENANT,
     USER,
-    ListSource,
     MemoryRankerStore,
     atom,
     atom_doc,
@@ -18,9 +17,10 @@ from ranker_fakes import (
 )
 
 from memmesh.engines.retrieval_ranker.domain.documents import Caps, Kind
-from memmesh.runtime.errors import DependencyFailed
+from memmesh.engines.retrieval_ranker.ports import StoredDoc
 
 CAPS = Caps(max_atoms=20, max_turns=5, max_digests=5)
+QUERIES = ("sister Sarah", "tennis sunday", "what do you remember", "weekend")
 
 
 def ids(candidates) -> list[str]:  # type: ignore[no-untyped-def]
@@ -62,52 +62,94 @@ async def test_a_write_through_another_process_is_seen_by_the_next_read() -> Non
     await writer.upsert(TENANT, USER, [atom_doc(atom("a2", "User likes iced tea."))])
     await writer.remove(TENANT, USER, ["a1"])
     assert ids((await reader.retrieve(TENANT, USER, "tea", CAPS)).atoms) == ["a2"]
+    await writer.upsert(TENANT, USER, [atom_doc(atom("a3", "User likes mint tea."))])
+    # A rebuild through the writer: the reader loads the rebuilt index instead of replaying changes.
     await writer.reindex(TENANT, USER)
-    assert ids((await reader.retrieve(TENANT, USER, "tea", CAPS)).atoms) == []
+    assert ids((await reader.retrieve(TENANT, USER, "tea", CAPS)).atoms) == ["a2", "a3"]
+    assert await reader.describe(TENANT, USER) == await writer.describe(TENANT, USER)
 
 
 async def test_reindex_gives_the_same_checksum_and_results_as_incremental_updates() -> None:
-    source = ListSource()
-    source.atoms = [
+    atoms = [
         atom("a1", "User's sister is Sarah.", key="relationship.sister", critical_tokens=["Sarah"], create_time=5),
         atom("a2", "User plays tennis on Sundays.", key="habit.sport", provenance=3, confidence_bp=8000),
     ]
-    source.turns = [turn("t1", "My sister Sarah visits on Sunday", 10), turn("t2", "tennis was fun", 20)]
-    source.digests = [digest("s1", "Weekend", "Sarah visited; tennis.", 30, ["t1", "t2"])]
-    incremental = new_service(MemoryRankerStore(), source)
-    docs = [atom_doc(a) for a in source.atoms] + [turn_doc(t) for t in source.turns]
-    docs += [digest_doc(d) for d in source.digests]
+    turns = [turn("t1", "My sister Sarah visits on Sunday", 10), turn("t2", "tennis was fun", 20)]
+    digests = [digest("s1", "Weekend", "Sarah visited; tennis.", 30, ["t1", "t2"])]
+    docs = [atom_doc(a) for a in atoms] + [turn_doc(t) for t in turns] + [digest_doc(d) for d in digests]
+    store = MemoryRankerStore()
+    incremental = new_service(store)
     for doc in reversed(docs):
         await incremental.upsert(TENANT, USER, [doc])
     await incremental.upsert(TENANT, USER, [atom_doc(atom("gone", "User liked tennis once."))])
     await incremental.remove(TENANT, USER, ["gone"])
-    rebuilt = new_service(MemoryRankerStore(), source)
-    summary = await rebuilt.reindex(TENANT, USER)
     live = await incremental.describe(TENANT, USER)
+    answers = {q: await incremental.retrieve(TENANT, USER, q, CAPS) for q in QUERIES}
+    # Another process (no cached index) rebuilds from the store alone.
+    rebuilt = new_service(store)
+    summary = await rebuilt.reindex(TENANT, USER)
     assert summary == live
     assert summary.counts == {Kind.ATOM: 2, Kind.TURN: 2, Kind.DIGEST: 1}
-    for query in ("sister Sarah", "tennis sunday", "what do you remember", "weekend"):
-        assert await rebuilt.retrieve(TENANT, USER, query, CAPS) == await incremental.retrieve(TENANT, USER, query, CAPS)
+    for query in QUERIES:
+        assert await rebuilt.retrieve(TENANT, USER, query, CAPS) == answers[query]
+        assert await incremental.retrieve(TENANT, USER, query, CAPS) == answers[query]
 
 
-async def test_reindex_replaces_what_the_source_no_longer_has() -> None:
-    source = ListSource()
-    service = new_service(source=source)
-    await service.upsert(TENANT, USER, [atom_doc(atom("forgotten", "User likes tea."))])
-    source.atoms = [atom("kept", "User likes coffee.")]
+async def test_reindex_holds_exactly_what_was_pushed_and_not_removed() -> None:
+    service = new_service()
+    await service.upsert(TENANT, USER, [atom_doc(atom("forgotten", "User likes tea.")), turn_doc(turn("t1", "tea", 1))])
+    await service.upsert(TENANT, USER, [atom_doc(atom("kept", "User likes coffee."))])
+    await service.remove(TENANT, USER, ["forgotten", "t1"])
     assert (await service.reindex(TENANT, USER)).document_count == 1
     assert ids((await service.retrieve(TENANT, USER, "tea coffee", CAPS)).atoms) == ["kept"]
 
 
-async def test_reindex_keeps_the_old_index_when_the_source_fails() -> None:
-    source = ListSource()
-    service = new_service(source=source)
+class FailingReplaceStore(MemoryRankerStore):
+    async def replace_all(self, *args: object, **kwargs: object) -> int | None:
+        raise RuntimeError("database unavailable")
+
+
+async def test_reindex_keeps_the_old_index_when_the_rebuild_fails() -> None:
+    store = FailingReplaceStore()
+    service = new_service(store)
     await service.upsert(TENANT, USER, [atom_doc(atom("a1", "User likes tea."))])
     before = await service.describe(TENANT, USER)
-    source.atoms, source.down = [atom("a2", "User likes coffee.")], True
-    with pytest.raises(DependencyFailed):
+    with pytest.raises(RuntimeError):
         await service.reindex(TENANT, USER)
     assert await service.describe(TENANT, USER) == before
+    assert await new_service(store).describe(TENANT, USER) == before
+
+
+async def test_reindex_keeps_the_old_index_when_a_stored_document_cannot_be_rebuilt() -> None:
+    store = MemoryRankerStore()
+    service = new_service(store)
+    await service.upsert(TENANT, USER, [atom_doc(atom("a1", "User likes tea."))])
+    await store.upsert(TENANT, USER, [StoredDoc("broken", Kind.ATOM.value, b"\xff\xff")])
+    generation, rows = store.users[(TENANT, USER)].generation, dict(store.users[(TENANT, USER)].docs)
+    with pytest.raises(Exception):  # noqa: B017 (any decoding error)
+        await service.reindex(TENANT, USER)
+    assert store.users[(TENANT, USER)].generation == generation and store.users[(TENANT, USER)].docs == rows
+
+
+class WriteDuringLoadStore(MemoryRankerStore):
+    """A store where another writer lands once, between the rebuild's read and its replace."""
+
+    landed = False
+
+    async def load(self, tenant_id: str, user_id: str):  # type: ignore[no-untyped-def]
+        snapshot = await super().load(tenant_id, user_id)
+        if not self.landed:
+            self.landed = True
+            await self.upsert(tenant_id, user_id, [atom_doc(atom("late", "User likes green tea."))])
+        return snapshot
+
+
+async def test_a_write_during_a_rebuild_is_kept() -> None:
+    store = WriteDuringLoadStore()
+    service = new_service(store)
+    await service.upsert(TENANT, USER, [atom_doc(atom("a1", "User likes tea."))])
+    assert (await service.reindex(TENANT, USER)).document_count == 2
+    assert ids((await service.retrieve(TENANT, USER, "tea", CAPS)).atoms) == ["a1", "late"]
 
 
 async def test_evicted_users_are_reloaded_from_the_store() -> None:

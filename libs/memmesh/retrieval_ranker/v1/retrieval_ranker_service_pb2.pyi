@@ -8,7 +8,6 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
-from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from memmesh.common.v1 import memory_pb2 as _memory_pb2
 from memmesh.common.v1 import scope_pb2 as _scope_pb2
 import builtins as _builtins
@@ -22,97 +21,47 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
-class _DocumentKind:
-    ValueType = _typing.NewType("ValueType", _builtins.int)
-    V: _TypeAlias = ValueType  # noqa: Y015
-
-class _DocumentKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DocumentKind.ValueType], _builtins.type):
-    DESCRIPTOR: _descriptor.EnumDescriptor
-    DOCUMENT_KIND_UNSPECIFIED: _DocumentKind.ValueType  # 0
-    """Not set; refused."""
-    DOCUMENT_KIND_ATOM: _DocumentKind.ValueType  # 1
-    """A memory atom."""
-    DOCUMENT_KIND_TURN: _DocumentKind.ValueType  # 2
-    """An archive turn."""
-    DOCUMENT_KIND_DIGEST: _DocumentKind.ValueType  # 3
-    """A session or thread digest."""
-
-class DocumentKind(_DocumentKind, metaclass=_DocumentKindEnumTypeWrapper):
-    """Kind of indexed document."""
-
-DOCUMENT_KIND_UNSPECIFIED: DocumentKind.ValueType  # 0
-"""Not set; refused."""
-DOCUMENT_KIND_ATOM: DocumentKind.ValueType  # 1
-"""A memory atom."""
-DOCUMENT_KIND_TURN: DocumentKind.ValueType  # 2
-"""An archive turn."""
-DOCUMENT_KIND_DIGEST: DocumentKind.ValueType  # 3
-"""A session or thread digest."""
-Global___DocumentKind: _TypeAlias = DocumentKind  # noqa: Y015
-
 @_typing.final
 class Document(_message.Message):
-    """A document of the index. The ranker stores a canonical form so that Upsert and
-    Reindex index the same content: an atom document takes its id, text, time
-    (create_time) and evidence from `atom`; a turn document takes its id, text and
-    time from `turn`; a digest document keeps doc_id (the thread or episode id), text
-    (title, summary and key entities, one per line), evidence, time (update_time) and
-    thread_id as given.
+    """A document of the index: the source record as its owner keeps it. The ranker alone
+    derives what it indexes from it (id, text, terms, time, evidence): an atom is filed under
+    its atom_id, a turn under its turn_id, a session digest under its thread_id and an episode
+    digest under its episode_id.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
 
-    DOC_ID_FIELD_NUMBER: _builtins.int
-    KIND_FIELD_NUMBER: _builtins.int
-    TEXT_FIELD_NUMBER: _builtins.int
-    ATOM_FIELD_NUMBER: _builtins.int
     TURN_FIELD_NUMBER: _builtins.int
-    EVIDENCE_TURN_IDS_FIELD_NUMBER: _builtins.int
-    TIME_FIELD_NUMBER: _builtins.int
-    THREAD_ID_FIELD_NUMBER: _builtins.int
-    doc_id: _builtins.str
-    """Id, unique per user (the atom, turn or digest id)."""
-    kind: Global___DocumentKind.ValueType
-    """Kind."""
-    text: _builtins.str
-    """Text to index."""
-    thread_id: _builtins.str
-    """A digest document whose doc_id is not its thread's id (an episode digest): the
-    thread it belongs to, so that rules on the thread reach it. Empty otherwise.
-    """
-    @_builtins.property
-    def atom(self) -> _memory_pb2.Atom:
-        """The atom, for DOCUMENT_KIND_ATOM (ranking signals come from it)."""
-
+    ATOM_FIELD_NUMBER: _builtins.int
+    DIGEST_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def turn(self) -> _memory_pb2.Turn:
-        """The turn, for DOCUMENT_KIND_TURN."""
+        """An archived turn, from the ThreadStore, with its archived exposure (an INTERNAL_ONLY
+        turn is never sent).
+        """
 
     @_builtins.property
-    def evidence_turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Turn ids the document cites (digests)."""
+    def atom(self) -> _memory_pb2.Atom:
+        """A memory atom, from the AtomExtractor (ranking signals come from it)."""
 
     @_builtins.property
-    def time(self) -> _timestamp_pb2.Timestamp:
-        """When the document's source happened."""
+    def digest(self) -> _memory_pb2.Digest:
+        """A session or episode digest, from the ThreadStore (an episode digest names its thread)."""
 
     def __init__(
         self,
         *,
-        doc_id: _builtins.str = ...,
-        kind: Global___DocumentKind.ValueType = ...,
-        text: _builtins.str = ...,
-        atom: _memory_pb2.Atom | None = ...,
         turn: _memory_pb2.Turn | None = ...,
-        evidence_turn_ids: _abc.Iterable[_builtins.str] | None = ...,
-        time: _timestamp_pb2.Timestamp | None = ...,
-        thread_id: _builtins.str = ...,
+        atom: _memory_pb2.Atom | None = ...,
+        digest: _memory_pb2.Digest | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["atom", b"atom", "time", b"time", "turn", b"turn"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["atom", b"atom", "digest", b"digest", "source", b"source", "turn", b"turn"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["atom", b"atom", "doc_id", b"doc_id", "evidence_turn_ids", b"evidence_turn_ids", "kind", b"kind", "text", b"text", "thread_id", b"thread_id", "time", b"time", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["atom", b"atom", "digest", b"digest", "source", b"source", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType_source: _TypeAlias = _typing.Literal["turn", "atom", "digest"]  # noqa: Y015
+    _WhichOneofArgType_source: _TypeAlias = _typing.Literal["source", b"source"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_source) -> _WhichOneofReturnType_source | None: ...
 
 Global___Document: _TypeAlias = Document  # noqa: Y015
 
@@ -153,26 +102,30 @@ class Candidate(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     DOCUMENT_FIELD_NUMBER: _builtins.int
+    DOC_ID_FIELD_NUMBER: _builtins.int
     RELEVANCE_MICROS_FIELD_NUMBER: _builtins.int
     RELEVANCE_TIER_FIELD_NUMBER: _builtins.int
+    doc_id: _builtins.str
+    """The document's id in the index (atom, turn, thread or episode id)."""
     relevance_micros: _builtins.int
     """Relevance score in millionths (deterministic integer); 0 for a generic query."""
     relevance_tier: _builtins.int
     """Relevance band relative to the best match of its kind: 0 is the strongest band."""
     @_builtins.property
     def document(self) -> Global___Document:
-        """The document."""
+        """The document, as stored."""
 
     def __init__(
         self,
         *,
         document: Global___Document | None = ...,
+        doc_id: _builtins.str = ...,
         relevance_micros: _builtins.int = ...,
         relevance_tier: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["document", b"document"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["document", b"document", "relevance_micros", b"relevance_micros", "relevance_tier", b"relevance_tier"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["doc_id", b"doc_id", "document", b"document", "relevance_micros", b"relevance_micros", "relevance_tier", b"relevance_tier"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -244,7 +197,7 @@ class RemoveRequest(_message.Message):
 
     @_builtins.property
     def doc_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Ids to remove."""
+        """Ids to remove (atom, turn, thread or episode ids)."""
 
     def __init__(
         self,

@@ -90,7 +90,7 @@ class RetrievalRankerServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Reindex(self, request, context):
-        """Rebuilds the user's index from the capsule and the archive.
+        """Rebuilds the user's index from the documents it stores (what the owners pushed).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -42,7 +42,7 @@ class RetrievalRankerServiceStub:
     Retrieve: _grpc.UnaryUnaryMultiCallable[_retrieval_ranker_service_pb2.RetrieveRequest, _retrieval_ranker_service_pb2.RetrieveResponse]
     """Returns relevant candidates for a query, in rank order, within caps."""
     Reindex: _grpc.UnaryUnaryMultiCallable[_retrieval_ranker_service_pb2.ReindexRequest, _retrieval_ranker_service_pb2.ReindexResponse]
-    """Rebuilds the user's index from the capsule and the archive."""
+    """Rebuilds the user's index from the documents it stores (what the owners pushed)."""
     DescribeIndex: _grpc.UnaryUnaryMultiCallable[_retrieval_ranker_service_pb2.DescribeIndexRequest, _retrieval_ranker_service_pb2.DescribeIndexResponse]
     """Describes the live index of a user: counts and the checksum Reindex would return."""
 
@@ -60,7 +60,7 @@ class RetrievalRankerServiceAsyncStub(RetrievalRankerServiceStub):
     Retrieve: _aio.UnaryUnaryMultiCallable[_retrieval_ranker_service_pb2.RetrieveRequest, _retrieval_ranker_service_pb2.RetrieveResponse]  # type: ignore[assignment]
     """Returns relevant candidates for a query, in rank order, within caps."""
     Reindex: _aio.UnaryUnaryMultiCallable[_retrieval_ranker_service_pb2.ReindexRequest, _retrieval_ranker_service_pb2.ReindexResponse]  # type: ignore[assignment]
-    """Rebuilds the user's index from the capsule and the archive."""
+    """Rebuilds the user's index from the documents it stores (what the owners pushed)."""
     DescribeIndex: _aio.UnaryUnaryMultiCallable[_retrieval_ranker_service_pb2.DescribeIndexRequest, _retrieval_ranker_service_pb2.DescribeIndexResponse]  # type: ignore[assignment]
     """Describes the live index of a user: counts and the checksum Reindex would return."""
 
@@ -99,7 +99,7 @@ class RetrievalRankerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _retrieval_ranker_service_pb2.ReindexRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_retrieval_ranker_service_pb2.ReindexResponse, _abc.Awaitable[_retrieval_ranker_service_pb2.ReindexResponse]]:
-        """Rebuilds the user's index from the capsule and the archive."""
+        """Rebuilds the user's index from the documents it stores (what the owners pushed)."""
 
     @_abc_1.abstractmethod
     def DescribeIndex(

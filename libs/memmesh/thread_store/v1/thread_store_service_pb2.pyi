@@ -23,88 +23,6 @@ else:
 DESCRIPTOR: _descriptor.FileDescriptor
 
 @_typing.final
-class Digest(_message.Message):
-    """A session digest (seed 001 §2.18)."""
-
-    DESCRIPTOR: _descriptor.Descriptor
-
-    THREAD_ID_FIELD_NUMBER: _builtins.int
-    TITLE_FIELD_NUMBER: _builtins.int
-    SUMMARY_FIELD_NUMBER: _builtins.int
-    KEY_ENTITIES_FIELD_NUMBER: _builtins.int
-    UNRESOLVED_QUESTIONS_FIELD_NUMBER: _builtins.int
-    NEXT_STEP_FIELD_NUMBER: _builtins.int
-    EVIDENCE_TURN_IDS_FIELD_NUMBER: _builtins.int
-    UPDATE_TIME_FIELD_NUMBER: _builtins.int
-    PINNED_FIELD_NUMBER: _builtins.int
-    USE_COUNT_FIELD_NUMBER: _builtins.int
-    LAST_USE_TIME_FIELD_NUMBER: _builtins.int
-    UNRESOLVED_FIELD_NUMBER: _builtins.int
-    EPISODE_ID_FIELD_NUMBER: _builtins.int
-    thread_id: _builtins.str
-    """Thread id (the session id for a session digest)."""
-    title: _builtins.str
-    """Short topic label."""
-    summary: _builtins.str
-    """Bounded summary."""
-    next_step: _builtins.str
-    """Next step, short."""
-    pinned: _builtins.bool
-    """Pinned by the user: ranks first on resume and never expires."""
-    use_count: _builtins.int
-    """How many times the thread was resumed or used."""
-    unresolved: _builtins.bool
-    """True while the thread has open loops or unresolved questions."""
-    episode_id: _builtins.str
-    """Set on an episode digest only: "<thread_id>#e<n>", the digest of a run of consecutive
-    turns of the thread (its summary quotes exactly the turns its evidence lists).
-    """
-    @_builtins.property
-    def key_entities(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Key entities, bounded."""
-
-    @_builtins.property
-    def unresolved_questions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Unresolved questions, bounded."""
-
-    @_builtins.property
-    def evidence_turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Turn ids only, never transcript text."""
-
-    @_builtins.property
-    def update_time(self) -> _timestamp_pb2.Timestamp:
-        """Last update: the time of the thread's newest turn."""
-
-    @_builtins.property
-    def last_use_time(self) -> _timestamp_pb2.Timestamp:
-        """When the thread was last resumed or used (unset if never)."""
-
-    def __init__(
-        self,
-        *,
-        thread_id: _builtins.str = ...,
-        title: _builtins.str = ...,
-        summary: _builtins.str = ...,
-        key_entities: _abc.Iterable[_builtins.str] | None = ...,
-        unresolved_questions: _abc.Iterable[_builtins.str] | None = ...,
-        next_step: _builtins.str = ...,
-        evidence_turn_ids: _abc.Iterable[_builtins.str] | None = ...,
-        update_time: _timestamp_pb2.Timestamp | None = ...,
-        pinned: _builtins.bool = ...,
-        use_count: _builtins.int = ...,
-        last_use_time: _timestamp_pb2.Timestamp | None = ...,
-        unresolved: _builtins.bool = ...,
-        episode_id: _builtins.str = ...,
-    ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["last_use_time", b"last_use_time", "update_time", b"update_time"]  # noqa: Y015
-    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["episode_id", b"episode_id", "evidence_turn_ids", b"evidence_turn_ids", "key_entities", b"key_entities", "last_use_time", b"last_use_time", "next_step", b"next_step", "pinned", b"pinned", "summary", b"summary", "thread_id", b"thread_id", "title", b"title", "unresolved", b"unresolved", "unresolved_questions", b"unresolved_questions", "update_time", b"update_time", "use_count", b"use_count"]  # noqa: Y015
-    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
-
-Global___Digest: _TypeAlias = Digest  # noqa: Y015
-
-@_typing.final
 class GraphNode(_message.Message):
     """A graph node."""
 
@@ -351,18 +269,18 @@ class CloseSessionResponse(_message.Message):
     DIGEST_FIELD_NUMBER: _builtins.int
     EPISODES_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def digest(self) -> Global___Digest:
+    def digest(self) -> _memory_pb2.Digest:
         """The digest emitted (empty for an unknown session)."""
 
     @_builtins.property
-    def episodes(self) -> _containers.RepeatedCompositeFieldContainer[Global___Digest]:
+    def episodes(self) -> _containers.RepeatedCompositeFieldContainer[_memory_pb2.Digest]:
         """The session's episode digests, in session order (none for an unknown session)."""
 
     def __init__(
         self,
         *,
-        digest: Global___Digest | None = ...,
-        episodes: _abc.Iterable[Global___Digest] | None = ...,
+        digest: _memory_pb2.Digest | None = ...,
+        episodes: _abc.Iterable[_memory_pb2.Digest] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["digest", b"digest"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
@@ -420,14 +338,14 @@ class ResumeResponse(_message.Message):
     tier: _builtins.str
     """HOT (72 h), WARM (30 days) or COLD for the top candidate; empty without candidates."""
     @_builtins.property
-    def candidates(self) -> _containers.RepeatedCompositeFieldContainer[Global___Digest]:
+    def candidates(self) -> _containers.RepeatedCompositeFieldContainer[_memory_pb2.Digest]:
         """Candidate threads in resume order (seed 001 §2.21A)."""
 
     def __init__(
         self,
         *,
         episode_bridge: _builtins.str = ...,
-        candidates: _abc.Iterable[Global___Digest] | None = ...,
+        candidates: _abc.Iterable[_memory_pb2.Digest] | None = ...,
         tier: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
@@ -711,20 +629,20 @@ class ListArchiveResponse(_message.Message):
         """Turns, in time then id order."""
 
     @_builtins.property
-    def digests(self) -> _containers.RepeatedCompositeFieldContainer[Global___Digest]:
+    def digests(self) -> _containers.RepeatedCompositeFieldContainer[_memory_pb2.Digest]:
         """Digests (first page only)."""
 
     @_builtins.property
-    def episodes(self) -> _containers.RepeatedCompositeFieldContainer[Global___Digest]:
+    def episodes(self) -> _containers.RepeatedCompositeFieldContainer[_memory_pb2.Digest]:
         """Episode digests of every thread (first page only)."""
 
     def __init__(
         self,
         *,
         turns: _abc.Iterable[_memory_pb2.Turn] | None = ...,
-        digests: _abc.Iterable[Global___Digest] | None = ...,
+        digests: _abc.Iterable[_memory_pb2.Digest] | None = ...,
         next_page_token: _builtins.str = ...,
-        episodes: _abc.Iterable[Global___Digest] | None = ...,
+        episodes: _abc.Iterable[_memory_pb2.Digest] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...

@@ -6,7 +6,7 @@ from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.engines.gateway.budget import TurnBudget
-from memmesh.engines.gateway.effects import EXTRACT, digests_effect
+from memmesh.engines.gateway.effects import EXTRACT
 from memmesh.engines.gateway.mapping import atom_counts, extractor_command
 from memmesh.engines.gateway.ports import (
     CapsulePeer,
@@ -71,15 +71,10 @@ class ControlHandler:
         return pb.OpenSessionResponse(mode=reply.mode)
 
     async def close_session(self, request: pb.CloseSessionRequest, inbound: float | None) -> pb.CloseSessionResponse:
-        """Close the session; indexing its digest and episode digests follows through the outbox."""
+        """Close the session (the ThreadStore indexes its digest and episode digests itself)."""
         budget = TurnBudget(self._budget_s, inbound)
         close = thread_pb.CloseSessionRequest(scope=request.scope, session_id=request.session_id, now=request.now)
         reply = await self._threads.close_session(close, budget.remaining_s())
-        if reply.digest.thread_id:
-            scope = request.scope
-            await self._outbox.enqueue_and_deliver(
-                scope.tenant_id, scope.user_id, [digests_effect(close, reply)], budget.remaining_s()
-            )
         return pb.CloseSessionResponse(digest_summary=reply.digest.summary)
 
     async def _all_atoms(self, scope: scope_pb2.UserScope, budget: TurnBudget) -> list[memory_pb2.Atom]:

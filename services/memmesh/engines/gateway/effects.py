@@ -1,7 +1,8 @@
-"""The derived effects of an archived turn (DESIGN.md, per-turn flow): indexing it, recording
-the interaction, extracting its facts and filling empty profile fields they state. Each is
+"""The derived effects of an archived turn (DESIGN.md, per-turn flow): recording the
+interaction, extracting its facts and filling empty profile fields they state. Each is
 queued in the gateway's outbox once the turn is archived and delivered by a handler here;
-every one is idempotent by the turn id, so a second delivery changes nothing."""
+every one is idempotent by the turn id, so a second delivery changes nothing. (Indexing is
+not the gateway's: the ThreadStore feeds the index the turns and digests it archives.)"""
 
 from __future__ import annotations
 
@@ -14,22 +15,16 @@ from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.engines.gateway.domain.profile import FILL_ATTEMPTS, PROFILE_REASON, stated_profile
-from memmesh.engines.gateway.mapping import applied_changes, digests_upsert, turn_document
-from memmesh.engines.gateway.ports import CurrentStatePeer, ExtractionPeer, RetrievalRankerPeer
+from memmesh.engines.gateway.mapping import applied_changes
+from memmesh.engines.gateway.ports import CurrentStatePeer, ExtractionPeer
 from memmesh.errors import DependencyFailed
 from memmesh.outbox import Done, Effect, EffectRejected, Handler, QueuedEffect
-from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
-from memmesh.runtime.timeconv import micros_of
-from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
-INDEX_TURN = "index_turn"
-INDEX_DIGESTS = "index_digests"
 RECORD_INTERACTION = "record_interaction"
 EXTRACT = "extract"
 FILL_PROFILE = "fill_profile"
 # One lane per peer engine: one engine's outage holds back only the effects bound for it,
 # and each engine sees a user's effects in the order the turns came.
-RANKER_LANE = "retrieval_ranker"
 STATE_LANE = "current_state"
 EXTRACTOR_LANE = "atom_extractor"
 INTERACTION_REASON = "TURN_INGESTED"
@@ -50,15 +45,9 @@ def extract_effect(scope: scope_pb2.UserScope, turn: memory_pb2.Turn) -> Effect:
     return Effect(EXTRACT, request.SerializeToString(), extract_key(turn.turn_id), EXTRACTOR_LANE)
 
 
-def turn_effects(
-    scope: scope_pb2.UserScope, turn: memory_pb2.Turn, exposure: memory_pb2.Exposure.ValueType
-) -> list[Effect]:
-    """What follows the archiving of a turn, in the order it is to happen."""
+def turn_effects(scope: scope_pb2.UserScope, turn: memory_pb2.Turn) -> list[Effect]:
+    """What follows the archiving of a user turn, in the order it is to happen (none for others)."""
     effects: list[Effect] = []
-    # An INTERNAL_ONLY turn is never indexed: it can never become an excerpt.
-    if exposure != memory_pb2.EXPOSURE_INTERNAL_ONLY:
-        upsert = ranker_pb.UpsertRequest(scope=scope, documents=[turn_document(turn, exposure)])
-        effects.append(Effect(INDEX_TURN, upsert.SerializeToString(), f"{INDEX_TURN}:{turn.turn_id}", RANKER_LANE))
     if turn.role != memory_pb2.ROLE_USER:
         return effects
     record = state_pb.ApplyRequest(
@@ -76,13 +65,6 @@ def turn_effects(
     )
     effects.append(extract_effect(scope, turn))
     return effects
-
-
-def digests_effect(request: thread_pb.CloseSessionRequest, reply: thread_pb.CloseSessionResponse) -> Effect:
-    """Indexing a closed session's digest and episode digests, so later turns can page them in."""
-    upsert = digests_upsert(request.scope, (reply.digest, *reply.episodes))
-    key = f"{INDEX_DIGESTS}:{reply.digest.thread_id}:{micros_of(request.now)}"
-    return Effect(INDEX_DIGESTS, upsert.SerializeToString(), key, RANKER_LANE)
 
 
 def fill_profile_effects(request: extractor_pb.ProcessRequest, processed: extractor_pb.ProcessResponse) -> list[Effect]:
@@ -117,23 +99,17 @@ class VersionRace(Exception):
 class EffectHandlers:
     """Delivery of each effect kind to the peer that owns it."""
 
-    def __init__(self, state: CurrentStatePeer, ranker: RetrievalRankerPeer, extractor: ExtractionPeer) -> None:
+    def __init__(self, state: CurrentStatePeer, extractor: ExtractionPeer) -> None:
         self._state = state
-        self._ranker = ranker
         self._extractor = extractor
 
     def by_kind(self) -> dict[str, Handler]:
         """The outbox handlers."""
         return {
-            INDEX_TURN: self.index,
-            INDEX_DIGESTS: self.index,
             RECORD_INTERACTION: self.record_interaction,
             EXTRACT: self.extract,
             FILL_PROFILE: self.fill_profile,
         }
-
-    async def index(self, effect: QueuedEffect, timeout_s: float) -> object:
-        return await self._ranker.upsert(_decoded(ranker_pb.UpsertRequest, effect), timeout_s)
 
     async def record_interaction(self, effect: QueuedEffect, timeout_s: float) -> object:
         return await self._state.apply(_decoded(state_pb.ApplyRequest, effect), timeout_s)

@@ -1,7 +1,8 @@
 """Ingest: archive the turn, acknowledge it, and let its derived effects follow through the
-outbox (DESIGN.md: "Ingest never loses a turn").
+outbox (DESIGN.md: "Ingest never loses a turn"). The ThreadStore indexes the turn it archives
+through its own outbox; the gateway never writes to the index.
 
-The first attempt of every effect is made before the answer, so in a healthy mesh the index,
+The first attempt of every effect is made before the answer, so in a healthy mesh
 the interaction record and the memory are up to date for the next turn; an effect whose
 engine is down stays queued and the background drainer delivers it once the engine is back.
 A retried Ingest archives nothing twice (AppendTurn is idempotent by turn id) and queues
@@ -36,7 +37,7 @@ class IngestHandler:
         response = pb.IngestResponse(
             ok=True, session_id=turn.session_id, mode=appended.mode, duplicate=appended.duplicate
         )
-        effects = turn_effects(scope, turn, appended.exposure)
+        effects = turn_effects(scope, turn)
         delivery = await self._outbox.enqueue_and_deliver(
             scope.tenant_id, scope.user_id, effects, budget.remaining_s()
         )

@@ -13,7 +13,6 @@ from memmesh.context_composer.v1 import context_composer_service_pb2_grpc as com
 from memmesh.engines.gateway.adapters.atom_extractor import AtomExtractorClient
 from memmesh.engines.gateway.adapters.current_state import CurrentStateClient
 from memmesh.engines.gateway.adapters.exposure_guard import ExposureGuardClient
-from memmesh.engines.gateway.adapters.retrieval_ranker import RetrievalRankerClient
 from memmesh.engines.gateway.adapters.sql_store import (
     forget_legacy_extraction,
     legacy_extractions,
@@ -43,7 +42,7 @@ from memmesh.storage.sql import Database
 log = logging.getLogger("memmesh.gateway")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GatewayService"].full_name
 DEBUG_METHODS = {f"/{SERVICE_NAME}/DebugUser"}
-ENGINES = ("context_composer", "exposure_guard", "thread_store", "current_state", "retrieval_ranker", "atom_extractor")
+ENGINES = ("context_composer", "exposure_guard", "thread_store", "current_state", "atom_extractor")
 
 
 def retry_policy(gateway: GatewaySettings) -> RetryPolicy:
@@ -77,10 +76,9 @@ async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) 
     }
     threads = ThreadStoreClient(channels["thread_store"])
     state = CurrentStateClient(channels["current_state"])
-    ranker = RetrievalRankerClient(channels["retrieval_ranker"])
     extractor = AtomExtractorClient(channels["atom_extractor"])
     database = await open_gateway_database(settings.storage_url, settings.data_dir)
-    outbox = Outbox(database, EffectHandlers(state, ranker, extractor).by_kind(), retry_policy(gateway))
+    outbox = Outbox(database, EffectHandlers(state, extractor).by_kind(), retry_policy(gateway))
     await adopt_legacy_extractions(database, outbox)
     outbox.start()
     cache = open_cache(settings.redis_url)

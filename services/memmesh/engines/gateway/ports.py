@@ -10,7 +10,6 @@ from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 from memmesh.outbox import Delivery, Effect
-from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
 
@@ -37,10 +36,6 @@ class CurrentStatePeer(Protocol):
     async def get(self, request: state_pb.GetRequest, timeout_s: float) -> state_pb.GetResponse: ...
 
     async def apply(self, request: state_pb.ApplyRequest, timeout_s: float) -> state_pb.ApplyResponse: ...
-
-
-class RetrievalRankerPeer(Protocol):
-    async def upsert(self, request: ranker_pb.UpsertRequest, timeout_s: float) -> ranker_pb.UpsertResponse: ...
 
 
 class ExtractionPeer(Protocol):

@@ -1,10 +1,8 @@
-"""Composition root of the RetrievalRanker: settings -> store, index source -> service -> server."""
+"""Composition root of the RetrievalRanker: settings -> store -> service -> server."""
 
 from __future__ import annotations
 
-from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as atom_grpc
 from memmesh.engines.retrieval_ranker import mapping
-from memmesh.engines.retrieval_ranker.adapters.index_source import GrpcIndexSource
 from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.servicer import RetrievalRankerServicer
@@ -12,11 +10,9 @@ from memmesh.engines.retrieval_ranker.settings import RankerSettings
 from memmesh.engines.retrieval_ranker.use_cases import RankerService
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as pb_grpc
-from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.engine import BuiltEngine, run_engine
 from memmesh.runtime.server import ServiceRegistration
 from memmesh.runtime.settings import MeshSettings
-from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["RetrievalRankerService"].full_name
 
@@ -26,18 +22,9 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     own = RankerSettings()
     store = await SqlRankerStore.open(settings.storage_url, settings.data_dir)
     analyzer = Analyzer()
-    channels = [
-        engine_channel(settings.addr_of(engine), settings.internal_token, settings.default_call_timeout_s)
-        for engine in ("atom_extractor", "thread_store")
-    ]
-    source = GrpcIndexSource(
-        atom_grpc.AtomExtractorServiceStub(channels[0]), thread_grpc.ThreadStoreServiceStub(channels[1]), analyzer
-    )
-    service = RankerService(store, source, analyzer, mapping.decoder(analyzer), own.max_cached_users)
+    service = RankerService(store, analyzer, mapping.decoder(analyzer), own.max_cached_users)
 
     async def close() -> None:
-        for channel in channels:
-            await channel.close()
         await store.close()
 
     return BuiltEngine(

@@ -1,7 +1,6 @@
-"""The only place that knows both the ranker's proto and domain types.
-
-Documents are stored in a canonical form derived from their source (atom, turn or
-digest), so an Upsert and a Reindex of the same source index exactly the same bytes.
+"""The only place that knows both the ranker's proto and domain types, and the one builder
+of index documents: the owners send their records (atom, turn, digest) and the ranker alone
+derives the id, text, terms, time and signals it indexes from them.
 """
 
 from __future__ import annotations
@@ -23,84 +22,61 @@ from memmesh.engines.retrieval_ranker.ports import StoredDoc
 from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 from memmesh.runtime.timeconv import micros_of
-from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
 # Key segments, critical tokens and topics say what an atom is about: each such term
 # counts this many times in the atom's term frequencies (name/key matching).
 ABOUT_TERM_WEIGHT = 2
 
-_KINDS = {kind.value for kind in Kind}
+_KIND_OF_SOURCE = {"atom": Kind.ATOM, "turn": Kind.TURN, "digest": Kind.DIGEST}
 
 
-def document_of_atom(atom: memory_pb2.Atom) -> pb.Document:
-    """The canonical document of an atom."""
-    document = pb.Document(
-        doc_id=atom.atom_id,
-        kind=pb.DOCUMENT_KIND_ATOM,
-        text=atom.text,
-        atom=atom,
-        evidence_turn_ids=atom.evidence_turn_ids,
-    )
-    if atom.HasField("create_time"):
-        document.time.CopyFrom(atom.create_time)
-    return document
+def doc_id_of(document: pb.Document) -> str:
+    """The id a document is filed under: atom, turn, episode or thread id."""
+    source = document.WhichOneof("source")
+    if source == "atom":
+        return document.atom.atom_id
+    if source == "turn":
+        return document.turn.turn_id
+    if source == "digest":
+        return document.digest.episode_id or document.digest.thread_id
+    return ""
 
 
-def document_of_turn(turn: memory_pb2.Turn) -> pb.Document:
-    """The canonical document of an archive turn."""
-    document = pb.Document(doc_id=turn.turn_id, kind=pb.DOCUMENT_KIND_TURN, text=turn.text, turn=turn)
-    if turn.HasField("time"):
-        document.time.CopyFrom(turn.time)
-    return document
+def _text(document: pb.Document) -> str:
+    source = document.WhichOneof("source")
+    if source == "atom":
+        return document.atom.text
+    if source == "turn":
+        return document.turn.text
+    # A digest: title, summary and key entities, one per line.
+    digest = document.digest
+    return "\n".join(line for line in (digest.title, digest.summary, *digest.key_entities) if line)
 
 
-def document_of_digest(digest: thread_pb.Digest) -> pb.Document:
-    """The canonical document of a thread or episode digest: title, summary and key entities,
-    one per line; an episode is filed under its own id and names its thread."""
-    lines = [line for line in (digest.title, digest.summary, *digest.key_entities) if line]
-    document = pb.Document(
-        doc_id=digest.episode_id or digest.thread_id,
-        kind=pb.DOCUMENT_KIND_DIGEST,
-        text="\n".join(lines),
-        evidence_turn_ids=digest.evidence_turn_ids,
-        thread_id=digest.thread_id if digest.episode_id else "",
-    )
-    if digest.HasField("update_time"):
-        document.time.CopyFrom(digest.update_time)
-    return document
+def _time_us(document: pb.Document) -> int:
+    source = document.WhichOneof("source")
+    if source == "atom":
+        holder, field = document.atom, "create_time"
+    elif source == "turn":
+        holder, field = document.turn, "time"
+    else:
+        holder, field = document.digest, "update_time"
+    return micros_of(getattr(holder, field)) if holder.HasField(field) else 0
 
 
 def canonical_document(document: pb.Document, path: str = "document") -> pb.Document:
-    """The stored form of a document; its source's id must agree with doc_id."""
-    if document.kind not in _KINDS:
-        raise InvalidInput([FieldViolation(f"{path}.kind", "is not a known document kind")])
-    if document.kind == pb.DOCUMENT_KIND_ATOM and document.HasField("atom"):
-        atom = memory_pb2.Atom()
-        atom.CopyFrom(document.atom)
-        _claim_id(atom, "atom_id", document.doc_id, path)
-        return document_of_atom(atom)
-    if document.kind == pb.DOCUMENT_KIND_TURN and document.HasField("turn"):
-        turn = memory_pb2.Turn()
-        turn.CopyFrom(document.turn)
-        _claim_id(turn, "turn_id", document.doc_id, path)
-        return document_of_turn(turn)
-    canonical = pb.Document(
-        doc_id=document.doc_id,
-        kind=document.kind,
-        text=document.text,
-        evidence_turn_ids=document.evidence_turn_ids,
-        thread_id=document.thread_id,
-    )
-    if document.HasField("time"):
-        canonical.time.CopyFrom(document.time)
+    """The stored form of a document: exactly one source, carrying its own id."""
+    source = document.WhichOneof("source")
+    if source is None:
+        raise InvalidInput([FieldViolation(f"{path}.source", "one of atom, turn or digest is required")])
+    if not doc_id_of(document):
+        raise InvalidInput([FieldViolation(f"{path}.{source}", "has no id")])
+    if source == "turn" and document.turn.exposure == memory_pb2.EXPOSURE_INTERNAL_ONLY:
+        # An INTERNAL_ONLY turn must never become an excerpt: it is never indexed.
+        raise InvalidInput([FieldViolation(f"{path}.turn.exposure", "an INTERNAL_ONLY turn is not indexed")])
+    canonical = pb.Document()
+    canonical.CopyFrom(document)
     return canonical
-
-
-def _claim_id(source: memory_pb2.Atom | memory_pb2.Turn, field: str, doc_id: str, path: str) -> None:
-    own = getattr(source, field)
-    if own and own != doc_id:
-        raise InvalidInput([FieldViolation(f"{path}.doc_id", f"must equal {field} of the source")])
-    setattr(source, field, doc_id)
 
 
 def _signals(document: pb.Document) -> AtomSignals:
@@ -121,7 +97,7 @@ def _terms(document: pb.Document, analyzer: Analyzer) -> tuple[str, ...]:
     if document.atom.status == memory_pb2.ATOM_STATUS_SUPERSEDED:
         # Kept for the checksum but never matched, and no weight in the term statistics.
         return ()
-    terms = analyzer.terms(document.text)
+    terms = analyzer.terms(_text(document))
     if document.HasField("atom"):
         atom = document.atom
         about = analyzer.terms(" ".join([atom.key, *atom.critical_tokens, *atom.topics]))
@@ -132,10 +108,10 @@ def _terms(document: pb.Document, analyzer: Analyzer) -> tuple[str, ...]:
 def index_doc(canonical: pb.Document, analyzer: Analyzer) -> IndexDoc:
     """The domain document of a canonical document."""
     return IndexDoc(
-        doc_id=canonical.doc_id,
-        kind=Kind(canonical.kind),
+        doc_id=doc_id_of(canonical),
+        kind=_KIND_OF_SOURCE[str(canonical.WhichOneof("source"))],
         terms=_terms(canonical, analyzer),
-        time_us=micros_of(canonical.time) if canonical.HasField("time") else 0,
+        time_us=_time_us(canonical),
         signals=_signals(canonical),
         payload=canonical.SerializeToString(deterministic=True),
     )
@@ -155,10 +131,12 @@ def upsert_docs(request: pb.UpsertRequest, analyzer: Analyzer) -> list[IndexDoc]
     docs, seen = [], set()
     for position, document in enumerate(request.documents):
         path = f"documents[{position}]"
-        if document.doc_id in seen:
-            raise InvalidInput([FieldViolation(f"{path}.doc_id", "appears twice in the request")])
-        seen.add(document.doc_id)
-        docs.append(index_doc(canonical_document(document, path), analyzer))
+        doc = index_doc(canonical_document(document, path), analyzer)
+        if doc.doc_id in seen:
+            source = document.WhichOneof("source")
+            raise InvalidInput([FieldViolation(f"{path}.{source}", f"id {doc.doc_id} appears twice in the request")])
+        seen.add(doc.doc_id)
+        docs.append(doc)
     return docs
 
 
@@ -170,6 +148,7 @@ def caps_of(request: pb.RetrieveRequest) -> Caps:
 def _candidate(candidate: Candidate) -> pb.Candidate:
     return pb.Candidate(
         document=pb.Document.FromString(candidate.doc.payload),
+        doc_id=candidate.doc.doc_id,
         relevance_micros=candidate.relevance_micros,
         relevance_tier=candidate.tier,
     )

@@ -1,12 +1,10 @@
-"""The ranker's ports: its document store (per-user generations) and its index source."""
+"""The ranker's port: its document store (per-user generations), the source of every rebuild."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
-
-from memmesh.engines.retrieval_ranker.domain.documents import IndexDoc
 
 
 @dataclass(frozen=True)
@@ -52,8 +50,11 @@ class RankerStore(Protocol):
         """Delete documents; returns the ids that existed (sorted) and the generation after."""
         ...
 
-    async def replace_all(self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]) -> int:
-        """Replace every document of the user atomically (reindex); returns the new generation."""
+    async def replace_all(
+        self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc], if_generation: int | None = None
+    ) -> int | None:
+        """Replace every document of the user atomically (reindex); returns the new generation,
+        or None (and changes nothing) when `if_generation` is given and is no longer current."""
         ...
 
     async def load(self, tenant_id: str, user_id: str) -> Snapshot:
@@ -65,11 +66,3 @@ class RankerStore(Protocol):
         ...
 
     async def close(self) -> None: ...
-
-
-class IndexSource(Protocol):
-    """Where a user's index is rebuilt from: the capsule's atoms and the archive."""
-
-    def documents(self, tenant_id: str, user_id: str) -> AsyncIterator[IndexDoc]:
-        """Every document the user's index should hold; raises DependencyFailed when unreachable."""
-        ...

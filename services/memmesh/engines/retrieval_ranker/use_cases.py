@@ -8,9 +8,12 @@ from collections.abc import Callable, Sequence
 from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc, Retrieval
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.domain.user_index import IndexSummary, UserIndex, summary_of
-from memmesh.engines.retrieval_ranker.ports import IndexSource, RankerStore, StoredDoc
+from memmesh.engines.retrieval_ranker.ports import RankerStore, StoredDoc
+from memmesh.errors import Conflict
 
 UserKey = tuple[str, str]
+# Rebuilds started over when writes keep landing between the read and the replace.
+REINDEX_ATTEMPTS = 5
 
 
 def _stored(doc: IndexDoc) -> StoredDoc:
@@ -25,13 +28,11 @@ class RankerService:
     def __init__(
         self,
         store: RankerStore,
-        source: IndexSource,
         analyzer: Analyzer,
         decode: Callable[[StoredDoc], IndexDoc],
         max_cached_users: int = 64,
     ) -> None:
         self._store = store
-        self._source = source
         self._analyzer = analyzer
         self._decode = decode
         self._max_cached_users = max_cached_users
@@ -113,14 +114,20 @@ class RankerService:
         return index.retrieve(self._analyzer.query_terms(query), caps)
 
     async def reindex(self, tenant_id: str, user_id: str) -> IndexSummary:
-        """Rebuild the user's index from the source; the old index stays if the source fails."""
-        docs: dict[str, IndexDoc] = {}
-        async for doc in self._source.documents(tenant_id, user_id):
-            docs[doc.doc_id] = doc
-        ordered = [docs[doc_id] for doc_id in sorted(docs)]
-        generation = await self._store.replace_all(tenant_id, user_id, [_stored(d) for d in ordered])
-        index = self._remember((tenant_id, user_id), UserIndex(generation, ordered))
-        return summary_of(index)
+        """Rebuild the user's index from the documents the owners pushed (the store keeps each
+        one as sent), deriving every indexed form again; the old index stays if a document
+        cannot be rebuilt or the store fails. A write that lands meanwhile makes it start over."""
+        for _ in range(REINDEX_ATTEMPTS):
+            snapshot = await self._store.load(tenant_id, user_id)
+            docs = {doc.doc_id: doc for doc in map(self._decode, snapshot.docs)}
+            ordered = [docs[doc_id] for doc_id in sorted(docs)]
+            generation = await self._store.replace_all(
+                tenant_id, user_id, [_stored(d) for d in ordered], if_generation=snapshot.generation
+            )
+            if generation is not None:
+                index = self._remember((tenant_id, user_id), UserIndex(generation, ordered))
+                return summary_of(index)
+        raise Conflict("the index kept changing during the rebuild; try again")
 
     async def describe(self, tenant_id: str, user_id: str) -> IndexSummary:
         """Counts and checksum of the user's live index."""

@@ -82,11 +82,11 @@ def loop_message(loop: Loop) -> bundle_pb2.ActiveLoop:
     )  # fmt: skip
 
 
-def digest_message(digest: Digest | None) -> pb.Digest:
+def digest_message(digest: Digest | None) -> memory_pb2.Digest:
     """The digest as the API returns it (an empty message for None)."""
     if digest is None:
-        return pb.Digest()
-    return pb.Digest(
+        return memory_pb2.Digest()
+    return memory_pb2.Digest(
         thread_id=digest.thread_id,
         title=digest.title,
         summary=digest.summary,
@@ -102,9 +102,9 @@ def digest_message(digest: Digest | None) -> pb.Digest:
     )
 
 
-def episode_message(episode: Episode) -> pb.Digest:
+def episode_message(episode: Episode) -> memory_pb2.Digest:
     """An episode digest as the API returns it: a Digest naming its thread and its episode id."""
-    return pb.Digest(
+    return memory_pb2.Digest(
         thread_id=episode.thread_id,
         episode_id=episode.episode_id,
         title=episode.title,

@@ -1,9 +1,10 @@
-"""The ThreadStore's ports: its store, the session buffer and the retrieval index it keeps in step."""
+"""The ThreadStore's ports: its store, the session buffer and the feed of the retrieval index."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Protocol
 
 from memmesh.engines.thread_store.domain.model import (
@@ -18,7 +19,18 @@ from memmesh.engines.thread_store.domain.model import (
     Turn,
     UserActivity,
 )
+from memmesh.outbox import Effect
 from memmesh.policy.sensitivity import Exposure
+
+
+@dataclass(frozen=True)
+class IndexChange:
+    """What the retrieval index must do after a write: remove copies, then index turns (with
+    their archived exposure, never INTERNAL_ONLY) and digests."""
+
+    removed: tuple[str, ...] = ()
+    turns: tuple[Turn, ...] = ()
+    digests: tuple[Digest | Episode, ...] = ()
 
 
 class UserTx(Protocol):
@@ -126,6 +138,11 @@ class UserTx(Protocol):
         """Delete the thread's digest, episodes, loops, graph rows, session and turns; True if anything was there."""
         ...
 
+    async def queue_index(self, change: IndexChange, key: str = "") -> list[Effect]:
+        """Queue the change for the retrieval index in this transaction (it commits with the
+        write or not at all); `key` names a change that happens once. The effects queued."""
+        ...
+
 
 class ThreadStore(Protocol):
     """Sessions, archive, loops, digests and graph, keyed by (tenant, user)."""
@@ -157,15 +174,9 @@ class TurnBuffer(Protocol):
     async def close(self) -> None: ...
 
 
-class DerivedIndex(Protocol):
-    """The retrieval index's copies of archived turns and digests."""
+class IndexFeed(Protocol):
+    """Delivery of what a write queued for the retrieval index."""
 
-    async def remove(self, tenant_id: str, user_id: str, doc_ids: Sequence[str]) -> None:
-        """Remove documents; idempotent."""
-        ...
-
-    async def upsert(
-        self, tenant_id: str, user_id: str, turns: Sequence[Turn], digests: Sequence[Digest | Episode]
-    ) -> None:
-        """Index turns (with their exposure) and digests in the form a Reindex builds them."""
+    async def first_attempt(self, tenant_id: str, user_id: str, effects: Sequence[Effect]) -> None:
+        """Try to deliver now, briefly; whatever fails stays queued and is delivered later."""
         ...

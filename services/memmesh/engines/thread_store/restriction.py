@@ -4,7 +4,8 @@ A turn that evidences an atom the user made INTERNAL_ONLY (or a SAFE_TO_TEXT ato
 least that exposure, never a looser one. Everything the ThreadStore builds from transcript
 text (rolling summary, loops, graph, digest and episodes) is rebuilt from the session's
 SAFE_TO_SPEAK turns, and the copies in the retrieval index and the session buffer that
-could tell what a restricted turn said are replaced.
+could tell what a restricted turn said are replaced (the index's through the outbox, queued
+with the change).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from memmesh.engines.thread_store.domain.summary import (
     build_digest,
     summarise,
 )
-from memmesh.engines.thread_store.ports import DerivedIndex, ThreadStore, TurnBuffer, UserTx
+from memmesh.engines.thread_store.ports import IndexChange, ThreadStore, TurnBuffer, UserTx
 from memmesh.errors import DependencyFailed
+from memmesh.outbox import Effect
 from memmesh.policy.sensitivity import Exposure
 
 log = logging.getLogger(__name__)
@@ -33,15 +35,15 @@ GRAPH_SCAN_LIMIT = 100_000
 
 async def restrict_turns(
     store: ThreadStore,
-    index: DerivedIndex | None,
     buffer: TurnBuffer | None,
     scope: tuple[str, str],
     turn_ids: Sequence[str],
     exposure: Exposure,
     digest_window_turns: int,
-) -> int:
+) -> tuple[int, list[Effect]]:
     """Raise the turns to `exposure` where they are looser and rebuild what they fed; the
-    number of turns raised. Idempotent: a retry after a failure finds the same turns."""
+    number of turns raised and the index effects queued with the change. Idempotent: a
+    retry after a failure finds the same turns."""
     tenant_id, user_id = scope
     async with store.read(tenant_id, user_id) as tx:
         tightened = [
@@ -52,13 +54,8 @@ async def restrict_turns(
         sessions = sorted({turn.session_id for turn in tightened})
         digested = [session_id for session_id in sessions if await tx.digest(session_id) is not None]
     if not tightened:
-        return 0
+        return 0, []
     ids = [turn.turn_id for turn in tightened]
-    # The copies go first: if that fails the archive is unchanged and the retry finds the
-    # same turns; what may still be shown is indexed again once the archive is rebuilt.
-    if index is not None:
-        episode_ids = [episode_id_of(s, n) for s in digested for n in range(1, MAX_EPISODES + 1)]
-        await index.remove(tenant_id, user_id, [*ids, *digested, *episode_ids])
     await _drop_buffers(buffer, tenant_id, user_id, sessions, required=True)
     async with store.write(tenant_id, user_id) as tx:
         raised = await tx.restrict_turns(ids, exposure)
@@ -68,16 +65,15 @@ async def restrict_turns(
             session = await tx.session(session_id)
             if session is not None:
                 rebuilt += await _rebuild_session(tx, session, digest_window_turns)
+        # The index copies go with the change: every copy that could tell what the turns said
+        # is removed, then what may still be shown is indexed again.
+        episode_ids = [episode_id_of(s, n) for s in digested for n in range(1, MAX_EPISODES + 1)]
+        shown = tuple(turn for turn in tightened if turn.exposure < Exposure.INTERNAL_ONLY)
+        change = IndexChange(removed=(*ids, *digested, *episode_ids), turns=shown, digests=tuple(rebuilt))
+        queued = await tx.queue_index(change)
     # A turn appended meanwhile may have refilled a buffer from the archive before the change.
     await _drop_buffers(buffer, tenant_id, user_id, sessions, required=False)
-    if index is not None:
-        shown = [turn for turn in tightened if turn.exposure < Exposure.INTERNAL_ONLY]
-        try:
-            await index.upsert(tenant_id, user_id, shown, rebuilt)
-        except DependencyFailed:
-            # Safe to leave: the index lacks them until the next close or reindex.
-            log.warning("re-indexing restricted turns and rebuilt digests failed", exc_info=True)
-    return raised
+    return raised, queued
 
 
 async def _rebuild_session(tx: UserTx, session: SessionRow, digest_window_turns: int) -> list[Digest | Episode]:

@@ -7,7 +7,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class ThreadStoreSettings(BaseSettings):
-    """Session rule and working-memory bounds."""
+    """Session rule, working-memory bounds and the index outbox."""
 
     model_config = SettingsConfigDict(env_prefix="MEMMESH_THREAD_STORE_", extra="ignore")
 
@@ -17,3 +17,9 @@ class ThreadStoreSettings(BaseSettings):
     working_memory_turns: int = Field(default=6, ge=1, le=6)
     # Seconds a Redis session buffer outlives its last turn (the archive still has the turns).
     buffer_ttl_s: int = Field(default=86_400, gt=0)
+    # The index outbox: the first attempt a write makes before it answers, the deadline of
+    # each later attempt, the longest wait between attempts, and attempts before a dead letter.
+    index_first_attempt_ms: int = Field(default=300, gt=0)
+    index_attempt_ms: int = Field(default=2000, gt=0)
+    index_retry_max_s: float = Field(default=5.0, gt=0)
+    index_max_attempts: int = Field(default=2000, gt=0)

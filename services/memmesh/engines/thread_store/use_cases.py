@@ -42,9 +42,16 @@ from memmesh.engines.thread_store.domain.summary import (
     build_digest,
     summarise,
 )
-from memmesh.engines.thread_store.ports import DerivedIndex, ThreadStore, TurnBuffer, UserTx
+from memmesh.engines.thread_store.ports import (
+    IndexChange,
+    IndexFeed,
+    ThreadStore,
+    TurnBuffer,
+    UserTx,
+)
 from memmesh.engines.thread_store.restriction import restrict_turns
 from memmesh.errors import DependencyFailed
+from memmesh.outbox import Effect
 from memmesh.policy.sensitivity import Exposure, exposure_of, stricter
 
 log = logging.getLogger(__name__)
@@ -68,7 +75,7 @@ class ThreadStoreUseCases:
         buffer: TurnBuffer | None,
         session_gap_us: int,
         working_memory_turns: int,
-        index: DerivedIndex | None = None,
+        index: IndexFeed | None = None,
     ) -> None:
         self._store = store
         self._buffer = buffer
@@ -101,6 +108,10 @@ class ThreadStoreUseCases:
             closed, opened = loop_changes(tenant_id, user_id, turn, await tx.open_loops(MAX_OPEN_LOOPS))
             opened = opened if speakable else []
             await tx.insert_turn(turn, mode)
+            queued: list[Effect] = []
+            if turn.exposure < Exposure.INTERNAL_ONLY:
+                # An INTERNAL_ONLY turn is never indexed: it can never become an excerpt.
+                queued = await tx.queue_index(IndexChange(turns=(turn,)), key=f"turn:{turn.turn_id}")
             await tx.save_loops([*closed, *opened])
             if turn.role == Role.USER and speakable:
                 nodes = turn_nodes(turn.text)
@@ -110,6 +121,7 @@ class ThreadStoreUseCases:
                 await tx.save_activity(UserActivity(turn.time_us, turn.session_id))
             previous = activity.last_session_id if activity and activity.last_session_id != turn.session_id else ""
             recent = await tx.session_turns(turn.session_id, self._wm_turns, max_exposure=Exposure.SAFE_TO_TEXT) if self._buffer else []
+        await self._first_attempt(tenant_id, user_id, queued)
         if previous and mode == Mode.SESSION_START:
             await self._soft_close(tenant_id, user_id, previous)
         if self._buffer is not None:
@@ -133,6 +145,16 @@ class ThreadStoreUseCases:
         )
         await tx.save_session(row)
         return row
+
+    async def _first_attempt(self, tenant_id: str, user_id: str, queued: list[Effect]) -> None:
+        """Deliver what a write queued for the index now, when the feed is wired; the outbox
+        keeps whatever does not go through (the write stands either way)."""
+        if self._index is None or not queued:
+            return
+        try:
+            await self._index.first_attempt(tenant_id, user_id, queued)
+        except Exception:
+            log.warning("first attempt of index effects failed; the outbox delivers them later", exc_info=True)
 
     async def _refresh_buffer(
         self, tenant_id: str, user_id: str, session_id: str, version: int, recent: list[Turn]
@@ -159,8 +181,8 @@ class ThreadStoreUseCases:
     async def close_session(
         self, tenant_id: str, user_id: str, session_id: str, skip_closed: bool = False
     ) -> ClosedSession | None:
-        """Close the session and store its digest and episodes (rebuilt from its turns); None
-        for an unknown session."""
+        """Close the session and store its digest and episodes (rebuilt from its turns), queueing
+        them for the index; None for an unknown session."""
         async with self._store.write(tenant_id, user_id) as tx:
             session = await tx.session(session_id)
             if session is None or (skip_closed and session.closed):
@@ -171,8 +193,12 @@ class ThreadStoreUseCases:
                 await tx.save_session(dataclasses.replace(session, closed=True))
             await tx.save_digest(built)
             episodes = build_episodes(session_id, turns)
+            kept = {episode.episode_id for episode in episodes}
+            stale = tuple(e.episode_id for e in await tx.thread_episodes(session_id) if e.episode_id not in kept)
             await tx.replace_episodes(session_id, episodes)
             stored = await tx.digest(session_id)
+            queued = await tx.queue_index(IndexChange(removed=stale, digests=(stored or built, *episodes)))
+        await self._first_attempt(tenant_id, user_id, queued)
         return ClosedSession(stored or built, episodes)
 
     async def thread_episodes(self, tenant_id: str, user_id: str, thread_id: str) -> list[Episode]:
@@ -310,16 +336,18 @@ class ThreadStoreUseCases:
         return ArchivePage(tuple(page), tuple(digests), token, tuple(episodes))
 
     async def forget_thread(self, tenant_id: str, user_id: str, thread_id: str) -> bool:
-        """Delete the thread's digest, loops, graph contributions, session and turns, and their
-        copies in the retrieval index."""
-        if self._index is not None:
-            async with self._store.read(tenant_id, user_id) as tx:
-                turns = await tx.session_turns(thread_id, FORGET_SCAN_LIMIT)
-            # Every id an episode of the thread can have, so none survives a re-segmentation.
-            episode_ids = [episode_id_of(thread_id, n) for n in range(1, MAX_EPISODES + 1)]
-            await self._index.remove(tenant_id, user_id, [thread_id, *episode_ids, *(turn.turn_id for turn in turns)])
+        """Delete the thread's digest, loops, graph contributions, session and turns, and queue
+        the removal of their copies in the retrieval index in the same transaction."""
+        queued: list[Effect] = []
         async with self._store.write(tenant_id, user_id) as tx:
+            turns = await tx.session_turns(thread_id, FORGET_SCAN_LIMIT)
             forgotten = await tx.forget_thread(thread_id)
+            if forgotten:
+                # Every id an episode of the thread can have, so none survives a re-segmentation.
+                episode_ids = [episode_id_of(thread_id, n) for n in range(1, MAX_EPISODES + 1)]
+                removed = (thread_id, *episode_ids, *(turn.turn_id for turn in turns))
+                queued = await tx.queue_index(IndexChange(removed=removed))
+        await self._first_attempt(tenant_id, user_id, queued)
         if self._buffer is not None:
             try:
                 await self._buffer.drop(tenant_id, user_id, thread_id)
@@ -331,7 +359,9 @@ class ThreadStoreUseCases:
     async def restrict_turns(self, tenant_id: str, user_id: str, turn_ids: list[str], exposure: Exposure) -> int:
         """Make archived turns at least this strict and rebuild what they fed; the number raised."""
         scope = (tenant_id, user_id)
-        return await restrict_turns(self._store, self._index, self._buffer, scope, turn_ids, exposure, DIGEST_WINDOW_TURNS)
+        raised, queued = await restrict_turns(self._store, self._buffer, scope, turn_ids, exposure, DIGEST_WINDOW_TURNS)
+        await self._first_attempt(tenant_id, user_id, queued)
+        return raised
 
     async def pin_thread(self, tenant_id: str, user_id: str, thread_id: str, pinned: bool) -> bool:
         """Pin or unpin a thread's digest; False when there is none."""

@@ -1,1 +1,1 @@
-"""Adapters of the RetrievalRanker: its SQL store and its peer engines."""
+"""Adapters of the RetrievalRanker: its SQL store."""

@@ -150,8 +150,12 @@ class SqlRankerStore:
             )
         return existing, generation
 
-    async def replace_all(self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]) -> int:
+    async def replace_all(
+        self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc], if_generation: int | None = None
+    ) -> int | None:
         async with self._db.write(tenant_id, user_id) as tx:
+            if if_generation is not None and (await _generations(tx, tenant_id, user_id))[0] != if_generation:
+                return None
             generation = await _bump(tx, tenant_id, user_id, rebuild=True)
             await tx.execute("DELETE FROM ranker_documents WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id))
             await tx.execute("DELETE FROM ranker_removals WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id))

@@ -1,61 +1,102 @@
-"""The retrieval index holds copies of archived turns and digests: forgetting a thread
-removes them there too, before the archive forgets them (so a retry can still find them),
-and restricting turns replaces the copies that tell what the turns said."""
+"""The retrieval index is fed by the ThreadStore's outbox: each write queues, in its own
+transaction, what the index must do (index an archived turn, a closed session's digest and
+episodes; remove the copies of a forgotten thread or of restricted turns), and the drainer
+delivers it to the RetrievalRanker in order, so an index outage never fails a write and
+nothing is lost. The ranker builds its documents from the records sent here."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
+from typing import TypeVar
 
-from memmesh.common.v1 import scope_pb2
-from memmesh.engines.thread_store.domain.model import Digest, Episode, Turn
-from memmesh.engines.thread_store.mapping import turn_message
+from google.protobuf.message import DecodeError
+
+from memmesh.common.v1 import memory_pb2, scope_pb2
+from memmesh.engines.thread_store.domain.model import Digest, Episode
+from memmesh.engines.thread_store.mapping import digest_message, episode_message, turn_message
+from memmesh.engines.thread_store.ports import IndexChange
+from memmesh.outbox import Effect, EffectRejected, Handler, Outbox, QueuedEffect
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
 from memmesh.runtime.errors import call_engine
-from memmesh.runtime.timeconv import timestamp_of
 
 # RetrievalRanker.Remove takes at most 1,000 ids a call, Upsert 1,000 documents.
 REMOVE_BATCH = 1000
 UPSERT_BATCH = 1000
 RANKER = "retrieval_ranker"
+INDEX_UPSERT = "index_upsert"
+INDEX_REMOVE = "index_remove"
+# One lane: the ranker sees a user's changes in the order they were written.
+RANKER_LANE = RANKER
+M = TypeVar("M", ranker_pb.UpsertRequest, ranker_pb.RemoveRequest)
 
 
-class GrpcDerivedIndex:
-    """The DerivedIndex port over the RetrievalRanker's Upsert and Remove."""
+def _index_digest(digest: Digest | Episode) -> memory_pb2.Digest:
+    if isinstance(digest, Episode):
+        return episode_message(digest)
+    message = digest_message(digest)
+    # Pin and use are resume signals that change without the digest changing: not indexed.
+    message.ClearField("pinned")
+    message.ClearField("use_count")
+    message.ClearField("last_use_time")
+    return message
+
+
+def index_effects(tenant_id: str, user_id: str, change: IndexChange, key: str = "") -> list[Effect]:
+    """The outbox effects of an index change: removals first, then the documents.
+
+    `key` names the change when it happens once (a turn id); otherwise each change is its own."""
+    scope = scope_pb2.UserScope(tenant_id=tenant_id, user_id=user_id)
+    base = f"index:{key or uuid.uuid4().hex}"
+    effects: list[Effect] = []
+    removed = list(dict.fromkeys(change.removed))
+    for start in range(0, len(removed), REMOVE_BATCH):
+        request = ranker_pb.RemoveRequest(scope=scope, doc_ids=removed[start : start + REMOVE_BATCH])
+        effects.append(Effect(INDEX_REMOVE, request.SerializeToString(), f"{base}:remove:{start}", RANKER_LANE))
+    documents = [
+        *(ranker_pb.Document(turn=turn_message(turn)) for turn in change.turns),
+        *(ranker_pb.Document(digest=_index_digest(digest)) for digest in change.digests),
+    ]
+    for start in range(0, len(documents), UPSERT_BATCH):
+        request = ranker_pb.UpsertRequest(scope=scope, documents=documents[start : start + UPSERT_BATCH])
+        effects.append(Effect(INDEX_UPSERT, request.SerializeToString(), f"{base}:upsert:{start}", RANKER_LANE))
+    return effects
+
+
+class RankerIndexHandlers:
+    """Delivery of the index effects to the RetrievalRanker."""
 
     def __init__(self, stub: ranker_grpc.RetrievalRankerServiceStub) -> None:
         self._stub = stub
 
-    async def remove(self, tenant_id: str, user_id: str, doc_ids: Sequence[str]) -> None:
-        scope = scope_pb2.UserScope(tenant_id=tenant_id, user_id=user_id)
-        for start in range(0, len(doc_ids), REMOVE_BATCH):
-            batch = list(doc_ids[start : start + REMOVE_BATCH])
-            await call_engine(RANKER, self._stub.Remove(ranker_pb.RemoveRequest(scope=scope, doc_ids=batch)))
+    def by_kind(self) -> dict[str, Handler]:
+        return {INDEX_UPSERT: self.upsert, INDEX_REMOVE: self.remove}
 
-    async def upsert(
-        self, tenant_id: str, user_id: str, turns: Sequence[Turn], digests: Sequence[Digest | Episode]
-    ) -> None:
-        scope = scope_pb2.UserScope(tenant_id=tenant_id, user_id=user_id)
-        documents = [*map(_turn_document, turns), *map(_digest_document, digests)]
-        for start in range(0, len(documents), UPSERT_BATCH):
-            batch = documents[start : start + UPSERT_BATCH]
-            await call_engine(RANKER, self._stub.Upsert(ranker_pb.UpsertRequest(scope=scope, documents=batch)))
+    async def upsert(self, effect: QueuedEffect, timeout_s: float) -> object:
+        request = _decoded(ranker_pb.UpsertRequest, effect)
+        return await call_engine(RANKER, self._stub.Upsert(request, timeout=timeout_s))
+
+    async def remove(self, effect: QueuedEffect, timeout_s: float) -> object:
+        request = _decoded(ranker_pb.RemoveRequest, effect)
+        return await call_engine(RANKER, self._stub.Remove(request, timeout=timeout_s))
 
 
-def _turn_document(turn: Turn) -> ranker_pb.Document:
-    message = turn_message(turn)
-    return ranker_pb.Document(doc_id=turn.turn_id, kind=ranker_pb.DOCUMENT_KIND_TURN, text=turn.text, turn=message, time=message.time)
+def _decoded(message: type[M], effect: QueuedEffect) -> M:
+    try:
+        return message.FromString(effect.payload)
+    except DecodeError as error:
+        raise EffectRejected(f"undecodable {effect.kind} payload") from error
 
 
-def _digest_document(digest: Digest | Episode) -> ranker_pb.Document:
-    # The ranker's digest form: title, summary and key entities one per line; an episode is
-    # filed under its own id and names its thread.
-    lines = [line for line in (digest.title, digest.summary, *digest.key_entities) if line]
-    episode_id = digest.episode_id if isinstance(digest, Episode) else ""
-    document = ranker_pb.Document(
-        doc_id=episode_id or digest.thread_id, kind=ranker_pb.DOCUMENT_KIND_DIGEST, text="\n".join(lines),
-        evidence_turn_ids=digest.evidence_turn_ids, thread_id=digest.thread_id if episode_id else "",
-    )  # fmt: skip
-    if digest.update_us:
-        document.time.CopyFrom(timestamp_of(digest.update_us))
-    return document
+class OutboxIndexFeed:
+    """The IndexFeed port over the outbox: the first attempt of what a write queued."""
+
+    def __init__(self, outbox: Outbox, first_attempt_s: float) -> None:
+        self._outbox = outbox
+        self._first_attempt_s = first_attempt_s
+
+    async def first_attempt(self, tenant_id: str, user_id: str, effects: Sequence[Effect]) -> None:
+        if effects:
+            # What fails stays queued: the drainer delivers it once the ranker answers.
+            await self._outbox.enqueue_and_deliver(tenant_id, user_id, effects, self._first_attempt_s)

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from memmesh.engines.thread_store.adapters.sql_tx import SqlUserTx
+from memmesh.outbox import outbox_lock, outbox_migration
 from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect
 
@@ -19,6 +20,8 @@ def migrations(dialect: Dialect) -> tuple[Migration, ...]:
         Migration(2, _episode_tables(big)),
         # The exposure of each archived turn (1 SAFE_TO_SPEAK, 2 SAFE_TO_TEXT, 3 INTERNAL_ONLY).
         Migration(3, ("ALTER TABLE thread_turns ADD COLUMN exposure INTEGER NOT NULL DEFAULT 1",)),
+        # What the retrieval index must still be told (queued with the writes that cause it).
+        outbox_migration(dialect, 4),
     )
 
 
@@ -83,14 +86,20 @@ def _episode_tables(big: str) -> tuple[str, ...]:
 class SqlThreadStore:
     """The ThreadStore port over one Database: writers of one user serialise on the user
     (BEGIN IMMEDIATE on SQLite, an advisory lock on PostgreSQL), so the session rule and
-    loop changes see every earlier turn, across any number of processes."""
+    loop changes see every earlier turn, across any number of processes. The lock is the
+    user's outbox lock, so a write can queue its index effects in its own transaction."""
 
     def __init__(self, database: Database) -> None:
         self._db = database
 
+    @property
+    def database(self) -> Database:
+        """The database, shared with the outbox."""
+        return self._db
+
     @asynccontextmanager
     async def write(self, tenant_id: str, user_id: str) -> AsyncIterator[SqlUserTx]:
-        async with self._db.write(tenant_id, user_id) as tx:
+        async with self._db.write(*outbox_lock(tenant_id, user_id)) as tx:
             yield SqlUserTx(tx, tenant_id, user_id)
 
     @asynccontextmanager

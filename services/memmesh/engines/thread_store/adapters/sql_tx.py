@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memmesh.engines.thread_store.adapters.episode_rows import EpisodeRows
+from memmesh.engines.thread_store.adapters.ranker_index import index_effects
 from memmesh.engines.thread_store.domain.model import (
     Digest,
     DigestHead,
@@ -19,6 +20,8 @@ from memmesh.engines.thread_store.domain.model import (
     Turn,
     UserActivity,
 )
+from memmesh.engines.thread_store.ports import IndexChange
+from memmesh.outbox import Effect, enqueue_in, wall_clock_us
 from memmesh.policy.sensitivity import Exposure
 from memmesh.storage.sql import Row, SqlTx, marks
 
@@ -59,6 +62,11 @@ class SqlUserTx(EpisodeRows):
     def __init__(self, tx: SqlTx, tenant_id: str, user_id: str) -> None:
         self._db = tx
         self._who = (tenant_id, user_id)
+
+    async def queue_index(self, change: IndexChange, key: str = "") -> list[Effect]:
+        effects = index_effects(*self._who, change, key)
+        await enqueue_in(self._db, *self._who, effects, wall_clock_us())
+        return effects
 
     async def _rows(self, sql: str, *params: Any) -> list[Row]:
         return await self._db.fetchall(sql, (*self._who, *params))
