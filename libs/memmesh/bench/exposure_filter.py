@@ -10,11 +10,11 @@ from memmesh.engines.exposure_guard.domain.filtering import CompiledRules, Expos
 from memmesh.engines.exposure_guard.domain.matching import Item
 from memmesh.engines.exposure_guard.domain.rules import (
     Channel,
-    Exposure,
     RuleId,
     RuleKind,
     TargetType,
 )
+from memmesh.policy.sensitivity import Exposure
 
 _SYLLABLES = ("ka", "lo", "mi", "ter", "san", "vo", "ri", "da", "pel", "nu", "gor", "fi", "ba", "ten", "sho")
 # Words the rule set targets; each item mentions one only now and then, as real atoms do.

@@ -16,12 +16,13 @@ from memmesh.engines.exposure_guard.domain.filtering import (
 from memmesh.engines.exposure_guard.domain.matching import Item
 from memmesh.engines.exposure_guard.domain.rules import (
     Channel,
-    Exposure,
     RuleId,
     RuleKind,
     TargetType,
     rule_id,
 )
+from memmesh.engines.exposure_guard.mapping import exposure_of_wire
+from memmesh.policy.sensitivity import Exposure
 from memmesh.runtime.errors import InvalidInput
 
 DNM, PULL, DNS = RuleKind.DO_NOT_MENTION, RuleKind.PULL_ONLY, RuleKind.DO_NOT_STORE
@@ -51,12 +52,19 @@ def test_exposure_levels_on_voice_and_text() -> None:
         exposed("speak", SPEAK),
         exposed("text", TEXT),
         exposed("internal", INTERNAL),
-        exposed("unset", Exposure.UNSPECIFIED),
+        exposed("unset", exposure_of_wire(0)),
     ]
     assert allowed([], items, Channel.VOICE) == ["speak"]
     assert allowed([], items, Channel.VOICE, speak_text_allowed=True) == ["speak", "text"]
     assert allowed([], items, Channel.TEXT) == ["speak", "text"]
     assert allowed([], items, Channel.TEXT, speak_text_allowed=True, user_asked=True) == ["speak", "text"]
+
+
+def test_an_unset_exposure_on_the_wire_counts_as_internal_only() -> None:
+    assert exposure_of_wire(0) is Exposure.INTERNAL_ONLY
+    assert [exposure_of_wire(n) for n in (1, 2, 3)] == [SPEAK, TEXT, INTERNAL]
+    with pytest.raises(ValueError):
+        exposure_of_wire(7)
 
 
 def test_allowed_ids_keep_request_order() -> None:

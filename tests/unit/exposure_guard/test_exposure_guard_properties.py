@@ -21,11 +21,11 @@ from memmesh.engines.exposure_guard.domain.recall import (
 )
 from memmesh.engines.exposure_guard.domain.rules import (
     Channel,
-    Exposure,
     RuleId,
     RuleKind,
     TargetType,
 )
+from memmesh.policy.sensitivity import Exposure
 
 # Topic words and the surface forms that must count as them.
 INFLECTIONS = {

@@ -6,11 +6,12 @@ from memmesh.engines.exposure_guard.domain.filtering import CompiledRules
 from memmesh.engines.exposure_guard.domain.recall import MAX_BYTES, SummaryAtom, recall_summary
 from memmesh.engines.exposure_guard.domain.rules import (
     Channel,
-    Exposure,
     RuleId,
     RuleKind,
     TargetType,
 )
+from memmesh.engines.exposure_guard.mapping import exposure_of_wire
+from memmesh.policy.sensitivity import Exposure
 
 
 def atom(atom_id: str, text: str = "", exposure: Exposure = Exposure.SAFE_TO_SPEAK, **fields: object) -> SummaryAtom:
@@ -28,7 +29,7 @@ def test_only_safe_atoms_are_summarised() -> None:
         atom("a"),
         atom("b", exposure=Exposure.SAFE_TO_TEXT),
         atom("c", exposure=Exposure.INTERNAL_ONLY),
-        atom("d", exposure=Exposure.UNSPECIFIED),
+        atom("d", exposure=exposure_of_wire(0)),
         atom("e", key="relationship.sister"),
         atom("f", text="User's sisters live in Lisbon."),
         atom("g", superseded=True),

@@ -11,13 +11,13 @@ from memmesh.engines.exposure_guard.domain.filtering import Exposed
 from memmesh.engines.exposure_guard.domain.matching import Item
 from memmesh.engines.exposure_guard.domain.rules import (
     Channel,
-    Exposure,
     Rule,
     RuleId,
     RuleKind,
     TargetType,
 )
 from memmesh.engines.exposure_guard.use_cases import ExposureGuardService
+from memmesh.policy.sensitivity import Exposure
 from memmesh.runtime.errors import DependencyFailed
 from memmesh.storage.cache import MemoryCache
 

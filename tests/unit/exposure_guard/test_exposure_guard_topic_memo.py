@@ -12,7 +12,8 @@ from memmesh.bench.exposure_filter import bench_items, bench_rules
 from memmesh.engines.exposure_guard.domain import matching
 from memmesh.engines.exposure_guard.domain.filtering import CompiledRules, Exposed, filter_items
 from memmesh.engines.exposure_guard.domain.matching import Item
-from memmesh.engines.exposure_guard.domain.rules import Channel, Exposure
+from memmesh.engines.exposure_guard.domain.rules import Channel
+from memmesh.policy.sensitivity import Exposure
 
 
 def outcome(rules: CompiledRules, items: list[Exposed], user_asked: bool = False):  # type: ignore[no-untyped-def]

@@ -8,7 +8,6 @@ from memmesh.engines.exposure_guard.domain.matching import Item
 from memmesh.engines.exposure_guard.domain.recall import RecallSummary, SummaryAtom
 from memmesh.engines.exposure_guard.domain.rules import (
     Channel,
-    Exposure,
     Rule,
     RuleId,
     RuleKind,
@@ -17,6 +16,7 @@ from memmesh.engines.exposure_guard.domain.rules import (
 )
 from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as pb
+from memmesh.policy.sensitivity import Exposure
 from memmesh.runtime.timeconv import timestamp_of
 
 _KINDS = {
@@ -47,6 +47,11 @@ def rule_message(rule: Rule) -> pb.Rule:
     )
 
 
+def exposure_of_wire(number: int) -> Exposure:
+    """A common.v1.Exposure number; unset (0) counts as INTERNAL_ONLY: what nobody classified never travels."""
+    return Exposure(number) if number else Exposure.INTERNAL_ONLY
+
+
 def _unique(ids: list[str], repeated: str, name: str) -> None:
     seen: dict[str, int] = {}
     for index, value in enumerate(ids):
@@ -70,7 +75,7 @@ def exposed_items(request: pb.FilterRequest) -> list[Exposed]:
                 work_order_id=item.work_order_id,
                 atom_id=item.atom_id,
             ),
-            Exposure(item.exposure),
+            exposure_of_wire(item.exposure),
             item.pull_only,
         )
         for item in request.items
@@ -113,7 +118,7 @@ def summary_atoms(request: pb.RecallSummaryRequest) -> list[SummaryAtom]:
             key=atom.key,
             text=atom.text,
             topics=tuple(atom.topics),
-            exposure=Exposure(atom.exposure),
+            exposure=exposure_of_wire(atom.exposure),
             pinned=atom.pinned,
             confidence_bp=atom.confidence_bp,
             superseded=atom.status == memory_pb2.ATOM_STATUS_SUPERSEDED,

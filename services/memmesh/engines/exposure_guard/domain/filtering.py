@@ -8,7 +8,8 @@ from operator import attrgetter
 from typing import NamedTuple
 
 from memmesh.engines.exposure_guard.domain.matching import Item, RuleMatcher
-from memmesh.engines.exposure_guard.domain.rules import Channel, Exposure, RuleId, RuleKind
+from memmesh.engines.exposure_guard.domain.rules import Channel, RuleId, RuleKind
+from memmesh.policy.sensitivity import Exposure
 
 # Hit names besides the rule kinds: the exposure level and the channel rule.
 INTERNAL_ONLY = "INTERNAL_ONLY"
@@ -75,7 +76,7 @@ def _hit_key(rule: RuleId) -> HitKey:
 
 
 def may_travel(exposure: Exposure, channel: Channel, speak_text_allowed: bool) -> bool:
-    """Exposure and channel rules: INTERNAL_ONLY (and UNSPECIFIED) never; SAFE_TO_TEXT not
+    """Exposure and channel rules: INTERNAL_ONLY never; SAFE_TO_TEXT not
     spoken unless the user's contact preference allows it."""
     if exposure is Exposure.SAFE_TO_SPEAK:
         return True

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from memmesh.engines.exposure_guard.domain.filtering import CompiledRules, may_travel
 from memmesh.engines.exposure_guard.domain.matching import Item
-from memmesh.engines.exposure_guard.domain.rules import Channel, Exposure
+from memmesh.engines.exposure_guard.domain.rules import Channel
+from memmesh.policy.sensitivity import Exposure
 
 MAX_ITEMS = 10
 MAX_BYTES = 1024

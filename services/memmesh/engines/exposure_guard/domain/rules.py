@@ -25,15 +25,6 @@ class TargetType(IntEnum):
     ATOM = 5
 
 
-class Exposure(IntEnum):
-    """Numbered as in the proto; UNSPECIFIED counts as INTERNAL_ONLY."""
-
-    UNSPECIFIED = 0
-    SAFE_TO_SPEAK = 1
-    SAFE_TO_TEXT = 2
-    INTERNAL_ONLY = 3
-
-
 class Channel(StrEnum):
     VOICE = "VOICE"
     TEXT = "TEXT"
