@@ -1,5 +1,5 @@
 """Episode digests over gRPC: a closed session emits them and indexes them itself, the
-archive lists them, and forgetting the thread removes them from the store and the index."""
+forgetting the thread removes them from the store and the index."""
 
 from __future__ import annotations
 
@@ -71,8 +71,6 @@ async def test_forgotten_thread_takes_its_episodes_out_of_store_and_index(tmp_pa
         stale = memory_pb2.Digest(thread_id="secret", episode_id="secret#e9", title="Lighthouse party")
         await ranker.Upsert(ranker_pb.UpsertRequest(scope=scope, documents=[ranker_pb.Document(digest=stale)]))
 
-        archive = await threads.ListArchive(pb.ListArchiveRequest(scope=scope))
-        assert {e.episode_id for e in archive.episodes} >= secret_episodes
         caps = ranker_pb.RetrieveCaps(max_atoms=20, max_turns=10, max_digests=20)
         now = timestamp_of(START_US + 9000 * 1_000_000)
         before = await ranker.Retrieve(ranker_pb.RetrieveRequest(scope=scope, query="lighthouse party balloons Mateo", now=now, caps=caps))
@@ -87,7 +85,9 @@ async def test_forgotten_thread_takes_its_episodes_out_of_store_and_index(tmp_pa
         left = {c.doc_id for c in after.digests}
         assert not any(doc_id == "secret" or doc_id.startswith("secret#") for doc_id in left)
         assert any(doc_id.startswith("other#e") for doc_id in left)
-        archive = await threads.ListArchive(pb.ListArchiveRequest(scope=scope))
-        assert {e.thread_id for e in archive.episodes} == {"other"}
+        gone = await threads.CloseSession(pb.CloseSessionRequest(scope=scope, session_id="secret", now=now))
+        assert not gone.digest.thread_id and not gone.episodes
+        kept = await threads.CloseSession(pb.CloseSessionRequest(scope=scope, session_id="other", now=now))
+        assert kept.episodes and {e.thread_id for e in kept.episodes} == {"other"}
     finally:
         await mesh.stop()

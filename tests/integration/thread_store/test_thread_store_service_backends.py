@@ -15,7 +15,6 @@ from memmesh.engines.thread_store.adapters.turn_buffer import RedisTurnBuffer
 from memmesh.engines.thread_store.domain.model import Mode, Role, Turn
 from memmesh.engines.thread_store.domain.sessions import DEFAULT_SESSION_GAP_US
 from memmesh.engines.thread_store.use_cases import ThreadStoreUseCases
-from memmesh.runtime.errors import InvalidInput
 from memmesh.storage.sql import Dialect, PostgresDatabase, SqliteDatabase
 
 T0 = 1_767_225_600_000_000
@@ -108,22 +107,8 @@ async def test_forget_thread_removes_turns_loops_graph_and_buffer(service: Threa
     memory = await service.working_memory(*who, "s1", 0)
     assert memory.turns == () and memory.active_loops == () and memory.rolling_summary == ""
     assert (await service.expand(*who, ["entity:sarah"], 2, 5)).nodes == ()
-    page = await service.list_archive(*who, 0, "")
-    assert page.turns == () and page.digests == ()
-
-
-async def test_archive_pages_and_rejects_foreign_tokens(service: ThreadStoreUseCases) -> None:
-    who = user()
-    for index in range(5):
-        await service.append_turn(*who, turn(index, f"Turn {index} text."))
-    first = await service.list_archive(*who, 2, "")
-    second = await service.list_archive(*who, 2, first.next_page_token)
-    third = await service.list_archive(*who, 2, second.next_page_token)
-    assert [t.turn_id for t in first.turns + second.turns + third.turns] == [f"turn-{i}" for i in range(5)]
-    assert third.next_page_token == ""
-    with pytest.raises(InvalidInput) as raised:
-        await service.list_archive(*who, 2, "not-a-token")
-    assert raised.value.violations[0].field == "page_token"
+    assert (await service.resume(*who, "s2", T0 + MINUTE)).candidates == ()
+    assert await service.thread_episodes(*who, "s1") == []
 
 
 async def test_expand_is_bounded_and_ordered_by_weight_then_id(service: ThreadStoreUseCases) -> None:

@@ -144,17 +144,6 @@ async def test_digest_content_updates_keep_pin_and_use(store: ThreadStore) -> No
     assert stored.key_entities == ("Sarah",) and stored.evidence_turn_ids == ("turn-1",)
 
 
-async def test_archive_pages_in_time_then_id_order(store: ThreadStore) -> None:
-    who = user()
-    async with store.write(*who) as tx:
-        for index in range(7):
-            await tx.insert_turn(turn(index, time_us=T0 + index // 2), Mode.IN_SESSION)
-    async with store.read(*who) as tx:
-        first = await tx.archive_page(None, 3)
-        rest = await tx.archive_page((first[-1].time_us, first[-1].turn_id), 10)
-    assert [t.turn_id for t in first + rest] == [f"turn-{i}" for i in range(7)]
-
-
 async def test_forget_thread_removes_everything_of_that_thread_only(store: ThreadStore) -> None:
     who = user()
     async with store.write(*who) as tx:
@@ -169,7 +158,7 @@ async def test_forget_thread_removes_everything_of_that_thread_only(store: Threa
     async with store.read(*who) as tx:
         assert await tx.digest("s1") is None and await tx.session("s1") is None
         assert await tx.open_loops(10) == [] and await tx.node_labels(["entity:sarah"]) == {}
-        assert [t.turn_id for t in await tx.archive_page(None, 10)] == ["turn-2"]
+        assert [t.turn_id for t in await tx.turns_of(["turn-1", "turn-2"])] == ["turn-2"]
 
 
 async def test_another_user_sees_nothing(store: ThreadStore) -> None:
@@ -181,7 +170,7 @@ async def test_another_user_sees_nothing(store: ThreadStore) -> None:
         await tx.add_graph("s1", [GraphNode("entity:sarah", "Sarah")], [])
     async with store.read(*other) as tx:
         assert await tx.turn_mode("turn-1") is None and await tx.user_activity() is None
-        assert await tx.session_turns("s1", 6) == [] and await tx.archive_page(None, 10) == []
+        assert await tx.session_turns("s1", 6) == [] and await tx.turns_of(["turn-1"]) == []
         assert await tx.digests() == [] and await tx.node_labels(["entity:sarah"]) == {}
     async with store.write(*other) as tx:
         assert not await tx.forget_thread("s1")

@@ -67,11 +67,6 @@ class ThreadStoreServiceStub:
                 request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ExpandRequest.SerializeToString,
                 response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ExpandResponse.FromString,
                 _registered_method=True)
-        self.ListArchive = channel.unary_unary(
-                '/memmesh.thread_store.v1.ThreadStoreService/ListArchive',
-                request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ListArchiveRequest.SerializeToString,
-                response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ListArchiveResponse.FromString,
-                _registered_method=True)
         self.ForgetThread = channel.unary_unary(
                 '/memmesh.thread_store.v1.ThreadStoreService/ForgetThread',
                 request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetThreadRequest.SerializeToString,
@@ -142,13 +137,6 @@ class ThreadStoreServiceServicer:
 
     def Expand(self, request, context):
         """Expands the memory graph from nodes, bounded in depth and fan-out.
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def ListArchive(self, request, context):
-        """Lists archived turns and digests (for reindexing), in time order.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -226,11 +214,6 @@ def add_ThreadStoreServiceServicer_to_server(servicer, server):
                     servicer.Expand,
                     request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ExpandRequest.FromString,
                     response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ExpandResponse.SerializeToString,
-            ),
-            'ListArchive': grpc.unary_unary_rpc_method_handler(
-                    servicer.ListArchive,
-                    request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ListArchiveRequest.FromString,
-                    response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ListArchiveResponse.SerializeToString,
             ),
             'ForgetThread': grpc.unary_unary_rpc_method_handler(
                     servicer.ForgetThread,
@@ -423,33 +406,6 @@ class ThreadStoreService:
             '/memmesh.thread_store.v1.ThreadStoreService/Expand',
             memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ExpandRequest.SerializeToString,
             memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ExpandResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def ListArchive(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/memmesh.thread_store.v1.ThreadStoreService/ListArchive',
-            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ListArchiveRequest.SerializeToString,
-            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ListArchiveResponse.FromString,
             options,
             channel_credentials,
             insecure,

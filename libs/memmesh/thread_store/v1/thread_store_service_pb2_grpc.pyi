@@ -48,8 +48,6 @@ class ThreadStoreServiceStub:
     """Returns working memory, rolling summary and active loops of a session."""
     Expand: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.ExpandRequest, _thread_store_service_pb2.ExpandResponse]
     """Expands the memory graph from nodes, bounded in depth and fan-out."""
-    ListArchive: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.ListArchiveRequest, _thread_store_service_pb2.ListArchiveResponse]
-    """Lists archived turns and digests (for reindexing), in time order."""
     ForgetThread: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.ForgetThreadRequest, _thread_store_service_pb2.ForgetThreadResponse]
     """Forgets a thread: its digest, loops, graph contributions and archived turns."""
     PinThread: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.PinThreadRequest, _thread_store_service_pb2.PinThreadResponse]
@@ -88,8 +86,6 @@ class ThreadStoreServiceAsyncStub(ThreadStoreServiceStub):
     """Returns working memory, rolling summary and active loops of a session."""
     Expand: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.ExpandRequest, _thread_store_service_pb2.ExpandResponse]  # type: ignore[assignment]
     """Expands the memory graph from nodes, bounded in depth and fan-out."""
-    ListArchive: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.ListArchiveRequest, _thread_store_service_pb2.ListArchiveResponse]  # type: ignore[assignment]
-    """Lists archived turns and digests (for reindexing), in time order."""
     ForgetThread: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.ForgetThreadRequest, _thread_store_service_pb2.ForgetThreadResponse]  # type: ignore[assignment]
     """Forgets a thread: its digest, loops, graph contributions and archived turns."""
     PinThread: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.PinThreadRequest, _thread_store_service_pb2.PinThreadResponse]  # type: ignore[assignment]
@@ -161,14 +157,6 @@ class ThreadStoreServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_thread_store_service_pb2.ExpandResponse, _abc.Awaitable[_thread_store_service_pb2.ExpandResponse]]:
         """Expands the memory graph from nodes, bounded in depth and fan-out."""
-
-    @_abc_1.abstractmethod
-    def ListArchive(
-        self,
-        request: _thread_store_service_pb2.ListArchiveRequest,
-        context: _ServicerContext,
-    ) -> _typing.Union[_thread_store_service_pb2.ListArchiveResponse, _abc.Awaitable[_thread_store_service_pb2.ListArchiveResponse]]:
-        """Lists archived turns and digests (for reindexing), in time order."""
 
     @_abc_1.abstractmethod
     def ForgetThread(

@@ -8,7 +8,6 @@ from memmesh.common.v1 import bundle_pb2, memory_pb2
 from memmesh.engines.thread_store.domain.graph import EDGE_TYPE, NODE_TYPE
 from memmesh.engines.thread_store.domain.model import (
     Appended,
-    ArchivePage,
     ClosedSession,
     Digest,
     Edge,
@@ -174,13 +173,4 @@ def close_session_response(closed: ClosedSession | None) -> pb.CloseSessionRespo
 def expand_response(expansion: Expansion) -> pb.ExpandResponse:
     return pb.ExpandResponse(
         nodes=[node_message(n) for n in expansion.nodes], edges=[edge_message(e) for e in expansion.edges]
-    )
-
-
-def archive_response(page: ArchivePage) -> pb.ListArchiveResponse:
-    return pb.ListArchiveResponse(
-        turns=[turn_message(t) for t in page.turns],
-        digests=[digest_message(d) for d in page.digests],
-        next_page_token=page.next_page_token,
-        episodes=[episode_message(e) for e in page.episodes],
     )

@@ -126,14 +126,6 @@ class UserTx(Protocol):
         """The thread's episode digests in thread order."""
         ...
 
-    async def episodes(self) -> list[Episode]:
-        """Every episode digest of the user, by update time then id."""
-        ...
-
-    async def archive_page(self, after: tuple[int, str] | None, limit: int) -> list[Turn]:
-        """Turns after a (time, id) position, in (time, id) order."""
-        ...
-
     async def forget_thread(self, thread_id: str) -> bool:
         """Delete the thread's digest, episodes, loops, graph rows, session and turns; True if anything was there."""
         ...

@@ -70,12 +70,6 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
         )
         return mapping.expand_response(expansion)
 
-    async def ListArchive(self, request: pb.ListArchiveRequest, context: grpc.aio.ServicerContext) -> pb.ListArchiveResponse:
-        page = await self._threads.list_archive(
-            request.scope.tenant_id, request.scope.user_id, request.page_size, request.page_token
-        )
-        return mapping.archive_response(page)
-
     async def ForgetThread(self, request: pb.ForgetThreadRequest, context: grpc.aio.ServicerContext) -> pb.ForgetThreadResponse:
         forgotten = await self._threads.forget_thread(request.scope.tenant_id, request.scope.user_id, request.thread_id)
         return pb.ForgetThreadResponse(forgotten=forgotten)

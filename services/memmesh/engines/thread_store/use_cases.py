@@ -18,7 +18,6 @@ from memmesh.engines.thread_store.domain.graph import (
 from memmesh.engines.thread_store.domain.loops import MAX_OPEN_LOOPS, loop_changes, loop_order
 from memmesh.engines.thread_store.domain.model import (
     Appended,
-    ArchivePage,
     ClosedSession,
     Digest,
     Edge,
@@ -34,7 +33,6 @@ from memmesh.engines.thread_store.domain.model import (
     UserActivity,
     WorkingMemory,
 )
-from memmesh.engines.thread_store.domain.paging import decode_page_token, encode_page_token
 from memmesh.engines.thread_store.domain.resume import Resumable, resume_candidates
 from memmesh.engines.thread_store.domain.sessions import session_mode
 from memmesh.engines.thread_store.domain.summary import (
@@ -59,7 +57,6 @@ log = logging.getLogger(__name__)
 # A digest reads at most this many of a session's newest turns.
 DIGEST_WINDOW_TURNS = 400
 MAX_ACTIVE_LOOPS = 10
-DEFAULT_PAGE_SIZE = 500
 # Resume looks at the most recent sessions for the episode bridge.
 BRIDGE_SESSIONS = 2
 # Turns of one thread looked up to forget their index copies; sessions are far shorter.
@@ -322,18 +319,6 @@ class ThreadStoreUseCases:
                 frontier = next_frontier
             labels.update(await tx.node_labels([n for n in reached if n not in labels]))
         return Expansion(tuple(GraphNode(n, labels.get(n, "")) for n in reached), tuple(edges))
-
-    async def list_archive(self, tenant_id: str, user_id: str, page_size: int, page_token: str) -> ArchivePage:
-        """Turns in (time, id) order, a page at a time; digests on the first page."""
-        after = decode_page_token(page_token) if page_token else None
-        limit = page_size or DEFAULT_PAGE_SIZE
-        async with self._store.read(tenant_id, user_id) as tx:
-            turns = await tx.archive_page(after, limit + 1)
-            digests = await tx.digests() if after is None else []
-            episodes = await tx.episodes() if after is None else []
-        page = turns[:limit]
-        token = encode_page_token(page[-1].time_us, page[-1].turn_id) if len(turns) > limit else ""
-        return ArchivePage(tuple(page), tuple(digests), token, tuple(episodes))
 
     async def forget_thread(self, tenant_id: str, user_id: str, thread_id: str) -> bool:
         """Delete the thread's digest, loops, graph contributions, session and turns, and queue

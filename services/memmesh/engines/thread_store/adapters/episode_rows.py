@@ -43,9 +43,3 @@ class EpisodeRows:
             (*self._who, thread_id),
         )
         return [_episode(row) for row in rows]
-
-    async def episodes(self) -> list[Episode]:
-        rows = await self._db.fetchall(
-            f"SELECT {_COLUMNS} FROM thread_episodes WHERE {_USER} ORDER BY update_us, episode_id", self._who
-        )
-        return [_episode(row) for row in rows]

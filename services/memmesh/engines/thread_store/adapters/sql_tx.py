@@ -274,22 +274,6 @@ class SqlUserTx(EpisodeRows):
             )
         return await self.digest(thread_id)
 
-    async def archive_page(self, after: tuple[int, str] | None, limit: int) -> list[Turn]:
-        if after is None:
-            rows = await self._rows(
-                f"SELECT {_TURN_COLUMNS} FROM thread_turns WHERE {_USER} ORDER BY time_us, turn_id LIMIT ?", limit
-            )
-        else:
-            rows = await self._rows(
-                f"SELECT {_TURN_COLUMNS} FROM thread_turns WHERE {_USER} AND (time_us > ? OR "
-                "(time_us = ? AND turn_id > ?)) ORDER BY time_us, turn_id LIMIT ?",
-                after[0],
-                after[0],
-                after[1],
-                limit,
-            )
-        return [_turn(row) for row in rows]
-
     async def forget_thread(self, thread_id: str) -> bool:
         changed = 0
         for table, column in (

@@ -204,15 +204,6 @@ class TurnContext:
 
 
 @dataclass(frozen=True)
-class ArchivePage:
-    turns: tuple[Turn, ...]
-    digests: tuple[Digest, ...]
-    next_page_token: str
-    # Episode digests of every thread, on the first page with the digests.
-    episodes: tuple[Episode, ...] = ()
-
-
-@dataclass(frozen=True)
 class Expansion:
     nodes: tuple[GraphNode, ...] = ()
     edges: tuple[Edge, ...] = field(default_factory=tuple)
