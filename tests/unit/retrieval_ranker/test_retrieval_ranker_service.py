@@ -18,6 +18,7 @@ from ranker_fakes import (
 
 from memmesh.engines.retrieval_ranker.domain.documents import Caps, Kind
 from memmesh.engines.retrieval_ranker.ports import StoredDoc
+from memmesh.runtime.timeconv import timestamp_of
 
 CAPS = Caps(max_atoms=20, max_turns=5, max_digests=5)
 QUERIES = ("sister Sarah", "tennis sunday", "what do you remember", "weekend")
@@ -177,3 +178,25 @@ async def test_a_food_request_finds_standing_diet_and_allergy_constraints() -> N
     assert {"a1", "a2", "a3"} <= found and "a4" not in found
     # A request that is not about food does not pull them in.
     assert set(ids((await service.retrieve(TENANT, USER, "when is my sister's birthday?", CAPS)).atoms)) == {"a3"}
+
+
+def _field(number: int, data: bytes) -> bytes:
+    return bytes([number << 3 | 2, len(data)]) + data
+
+
+async def test_a_digest_stored_in_the_older_form_is_read_and_reindex_stores_it_anew() -> None:
+    # id, kind, "title\nsummary\nentity", evidence, time and thread as fields 1, 2, 3, 6, 7, 8.
+    legacy = (
+        _field(1, b"s1#e1") + bytes([2 << 3, 3]) + _field(3, b"Weekend\nSarah visited.\nSarah")
+        + _field(6, b"t1") + _field(7, timestamp_of(30).SerializeToString()) + _field(8, b"s1")
+    )  # fmt: skip
+    store = MemoryRankerStore()
+    await store.upsert(TENANT, USER, [StoredDoc("s1#e1", Kind.DIGEST.value, legacy)])
+    service = new_service(store)
+    found = (await service.retrieve(TENANT, USER, "sarah weekend", CAPS)).digests
+    assert ids(found) == ["s1#e1"]
+    rebuilt = digest("s1", "Weekend", "Sarah visited.", 30, ["t1"])
+    rebuilt.episode_id, rebuilt.key_entities[:] = "s1#e1", ["Sarah"]
+    assert found[0].doc.terms == digest_doc(rebuilt).terms
+    await service.reindex(TENANT, USER)
+    assert store.users[(TENANT, USER)].docs["s1#e1"][0].payload == digest_doc(rebuilt).payload

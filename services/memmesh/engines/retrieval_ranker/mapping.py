@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from google.protobuf import unknown_fields
+from google.protobuf.timestamp_pb2 import Timestamp
+
 from memmesh.common.v1 import memory_pb2
 from memmesh.engines.retrieval_ranker.domain.documents import (
     AtomSignals,
@@ -27,6 +30,8 @@ from memmesh.runtime.timeconv import micros_of
 # counts this many times in the atom's term frequencies (name/key matching).
 ABOUT_TERM_WEIGHT = 2
 
+# Wire type of strings and messages.
+LENGTH_DELIMITED = 2
 _KIND_OF_SOURCE = {"atom": Kind.ATOM, "turn": Kind.TURN, "digest": Kind.DIGEST}
 
 
@@ -117,11 +122,40 @@ def index_doc(canonical: pb.Document, analyzer: Analyzer) -> IndexDoc:
     )
 
 
+def _legacy_digest(document: pb.Document) -> pb.Document:
+    """A digest stored before documents carried their source: id, text ("title\nsummary\n
+    entity…"), evidence, time and thread were fields 1, 3, 6, 7 and 8 (unknown fields now).
+    A Reindex stores it again in the current form."""
+    values: dict[int, bytes] = {}
+    evidence: list[str] = []
+    for field in unknown_fields.UnknownFieldSet(document):
+        if field.wire_type == LENGTH_DELIMITED and field.field_number == 6:
+            evidence.append(bytes(field.data).decode())
+        elif field.wire_type == LENGTH_DELIMITED:
+            values[field.field_number] = bytes(field.data)
+    doc_id, thread_id = values.get(1, b"").decode(), values.get(8, b"").decode()
+    lines = values.get(3, b"").decode().split("\n")
+    digest = memory_pb2.Digest(
+        thread_id=thread_id or doc_id,
+        episode_id=doc_id if thread_id else "",
+        title=lines[0],
+        summary=lines[1] if len(lines) > 1 else "",
+        key_entities=lines[2:],
+        evidence_turn_ids=evidence,
+    )
+    if 7 in values:
+        digest.update_time.CopyFrom(Timestamp.FromString(values[7]))
+    return pb.Document(digest=digest)
+
+
 def decoder(analyzer: Analyzer) -> Callable[[StoredDoc], IndexDoc]:
     """Turns a stored row back into a domain document."""
 
     def decode(stored: StoredDoc) -> IndexDoc:
-        return index_doc(pb.Document.FromString(stored.payload), analyzer)
+        document = pb.Document.FromString(stored.payload)
+        if document.WhichOneof("source") is None:
+            document = _legacy_digest(document)
+        return index_doc(document, analyzer)
 
     return decode
 
