@@ -94,36 +94,35 @@ def atom_of(atom: memory_pb2.Atom) -> MemoryAtom:
     )
 
 
-def _turn_of_document(document: ranker_pb.Document) -> TurnRecord:
-    if document.HasField("turn"):
-        turn = document.turn
+def _turn_of(candidate: ranker_pb.Candidate) -> TurnRecord:
+    if candidate.document.HasField("turn"):
+        turn = candidate.document.turn
         return TurnRecord(
-            turn_id=turn.turn_id or document.doc_id,
+            turn_id=turn.turn_id or candidate.doc_id,
             session_id=turn.session_id,
             role=_name(memory_pb2.Role, turn.role, "ROLE_"),
             text=turn.text,
             time_us=_micros(turn, "time"),
             exposure=_name(memory_pb2.Exposure, turn.exposure, "EXPOSURE_"),
         )
-    # Without its turn the text's exposure is unknown: UNSPECIFIED, which the guard never lets pass.
-    return TurnRecord(document.doc_id, "", "USER", document.text, _micros(document, "time"), "UNSPECIFIED")
+    # Without its turn the exposure is unknown: UNSPECIFIED, which the guard never lets pass.
+    return TurnRecord(candidate.doc_id, "", "USER", "", 0, "UNSPECIFIED")
+
+
+def _digest_of(candidate: ranker_pb.Candidate) -> Digest:
+    """A thread or episode digest, under its index id; its key entities follow its summary."""
+    digest = candidate.document.digest
+    summary = " ".join(part for part in (digest.summary, *digest.key_entities) if part)
+    doc_id = candidate.doc_id or digest.episode_id or digest.thread_id
+    return Digest(doc_id, digest.title, summary, tuple(digest.evidence_turn_ids), digest.thread_id or doc_id)
 
 
 def retrieved_of(response: ranker_pb.RetrieveResponse) -> Retrieved:
     """Ranker candidates in domain terms, in the ranker's order."""
     return Retrieved(
         atoms=tuple(atom_of(c.document.atom) for c in response.atoms if c.document.HasField("atom")),
-        turns=tuple(_turn_of_document(c.document) for c in response.turns),
-        digests=tuple(_digest_of_document(c.document) for c in response.digests),
-    )
-
-
-def _digest_of_document(document: ranker_pb.Document) -> Digest:
-    # The ranker keeps a digest as "title\nsummary\nentity…" lines (doc_id is the thread id).
-    lines = [line for line in document.text.split("\n") if line.strip()]
-    title, rest = (lines[0], lines[1:]) if len(lines) > 1 else ("", lines)
-    return Digest(
-        document.doc_id, title, " ".join(rest), tuple(document.evidence_turn_ids), document.thread_id or document.doc_id
+        turns=tuple(_turn_of(c) for c in response.turns),
+        digests=tuple(_digest_of(c) for c in response.digests if c.document.HasField("digest")),
     )
 
 

@@ -1,0 +1,29 @@
+"""Ranker candidates in domain terms: each kind read from its own source record."""
+
+from __future__ import annotations
+
+from memmesh.common.v1 import memory_pb2
+from memmesh.engines.context_composer.mapping import retrieved_of
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
+
+
+def test_candidates_keep_their_source_records_and_index_ids() -> None:
+    atom = memory_pb2.Atom(atom_id="a1", key="preference.tea", text="User likes tea.", exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK)
+    turn = memory_pb2.Turn(turn_id="t1", session_id="s1", role=memory_pb2.ROLE_USER, text="tea please", exposure=memory_pb2.EXPOSURE_SAFE_TO_TEXT)
+    episode = memory_pb2.Digest(
+        thread_id="s1", episode_id="s1#e2", title="Tea", summary="We spoke about tea.", key_entities=["Assam"], evidence_turn_ids=["t1"]
+    )
+    response = ranker_pb.RetrieveResponse(
+        atoms=[ranker_pb.Candidate(document=ranker_pb.Document(atom=atom), doc_id="a1")],
+        turns=[
+            ranker_pb.Candidate(document=ranker_pb.Document(turn=turn), doc_id="t1"),
+            ranker_pb.Candidate(document=ranker_pb.Document(), doc_id="t2"),
+        ],
+        digests=[ranker_pb.Candidate(document=ranker_pb.Document(digest=episode), doc_id="s1#e2")],
+    )
+    retrieved = retrieved_of(response)
+    assert [(a.atom_id, a.exposure) for a in retrieved.atoms] == [("a1", "SAFE_TO_SPEAK")]
+    assert [(t.turn_id, t.session_id, t.exposure) for t in retrieved.turns] == [("t1", "s1", "SAFE_TO_TEXT"), ("t2", "", "UNSPECIFIED")]
+    (digest,) = retrieved.digests
+    assert (digest.digest_id, digest.thread_id, digest.title) == ("s1#e2", "s1", "Tea")
+    assert digest.summary == "We spoke about tea. Assam" and digest.evidence_turn_ids == ("t1",)
