@@ -58,6 +58,8 @@ SLUG_STOP_WORDS = frozenset(
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 # Conversation words: ASCII words with inner apostrophes and hyphens, numbers with separators.
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d+(?:[.,:]\d+)*")
+# Plain words: lowercase ASCII letters and digits (what keys, topics and sensitive terms are in).
+_PLAIN_WORD = re.compile(r"[a-z0-9]+")
 # Index words: runs of Unicode letters and digits of casefolded text, possessives dropped.
 _INDEX_WORD = re.compile(r"[^\W_]+")
 _POSSESSIVE = re.compile(r"['’]s\b")
@@ -78,6 +80,12 @@ def words(text: str) -> list[str]:
 def index_words(text: str) -> list[str]:
     """Casefolded letter-and-digit runs of a text in order, possessive 's dropped (index terms)."""
     return _INDEX_WORD.findall(_POSSESSIVE.sub("", text.casefold()))
+
+
+def plain_words(text: str) -> list[str]:
+    """Lowercase ASCII letter-and-digit runs of a text in order ("identity.bank_pin" -> identity,
+    bank, pin): the words keys, topics and sensitive terms are compared in."""
+    return _PLAIN_WORD.findall(text.lower())
 
 
 @lru_cache(maxsize=1 << 17)

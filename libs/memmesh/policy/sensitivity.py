@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 
+from memmesh.text import plain_words
+
 
 class Exposure(IntEnum):
     """Exposure levels, stricter is larger (numbers equal common.v1.Exposure's)."""
@@ -68,7 +70,6 @@ _PIN_NOUN = re.compile(
 )
 # Values that are credentials whatever words surround them: SSN-like ids and card numbers.
 _SECRET_VALUES = re.compile(r"\b\d{3}-\d{2}-\d{4}\b|\b\d(?:[ -]?\d){12,18}\b")
-_WORD = re.compile(r"[a-z0-9]+")
 
 
 def _terms(terms: Iterable[str]) -> re.Pattern[str]:
@@ -87,7 +88,7 @@ _CLASSES: tuple[tuple[Sensitivity, re.Pattern[str]], ...] = (
 
 def normalised(text: str) -> str:
     """Lowercase ASCII words joined by one space ("identity.bank_pin" -> "identity bank pin")."""
-    return " ".join(_WORD.findall(text.lower()))
+    return " ".join(plain_words(text))
 
 
 def sensitivity_of(text: str, key: str = "") -> Sensitivity | None:

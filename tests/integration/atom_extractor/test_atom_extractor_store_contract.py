@@ -18,13 +18,13 @@ from memmesh.engines.atom_extractor.domain.capsule import (
     CorrectionPair,
     Effect,
     EffectKind,
-    Exposure,
     Provenance,
     ProvenanceEntry,
     RejectionEntry,
 )
 from memmesh.extraction.model import FactType
 from memmesh.outbox import EffectQueue
+from memmesh.policy.sensitivity import Exposure
 from memmesh.runtime.errors import VersionMismatch
 
 NOW = 1_767_225_600_000_000

@@ -6,12 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from memmesh.engines.atom_extractor.domain.capsule import (
-    AtomRecord,
-    AtomStatus,
-    Exposure,
-    Provenance,
-)
+from memmesh.engines.atom_extractor.domain.capsule import AtomRecord, AtomStatus, Provenance
 from memmesh.engines.atom_extractor.domain.exposure_policy import default_exposure, topics_of
 from memmesh.engines.atom_extractor.domain.freshness import (
     MICROS_PER_DAY,
@@ -19,6 +14,7 @@ from memmesh.engines.atom_extractor.domain.freshness import (
     is_stale,
 )
 from memmesh.extraction.model import FactType
+from memmesh.policy.sensitivity import Exposure
 
 NOW = 1_767_225_600_000_000
 

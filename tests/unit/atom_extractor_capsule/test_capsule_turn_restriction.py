@@ -9,7 +9,7 @@ import pytest
 from capsule_fakes import Fakes, ScriptedExtractor
 
 from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
-from memmesh.engines.atom_extractor.domain.capsule import EffectKind, Exposure, TurnInput
+from memmesh.engines.atom_extractor.domain.capsule import EffectKind, TurnInput
 from memmesh.engines.atom_extractor.domain.control import MarkFlags
 from memmesh.errors import DependencyFailed
 from memmesh.extraction.model import (
@@ -17,6 +17,7 @@ from memmesh.extraction.model import (
     ExtractionResult,
     FactType,
 )
+from memmesh.policy.sensitivity import Exposure
 
 NOW = 1_767_225_600_000_000
 RESIDENCE = ExtractedFact("User lives in Boston.", "identity", FactType.USER_FACT, 9000, "identity.residence", ("Boston",), "")

@@ -6,7 +6,6 @@ from memmesh.engines.atom_extractor.domain import reasons
 from memmesh.engines.atom_extractor.domain.capsule import (
     AtomStatus,
     ChangeKind,
-    Exposure,
     Provenance,
     atom_id_of,
 )
@@ -15,6 +14,7 @@ from memmesh.engines.atom_extractor.domain.corrections import apply_correction
 from memmesh.engines.atom_extractor.domain.updates import apply_fact, confirm_atom
 from memmesh.engines.atom_extractor.domain.working_set import ChangeContext, WorkingCapsule
 from memmesh.extraction.model import Command, ExtractedFact, FactType
+from memmesh.policy.sensitivity import Exposure
 
 NOW = 1_767_225_600_000_000
 

@@ -8,10 +8,11 @@ from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as pb_grpc
 from memmesh.common.v1 import memory_pb2
 from memmesh.engines.atom_extractor import mapping
-from memmesh.engines.atom_extractor.domain.capsule import ChangeKind, Exposure, TurnInput
+from memmesh.engines.atom_extractor.domain.capsule import ChangeKind, TurnInput
 from memmesh.engines.atom_extractor.domain.control import MarkFlags
 from memmesh.engines.atom_extractor.use_cases import CapsuleService
 from memmesh.extraction.model import Command
+from memmesh.policy.sensitivity import Exposure
 from memmesh.runtime.errors import FieldViolation, InvalidInput
 from memmesh.runtime.timeconv import micros_of
 

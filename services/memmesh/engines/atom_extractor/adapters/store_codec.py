@@ -9,12 +9,12 @@ from enum import Enum
 from memmesh.engines.atom_extractor.domain.capsule import (
     AtomRecord,
     AtomStatus,
-    Exposure,
     Provenance,
     ProvenanceEntry,
     RejectionEntry,
 )
 from memmesh.extraction.model import FactType
+from memmesh.policy.sensitivity import Exposure
 
 
 def _plain(value: object) -> object:

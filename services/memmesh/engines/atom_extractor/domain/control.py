@@ -6,14 +6,10 @@ import re
 from dataclasses import dataclass, field, replace
 
 from memmesh.engines.atom_extractor.domain import reasons
-from memmesh.engines.atom_extractor.domain.capsule import (
-    AtomRecord,
-    AtomStatus,
-    ChangeKind,
-    Exposure,
-)
+from memmesh.engines.atom_extractor.domain.capsule import AtomRecord, AtomStatus, ChangeKind
 from memmesh.engines.atom_extractor.domain.working_set import ChangeContext, WorkingCapsule, change
 from memmesh.extraction.model import Command
+from memmesh.policy.sensitivity import Exposure
 
 _FILLER = frozenset(
     "my the a an about that this it its me i our your his her their thing things stuff anything everything "

@@ -10,12 +10,12 @@ from memmesh.engines.atom_extractor.domain.capsule import (
     ChangeKind,
     Effect,
     EffectKind,
-    Exposure,
     digest,
 )
 from memmesh.engines.atom_extractor.domain.control import CommandPlan
 from memmesh.engines.atom_extractor.domain.working_set import ChangeContext, WorkingCapsule
 from memmesh.ledger_event import AttributeValue, NewEvent
+from memmesh.policy.sensitivity import Exposure
 
 EVENT_TYPES = {
     ChangeKind.CREATED: "ATOM_CREATED",

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
-from memmesh.engines.atom_extractor.domain.capsule import Exposure
 from memmesh.policy import sensitivity
+from memmesh.policy.sensitivity import Exposure
+from memmesh.text import plain_words
 
 # Key segments that say nothing about what the fact is about.
 _GENERIC_SEGMENTS = frozenset(
     "preference relationship identity constraint general user favorite favourite pet tool".split()
 )
-_WORD = re.compile(r"[a-z0-9]+")
 
 
 def sensitivity_of(key: str, text: str) -> tuple[str, Exposure] | None:
@@ -30,9 +28,7 @@ def default_exposure(category: str, key: str, text: str) -> Exposure:
 
 def topics_of(key: str, text: str, critical_tokens: tuple[str, ...]) -> tuple[str, ...]:
     """Topic words for topic-level rules: key words, names and the sensitive class, sorted."""
-    words = {
-        w for w in _WORD.findall(key.replace(".", " ").replace("_", " ").lower()) if len(w) > 1
-    }
+    words = {w for w in plain_words(key) if len(w) > 1}
     words -= _GENERIC_SEGMENTS
     words |= {token.lower() for token in critical_tokens if token.isalpha()}
     sensitive = sensitivity_of(key, text)

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from memmesh.engines.atom_extractor.domain.capsule import AtomStatus
 from memmesh.engines.atom_extractor.domain.working_set import ChangeContext, WorkingCapsule
+from memmesh.text import plain_words
 
 # Sensitive class words are added to topics for rules; on their own they name no atom.
 _CLASS_WORDS = frozenset({"health", "finances", "credentials", "secret"})
 _MIN_TOPIC_CHARS = 3
-_WORD = re.compile(r"[a-z0-9]+")
 
 
 def turn_words(text: str) -> set[str]:
     """The words of a turn an atom's topic may match."""
-    return set(_WORD.findall(text.lower()))
+    return set(plain_words(text))
 
 
 def referenced_ids(ws: WorkingCapsule, text: str) -> list[str]:
