@@ -82,11 +82,8 @@ async def _seed(addrs: dict[str, str], scope: scope_pb2.UserScope, atoms: int, t
                 text=f"we talked about {rng.choice(TOPICS)} and {rng.choice(TOPICS)} with {rng.choice(RELATIONS)}",
                 time=timestamp_of(START_US + n * 60_000_000),
             )
+            # The ThreadStore indexes each archived turn itself (through its outbox).
             await threads.AppendTurn(thread_pb.AppendTurnRequest(scope=scope, turn=turn))
-            batch.append(ranker_pb.Document(turn=turn))
-            if len(batch) == 500:
-                await ranker.Upsert(ranker_pb.UpsertRequest(scope=scope, documents=batch))
-                batch = []
         for n in range(atoms_from, atoms):
             atom = _atom(n, rng)
             batch.append(ranker_pb.Document(atom=atom))
