@@ -3,7 +3,7 @@
 Brief: a user with 10,000 archived turns and 1,000 then 10,000 atoms; latency of one
 caller, CPU per full Brief summed over every engine process, and throughput with 8 and
 16 concurrent callers (with how many came back empty). Turns are archived through the
-ThreadStore and indexed like the gateway indexes them; atoms are written straight into
+ThreadStore, which indexes them itself; atoms are written straight into
 the retrieval index (the capsule's derived copy the composer reads), since pushing
 10,000 distinct facts through extraction would measure extraction rather than Brief.
 
