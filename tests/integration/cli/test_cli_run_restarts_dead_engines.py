@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import select
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -23,7 +25,7 @@ from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.gateway.v1 import gateway_service_pb2 as gateway_pb
 from memmesh.gateway.v1 import gateway_service_pb2_grpc as gateway_grpc
 from memmesh.runtime.settings import ENGINE_NAMES
-from memmesh.runtime.supervisor import STATE_FILE, built_engines, free_port
+from memmesh.runtime.supervisor import STATE_FILE, built_engines
 from memmesh.runtime.timeconv import timestamp_of
 
 pytestmark = pytest.mark.skipif(
@@ -55,6 +57,22 @@ def _read_banner(run: subprocess.Popen[str]) -> None:
             output += chunk
 
 
+def _listen_port(taken: set[int]) -> int:
+    """A free port below the ephemeral range, so no client socket or port-0 server elsewhere on
+    the machine takes it in the half minute before (and again while) the engine binds it."""
+    while True:
+        port = random.randrange(20_000, 32_000)
+        if port in taken:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            taken.add(port)
+            return port
+
+
 def _health(addr: str) -> str:
     with grpc.insecure_channel(addr) as channel:
         try:
@@ -75,8 +93,9 @@ def mesh_env(tmp_path: Path) -> dict[str, str]:
         # Proves healing, not latency: a loaded machine must not turn a Brief into an empty bundle.
         "MEMMESH_GATEWAY_BRIEF_BUDGET_MS": "3000",
     }
+    taken: set[int] = set()
     for name in ENGINE_NAMES:
-        env[f"MEMMESH_{name.upper()}_ADDR"] = f"127.0.0.1:{free_port()}"
+        env[f"MEMMESH_{name.upper()}_ADDR"] = f"127.0.0.1:{_listen_port(taken)}"
     return env
 
 
