@@ -69,7 +69,7 @@ async def _health(addr: str, timeout_s: float) -> str:
             reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout_s)
         except grpc.aio.AioRpcError as error:
             return f"DOWN ({error.code().name})"
-        return health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
 
 
 def cmd_status(args: argparse.Namespace) -> int:

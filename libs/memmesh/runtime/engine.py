@@ -7,6 +7,7 @@ import logging
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from memmesh.runtime.interceptors import Authenticator, InternalTokenAuthenticator
 from memmesh.runtime.server import (
@@ -26,7 +27,7 @@ READY_PREFIX = "memmesh-ready"
 class BuiltEngine:
     """What an engine's composition root hands to the runtime."""
 
-    registrations: Sequence[ServiceRegistration]
+    registrations: Sequence[ServiceRegistration[Any]]
     authenticator: Authenticator | None = None
     # Closes stores and channels after the server has stopped.
     close: Callable[[], Awaitable[None]] | None = None

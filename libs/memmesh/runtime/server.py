@@ -7,6 +7,7 @@ import logging
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -15,6 +16,8 @@ from opentelemetry.instrumentation.grpc import aio_server_interceptor
 
 from memmesh.runtime.interceptors import Authenticator, ServerPolicy
 from memmesh.runtime.telemetry import tracing_enabled
+
+ServicerT = TypeVar("ServicerT")
 
 log = logging.getLogger("memmesh.server")
 
@@ -34,11 +37,12 @@ GRACE_S = 5.0
 
 
 @dataclass
-class ServiceRegistration:
+class ServiceRegistration(Generic[ServicerT]):
     """A servicer and how to add it: `add(servicer, server)` and its full service name."""
 
-    servicer: object
-    add: Callable[[object, grpc.aio.Server], None]
+    servicer: ServicerT
+    # Generated add_*_to_server functions take the server untyped.
+    add: Callable[[ServicerT, Any], None]
     service_name: str
 
 
@@ -82,7 +86,7 @@ class EngineServer:
 async def start_server(
     host: str,
     port: int,
-    registrations: Sequence[ServiceRegistration],
+    registrations: Sequence[ServiceRegistration[Any]],
     authenticator: Authenticator,
 ) -> EngineServer:
     """Build, bind and start an aio server with health, reflection and the shared interceptors.

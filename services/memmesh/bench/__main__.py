@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Mapping
 
 from memmesh.bench import foundation, turns
 from memmesh.bench.exposure_filter import bench_filter
@@ -31,7 +32,8 @@ def _print(name: str, figures: object) -> None:
 
 def main(argv: list[str]) -> None:
     wanted = argv or list(SECTIONS)
-    results: dict[str, object] = {}
+    results: dict[str, Mapping[str, object]] = {}
+    figures: Mapping[str, object]
     if "foundation" in wanted:
         for label, storage, redis_url in CONFIGURATIONS:
             results[f"foundation.{label}"] = figures = foundation.run(storage, redis_url, label)

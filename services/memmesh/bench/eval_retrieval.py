@@ -74,7 +74,7 @@ class Gateway:
     def scope(self, user: str) -> scope_pb2.UserScope:
         return scope_pb2.UserScope(tenant_id=TENANT, user_id=user)
 
-    def ingest(self, user: str, session: str, tid: str, role: int, text: str, at: datetime) -> None:
+    def ingest(self, user: str, session: str, tid: str, role: memory_pb2.Role.ValueType, text: str, at: datetime) -> None:
         turn = memory_pb2.Turn(turn_id=tid, session_id=session, role=role, text=text, time=timestamp(at))
         self._stub.Ingest(pb.IngestRequest(scope=self.scope(user), turn=turn), metadata=self._metadata, timeout=30)
 

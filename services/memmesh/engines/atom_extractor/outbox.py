@@ -51,7 +51,7 @@ def _attribute(item: list[object]) -> tuple[str, AttributeValue]:
     # [name, value]; effects queued before the shared Ledger writer hold [name, "s"|"i"|"b", value].
     name, value = str(item[0]), item[-1]
     if len(item) == 3:
-        value = {"i": int, "b": bool}.get(str(item[1]), str)(value)  # type: ignore[operator]  # a JSON scalar
+        value = {"i": int, "b": bool}.get(str(item[1]), str)(value)
     if isinstance(value, dict):
         return name, EventTime(int(value["time_us"]))
     if isinstance(value, bool | int | str):

@@ -65,8 +65,9 @@ def apply_gate(bundle: bundle_pb2.ContextBundle, items: list[GuardItem], allowed
     gated.CopyFrom(bundle)
     for field, prefix in _LISTED_PARTS:
         passed = kept(prefix, getattr(bundle, field), allowed)
-        gated.ClearField(field)
-        getattr(gated, field).extend(passed)
+        part = getattr(gated, field)
+        del part[:]
+        part.extend(passed)
     if items_of.SUMMARY not in allowed:
         gated.rolling_summary = ""
     if items_of.BRIDGE not in allowed:

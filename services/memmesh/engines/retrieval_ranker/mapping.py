@@ -61,12 +61,13 @@ def _text(document: pb.Document) -> str:
 def _time_us(document: pb.Document) -> int:
     source = document.WhichOneof("source")
     if source == "atom":
-        holder, field = document.atom, "create_time"
-    elif source == "turn":
-        holder, field = document.turn, "time"
-    else:
-        holder, field = document.digest, "update_time"
-    return micros_of(getattr(holder, field)) if holder.HasField(field) else 0
+        atom = document.atom
+        return micros_of(atom.create_time) if atom.HasField("create_time") else 0
+    if source == "turn":
+        turn = document.turn
+        return micros_of(turn.time) if turn.HasField("time") else 0
+    digest = document.digest
+    return micros_of(digest.update_time) if digest.HasField("update_time") else 0
 
 
 def canonical_document(document: pb.Document, path: str = "document") -> pb.Document:
@@ -128,7 +129,7 @@ def _legacy_digest(document: pb.Document) -> pb.Document:
     A Reindex stores it again in the current form."""
     values: dict[int, bytes] = {}
     evidence: list[str] = []
-    for field in unknown_fields.UnknownFieldSet(document):
+    for field in unknown_fields.UnknownFieldSet(document):  # type: ignore[attr-defined]  # iterable at run time; the stubs miss __iter__
         if field.wire_type == LENGTH_DELIMITED and field.field_number == 6:
             evidence.append(bytes(field.data).decode())
         elif field.wire_type == LENGTH_DELIMITED:
