@@ -12,7 +12,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export GRPC_VERBOSITY ?= ERROR
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 
-.PHONY: run test setup proto proto-check lint unit contract integration acceptance bench eval-extraction eval-retrieval clean
+.PHONY: run test setup proto proto-check lint format unit contract integration acceptance bench eval-extraction eval-retrieval clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -40,6 +40,13 @@ proto-check: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check libs services tests
+	$(VENV)/bin/ruff format --check libs services tests
+	$(VENV)/bin/mypy libs services
+
+# Rewrites the tree in the one style `make lint` checks.
+format: $(STAMP)
+	$(VENV)/bin/ruff format libs services tests
+	$(VENV)/bin/ruff check --fix libs services tests
 
 unit: $(STAMP)
 	$(PYTEST) tests/unit
