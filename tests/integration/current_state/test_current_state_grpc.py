@@ -100,3 +100,33 @@ async def test_one_user_never_sees_another_users_state(mesh: InProcessMesh, scop
     other = new_scope()
     other.tenant_id = scope.tenant_id
     assert (await state.Get(pb.GetRequest(scope=other))).state.profile.display_name == ""
+
+
+async def test_fill_empty_profile_sets_only_empty_fields_and_rebuilds_alike(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
+    state = pb_grpc.CurrentStateServiceStub(mesh.channel("current_state"))
+    await state.Apply(apply(scope, "a", set_display_name="Ana"))
+    fill = pb.ProfileFill(display_name="Bo", primary_language="es")
+    filled = await state.Apply(apply(scope, "f", fill_empty_profile=fill))
+    assert (filled.state.profile.display_name, filled.state.profile.primary_language) == ("Ana", "es")
+    assert not filled.unchanged and filled.state.version == 2
+    again = await state.Apply(apply(scope, "f", fill_empty_profile=fill))
+    assert again.state.version == 2
+    nothing = await state.Apply(apply(scope, "g", fill_empty_profile=pb.ProfileFill(display_name="Cy")))
+    assert nothing.unchanged and nothing.state.version == 2
+
+    ledger = ledger_grpc.LedgerServiceStub(mesh.channel("ledger"))
+    events = [r.event async for r in ledger.Read(ledger_pb.ReadRequest(scope=scope))]
+    assert len(events) == 2
+    rebuilt = await state.Rebuild(pb.RebuildRequest(scope=scope))
+    assert rebuilt.checksum == rebuilt.live_checksum and rebuilt.events_replayed == 2
+    assert rebuilt.state.profile.display_name == "Ana"
+
+
+async def test_an_empty_fill_is_invalid_argument(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+    state = pb_grpc.CurrentStateServiceStub(mesh.channel("current_state"))
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await state.Apply(apply(scope, "a", fill_empty_profile=pb.ProfileFill()))
+    assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert details_of(raised.value)[1] == ["change.fill_empty_profile"]

@@ -90,6 +90,10 @@ CHANGES = st.one_of(
         st.sampled_from(["s1", "s2", "s3"]),
         st.integers(1_700_000_000_000_000, 1_800_000_000_000_000),
     ),
+    st.builds(
+        lambda fields: change("fill_profile", **fields),
+        st.sampled_from([{"display_name": "Ana"}, {"primary_language": "es"}, {"display_name": "Bo", "primary_language": "de"}]),
+    ),
 )
 
 
@@ -109,8 +113,10 @@ def test_rebuild_from_the_ledger_has_the_live_checksum(changes: list[Change], no
         await apply_all(service, ledger, changes, noise)
         rebuilt = await service.rebuild("t", "u", replace_live=False)
         assert rebuilt.checksum == rebuilt.live_checksum
-        assert rebuilt.events_replayed == len(changes)
-        assert rebuilt.state.version == len(changes)
+        # Every change is recorded except a fill that found its fields already set.
+        recorded = [c for _, _, c in ledger.events if c is not None]
+        assert rebuilt.events_replayed == len(recorded) == rebuilt.state.version
+        assert len(recorded) >= len([c for c in changes if c.kind != "fill_profile"])
 
     asyncio.run(scenario())
 
@@ -180,3 +186,47 @@ def test_the_latest_interaction_wins_whatever_the_arrival_order() -> None:
 def test_checksum_changes_with_any_field() -> None:
     assert checksum(UserState()) == checksum(UserState())
     assert checksum(UserState()) != checksum(UserState(timezone="UTC"))
+
+
+async def test_a_fill_sets_only_the_empty_fields_and_is_idempotent_by_key() -> None:
+    ledger, store = MemoryLedger(), MemoryStore()
+    service = CurrentStateService(store, ledger, MemoryCache())
+    await service.apply("t", "u", change("display_name", value="Ana"), expected_version=None, reason_code="R", idempotency_key="a", now_us=1)
+    fill = change("fill_profile", display_name="Bo", primary_language="es")
+    filled = await service.apply("t", "u", fill, expected_version=None, reason_code="R", idempotency_key="f", now_us=1)
+    assert (filled.state.display_name, filled.state.primary_language) == ("Ana", "es")
+    assert not filled.unchanged and filled.state.version == 2
+    again = await service.apply("t", "u", fill, expected_version=None, reason_code="R", idempotency_key="f", now_us=1)
+    assert again.state == filled.state and len(ledger.events) == 2
+
+
+async def test_a_fill_with_nothing_left_to_fill_records_nothing() -> None:
+    ledger, store = MemoryLedger(), MemoryStore()
+    service = CurrentStateService(store, ledger, MemoryCache())
+    await service.apply("t", "u", change("display_name", value="Ana"), expected_version=None, reason_code="R", idempotency_key="a", now_us=1)
+    applied = await service.apply(
+        "t", "u", change("fill_profile", display_name="Bo"), expected_version=None, reason_code="R", idempotency_key="f", now_us=1
+    )
+    assert applied.unchanged and applied.state.display_name == "Ana" and applied.state.version == 1
+    assert len(ledger.events) == 1
+
+
+def test_a_fill_decided_in_the_fold_keeps_a_value_set_before_it_in_the_stream() -> None:
+    # Two fills racing: both recorded, the first in the stream wins, on replay too.
+    state = apply_change(UserState(), change("fill_profile", display_name="Ana"), 1)
+    state = apply_change(state, change("fill_profile", display_name="Bo", primary_language="es"), 2)
+    assert (state.display_name, state.primary_language, state.version) == ("Ana", "es", 2)
+
+
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [
+        (change("fill_profile"), "change.fill_empty_profile"),
+        (change("fill_profile", timezone="UTC"), "change.fill_empty_profile"),
+        (change("fill_profile", primary_language="english please"), "change.set_primary_language"),
+    ],
+)
+def test_bad_fills_are_refused(bad: Change, field: str) -> None:
+    with pytest.raises(InvalidInput) as raised:
+        validate_change(bad)
+    assert raised.value.violations[0].field == field

@@ -260,6 +260,7 @@ class StateChange(_message.Message):
     SET_DEVICE_SETTING_FIELD_NUMBER: _builtins.int
     RECORD_INTERACTION_FIELD_NUMBER: _builtins.int
     SET_LAST_APPLIED_PACKAGE_ID_FIELD_NUMBER: _builtins.int
+    FILL_EMPTY_PROFILE_FIELD_NUMBER: _builtins.int
     set_display_name: _builtins.str
     """Set the display name (1 to 100 characters)."""
     set_primary_language: _builtins.str
@@ -284,6 +285,14 @@ class StateChange(_message.Message):
     def record_interaction(self) -> Global___InteractionRecord:
         """Record an interaction."""
 
+    @_builtins.property
+    def fill_empty_profile(self) -> Global___ProfileFill:
+        """Set each given profile field only while it is empty (a field that holds a
+        value is never overwritten). Decided by Current State in the order of the
+        user's ledger stream, so a rebuild decides the same. Nothing is recorded
+        when every given field already holds a value.
+        """
+
     def __init__(
         self,
         *,
@@ -296,16 +305,45 @@ class StateChange(_message.Message):
         set_device_setting: Global___DeviceSetting | None = ...,
         record_interaction: Global___InteractionRecord | None = ...,
         set_last_applied_package_id: _builtins.str = ...,
+        fill_empty_profile: Global___ProfileFill | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["change", b"change", "record_interaction", b"record_interaction", "set_contact_preference", b"set_contact_preference", "set_device_setting", b"set_device_setting", "set_display_name", b"set_display_name", "set_last_applied_package_id", b"set_last_applied_package_id", "set_memory_retention_mode", b"set_memory_retention_mode", "set_primary_language", b"set_primary_language", "set_resume_preferences", b"set_resume_preferences", "set_timezone", b"set_timezone"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["change", b"change", "fill_empty_profile", b"fill_empty_profile", "record_interaction", b"record_interaction", "set_contact_preference", b"set_contact_preference", "set_device_setting", b"set_device_setting", "set_display_name", b"set_display_name", "set_last_applied_package_id", b"set_last_applied_package_id", "set_memory_retention_mode", b"set_memory_retention_mode", "set_primary_language", b"set_primary_language", "set_resume_preferences", b"set_resume_preferences", "set_timezone", b"set_timezone"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["change", b"change", "record_interaction", b"record_interaction", "set_contact_preference", b"set_contact_preference", "set_device_setting", b"set_device_setting", "set_display_name", b"set_display_name", "set_last_applied_package_id", b"set_last_applied_package_id", "set_memory_retention_mode", b"set_memory_retention_mode", "set_primary_language", b"set_primary_language", "set_resume_preferences", b"set_resume_preferences", "set_timezone", b"set_timezone"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["change", b"change", "fill_empty_profile", b"fill_empty_profile", "record_interaction", b"record_interaction", "set_contact_preference", b"set_contact_preference", "set_device_setting", b"set_device_setting", "set_display_name", b"set_display_name", "set_last_applied_package_id", b"set_last_applied_package_id", "set_memory_retention_mode", b"set_memory_retention_mode", "set_primary_language", b"set_primary_language", "set_resume_preferences", b"set_resume_preferences", "set_timezone", b"set_timezone"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_change: _TypeAlias = _typing.Literal["set_display_name", "set_primary_language", "set_contact_preference", "set_timezone", "set_memory_retention_mode", "set_resume_preferences", "set_device_setting", "record_interaction", "set_last_applied_package_id"]  # noqa: Y015
+    _WhichOneofReturnType_change: _TypeAlias = _typing.Literal["set_display_name", "set_primary_language", "set_contact_preference", "set_timezone", "set_memory_retention_mode", "set_resume_preferences", "set_device_setting", "record_interaction", "set_last_applied_package_id", "fill_empty_profile"]  # noqa: Y015
     _WhichOneofArgType_change: _TypeAlias = _typing.Literal["change", b"change"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_change) -> _WhichOneofReturnType_change | None: ...
 
 Global___StateChange: _TypeAlias = StateChange  # noqa: Y015
+
+@_typing.final
+class ProfileFill(_message.Message):
+    """Profile fields to set only where the profile has none; an empty field here is
+    not given. At least one field must be given.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DISPLAY_NAME_FIELD_NUMBER: _builtins.int
+    PRIMARY_LANGUAGE_FIELD_NUMBER: _builtins.int
+    display_name: _builtins.str
+    """The display name (1 to 100 characters), or empty."""
+    primary_language: _builtins.str
+    """The primary language (BCP 47), or empty."""
+    def __init__(
+        self,
+        *,
+        display_name: _builtins.str = ...,
+        primary_language: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "primary_language", b"primary_language"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ProfileFill: _TypeAlias = ProfileFill  # noqa: Y015
 
 @_typing.final
 class GetRequest(_message.Message):
@@ -417,8 +455,13 @@ class ApplyResponse(_message.Message):
 
     STATE_FIELD_NUMBER: _builtins.int
     DUPLICATE_FIELD_NUMBER: _builtins.int
+    UNCHANGED_FIELD_NUMBER: _builtins.int
     duplicate: _builtins.bool
     """True when the idempotency key had been applied before and nothing changed."""
+    unchanged: _builtins.bool
+    """True when a fill_empty_profile found every given field already set: nothing
+    was recorded on the ledger and the version did not move.
+    """
     @_builtins.property
     def state(self) -> Global___UserState:
         """The state after the change."""
@@ -428,10 +471,11 @@ class ApplyResponse(_message.Message):
         *,
         state: Global___UserState | None = ...,
         duplicate: _builtins.bool = ...,
+        unchanged: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate", b"duplicate", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate", b"duplicate", "state", b"state", "unchanged", b"unchanged"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

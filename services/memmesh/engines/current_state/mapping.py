@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memmesh.current_state.v1 import current_state_service_pb2 as pb
-from memmesh.engines.current_state.domain.state import Change, UserState, Value
+from memmesh.engines.current_state.domain.state import FILLABLE_FIELDS, Change, UserState, Value
 from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.ledger.v1 import ledger_service_pb2 as ledger_pb
 from memmesh.runtime.timeconv import micros_of, timestamp_of
@@ -50,6 +50,10 @@ def change_of(message: pb.StateChange) -> Change:
             kind = "interaction"
             record = message.record_interaction
             values = {"session_id": record.session_id, "interaction_time": micros_of(record.interaction_time)}
+        case "fill_empty_profile":
+            kind = "fill_profile"
+            fill = message.fill_empty_profile
+            values = {name: value for name in FILLABLE_FIELDS if (value := getattr(fill, name))}
         case simple:
             kind = _SIMPLE_CHANGES[simple]
             values = {"value": getattr(message, simple)}

@@ -29,7 +29,9 @@ class CurrentStateServicer(pb_grpc.CurrentStateServiceServicer):
             idempotency_key=request.idempotency_key,
             now_us=micros_of(request.now),
         )
-        return pb.ApplyResponse(state=mapping.state_message(applied.state), duplicate=applied.duplicate)
+        return pb.ApplyResponse(
+            state=mapping.state_message(applied.state), duplicate=applied.duplicate, unchanged=applied.unchanged
+        )
 
     async def Rebuild(self, request: pb.RebuildRequest, context: grpc.aio.ServicerContext) -> pb.RebuildResponse:
         rebuilt = await self._service.rebuild(request.scope.tenant_id, request.scope.user_id, request.replace_live)

@@ -1,4 +1,9 @@
-"""Use cases of Current State: get, apply (ledger first, then projection), rebuild."""
+"""Use cases of Current State: get, apply (ledger first, then projection), rebuild.
+
+A "fill empty profile" change is decided by the fold itself (domain `fills`): it sets a
+given field only while it is empty at its place in the user's ledger stream, so the live
+projection and a rebuild agree. It is recorded only when the projection still lacks one
+of its fields; otherwise Apply answers `unchanged` and writes nothing."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from memmesh.engines.current_state.domain.state import (
     checksum,
     decode_state,
     encode_state,
+    fills,
     validate_change,
 )
 from memmesh.engines.current_state.ports import StateLedger, StateStore
@@ -26,6 +32,8 @@ MAX_PROJECTION_ATTEMPTS = 8
 class Applied:
     state: UserState
     duplicate: bool
+    # A fill that found every given field already set: nothing recorded, version unchanged.
+    unchanged: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,10 @@ class CurrentStateService:
         state = await self._store.get(tenant_id, user_id) or UserState()
         if expected_version is not None and expected_version != state.version:
             raise VersionMismatch(f"state is at version {state.version}, not {expected_version}")
+        if change.kind == "fill_profile" and not fills(state, change):
+            # A field once set is never emptied, so this holds at every later point of the stream;
+            # a fill racing another one is recorded, and the fold sets only what is still empty.
+            return Applied(state, duplicate=False, unchanged=True)
         sequence, _ = await self._ledger.append_change(
             tenant_id, user_id, change, reason_code, f"state:{idempotency_key}", now_us
         )

@@ -16,6 +16,9 @@ from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.ledger_event import AttributeValue, EventTime, NewEvent
 
 STATE_EVENT_TYPE = "STATE_CHANGED"
+# A fill sets each given profile field only while it is empty (seed 001 §2.11.10: a value
+# Current State holds is never overwritten from conversation).
+FILLABLE_FIELDS = ("display_name", "primary_language")
 CONTACT_PREFERENCES = ("SPEAK", "TEXT")
 RETENTION_MODES = ("DEFAULT", "REMEMBER_EVERYTHING")
 _LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*")
@@ -86,6 +89,11 @@ def validate_change(change: Change) -> None:
             _check(0 <= threshold <= 10_000, "change.set_device_setting.wake_threshold_bp", "must be 0..10000")
         case "last_applied_package_id":
             _check(0 < len(str(change.value("value"))) <= 128, "change.set_last_applied_package_id", "must be 1 to 128 characters")
+        case "fill_profile":
+            given = dict(change.values)
+            _check(bool(given) and set(given) <= set(FILLABLE_FIELDS), "change.fill_empty_profile", "give a field")
+            for name, value in given.items():
+                validate_change(Change(name, (("value", value),)))
         case "resume_preferences" | "interaction":
             pass
         case other:
@@ -122,7 +130,14 @@ def apply_change(state: UserState, change: Change, ledger_sequence: int) -> User
                 state = replace(state, last_interaction_us=at, last_session_id=str(change.value("session_id")))
         case "last_applied_package_id":
             state = replace(state, last_applied_package_id=str(change.value("value")))
+        case "fill_profile":
+            state = replace(state, **fills(state, change))
     return replace(state, version=state.version + 1, ledger_sequence=ledger_sequence)
+
+
+def fills(state: UserState, change: Change) -> dict[str, str]:
+    """The fields a fill_profile change sets on this state: the given ones still empty."""
+    return {name: str(value) for name, value in change.values if not getattr(state, name)}
 
 
 def state_event(change: Change, reason_code: str, idempotency_key: str, now_us: int) -> NewEvent:
