@@ -131,7 +131,12 @@ def apply_change(state: UserState, change: Change, ledger_sequence: int) -> User
         case "last_applied_package_id":
             state = replace(state, last_applied_package_id=str(change.value("value")))
         case "fill_profile":
-            state = replace(state, **fills(state, change))
+            filled = fills(state, change)
+            state = replace(
+                state,
+                display_name=filled.get("display_name", state.display_name),
+                primary_language=filled.get("primary_language", state.primary_language),
+            )
     return replace(state, version=state.version + 1, ledger_sequence=ledger_sequence)
 
 
