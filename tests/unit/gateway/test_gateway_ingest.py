@@ -1,5 +1,6 @@
 """Ingest's use case with fake peers: acknowledged once archived, derived effects through
-the outbox (first attempt before the answer), profile fill as a follow-up of extraction."""
+the outbox (first attempt before the answer), profile fill as a follow-up of extraction
+(one blind fill_empty_profile change: Current State decides what is still empty)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.engines.gateway.adapters.sql_store import migrations_for
-from memmesh.engines.gateway.effects import EXTRACT, EffectHandlers
+from memmesh.engines.gateway.effects import EXTRACT, FILL_PROFILE, EffectHandlers
 from memmesh.engines.gateway.ingest import IngestHandler
 from memmesh.errors import DependencyFailed
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
-from memmesh.outbox import Outbox, RetryPolicy
+from memmesh.outbox import Effect, Outbox, RetryPolicy
 from memmesh.runtime.timeconv import timestamp_of
 from memmesh.storage.sql import Dialect, SqliteDatabase
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
@@ -40,22 +41,30 @@ class FakeThreads:
 
 
 class FakeState:
+    """Current State as far as Ingest sees it: a fill sets only empty fields and is recorded
+    only when it sets one; a change with an expected version is refused once the state moved."""
+
     def __init__(self) -> None:
         self.state = state_pb.UserState()
         self.applied: list[str] = []
-        # Profile changes answered ABORTED (another change moved the version) before one lands.
-        self.races = 0
+        self.reads = 0
 
     async def get(self, request: state_pb.GetRequest, timeout_s: float) -> state_pb.GetResponse:
+        self.reads += 1
         return state_pb.GetResponse(state=self.state)
 
     async def apply(self, request: state_pb.ApplyRequest, timeout_s: float) -> state_pb.ApplyResponse:
-        if request.change.HasField("set_display_name") and self.races:
-            self.races -= 1
+        if not request.any_version and request.expected_version != self.state.version:
             raise DependencyFailed("current_state", "ABORTED", peer_reason="VERSION_MISMATCH")
+        if request.change.HasField("fill_empty_profile"):
+            fill = request.change.fill_empty_profile
+            empty = {f: v for f in ("display_name", "primary_language") if (v := getattr(fill, f))}
+            empty = {f: v for f, v in empty.items() if not getattr(self.state.profile, f)}
+            if not empty:
+                return state_pb.ApplyResponse(state=self.state, unchanged=True)
+            for field, value in empty.items():
+                setattr(self.state.profile, field, value)
         self.applied.append(request.idempotency_key)
-        if request.change.HasField("set_display_name"):
-            self.state.profile.display_name = request.change.set_display_name
         self.state.version += 1
         return state_pb.ApplyResponse(state=self.state)
 
@@ -145,7 +154,7 @@ async def test_with_the_extractor_down_the_extraction_is_queued_once(gateway: Ga
 async def test_a_stated_name_fills_an_empty_profile_in_the_same_ingest(gateway: Gateway) -> None:
     await gateway.ingest("t1", "I'm Ana.")
     assert gateway.state.state.profile.display_name == "Ana"
-    assert gateway.state.applied == ["interaction:t1", "profile:display_name:t1"]
+    assert gateway.state.applied == ["interaction:t1", "profile:t1"]
 
 
 async def test_a_stated_name_never_overwrites_the_profile(gateway: Gateway) -> None:
@@ -162,10 +171,25 @@ async def test_an_assistant_turn_is_only_archived(gateway: Gateway) -> None:
     assert await gateway.outbox.pending("t", "u") == []
 
 
-async def test_a_profile_fill_racing_another_change_reads_again(gateway: Gateway) -> None:
-    gateway.state.races = 1
+async def test_a_profile_fill_never_reads_the_state_first_so_no_other_change_can_race_it(gateway: Gateway) -> None:
+    # Current State decides "only if empty" itself: the fill is blind, the interaction record
+    # moving the version cannot abort it, and the gateway never reads the state to fill it.
     await gateway.ingest("t1", "I'm Ana.")
-    assert gateway.state.state.profile.display_name == "Ana"
+    await gateway.ingest("t2", "I'm Bo.")
+    assert gateway.state.state.profile.display_name == "Ana" and gateway.state.reads == 0
+    assert gateway.state.applied == ["interaction:t1", "profile:t1", "interaction:t2"]
+
+
+async def test_a_fill_queued_in_the_old_form_still_only_fills_an_empty_field(gateway: Gateway) -> None:
+    gateway.state.state.profile.display_name = "Kaiser"
+    old = state_pb.ApplyRequest(
+        scope=SCOPE, change=state_pb.StateChange(set_display_name="Ana"), reason_code="USER_STATED_PROFILE",
+        idempotency_key="profile:display_name:t0", now=timestamp_of(NOW_US),
+    )  # fmt: skip
+    await gateway.outbox.enqueue_and_deliver(
+        "t", "u", [Effect(FILL_PROFILE, old.SerializeToString(), "fill_profile:display_name:t0", "current_state")], 2.0
+    )
+    assert gateway.state.state.profile.display_name == "Kaiser" and gateway.state.applied == []
 
 
 async def test_a_turn_the_extractor_refuses_is_a_dead_letter_and_the_next_turn_is_extracted(gateway: Gateway) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
 from memmesh.common.v1 import memory_pb2
-from memmesh.engines.gateway.domain.profile import stated_profile
 from memmesh.engines.gateway.mapping import applied_changes
+from memmesh.extraction.profile import stated_profile
 
 
 def change(key: str, text: str, tokens: list[str], **overrides: object) -> pb.AtomChange:

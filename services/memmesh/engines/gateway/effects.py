@@ -6,7 +6,6 @@ not the gateway's: the ThreadStore feeds the index the turns and digests it arch
 
 from __future__ import annotations
 
-import asyncio
 from typing import TypeVar
 
 from google.protobuf.message import DecodeError, Message
@@ -14,10 +13,9 @@ from google.protobuf.message import DecodeError, Message
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
-from memmesh.engines.gateway.domain.profile import FILL_ATTEMPTS, PROFILE_REASON, stated_profile
 from memmesh.engines.gateway.mapping import applied_changes
 from memmesh.engines.gateway.ports import CurrentStatePeer, ExtractionPeer
-from memmesh.errors import DependencyFailed
+from memmesh.extraction.profile import PROFILE_REASON, stated_profile
 from memmesh.outbox import Done, Effect, EffectRejected, Handler, QueuedEffect
 
 RECORD_INTERACTION = "record_interaction"
@@ -68,21 +66,21 @@ def turn_effects(scope: scope_pb2.UserScope, turn: memory_pb2.Turn) -> list[Effe
 
 
 def fill_profile_effects(request: extractor_pb.ProcessRequest, processed: extractor_pb.ProcessResponse) -> list[Effect]:
-    """Filling the empty profile fields the extraction found stated (Current State decides)."""
-    effects = []
-    for field, value in sorted(stated_profile(applied_changes(processed)).items()):
-        turn_id = request.turn.turn_id
-        change = state_pb.StateChange()
-        setattr(change, f"set_{field}", value)
-        apply = state_pb.ApplyRequest(
-            scope=request.scope,
-            change=change,
-            reason_code=PROFILE_REASON,
-            idempotency_key=f"profile:{field}:{turn_id}"[:128],
-            now=request.turn.time,
-        )
-        effects.append(Effect(FILL_PROFILE, apply.SerializeToString(), f"{FILL_PROFILE}:{field}:{turn_id}", STATE_LANE))
-    return effects
+    """One blind fill of the profile fields the extraction's adopted facts state; Current State
+    sets those still empty (none when the turn states none)."""
+    stated = stated_profile(applied_changes(processed))
+    if not stated:
+        return []
+    turn_id = request.turn.turn_id
+    apply = state_pb.ApplyRequest(
+        scope=request.scope,
+        change=state_pb.StateChange(fill_empty_profile=state_pb.ProfileFill(**stated)),
+        any_version=True,
+        reason_code=PROFILE_REASON,
+        idempotency_key=f"profile:{turn_id}"[:128],
+        now=request.turn.time,
+    )
+    return [Effect(FILL_PROFILE, apply.SerializeToString(), f"{FILL_PROFILE}:{turn_id}", STATE_LANE)]
 
 
 def _decoded(message: type[M], effect: QueuedEffect) -> M:
@@ -90,10 +88,6 @@ def _decoded(message: type[M], effect: QueuedEffect) -> M:
         return message.FromString(effect.payload)
     except DecodeError as error:
         raise EffectRejected(f"undecodable {effect.kind} payload") from error
-
-
-class VersionRace(Exception):
-    """Current State kept moving while a profile field was being filled; tried again later."""
 
 
 class EffectHandlers:
@@ -121,20 +115,12 @@ class EffectHandlers:
         return Done(processed, then=tuple(fill_profile_effects(request, processed)))
 
     async def fill_profile(self, effect: QueuedEffect, timeout_s: float) -> object:
-        """Set the field only while Current State holds none (it stays the authority)."""
+        """Current State sets each field only while it is empty (it stays the authority)."""
         request = _decoded(state_pb.ApplyRequest, effect)
-        field = str(request.change.WhichOneof("change")).removeprefix("set_")
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout_s
-        for _ in range(FILL_ATTEMPTS):
-            current = (await self._state.get(state_pb.GetRequest(scope=request.scope), deadline - loop.time())).state
-            if getattr(current.profile, field):
-                return None
-            request.expected_version = current.version
-            try:
-                return await self._state.apply(request, deadline - loop.time())
-            except DependencyFailed as error:
-                # ABORTED: another change (an interaction) moved the version; look again.
-                if error.peer_status != "ABORTED":
-                    raise
-        raise VersionRace(field)
+        field = str(request.change.WhichOneof("change"))
+        if field.startswith("set_"):
+            # Queued before fills were Current State's own change: one field, set only if empty.
+            value = getattr(request.change, field)
+            request.change.fill_empty_profile.CopyFrom(state_pb.ProfileFill(**{field.removeprefix("set_"): value}))
+            request.any_version = True
+        return await self._state.apply(request, timeout_s)

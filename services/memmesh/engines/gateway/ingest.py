@@ -2,6 +2,14 @@
 outbox (DESIGN.md: "Ingest never loses a turn"). The ThreadStore indexes the turn it archives
 through its own outbox; the gateway never writes to the index.
 
+Ingest is AppendTurn -> (interaction record || Process -> profile fill). The profile fill
+follows Process rather than running beside it from the turn: whether a stated name or
+language is adopted (kept ACTIVE, safe to speak, confident enough, not refused as off the
+record or under a do-not-store rule) is the extractor's decision over the user's atoms,
+which the turn's text alone does not carry. The fill is one blind Current State change,
+fill_empty_profile: Current State sets only the fields still empty, so the gateway
+neither reads the state first nor retries on a version race.
+
 The first attempt of every effect is made before the answer, so in a healthy mesh
 the interaction record and the memory are up to date for the next turn; an effect whose
 engine is down stays queued and the background drainer delivers it once the engine is back.

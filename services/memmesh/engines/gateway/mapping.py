@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.common.v1 import memory_pb2
-from memmesh.engines.gateway.domain.profile import AppliedChange
+from memmesh.extraction.profile import AppliedChange
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 
 

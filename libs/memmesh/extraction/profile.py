@@ -1,8 +1,12 @@
-"""Stable facts a user states about themselves ("I'm Ana", "my native language is
-Spanish") fill EMPTY Current State profile fields, so push memory and the do-not-repeat
-flags carry them on every turn (seed 001 §2.11.3, §2.11.12). Current State stays the
-authority: a field that holds a value is never overwritten from conversation
-(§2.11.10); the disagreement is tagged CONFLICT by the composer instead."""
+"""Which facts an extraction adopted state Current State profile fields: the reading of an
+extraction's result, kept beside the rules that make those facts (the "identity.name" and
+language keys are this library's own). Stable facts a user states about themselves ("I'm
+Ana", "my native language is Spanish") fill EMPTY profile fields, so push memory and the
+do-not-repeat flags carry them on every turn (seed 001 §2.11.3, §2.11.12).
+
+Whether a field is empty is not decided here: Current State's fill_empty_profile change
+sets a field only while it is empty, so it stays the authority and a value it holds is
+never overwritten from conversation (§2.11.10); the composer tags a disagreement CONFLICT."""
 
 from __future__ import annotations
 
@@ -14,8 +18,6 @@ from memmesh.lexicon.languages import language_code_in
 PROFILE_REASON = "USER_STATED_PROFILE"
 # Only facts held with the confidence a USER_FACT needs to be trusted (seed 002).
 MIN_CONFIDENCE_BP = 8000
-# Interactions of the same user change the version too; a few re-reads settle it.
-FILL_ATTEMPTS = 3
 PROFILE_FIELDS = ("display_name", "primary_language")
 _LANGUAGE_KEYS = ("identity.language.native", "constraint.language.response")
 _ADOPTED_KINDS = ("CREATED", "CONFIRMED", "CORRECTED")
