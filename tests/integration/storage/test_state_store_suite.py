@@ -10,8 +10,8 @@ import pytest
 import pytest_asyncio
 
 from memmesh.engines.current_state.adapters.sql_store import SqlStateStore
+from memmesh.engines.current_state.domain.state import DeviceSetting, UserState
 from memmesh.engines.current_state.ports import StateStore
-from memmesh.engines.current_state.state import DeviceSetting, UserState
 
 
 @pytest_asyncio.fixture(params=["sqlite", "postgres"])

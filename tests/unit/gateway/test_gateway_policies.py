@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memmesh.engines.gateway.budget import TurnBudget
-from memmesh.engines.gateway.extraction_retry import backoff_s
-from memmesh.engines.gateway.main import DEBUG_METHODS
+from memmesh.engines.gateway.main import DEBUG_METHODS, retry_policy
 from memmesh.engines.gateway.settings import GatewaySettings
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.runtime.errors import PermissionDenied, Unauthenticated
@@ -82,4 +81,5 @@ def test_a_shorter_inbound_deadline_wins_over_the_budget() -> None:
 
 
 def test_retry_backoff_doubles_and_is_capped() -> None:
-    assert [backoff_s(n, 0.2, 1.0) for n in (1, 2, 3, 4, 5)] == [0.2, 0.4, 0.8, 1.0, 1.0]
+    policy = retry_policy(GatewaySettings(retry_initial_s=0.2, retry_max_s=1.0))
+    assert [policy.backoff_s(n) for n in (1, 2, 3, 4, 5)] == [0.2, 0.4, 0.8, 1.0, 1.0]
