@@ -11,16 +11,22 @@ import pytest
 from memmesh.common.v1 import scope_pb2
 from memmesh.testing.scopes import new_scope
 
-POSTGRES_URL = os.environ.get("MEMMESH_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+POSTGRES_URL = os.environ.get(
+    "MEMMESH_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
+)
 REDIS_URL = os.environ.get("MEMMESH_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 # Set by .ci/run: a missing backend is a failure there, a skip on a laptop.
-REQUIRE_BACKENDS = os.environ.get("MEMMESH_REQUIRE_BACKENDS") == "1" or os.environ.get("CI") == "true"
+REQUIRE_BACKENDS = (
+    os.environ.get("MEMMESH_REQUIRE_BACKENDS") == "1" or os.environ.get("CI") == "true"
+)
 
 
 def _reachable(url: str) -> bool:
     parsed = urlparse(url)
     try:
-        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or 0), timeout=1):
+        with socket.create_connection(
+            (parsed.hostname or "127.0.0.1", parsed.port or 0), timeout=1
+        ):
             return True
     except OSError:
         return False

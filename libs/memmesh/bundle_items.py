@@ -60,7 +60,13 @@ def withheld_texts(items: Iterable[GuardItem], allowed: Collection[str]) -> tupl
 
 
 def atom_item(
-    index: int, atom_id: str, key: str, text: str, exposure: str, topics: Sequence[str] = (), pull_only: bool = False
+    index: int,
+    atom_id: str,
+    key: str,
+    text: str,
+    exposure: str,
+    topics: Sequence[str] = (),
+    pull_only: bool = False,
 ) -> GuardItem:
     """The index-th atom, under its own key, topics and exposure."""
     return GuardItem(f"{ATOM}{index}", text, exposure, key, tuple(topics), "", pull_only, atom_id)

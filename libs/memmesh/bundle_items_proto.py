@@ -9,7 +9,9 @@ from memmesh.common.v1 import memory_pb2
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 
 # Exposure names without their prefix ("SAFE_TO_SPEAK") and numbers, looked up once.
-_EXPOSURE_NUMBER: dict[str, int] = {name.removeprefix("EXPOSURE_"): number for name, number in memory_pb2.Exposure.items()}
+_EXPOSURE_NUMBER: dict[str, int] = {
+    name.removeprefix("EXPOSURE_"): number for name, number in memory_pb2.Exposure.items()
+}
 _EXPOSURE_NAME: dict[int, str] = {number: name for name, number in _EXPOSURE_NUMBER.items()}
 
 

@@ -28,7 +28,9 @@ class DomainError(Exception):
     status: ClassVar[str] = "INTERNAL"
     reason: str = "INTERNAL"
 
-    def __init__(self, message: str, *, reason: str | None = None, metadata: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, message: str, *, reason: str | None = None, metadata: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         # Carried in ErrorInfo.metadata, e.g. {"engine": "thread_store"} for a failed dependency.
@@ -102,11 +104,19 @@ class DependencyFailed(DomainError):
     status = "UNAVAILABLE"
     reason = "DEPENDENCY_FAILED"
 
-    def __init__(self, engine: str, peer_status: str, message: str = "", *, peer_reason: str = "") -> None:
+    def __init__(
+        self, engine: str, peer_status: str, message: str = "", *, peer_reason: str = ""
+    ) -> None:
         timed_out = peer_status == "DEADLINE_EXCEEDED"
         super().__init__(
             f"{engine}: {message or peer_status}",
-            reason="DEPENDENCY_TIMEOUT" if timed_out else (peer_reason if peer_status in CALLER_STATUSES and peer_reason else "DEPENDENCY_FAILED"),
+            reason="DEPENDENCY_TIMEOUT"
+            if timed_out
+            else (
+                peer_reason
+                if peer_status in CALLER_STATUSES and peer_reason
+                else "DEPENDENCY_FAILED"
+            ),
             metadata={"engine": engine, "peer_status": peer_status},
         )
         self.engine = engine

@@ -19,7 +19,14 @@ from memmesh.ledger_event import Appended, AttributeValue, EventTime, NewEvent
 from memmesh.runtime.errors import Conflict, DependencyFailed, call_engine
 from memmesh.runtime.timeconv import timestamp_of
 
-__all__ = ["MAX_EVENTS_PER_APPEND", "Appended", "AttributeValue", "EventTime", "LedgerWriter", "NewEvent"]
+__all__ = [
+    "MAX_EVENTS_PER_APPEND",
+    "Appended",
+    "AttributeValue",
+    "EventTime",
+    "LedgerWriter",
+    "NewEvent",
+]
 
 # LedgerService.Append takes at most 100 events per call.
 MAX_EVENTS_PER_APPEND = 100
@@ -55,7 +62,9 @@ class LedgerWriter:
     def __init__(self, stub: pb_grpc.LedgerServiceStub) -> None:
         self._stub = stub
 
-    async def append(self, tenant_id: str, user_id: str, events: Sequence[NewEvent]) -> list[Appended]:
+    async def append(
+        self, tenant_id: str, user_id: str, events: Sequence[NewEvent]
+    ) -> list[Appended]:
         """Append in order, at most MAX_EVENTS_PER_APPEND per call; one outcome per event.
         A failure part way leaves the earlier calls' events stored: retry with the same keys."""
         scope = scope_pb2.UserScope(tenant_id=tenant_id, user_id=user_id)
@@ -67,7 +76,11 @@ class LedgerWriter:
                 reply = await call_engine("ledger", self._stub.Append(request))
             except DependencyFailed as failure:
                 if failure.engine == "ledger" and failure.peer_status == "ALREADY_EXISTS":
-                    raise Conflict(f"the ledger holds a key with other content ({failure.message})") from failure
+                    raise Conflict(
+                        f"the ledger holds a key with other content ({failure.message})"
+                    ) from failure
                 raise
-            outcomes.extend(Appended(outcome.sequence, outcome.duplicate) for outcome in reply.events)
+            outcomes.extend(
+                Appended(outcome.sequence, outcome.duplicate) for outcome in reply.events
+            )
         return outcomes

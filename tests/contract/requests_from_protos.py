@@ -70,10 +70,18 @@ def _scalar_example(field: FieldDescriptor) -> object:
 def _fill(message: Message, field: FieldDescriptor) -> None:
     if field.message_type is not None:
         if field.message_type.full_name == "google.protobuf.Timestamp":
-            target = getattr(message, field.name).add() if field.is_repeated else getattr(message, field.name)
+            target = (
+                getattr(message, field.name).add()
+                if field.is_repeated
+                else getattr(message, field.name)
+            )
             target.seconds = FIXED_SECONDS
             return
-        target = getattr(message, field.name).add() if field.is_repeated else getattr(message, field.name)
+        target = (
+            getattr(message, field.name).add()
+            if field.is_repeated
+            else getattr(message, field.name)
+        )
         fill_example(target)
         target.SetInParent()
     elif field.is_repeated:

@@ -33,7 +33,10 @@ async def mesh(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[InProc
 
 
 def _credentials(mesh: InProcessMesh) -> list[tuple[str, str]]:
-    return [(INTERNAL_TOKEN_HEADER, mesh.settings.internal_token), ("authorization", f"Bearer {GATEWAY_KEY}")]
+    return [
+        (INTERNAL_TOKEN_HEADER, mesh.settings.internal_token),
+        ("authorization", f"Bearer {GATEWAY_KEY}"),
+    ]
 
 
 def _scoped(rpc: Rpc, tenant: str | None = None, user: str | None = None):  # type: ignore[no-untyped-def]
@@ -49,11 +52,15 @@ async def _call(mesh: InProcessMesh, rpc: Rpc, request, metadata, timeout: float
     response_class = message_class(rpc.method.output_type)
     if rpc.method.server_streaming:
         call = channel.unary_stream(
-            rpc.path, request_serializer=type(request).SerializeToString, response_deserializer=response_class.FromString
+            rpc.path,
+            request_serializer=type(request).SerializeToString,
+            response_deserializer=response_class.FromString,
         )
         return [item async for item in call(request, metadata=metadata, timeout=timeout)]
     call = channel.unary_unary(
-        rpc.path, request_serializer=type(request).SerializeToString, response_deserializer=response_class.FromString
+        rpc.path,
+        request_serializer=type(request).SerializeToString,
+        response_deserializer=response_class.FromString,
     )
     return await call(request, metadata=metadata, timeout=timeout)
 
@@ -71,7 +78,9 @@ async def test_valid_request_succeeds(mesh: InProcessMesh, rpc: Rpc) -> None:
 
 @pytest.mark.parametrize("field", ["tenant_id", "user_id"])
 @pytest.mark.parametrize("rpc", RPCS, ids=lambda r: r.id)
-async def test_missing_scope_field_is_invalid_argument_naming_it(mesh: InProcessMesh, rpc: Rpc, field: str) -> None:
+async def test_missing_scope_field_is_invalid_argument_naming_it(
+    mesh: InProcessMesh, rpc: Rpc, field: str
+) -> None:
     request = _scoped(rpc)
     setattr(request.scope, field, "")
     with pytest.raises(grpc.aio.AioRpcError) as raised:
@@ -109,5 +118,7 @@ async def test_call_with_wrong_token_is_unauthenticated(mesh: InProcessMesh, rpc
 @pytest.mark.parametrize("rpc", RPCS, ids=lambda r: r.id)
 async def test_expired_deadline_is_deadline_exceeded(mesh: InProcessMesh, rpc: Rpc) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as raised:
-        await _call(mesh, rpc, _scoped(rpc), _credentials(mesh), timeout=-1.0)  # a deadline already in the past
+        await _call(
+            mesh, rpc, _scoped(rpc), _credentials(mesh), timeout=-1.0
+        )  # a deadline already in the past
     assert raised.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED

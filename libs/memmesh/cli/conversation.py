@@ -34,7 +34,9 @@ class ReplayTurn:
 
     @property
     def turn_id(self) -> str:
-        digest = hashlib.sha256(f"{self.user_id}\x1f{self.session_id}\x1f{self.line}\x1f{self.text}".encode()).hexdigest()
+        digest = hashlib.sha256(
+            f"{self.user_id}\x1f{self.session_id}\x1f{self.line}\x1f{self.text}".encode()
+        ).hexdigest()
         return f"replay-{digest[:20]}"
 
 
@@ -50,7 +52,9 @@ def read_conversation(source: TextIO) -> Iterator[ReplayTurn]:
             role = item["role"]
             if role not in ("user", "assistant"):
                 raise ValueError("role must be user or assistant")
-            yield ReplayTurn(str(item["user_id"]), str(item["session_id"]), role, str(item["text"]), time, number)
+            yield ReplayTurn(
+                str(item["user_id"]), str(item["session_id"]), role, str(item["text"]), time, number
+            )
         except (KeyError, ValueError, TypeError) as error:
             raise SystemExit(f"line {number}: {error}") from error
 
@@ -62,7 +66,10 @@ def render_bundle(response: pb.BriefResponse) -> str:
     if response.degraded:
         lines.append(f"  (degraded: {response.reason_code} {' '.join(response.degraded_parts)})")
     push = bundle.push
-    known = [f"name={push.display_name}" if push.display_name else "", f"language={push.primary_language}" if push.primary_language else ""]
+    known = [
+        f"name={push.display_name}" if push.display_name else "",
+        f"language={push.primary_language}" if push.primary_language else "",
+    ]
     if any(known):
         lines.append("  push: " + " ".join(k for k in known if k))
     if bundle.episode_bridge:
@@ -78,7 +85,9 @@ def render_bundle(response: pb.BriefResponse) -> str:
     if bundle.clarification.text:
         lines.append(f"  ask: {bundle.clarification.text}")
     counters = response.counters
-    lines.append(f"  ({counters.context_bundle_bytes} bytes, {counters.atoms_selected_count} atoms, {counters.excerpts_selected_count} excerpts)")
+    lines.append(
+        f"  ({counters.context_bundle_bytes} bytes, {counters.atoms_selected_count} atoms, {counters.excerpts_selected_count} excerpts)"
+    )
     return "\n".join(lines)
 
 
@@ -86,12 +95,16 @@ def now_us() -> int:
     return int(datetime.now(UTC).timestamp() * 1_000_000)
 
 
-async def replay(client: GatewayClient, source: TextIO, out: TextIO, as_json: bool, channel: str) -> int:
+async def replay(
+    client: GatewayClient, source: TextIO, out: TextIO, as_json: bool, channel: str
+) -> int:
     """Brief before each user turn (the turn's text as the query), then ingest every turn."""
     for turn in read_conversation(source):
         at = micros_of(turn.time)
         if turn.role == "user":
-            response = await client.brief(turn.user_id, turn.session_id, at, turn.text, channel=channel)
+            response = await client.brief(
+                turn.user_id, turn.session_id, at, turn.text, channel=channel
+            )
             if as_json:
                 record = {
                     "user_id": turn.user_id,
@@ -105,13 +118,20 @@ async def replay(client: GatewayClient, source: TextIO, out: TextIO, as_json: bo
                 }
                 out.write(json.dumps(record, sort_keys=True) + "\n")
             else:
-                out.write(f"{turn.time.ToJsonString()} {turn.user_id}> {turn.text}\n{render_bundle(response)}\n")
+                out.write(
+                    f"{turn.time.ToJsonString()} {turn.user_id}> {turn.text}\n{render_bundle(response)}\n"
+                )
         await client.ingest(turn.user_id, turn.session_id, turn.turn_id, turn.role, turn.text, at)
     return 0
 
 
 async def chat(
-    client: GatewayClient, user_id: str, session_id: str, channel: str, source: TextIO = sys.stdin, out: TextIO = sys.stdout
+    client: GatewayClient,
+    user_id: str,
+    session_id: str,
+    channel: str,
+    source: TextIO = sys.stdin,
+    out: TextIO = sys.stdout,
 ) -> int:
     """Type as the user; see the bundle the assistant would get, then the turn is ingested."""
     out.write(f"memmesh chat as {user_id} (session {session_id}). /remember, /new, /quit\n")
@@ -136,8 +156,13 @@ async def chat(
             out.write(f"  (new session {session_id})\n")
             continue
         now = now_us()
-        out.write(render_bundle(await client.brief(user_id, session_id, now, text, channel=channel)) + "\n")
+        out.write(
+            render_bundle(await client.brief(user_id, session_id, now, text, channel=channel))
+            + "\n"
+        )
         count += 1
-        reply = await client.ingest(user_id, session_id, f"{session_id}-{count}-{now}", "user", text, now)
+        reply = await client.ingest(
+            user_id, session_id, f"{session_id}-{count}-{now}", "user", text, now
+        )
         if reply.command:
             out.write(f"  (command: {reply.command})\n")

@@ -83,7 +83,9 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     results = asyncio.run(check_all())
     for name, status in zip(names, results, strict=True):
-        print(f"{name:<18} {settings.addr_of(name):<22} {_restarts(supervised.get(name)):<26} {status}")
+        print(
+            f"{name:<18} {settings.addr_of(name):<22} {_restarts(supervised.get(name)):<26} {status}"
+        )
     return 0 if all(status == "SERVING" for status in results) else 1
 
 
@@ -92,7 +94,9 @@ def _restarts(engine: dict[str, object] | None) -> str:
     if engine is None:
         return "restarts=-"
     last_exit = engine.get("last_exit")
-    return f"restarts={engine.get('restarts', 0)}" + ("" if last_exit is None else f" (last exit {last_exit})")
+    return f"restarts={engine.get('restarts', 0)}" + (
+        "" if last_exit is None else f" (last exit {last_exit})"
+    )
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
@@ -105,7 +109,9 @@ def cmd_extract(args: argparse.Namespace) -> int:
 def _gateway_client(args: argparse.Namespace) -> GatewayClient:
     from memmesh.client.gateway import GatewayClient
 
-    return GatewayClient(args.gateway or MeshSettings().addr_of("gateway"), args.key, tenant_id=args.tenant)
+    return GatewayClient(
+        args.gateway or MeshSettings().addr_of("gateway"), args.key, tenant_id=args.tenant
+    )
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
@@ -134,18 +140,24 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def _gateway_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--tenant", default=os.environ.get("MEMMESH_TENANT", "demo"))
     command.add_argument("--key", default=os.environ.get("MEMMESH_TENANT_KEY", "demo-key"))
-    command.add_argument("--gateway", default=None, help="host:port (default: MEMMESH_GATEWAY_ADDR)")
+    command.add_argument(
+        "--gateway", default=None, help="host:port (default: MEMMESH_GATEWAY_ADDR)"
+    )
     command.add_argument("--channel", choices=["voice", "text"], default="voice")
 
 
 def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="memmesh", description="memmesh: memory for voice assistants")
+    root = argparse.ArgumentParser(
+        prog="memmesh", description="memmesh: memory for voice assistants"
+    )
     commands = root.add_subparsers(dest="command", required=True)
     commands.add_parser("run", help="start every built engine").set_defaults(func=cmd_run)
     status = commands.add_parser("status", help="print each engine's health")
     status.add_argument("--timeout", type=float, default=1.0)
     status.set_defaults(func=cmd_status)
-    commands.add_parser("extract", help="extract facts from utterances on stdin").set_defaults(func=cmd_extract)
+    commands.add_parser("extract", help="extract facts from utterances on stdin").set_defaults(
+        func=cmd_extract
+    )
     chat = commands.add_parser("chat", help="talk as a user and see each turn's bundle")
     _gateway_options(chat)
     chat.add_argument("--user", default="me")

@@ -24,7 +24,9 @@ class GatewayClient:
     Times are integer microseconds since the epoch; each call takes an optional timeout in seconds.
     """
 
-    def __init__(self, addr: str, tenant_key: str, tenant_id: str = "demo", internal_token: str | None = None) -> None:
+    def __init__(
+        self, addr: str, tenant_key: str, tenant_id: str = "demo", internal_token: str | None = None
+    ) -> None:
         self._channel = grpc.aio.insecure_channel(addr)
         self._stub = pb_grpc.GatewayServiceStub(self._channel)
         self._metadata = [("authorization", f"Bearer {tenant_key}")]
@@ -63,20 +65,45 @@ class GatewayClient:
             user_review_requested=user_review_requested,
             device_restored=device_restored,
         )
-        response: pb.BriefResponse = await self._stub.Brief(request, metadata=self._metadata, timeout=timeout)
+        response: pb.BriefResponse = await self._stub.Brief(
+            request, metadata=self._metadata, timeout=timeout
+        )
         return response
 
     async def ingest(
-        self, user_id: str, session_id: str, turn_id: str, role: str, text: str, time_us: int, *, timeout: float | None = 10.0
+        self,
+        user_id: str,
+        session_id: str,
+        turn_id: str,
+        role: str,
+        text: str,
+        time_us: int,
+        *,
+        timeout: float | None = 10.0,
     ) -> pb.IngestResponse:
         """Record one turn ("user" or "assistant")."""
-        turn = memory_pb2.Turn(turn_id=turn_id, session_id=session_id, role=_ROLES[role], text=text, time=timestamp_of(time_us))
+        turn = memory_pb2.Turn(
+            turn_id=turn_id,
+            session_id=session_id,
+            role=_ROLES[role],
+            text=text,
+            time=timestamp_of(time_us),
+        )
         request = pb.IngestRequest(scope=self._scope(user_id), turn=turn)
-        response: pb.IngestResponse = await self._stub.Ingest(request, metadata=self._metadata, timeout=timeout)
+        response: pb.IngestResponse = await self._stub.Ingest(
+            request, metadata=self._metadata, timeout=timeout
+        )
         return response
 
     async def command(
-        self, user_id: str, session_id: str, command: str, now_us: int, target: str = "", *, timeout: float | None = 5.0
+        self,
+        user_id: str,
+        session_id: str,
+        command: str,
+        now_us: int,
+        target: str = "",
+        *,
+        timeout: float | None = 5.0,
     ) -> pb.CommandResponse:
         """Run a control command by name, e.g. "DO_NOT_MENTION"."""
         request = pb.CommandRequest(
@@ -86,35 +113,60 @@ class GatewayClient:
             session_id=session_id,
             now=timestamp_of(now_us),
         )
-        response: pb.CommandResponse = await self._stub.Command(request, metadata=self._metadata, timeout=timeout)
+        response: pb.CommandResponse = await self._stub.Command(
+            request, metadata=self._metadata, timeout=timeout
+        )
         return response
 
-    async def remember(self, user_id: str, *, channel: str = "voice", identity_verified: bool = True, timeout: float | None = 5.0) -> list[str]:
+    async def remember(
+        self,
+        user_id: str,
+        *,
+        channel: str = "voice",
+        identity_verified: bool = True,
+        timeout: float | None = 5.0,
+    ) -> list[str]:
         """Items of "what do you remember about me?"."""
-        request = pb.RememberRequest(scope=self._scope(user_id), channel=_CHANNELS[channel], identity_verified=identity_verified)
+        request = pb.RememberRequest(
+            scope=self._scope(user_id),
+            channel=_CHANNELS[channel],
+            identity_verified=identity_verified,
+        )
         reply = await self._stub.Remember(request, metadata=self._metadata, timeout=timeout)
         return list(reply.items)
 
-    async def open_session(self, user_id: str, session_id: str, now_us: int, *, timeout: float | None = 5.0) -> pb.OpenSessionResponse:
+    async def open_session(
+        self, user_id: str, session_id: str, now_us: int, *, timeout: float | None = 5.0
+    ) -> pb.OpenSessionResponse:
         """Whether the session starts now."""
-        request = pb.OpenSessionRequest(scope=self._scope(user_id), session_id=session_id, now=timestamp_of(now_us))
+        request = pb.OpenSessionRequest(
+            scope=self._scope(user_id), session_id=session_id, now=timestamp_of(now_us)
+        )
         response: pb.OpenSessionResponse = await self._stub.OpenSession(
             request, metadata=self._metadata, timeout=timeout
         )
         return response
 
-    async def close_session(self, user_id: str, session_id: str, now_us: int, *, timeout: float | None = 5.0) -> pb.CloseSessionResponse:
+    async def close_session(
+        self, user_id: str, session_id: str, now_us: int, *, timeout: float | None = 5.0
+    ) -> pb.CloseSessionResponse:
         """Close the session and get its digest summary."""
-        request = pb.CloseSessionRequest(scope=self._scope(user_id), session_id=session_id, now=timestamp_of(now_us))
+        request = pb.CloseSessionRequest(
+            scope=self._scope(user_id), session_id=session_id, now=timestamp_of(now_us)
+        )
         response: pb.CloseSessionResponse = await self._stub.CloseSession(
             request, metadata=self._metadata, timeout=timeout
         )
         return response
 
-    async def debug_user(self, user_id: str, *, timeout: float | None = 5.0) -> pb.DebugUserResponse:
+    async def debug_user(
+        self, user_id: str, *, timeout: float | None = 5.0
+    ) -> pb.DebugUserResponse:
         """Operator view of a user (needs the internal token)."""
         request = pb.DebugUserRequest(scope=self._scope(user_id))
-        response: pb.DebugUserResponse = await self._stub.DebugUser(request, metadata=self._metadata, timeout=timeout)
+        response: pb.DebugUserResponse = await self._stub.DebugUser(
+            request, metadata=self._metadata, timeout=timeout
+        )
         return response
 
     async def close(self) -> None:

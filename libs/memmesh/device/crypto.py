@@ -28,7 +28,9 @@ def new_key() -> bytes:
 
 def derive_key(secret: bytes, salt: bytes, purpose: str) -> bytes:
     """A 256-bit key derived with HKDF-SHA256 from a caller-held secret, one per purpose."""
-    return HKDF(algorithm=hashes.SHA256(), length=KEY_BYTES, salt=salt, info=purpose.encode()).derive(secret)
+    return HKDF(
+        algorithm=hashes.SHA256(), length=KEY_BYTES, salt=salt, info=purpose.encode()
+    ).derive(secret)
 
 
 def associated_data(*parts: str | int | bool) -> bytes:
@@ -60,4 +62,6 @@ class Sealer:
         try:
             return self._aead.decrypt(sealed[:NONCE_BYTES], sealed[NONCE_BYTES:], associated)
         except InvalidTag as failure:
-            raise IntegrityError("sealed record does not open with this key and binding") from failure
+            raise IntegrityError(
+                "sealed record does not open with this key and binding"
+            ) from failure

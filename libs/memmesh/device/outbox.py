@@ -18,7 +18,9 @@ from memmesh.runtime.timeconv import timestamp_of
 # OutboxSync takes at most 500 items per push and 4 MB per message.
 MAX_BATCH_ITEMS = 500
 MAX_BATCH_BYTES = 2 * 1024 * 1024
-_ENTRY_COLUMNS = "item_id, item_kind, logical_key, version, tombstone, ciphertext, create_time_us, retry_count"
+_ENTRY_COLUMNS = (
+    "item_id, item_kind, logical_key, version, tombstone, ciphertext, create_time_us, retry_count"
+)
 
 
 class SyncClient(Protocol):
@@ -73,7 +75,9 @@ class FlushReport:
 class Outbox:
     """Queue of one (tenant, user) in the device file."""
 
-    def __init__(self, db: sqlite3.Connection, tenant_id: str, user_id: str, device_id: str) -> None:
+    def __init__(
+        self, db: sqlite3.Connection, tenant_id: str, user_id: str, device_id: str
+    ) -> None:
         self._db = db
         self._tenant = tenant_id
         self._user = user_id
@@ -91,8 +95,17 @@ class Outbox:
             inserted = self._db.execute(
                 f"INSERT OR IGNORE INTO outbox_items (tenant_id, user_id, {_ENTRY_COLUMNS}) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
-                (self._tenant, self._user, entry.item_id, entry.item_kind, entry.logical_key, entry.version,
-                 int(entry.tombstone), entry.ciphertext, entry.create_time_us),
+                (
+                    self._tenant,
+                    self._user,
+                    entry.item_id,
+                    entry.item_kind,
+                    entry.logical_key,
+                    entry.version,
+                    int(entry.tombstone),
+                    entry.ciphertext,
+                    entry.create_time_us,
+                ),
             )
             return inserted.rowcount == 1
 
@@ -102,7 +115,10 @@ class Outbox:
             f"SELECT {_ENTRY_COLUMNS} FROM outbox_items WHERE tenant_id = ? AND user_id = ? ORDER BY seq LIMIT ?",
             (self._tenant, self._user, limit or -1),
         ).fetchall()
-        return [OutboxEntry(i, k, lk, int(v), bool(t), bytes(c), int(us), int(r)) for i, k, lk, v, t, c, us, r in rows]
+        return [
+            OutboxEntry(i, k, lk, int(v), bool(t), bytes(c), int(us), int(r))
+            for i, k, lk, v, t, c, us, r in rows
+        ]
 
     def last_errors(self) -> dict[str, tuple[int, str]]:
         """item_id -> (retry_count, last_error) of queued items (seed 001 §2.10 traceability)."""

@@ -58,7 +58,15 @@ def tombstone(kind: str, key: str, version: int) -> ContinuityRecord:
 def item_id_of(tenant_id: str, user_id: str, device_id: str, record: ContinuityRecord) -> str:
     """Deterministic outbox item id: the same record from the same device is the same item."""
     digest = hashlib.sha256()
-    for part in (tenant_id, user_id, device_id, record.kind, record.key, str(record.version), str(int(record.tombstone))):
+    for part in (
+        tenant_id,
+        user_id,
+        device_id,
+        record.kind,
+        record.key,
+        str(record.version),
+        str(int(record.tombstone)),
+    ):
         raw = part.encode()
         digest.update(len(raw).to_bytes(4, "big") + raw)
     digest.update(hashlib.sha256(record.body).digest())

@@ -65,7 +65,13 @@ class DeviceSync:
 
     @classmethod
     def open(
-        cls, path: Path, tenant_id: str, user_id: str, device_id: str, device_key: bytes, cloud_key: bytes
+        cls,
+        path: Path,
+        tenant_id: str,
+        user_id: str,
+        device_id: str,
+        device_key: bytes,
+        cloud_key: bytes,
     ) -> DeviceSync:
         """Open (creating) the device file at path."""
         return cls(open_device_db(path), tenant_id, user_id, device_id, device_key, cloud_key)
@@ -73,8 +79,12 @@ class DeviceSync:
     def close(self) -> None:
         self._db.close()
 
-    def _mirror_binding(self, item_id: str, kind: str, key: str, version: int, is_tombstone: bool) -> bytes:
-        return associated_data("mirror", self._tenant, self._user, item_id, kind, key, version, is_tombstone)
+    def _mirror_binding(
+        self, item_id: str, kind: str, key: str, version: int, is_tombstone: bool
+    ) -> bytes:
+        return associated_data(
+            "mirror", self._tenant, self._user, item_id, kind, key, version, is_tombstone
+        )
 
     def save(self, record: ContinuityRecord, now_us: int) -> bool:
         """Write to the vault and queue the mirror item in one transaction; False if unchanged."""
@@ -82,7 +92,9 @@ class DeviceSync:
             if not self.vault.put(record):
                 return False
             item_id = item_id_of(self._tenant, self._user, self._device, record)
-            binding = self._mirror_binding(item_id, record.kind, record.key, record.version, record.tombstone)
+            binding = self._mirror_binding(
+                item_id, record.kind, record.key, record.version, record.tombstone
+            )
             self.outbox.enqueue(
                 OutboxEntry(
                     item_id=item_id,
@@ -100,15 +112,21 @@ class DeviceSync:
         """Replace an artifact by its tombstone, locally and in the mirror."""
         return self.save(tombstone(kind, key, version), now_us)
 
-    async def flush(self, client: SyncClient, now_us: int, backoff: Backoff = DEFAULT_BACKOFF) -> FlushReport:
+    async def flush(
+        self, client: SyncClient, now_us: int, backoff: Backoff = DEFAULT_BACKOFF
+    ) -> FlushReport:
         """Send the outbox (see Outbox.flush)."""
         return await self.outbox.flush(client, now_us, backoff)
 
     def _open_item(self, item: pb.OutboxItem) -> ContinuityRecord:
-        binding = self._mirror_binding(item.item_id, item.item_kind, item.logical_key, item.version, item.tombstone)
+        binding = self._mirror_binding(
+            item.item_id, item.item_kind, item.logical_key, item.version, item.tombstone
+        )
         body = self._cloud.open(item.ciphertext, binding)
         try:
-            return ContinuityRecord(item.item_kind, item.logical_key, item.version, body, item.tombstone)
+            return ContinuityRecord(
+                item.item_kind, item.logical_key, item.version, body, item.tombstone
+            )
         except ValueError as bad:
             raise IntegrityError(f"mirror item {item.item_id!r} is malformed: {bad}") from bad
 
@@ -121,7 +139,8 @@ class DeviceSync:
     def sync_cursor(self) -> int:
         """The mirror cursor this device has applied up to."""
         row = self._db.execute(
-            "SELECT cursor FROM sync_cursors WHERE tenant_id = ? AND user_id = ?", (self._tenant, self._user)
+            "SELECT cursor FROM sync_cursors WHERE tenant_id = ? AND user_id = ?",
+            (self._tenant, self._user),
         ).fetchone()
         return int(row[0]) if row else 0
 
@@ -139,7 +158,9 @@ class DeviceSync:
         """Apply every mirror item after this device's cursor; returns records changed."""
         applied, cursor = 0, self.sync_cursor()
         while True:
-            reply = await client.Pull(pb.PullRequest(scope=self._scope(), after_cursor=cursor, limit=PULL_LIMIT))
+            reply = await client.Pull(
+                pb.PullRequest(scope=self._scope(), after_cursor=cursor, limit=PULL_LIMIT)
+            )
             if on_page is not None:
                 on_page(reply.ByteSize())
             if not reply.items:
@@ -165,7 +186,12 @@ class DeviceSync:
                 )
             )
             size = reply.ByteSize()
-            pages, received, total_bytes, largest = pages + 1, received + len(reply.items), total_bytes + size, max(largest, size)
+            pages, received, total_bytes, largest = (
+                pages + 1,
+                received + len(reply.items),
+                total_bytes + size,
+                max(largest, size),
+            )
             applied += self._apply(reply.items)
             token = reply.next_page_token
             if not token:

@@ -19,7 +19,9 @@ class Vault:
     """Records of one (tenant, user), at most one per (kind, key), each sealed with
     associated data naming its place, so rows cannot be swapped or edited unnoticed."""
 
-    def __init__(self, db: sqlite3.Connection, tenant_id: str, user_id: str, device_key: bytes) -> None:
+    def __init__(
+        self, db: sqlite3.Connection, tenant_id: str, user_id: str, device_key: bytes
+    ) -> None:
         self._db = db
         self._tenant = tenant_id
         self._user = user_id
@@ -36,7 +38,9 @@ class Vault:
         ).fetchone()
         return None if row is None else (int(row[0]), bool(row[1]), int(row[2]), bytes(row[3]))
 
-    def _open(self, kind: str, key: str, version: int, tombstone: bool, sealed: bytes) -> ContinuityRecord:
+    def _open(
+        self, kind: str, key: str, version: int, tombstone: bool, sealed: bytes
+    ) -> ContinuityRecord:
         body = self._sealer.open(sealed, self._binding(kind, key, version, tombstone))
         return ContinuityRecord(kind, key, version, body, tombstone)
 
@@ -46,13 +50,24 @@ class Vault:
         return None if row is None else self._open(kind, key, row[0], row[1], row[3])
 
     def _write(self, record: ContinuityRecord, origin_cursor: int) -> None:
-        sealed = self._sealer.seal(record.body, self._binding(record.kind, record.key, record.version, record.tombstone))
+        sealed = self._sealer.seal(
+            record.body, self._binding(record.kind, record.key, record.version, record.tombstone)
+        )
         self._db.execute(
             "INSERT INTO vault_records (tenant_id, user_id, kind, key, version, tombstone, origin_cursor, sealed) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, kind, key) DO UPDATE SET "
             "version = excluded.version, tombstone = excluded.tombstone, "
             "origin_cursor = excluded.origin_cursor, sealed = excluded.sealed",
-            (self._tenant, self._user, record.kind, record.key, record.version, int(record.tombstone), origin_cursor, sealed),
+            (
+                self._tenant,
+                self._user,
+                record.kind,
+                record.key,
+                record.version,
+                int(record.tombstone),
+                origin_cursor,
+                sealed,
+            ),
         )
 
     def put(self, record: ContinuityRecord) -> bool:
@@ -79,7 +94,9 @@ class Vault:
             row = self._row(record.kind, record.key)
             if row is not None and (record.version, cursor) <= (row[0], row[2]):
                 return False
-            if row is not None and record == self._open(record.kind, record.key, row[0], row[1], row[3]):
+            if row is not None and record == self._open(
+                record.kind, record.key, row[0], row[1], row[3]
+            ):
                 self._db.execute(
                     "UPDATE vault_records SET origin_cursor = ? WHERE tenant_id = ? AND user_id = ? AND kind = ? AND key = ?",
                     (cursor, self._tenant, self._user, record.kind, record.key),
@@ -95,13 +112,19 @@ class Vault:
             "ORDER BY kind, key",
             (self._tenant, self._user),
         ).fetchall()
-        opened = [self._open(kind, key, int(v), bool(t), bytes(sealed)) for kind, key, v, t, sealed in rows]
+        opened = [
+            self._open(kind, key, int(v), bool(t), bytes(sealed))
+            for kind, key, v, t, sealed in rows
+        ]
         return [r for r in opened if include_tombstones or not r.tombstone]
 
     def listing(self) -> bytes:
         """Canonical plaintext listing of the vault (tombstones included): equal vaults give equal bytes."""
         lines = [
-            json.dumps([r.kind, r.key, r.version, r.tombstone, base64.b64encode(r.body).decode()], separators=(",", ":"))
+            json.dumps(
+                [r.kind, r.key, r.version, r.tombstone, base64.b64encode(r.body).decode()],
+                separators=(",", ":"),
+            )
             for r in self.records(include_tombstones=True)
         ]
         return "\n".join(lines).encode()

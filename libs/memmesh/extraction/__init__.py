@@ -2,16 +2,26 @@
 
 from .gates import apply_gates
 from .model import (
-                    Candidate,
-                    Command,
-                    Correction,
-                    ExtractedFact,
-                    ExtractionResult,
-                    FactType,
-                    Rejection,
-                    RejectionReason,
+    Candidate,
+    Command,
+    Correction,
+    ExtractedFact,
+    ExtractionResult,
+    FactType,
+    Rejection,
+    RejectionReason,
 )
 from .rules import extract
 
-__all__ = ["Candidate", "Command", "Correction", "ExtractedFact", "ExtractionResult", "FactType",
-           "Rejection", "RejectionReason", "apply_gates", "extract"]
+__all__ = [
+    "Candidate",
+    "Command",
+    "Correction",
+    "ExtractedFact",
+    "ExtractionResult",
+    "FactType",
+    "Rejection",
+    "RejectionReason",
+    "apply_gates",
+    "extract",
+]

@@ -12,13 +12,23 @@ from .rules import extract
 def result_to_json(result: ExtractionResult) -> dict[str, Any]:
     """The seed 000 output shape, plus command and correction; confidence as bp/10000."""
     command = result.command.value if result.command else None
-    correction = ({"heard": result.correction.heard, "meant": result.correction.meant}
-                  if result.correction else None)
+    correction = (
+        {"heard": result.correction.heard, "meant": result.correction.meant}
+        if result.correction
+        else None
+    )
     if not result.relevant:
         return {"relevant": False, "command": command, "correction": correction}
-    facts = [{"text": f.text, "category": f.category,
-              "confidence": f.confidence_bp / BASIS_POINTS_MAX, "type": f.type.value,
-              "key": f.key} for f in result.facts]
+    facts = [
+        {
+            "text": f.text,
+            "category": f.category,
+            "confidence": f.confidence_bp / BASIS_POINTS_MAX,
+            "type": f.type.value,
+            "key": f.key,
+        }
+        for f in result.facts
+    ]
     return {"relevant": True, "facts": facts, "command": command, "correction": correction}
 
 

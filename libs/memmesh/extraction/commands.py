@@ -10,92 +10,145 @@ from .model import Command, Correction
 
 _TOPIC = r"(?P<target>[^,.!?;]+?)"
 _END = r"(?=\s*(?:[,.!?;]|$|\s+(?:and|but|because|so|please|thanks|I)\b))"
-_IMPERATIVE = (r"(?:^|[,.!?;]\s*|\b(?:please|can you|could you|would you|will you|just|actually|"
-               r"now|and|also|I want you to|I need you to|I'd like you to)\s+)")
+_IMPERATIVE = (
+    r"(?:^|[,.!?;]\s*|\b(?:please|can you|could you|would you|will you|just|actually|"
+    r"now|and|also|I want you to|I need you to|I'd like you to)\s+)"
+)
 
 # Ordered: thread commands before generic forget/store, global recall mode before pull-only.
 _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
-    (Command.FORGET_THREAD,
-     r"\b(?:forget|wipe|delete|erase|clear|drop|scrap|trash|remove)\s+(?:this|that|the|our)\s+"
-     r"(?:whole\s+|entire\s+)?(?:thread|conversation|chat|discussion)\b"
-     rf"(?:\s+(?:about|on)\s+{_TOPIC}{_END})?"),
-    (Command.RESUME_THREAD,
-     rf"\b(?:resume|continue|reopen|go back to|get back to)\s+(?:the|our|that)\s+"
-     rf"(?:thread|conversation|chat|discussion)\s+(?:about|on)\s+{_TOPIC}{_END}"),
-    (Command.RESUME_THREAD,
-     rf"\b(?:resume|continue|reopen|pick\s+(?:back\s+)?up(?:\s+on)?|go back to|get back to)\s+"
-     rf"(?:the|our|that)\s+{_TOPIC}\s+(?:thread|conversation|chat|discussion)\b"),
-    (Command.RESUME_THREAD,
-     rf"\bpick\s+(?:back\s+)?up\s+(?:where we left off\s+)?(?:on|with)\s+(?:the|our)?\s*{_TOPIC}"
-     rf"{_END}"),
-    (Command.RECALL_ONLY_IF_ASKED,
-     r"\b(?:don't|do not|never)\s+(?:auto-?resume|resume\b[^,.!?]*\bautomatically)"),
-    (Command.RECALL_ONLY_IF_ASKED,
-     r"\bonly\s+(?:resume|recall|bring (?:stuff|things) up)\s+(?:stuff\s+|things\s+|anything\s+)?"
-     r"(?:if|when)\s+I\s+ask"),
-    (Command.RECALL_ONLY_IF_ASKED,
-     r"\b(?:don't|do not|never)\s+(?:bring up|mention|resurface|surface|pull up)\s+"
-     r"(?:old|past|previous|earlier)\s+(?:stuff|things|conversations|memories|topics)"),
-    (Command.RECALL_ONLY_IF_ASKED,
-     r"\b(?:don't|do not|never)\s+(?:bring|pull)\s+(?:anything|stuff|things)\s+up\s+unless"),
-    (Command.PULL_ONLY,
-     r"\bonly\s+(?:recall|bring up|mention|remind me (?:of|about)|surface|use|raise)\s+"
-     r"(?:this|that|it|those|these)\b[^.!?]*\b(?:if|when)\s+I\s+ask"),
-    (Command.PULL_ONLY,
-     r"\bonly\s+(?:bring|pull)\s+(?:this|that|it|those|these)\s+up\s+(?:if|when)\s+I\s+ask"),
-    (Command.PULL_ONLY,
-     r"\bonly\s+(?:bring up|mention|talk about|recall|raise)\s+(?P<target>(?:my|the|our)\s+"
-     r"[^,.!?;]+?)\s+(?:if|when)\s+I\s+(?:ask|bring it up)"),
-    (Command.PULL_ONLY,
-     r"\b(?:don't|do not|never)\s+(?:bring up|mention|raise|talk about)\s+(?P<target>(?:my|the|our)"
-     r"\s+[^,.!?;]+?)\s+unless\s+I\s+(?:ask|bring it up)"),
-    (Command.PULL_ONLY,
-     r"\b(?:don't|do not|never)\s+(?:bring|mention|raise)\s+(?:this|that|it)\s+(?:up\s+)?"
-     r"unless\s+I\s+ask"),
-    (Command.DO_NOT_MENTION,
-     rf"\b(?:stop|quit)\s+(?:mentioning|bringing up|talking about|reminding me (?:about|of)|"
-     rf"asking (?:me )?about|nagging me about)\s*{_TOPIC}?{_END}"),
-    (Command.DO_NOT_MENTION,
-     r"\b(?:stop|quit)\s+bringing\s+(?P<target>[^,.!?]+?)\s+up\b"),
-    (Command.DO_NOT_MENTION,
-     rf"\b(?:don't|do not|never)\s+(?:mention|bring up)\s+{_TOPIC}\s+(?:again|anymore|ever again)\b"),
-    (Command.DO_NOT_MENTION,
-     r"\bI(?:'d| would)\s+(?:prefer|rather)\s+(?:if\s+)?you\s+(?:didn't|did not|not|don't|never)\s+"
-     rf"(?:bring|mention|raise)\s*(?:up\s+)?{_TOPIC}?(?:\s+up)?(?:\s+again|\s+anymore)?{_END}"),
-    (Command.REMEMBER_EVERYTHING,
-     r"(?<!do you )(?<!did you )(?<!don't )(?<!do not )(?<!never )\b(?:remember|save|store|"
-     r"keep track of|keep|log|record)\s+(?:absolutely\s+)?(?:everything|all of it|it all)\b"),
-    (Command.DO_NOT_STORE,
-     r"\b(?:don't|do not|never)\s+(?:remember|save|store|record|log|keep|write down|note|memorize)"
-     r"\s+(?:this|that|it|any of this|any of that)\b"),
+    (
+        Command.FORGET_THREAD,
+        r"\b(?:forget|wipe|delete|erase|clear|drop|scrap|trash|remove)\s+(?:this|that|the|our)\s+"
+        r"(?:whole\s+|entire\s+)?(?:thread|conversation|chat|discussion)\b"
+        rf"(?:\s+(?:about|on)\s+{_TOPIC}{_END})?",
+    ),
+    (
+        Command.RESUME_THREAD,
+        rf"\b(?:resume|continue|reopen|go back to|get back to)\s+(?:the|our|that)\s+"
+        rf"(?:thread|conversation|chat|discussion)\s+(?:about|on)\s+{_TOPIC}{_END}",
+    ),
+    (
+        Command.RESUME_THREAD,
+        rf"\b(?:resume|continue|reopen|pick\s+(?:back\s+)?up(?:\s+on)?|go back to|get back to)\s+"
+        rf"(?:the|our|that)\s+{_TOPIC}\s+(?:thread|conversation|chat|discussion)\b",
+    ),
+    (
+        Command.RESUME_THREAD,
+        rf"\bpick\s+(?:back\s+)?up\s+(?:where we left off\s+)?(?:on|with)\s+(?:the|our)?\s*{_TOPIC}"
+        rf"{_END}",
+    ),
+    (
+        Command.RECALL_ONLY_IF_ASKED,
+        r"\b(?:don't|do not|never)\s+(?:auto-?resume|resume\b[^,.!?]*\bautomatically)",
+    ),
+    (
+        Command.RECALL_ONLY_IF_ASKED,
+        r"\bonly\s+(?:resume|recall|bring (?:stuff|things) up)\s+(?:stuff\s+|things\s+|anything\s+)?"
+        r"(?:if|when)\s+I\s+ask",
+    ),
+    (
+        Command.RECALL_ONLY_IF_ASKED,
+        r"\b(?:don't|do not|never)\s+(?:bring up|mention|resurface|surface|pull up)\s+"
+        r"(?:old|past|previous|earlier)\s+(?:stuff|things|conversations|memories|topics)",
+    ),
+    (
+        Command.RECALL_ONLY_IF_ASKED,
+        r"\b(?:don't|do not|never)\s+(?:bring|pull)\s+(?:anything|stuff|things)\s+up\s+unless",
+    ),
+    (
+        Command.PULL_ONLY,
+        r"\bonly\s+(?:recall|bring up|mention|remind me (?:of|about)|surface|use|raise)\s+"
+        r"(?:this|that|it|those|these)\b[^.!?]*\b(?:if|when)\s+I\s+ask",
+    ),
+    (
+        Command.PULL_ONLY,
+        r"\bonly\s+(?:bring|pull)\s+(?:this|that|it|those|these)\s+up\s+(?:if|when)\s+I\s+ask",
+    ),
+    (
+        Command.PULL_ONLY,
+        r"\bonly\s+(?:bring up|mention|talk about|recall|raise)\s+(?P<target>(?:my|the|our)\s+"
+        r"[^,.!?;]+?)\s+(?:if|when)\s+I\s+(?:ask|bring it up)",
+    ),
+    (
+        Command.PULL_ONLY,
+        r"\b(?:don't|do not|never)\s+(?:bring up|mention|raise|talk about)\s+(?P<target>(?:my|the|our)"
+        r"\s+[^,.!?;]+?)\s+unless\s+I\s+(?:ask|bring it up)",
+    ),
+    (
+        Command.PULL_ONLY,
+        r"\b(?:don't|do not|never)\s+(?:bring|mention|raise)\s+(?:this|that|it)\s+(?:up\s+)?"
+        r"unless\s+I\s+ask",
+    ),
+    (
+        Command.DO_NOT_MENTION,
+        rf"\b(?:stop|quit)\s+(?:mentioning|bringing up|talking about|reminding me (?:about|of)|"
+        rf"asking (?:me )?about|nagging me about)\s*{_TOPIC}?{_END}",
+    ),
+    (Command.DO_NOT_MENTION, r"\b(?:stop|quit)\s+bringing\s+(?P<target>[^,.!?]+?)\s+up\b"),
+    (
+        Command.DO_NOT_MENTION,
+        rf"\b(?:don't|do not|never)\s+(?:mention|bring up)\s+{_TOPIC}\s+(?:again|anymore|ever again)\b",
+    ),
+    (
+        Command.DO_NOT_MENTION,
+        r"\bI(?:'d| would)\s+(?:prefer|rather)\s+(?:if\s+)?you\s+(?:didn't|did not|not|don't|never)\s+"
+        rf"(?:bring|mention|raise)\s*(?:up\s+)?{_TOPIC}?(?:\s+up)?(?:\s+again|\s+anymore)?{_END}",
+    ),
+    (
+        Command.REMEMBER_EVERYTHING,
+        r"(?<!do you )(?<!did you )(?<!don't )(?<!do not )(?<!never )\b(?:remember|save|store|"
+        r"keep track of|keep|log|record)\s+(?:absolutely\s+)?(?:everything|all of it|it all)\b",
+    ),
+    (
+        Command.DO_NOT_STORE,
+        r"\b(?:don't|do not|never)\s+(?:remember|save|store|record|log|keep|write down|note|memorize)"
+        r"\s+(?:this|that|it|any of this|any of that)\b",
+    ),
     (Command.DO_NOT_STORE, r"\boff the record\b"),
     (Command.DO_NOT_STORE, r"\b(?:this|that) (?:stays|is|remains) between (?:us|you and me)\b"),
-    (Command.DO_NOT_STORE,
-     r"\bI don't want (?:this|that|it) (?:saved|stored|remembered|kept|on record)\b"),
-    (Command.FORGET,
-     rf"{_IMPERATIVE}forget\s+(?:what|everything|anything)\s+I\s+(?:told|said|mentioned)"
-     rf"(?:\s+you)?(?:\s+about\s+{_TOPIC}{_END})?"),
-    (Command.FORGET,
-     rf"{_IMPERATIVE}(?:forget|delete|erase|remove|wipe|scrub)\s+(?:that|this|the)\s+"
-     r"(?:memory|fact|bit|part|one)\b"),
-    (Command.FORGET,
-     rf"{_IMPERATIVE}(?:forget|delete|erase|scrub)\s+(?:that|this)\b(?!\s+(?:thread|conversation))"),
+    (
+        Command.DO_NOT_STORE,
+        r"\bI don't want (?:this|that|it) (?:saved|stored|remembered|kept|on record)\b",
+    ),
+    (
+        Command.FORGET,
+        rf"{_IMPERATIVE}forget\s+(?:what|everything|anything)\s+I\s+(?:told|said|mentioned)"
+        rf"(?:\s+you)?(?:\s+about\s+{_TOPIC}{_END})?",
+    ),
+    (
+        Command.FORGET,
+        rf"{_IMPERATIVE}(?:forget|delete|erase|remove|wipe|scrub)\s+(?:that|this|the)\s+"
+        r"(?:memory|fact|bit|part|one)\b",
+    ),
+    (
+        Command.FORGET,
+        rf"{_IMPERATIVE}(?:forget|delete|erase|scrub)\s+(?:that|this)\b(?!\s+(?:thread|conversation))",
+    ),
     (Command.FORGET, rf"{_IMPERATIVE}forget\s+(?:about\s+)?my\s+{_TOPIC}{_END}"),
-    (Command.RECALL_SUMMARY,
-     r"\bwhat\s+(?:do|did)\s+you\s+(?:remember|know|recall)\s+about\s+me\b"),
-    (Command.RECALL_SUMMARY,
-     r"\bwhat\s+(?:have\s+you\s+|do\s+you\s+)?(?:got\s+|have\s+)?(?:saved|stored|remembered|"
-     r"recorded|kept)\s+(?:on|about)\s+me\b"),
-    (Command.RECALL_SUMMARY,
-     r"\bwhat\s+(?:have|do)\s+you\s+(?:got|have)\s+(?:on|about)\s+me\b"),
+    (
+        Command.RECALL_SUMMARY,
+        r"\bwhat\s+(?:do|did)\s+you\s+(?:remember|know|recall)\s+about\s+me\b",
+    ),
+    (
+        Command.RECALL_SUMMARY,
+        r"\bwhat\s+(?:have\s+you\s+|do\s+you\s+)?(?:got\s+|have\s+)?(?:saved|stored|remembered|"
+        r"recorded|kept)\s+(?:on|about)\s+me\b",
+    ),
+    (Command.RECALL_SUMMARY, r"\bwhat\s+(?:have|do)\s+you\s+(?:got|have)\s+(?:on|about)\s+me\b"),
     (Command.RECALL_SUMMARY, r"\bwhat(?:'s| is)\s+in\s+(?:your\s+)?memory\s+(?:about|on)\s+me\b"),
-    (Command.RECALL_SUMMARY,
-     r"\b(?:tell|show)\s+me\s+(?:what|everything)\s+you\s+(?:remember|know|have)\s+(?:about|on)\s+me"),
+    (
+        Command.RECALL_SUMMARY,
+        r"\b(?:tell|show)\s+me\s+(?:what|everything)\s+you\s+(?:remember|know|have)\s+(?:about|on)\s+me",
+    ),
 )
 _COMPILED = tuple((command, re.compile(pattern, re.I)) for command, pattern in _COMMAND_PATTERNS)
 
-_TARGET_ABOUT = re.compile(r"\b(?:the stuff|the thing|everything|what I said)\s+about\s+"
-                           rf"(?:my\s+)?{_TOPIC}{_END}", re.I)
+_TARGET_ABOUT = re.compile(
+    r"\b(?:the stuff|the thing|everything|what I said)\s+about\s+"
+    rf"(?:my\s+)?{_TOPIC}{_END}",
+    re.I,
+)
 _DEICTIC = frozenset({"this", "that", "it", "those", "these", "me", ""})
 _TARGET_TRIM = re.compile(r"^(?:about\s+)?(?:my|the|our|that|this)\s+|\s+(?:thing|stuff)$", re.I)
 
@@ -143,14 +196,18 @@ def _target(command: Command, match: re.Match[str], text: str) -> str | None:
 _CORRECTION_TRIGGER = re.compile(
     r"^(?:no|nope|nah|wrong|correction|sorry)\b|\b(?:I said|I meant|I mean|misheard|mis-heard|"
     r"you heard|heard me wrong|not what I said|I didn't say|I did not say|spelled|spelt|"
-    r"spell it)\b|^not\s+\w", re.I)
+    r"spell it)\b|^not\s+\w",
+    re.I,
+)
 _X_NOT_Y = re.compile(r"(?P<meant>[^,.;!?]+?),?\s+not\s+(?P<heard>[^,.;!?]+)", re.I)
 _NOT_Y_X = re.compile(r"(?:^|[.;!?]\s*)not\s+(?P<heard>[^,.;!?]+),\s*(?P<meant>[^,.;!?]+)", re.I)
 _SPELLED = re.compile(r"\b(?:[A-Za-z]-){2,}[A-Za-z]\b")
 _LEAD_IN = re.compile(
     r"^(?:(?:no|nope|nah|sorry|wrong)[ ,]+)*(?:you misheard(?: me)?[ ,]+)?(?:I said|I meant|"
     r"I mean|it's spelled|it's|it is|its|that's|that is|I'm|I am|I live in|"
-    r"my \w+(?:'s| is)(?: name is)?)?\s*", re.I)
+    r"my \w+(?:'s| is)(?: name is)?)?\s*",
+    re.I,
+)
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)
 _INTERJECTION = re.compile(r"^(?:(?:no|nope|nah|sorry|wrong|correction)\b[ ,!.]*)+", re.I)
 
@@ -170,7 +227,7 @@ def detect_correction(text: str) -> tuple[Correction | None, str]:
         if not match:
             return None, text
         heard, meant = match.group("heard"), match.group("meant")
-        fact_text = cleaned[: match.start("meant")] + meant + cleaned[match.end("heard"):]
+        fact_text = cleaned[: match.start("meant")] + meant + cleaned[match.end("heard") :]
     fact_text = _INTERJECTION.sub("", fact_text.strip())
     heard_span = _ARTICLE.sub("", heard.strip())
     meant_span = _closest_span(_ARTICLE.sub("", _LEAD_IN.sub("", meant.strip())), heard_span)
@@ -180,13 +237,17 @@ def detect_correction(text: str) -> tuple[Correction | None, str]:
 
 
 def _is_short_pair(heard: str, meant: str) -> bool:
-    """"not Y, X" is a correction only for short spans; longer ones are ordinary negation."""
-    return (len(heard.split()) <= 3 and len(meant.split()) <= 3
-            and not _NOT_A_CORRECTION_START.match(meant.strip()))
+    """ "not Y, X" is a correction only for short spans; longer ones are ordinary negation."""
+    return (
+        len(heard.split()) <= 3
+        and len(meant.split()) <= 3
+        and not _NOT_A_CORRECTION_START.match(meant.strip())
+    )
 
 
 _NOT_A_CORRECTION_START = re.compile(
-    r"^(?:never|always|have|has|had|I|it|that|but|just|so|like|really|way|not|or|and)\b", re.I)
+    r"^(?:never|always|have|has|had|I|it|that|but|just|so|like|really|way|not|or|and)\b", re.I
+)
 
 
 def _closest_span(meant: str, heard: str) -> str:
@@ -196,7 +257,7 @@ def _closest_span(meant: str, heard: str) -> str:
         return meant.strip()
     best, best_score = "", -1.0
     for start in range(len(words) - size + 1):
-        window = " ".join(words[start:start + size])
+        window = " ".join(words[start : start + size])
         score = difflib.SequenceMatcher(None, window.lower(), heard.lower()).ratio()
         if score > best_score:
             best, best_score = window, score

@@ -24,62 +24,109 @@ _DURABLE_ADJECTIVE = re.compile(
     rf"^(?:I(?:'m| am| are|'ve been| have been)|we(?:'re| are))\s+{ADVERBS}(?:an?\s+)?"
     r"(?P<qualifier>(?:type (?:1|2|one|two|i|ii)|severely|mildly|partially|completely|"
     r"totally|fully)\s+)?"
-    rf"(?P<adj>{_ADJECTIVES})\b(?P<rest>.*)$", re.I)
+    rf"(?P<adj>{_ADJECTIVES})\b(?P<rest>.*)$",
+    re.I,
+)
 _YEARS_SOBER = re.compile(rf"^{I_AM}\s+(?P<dur>[\w-]+\s+(?:years?|months?))\s+sober\b", re.I)
 _ALLERGIC = re.compile(
     rf"^{I_AM}\s+{ADVERBS}(?P<degree>(?:severely|deathly|mildly|very|super|highly)\s+)?"
-    r"(?P<kind>allergic|intolerant)\s+to\s+(?P<obj>.+)$", re.I)
+    r"(?P<kind>allergic|intolerant)\s+to\s+(?P<obj>.+)$",
+    re.I,
+)
 _HAVE_ALLERGY = re.compile(
     r"^I(?:'ve| have)?(?:\s+got|\s+have)?\s+(?:a|an)?\s*(?P<obj>(?:severe\s+|mild\s+|bad\s+)?"
-    r"[\w\s-]+?)\s+(?P<noun>allergy|allergies|intolerance)$", re.I)
+    r"[\w\s-]+?)\s+(?P<noun>allergy|allergies|intolerance)$",
+    re.I,
+)
 _HAVE_CONDITION = re.compile(
     r"^I(?:'ve| have)?(?:\s+got|\s+have|\s+live with|\s+suffer from|\s+was diagnosed with|"
-    r"'ve been diagnosed with|\s+deal with)\s+(?P<obj>.+)$", re.I)
+    r"'ve been diagnosed with|\s+deal with)\s+(?P<obj>.+)$",
+    re.I,
+)
 _CONDITION_MEDS = re.compile(
     r"\bmy\s+(?P<cond>[\w' -]+?)\s+(?P<what>meds|medication|medicine|pills|inhaler|injections)\b",
-    re.I)
+    re.I,
+)
 _DOES_NOT_AGREE = re.compile(
     r"^(?P<obj>[\w\s-]+?)\s+(?:does not|doesn't|do not|don't)\s+agree\s+with\s+me\b|"
-    r"^(?P<obj2>[\w\s-]+?)\s+(?:makes|make)\s+me\s+(?:sick|ill)\b", re.I)
+    r"^(?P<obj2>[\w\s-]+?)\s+(?:makes|make)\s+me\s+(?:sick|ill)\b",
+    re.I,
+)
 _CANNOT = re.compile(
     rf"^I\s+{ADVERBS}(?P<neg>can't|cannot|can not|don't|do not|never|no longer|only)\s+"
     rf"{ADVERBS}(?P<verb>eat|have|drink|tolerate|digest|handle|do|"
     rf"{'|'.join(sorted(LIMITATION_VERBS))})"
-    r"(?:\s+(?P<obj>.+))?$", re.I)
-_KEEP_DIET = re.compile(r"^I\s+(?:keep|eat|follow|stick to|stay)\s+(?P<obj>kosher|halal|"
-                        r"(?:a\s+)?(?:strict\s+)?[\w-]+\s+diet)\b", re.I)
+    r"(?:\s+(?P<obj>.+))?$",
+    re.I,
+)
+_KEEP_DIET = re.compile(
+    r"^I\s+(?:keep|eat|follow|stick to|stay)\s+(?P<obj>kosher|halal|"
+    r"(?:a\s+)?(?:strict\s+)?[\w-]+\s+diet)\b",
+    re.I,
+)
 _ON_DIET = re.compile(rf"^{I_AM}\s+{ADVERBS}on\s+(?P<obj>(?:a|an)\s+[\w\s-]+?\s+diet)\b", re.I)
-_ON_PLATFORM = re.compile(rf"^{I_AM}\s+{ADVERBS}(?:on|an?)\s+(?:an?\s+)?(?P<obj>[\w ]+?)"
-                          r"(?:\s+(?:user|person|guy))?$", re.I)
+_ON_PLATFORM = re.compile(
+    rf"^{I_AM}\s+{ADVERBS}(?:on|an?)\s+(?:an?\s+)?(?P<obj>[\w ]+?)"
+    r"(?:\s+(?:user|person|guy))?$",
+    re.I,
+)
 _USE_TOOL = re.compile(
     r"^I\s+(?P<freq>only|always|exclusively|mainly|mostly)?\s*(?:use|rely on|depend on|live in)\s+"
-    r"(?P<obj>.+?)(?P<scope>\s+for\s+(?:everything|all\s+.+|work|literally everything))?$", re.I)
-_DO_EVERYTHING_IN = re.compile(r"^I\s+do\s+(?:everything|all my [\w ]+)\s+(?:in|on|with)\s+"
-                               r"(?P<obj>.+)$", re.I)
+    r"(?P<obj>.+?)(?P<scope>\s+for\s+(?:everything|all\s+.+|work|literally everything))?$",
+    re.I,
+)
+_DO_EVERYTHING_IN = re.compile(
+    r"^I\s+do\s+(?:everything|all my [\w ]+)\s+(?:in|on|with)\s+"
+    r"(?P<obj>.+)$",
+    re.I,
+)
 _MY_DEVICE = re.compile(
     rf"^my\s+(?P<device>{'|'.join(re.escape(d) for d in DEVICE_NOUNS)})\s+(?:is|'s)\s+"
-    r"(?P<obj>(?:a|an)\s+.+)$", re.I)
+    r"(?P<obj>(?:a|an)\s+.+)$",
+    re.I,
+)
 _GAVE_UP = re.compile(
     r"^I\s+(?:gave up|quit|stopped|cut out)\s+(?P<obj>drinking|alcohol|booze|smoking|vaping|meat|"
-    r"red meat|sugar|caffeine|coffee|dairy|gluten|carbs|eating meat)\b", re.I)
-_ASSISTIVE = re.compile(r"^I(?:\s+use|\s+need|\s+rely on|\s+depend on|'m in|\s+am in)\s+(?:a|an)\s+"
-                        r"(?P<obj>wheelchair|hearing aid|cane|walker|screen reader|white cane|"
-                        r"guide dog|mobility scooter)\b", re.I)
+    r"red meat|sugar|caffeine|coffee|dairy|gluten|carbs|eating meat)\b",
+    re.I,
+)
+_ASSISTIVE = re.compile(
+    r"^I(?:\s+use|\s+need|\s+rely on|\s+depend on|'m in|\s+am in)\s+(?:a|an)\s+"
+    r"(?P<obj>wheelchair|hearing aid|cane|walker|screen reader|white cane|"
+    r"guide dog|mobility scooter)\b",
+    re.I,
+)
 _HAVE_PLATFORM = re.compile(r"^I\s+(?:have|own|'ve got|got)\s+(?P<obj>(?:an?|my)\s+[\w ]+)$", re.I)
 _OBSERVE = re.compile(
     r"^I\s+(?:observe|keep|fast (?:during|for|on)|don't work on|do not work on)\s+"
     r"(?P<obj>(?:the\s+)?(?:Shabbat|Sabbath|Ramadan|Lent|Yom Kippur|Sundays|the Sabbath|"
-    r"Saturdays))\b(?P<rest>.*)$", re.I)
-_DOING_DIET = re.compile(rf"^{I_AM}\s+{ADVERBS}(?:doing|on)\s+(?P<obj>keto|paleo|whole30|"
-                         r"intermittent fasting|low-carb|low carb|atkins)\b", re.I)
+    r"Saturdays))\b(?P<rest>.*)$",
+    re.I,
+)
+_DOING_DIET = re.compile(
+    rf"^{I_AM}\s+{ADVERBS}(?:doing|on)\s+(?P<obj>keto|paleo|whole30|"
+    r"intermittent fasting|low-carb|low carb|atkins)\b",
+    re.I,
+)
 
 
 def constraint_candidates(ctx: ClauseContext) -> list[Candidate]:
     """Constraint facts stated by the user in the clause."""
     text = ctx.text
     found: list[Candidate] = []
-    for rule in (_sober_years, _gave_up, _observance, _allergy, _durable_adjective, _condition, _intolerance, _diet,
-                 _limitation, _devices, _tools):
+    for rule in (
+        _sober_years,
+        _gave_up,
+        _observance,
+        _allergy,
+        _durable_adjective,
+        _condition,
+        _intolerance,
+        _diet,
+        _limitation,
+        _devices,
+        _tools,
+    ):
         found = rule(ctx, text)
         if found:
             break
@@ -100,12 +147,23 @@ def _sober_years(ctx: ClauseContext, text: str) -> list[Candidate]:
 def _observance(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _OBSERVE.match(text)
     if match:
-        verb = " ".join(text.split()[1:len(text.split()) - len(match.group("obj").split())
-                                     - len(match.group("rest").split())])
-        return [_constraint(ctx, f"User {_third(verb.split()[0])} "
-                                 f"{' '.join(verb.split()[1:]) + ' ' if len(verb.split()) > 1 else ''}"
-                                 f"{match.group('obj')}{match.group('rest')}",
-                            "constraint.religious_observance", 9200)]
+        verb = " ".join(
+            text.split()[
+                1 : len(text.split())
+                - len(match.group("obj").split())
+                - len(match.group("rest").split())
+            ]
+        )
+        return [
+            _constraint(
+                ctx,
+                f"User {_third(verb.split()[0])} "
+                f"{' '.join(verb.split()[1:]) + ' ' if len(verb.split()) > 1 else ''}"
+                f"{match.group('obj')}{match.group('rest')}",
+                "constraint.religious_observance",
+                9200,
+            )
+        ]
     match = _DOING_DIET.match(text)
     if match:
         return [_constraint(ctx, f"User is on {match.group('obj')}", "constraint.diet", 9000)]
@@ -117,9 +175,13 @@ def _gave_up(ctx: ClauseContext, text: str) -> list[Candidate]:
     if not match:
         return []
     obj = match.group("obj").lower()
-    key = {"drinking": "constraint.sobriety", "alcohol": "constraint.sobriety",
-           "booze": "constraint.sobriety", "smoking": "constraint.smoking",
-           "vaping": "constraint.smoking"}.get(obj, f"constraint.diet.{slug(obj)}")
+    key = {
+        "drinking": "constraint.sobriety",
+        "alcohol": "constraint.sobriety",
+        "booze": "constraint.sobriety",
+        "smoking": "constraint.smoking",
+        "vaping": "constraint.smoking",
+    }.get(obj, f"constraint.diet.{slug(obj)}")
     verb = text.split()[1].lower()
     verb = "gave up" if verb == "gave" else ("cut out" if verb == "cut" else verb)
     return [_constraint(ctx, f"User {verb} {obj}", key, 9000)]
@@ -132,8 +194,11 @@ def _allergy(ctx: ClauseContext, text: str) -> list[Candidate]:
         degree = match.group("degree") or ""
         kind = match.group("kind").lower()
         key = "constraint.allergy" if kind == "allergic" else "constraint.intolerance"
-        return [_constraint(ctx, f"User is {degree}{kind} to {third_person(obj)}",
-                            f"{key}.{slug(obj)}", 9500)]
+        return [
+            _constraint(
+                ctx, f"User is {degree}{kind} to {third_person(obj)}", f"{key}.{slug(obj)}", 9500
+            )
+        ]
     match = _HAVE_ALLERGY.match(text)
     if match and not re.search(r"\b(?:my|his|her|their)\b", match.group("obj"), re.I):
         obj = clean_object(match.group("obj"))
@@ -155,10 +220,12 @@ def _durable_adjective(ctx: ClauseContext, text: str) -> list[Candidate]:
         return []
     rest = match.group("rest").strip()
     qualifier = (match.group("qualifier") or "").strip()
-    kept_adverb = re.search(r"\b(strictly|completely|fully|totally)\s+" + re.escape(adjective),
-                            text, re.I)
-    phrase = " ".join(p for p in (kept_adverb.group(1) if kept_adverb else "", qualifier,
-                                  adjective) if p)
+    kept_adverb = re.search(
+        r"\b(strictly|completely|fully|totally)\s+" + re.escape(adjective), text, re.I
+    )
+    phrase = " ".join(
+        p for p in (kept_adverb.group(1) if kept_adverb else "", qualifier, adjective) if p
+    )
     detail = ""
     if re.match(r"^(?:in|to)\s+(?:one|my|both)\b", rest, re.I):
         detail = f" {third_person(clean_object(rest))}"
@@ -169,8 +236,12 @@ def _durable_adjective(ctx: ClauseContext, text: str) -> list[Candidate]:
 def _appositive_detail(ctx: ClauseContext) -> str:
     # "I'm colorblind, red-green": a hyphenated or short qualifier naming the kind.
     following = ctx.following()
-    if following and following.sentence == ctx.clause.sentence and not following.connector and \
-            re.fullmatch(r"[\w]+-[\w]+|type (?:1|2|one|two)", following.text, re.I):
+    if (
+        following
+        and following.sentence == ctx.clause.sentence
+        and not following.connector
+        and re.fullmatch(r"[\w]+-[\w]+|type (?:1|2|one|two)", following.text, re.I)
+    ):
         return f" ({following.text})"
     return ""
 
@@ -184,15 +255,29 @@ def _condition(ctx: ClauseContext, text: str) -> list[Candidate]:
     words = lowered.split()
     if any(a in lowered for a in TRANSIENT_AILMENTS):
         return []
-    condition = next((c for c in sorted(MEDICAL_CONDITIONS, key=len, reverse=True)
-                      if re.search(rf"\b{re.escape(c)}\b", lowered)), None)
-    body = len(words) >= 2 and words[-1] in BODY_PARTS and re.search(
-        r"\b(?:bad|bum|weak|chronic|torn|busted|dodgy|injured|artificial|replaced)\b", lowered)
+    condition = next(
+        (
+            c
+            for c in sorted(MEDICAL_CONDITIONS, key=len, reverse=True)
+            if re.search(rf"\b{re.escape(c)}\b", lowered)
+        ),
+        None,
+    )
+    body = (
+        len(words) >= 2
+        and words[-1] in BODY_PARTS
+        and re.search(
+            r"\b(?:bad|bum|weak|chronic|torn|busted|dodgy|injured|artificial|replaced)\b", lowered
+        )
+    )
     if not condition and not body:
         return []
     subject = condition.removeprefix("a ") if condition else words[-1]
-    return [_constraint(ctx, f"User has {third_person(obj)}", f"constraint.medical.{slug(subject)}",
-                        9300)]
+    return [
+        _constraint(
+            ctx, f"User has {third_person(obj)}", f"constraint.medical.{slug(subject)}", 9300
+        )
+    ]
 
 
 def _condition_meds(ctx: ClauseContext, text: str, found: list[Candidate]) -> list[Candidate]:
@@ -204,8 +289,14 @@ def _condition_meds(ctx: ClauseContext, text: str, found: list[Candidate]) -> li
     condition = match.group("cond").lower().strip()
     if not any(re.search(rf"\b{re.escape(c)}\b", condition) for c in MEDICAL_CONDITIONS):
         return []
-    return [_constraint(ctx, f"User takes {condition} {match.group('what').lower()}",
-                        f"constraint.medical.{slug(condition)}", 9000)]
+    return [
+        _constraint(
+            ctx,
+            f"User takes {condition} {match.group('what').lower()}",
+            f"constraint.medical.{slug(condition)}",
+            9000,
+        )
+    ]
 
 
 def _intolerance(ctx: ClauseContext, text: str) -> list[Candidate]:
@@ -215,8 +306,11 @@ def _intolerance(ctx: ClauseContext, text: str) -> list[Candidate]:
     obj = clean_object(match.group("obj") or match.group("obj2"))
     if is_generic_object(obj, frozenset()):
         return []
-    return [_constraint(ctx, f"User does not tolerate {obj.lower()}", f"constraint.diet.{slug(obj)}",
-                        9000)]
+    return [
+        _constraint(
+            ctx, f"User does not tolerate {obj.lower()}", f"constraint.diet.{slug(obj)}", 9000
+        )
+    ]
 
 
 def _diet(ctx: ClauseContext, text: str) -> list[Candidate]:
@@ -232,8 +326,13 @@ def _diet(ctx: ClauseContext, text: str) -> list[Candidate]:
 
 def _verb3(text: str) -> str:
     verb = text.split()[1].lower()
-    return {"keep": "keeps", "eat": "eats", "follow": "follows", "stick": "sticks to",
-            "stay": "stays"}.get(verb, verb)
+    return {
+        "keep": "keeps",
+        "eat": "eats",
+        "follow": "follows",
+        "stick": "sticks to",
+        "stay": "stays",
+    }.get(verb, verb)
 
 
 def _limitation(ctx: ClauseContext, text: str) -> list[Candidate]:
@@ -246,17 +345,30 @@ def _limitation(ctx: ClauseContext, text: str) -> list[Candidate]:
         return []
     if verb in ("have", "handle", "tolerate", "digest", "do") and not obj:
         return []
-    if verb == "do" and (negation == "only" or not re.search(
+    if verb == "do" and (
+        negation == "only"
+        or not re.search(
             r"\b(?:caffeine|coffee|dairy|gluten|meat|sugar|alcohol|spicy|spice|carbs|pork|beef|"
-            r"nuts|eggs|fish|seafood|booze|drugs|heights|stairs)\b", obj, re.I)):
+            r"nuts|eggs|fish|seafood|booze|drugs|heights|stairs)\b",
+            obj,
+            re.I,
+        )
+    ):
         return []
     if negation == "only" and verb not in ("eat", "drink", "have"):
         return []
     if verb in _PHYSICAL_VERBS and obj and not _PHYSICAL_OBJECT.match(obj):
         return []
-    rendered_negation = {"can't": "can't", "cannot": "cannot", "can not": "cannot",
-                         "don't": "does not", "do not": "does not", "never": "never",
-                         "no longer": "no longer", "only": "only"}[negation]
+    rendered_negation = {
+        "can't": "can't",
+        "cannot": "cannot",
+        "can not": "cannot",
+        "don't": "does not",
+        "do not": "does not",
+        "never": "never",
+        "no longer": "no longer",
+        "only": "only",
+    }[negation]
     verb_form = verb if negation not in ("never", "no longer", "only") else _third(verb)
     tail = f" {third_person(obj)}" if obj else ""
     subject = slug(obj) if obj else verb
@@ -267,10 +379,27 @@ def _limitation(ctx: ClauseContext, text: str) -> list[Candidate]:
     return [_constraint(ctx, f"User {rendered_negation} {verb_form}{tail}", key, 9000)]
 
 
-_PHYSICAL_VERBS = frozenset({"walk", "climb", "see", "hear", "lift", "kneel", "stand", "bend",
-                             "type", "read", "run", "jump"})
-_PHYSICAL_OBJECT = re.compile(r"^(?:well|very well|at night|long distances|far|stairs|heavy|"
-                              r"small print|for long|without|more than|anything heavy)\b", re.I)
+_PHYSICAL_VERBS = frozenset(
+    {
+        "walk",
+        "climb",
+        "see",
+        "hear",
+        "lift",
+        "kneel",
+        "stand",
+        "bend",
+        "type",
+        "read",
+        "run",
+        "jump",
+    }
+)
+_PHYSICAL_OBJECT = re.compile(
+    r"^(?:well|very well|at night|long distances|far|stairs|heavy|"
+    r"small print|for long|without|more than|anything heavy)\b",
+    re.I,
+)
 
 
 def _third(verb: str) -> str:
@@ -281,13 +410,15 @@ def _devices(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _MY_DEVICE.match(text)
     if match:
         device, obj = match.group("device").lower(), clean_object(match.group("obj"))
-        return [_constraint(ctx, f"User's {device} is {obj}", f"constraint.device.{slug(device)}",
-                            9000)]
+        return [
+            _constraint(ctx, f"User's {device} is {obj}", f"constraint.device.{slug(device)}", 9000)
+        ]
     match = _ASSISTIVE.match(text)
     if match:
         obj = match.group("obj").lower()
-        return [_constraint(ctx, f"User uses a {obj}", f"constraint.accessibility.{slug(obj)}",
-                            9300)]
+        return [
+            _constraint(ctx, f"User uses a {obj}", f"constraint.accessibility.{slug(obj)}", 9300)
+        ]
     match = _HAVE_PLATFORM.match(text)
     if match and _platform(match.group("obj")):
         obj = match.group("obj")
@@ -309,15 +440,22 @@ def _tools(ctx: ClauseContext, text: str) -> list[Candidate]:
         return []
     obj = clean_object(match.group("obj"))
     groups = match.groupdict()
-    scoped = (groups.get("freq") or groups.get("scope") or "everything" in text.lower()
-              or _platform(obj))
+    scoped = (
+        groups.get("freq") or groups.get("scope") or "everything" in text.lower() or _platform(obj)
+    )
     named = any(w[:1].isupper() for w in obj.split()) or obj.lower() in PLATFORMS
     if not scoped or not named and not groups.get("freq"):
         return []
     if is_generic_object(obj, frozenset()):
         return []
-    unit = next((dim for word, dim in UNIT_SYSTEMS.items()
-                 if re.search(rf"\b{re.escape(word)}\b", obj, re.I)), None)
+    unit = next(
+        (
+            dim
+            for word, dim in UNIT_SYSTEMS.items()
+            if re.search(rf"\b{re.escape(word)}\b", obj, re.I)
+        ),
+        None,
+    )
     key = f"constraint.units.{unit}" if unit else f"constraint.tool.{slug(obj)}"
     frequency = (groups.get("freq") or "").lower()
     scope = clean_object(groups.get("scope") or "")

@@ -21,18 +21,23 @@ from .text import Clause, sentence_case_fact
 
 # Exclusion markers each kind of rule honours. Rule 4 of the labelling rules: a persistent
 # person is stored even inside plans, questions, tasks or episodic news.
-SELF_STATEMENT_MARKERS = frozenset({HYPOTHETICAL, HEDGED, PLAN, TIME_BOUND, QUESTION, SARCASM,
-                                    THIRD_PARTY_OPINION, VENTING})
+SELF_STATEMENT_MARKERS = frozenset(
+    {HYPOTHETICAL, HEDGED, PLAN, TIME_BOUND, QUESTION, SARCASM, THIRD_PARTY_OPINION, VENTING}
+)
 RELATIONSHIP_MARKERS = frozenset({HYPOTHETICAL, SARCASM})
 INSTRUCTION_MARKERS = frozenset({HYPOTHETICAL, HEDGED, SARCASM, TIME_BOUND})
 
 _DURABILITY = re.compile(
     r"\b(?:always|never|for years|all-time|all time|of all time|no exceptions|since I was|"
     r"whole life|through and through|have been for|always have been|never have been|forever|"
-    r"strictly|every \w+|for (?:a living|decades))\b", re.I)
-_NUMBER_WORDS = frozenset("""one two three four five six seven eight nine ten eleven twelve
+    r"strictly|every \w+|for (?:a living|decades))\b",
+    re.I,
+)
+_NUMBER_WORDS = frozenset(
+    """one two three four five six seven eight nine ten eleven twelve
 thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty
-seventy eighty ninety hundred thousand""".split())
+seventy eighty ninety hundred thousand""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -52,27 +57,45 @@ class ClauseContext:
         return self.clauses[: self.clause.index]
 
     def following(self) -> Clause | None:
-        later = self.clauses[self.clause.index + 1:]
+        later = self.clauses[self.clause.index + 1 :]
         return later[0] if later else None
 
     def has_standing_marker(self) -> bool:
-        return bool(re.search(r"\b(?:always|never|from now on|going forward|by default|ever|"
-                              r"every time|each time|whenever|all the time|in general|"
-                              r"no exceptions)\b", f"{self.text} {self.trailing}", re.I))
+        return bool(
+            re.search(
+                r"\b(?:always|never|from now on|going forward|by default|ever|"
+                r"every time|each time|whenever|all the time|in general|"
+                r"no exceptions)\b",
+                f"{self.text} {self.trailing}",
+                re.I,
+            )
+        )
 
 
-def build(ctx: ClauseContext, text: str, category: str, key: str, confidence_bp: int,
-          honoured: frozenset[str], fact_type: FactType = FactType.USER_FACT,
-          evidence: str | None = None) -> Candidate:
+def build(
+    ctx: ClauseContext,
+    text: str,
+    category: str,
+    key: str,
+    confidence_bp: int,
+    honoured: frozenset[str],
+    fact_type: FactType = FactType.USER_FACT,
+    evidence: str | None = None,
+) -> Candidate:
     """Build a candidate from a rendered fact, adding durability bonus and clause violations."""
     if _DURABILITY.search(f"{ctx.text} {ctx.trailing}"):
         confidence_bp += 300
     rendered = sentence_case_fact(text)
     return Candidate(
-        text=rendered, category=category, type=fact_type,
-        confidence_bp=max(0, min(10_000, confidence_bp)), key=key,
-        critical_tokens=critical_tokens(rendered), evidence_span=evidence or ctx.text,
-        violations=tuple(sorted(ctx.markers & honoured)))
+        text=rendered,
+        category=category,
+        type=fact_type,
+        confidence_bp=max(0, min(10_000, confidence_bp)),
+        key=key,
+        critical_tokens=critical_tokens(rendered),
+        evidence_span=evidence or ctx.text,
+        violations=tuple(sorted(ctx.markers & honoured)),
+    )
 
 
 def appositive(ctx: ClauseContext) -> str:
@@ -84,9 +107,12 @@ def appositive(ctx: ClauseContext) -> str:
     words = following.text.split()
     if not 1 <= len(words) <= 4 or following.is_question:
         return ""
-    if re.search(r"\b(?:I|I'm|my|me|it|it's|that|this|is|are|was|have|has|been|do|not|no|so|"
-                 r"like|really|seriously|always|never|ever|and|or|everything|anything|lol)\b",
-                 following.text, re.I):
+    if re.search(
+        r"\b(?:I|I'm|my|me|it|it's|that|this|is|are|was|have|has|been|do|not|no|so|"
+        r"like|really|seriously|always|never|ever|and|or|everything|anything|lol)\b",
+        following.text,
+        re.I,
+    ):
         return ""
     return f" ({following.text})"
 
@@ -115,8 +141,13 @@ def last_capitalized_name(clauses: tuple[Clause, ...]) -> str | None:
         words = clause.text.split()
         for position in range(len(words) - 1, -1, -1):
             word = words[position].strip(",.!?").removesuffix("'s")
-            if (word[:1].isupper() and word.isalpha() and word.lower() not in NON_PLACE_CAPITALS
-                    and word not in ("I", "User") and (position > 0 or clause.connector)):
+            if (
+                word[:1].isupper()
+                and word.isalpha()
+                and word.lower() not in NON_PLACE_CAPITALS
+                and word not in ("I", "User")
+                and (position > 0 or clause.connector)
+            ):
                 return word
     return None
 
@@ -125,8 +156,11 @@ def last_place(clauses: tuple[Clause, ...]) -> str | None:
     """The most recent capitalised place after in/to/from ("flying home to Accra…")."""
     pattern = re.compile(r"\b(?:in|to|from|at)\s+(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
     for clause in reversed(clauses):
-        places = [m.group("place") for m in pattern.finditer(clause.text)
-                  if m.group("place").split()[0].lower() not in NON_PLACE_CAPITALS]
+        places = [
+            m.group("place")
+            for m in pattern.finditer(clause.text)
+            if m.group("place").split()[0].lower() not in NON_PLACE_CAPITALS
+        ]
         if places:
             return places[-1]
     return None

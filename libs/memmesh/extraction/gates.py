@@ -30,53 +30,82 @@ SHARED_NARRATIVE_MIN_BP = 6000
 GROUNDING_MIN_OVERLAP_BP = 7500
 MAX_FACT_CHARS = 240
 
-_MINIMUM_BP = {FactType.USER_FACT: USER_FACT_MIN_BP, FactType.USER_PATTERN: USER_PATTERN_MIN_BP,
-               FactType.SHARED_NARRATIVE: SHARED_NARRATIVE_MIN_BP}
+_MINIMUM_BP = {
+    FactType.USER_FACT: USER_FACT_MIN_BP,
+    FactType.USER_PATTERN: USER_PATTERN_MIN_BP,
+    FactType.SHARED_NARRATIVE: SHARED_NARRATIVE_MIN_BP,
+}
 # Words the renderer adds around the user's own words; they need no grounding.
-_RENDER_VOCABULARY = frozenset("""
+_RENDER_VOCABULARY = frozenset(
+    """
 user user's they them their theirs themselves assistant assistant's the a an and or of to in on
 for with at by from is are was be been has have had who named called not no does do doesn't
 don't can't cannot never always only also prefers likes loves dislikes hates enjoys adores
 wants uses lives takes tolerate tolerates own is into fan favorite favourite units over than
 rather would will it its this that as some any which when while up out about because name
-""".split())
-_HEDGE_IN_TEXT = re.compile(r"\b(?:maybe|probably|might|perhaps|possibly|kind of|sort of|kinda|"
-                            r"sorta|would like to|I guess|seems)\b", re.I)
-_TRANSIENT_IN_TEXT = re.compile(r"\b(?:today|tonight|tomorrow|yesterday|right now|this week|"
-                                r"next week|last night|for the next|at the moment)\b", re.I)
-_AUTHORITY_CLAIM = re.compile(r"\b(?:you told me|you promised|you said|is true|expert|"
-                              r"you agreed|must|comply)\b", re.I)
+""".split()
+)
+_HEDGE_IN_TEXT = re.compile(
+    r"\b(?:maybe|probably|might|perhaps|possibly|kind of|sort of|kinda|"
+    r"sorta|would like to|I guess|seems)\b",
+    re.I,
+)
+_TRANSIENT_IN_TEXT = re.compile(
+    r"\b(?:today|tonight|tomorrow|yesterday|right now|this week|"
+    r"next week|last night|for the next|at the moment)\b",
+    re.I,
+)
+_AUTHORITY_CLAIM = re.compile(
+    r"\b(?:you told me|you promised|you said|is true|expert|"
+    r"you agreed|must|comply)\b",
+    re.I,
+)
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|my|me|mine)\b")
 
 
-def apply_gates(candidates: Iterable[Candidate], source_text: str
-                ) -> tuple[list[ExtractedFact], list[Rejection]]:
+def apply_gates(
+    candidates: Iterable[Candidate], source_text: str
+) -> tuple[list[ExtractedFact], list[Rejection]]:
     """Validate candidates against the source turn; return accepted facts and the rejection log."""
     source_lower = normalize(source_text).lower()
     source_stems = _stems(source_lower)
     accepted: list[ExtractedFact] = []
     rejections: list[Rejection] = []
     for candidate in candidates:
-        rejection = (_semantic_check(candidate)
-                     or _grounding_check(candidate, source_lower, source_stems)
-                     or _type_rule_check(candidate)
-                     or _confidence_check(candidate))
+        rejection = (
+            _semantic_check(candidate)
+            or _grounding_check(candidate, source_lower, source_stems)
+            or _type_rule_check(candidate)
+            or _confidence_check(candidate)
+        )
         if rejection:
             rejections.append(rejection)
         else:
-            accepted.append(ExtractedFact(
-                text=candidate.text, category=candidate.category, type=candidate.type,
-                confidence_bp=candidate.confidence_bp, key=candidate.key,
-                critical_tokens=candidate.critical_tokens,
-                evidence_span=candidate.evidence_span))
+            accepted.append(
+                ExtractedFact(
+                    text=candidate.text,
+                    category=candidate.category,
+                    type=candidate.type,
+                    confidence_bp=candidate.confidence_bp,
+                    key=candidate.key,
+                    critical_tokens=candidate.critical_tokens,
+                    evidence_span=candidate.evidence_span,
+                )
+            )
     return accepted, rejections
 
 
-def _reject(candidate: Candidate, reason: RejectionReason, threshold_bp: int | None,
-            **details: str) -> Rejection:
-    return Rejection(candidate_text=candidate.text, type=candidate.type,
-                     confidence_bp=candidate.confidence_bp, reason_code=reason,
-                     threshold_bp=threshold_bp, details=tuple(sorted(details.items())))
+def _reject(
+    candidate: Candidate, reason: RejectionReason, threshold_bp: int | None, **details: str
+) -> Rejection:
+    return Rejection(
+        candidate_text=candidate.text,
+        type=candidate.type,
+        confidence_bp=candidate.confidence_bp,
+        reason_code=reason,
+        threshold_bp=threshold_bp,
+        details=tuple(sorted(details.items())),
+    )
 
 
 def _semantic_check(candidate: Candidate) -> Rejection | None:
@@ -103,8 +132,9 @@ def _semantic_check(candidate: Candidate) -> Rejection | None:
     return None
 
 
-def _grounding_check(candidate: Candidate, source_lower: str, source_stems: set[str]
-                     ) -> Rejection | None:
+def _grounding_check(
+    candidate: Candidate, source_lower: str, source_stems: set[str]
+) -> Rejection | None:
     body = re.sub(r"^User(?:'s)?\s+", "", candidate.text).rstrip(".").lower()
     if body and body in source_lower:
         return None
@@ -114,27 +144,46 @@ def _grounding_check(candidate: Candidate, source_lower: str, source_stems: set[
     overlap_bp = (len(present) * BASIS_POINTS_MAX) // len(content) if content else 0
     if not missing_tokens and content and overlap_bp >= GROUNDING_MIN_OVERLAP_BP:
         return None
-    return _reject(candidate, RejectionReason.NOT_GROUNDED_IN_SOURCE, GROUNDING_MIN_OVERLAP_BP,
-                   exact_match="false", key_phrase_overlap_bp=str(overlap_bp),
-                   missing_terms=",".join(s for s in content if not _stem_in_source(s, source_stems)),
-                   missing_critical_tokens=",".join(missing_tokens))
+    return _reject(
+        candidate,
+        RejectionReason.NOT_GROUNDED_IN_SOURCE,
+        GROUNDING_MIN_OVERLAP_BP,
+        exact_match="false",
+        key_phrase_overlap_bp=str(overlap_bp),
+        missing_terms=",".join(s for s in content if not _stem_in_source(s, source_stems)),
+        missing_critical_tokens=",".join(missing_tokens),
+    )
 
 
 def _type_rule_check(candidate: Candidate) -> Rejection | None:
     threshold = _MINIMUM_BP.get(candidate.type)
     if candidate.violations:
-        return _reject(candidate, RejectionReason.TYPE_RULE_VIOLATION, threshold,
-                       markers=",".join(candidate.violations), evidence=candidate.evidence_span)
+        return _reject(
+            candidate,
+            RejectionReason.TYPE_RULE_VIOLATION,
+            threshold,
+            markers=",".join(candidate.violations),
+            evidence=candidate.evidence_span,
+        )
     if candidate.type in (FactType.USER_FACT, FactType.USER_PATTERN):
         if _HEDGE_IN_TEXT.search(candidate.text):
-            return _reject(candidate, RejectionReason.TYPE_RULE_VIOLATION, threshold,
-                           rule="hedged or hypothetical wording")
+            return _reject(
+                candidate,
+                RejectionReason.TYPE_RULE_VIOLATION,
+                threshold,
+                rule="hedged or hypothetical wording",
+            )
         if _TRANSIENT_IN_TEXT.search(candidate.text):
-            return _reject(candidate, RejectionReason.TYPE_RULE_VIOLATION, threshold,
-                           rule="time-bound wording")
+            return _reject(
+                candidate, RejectionReason.TYPE_RULE_VIOLATION, threshold, rule="time-bound wording"
+            )
     if candidate.type is FactType.SHARED_NARRATIVE and _AUTHORITY_CLAIM.search(candidate.text):
-        return _reject(candidate, RejectionReason.TYPE_RULE_VIOLATION, threshold,
-                       rule="narrative asserts authority")
+        return _reject(
+            candidate,
+            RejectionReason.TYPE_RULE_VIOLATION,
+            threshold,
+            rule="narrative asserts authority",
+        )
     return None
 
 

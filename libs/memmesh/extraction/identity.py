@@ -26,50 +26,111 @@ from .text import conjugate_3sg, slug, third_person
 
 _NAME = re.compile(
     r"^(?:my\s+name(?:'s|\s+is)|(?:the\s+)?name's|I\s+go\s+by|call\s+me|(?:I'm|I am)\s+called)\s+"
-    r"(?P<name>[A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)?)", re.I)
+    r"(?P<name>[A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)?)",
+    re.I,
+)
 _I_AM_NAME = re.compile(r"^(?:I'm|I am)\s+(?P<name>[A-Z][a-z'-]+)$")
-_I_AM_A = re.compile(rf"^(?:{I_AM}\s+(?P<neg>not\s+)?|I(?:'ve| have)\s+(?P<been>been)\s+)"
-                     rf"{ADVERBS}(?:a|an)\s+(?P<np>.+)$", re.I)
-_SERVICE = re.compile(rf"^{I_AM}\s+(?:in|with)\s+the\s+(?P<branch>army|navy|air force|marines|"
-                      r"military|reserves|national guard|coast guard|fire department|police)\b", re.I)
+_I_AM_A = re.compile(
+    rf"^(?:{I_AM}\s+(?P<neg>not\s+)?|I(?:'ve| have)\s+(?P<been>been)\s+)"
+    rf"{ADVERBS}(?:a|an)\s+(?P<np>.+)$",
+    re.I,
+)
+_SERVICE = re.compile(
+    rf"^{I_AM}\s+(?:in|with)\s+the\s+(?P<branch>army|navy|air force|marines|"
+    r"military|reserves|national guard|coast guard|fire department|police)\b",
+    re.I,
+)
 _AGE = re.compile(rf"^{I_AM}\s+(?P<age>\d{{1,3}})(?:\s+years?\s+old|\s*yo)?$", re.I)
-_I_AM_GROUP = re.compile(rf"^{I_AM}\s+(?:a\s+)?(?:(?:practicing|practising|devout|proud|born|"
-                         r"non-practicing)\s+)?(?P<word>[\w-]+)$", re.I)
+_I_AM_GROUP = re.compile(
+    rf"^{I_AM}\s+(?:a\s+)?(?:(?:practicing|practising|devout|proud|born|"
+    r"non-practicing)\s+)?(?P<word>[\w-]+)$",
+    re.I,
+)
 _WORK = re.compile(
     r"^(?:I|we)\s+(?:(?:also|still|currently|mostly)\s+)?(?P<verb>work|teach|manage|run|write|"
-    r"coach|own|play|study|practice|practise)\s+(?P<rest>.+)$", re.I)
+    r"coach|own|play|study|practice|practise)\s+(?P<rest>.+)$",
+    re.I,
+)
 _FOR_A_LIVING = re.compile(r"^I\s+(?P<verb>\w+)\s+(?P<obj>.+?)\s+for\s+a\s+living$", re.I)
 _STUDIES = re.compile(
     rf"^{I_AM}\s+(?:currently\s+)?(?:doing|studying|pursuing|getting|working on|finishing)\s+"
     r"(?P<what>(?:a|an|my)\s+(?:phd|ph\.d\.?|master's|masters|degree|bachelor's|doctorate|mba|"
     r"residency|apprenticeship)\b.*|[\w ]+?)$|^I'm\s+in\s+(?P<school>(?:med|law|grad|nursing|"
-    r"medical|art)\s+school.*)$", re.I)
+    r"medical|art)\s+school.*)$",
+    re.I,
+)
 _BEEN_DOING = re.compile(
     r"^(?:I(?:'ve| have)\s+)?been\s+(?P<ving>\w+ing)\s+(?P<obj>.+?)\s+(?:for|since)\s+"
     r"(?P<dur>(?:about\s+|over\s+|almost\s+|nearly\s+)?(?:\w+\s+)?(?:years?|decades?)|"
-    r"(?:I was|childhood|college|high school|\d{4})\b.*?)(?:\s+now)?$", re.I)
-_TRAIT_ADJECTIVES = "|".join(re.escape(a) for a, (category, _) in sorted(
-    DURABLE_ADJECTIVES.items(), key=lambda item: -len(item[0])) if category == "identity")
-_TRAIT = re.compile(rf"^(?:I(?:'m| am|'ve always been| have always been))\s+{ADVERBS}"
-                    rf"(?P<adj>{_TRAIT_ADJECTIVES})(?:\s+(?P<rest>.+))?$", re.I)
+    r"(?:I was|childhood|college|high school|\d{4})\b.*?)(?:\s+now)?$",
+    re.I,
+)
+_TRAIT_ADJECTIVES = "|".join(
+    re.escape(a)
+    for a, (category, _) in sorted(DURABLE_ADJECTIVES.items(), key=lambda item: -len(item[0]))
+    if category == "identity"
+)
+_TRAIT = re.compile(
+    rf"^(?:I(?:'m| am|'ve always been| have always been))\s+{ADVERBS}"
+    rf"(?P<adj>{_TRAIT_ADJECTIVES})(?:\s+(?P<rest>.+))?$",
+    re.I,
+)
 _CONTINUATION = re.compile(r"^(?:did|served|spent)\s+(?P<rest>.+)$", re.I)
 _RETIRED = re.compile(rf"^{I_AM}\s+{ADVERBS}retired\b(?:\s+(?P<rest>.+))?$", re.I)
-_OCCUPATION_SUFFIX = re.compile(r"(?:er|or|ist|ian|ant|ent|nurse|pilot|chef|medic|cook|"
-                                r"officer|engineer|agent|clerk|analyst|scientist|architect|"
-                                r"veteran|student|consultant|therapist|dentist|surgeon)$")
-_HOBBY_HEADS = frozenset({"gamer", "reader", "runner", "hiker", "climber", "gardener", "baker",
-                          "knitter", "woodworker", "collector", "cyclist", "swimmer", "surfer",
-                          "skier", "golfer", "birder", "bookworm", "foodie", "nerd", "geek"})
-_NP_CUT = re.compile(r"\s+(?:who|that|which|since|for|at this point|and|but|lol|haha|if|"
-                     r"by trade|through and through|now)\b.*$", re.I)
+_OCCUPATION_SUFFIX = re.compile(
+    r"(?:er|or|ist|ian|ant|ent|nurse|pilot|chef|medic|cook|"
+    r"officer|engineer|agent|clerk|analyst|scientist|architect|"
+    r"veteran|student|consultant|therapist|dentist|surgeon)$"
+)
+_HOBBY_HEADS = frozenset(
+    {
+        "gamer",
+        "reader",
+        "runner",
+        "hiker",
+        "climber",
+        "gardener",
+        "baker",
+        "knitter",
+        "woodworker",
+        "collector",
+        "cyclist",
+        "swimmer",
+        "surfer",
+        "skier",
+        "golfer",
+        "birder",
+        "bookworm",
+        "foodie",
+        "nerd",
+        "geek",
+    }
+)
+_NP_CUT = re.compile(
+    r"\s+(?:who|that|which|since|for|at this point|and|but|lol|haha|if|"
+    r"by trade|through and through|now)\b.*$",
+    re.I,
+)
 
 
 def identity_candidates(ctx: ClauseContext) -> list[Candidate]:
     """Identity facts stated by the user in the clause."""
     text = ctx.text
-    for rule in (_name, language_fact, residence_fact, origin_fact, _studies, _retired, _trait, _service_or_age,
-                 _i_am_a,
-                 _group_membership, _work, _for_a_living, _been_doing):
+    for rule in (
+        _name,
+        language_fact,
+        residence_fact,
+        origin_fact,
+        _studies,
+        _retired,
+        _trait,
+        _service_or_age,
+        _i_am_a,
+        _group_membership,
+        _work,
+        _for_a_living,
+        _been_doing,
+    ):
         found = rule(ctx, text)
         if found:
             return found
@@ -119,8 +180,12 @@ def _trait(ctx: ClauseContext, text: str) -> list[Candidate]:
     if not match or match.group("adj").lower() == "retired":
         return []
     rest = match.group("rest") or ""
-    if rest and not re.match(r"^(?:and\s+\w+|since\s+.+|my whole life|through and through|"
-                             r"with\s+(?:a|an|one|two|three|four|\d)\s+\w+)$", rest, re.I):
+    if rest and not re.match(
+        r"^(?:and\s+\w+|since\s+.+|my whole life|through and through|"
+        r"with\s+(?:a|an|one|two|three|four|\d)\s+\w+)$",
+        rest,
+        re.I,
+    ):
         return []
     adjective = match.group("adj")
     _, key = DURABLE_ADJECTIVES[adjective.lower()]
@@ -132,8 +197,12 @@ def _i_am_a(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _I_AM_A.match(text)
     if not match:
         return []
-    duration = re.search(r"\s+for\s+(?P<dur>(?:about\s+|over\s+|almost\s+|nearly\s+)?\w+\s+"
-                         r"(?:years?|decades?))", match.group("np"), re.I)
+    duration = re.search(
+        r"\s+for\s+(?P<dur>(?:about\s+|over\s+|almost\s+|nearly\s+)?\w+\s+"
+        r"(?:years?|decades?))",
+        match.group("np"),
+        re.I,
+    )
     if match.group("been") and not duration:
         return []
     noun_phrase = clean_object(_NP_CUT.sub("", match.group("np")))
@@ -145,16 +214,21 @@ def _i_am_a(ctx: ClauseContext, text: str) -> list[Candidate]:
         return []
     if head in ("person", "guy", "girl") and (len(words) < 2 or words[-2] not in TRAIT_PERSONS):
         return []
-    if match.group("neg") and not (head in ("person", "owl", "bird") or any(
-            trait in noun_phrase.lower() for trait in IDENTITY_NOUNS_AS_TRAITS)):
+    if match.group("neg") and not (
+        head in ("person", "owl", "bird")
+        or any(trait in noun_phrase.lower() for trait in IDENTITY_NOUNS_AS_TRAITS)
+    ):
         return []
     if re.search(r"\b(?:bit|little|lot|kind|sort)\s+of\b", noun_phrase, re.I):
         return []
     article = "an" if noun_phrase[0].lower() in "aeiou" else "a"
     key = _identity_key(noun_phrase, head)
     if match.group("been") and duration:
-        return [_identity(ctx, f"User has been {article} {noun_phrase} for {duration.group('dur')}",
-                          key)]
+        return [
+            _identity(
+                ctx, f"User has been {article} {noun_phrase} for {duration.group('dur')}", key
+            )
+        ]
     appendix = _continuation(ctx) or appositive(ctx)
     negation = "not " if match.group("neg") else ""
     return [_identity(ctx, f"User is {negation}{article} {noun_phrase}{appendix}", key)]
@@ -172,8 +246,11 @@ def _service_or_age(ctx: ClauseContext, text: str) -> list[Candidate]:
 
 def _identity_key(noun_phrase: str, head: str) -> str:
     lowered = noun_phrase.lower()
-    if any(trait in lowered for trait in IDENTITY_NOUNS_AS_TRAITS) or head in ("person", "owl",
-                                                                               "bird"):
+    if any(trait in lowered for trait in IDENTITY_NOUNS_AS_TRAITS) or head in (
+        "person",
+        "owl",
+        "bird",
+    ):
         return f"identity.trait.{slug(head if head not in ('person',) else lowered)}"
     if head in RELIGIONS:
         return "identity.religion"
@@ -218,20 +295,42 @@ def _work(ctx: ClauseContext, text: str) -> list[Candidate]:
     rest = re.sub(r"\s+together$", "", rest, flags=re.I)
     first = rest.split()[0].lower() if rest.split() else ""
     if verb == "work":
-        if first not in ("as", "at", "for", "in", "night", "nights", "nightshifts", "from", "remotely",
-                         "shifts", "weekends", "two", "three", "full-time", "part-time"):
+        if first not in (
+            "as",
+            "at",
+            "for",
+            "in",
+            "night",
+            "nights",
+            "nightshifts",
+            "from",
+            "remotely",
+            "shifts",
+            "weekends",
+            "two",
+            "three",
+            "full-time",
+            "part-time",
+        ):
             return []
-        key = {"as": "identity.occupation", "at": "identity.employer", "for": "identity.employer",
-               "in": "identity.field"}.get(first, "identity.work_schedule")
+        key = {
+            "as": "identity.occupation",
+            "at": "identity.employer",
+            "for": "identity.employer",
+            "in": "identity.field",
+        }.get(first, "identity.work_schedule")
     elif verb == "play":
         if not set(rest.lower().split()) & MUSICAL_INSTRUMENTS and not re.search(
-                r"\b(?:in|on)\s+(?:a|an|the)\s+\w*\s*(?:band|orchestra|team|league|choir|club)",
-                rest, re.I):
+            r"\b(?:in|on)\s+(?:a|an|the)\s+\w*\s*(?:band|orchestra|team|league|choir|club)",
+            rest,
+            re.I,
+        ):
             return []
         key = f"identity.hobby.{slug(rest.split()[0])}"
     elif verb in ("run", "own"):
         if not re.match(r"^(?:a|an|my own|our own|my|our)\s", rest, re.I) or re.search(
-                r"\b(?:errand|marathon|race|mile|k)\b", rest, re.I):
+            r"\b(?:errand|marathon|race|mile|k)\b", rest, re.I
+        ):
             return []
         key = "identity.business"
     elif verb in ("teach", "manage", "coach", "write"):
@@ -249,8 +348,14 @@ def _for_a_living(ctx: ClauseContext, text: str) -> list[Candidate]:
     if not match:
         return []
     verb = match.group("verb")
-    return [_identity(ctx, f"User {conjugate_3sg(verb)} {third_person(match.group('obj'))} "
-                           "for a living", "identity.occupation", 9200)]
+    return [
+        _identity(
+            ctx,
+            f"User {conjugate_3sg(verb)} {third_person(match.group('obj'))} for a living",
+            "identity.occupation",
+            9200,
+        )
+    ]
 
 
 def _been_doing(ctx: ClauseContext, text: str) -> list[Candidate]:
@@ -258,9 +363,14 @@ def _been_doing(ctx: ClauseContext, text: str) -> list[Candidate]:
     if not match or re.match(r"^(?:it|that|this)\b", match.group("obj"), re.I):
         return []
     ving, obj = match.group("ving").lower(), clean_object(match.group("obj"))
-    return [_identity(ctx, f"User has been {ving} {third_person(obj)} for "
-                           f"{clean_object(match.group('dur'))}",
-                      f"identity.activity.{slug(ving + ' ' + obj)}", 8800)]
+    return [
+        _identity(
+            ctx,
+            f"User has been {ving} {third_person(obj)} for {clean_object(match.group('dur'))}",
+            f"identity.activity.{slug(ving + ' ' + obj)}",
+            8800,
+        )
+    ]
 
 
 def _without(ctx: ClauseContext, marker: str) -> ClauseContext:

@@ -12,29 +12,50 @@ from .text import Clause, conjugate_3sg, slug, third_person
 _INSTRUCTION_VERBS = (
     "use|give|answer|reply|respond|talk|speak|write|keep|call|address|show|send|format|spell|"
     "put|list|explain|skip|avoid|include|add|default|convert|say|tell|refer|read|quote|round|"
-    "measure|display|ask|check|double-check|stick|start|end|sign|text|email|schedule|book|use")
+    "measure|display|ask|check|double-check|stick|start|end|sign|text|email|schedule|book|use"
+)
 _IMPERATIVE = re.compile(
     r"^(?:please\s+|can you\s+|could you\s+|would you\s+|just\s+|and\s+)*"
     r"(?P<freq>always|never|only|don't ever|do not ever|don't|do not|from now on|going forward)?\s*"
-    rf"(?P<verb>{_INSTRUCTION_VERBS})\b\s*(?P<rest>.*)$", re.I)
+    rf"(?P<verb>{_INSTRUCTION_VERBS})\b\s*(?P<rest>.*)$",
+    re.I,
+)
 _RATHER_YOU = re.compile(
     r"^I(?:'d| would)\s+(?:rather|prefer)\s+(?:it\s+if\s+)?you\s+(?:to\s+)?(?P<rest>.+)$|"
-    r"^I\s+(?:want|need)\s+you\s+to\s+(?P<rest2>(?:always|never)\s+.+)$", re.I)
+    r"^I\s+(?:want|need)\s+you\s+to\s+(?P<rest2>(?:always|never)\s+.+)$",
+    re.I,
+)
 _ANSWER_STYLE = re.compile(
     r"^I\s+(?:need|want|like|prefer)\s+(?:my\s+|your\s+|the\s+)?(?P<what>answers|responses|"
-    r"replies|explanations|summaries|instructions)\s+(?P<how>.+)$", re.I)
-_WANT_IN = re.compile(r"^I\s+(?:want|need|like|prefer)\s+(?P<what>everything|all|my|anything)"
-                      r"(?P<rest>.*?\s+in\s+.+)$", re.I)
+    r"replies|explanations|summaries|instructions)\s+(?P<how>.+)$",
+    re.I,
+)
+_WANT_IN = re.compile(
+    r"^I\s+(?:want|need|like|prefer)\s+(?P<what>everything|all|my|anything)"
+    r"(?P<rest>.*?\s+in\s+.+)$",
+    re.I,
+)
 _NO_X_ON = re.compile(
     r"^(?:no|never any|please no)\s+(?P<what>meetings|calls|appointments|reminders|notifications|"
-    r"messages|emails|texts|alarms)\s+(?P<when>(?:on|before|after|during)\s+[\w -]+)$", re.I)
-_RECURRING = re.compile(r"\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|"
-                        r"weekends|weekdays|mornings|evenings|nights|lunch|\d+\s*(?:am|pm))\b", re.I)
-_UNIT_HABIT = re.compile(r"^I\s+(?P<freq>only|always|never|don't|do not)\s+(?:use|measure in|"
-                         r"cook with|think in|work in)\s+(?P<obj>.+)$", re.I)
-_UNIT_WORDS = re.compile(r"\b(?:cups?|ounces?|oz|pounds?|lbs?|grams?|kilos?|kilograms?|inches?|"
-                         r"feet|miles?|kilometers?|kilometres?|fahrenheit|celsius|metric|"
-                         r"imperial|liters?|litres?|gallons?|tablespoons?|teaspoons?)\b", re.I)
+    r"messages|emails|texts|alarms)\s+(?P<when>(?:on|before|after|during)\s+[\w -]+)$",
+    re.I,
+)
+_RECURRING = re.compile(
+    r"\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|"
+    r"weekends|weekdays|mornings|evenings|nights|lunch|\d+\s*(?:am|pm))\b",
+    re.I,
+)
+_UNIT_HABIT = re.compile(
+    r"^I\s+(?P<freq>only|always|never|don't|do not)\s+(?:use|measure in|"
+    r"cook with|think in|work in)\s+(?P<obj>.+)$",
+    re.I,
+)
+_UNIT_WORDS = re.compile(
+    r"\b(?:cups?|ounces?|oz|pounds?|lbs?|grams?|kilos?|kilograms?|inches?|"
+    r"feet|miles?|kilometers?|kilometres?|fahrenheit|celsius|metric|"
+    r"imperial|liters?|litres?|gallons?|tablespoons?|teaspoons?)\b",
+    re.I,
+)
 
 
 def instruction_candidates(ctx: ClauseContext) -> list[Candidate]:
@@ -46,8 +67,9 @@ def instruction_candidates(ctx: ClauseContext) -> list[Candidate]:
     return []
 
 
-def unit_system_candidates(clauses: tuple[Clause, ...], contexts: list[ClauseContext]
-                           ) -> tuple[list[Candidate], set[int]]:
+def unit_system_candidates(
+    clauses: tuple[Clause, ...], contexts: list[ClauseContext]
+) -> tuple[list[Candidate], set[int]]:
     """One fact for "convert this to metric, I never use cups": the system plus the habit."""
     system = None
     for clause in clauses:
@@ -66,8 +88,16 @@ def unit_system_candidates(clauses: tuple[Clause, ...], contexts: list[ClauseCon
                 text = f"User {habit}"
             else:
                 text = f"User uses {system} units and {habit}"
-            return [build(ctx, text, "constraint", f"constraint.units.{UNIT_SYSTEMS[system]}",
-                          9200, INSTRUCTION_MARKERS)], {ctx.clause.index}
+            return [
+                build(
+                    ctx,
+                    text,
+                    "constraint",
+                    f"constraint.units.{UNIT_SYSTEMS[system]}",
+                    9200,
+                    INSTRUCTION_MARKERS,
+                )
+            ], {ctx.clause.index}
     return [], set()
 
 
@@ -81,8 +111,11 @@ def _topic_key(phrase: str) -> str:
             return "constraint.language.response"
     if re.search(r"\bemojis?\b", lowered):
         return "constraint.format.emoji"
-    if re.search(r"\b(?:short|brief|concise|long|detail|detailed|bullet|step[- ]by[- ]step|"
-                 r"beginner|simple|technical)\b", lowered):
+    if re.search(
+        r"\b(?:short|brief|concise|long|detail|detailed|bullet|step[- ]by[- ]step|"
+        r"beginner|simple|technical)\b",
+        lowered,
+    ):
         return "constraint.format.detail"
     return f"constraint.instruction.{slug(' '.join(lowered.split()[:3]))}"
 
@@ -100,8 +133,14 @@ def _imperative(ctx: ClauseContext) -> list[Candidate]:
         in_text = re.search(r"\b(always|never)\b", ctx.text, re.I)
         freq = in_text.group(1).lower() if in_text else ("always" if "always" in trailing else "")
         rest = re.sub(r",?\s*\b(?:always|never)\b\s*$", "", rest, flags=re.I)
-    freq = {"don't ever": "never", "do not ever": "never", "don't": "not", "do not": "not",
-            "from now on": "from now on", "going forward": "from now on"}.get(freq, freq)
+    freq = {
+        "don't ever": "never",
+        "do not ever": "never",
+        "don't": "not",
+        "do not": "not",
+        "from now on": "from now on",
+        "going forward": "from now on",
+    }.get(freq, freq)
     verb = match.group("verb").lower()
     action = f"{verb} {third_person(rest)}".strip()
     if freq == "from now on":
@@ -110,10 +149,21 @@ def _imperative(ctx: ClauseContext) -> list[Candidate]:
         body = f"not {action}"
     else:
         body = f"{freq} {action}".strip()
-    body = re.sub(r"\bwhen the assistant (\w+)", lambda m: "when the assistant "
-                  + conjugate_3sg(m.group(1)), body)
-    return [build(ctx, f"User wants the assistant to {body}", "constraint", _topic_key(rest),
-                  9500, INSTRUCTION_MARKERS)]
+    body = re.sub(
+        r"\bwhen the assistant (\w+)",
+        lambda m: "when the assistant " + conjugate_3sg(m.group(1)),
+        body,
+    )
+    return [
+        build(
+            ctx,
+            f"User wants the assistant to {body}",
+            "constraint",
+            _topic_key(rest),
+            9500,
+            INSTRUCTION_MARKERS,
+        )
+    ]
 
 
 def _rather_you(ctx: ClauseContext) -> list[Candidate]:
@@ -121,14 +171,29 @@ def _rather_you(ctx: ClauseContext) -> list[Candidate]:
     if not match:
         return []
     rest = match.group("rest") or match.group("rest2")
-    if re.search(r"\b(?:now|today|tonight|this time|right now|that|this|it)\b|^(?:\w+ed|didn't|"
-                 r"weren't|wasn't)\b", rest, re.I):
+    if re.search(
+        r"\b(?:now|today|tonight|this time|right now|that|this|it)\b|^(?:\w+ed|didn't|"
+        r"weren't|wasn't)\b",
+        rest,
+        re.I,
+    ):
         return []
     action = third_person(rest)
-    action = re.sub(r"\bwhen the assistant (\w+)", lambda m: "when the assistant "
-                    + conjugate_3sg(m.group(1)), action)
-    return [build(ctx, f"User wants the assistant to {action}", "constraint", _topic_key(rest),
-                  9000, INSTRUCTION_MARKERS)]
+    action = re.sub(
+        r"\bwhen the assistant (\w+)",
+        lambda m: "when the assistant " + conjugate_3sg(m.group(1)),
+        action,
+    )
+    return [
+        build(
+            ctx,
+            f"User wants the assistant to {action}",
+            "constraint",
+            _topic_key(rest),
+            9000,
+            INSTRUCTION_MARKERS,
+        )
+    ]
 
 
 def _answer_style(ctx: ClauseContext) -> list[Candidate]:
@@ -138,8 +203,16 @@ def _answer_style(ctx: ClauseContext) -> list[Candidate]:
     what, how = match.group("what").lower(), third_person(match.group("how"))
     verb = ctx.text.split()[1].lower()
     verb = {"need": "needs", "want": "wants", "like": "likes", "prefer": "prefers"}[verb]
-    return [build(ctx, f"User {verb} {what} {how}", "constraint", _topic_key(f"{what} {how}"), 9000,
-                  INSTRUCTION_MARKERS)]
+    return [
+        build(
+            ctx,
+            f"User {verb} {what} {how}",
+            "constraint",
+            _topic_key(f"{what} {how}"),
+            9000,
+            INSTRUCTION_MARKERS,
+        )
+    ]
 
 
 def _want_in(ctx: ClauseContext) -> list[Candidate]:
@@ -148,8 +221,16 @@ def _want_in(ctx: ClauseContext) -> list[Candidate]:
         return []
     what = f"{match.group('what')}{match.group('rest')}"
     what = re.sub(r",?\s*\balways\b\s*$", "", what, flags=re.I)
-    return [build(ctx, f"User wants {third_person(what)}", "constraint", _topic_key(what), 9300,
-                  INSTRUCTION_MARKERS)]
+    return [
+        build(
+            ctx,
+            f"User wants {third_person(what)}",
+            "constraint",
+            _topic_key(what),
+            9300,
+            INSTRUCTION_MARKERS,
+        )
+    ]
 
 
 def _no_x_on(ctx: ClauseContext) -> list[Candidate]:
@@ -157,5 +238,13 @@ def _no_x_on(ctx: ClauseContext) -> list[Candidate]:
     if not match or not (_RECURRING.search(match.group("when")) or ctx.has_standing_marker()):
         return []
     what, when = match.group("what").lower(), match.group("when")
-    return [build(ctx, f"User wants no {what} {when}", "constraint",
-                  f"constraint.schedule.{slug(what)}", 9200, INSTRUCTION_MARKERS)]
+    return [
+        build(
+            ctx,
+            f"User wants no {what} {when}",
+            "constraint",
+            f"constraint.schedule.{slug(what)}",
+            9200,
+            INSTRUCTION_MARKERS,
+        )
+    ]

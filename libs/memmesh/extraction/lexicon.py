@@ -5,58 +5,157 @@ from __future__ import annotations
 # Roles of persistent people, longest first so "twin brother" wins over "brother".
 # Value: canonical role used in keys.
 PERSON_ROLES: dict[str, str] = {
-    "mother-in-law": "mother_in_law", "father-in-law": "father_in_law",
-    "sister-in-law": "sister_in_law", "brother-in-law": "brother_in_law",
-    "daughter-in-law": "daughter_in_law", "son-in-law": "son_in_law",
-    "twin brother": "twin_brother", "twin sister": "twin_sister",
-    "little brother": "brother", "little sister": "sister", "big brother": "brother",
-    "big sister": "sister", "older brother": "brother", "older sister": "sister",
-    "younger brother": "brother", "younger sister": "sister",
-    "half-brother": "half_brother", "half-sister": "half_sister",
-    "step-dad": "stepfather", "stepdad": "stepfather", "stepfather": "stepfather",
-    "step-mom": "stepmother", "stepmom": "stepmother", "stepmother": "stepmother",
-    "stepson": "stepson", "stepdaughter": "stepdaughter",
-    "best friend": "best_friend", "best mate": "best_friend", "oldest friend": "friend",
-    "childhood friend": "friend", "close friend": "friend", "friend": "friend", "buddy": "friend",
-    "business partner": "business_partner", "partner": "partner",
-    "husband": "spouse", "wife": "spouse", "spouse": "spouse",
-    "girlfriend": "partner", "boyfriend": "partner", "fiance": "partner", "fiancé": "partner",
-    "fiancee": "partner", "fiancée": "partner",
-    "mom": "mother", "mum": "mother", "mother": "mother", "mama": "mother",
-    "dad": "father", "father": "father", "papa": "father",
-    "sister": "sister", "brother": "brother", "sibling": "sibling", "twin": "twin",
-    "son": "son", "daughter": "daughter", "kid": "child", "child": "child",
-    "grandkid": "grandchild", "grandchild": "grandchild",
-    "grandma": "grandmother", "grandmother": "grandmother", "granny": "grandmother",
-    "nana": "grandmother", "grandpa": "grandfather", "grandfather": "grandfather",
-    "granddad": "grandfather", "grandson": "grandson", "granddaughter": "granddaughter",
-    "aunt": "aunt", "auntie": "aunt", "uncle": "uncle", "cousin": "cousin",
-    "niece": "niece", "nephew": "nephew", "godmother": "godmother", "godfather": "godfather",
-    "godson": "godson", "goddaughter": "goddaughter",
-    "roommate": "roommate", "flatmate": "roommate", "housemate": "roommate",
-    "neighbor": "neighbor", "neighbour": "neighbor",
-    "coworker": "coworker", "co-worker": "coworker", "colleague": "coworker",
-    "boss": "manager", "manager": "manager", "supervisor": "manager",
-    "right hand": "right_hand", "right-hand man": "right_hand", "right-hand woman": "right_hand",
-    "assistant": "assistant", "employee": "employee", "intern": "intern",
-    "coach": "coach", "trainer": "trainer", "mentor": "mentor", "tutor": "tutor",
-    "therapist": "therapist", "psychiatrist": "psychiatrist", "doctor": "doctor",
-    "dentist": "dentist", "physio": "physiotherapist", "landlord": "landlord",
-    "landlady": "landlord", "sponsor": "sponsor", "pastor": "pastor", "rabbi": "rabbi",
-    "imam": "imam", "nanny": "nanny", "babysitter": "babysitter", "ex": "ex",
-    "ex-wife": "ex_spouse", "ex-husband": "ex_spouse",
-    "dog": "pet_dog", "cat": "pet_cat", "puppy": "pet_dog", "kitten": "pet_cat",
+    "mother-in-law": "mother_in_law",
+    "father-in-law": "father_in_law",
+    "sister-in-law": "sister_in_law",
+    "brother-in-law": "brother_in_law",
+    "daughter-in-law": "daughter_in_law",
+    "son-in-law": "son_in_law",
+    "twin brother": "twin_brother",
+    "twin sister": "twin_sister",
+    "little brother": "brother",
+    "little sister": "sister",
+    "big brother": "brother",
+    "big sister": "sister",
+    "older brother": "brother",
+    "older sister": "sister",
+    "younger brother": "brother",
+    "younger sister": "sister",
+    "half-brother": "half_brother",
+    "half-sister": "half_sister",
+    "step-dad": "stepfather",
+    "stepdad": "stepfather",
+    "stepfather": "stepfather",
+    "step-mom": "stepmother",
+    "stepmom": "stepmother",
+    "stepmother": "stepmother",
+    "stepson": "stepson",
+    "stepdaughter": "stepdaughter",
+    "best friend": "best_friend",
+    "best mate": "best_friend",
+    "oldest friend": "friend",
+    "childhood friend": "friend",
+    "close friend": "friend",
+    "friend": "friend",
+    "buddy": "friend",
+    "business partner": "business_partner",
+    "partner": "partner",
+    "husband": "spouse",
+    "wife": "spouse",
+    "spouse": "spouse",
+    "girlfriend": "partner",
+    "boyfriend": "partner",
+    "fiance": "partner",
+    "fiancé": "partner",
+    "fiancee": "partner",
+    "fiancée": "partner",
+    "mom": "mother",
+    "mum": "mother",
+    "mother": "mother",
+    "mama": "mother",
+    "dad": "father",
+    "father": "father",
+    "papa": "father",
+    "sister": "sister",
+    "brother": "brother",
+    "sibling": "sibling",
+    "twin": "twin",
+    "son": "son",
+    "daughter": "daughter",
+    "kid": "child",
+    "child": "child",
+    "grandkid": "grandchild",
+    "grandchild": "grandchild",
+    "grandma": "grandmother",
+    "grandmother": "grandmother",
+    "granny": "grandmother",
+    "nana": "grandmother",
+    "grandpa": "grandfather",
+    "grandfather": "grandfather",
+    "granddad": "grandfather",
+    "grandson": "grandson",
+    "granddaughter": "granddaughter",
+    "aunt": "aunt",
+    "auntie": "aunt",
+    "uncle": "uncle",
+    "cousin": "cousin",
+    "niece": "niece",
+    "nephew": "nephew",
+    "godmother": "godmother",
+    "godfather": "godfather",
+    "godson": "godson",
+    "goddaughter": "goddaughter",
+    "roommate": "roommate",
+    "flatmate": "roommate",
+    "housemate": "roommate",
+    "neighbor": "neighbor",
+    "neighbour": "neighbor",
+    "coworker": "coworker",
+    "co-worker": "coworker",
+    "colleague": "coworker",
+    "boss": "manager",
+    "manager": "manager",
+    "supervisor": "manager",
+    "right hand": "right_hand",
+    "right-hand man": "right_hand",
+    "right-hand woman": "right_hand",
+    "assistant": "assistant",
+    "employee": "employee",
+    "intern": "intern",
+    "coach": "coach",
+    "trainer": "trainer",
+    "mentor": "mentor",
+    "tutor": "tutor",
+    "therapist": "therapist",
+    "psychiatrist": "psychiatrist",
+    "doctor": "doctor",
+    "dentist": "dentist",
+    "physio": "physiotherapist",
+    "landlord": "landlord",
+    "landlady": "landlord",
+    "sponsor": "sponsor",
+    "pastor": "pastor",
+    "rabbi": "rabbi",
+    "imam": "imam",
+    "nanny": "nanny",
+    "babysitter": "babysitter",
+    "ex": "ex",
+    "ex-wife": "ex_spouse",
+    "ex-husband": "ex_spouse",
+    "dog": "pet_dog",
+    "cat": "pet_cat",
+    "puppy": "pet_dog",
+    "kitten": "pet_cat",
 }
 ROLE_MODIFIERS = ("old", "former", "new", "longtime", "long-time", "personal", "family", "work")
 # Roles a person normally has one of, rendered "User's <role> is <Name>".
-SINGULAR_ROLES = frozenset({
-    "spouse", "partner", "mother", "father", "stepfather", "stepmother", "mother_in_law",
-    "father_in_law", "manager", "doctor", "dentist", "therapist", "psychiatrist", "landlord",
-    "sponsor", "right_hand", "coach", "mentor", "best_friend",
-})
+SINGULAR_ROLES = frozenset(
+    {
+        "spouse",
+        "partner",
+        "mother",
+        "father",
+        "stepfather",
+        "stepmother",
+        "mother_in_law",
+        "father_in_law",
+        "manager",
+        "doctor",
+        "dentist",
+        "therapist",
+        "psychiatrist",
+        "landlord",
+        "sponsor",
+        "right_hand",
+        "coach",
+        "mentor",
+        "best_friend",
+    }
+)
 
 # Words that cannot be a name even when they follow a role word.
-NOT_A_NAME = frozenset("""
+NOT_A_NAME = frozenset(
+    """
 a an the and or but so is are was were be been being has have had do does did will would can
 could should shall may might must not never always just who whom whose which that this these those
 to in on at for from with of by about as into over under after before again too also still even
@@ -74,9 +173,11 @@ place car birthday wedding funeral recital anniversary party family friends kids
 visit office orders account phone number schedule advice bill clinic checkup check-up shift
 practice team side's
 
-""".split())
+""".split()
+)
 
-DEMONYMS = frozenset("""
+DEMONYMS = frozenset(
+    """
 american british english scottish welsh irish canadian mexican brazilian argentinian argentine
 chilean colombian peruvian venezuelan cuban jamaican haitian dominican puerto-rican french german
 dutch belgian swiss austrian italian spanish portuguese greek turkish polish czech slovak
@@ -87,11 +188,14 @@ congolese cameroonian senegalese south-african zimbabwean israeli palestinian le
 jordanian iraqi iranian persian saudi emirati yemeni afghan pakistani indian bangladeshi
 sri-lankan nepali chinese japanese korean vietnamese thai filipino filipina indonesian malaysian
 singaporean taiwanese mongolian australian kiwi armenian georgian azerbaijani kazakh uzbek
-""".split())
-RELIGIONS = frozenset("""
+""".split()
+)
+RELIGIONS = frozenset(
+    """
 buddhist muslim christian catholic protestant orthodox jewish hindu sikh jain atheist agnostic
 mormon quaker evangelical baptist methodist lutheran anglican pagan shinto taoist bahai
-""".split())
+""".split()
+)
 
 # Self-descriptions stated with "I'm <adjective>": word -> (category, key).
 DURABLE_ADJECTIVES: dict[str, tuple[str, str]] = {
@@ -147,93 +251,345 @@ DURABLE_ADJECTIVES: dict[str, tuple[str, str]] = {
     "bisexual": ("identity", "identity.orientation"),
     "lesbian": ("identity", "identity.orientation"),
 }
-DIET_WORDS = frozenset(k for k, v in DURABLE_ADJECTIVES.items() if v[1].startswith("constraint.diet"))
+DIET_WORDS = frozenset(
+    k for k, v in DURABLE_ADJECTIVES.items() if v[1].startswith("constraint.diet")
+)
 
 # Nouns after "I'm a/an ..." that describe a preference rather than who the user is.
-FANDOM_NOUNS = frozenset({
-    "fan", "junkie", "addict", "lover", "buff", "fiend", "fanatic", "nut", "enthusiast", "sucker",
-    "aficionado", "connoisseur", "snob", "devotee", "stan",
-})
+FANDOM_NOUNS = frozenset(
+    {
+        "fan",
+        "junkie",
+        "addict",
+        "lover",
+        "buff",
+        "fiend",
+        "fanatic",
+        "nut",
+        "enthusiast",
+        "sucker",
+        "aficionado",
+        "connoisseur",
+        "snob",
+        "devotee",
+        "stan",
+    }
+)
 # "I'm a <X> person": these X describe a trait (identity); any other X is a preference.
-TRAIT_PERSONS = frozenset({"morning", "night", "people", "early", "details", "detail", "numbers",
-                           "big-picture", "glass-half-full", "routine", "spontaneous"})
-IDENTITY_NOUNS_AS_TRAITS = frozenset({"introvert", "extrovert", "ambivert", "night owl",
-                                      "early bird", "homebody", "perfectionist", "optimist",
-                                      "pessimist", "worrier", "overthinker", "neat freak"})
+TRAIT_PERSONS = frozenset(
+    {
+        "morning",
+        "night",
+        "people",
+        "early",
+        "details",
+        "detail",
+        "numbers",
+        "big-picture",
+        "glass-half-full",
+        "routine",
+        "spontaneous",
+    }
+)
+IDENTITY_NOUNS_AS_TRAITS = frozenset(
+    {
+        "introvert",
+        "extrovert",
+        "ambivert",
+        "night owl",
+        "early bird",
+        "homebody",
+        "perfectionist",
+        "optimist",
+        "pessimist",
+        "worrier",
+        "overthinker",
+        "neat freak",
+    }
+)
 
 # Words that make "I'm a <X>" a transient or evaluative remark, not an identity.
-NON_IDENTITY_NOUNS = frozenset({
-    "mess", "wreck", "bit", "little", "lot", "fool", "idiot", "genius", "disaster", "hot mess",
-    "zombie", "pro", "legend", "joke", "nightmare", "natural", "finalist", "winner", "guest",
-    "contestant", "participant", "nominee", "candidate", "passenger", "customer", "visitor",
-    "tourist", "attendee", "minute", "hour", "day", "week", "second", "few", "couple", "away",
-    "late", "behind", "ahead", "runner-up",
-})
+NON_IDENTITY_NOUNS = frozenset(
+    {
+        "mess",
+        "wreck",
+        "bit",
+        "little",
+        "lot",
+        "fool",
+        "idiot",
+        "genius",
+        "disaster",
+        "hot mess",
+        "zombie",
+        "pro",
+        "legend",
+        "joke",
+        "nightmare",
+        "natural",
+        "finalist",
+        "winner",
+        "guest",
+        "contestant",
+        "participant",
+        "nominee",
+        "candidate",
+        "passenger",
+        "customer",
+        "visitor",
+        "tourist",
+        "attendee",
+        "minute",
+        "hour",
+        "day",
+        "week",
+        "second",
+        "few",
+        "couple",
+        "away",
+        "late",
+        "behind",
+        "ahead",
+        "runner-up",
+    }
+)
 
-MEDICAL_CONDITIONS = frozenset({
-    "epilepsy", "diabetes", "asthma", "adhd", "add", "depression", "anxiety", "bipolar",
-    "hypothyroidism", "hyperthyroidism", "thyroid", "arthritis", "celiac disease", "crohn's",
-    "ibs", "migraines", "migraine", "lupus", "ms", "multiple sclerosis", "ptsd", "ocd",
-    "high blood pressure", "hypertension", "heart condition", "tinnitus", "fibromyalgia",
-    "endometriosis", "pcos", "sleep apnea", "insomnia", "narcolepsy", "scoliosis", "gout",
-    "psoriasis", "eczema", "copd", "kidney disease", "chronic pain", "chronic fatigue",
-    "blood pressure", "cholesterol", "osteoporosis", "hearing loss", "vertigo", "dyslexia",
-    "a pacemaker", "a heart murmur", "a disability", "hemophilia", "sickle cell",
-})
-BODY_PARTS = frozenset({"back", "knee", "knees", "hip", "hips", "shoulder", "shoulders", "ankle",
-                        "ankles", "wrist", "wrists", "neck", "heart", "foot", "feet", "eyes",
-                        "hearing", "eyesight", "lungs"})
-TRANSIENT_AILMENTS = frozenset({"cold", "flu", "fever", "headache", "hangover", "cough",
-                                "sore throat", "covid", "stomach bug", "rash", "cramps"})
+MEDICAL_CONDITIONS = frozenset(
+    {
+        "epilepsy",
+        "diabetes",
+        "asthma",
+        "adhd",
+        "add",
+        "depression",
+        "anxiety",
+        "bipolar",
+        "hypothyroidism",
+        "hyperthyroidism",
+        "thyroid",
+        "arthritis",
+        "celiac disease",
+        "crohn's",
+        "ibs",
+        "migraines",
+        "migraine",
+        "lupus",
+        "ms",
+        "multiple sclerosis",
+        "ptsd",
+        "ocd",
+        "high blood pressure",
+        "hypertension",
+        "heart condition",
+        "tinnitus",
+        "fibromyalgia",
+        "endometriosis",
+        "pcos",
+        "sleep apnea",
+        "insomnia",
+        "narcolepsy",
+        "scoliosis",
+        "gout",
+        "psoriasis",
+        "eczema",
+        "copd",
+        "kidney disease",
+        "chronic pain",
+        "chronic fatigue",
+        "blood pressure",
+        "cholesterol",
+        "osteoporosis",
+        "hearing loss",
+        "vertigo",
+        "dyslexia",
+        "a pacemaker",
+        "a heart murmur",
+        "a disability",
+        "hemophilia",
+        "sickle cell",
+    }
+)
+BODY_PARTS = frozenset(
+    {
+        "back",
+        "knee",
+        "knees",
+        "hip",
+        "hips",
+        "shoulder",
+        "shoulders",
+        "ankle",
+        "ankles",
+        "wrist",
+        "wrists",
+        "neck",
+        "heart",
+        "foot",
+        "feet",
+        "eyes",
+        "hearing",
+        "eyesight",
+        "lungs",
+    }
+)
+TRANSIENT_AILMENTS = frozenset(
+    {
+        "cold",
+        "flu",
+        "fever",
+        "headache",
+        "hangover",
+        "cough",
+        "sore throat",
+        "covid",
+        "stomach bug",
+        "rash",
+        "cramps",
+    }
+)
 
 # Verbs whose negation ("I don't <verb>") states a durable limitation.
-LIMITATION_VERBS = frozenset({"drive", "drink", "smoke", "swim", "eat", "cook", "fly", "bike",
-                              "cycle", "vape", "gamble", "walk", "climb", "see", "hear", "lift",
-                              "kneel", "stand", "bend", "type", "read", "run", "jump"})
+LIMITATION_VERBS = frozenset(
+    {
+        "drive",
+        "drink",
+        "smoke",
+        "swim",
+        "eat",
+        "cook",
+        "fly",
+        "bike",
+        "cycle",
+        "vape",
+        "gamble",
+        "walk",
+        "climb",
+        "see",
+        "hear",
+        "lift",
+        "kneel",
+        "stand",
+        "bend",
+        "type",
+        "read",
+        "run",
+        "jump",
+    }
+)
 
-PLATFORMS = frozenset({
-    "iphone", "android", "windows", "mac", "macos", "linux", "ubuntu", "pixel", "samsung",
-    "chromebook", "ipad", "pc", "apple watch", "fitbit", "garmin", "alexa", "google home",
-    "kindle", "mac and iphone",
-})
-DEVICE_NOUNS = ("work laptop", "laptop", "phone", "work phone", "computer", "pc", "tablet",
-                "watch", "smartwatch", "car", "tv", "desktop", "hearing aid", "wheelchair")
+PLATFORMS = frozenset(
+    {
+        "iphone",
+        "android",
+        "windows",
+        "mac",
+        "macos",
+        "linux",
+        "ubuntu",
+        "pixel",
+        "samsung",
+        "chromebook",
+        "ipad",
+        "pc",
+        "apple watch",
+        "fitbit",
+        "garmin",
+        "alexa",
+        "google home",
+        "kindle",
+        "mac and iphone",
+    }
+)
+DEVICE_NOUNS = (
+    "work laptop",
+    "laptop",
+    "phone",
+    "work phone",
+    "computer",
+    "pc",
+    "tablet",
+    "watch",
+    "smartwatch",
+    "car",
+    "tv",
+    "desktop",
+    "hearing aid",
+    "wheelchair",
+)
 
-LANGUAGES = frozenset("""
+LANGUAGES = frozenset(
+    """
 english spanish french german italian portuguese dutch swedish norwegian danish finnish polish
 czech russian ukrainian greek turkish arabic hebrew farsi persian hindi urdu bengali punjabi
 tamil telugu marathi gujarati kannada malayalam nepali sinhala mandarin cantonese chinese
 japanese korean vietnamese thai indonesian malay tagalog filipino swahili amharic yoruba igbo
 hausa zulu xhosa afrikaans somali romanian hungarian bulgarian serbian croatian catalan basque
 welsh irish gaelic icelandic estonian latvian lithuanian georgian armenian kurdish pashto
-""".split())
+""".split()
+)
 
-MUSICAL_INSTRUMENTS = frozenset("""
+MUSICAL_INSTRUMENTS = frozenset(
+    """
 piano guitar bass cello violin viola drums flute clarinet saxophone sax trumpet trombone harp
 ukulele banjo mandolin oboe bassoon keyboard organ accordion harmonica tuba sitar
-""".split())
+""".split()
+)
 
 # Time words naming holidays or calendar units rather than places.
-NON_PLACE_CAPITALS = frozenset("""
+NON_PLACE_CAPITALS = frozenset(
+    """
 christmas easter thanksgiving ramadan eid diwali hanukkah passover halloween new year
 january february march april may june july august september october november december
 monday tuesday wednesday thursday friday saturday sunday i
-""".split())
+""".split()
+)
 
-EMOTION_WORDS = frozenset("""
+EMOTION_WORDS = frozenset(
+    """
 happy sad angry mad upset stressed anxious nervous worried excited thrilled tired exhausted
 wiped bored lonely annoyed frustrated overwhelmed scared afraid grumpy cranky hungry sick
 sleepy drained exhausted furious ecstatic miserable depressed down glad proud relieved
-""".split())
+""".split()
+)
 
-GENERIC_OBJECTS = frozenset({"texture", "taste", "smell", "idea", "thing", "way", "feeling",
-                             "vibe", "sound", "look", "part", "one", "stuff", "fact"})
+GENERIC_OBJECTS = frozenset(
+    {
+        "texture",
+        "taste",
+        "smell",
+        "idea",
+        "thing",
+        "way",
+        "feeling",
+        "vibe",
+        "sound",
+        "look",
+        "part",
+        "one",
+        "stuff",
+        "fact",
+    }
+)
 
 UNIT_SYSTEMS: dict[str, str] = {
-    "metric": "measurement", "imperial": "measurement", "celsius": "temperature",
-    "fahrenheit": "temperature", "kilometers": "distance", "kilometres": "distance",
-    "miles": "distance", "kilograms": "weight", "kilos": "weight", "pounds": "weight",
-    "euros": "currency", "euro": "currency", "dollars": "currency", "pounds sterling": "currency",
-    "yen": "currency", "rupees": "currency", "24-hour": "time_format", "24 hour": "time_format",
-    "12-hour": "time_format", "military time": "time_format",
+    "metric": "measurement",
+    "imperial": "measurement",
+    "celsius": "temperature",
+    "fahrenheit": "temperature",
+    "kilometers": "distance",
+    "kilometres": "distance",
+    "miles": "distance",
+    "kilograms": "weight",
+    "kilos": "weight",
+    "pounds": "weight",
+    "euros": "currency",
+    "euro": "currency",
+    "dollars": "currency",
+    "pounds sterling": "currency",
+    "yen": "currency",
+    "rupees": "currency",
+    "24-hour": "time_format",
+    "24 hour": "time_format",
+    "12-hour": "time_format",
+    "military time": "time_format",
 }

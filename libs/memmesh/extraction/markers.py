@@ -19,18 +19,24 @@ VENTING = "venting"
 _HYPOTHETICAL = re.compile(
     r"^(?:if|say|suppose|supposing|imagine|what if|even if|in case|assuming|hypothetically)\b|"
     r"\bif I\b|\bI wish\b|\bI'd\b(?!\s+(?:rather|prefer|like you|appreciate|love it if you))|"
-    r"\bI would\b(?!\s+(?:rather|prefer))|\bwould be\b", re.I)
+    r"\bI would\b(?!\s+(?:rather|prefer))|\bwould be\b",
+    re.I,
+)
 _HEDGE = re.compile(
     r"\b(?:maybe|perhaps|probably|possibly|I guess|I suppose|I think|I dunno|dunno|kinda|sorta|"
     r"not sure|who knows|might|could be|I feel like|seems? like|I don't know|no idea|"
     r"more or less|sometimes|somewhat|or something|ish)\b|"
     r"(?<!what )(?<!which )(?<!that )(?<!this )(?<!any )(?<!every )(?<!some )\bkind of\b|"
-    r"(?<!what )\bsort of\b", re.I)
+    r"(?<!what )\bsort of\b",
+    re.I,
+)
 _PLAN = re.compile(
     r"\b(?:going to|planning|plan to|plan on|thinking (?:about|of)|want to|hoping to|hope to|"
     r"trying to|try to|about to|intend|considering|someday|one day|soon|will|I'll|"
     r"gonna|starting|startin|next (?:week|month|year|time|summer|winter|spring|fall)|"
-    r"signing up|sign up|in the (?:spring|summer|fall|autumn|winter))\b", re.I)
+    r"signing up|sign up|in the (?:spring|summer|fall|autumn|winter))\b",
+    re.I,
+)
 _TIME_BOUND = re.compile(
     r"\b(?:today|tonight|tomorrow|yesterday|this (?:morning|afternoon|evening|week|weekend|month|"
     r"year|semester|term|summer|winter|spring|fall|time)|right now|rn|at the moment|currently|"
@@ -38,23 +44,34 @@ _TIME_BOUND = re.compile(
     r"(?:an?|one|two|three|four|five|six|\d+) (?:minutes?|hours?|days?|weeks?) ago|an hour ago|"
     r"last (?:night|week|weekend|month|year|time)|temporarily|for a (?:few|couple of) (?:days|weeks)|"
     r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)|all week|"
-    r"at the airport|stuck)\b", re.I)
+    r"at the airport|stuck)\b",
+    re.I,
+)
 # "for a month" bounds a present state; "have been … for a month" reports a lasting one.
-_SHORT_SPAN = re.compile(r"\bfor (?:a|one|two|three|four|\d+|a few|a couple of|another) "
-                         r"(?:days?|weeks?|months?|while|bit)\b", re.I)
+_SHORT_SPAN = re.compile(
+    r"\bfor (?:a|one|two|three|four|\d+|a few|a couple of|another) "
+    r"(?:days?|weeks?|months?|while|bit)\b",
+    re.I,
+)
 _SARCASM_CUE = re.compile(
     r"\b(?:oh sure|oh yeah|oh great|oh joy|yeah right|yeah because|sure because|as if|"
-    r"said no one|not!|I swear|totally not)\b|,?\s*(?:clearly|obviously)\s*[.!]?$", re.I)
+    r"said no one|not!|I swear|totally not)\b|,?\s*(?:clearly|obviously)\s*[.!]?$",
+    re.I,
+)
 _EMPHASIS_CAPS = re.compile(r"\b(?:LOVE|LOVED|ADORE|SUCH|SO|TOTALLY|REALLY|GREAT|BEST|FAVORITE)\b")
 _JOKE = re.compile(r"\b(?:lol|lmao|haha+|jk|rofl)\b", re.I)
 _HYPERBOLE = re.compile(r"\b(?:basically|officially|certified|at this point|world's)\b", re.I)
 _THIRD_PARTY = re.compile(
     r"\b(?:they|people|everyone|everybody|someone|he|she|my \w+|coworkers|friends)\s+"
     r"(?:keep |always |all )?(?:say|says|saying|said|think|thinks|call|calls|told me)\b|"
-    r"\bapparently\b|\bI heard\b", re.I)
+    r"\bapparently\b|\bI heard\b",
+    re.I,
+)
 _EMOTION = re.compile(
     r"^I(?:'m| am| feel| felt)\s+(?:so |really |super |very |honestly |just |a bit |kind of )*"
-    r"(?P<word>\w+)", re.I)
+    r"(?P<word>\w+)",
+    re.I,
+)
 
 
 def clause_markers(clause: Clause) -> frozenset[str]:
@@ -67,8 +84,9 @@ def clause_markers(clause: Clause) -> frozenset[str]:
         found.add(HEDGED)
     if _PLAN.search(text):
         found.add(PLAN)
-    if _TIME_BOUND.search(text) or (_SHORT_SPAN.search(text) and not re.search(r"\bbeen\b", text,
-                                                                                re.I)):
+    if _TIME_BOUND.search(text) or (
+        _SHORT_SPAN.search(text) and not re.search(r"\bbeen\b", text, re.I)
+    ):
         found.add(TIME_BOUND)
     if clause.is_question:
         found.add(QUESTION)
@@ -86,7 +104,8 @@ def is_sarcastic(text: str) -> bool:
     if _SARCASM_CUE.search(text) or _EMPHASIS_CAPS.search(text):
         return True
     return bool(_JOKE.search(text) and _HYPERBOLE.search(text)) or bool(
-        re.search(r"\bbasically a professional\b", text, re.I))
+        re.search(r"\bbasically a professional\b", text, re.I)
+    )
 
 
 def is_emotion(text: str) -> bool:

@@ -5,19 +5,25 @@ from __future__ import annotations
 import re
 
 # Adverbs a speaker puts between subject and verb without changing the statement.
-ADVERBS = (r"(?:(?:really|just|absolutely|totally|truly|genuinely|also|still|so|definitely|"
-           r"do|pretty much|secretly|low-?key|100%|very|super|pretty|quite|deeply|completely|"
-           r"strictly|fully|both|all|always|mostly|basically|originally|even|kind of|sort of|"
-           r"kinda|sorta|maybe|probably)\s+)*")
+ADVERBS = (
+    r"(?:(?:really|just|absolutely|totally|truly|genuinely|also|still|so|definitely|"
+    r"do|pretty much|secretly|low-?key|100%|very|super|pretty|quite|deeply|completely|"
+    r"strictly|fully|both|all|always|mostly|basically|originally|even|kind of|sort of|"
+    r"kinda|sorta|maybe|probably)\s+)*"
+)
 I_AM = r"(?:I'm|I am|Im)"
 _TRAILING_NOISE = re.compile(
     r"(?:\s+(?:at all|in general|through and through|any day|anymore|any more|too|either|"
     r"so much|a lot|the most|for me|to me|lol|haha|lmao|ok|though|tbh|now|honestly|really|"
     r"whatsoever|as well|no matter what|all the way|for sure|of course|by trade|by the way|"
-    r"at this point|hands down|in it))+$", re.I)
+    r"at this point|hands down|in it))+$",
+    re.I,
+)
 PRONOUN_OBJECT = re.compile(
     r"^(?:it|that|this|these|those|them|you|him|her|when|how|what|the way|that one|this one|"
-    r"it all|all of it|one|another|any more|anything)\b", re.I)
+    r"it all|all of it|one|another|any more|anything)\b",
+    re.I,
+)
 
 
 def clean_object(phrase: str) -> str:

@@ -14,31 +14,53 @@ from .text import slug
 _LIVE_IN = re.compile(
     r"^(?:I|we)(?:'ve|\s+have)?\s+(?:currently\s+|now\s+|still\s+|always\s+)?(?:live|lived|"
     r"reside|am based|'m based|'re based)\s+"
-    r"(?P<rest>.+)$|^(?:I'm|I am)\s+(?:based|living)\s+(?P<rest2>(?:in|out of)\s+.+)$", re.I)
-_MOVED_TO = re.compile(r"^I\s+(?:just\s+|recently\s+|finally\s+)?moved\s+to\s+"
-                       r"(?P<place>[A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)*)", re.I)
-_LIVED_HERE = re.compile(r"^I(?:'ve| have)\s+lived\s+(?:here|there)\s+(?:for\s+)?(?P<dur>.+)$", re.I)
+    r"(?P<rest>.+)$|^(?:I'm|I am)\s+(?:based|living)\s+(?P<rest2>(?:in|out of)\s+.+)$",
+    re.I,
+)
+_MOVED_TO = re.compile(
+    r"^I\s+(?:just\s+|recently\s+|finally\s+)?moved\s+to\s+"
+    r"(?P<place>[A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)*)",
+    re.I,
+)
+_LIVED_HERE = re.compile(
+    r"^I(?:'ve| have)\s+lived\s+(?:here|there)\s+(?:for\s+)?(?P<dur>.+)$", re.I
+)
 _FROM = re.compile(
     r"^(?:I'm|I am)\s+(?:originally\s+)?from\s+(?P<place>(?:the\s+)?[A-Za-z][\w'-]*"
     r"(?:\s+[A-Z][\w'-]*)*)|^(?:I\s+)?(?:grew up|was born(?: and raised)?|born and raised|born|"
     r"was raised|raised)\s+in\s+"
-    r"(?P<place2>[A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)*)", re.I)
-_HOME_FOR_ME = re.compile(r"^(?:that's|that is|it's|it is)\s+(?:where\s+I\s+grew\s+up|"
-                          r"(?:my\s+)?home\s+(?:for\s+me|town)|my hometown)$", re.I)
+    r"(?P<place2>[A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)*)",
+    re.I,
+)
+_HOME_FOR_ME = re.compile(
+    r"^(?:that's|that is|it's|it is)\s+(?:where\s+I\s+grew\s+up|"
+    r"(?:my\s+)?home\s+(?:for\s+me|town)|my hometown)$",
+    re.I,
+)
 _LANGUAGE = re.compile(
     r"^my\s+(?P<kind>first|native|mother|home)\s+(?P<noun>language|tongue)\s+(?:is|'s)\s+"
     r"(?P<lang>\w+)|^(?P<lang2>\w+)\s+is\s+my\s+(?P<kind2>first|native|mother|home)\s+"
     r"(?P<noun2>language|tongue)|^(?:I'm|I am)\s+a\s+native\s+(?P<lang3>\w+)\s+speaker|"
     r"^I\s+(?:grew up\s+)?speak(?:ing)?\s+(?P<lang4>\w+(?:,?\s+(?:and\s+)?\w+)*?)\s+"
-    r"(?:fluently|natively|at home)$", re.I)
+    r"(?:fluently|natively|at home)$",
+    re.I,
+)
 
 
 def language_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _LANGUAGE.match(text)
     if not match:
         return []
-    language = next(g for g in (match.group("lang"), match.group("lang2"), match.group("lang3"),
-                                match.group("lang4")) if g)
+    language = next(
+        g
+        for g in (
+            match.group("lang"),
+            match.group("lang2"),
+            match.group("lang3"),
+            match.group("lang4"),
+        )
+        if g
+    )
     spoken = [w for w in re.findall(r"\w+", language) if w.lower() != "and"]
     if not spoken or any(w.lower() not in LANGUAGES for w in spoken):
         return []
@@ -46,13 +68,23 @@ def language_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
     language = " and ".join(w.capitalize() for w in spoken)
     if kind:
         noun = (match.group("noun") or match.group("noun2")).lower()
-        return [_identity(ctx, f"User's {kind.lower()} {noun} is {language}",
-                          "identity.language.native", 9200)]
+        return [
+            _identity(
+                ctx, f"User's {kind.lower()} {noun} is {language}", "identity.language.native", 9200
+            )
+        ]
     if match.group("lang3"):
-        return [_identity(ctx, f"User is a native {language} speaker", "identity.language.native",
-                          9200)]
-    return [_identity(ctx, f"User speaks {language} {text.split()[-1].lower()}",
-                      f"identity.language.{slug(language)}", 8800)]
+        return [
+            _identity(ctx, f"User is a native {language} speaker", "identity.language.native", 9200)
+        ]
+    return [
+        _identity(
+            ctx,
+            f"User speaks {language} {text.split()[-1].lower()}",
+            f"identity.language.{slug(language)}",
+            8800,
+        )
+    ]
 
 
 def residence_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
@@ -68,26 +100,40 @@ def residence_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
     if match:
         place = last_place(ctx.previous())
         if place:
-            return [_identity(ctx, f"User has lived in {place} for {clean_object(match.group('dur'))}",
-                              "identity.residence")]
+            return [
+                _identity(
+                    ctx,
+                    f"User has lived in {place} for {clean_object(match.group('dur'))}",
+                    "identity.residence",
+                )
+            ]
         return []
     match = _LIVE_IN.match(text)
     if not match:
         return []
     rest = match.group("rest") or match.group("rest2")
-    places = [m.group(1) for m in re.finditer(r"\b(?:in|out of)\s+([A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)*)",
-                                               rest)]
+    places = [
+        m.group(1)
+        for m in re.finditer(r"\b(?:in|out of)\s+([A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)*)", rest)
+    ]
     places = [p for p in (_place(p) for p in places) if p]
     if not places:
         return []
     appendix = appositive(ctx)
-    duration = re.search(r"\b(?P<dur>for\s+(?:about\s+|over\s+|almost\s+)?\w+\s+(?:years?|"
-                         r"decades?)|since\s+(?:\d{4}|I was [\w ]+|childhood|college))", rest, re.I)
+    duration = re.search(
+        r"\b(?P<dur>for\s+(?:about\s+|over\s+|almost\s+)?\w+\s+(?:years?|"
+        r"decades?)|since\s+(?:\d{4}|I was [\w ]+|childhood|college))",
+        rest,
+        re.I,
+    )
     if re.search(r"\blived\b", text, re.I):
         if not duration:
             return []
-        return [_identity(ctx, f"User has lived in {places[-1]} {duration.group('dur')}",
-                          "identity.residence")]
+        return [
+            _identity(
+                ctx, f"User has lived in {places[-1]} {duration.group('dur')}", "identity.residence"
+            )
+        ]
     return [_identity(ctx, f"User lives in {places[-1]}{appendix}", "identity.residence")]
 
 
@@ -95,8 +141,19 @@ def _place(raw: str) -> str | None:
     words = raw.split()
     if words and re.fullmatch(r"\d{4}", words[0]):
         return None
-    if not words or words[0].lower() in ("a", "an", "the", "my", "our", "this", "that", "here",
-                                         "there", "town", "the city"):
+    if not words or words[0].lower() in (
+        "a",
+        "an",
+        "the",
+        "my",
+        "our",
+        "this",
+        "that",
+        "here",
+        "there",
+        "town",
+        "the city",
+    ):
         return None
     kept: list[str] = []
     for word in words:

@@ -11,65 +11,100 @@ from .phrases import ADVERBS, I_AM, clean_object, is_generic_object
 from .text import slug, third_person
 
 _VERB_RENDER = {
-    "love": ("loves", 9500), "adore": ("adores", 9500), "like": ("likes", 8500),
-    "enjoy": ("enjoys", 8200), "dig": ("digs", 8200), "prefer": ("prefers", 9500),
-    "hate": ("hates", 9000), "dislike": ("dislikes", 9000), "detest": ("detests", 9000),
-    "loathe": ("loathes", 9000), "despise": ("despises", 9000),
-    "can't stand": ("can't stand", 9000), "cannot stand": ("cannot stand", 9000),
-    "can't bear": ("can't bear", 9000), "don't like": ("doesn't like", 9000),
-    "do not like": ("does not like", 9000), "don't care for": ("doesn't care for", 8800),
-    "don't enjoy": ("doesn't enjoy", 8800), "hate hate": ("hates", 9000),
+    "love": ("loves", 9500),
+    "adore": ("adores", 9500),
+    "like": ("likes", 8500),
+    "enjoy": ("enjoys", 8200),
+    "dig": ("digs", 8200),
+    "prefer": ("prefers", 9500),
+    "hate": ("hates", 9000),
+    "dislike": ("dislikes", 9000),
+    "detest": ("detests", 9000),
+    "loathe": ("loathes", 9000),
+    "despise": ("despises", 9000),
+    "can't stand": ("can't stand", 9000),
+    "cannot stand": ("cannot stand", 9000),
+    "can't bear": ("can't bear", 9000),
+    "don't like": ("doesn't like", 9000),
+    "do not like": ("does not like", 9000),
+    "don't care for": ("doesn't care for", 8800),
+    "don't enjoy": ("doesn't enjoy", 8800),
+    "hate hate": ("hates", 9000),
 }
 _VERBS = "|".join(re.escape(v) for v in sorted(_VERB_RENDER, key=len, reverse=True))
 _I_VERB = re.compile(rf"^I\s+{ADVERBS}(?P<verb>{_VERBS})\s+(?P<obj>.+)$", re.I)
-_PREFER_OVER = re.compile(r"^(?P<x>.+?)\s+(?P<cmp>over|to|rather than|more than|than)\s+(?P<y>.+)$",
-                          re.I)
-_INTO = re.compile(rf"^{I_AM}\s+(?P<neg>not\s+)?{ADVERBS}(?:that\s+|big\s+|huge\s+)?"
-                   r"(?P<how>into|obsessed with|crazy about|passionate about|hooked on|nuts about|"
-                   r"mad about|addicted to|a sucker for|big on|fond of|keen on)\s+(?P<obj>.+)$",
-                   re.I)
+_PREFER_OVER = re.compile(
+    r"^(?P<x>.+?)\s+(?P<cmp>over|to|rather than|more than|than)\s+(?P<y>.+)$", re.I
+)
+_INTO = re.compile(
+    rf"^{I_AM}\s+(?P<neg>not\s+)?{ADVERBS}(?:that\s+|big\s+|huge\s+)?"
+    r"(?P<how>into|obsessed with|crazy about|passionate about|hooked on|nuts about|"
+    r"mad about|addicted to|a sucker for|big on|fond of|keen on)\s+(?P<obj>.+)$",
+    re.I,
+)
 _FAN_OF = re.compile(
     rf"^(?:{I_AM}\s+|I've\s+)?(?P<neg>not\s+|never\s+been\s+)?(?:{ADVERBS})(?:a|an)\s+"
     r"(?:(?:big|huge|massive|total|"
-    r"major|giant|lifelong|die-hard|diehard)\s+)?(?:fan|lover)\s+of\s+(?P<obj>.+)$", re.I)
+    r"major|giant|lifelong|die-hard|diehard)\s+)?(?:fan|lover)\s+of\s+(?P<obj>.+)$",
+    re.I,
+)
 _X_FAN = re.compile(
     rf"^(?:{I_AM}\s+|being\s+|as\s+)(?P<neg>not\s+)?{ADVERBS}(?:more\s+of\s+)?(?:a|an)\s+"
     r"(?:(?:big|huge|massive|"
     r"total|lifelong|die-hard|diehard)\s+)?(?P<obj>[\w' -]+?)\s+(?P<noun>fan|supporter|junkie|"
     r"addict|lover|buff|fiend|fanatic|nut|enthusiast|aficionado|snob|person|guy|girl)\b"
-    r"(?P<rest>.*)$", re.I)
+    r"(?P<rest>.*)$",
+    re.I,
+)
 _FIND_ADJ = re.compile(
     r"^I\s+find\s+(?P<obj>(?P<head>[\w' -]+?)\s+(?:so\s+|really\s+|super\s+|incredibly\s+)?"
     r"(?:boring|annoying|overrated|relaxing|fascinating|delicious|disgusting|gross|soothing|"
-    r"tedious|exhausting|fun|calming|stressful|unbearable))$", re.I)
+    r"tedious|exhausting|fun|calming|stressful|unbearable))$",
+    re.I,
+)
 _MY_FOOD_STYLE = re.compile(
     r"^I\s+(?:always\s+)?(?:take|drink|have|eat|order|like)\s+(?P<obj>my\s+(?P<head>coffee|tea|"
     r"eggs|steak|burgers?|pizza|martinis?|whisky|whiskey|latte|toast|curry|food|drinks?)\s+"
     r"(?:black|white|with\s+.+|without\s+.+|extra\s+\w+|no\s+\w+|medium\s+\w+|rare|well done|"
     r"strong|sweet|spicy|hot|cold|iced|plain|neat|on the rocks|over easy|sunny side up|"
-    r"scrambled).*)$", re.I)
-_SUPPORT = re.compile(r"^I\s+(?:support|root for|cheer for|follow)\s+(?P<obj>(?-i:[A-Z][\w'.-]*)"
-                      r"(?:\s+(?-i:[A-Z][\w'.-]*))*)(?:\s+religiously|\s+closely)?$", re.I)
-_SUCKER_FOR = re.compile(rf"^{I_AM}\s+{ADVERBS}a\s+(?:total\s+|huge\s+|big\s+)?sucker\s+for\s+"
-                         r"(?P<obj>.+)$", re.I)
+    r"scrambled).*)$",
+    re.I,
+)
+_SUPPORT = re.compile(
+    r"^I\s+(?:support|root for|cheer for|follow)\s+(?P<obj>(?-i:[A-Z][\w'.-]*)"
+    r"(?:\s+(?-i:[A-Z][\w'.-]*))*)(?:\s+religiously|\s+closely)?$",
+    re.I,
+)
+_SUCKER_FOR = re.compile(
+    rf"^{I_AM}\s+{ADVERBS}a\s+(?:total\s+|huge\s+|big\s+)?sucker\s+for\s+"
+    r"(?P<obj>.+)$",
+    re.I,
+)
 _MY_FAVORITE = re.compile(
     r"^my\s+(?P<adj>(?:absolute|all-time|all time|ultimate|very)\s+)?favorite\s+"
     r"(?P<thing>[\w -]+?)\s+(?:of all time\s+|ever\s+)?(?:is|are|'s|has to be|has always been|"
-    r"would have to be)\s+(?P<obj>.+)$", re.I)
+    r"would have to be)\s+(?P<obj>.+)$",
+    re.I,
+)
 _IS_MY_FAVORITE = re.compile(
     r"^(?P<obj>.+?)(?:'s|'re|\s+is|\s+are|\s+has always been|\s+have always been)\s+"
     r"(?:(?:hands down|by far|easily|definitely|always|still)\s+)*my\s+"
     r"(?P<adj>(?:absolute|all-time|ultimate|number one|top|very)\s+)?"
     r"(?P<kind>favorite(?:\s+(?P<thing>[\w -]+))?|go-to(?:\s+[\w-]+)?|comfort\s+\w+|"
-    r"guilty pleasure|jam|thing|season|happy place|weakness)$", re.I)
+    r"guilty pleasure|jam|thing|season|happy place|weakness)$",
+    re.I,
+)
 _NOT_MY_THING = re.compile(
     r"^(?P<obj>.+?)(?:'s|'re|\s+is|\s+are)\s+(?:not|never|just not)\s+(?:really\s+)?my\s+"
     r"(?:thing|jam|cup of tea|scene|style)$|^(?P<obj2>.+?)(?:'s|\s+is|\s+are)\s+(?:a\s+)?"
-    r"(?:hard\s+)?no\s+for\s+me$", re.I)
+    r"(?:hard\s+)?no\s+for\s+me$",
+    re.I,
+)
 _NOTHING_BEATS = re.compile(r"^nothing\s+beats\s+(?P<obj>.+?)(?:\s+for\s+me)?$", re.I)
 _GIVE_ME_OVER = re.compile(r"^give\s+me\s+(?P<x>.+?)\s+over\s+(?P<y>.+?)(?:\s+any\s+day)?$", re.I)
 _PRONOUN_FAVORITE = re.compile(
-    r"^(?:it's|that's|it is|that is)\s+my\s+(?:absolute\s+)?favorite\s+(?P<thing>[\w -]+)$", re.I)
+    r"^(?:it's|that's|it is|that is)\s+my\s+(?:absolute\s+)?favorite\s+(?P<thing>[\w -]+)$", re.I
+)
 
 
 def preference_candidates(ctx: ClauseContext, earlier: list[Candidate]) -> list[Candidate]:
@@ -83,17 +118,32 @@ def preference_candidates(ctx: ClauseContext, earlier: list[Candidate]) -> list[
     return []
 
 
-_RESPONSE_STYLE = re.compile(r"\b(?:answers?|responses?|replies|explanations?|emojis?|"
-                             r"bullet points?|walls? of text|jargon|small talk|lectures?)\b", re.I)
+_RESPONSE_STYLE = re.compile(
+    r"\b(?:answers?|responses?|replies|explanations?|emojis?|"
+    r"bullet points?|walls? of text|jargon|small talk|lectures?)\b",
+    re.I,
+)
 
 
 def _pref(ctx: ClauseContext, text: str, key_object: str, confidence_bp: int) -> Candidate:
     # A like or dislike about how the assistant answers is a standing instruction (constraint).
     if _RESPONSE_STYLE.search(key_object):
-        return build(ctx, text, "constraint", f"constraint.format.{slug(key_object)}",
-                     confidence_bp, SELF_STATEMENT_MARKERS)
-    return build(ctx, text, "preference", f"preference.{slug(key_object)}", confidence_bp,
-                 SELF_STATEMENT_MARKERS)
+        return build(
+            ctx,
+            text,
+            "constraint",
+            f"constraint.format.{slug(key_object)}",
+            confidence_bp,
+            SELF_STATEMENT_MARKERS,
+        )
+    return build(
+        ctx,
+        text,
+        "preference",
+        f"preference.{slug(key_object)}",
+        confidence_bp,
+        SELF_STATEMENT_MARKERS,
+    )
 
 
 def _verb_preference(ctx: ClauseContext, text: str) -> list[Candidate]:
@@ -102,8 +152,12 @@ def _verb_preference(ctx: ClauseContext, text: str) -> list[Candidate]:
         return []
     verb = match.group("verb").lower()
     obj = clean_object(match.group("obj"))
-    if is_generic_object(obj, GENERIC_OBJECTS) or re.match(r"^(?:to\s+)?(?:be|have|think|say|"
-                                                           r"know|hear|see)\b", obj, re.I):
+    if is_generic_object(obj, GENERIC_OBJECTS) or re.match(
+        r"^(?:to\s+)?(?:be|have|think|say|"
+        r"know|hear|see)\b",
+        obj,
+        re.I,
+    ):
         return []
     rendered, confidence = _VERB_RENDER[verb]
     if verb == "prefer":
@@ -119,8 +173,11 @@ def _verb_preference(ctx: ClauseContext, text: str) -> list[Candidate]:
 def _reason(ctx: ClauseContext) -> str:
     # "I prefer X over Y because it's easier to read": keep the user's own reason.
     following = ctx.following()
-    if following and following.connector in ("because", "since") and re.match(
-            r"^(?:it's|it is|they're|they are)\b", following.text, re.I):
+    if (
+        following
+        and following.connector in ("because", "since")
+        and re.match(r"^(?:it's|it is|they're|they are)\b", following.text, re.I)
+    ):
         return " because " + re.sub(r"^it's\b", "it is", following.text, flags=re.I)
     return ""
 
@@ -147,10 +204,23 @@ def _fandom(ctx: ClauseContext, text: str) -> list[Candidate]:
     if match:
         obj = clean_object(match.group("obj"))
         verb = text.split()[1].lower()
-        rendered = {"find": "finds", "take": "takes", "drink": "drinks", "have": "has",
-                    "eat": "eats", "order": "orders", "like": "likes"}.get(verb, verb + "s")
-        return [_pref(ctx, f"User {rendered} {third_person(obj)}", _key_head(
-            match.groupdict().get("head") or obj), 8800)]
+        rendered = {
+            "find": "finds",
+            "take": "takes",
+            "drink": "drinks",
+            "have": "has",
+            "eat": "eats",
+            "order": "orders",
+            "like": "likes",
+        }.get(verb, verb + "s")
+        return [
+            _pref(
+                ctx,
+                f"User {rendered} {third_person(obj)}",
+                _key_head(match.groupdict().get("head") or obj),
+                8800,
+            )
+        ]
     match = _SUCKER_FOR.match(text)
     if match:
         obj = clean_object(match.group("obj"))
@@ -165,8 +235,9 @@ def _fandom(ctx: ClauseContext, text: str) -> list[Candidate]:
         return []
     negation = "not " if match.group("neg") else ""
     article = "an" if obj[0].lower() in "aeiou" else "a"
-    return [_pref(ctx, f"User is {negation}{article} {third_person(obj)} {noun}", _key_head(obj),
-                  8800)]
+    return [
+        _pref(ctx, f"User is {negation}{article} {third_person(obj)} {noun}", _key_head(obj), 8800)
+    ]
 
 
 def _favorite(ctx: ClauseContext, text: str) -> list[Candidate]:
@@ -178,8 +249,16 @@ def _favorite(ctx: ClauseContext, text: str) -> list[Candidate]:
             return []
         adjective = (match.group("adj") or "").strip()
         label = f"{adjective} favorite {thing}".strip()
-        return [build(ctx, f"User's {label} is {third_person(obj)}", "preference",
-                      f"preference.favorite.{slug(thing)}", 9000, SELF_STATEMENT_MARKERS)]
+        return [
+            build(
+                ctx,
+                f"User's {label} is {third_person(obj)}",
+                "preference",
+                f"preference.favorite.{slug(thing)}",
+                9000,
+                SELF_STATEMENT_MARKERS,
+            )
+        ]
     match = _IS_MY_FAVORITE.match(text)
     if not match:
         return []
@@ -190,10 +269,21 @@ def _favorite(ctx: ClauseContext, text: str) -> list[Candidate]:
     adjective = (match.group("adj") or "").strip()
     label = f"{adjective} {kind}".strip()
     verb = "are" if kind.endswith("s") and not kind.endswith("ss") else "is"
-    key = f"preference.favorite.{slug(match.group('thing') or '')}" if kind.startswith(
-        "favorite") and match.group("thing") else f"preference.{slug(_key_head(obj))}"
-    return [build(ctx, f"User's {label} {verb} {third_person(obj)}", "preference", key, 9000,
-                  SELF_STATEMENT_MARKERS)]
+    key = (
+        f"preference.favorite.{slug(match.group('thing') or '')}"
+        if kind.startswith("favorite") and match.group("thing")
+        else f"preference.{slug(_key_head(obj))}"
+    )
+    return [
+        build(
+            ctx,
+            f"User's {label} {verb} {third_person(obj)}",
+            "preference",
+            key,
+            9000,
+            SELF_STATEMENT_MARKERS,
+        )
+    ]
 
 
 def _negative_thing(ctx: ClauseContext, text: str) -> list[Candidate]:
@@ -226,14 +316,22 @@ def _refine_pronoun_favorite(ctx: ClauseContext, text: str, earlier: list[Candid
     head = re.match(r"^User's favorite is (?P<obj>.+)\.$", previous.text)
     if head:
         thing = clean_object(match.group("thing"))
-        earlier[-1] = build(ctx, f"User's favorite {third_person(thing)} is {head.group('obj')}",
-                            "preference", f"preference.favorite.{slug(thing)}",
-                            previous.confidence_bp, SELF_STATEMENT_MARKERS,
-                            evidence=f"{previous.evidence_span}, {ctx.text}")
+        earlier[-1] = build(
+            ctx,
+            f"User's favorite {third_person(thing)} is {head.group('obj')}",
+            "preference",
+            f"preference.favorite.{slug(thing)}",
+            previous.confidence_bp,
+            SELF_STATEMENT_MARKERS,
+            evidence=f"{previous.evidence_span}, {ctx.text}",
+        )
 
 
 def _key_head(obj: str) -> str:
     # Keys name the thing liked, not the surrounding words: first three content words.
-    words = [w for w in re.findall(r"[\w'-]+", obj.lower())
-             if w not in ("my", "the", "a", "an", "anything", "any", "with", "in", "it")]
+    words = [
+        w
+        for w in re.findall(r"[\w'-]+", obj.lower())
+        if w not in ("my", "the", "a", "an", "anything", "any", "with", "in", "it")
+    ]
     return " ".join(words[:3])

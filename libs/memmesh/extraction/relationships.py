@@ -20,39 +20,70 @@ _MY_ROLE_NAME = re.compile(rf"\bmy\s+{_ROLE_PHRASE}\s+(?P<tail>.+)$", re.I)
 _MY_ROLE_IS_NAME = re.compile(
     rf"\bmy\s+{_ROLE_PHRASE}(?:'s|\s+is)\s+(?:name\s+is\s+|named\s+|called\s+)?"
     rf"(?P<name>{_CAP_NAME})\s*$|\bmy\s+{_ROLE_PHRASE.replace('role', 'role2')}(?:'s|\s+is)\s+"
-    rf"(?:name\s+is|named|called)\s+(?P<name2>{_ANY_NAME})", re.I)
+    rf"(?:name\s+is|named|called)\s+(?P<name2>{_ANY_NAME})",
+    re.I,
+)
 _HAVE_ROLE_NAMED = re.compile(
     rf"\b(?:I|we)(?:'ve|\s+have)?\s+(?:got\s+|have\s+|adopted\s+|own\s+|also have\s+)?"
-    rf"(?:a|an|one)\s+{_ROLE_PHRASE}\s+(?:named|called)\s+(?P<name>{_ANY_NAME})", re.I)
+    rf"(?:a|an|one)\s+{_ROLE_PHRASE}\s+(?:named|called)\s+(?P<name>{_ANY_NAME})",
+    re.I,
+)
 _A_ROLE_NAMED = re.compile(
-    rf"\b(?:a|an|one)\s+{_ROLE_PHRASE}\s+(?:named|called)\s+(?P<name>{_ANY_NAME})", re.I)
-_PLURAL_ROLES = {"kids": "kid", "sons": "son", "daughters": "daughter", "children": "child",
-                 "sisters": "sister", "brothers": "brother", "siblings": "sibling", "cats": "cat",
-                 "dogs": "dog", "grandkids": "grandkid", "grandchildren": "grandchild"}
+    rf"\b(?:a|an|one)\s+{_ROLE_PHRASE}\s+(?:named|called)\s+(?P<name>{_ANY_NAME})", re.I
+)
+_PLURAL_ROLES = {
+    "kids": "kid",
+    "sons": "son",
+    "daughters": "daughter",
+    "children": "child",
+    "sisters": "sister",
+    "brothers": "brother",
+    "siblings": "sibling",
+    "cats": "cat",
+    "dogs": "dog",
+    "grandkids": "grandkid",
+    "grandchildren": "grandchild",
+}
 _HAVE_PLURAL = re.compile(
     r"^I(?:'ve| have)?\s+(?:got\s+|have\s+)?(?P<count>two|three|four|five|\d)\s+"
-    rf"(?P<role>{'|'.join(_PLURAL_ROLES)})(?:\s+(?:named|called)\s+(?P<names>.+))?$", re.I)
+    rf"(?P<role>{'|'.join(_PLURAL_ROLES)})(?:\s+(?:named|called)\s+(?P<names>.+))?$",
+    re.I,
+)
 _FAMILY_COUNT = re.compile(
     r"^I(?:'ve| have)?\s+(?:got\s+|have\s+)?(?P<count>a|an|one|two|three|four|five|six|\d)\s+"
     r"(?P<role>kids?|sons?|daughters?|children|child|sisters?|brothers?|siblings?|twin|"
     r"twin (?:brother|sister)|grandkids?|grandchildren|stepkids?|stepsons?|stepdaughters?)"
-    r"(?:\s+(?:and|plus)\s+(?:a|an|one|two|three|four|\d)\s+[\w-]+)*$", re.I)
-_NAME_LIST = re.compile(r"^(?:named\s+|called\s+)?(?P<names>[A-Za-z][\w'-]*(?:\s*(?:,|and|&)\s*"
-                        r"[A-Za-z][\w'-]*)+)$", re.I)
+    r"(?:\s+(?:and|plus)\s+(?:a|an|one|two|three|four|\d)\s+[\w-]+)*$",
+    re.I,
+)
+_NAME_LIST = re.compile(
+    r"^(?:named\s+|called\s+)?(?P<names>[A-Za-z][\w'-]*(?:\s*(?:,|and|&)\s*"
+    r"[A-Za-z][\w'-]*)+)$",
+    re.I,
+)
 _LOWER_NAME_IS_MY_ROLE = re.compile(
     rf"^(?P<name>[a-z][a-z'-]+?)(?:'s|\s+is|\s+has been|'s been)\s+"
-    rf"(?:basically\s+|like\s+|pretty much\s+|also\s+)?my\s+{_ROLE_PHRASE}\b")
+    rf"(?:basically\s+|like\s+|pretty much\s+|also\s+)?my\s+{_ROLE_PHRASE}\b"
+)
 _NAME_IS_MY_ROLE = re.compile(
     rf"(?:^|\band\s+)(?P<name>{_CAP_NAME})(?:'s|\s+is|\s+has been|'s been|\s+has always been)\s+"
-    rf"(?:basically\s+|like\s+|pretty much\s+|also\s+|kind of\s+)?my\s+{_ROLE_PHRASE}\b")
+    rf"(?:basically\s+|like\s+|pretty much\s+|also\s+|kind of\s+)?my\s+{_ROLE_PHRASE}\b"
+)
 _PRONOUN_IS_MY_ROLE = re.compile(
     rf"^(?:he|she|they)(?:'s|\s+is|\s+has been|'s been)\s+(?:basically\s+|also\s+)?my\s+"
-    rf"{_ROLE_PHRASE}\b", re.I)
-_MARRIED_TO = re.compile(rf"\bI(?:'m| am|'ve been| have been)\s+(?P<state>married|engaged)\s+to\s+"
-                         rf"(?P<name>{_ANY_NAME})", re.I)
+    rf"{_ROLE_PHRASE}\b",
+    re.I,
+)
+_MARRIED_TO = re.compile(
+    rf"\bI(?:'m| am|'ve been| have been)\s+(?P<state>married|engaged)\s+to\s+"
+    rf"(?P<name>{_ANY_NAME})",
+    re.I,
+)
 _DURABLE_PREDICATE = re.compile(
     r"^\s*(?:'s|is|has|has got|'s got)\s+(?P<pred>(?:a|an)\s+[\w\s-]+|allergic to [\w\s-]+|"
-    r"(?:vegan|vegetarian|diabetic|deaf|blind|autistic)\b[\w\s-]*)$", re.I)
+    r"(?:vegan|vegetarian|diabetic|deaf|blind|autistic)\b[\w\s-]*)$",
+    re.I,
+)
 
 
 def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
@@ -92,8 +123,16 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
     if match:
         name = _clean_name(match.group("name"), strict=False)
         if name:
-            found.append(build(ctx, f"User is {match.group('state').lower()} to {name}",
-                               "relationship", "relationship.spouse", 9000, RELATIONSHIP_MARKERS))
+            found.append(
+                build(
+                    ctx,
+                    f"User is {match.group('state').lower()} to {name}",
+                    "relationship",
+                    "relationship.spouse",
+                    9000,
+                    RELATIONSHIP_MARKERS,
+                )
+            )
     return found
 
 
@@ -102,13 +141,15 @@ _NAME_ONLY = re.compile(rf"^(?P<name>{_CAP_NAME})$")
 
 
 def _appositive_name(ctx: ClauseContext) -> list[Candidate]:
-    """"my therapist, Dr. Lin, says…" or "Mia, my daughter, …": role and name split by commas."""
+    """ "my therapist, Dr. Lin, says…" or "Mia, my daughter, …": role and name split by commas."""
     match = _ROLE_ONLY.match(ctx.text)
     if not match:
         return []
-    neighbours = [c for c in (ctx.following(), ctx.clauses[ctx.clause.index - 1]
-                              if ctx.clause.index else None)
-                  if c is not None and c.sentence == ctx.clause.sentence]
+    neighbours = [
+        c
+        for c in (ctx.following(), ctx.clauses[ctx.clause.index - 1] if ctx.clause.index else None)
+        if c is not None and c.sentence == ctx.clause.sentence
+    ]
     for neighbour in neighbours:
         named = _NAME_ONLY.match(neighbour.text)
         if named and named.group("name").split()[-1].lower() not in NOT_A_NAME:
@@ -117,7 +158,7 @@ def _appositive_name(ctx: ClauseContext) -> list[Candidate]:
 
 
 def _plural_named(ctx: ClauseContext) -> list[Candidate]:
-    """"I have two kids, Maya and Leo": one relationship fact per named person."""
+    """ "I have two kids, Maya and Leo": one relationship fact per named person."""
     match = _HAVE_PLURAL.match(ctx.text)
     if not match:
         return _family_count(ctx)
@@ -129,23 +170,35 @@ def _plural_named(ctx: ClauseContext) -> list[Candidate]:
     if not names_text:
         return _family_count(ctx)
     role = _PLURAL_ROLES[match.group("role").lower()]
-    names = [_clean_name(n.strip(), strict=False) for n in re.split(r"\s*(?:,|\band\b|&)\s*",
-                                                                    names_text) if n.strip()]
+    names = [
+        _clean_name(n.strip(), strict=False)
+        for n in re.split(r"\s*(?:,|\band\b|&)\s*", names_text)
+        if n.strip()
+    ]
     return [_fact(ctx, role, name) for name in names if name]
 
 
 def _family_count(ctx: ClauseContext) -> list[Candidate]:
-    """"I have three kids" / "I have a twin sister": family members without names."""
+    """ "I have three kids" / "I have a twin sister": family members without names."""
     match = _FAMILY_COUNT.match(ctx.text)
     following = ctx.following()
-    if not match or (following and following.sentence == ctx.clause.sentence
-                     and _NAME_LIST.match(following.text)):
+    if not match or (
+        following and following.sentence == ctx.clause.sentence and _NAME_LIST.match(following.text)
+    ):
         return []
     described = re.sub(r"^I(?:'ve| have)?\s+(?:got\s+|have\s+)?", "", ctx.text, flags=re.I)
     role = match.group("role").lower()
     canonical = PERSON_ROLES.get(role.rstrip("s"), PERSON_ROLES.get(role, "child"))
-    return [build(ctx, f"User has {described}", "relationship", f"relationship.{canonical}.count",
-                  8800, RELATIONSHIP_MARKERS)]
+    return [
+        build(
+            ctx,
+            f"User has {described}",
+            "relationship",
+            f"relationship.{canonical}.count",
+            8800,
+            RELATIONSHIP_MARKERS,
+        )
+    ]
 
 
 def _clean_name(raw: str, strict: bool = True) -> str | None:
@@ -168,7 +221,8 @@ def _split_name(raw: str, strict: bool = True) -> tuple[str | None, str]:
             break
         if not bare[0].isupper():
             if (name_words and not name_words[-1].endswith(".")) or not (
-                    _plausible_lowercase_name(bare, strict)):
+                _plausible_lowercase_name(bare, strict)
+            ):
                 break
             bare = bare.capitalize()
         name_words.append(bare)
@@ -183,8 +237,11 @@ def _split_name(raw: str, strict: bool = True) -> tuple[str | None, str]:
 def _plausible_lowercase_name(word: str, strict: bool) -> bool:
     # Transcripts may be all lowercase: accept a word that is not a function word and does not
     # look like an inflected verb or adverb.
-    if len(word) < 2 or re.search(r"(?:ing|ed|ly|ment|tion|sion|ness|ship|ity|ance|ence|ism|ure|"
-                                  r"ery|ies)$", word):
+    if len(word) < 2 or re.search(
+        r"(?:ing|ed|ly|ment|tion|sion|ness|ship|ity|ance|ence|ism|ure|"
+        r"ery|ies)$",
+        word,
+    ):
         return False
     return not (strict and re.search(r"[^aeiou]s$", word))
 
@@ -200,8 +257,9 @@ def _predicate(rest: str, ctx: ClauseContext) -> str | None:
     return f"{verb} {third_person(pred)}"
 
 
-def _fact(ctx: ClauseContext, role_surface: str, name: str, predicate: str | None = None
-          ) -> Candidate:
+def _fact(
+    ctx: ClauseContext, role_surface: str, name: str, predicate: str | None = None
+) -> Candidate:
     role_surface = role_surface.lower()
     head = role_surface.split()[-1] if role_surface.split()[0] in ROLE_MODIFIERS else role_surface
     canonical = PERSON_ROLES.get(head, PERSON_ROLES.get(role_surface, slug(head)))

@@ -23,17 +23,25 @@ MAX_FACTS_PER_TURN = 5
 _STANDING_FRAGMENT = re.compile(
     r"^(?:and\s+)?(?:always|ever|never|every time|all the time|no exceptions|from now on|"
     r"going forward|for good|always have been|never have been|always has been|"
-    r"(?:I\s+)?have been for (?:years|ages|a long time|decades)|been that way forever)$", re.I)
+    r"(?:I\s+)?have been for (?:years|ages|a long time|decades)|been that way forever)$",
+    re.I,
+)
 _LEAD_IN = re.compile(
     r"^(?:(?:I think|I guess|I suppose|I believe|I feel like|maybe|probably|perhaps|pretty sure|"
     r"kinda|sorta|ugh+|argh+|oh|wow|man|god|yeah|yes|no|well|also|plus|and|but|so|yep|nah)"
-    r"[,!]?\s+)+(?=I\b|I'm\b|I've\b|my\b|we\b)", re.I)
-_AS_A = re.compile(r"^as\s+(?=(?:a|an)\s+(?!(?:kid|child|teen|teenager|baby|toddler|student|"
-                   r"rule|result|matter|whole|side|bonus|joke|treat|favor)\b)[\w-]+(?:\s+[\w-]+){0,3}$)",
-                   re.I)
+    r"[,!]?\s+)+(?=I\b|I'm\b|I've\b|my\b|we\b)",
+    re.I,
+)
+_AS_A = re.compile(
+    r"^as\s+(?=(?:a|an)\s+(?!(?:kid|child|teen|teenager|baby|toddler|student|"
+    r"rule|result|matter|whole|side|bonus|joke|treat|favor)\b)[\w-]+(?:\s+[\w-]+){0,3}$)",
+    re.I,
+)
 _REMEMBER_PREFIX = re.compile(
     r"^(?:please\s+)?(?:remember|note|keep in mind|don't forget|for the record|just so you know)"
-    r"\s+(?:that\s+)?(?=I\b|I'm\b|I've\b|my\b|we\b)", re.I)
+    r"\s+(?:that\s+)?(?=I\b|I'm\b|I've\b|my\b|we\b)",
+    re.I,
+)
 
 
 def extract(text: str, role: str = "user") -> ExtractionResult:
@@ -46,14 +54,18 @@ def extract(text: str, role: str = "user") -> ExtractionResult:
     found = detect_command(normalized)
     if found.command is Command.DO_NOT_STORE:
         # The user asked for nothing to be kept: no facts and no rejection log of the content.
-        return ExtractionResult(relevant=False, command=found.command,
-                                command_target=found.target)
+        return ExtractionResult(relevant=False, command=found.command, command_target=found.target)
     candidates = collect_candidates(found.fact_text)
     accepted, rejections = apply_gates(candidates, text)
     facts = _deduplicate(accepted)[:MAX_FACTS_PER_TURN]
-    return ExtractionResult(relevant=bool(facts), facts=tuple(facts), command=found.command,
-                            command_target=found.target, correction=found.correction,
-                            rejections=tuple(rejections))
+    return ExtractionResult(
+        relevant=bool(facts),
+        facts=tuple(facts),
+        command=found.command,
+        command_target=found.target,
+        correction=found.correction,
+        rejections=tuple(rejections),
+    )
 
 
 def collect_candidates(normalized_text: str) -> list[Candidate]:
@@ -76,8 +88,12 @@ def _self_statement(ctx: ClauseContext, earlier: list[Candidate]) -> list[Candid
     found = constraint_candidates(ctx)
     if not found:
         found = preference_candidates(ctx, earlier)
-    for family in (identity_candidates, instruction_candidates, habit_candidates,
-                   narrative_candidates):
+    for family in (
+        identity_candidates,
+        instruction_candidates,
+        habit_candidates,
+        narrative_candidates,
+    ):
         if found:
             break
         found = family(ctx)
@@ -92,8 +108,13 @@ def _without_lead_in(ctx: ClauseContext) -> ClauseContext:
     stripped = _AS_A.sub("I'm ", stripped)
     if stripped == ctx.text or not stripped:
         return ctx
-    clause = Clause(stripped, ctx.clause.connector, ctx.clause.sentence, ctx.clause.index,
-                    ctx.clause.is_question)
+    clause = Clause(
+        stripped,
+        ctx.clause.connector,
+        ctx.clause.sentence,
+        ctx.clause.index,
+        ctx.clause.is_question,
+    )
     return ClauseContext(clause, ctx.clauses, ctx.markers, ctx.trailing)
 
 
@@ -103,8 +124,12 @@ def _contexts(clauses: tuple[Clause, ...]) -> list[ClauseContext]:
     for clause in clauses:
         if _STANDING_FRAGMENT.match(clause.text) and contexts:
             previous = contexts[-1]
-            contexts[-1] = ClauseContext(previous.clause, clauses, previous.markers,
-                                         f"{previous.trailing} {clause.text}".strip())
+            contexts[-1] = ClauseContext(
+                previous.clause,
+                clauses,
+                previous.markers,
+                f"{previous.trailing} {clause.text}".strip(),
+            )
             continue
         contexts.append(ClauseContext(clause, clauses, clause_markers(clause), ""))
     return contexts

@@ -10,13 +10,35 @@ from memmesh.text import SLUG_STOP_WORDS
 # Speech-to-text spellings of contractions and a few frequent misspellings of words the
 # rules key on; applied word-wise, case-insensitively.
 _SPELLING = {
-    "im": "I'm", "i": "I", "ive": "I've", "dont": "don't",
-    "cant": "can't", "wont": "won't", "doesnt": "doesn't", "didnt": "didn't", "isnt": "isn't",
-    "thats": "that's", "whats": "what's", "theyre": "they're", "youre": "you're",
-    "alergic": "allergic", "allergc": "allergic", "favourite": "favorite", "fave": "favorite",
-    "fav": "favorite", "togther": "together", "vegeterian": "vegetarian", "cuz": "because",
-    "coz": "because", "'cause": "because", "cause": "because", "wanna": "want to",
-    "gonna": "going to", "gotta": "got to", "u": "you", "ur": "your",
+    "im": "I'm",
+    "i": "I",
+    "ive": "I've",
+    "dont": "don't",
+    "cant": "can't",
+    "wont": "won't",
+    "doesnt": "doesn't",
+    "didnt": "didn't",
+    "isnt": "isn't",
+    "thats": "that's",
+    "whats": "what's",
+    "theyre": "they're",
+    "youre": "you're",
+    "alergic": "allergic",
+    "allergc": "allergic",
+    "favourite": "favorite",
+    "fave": "favorite",
+    "fav": "favorite",
+    "togther": "together",
+    "vegeterian": "vegetarian",
+    "cuz": "because",
+    "coz": "because",
+    "'cause": "because",
+    "cause": "because",
+    "wanna": "want to",
+    "gonna": "going to",
+    "gotta": "got to",
+    "u": "you",
+    "ur": "your",
 }
 _FILLERS = [
     r"\b(?:just so you know|by the way|btw|fyi|for what it's worth)\b,?",
@@ -37,13 +59,31 @@ _ABBREVIATIONS = re.compile(r"\b(Dr|Mr|Mrs|Ms|St|Prof|Jr|Sr|vs|e\.g|i\.e)\.", re
 _SENTENCE_END = re.compile(r"(?:\.{2,}|…|[.!?]+)(?=\s|$)")
 _SUBJECT_START = re.compile(
     r"^(?:I|I'm|I've|I'd|I'll|my|we|we're|we've|he|she|they|it|it's|that's|he's|she's|they're|"
-    r"me|there's|you)\b", re.I)
-_VERB_SOON = re.compile(r"^(?:\S+\s+){0,3}(?:is|are|'s|was|were|has|have|does|do|can|can't)\b", re.I)
-_SO_BLOCKERS = frozenset("""i'm im am is are was were be been being it's that's he's she's they're
+    r"me|there's|you)\b",
+    re.I,
+)
+_VERB_SOON = re.compile(
+    r"^(?:\S+\s+){0,3}(?:is|are|'s|was|were|has|have|does|do|can|can't)\b", re.I
+)
+_SO_BLOCKERS = frozenset(
+    """i'm im am is are was were be been being it's that's he's she's they're
 you're we're feel feeling felt not get got look looks sound sounds seem seems and or just really so
-even""".split())
-CONNECTORS = ("because", "since", "so", "and", "but", "which", "though", "although", "also",
-              "plus", "as", "then")
+even""".split()
+)
+CONNECTORS = (
+    "because",
+    "since",
+    "so",
+    "and",
+    "but",
+    "which",
+    "though",
+    "although",
+    "also",
+    "plus",
+    "as",
+    "then",
+)
 
 
 @dataclass(frozen=True)
@@ -66,8 +106,13 @@ def normalize(text: str) -> str:
         text = re.sub(pattern, " ", text, flags=re.I)
     text = _LIKE_FILLER.sub(lambda m: m.group("lead") or " ", text)
     # "as a nurse I work nights": the role is its own clause.
-    text = re.sub(r"\b(as an? [\w-]+(?: [\w-]+){0,2}?)\s+(?=I\b|I'm\b|what\b|how\b|which\b|"
-                  r"can\b|do\b|should\b|is\b|any\b)", r"\1, ", text, flags=re.I)
+    text = re.sub(
+        r"\b(as an? [\w-]+(?: [\w-]+){0,2}?)\s+(?=I\b|I'm\b|what\b|how\b|which\b|"
+        r"can\b|do\b|should\b|is\b|any\b)",
+        r"\1, ",
+        text,
+        flags=re.I,
+    )
     text = re.sub(r"\s+([,.!?;:])", r"\1", text)
     text = re.sub(r",(\s*,)+", ",", text)
     text = re.sub(r"\s+", " ", text).strip(" ,")
@@ -90,9 +135,15 @@ def split_clauses(text: str) -> list[Clause]:
         parts = _split_sentence(sentence.replace("\u0000", "."))
         for part_no, (connector, body) in enumerate(parts):
             is_last = part_no == len(parts) - 1
-            clauses.append(Clause(
-                text=body, connector=connector, sentence=sentence_no, index=len(clauses),
-                is_question=("?" in ender and is_last) or looks_like_question(body)))
+            clauses.append(
+                Clause(
+                    text=body,
+                    connector=connector,
+                    sentence=sentence_no,
+                    index=len(clauses),
+                    is_question=("?" in ender and is_last) or looks_like_question(body),
+                )
+            )
     return [c for c in clauses if c.text]
 
 
@@ -111,7 +162,7 @@ def _split_conjunctions(chunk: str) -> list[tuple[str, str]]:
         low = word.lower()
         if i == start or low not in CONNECTORS:
             continue
-        rest = " ".join(words[i + 1:])
+        rest = " ".join(words[i + 1 :])
         left = words[start:i]
         if _is_clause_boundary(low, left, rest):
             parts.append((connector, " ".join(left)))
@@ -146,7 +197,9 @@ _QUESTION_START = re.compile(
     r"^(?:what|what's|whats|who|who's|whom|whose|where|where's|when|why|how|how's|which|"
     r"got any|any)\b|^(?:is|are|am|was|were|do|does|did|can|could|would|will|should|shall|may|"
     r"might|have|has|isn't|aren't|don't|doesn't|won't|wouldn't|shouldn't|can't|couldn't)\s+"
-    r"(?:you|I|we|it|he|she|they|there|that|this|the|my|your|anyone|anybody|someone)\b", re.I)
+    r"(?:you|I|we|it|he|she|they|there|that|this|the|my|your|anyone|anybody|someone)\b",
+    re.I,
+)
 
 
 def looks_like_question(text: str) -> bool:
@@ -155,10 +208,18 @@ def looks_like_question(text: str) -> bool:
 
 
 _PRONOUNS = [
-    (r"\bI'm\b", "they're"), (r"\bI am\b", "they are"), (r"\bI've\b", "they have"),
-    (r"\bI'd\b", "they would"), (r"\bI'll\b", "they will"), (r"\bmyself\b", "themselves"),
-    (r"\bmine\b", "theirs"), (r"\bmy\b", "their"), (r"\bme\b", "them"), (r"\bI\b", "they"),
-    (r"\byour\b", "the assistant's"), (r"\byou\b", "the assistant"),
+    (r"\bI'm\b", "they're"),
+    (r"\bI am\b", "they are"),
+    (r"\bI've\b", "they have"),
+    (r"\bI'd\b", "they would"),
+    (r"\bI'll\b", "they will"),
+    (r"\bmyself\b", "themselves"),
+    (r"\bmine\b", "theirs"),
+    (r"\bmy\b", "their"),
+    (r"\bme\b", "them"),
+    (r"\bI\b", "they"),
+    (r"\byour\b", "the assistant's"),
+    (r"\byou\b", "the assistant"),
 ]
 
 
@@ -169,8 +230,18 @@ def third_person(phrase: str) -> str:
     return phrase
 
 
-_IRREGULAR_3SG = {"have": "has", "do": "does", "go": "goes", "be": "is", "am": "is",
-                  "'m": "is", "can": "can", "can't": "can't", "won't": "won't", "will": "will"}
+_IRREGULAR_3SG = {
+    "have": "has",
+    "do": "does",
+    "go": "goes",
+    "be": "is",
+    "am": "is",
+    "'m": "is",
+    "can": "can",
+    "can't": "can't",
+    "won't": "won't",
+    "will": "will",
+}
 
 
 def conjugate_3sg(verb: str) -> str:
@@ -195,8 +266,11 @@ def sentence_case_fact(text: str) -> str:
 def slug(phrase: str) -> str:
     """Stable key fragment for a phrase: lowercase content words, simple plurals folded."""
     words = re.findall(r"[A-Za-z0-9+#]+", phrase)
-    kept = [w.lower() if w[:1].isupper() else _singular(w.lower()) for w in words
-            if w.lower() not in SLUG_STOP_WORDS]
+    kept = [
+        w.lower() if w[:1].isupper() else _singular(w.lower())
+        for w in words
+        if w.lower() not in SLUG_STOP_WORDS
+    ]
     return "_".join(kept) or "general"
 
 

@@ -5,11 +5,28 @@ from __future__ import annotations
 import re
 
 LANGUAGE_CODES = {
-    "arabic": "ar", "chinese": "zh", "mandarin": "zh", "cantonese": "zh", "dutch": "nl",
-    "english": "en", "french": "fr", "german": "de", "greek": "el", "hebrew": "he",
-    "hindi": "hi", "italian": "it", "japanese": "ja", "korean": "ko", "polish": "pl",
-    "portuguese": "pt", "russian": "ru", "spanish": "es", "swedish": "sv", "turkish": "tr",
-    "ukrainian": "uk", "vietnamese": "vi",
+    "arabic": "ar",
+    "chinese": "zh",
+    "mandarin": "zh",
+    "cantonese": "zh",
+    "dutch": "nl",
+    "english": "en",
+    "french": "fr",
+    "german": "de",
+    "greek": "el",
+    "hebrew": "he",
+    "hindi": "hi",
+    "italian": "it",
+    "japanese": "ja",
+    "korean": "ko",
+    "polish": "pl",
+    "portuguese": "pt",
+    "russian": "ru",
+    "spanish": "es",
+    "swedish": "sv",
+    "turkish": "tr",
+    "ukrainian": "uk",
+    "vietnamese": "vi",
 }
 _WORD = re.compile(r"[a-z]+")
 

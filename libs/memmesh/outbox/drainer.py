@@ -112,9 +112,13 @@ class Outbox:
                 if not await self._hold(held, held_lanes, (tenant_id, user_id, lane), deadline):
                     break
             mine = tuple(lane for lane in lanes if (tenant_id, user_id, lane) in held_lanes)
-            heads = await self._queue.enqueue(tenant_id, user_id, effects, self._now_us(), self._claim(mine, True))
+            heads = await self._queue.enqueue(
+                tenant_id, user_id, effects, self._now_us(), self._claim(mine, True)
+            )
             follow_up_lanes = await self._deliver_lanes(
-                [((tenant_id, user_id, lane), head) for lane, head in heads.items()], deadline, tally
+                [((tenant_id, user_id, lane), head) for lane, head in heads.items()],
+                deadline,
+                tally,
             )
             while follow_up_lanes:
                 todo: list[tuple[LaneKey, QueuedEffect | None]] = []
@@ -124,7 +128,9 @@ class Outbox:
                         todo.append((key, None))
                 follow_up_lanes = await self._deliver_lanes(todo, deadline, tally)
         done = tally.results.keys() | tally.dead
-        pending = frozenset(key for key in ({e.key for e in effects} | tally.follow_ups) if key not in done)
+        pending = frozenset(
+            key for key in ({e.key for e in effects} | tally.follow_ups) if key not in done
+        )
         if pending:
             self._wake.set()
         return Delivery(tally.results, pending)
@@ -134,7 +140,10 @@ class Outbox:
     ) -> set[str]:
         """Deliver held lanes side by side; the lanes their follow-ups went to."""
         found = await asyncio.gather(
-            *(self._deliver_lane(key, deadline, early=True, tally=tally, first=head) for key, head in lanes)
+            *(
+                self._deliver_lane(key, deadline, early=True, tally=tally, first=head)
+                for key, head in lanes
+            )
         )
         return set().union(*found)
 
@@ -206,7 +215,13 @@ class Outbox:
         return Claim(lanes, int(self._policy.lease_s * 1e6), early)
 
     async def _deliver_lane(
-        self, key: LaneKey, deadline: float | None, *, early: bool, tally: _Tally, first: QueuedEffect | None = None
+        self,
+        key: LaneKey,
+        deadline: float | None,
+        *,
+        early: bool,
+        tally: _Tally,
+        first: QueuedEffect | None = None,
     ) -> set[str]:
         """Deliver the lane's effects in order (the caller holds the lane; `first`, when
         given, is its first effect already claimed) until one must wait; `early` also
@@ -216,14 +231,18 @@ class Outbox:
         claim = self._claim((lane,), early)
         follow_up_lanes: set[str] = set()
         loop = asyncio.get_running_loop()
-        effect = first or await self._queue.claim_head(tenant_id, user_id, lane, self._now_us(), claim)
+        effect = first or await self._queue.claim_head(
+            tenant_id, user_id, lane, self._now_us(), claim
+        )
         while effect is not None:
             timeout_s = self._policy.attempt_timeout_s
             if deadline is not None:
                 timeout_s = min(timeout_s, deadline - loop.time())
                 if timeout_s <= 0:
                     # Out of time with the effect claimed: it goes back as it was.
-                    await self._queue.reschedule(effect, effect.attempts, effect.next_attempt_us, effect.last_error)
+                    await self._queue.reschedule(
+                        effect, effect.attempts, effect.next_attempt_us, effect.last_error
+                    )
                     break
             now_us = self._now_us()
             outcome = await self._attempt(effect, timeout_s)
@@ -231,25 +250,42 @@ class Outbox:
                 tally.results[effect.key] = outcome.result
                 tally.follow_ups.update(e.key for e in outcome.follow_ups)
                 follow_up_lanes.update(e.lane for e in outcome.follow_ups)
-                effect = await self._queue.complete(effect, outcome.follow_ups, self._now_us(), claim)
+                effect = await self._queue.complete(
+                    effect, outcome.follow_ups, self._now_us(), claim
+                )
                 continue
             attempts = effect.attempts + 1
             if outcome.permanent or attempts >= self._policy.max_attempts:
-                why = outcome.error if outcome.permanent else f"{ATTEMPTS_EXHAUSTED}: {outcome.error}"
+                why = (
+                    outcome.error if outcome.permanent else f"{ATTEMPTS_EXHAUSTED}: {outcome.error}"
+                )
                 log.warning(
-                    "outbox effect dead kind=%s key=%s attempts=%d why=%s", effect.kind, effect.key, attempts, why
+                    "outbox effect dead kind=%s key=%s attempts=%d why=%s",
+                    effect.kind,
+                    effect.key,
+                    attempts,
+                    why,
                 )
                 await self._queue.bury(effect, attempts, why, self._now_us())
                 tally.dead.add(effect.key)
-                effect = await self._queue.claim_head(tenant_id, user_id, lane, self._now_us(), claim)
+                effect = await self._queue.claim_head(
+                    tenant_id, user_id, lane, self._now_us(), claim
+                )
                 continue
             if effect.next_attempt_us > now_us:
                 # An early attempt of an effect still backing off: its schedule stands.
-                await self._queue.reschedule(effect, effect.attempts, effect.next_attempt_us, outcome.error)
+                await self._queue.reschedule(
+                    effect, effect.attempts, effect.next_attempt_us, outcome.error
+                )
             else:
                 next_us = self._now_us() + int(self._policy.backoff_s(attempts) * 1e6)
                 await self._queue.reschedule(effect, attempts, next_us, outcome.error)
-            log.info("outbox effect waits kind=%s attempts=%d error=%s", effect.kind, attempts, outcome.error)
+            log.info(
+                "outbox effect waits kind=%s attempts=%d error=%s",
+                effect.kind,
+                attempts,
+                outcome.error,
+            )
             break
         return follow_up_lanes
 
@@ -261,7 +297,9 @@ class Outbox:
             # A little grace over the handler's own deadline, so its peer's answer wins the race.
             result = await asyncio.wait_for(handler(effect, timeout_s), timeout_s + 0.5)
         except DependencyFailed as error:
-            return _Outcome(False, error=f"{error.engine}:{error.peer_status}", permanent=error.caused_by_input)
+            return _Outcome(
+                False, error=f"{error.engine}:{error.peer_status}", permanent=error.caused_by_input
+            )
         except EffectRejected as error:
             return _Outcome(False, error=f"{REFUSED}: {error}", permanent=True)
         except Exception as error:  # anything else may pass: retried, up to the cap
@@ -284,11 +322,15 @@ class Outbox:
             if users[0] == 0:
                 del self._lanes[key]
 
-    async def _hold(self, held: contextlib.AsyncExitStack, lanes: set[LaneKey], key: LaneKey, deadline: float) -> bool:
+    async def _hold(
+        self, held: contextlib.AsyncExitStack, lanes: set[LaneKey], key: LaneKey, deadline: float
+    ) -> bool:
         """Take the lane until `held` closes, waiting no later than the deadline."""
         remaining = deadline - asyncio.get_running_loop().time()
         try:
-            await asyncio.wait_for(held.enter_async_context(self._lane(key)), timeout=max(remaining, 0.001))
+            await asyncio.wait_for(
+                held.enter_async_context(self._lane(key)), timeout=max(remaining, 0.001)
+            )
         except TimeoutError:
             return False
         lanes.add(key)

@@ -50,7 +50,9 @@ _LANE_HEAD = (
 
 
 def _queued(row: Row) -> QueuedEffect:
-    tenant_id, user_id, seq, lane, kind, key, payload, attempts, enqueued_us, next_us, error = row[:11]
+    tenant_id, user_id, seq, lane, kind, key, payload, attempts, enqueued_us, next_us, error = row[
+        :11
+    ]
     return QueuedEffect(
         tenant_id, user_id, int(seq), lane, kind, key, bytes(payload),
         int(attempts), int(enqueued_us), int(next_us), error,
@@ -74,7 +76,9 @@ def outbox_lock(tenant_id: str, user_id: str) -> tuple[str, str, str]:
     return _lock(tenant_id, user_id)
 
 
-async def enqueue_in(tx: SqlTx, tenant_id: str, user_id: str, effects: Sequence[Effect], now_us: int) -> None:
+async def enqueue_in(
+    tx: SqlTx, tenant_id: str, user_id: str, effects: Sequence[Effect], now_us: int
+) -> None:
     """Queue effects inside the caller's own write transaction, so they commit (or not)
     with the rows that caused them; the transaction must hold `outbox_lock(tenant, user)`.
     The drainer finds them on its next pass (or an `enqueue_and_deliver` of the same keys)."""
@@ -82,7 +86,9 @@ async def enqueue_in(tx: SqlTx, tenant_id: str, user_id: str, effects: Sequence[
         await _insert(tx, tenant_id, user_id, effects, now_us)
 
 
-async def _insert(tx: SqlTx, tenant_id: str, user_id: str, effects: Sequence[Effect], now_us: int) -> None:
+async def _insert(
+    tx: SqlTx, tenant_id: str, user_id: str, effects: Sequence[Effect], now_us: int
+) -> None:
     # Sequence numbers are per user and never reused while a row (queued or dead) holds one.
     top = await tx.fetchone(
         "SELECT MAX(seq) FROM (SELECT seq FROM outbox_effects WHERE tenant_id = ? AND user_id = ? "
@@ -93,7 +99,19 @@ async def _insert(tx: SqlTx, tenant_id: str, user_id: str, effects: Sequence[Eff
     rows: list[Sequence[Any]] = []
     for effect in effects:
         seq += 1
-        rows.append((tenant_id, user_id, seq, effect.lane, effect.kind, effect.key, effect.payload, now_us, now_us))
+        rows.append(
+            (
+                tenant_id,
+                user_id,
+                seq,
+                effect.lane,
+                effect.kind,
+                effect.key,
+                effect.payload,
+                now_us,
+                now_us,
+            )
+        )
     await tx.executemany(
         "INSERT INTO outbox_effects (tenant_id, user_id, seq, lane, kind, idempotency_key, payload, attempts, "
         "enqueued_us, next_attempt_us, leased_until_us, last_error) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, '') "
@@ -112,7 +130,9 @@ class Claim:
     early: bool = False
 
 
-async def _claim_heads(tx: SqlTx, tenant_id: str, user_id: str, claim: Claim, now_us: int) -> dict[str, QueuedEffect]:
+async def _claim_heads(
+    tx: SqlTx, tenant_id: str, user_id: str, claim: Claim, now_us: int
+) -> dict[str, QueuedEffect]:
     if not claim.lanes:
         return {}
     rows = await tx.fetchall(
@@ -154,7 +174,9 @@ class EffectQueue:
         async with self._db.write(*_lock(tenant_id, user_id)) as tx:
             if effects:
                 await _insert(tx, tenant_id, user_id, effects, now_us)
-            return {} if claim is None else await _claim_heads(tx, tenant_id, user_id, claim, now_us)
+            return (
+                {} if claim is None else await _claim_heads(tx, tenant_id, user_id, claim, now_us)
+            )
 
     async def due_lanes(self, now_us: int, limit: int) -> list[tuple[str, str, str]]:
         """(tenant, user, lane) whose first effect is due and not claimed, most overdue first."""
@@ -181,11 +203,17 @@ class EffectQueue:
         """The lane's first effect, hidden from other drainers for the claim's lease; None
         when the lane is empty, claimed elsewhere, or (unless `claim.early`) not yet due."""
         async with self._db.write(*_lock(tenant_id, user_id)) as tx:
-            heads = await _claim_heads(tx, tenant_id, user_id, Claim((lane,), claim.lease_us, claim.early), now_us)
+            heads = await _claim_heads(
+                tx, tenant_id, user_id, Claim((lane,), claim.lease_us, claim.early), now_us
+            )
             return heads.get(lane)
 
     async def complete(
-        self, effect: QueuedEffect, follow_ups: Sequence[Effect], now_us: int, claim: Claim | None = None
+        self,
+        effect: QueuedEffect,
+        follow_ups: Sequence[Effect],
+        now_us: int,
+        claim: Claim | None = None,
     ) -> QueuedEffect | None:
         """Remove a delivered effect and queue its follow-ups, in one transaction; with
         `claim`, also claim the next effect of the same lane."""
@@ -202,13 +230,22 @@ class EffectQueue:
             next_claim = Claim((effect.lane,), claim.lease_us, claim.early)
             return (await _claim_heads(tx, tenant_id, user_id, next_claim, now_us)).get(effect.lane)
 
-    async def reschedule(self, effect: QueuedEffect, attempts: int, next_attempt_us: int, error: str) -> None:
+    async def reschedule(
+        self, effect: QueuedEffect, attempts: int, next_attempt_us: int, error: str
+    ) -> None:
         """Record a failed attempt and release the claim."""
         async with self._db.write(*_lock(effect.tenant_id, effect.user_id)) as tx:
             await tx.execute(
                 "UPDATE outbox_effects SET attempts = ?, next_attempt_us = ?, leased_until_us = 0, last_error = ? "
                 "WHERE tenant_id = ? AND user_id = ? AND seq = ?",
-                (attempts, next_attempt_us, error[:500], effect.tenant_id, effect.user_id, effect.seq),
+                (
+                    attempts,
+                    next_attempt_us,
+                    error[:500],
+                    effect.tenant_id,
+                    effect.user_id,
+                    effect.seq,
+                ),
             )
 
     async def bury(self, effect: QueuedEffect, attempts: int, why: str, now_us: int) -> None:
@@ -237,7 +274,8 @@ class EffectQueue:
     async def dead(self, tenant_id: str, user_id: str) -> list[DeadEffect]:
         """The user's dead effects in the order they were queued."""
         rows = await self._read(
-            f"SELECT {_DEAD} FROM outbox_dead WHERE tenant_id = ? AND user_id = ? ORDER BY seq", (tenant_id, user_id)
+            f"SELECT {_DEAD} FROM outbox_dead WHERE tenant_id = ? AND user_id = ? ORDER BY seq",
+            (tenant_id, user_id),
         )
         return [_dead(row) for row in rows]
 
@@ -253,8 +291,13 @@ class EffectQueue:
     async def purge(self, tenant_id: str, user_id: str) -> None:
         """Drop every queued and dead effect of the user (their payloads may hold what they said)."""
         async with self._db.write(*_lock(tenant_id, user_id)) as tx:
-            await tx.execute("DELETE FROM outbox_effects WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id))
-            await tx.execute("DELETE FROM outbox_dead WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id))
+            await tx.execute(
+                "DELETE FROM outbox_effects WHERE tenant_id = ? AND user_id = ?",
+                (tenant_id, user_id),
+            )
+            await tx.execute(
+                "DELETE FROM outbox_dead WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id)
+            )
 
     async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         async with self._db.read() as tx:

@@ -75,12 +75,16 @@ class _CallPolicy:
 # grpc.aio files an interceptor under the first call kind it implements only,
 # so each kind gets its own class.
 class _UnaryPolicy(_CallPolicy, grpc.aio.UnaryUnaryClientInterceptor):
-    async def intercept_unary_unary(self, continuation: Any, client_call_details: Any, request: Any) -> Any:
+    async def intercept_unary_unary(
+        self, continuation: Any, client_call_details: Any, request: Any
+    ) -> Any:
         return await continuation(self._details(client_call_details), request)
 
 
 class _StreamPolicy(_CallPolicy, grpc.aio.UnaryStreamClientInterceptor):
-    async def intercept_unary_stream(self, continuation: Any, client_call_details: Any, request: Any) -> Any:
+    async def intercept_unary_stream(
+        self, continuation: Any, client_call_details: Any, request: Any
+    ) -> Any:
         return await continuation(self._details(client_call_details), request)
 
 
@@ -91,9 +95,13 @@ class _PolicyCall:
         self._inner = inner
         self._policy = policy
 
-    def __call__(self, request: Any, *, timeout: float | None = None, metadata: Any = None, **options: Any) -> Any:
+    def __call__(
+        self, request: Any, *, timeout: float | None = None, metadata: Any = None, **options: Any
+    ) -> Any:
         policy = self._policy
-        return self._inner(request, timeout=policy.timeout(timeout), metadata=policy.metadata(metadata), **options)
+        return self._inner(
+            request, timeout=policy.timeout(timeout), metadata=policy.metadata(metadata), **options
+        )
 
 
 class PolicyChannel(grpc.aio.Channel):

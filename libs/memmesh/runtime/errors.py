@@ -72,12 +72,18 @@ def to_status(error: DomainError) -> grpc.Status:
     """A google.rpc.Status carrying ErrorInfo and, for bad input, a BadRequest."""
     details: list[any_pb2.Any] = []
     info = any_pb2.Any()
-    info.Pack(error_details_pb2.ErrorInfo(reason=error.reason, domain=ERROR_DOMAIN, metadata=error.metadata))
+    info.Pack(
+        error_details_pb2.ErrorInfo(
+            reason=error.reason, domain=ERROR_DOMAIN, metadata=error.metadata
+        )
+    )
     details.append(info)
     if isinstance(error, InvalidInput):
         bad_request = error_details_pb2.BadRequest(
             field_violations=[
-                error_details_pb2.BadRequest.FieldViolation(field=v.field, description=v.description)
+                error_details_pb2.BadRequest.FieldViolation(
+                    field=v.field, description=v.description
+                )
                 for v in error.violations
             ]
         )

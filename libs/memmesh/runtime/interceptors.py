@@ -49,7 +49,9 @@ class InternalTokenAuthenticator:
 class TenantKeyAuthenticator:
     """Gateway callers present a per-tenant key; a key used for another tenant is refused."""
 
-    def __init__(self, tenant_keys: Mapping[str, str], internal_token: str, internal_methods: set[str]) -> None:
+    def __init__(
+        self, tenant_keys: Mapping[str, str], internal_token: str, internal_methods: set[str]
+    ) -> None:
         self._tenant_by_key = {key.encode(): tenant for tenant, key in tenant_keys.items()}
         self._internal = InternalTokenAuthenticator(internal_token)
         self._internal_methods = internal_methods
@@ -59,7 +61,9 @@ class TenantKeyAuthenticator:
             self._internal.authenticate(method, metadata, request)
         header = metadata.get("authorization", "")
         key = header.removeprefix("Bearer ").strip().encode()
-        tenant = next((t for k, t in self._tenant_by_key.items() if hmac.compare_digest(k, key)), None)
+        tenant = next(
+            (t for k, t in self._tenant_by_key.items() if hmac.compare_digest(k, key)), None
+        )
         if not key or tenant is None:
             raise Unauthenticated("missing or unknown tenant key")
         scope = getattr(request, "scope", None)
@@ -136,7 +140,9 @@ class ServerPolicy:
         return wrapped
 
     def _wrap_stream(self, method: str, behavior: Callable[..., Any]) -> Callable[..., Any]:
-        async def wrapped(request: Message, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        async def wrapped(
+            request: Message, context: grpc.aio.ServicerContext
+        ) -> AsyncIterator[Any]:
             started, code = time.perf_counter(), "OK"
             try:
                 await self._admit(method, request, context)

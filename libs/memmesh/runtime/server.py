@@ -60,9 +60,16 @@ class _PolicyRegistrar:
         # they are wrapped; unwrapped copies must never reach the server.
         return None
 
-    def add_registered_method_handlers(self, service_name: str, handlers: dict[str, grpc.RpcMethodHandler]) -> None:
-        wrapped = {name: self._policy.wrap(f"/{service_name}/{name}", handler) for name, handler in handlers.items()}
-        self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service_name, wrapped),))
+    def add_registered_method_handlers(
+        self, service_name: str, handlers: dict[str, grpc.RpcMethodHandler]
+    ) -> None:
+        wrapped = {
+            name: self._policy.wrap(f"/{service_name}/{name}", handler)
+            for name, handler in handlers.items()
+        }
+        self._server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler(service_name, wrapped),)
+        )
         self._server.add_registered_method_handlers(service_name, wrapped)
         self.registered = True
 
@@ -105,10 +112,16 @@ async def start_server(
         registrar = _PolicyRegistrar(server, policy)
         registration.add(registration.servicer, registrar)
         if not registrar.registered:
-            raise RuntimeError(f"{registration.service_name}: stubs did not register their methods by name")
+            raise RuntimeError(
+                f"{registration.service_name}: stubs did not register their methods by name"
+            )
         names.append(registration.service_name)
     reflection.enable_server_reflection(
-        [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME],
+        [
+            *names,
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ],
         server,
     )
     bound = server.add_insecure_port(f"{host}:{port}")
@@ -120,7 +133,9 @@ async def start_server(
     return EngineServer(server=server, port=bound, health=health_servicer, service_names=names)
 
 
-async def serve_until_signal(engine: EngineServer, on_stop: Callable[[], object] | None = None) -> None:
+async def serve_until_signal(
+    engine: EngineServer, on_stop: Callable[[], object] | None = None
+) -> None:
     """Run until SIGTERM or SIGINT, then stop gracefully and run the cleanup."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

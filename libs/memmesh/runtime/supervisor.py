@@ -112,7 +112,9 @@ class Mesh:
                     break
                 line = stdout.readline()
                 if not line:
-                    raise RuntimeError(f"{engine.name} exited with {engine.process.wait()} before it was ready")
+                    raise RuntimeError(
+                        f"{engine.name} exited with {engine.process.wait()} before it was ready"
+                    )
                 if line.startswith(READY_PREFIX):
                     return
             raise RuntimeError(f"{engine.name} was not ready within {START_TIMEOUT_S} s")
@@ -271,12 +273,21 @@ class Supervisor:
                 engine.last_exit, engine.restart_at, changed = code, now + delay, True
                 log.warning(
                     "%s (pid %d) exited with %s after %.1f s; restart %d in %.1f s",
-                    engine.name, engine.process.pid, describe_exit(code), now - engine.started_at,
-                    engine.restarts + 1, delay,
+                    engine.name,
+                    engine.process.pid,
+                    describe_exit(code),
+                    now - engine.started_at,
+                    engine.restarts + 1,
+                    delay,
                 )
             elif now >= engine.restart_at:
                 engine.process = self._spawn(engine.name)
-                engine.started_at, engine.restart_at, engine.ready, engine.output = now, None, False, ""
+                engine.started_at, engine.restart_at, engine.ready, engine.output = (
+                    now,
+                    None,
+                    False,
+                    "",
+                )
                 engine.restarts += 1
                 changed = True
         if changed:
@@ -299,7 +310,12 @@ class Supervisor:
             engine.output += chunk
             if any(line.startswith(READY_PREFIX) for line in engine.output.splitlines()):
                 engine.ready, engine.output = True, ""
-                log.info("%s is serving again on %s (restart %d)", engine.name, engine.addr, engine.restarts)
+                log.info(
+                    "%s is serving again on %s (restart %d)",
+                    engine.name,
+                    engine.addr,
+                    engine.restarts,
+                )
                 self._write_state()
             elif not chunk:
                 engine.ready = True  # end of output: the exit is noted by the next check
@@ -313,7 +329,10 @@ class Supervisor:
     def _write_state(self) -> None:
         if self._state_path is None:
             return
-        state = {"supervisor_pid": os.getpid(), "engines": {n: e.as_json() for n, e in self.engines.items()}}
+        state = {
+            "supervisor_pid": os.getpid(),
+            "engines": {n: e.as_json() for n, e in self.engines.items()},
+        }
         self._state_path.parent.mkdir(parents=True, exist_ok=True)
         temporary = self._state_path.with_name(f".{self._state_path.name}.{os.getpid()}")
         temporary.write_text(json.dumps(state, indent=1), encoding="utf-8")

@@ -129,7 +129,11 @@ def violations(message: Message, prefix: str = "") -> list[FieldViolation]:
         elif field.message_type is not None:
             found.extend(violations(getattr(message, field.name), f"{path}."))
         else:
-            if rule.required and field.type == FieldDescriptor.TYPE_ENUM and getattr(message, field.name) == 0:
+            if (
+                rule.required
+                and field.type == FieldDescriptor.TYPE_ENUM
+                and getattr(message, field.name) == 0
+            ):
                 found.append(FieldViolation(path, "must not be UNSPECIFIED"))
                 continue
             found.extend(_check_scalar(rule, path, getattr(message, field.name)))

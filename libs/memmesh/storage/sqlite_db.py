@@ -27,7 +27,9 @@ def open_sqlite(path: Path, migrations: Sequence[Migration]) -> sqlite3.Connecti
     return connection
 
 
-def apply_sqlite_migrations(connection: sqlite3.Connection, migrations: Sequence[Migration]) -> None:
+def apply_sqlite_migrations(
+    connection: sqlite3.Connection, migrations: Sequence[Migration]
+) -> None:
     """Apply the migrations not yet recorded, each in its own transaction."""
     connection.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)")
     for migration in sorted(migrations, key=lambda m: m.version):
@@ -39,7 +41,9 @@ def apply_sqlite_migrations(connection: sqlite3.Connection, migrations: Sequence
             if done is None:
                 for statement in migration.statements:
                     connection.execute(statement)
-                connection.execute("INSERT INTO schema_migrations (version) VALUES (?)", (migration.version,))
+                connection.execute(
+                    "INSERT INTO schema_migrations (version) VALUES (?)", (migration.version,)
+                )
             connection.execute("COMMIT")
         except BaseException:
             connection.execute("ROLLBACK")

@@ -44,7 +44,9 @@ class InProcessMesh:
                 await built.close()
 
 
-async def start_in_process(engines: list[str], data_dir: Path, **overrides: object) -> InProcessMesh:
+async def start_in_process(
+    engines: list[str], data_dir: Path, **overrides: object
+) -> InProcessMesh:
     """Start the engines in this event loop; overrides go to MeshSettings (storage_url, redis_url…)."""
     addrs = {f"{name}_addr": f"127.0.0.1:{free_port()}" for name in engines}
     base = MeshSettings(data_dir=data_dir, **addrs, **overrides)  # type: ignore[arg-type]
@@ -52,5 +54,7 @@ async def start_in_process(engines: list[str], data_dir: Path, **overrides: obje
     for name in engines:
         module = importlib.import_module(f"memmesh.engines.{name}.main")
         port = int(base.addr_of(name).rsplit(":", 1)[1])
-        mesh.servers[name] = await start_engine(base.model_copy(update={"port": port}), module.build)
+        mesh.servers[name] = await start_engine(
+            base.model_copy(update={"port": port}), module.build
+        )
     return mesh

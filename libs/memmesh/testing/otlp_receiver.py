@@ -25,12 +25,19 @@ class OtlpReceiver(trace_service_pb2_grpc.TraceServiceServicer):
     async def Export(self, request, context):  # type: ignore[no-untyped-def]  # noqa: N802
         for resource_spans in request.resource_spans:
             service = next(
-                (a.value.string_value for a in resource_spans.resource.attributes if a.key == "service.name"), ""
+                (
+                    a.value.string_value
+                    for a in resource_spans.resource.attributes
+                    if a.key == "service.name"
+                ),
+                "",
             )
             for scope_spans in resource_spans.scope_spans:
                 for span in scope_spans.spans:
                     attributes = {a.key: _text(a.value) for a in span.attributes}
-                    self.spans.append(ReceivedSpan(service, span.name, span.trace_id.hex(), attributes))
+                    self.spans.append(
+                        ReceivedSpan(service, span.name, span.trace_id.hex(), attributes)
+                    )
         return trace_service_pb2.ExportTraceServiceResponse()
 
     async def start(self) -> str:

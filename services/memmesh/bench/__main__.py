@@ -18,7 +18,9 @@ from memmesh.bench.process import bench_process
 from memmesh.bench.restore import bench_restore
 from memmesh.bench.retrieve import bench_retrieve
 
-POSTGRES_URL = os.environ.get("MEMMESH_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+POSTGRES_URL = os.environ.get(
+    "MEMMESH_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
+)
 REDIS_URL = os.environ.get("MEMMESH_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 ALL_CONFIGURATIONS = (("sqlite", "sqlite", None), ("postgres+redis", POSTGRES_URL, REDIS_URL))
 ONLY = os.environ.get("MEMMESH_BENCH_ONLY", "")

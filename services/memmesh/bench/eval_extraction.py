@@ -18,8 +18,12 @@ from memmesh.extraction.rules import extract
 
 DEFAULT_CASES = Path("../shared/fixtures/extraction/public.jsonl")
 SCORER = Path("../shared/tools/score_extraction.py")
-TARGETS = {"fact_precision": 0.95, "fact_recall": 0.85, "rejection_accuracy": 0.97,
-           "command_accuracy": 0.95}
+TARGETS = {
+    "fact_precision": 0.95,
+    "fact_recall": 0.85,
+    "rejection_accuracy": 0.97,
+    "command_accuracy": 0.95,
+}
 
 
 def main(argv: list[str]) -> int:
@@ -28,8 +32,11 @@ def main(argv: list[str]) -> int:
     cases_path = Path(args[0]) if args else DEFAULT_CASES
     for path, what in ((cases_path, "cases file"), (SCORER, "scorer")):
         if not path.is_file():
-            print(f"error: {what} not found at {path.resolve()} "
-                  "(run from the repository root or pass CASES)", file=sys.stderr)
+            print(
+                f"error: {what} not found at {path.resolve()} "
+                "(run from the repository root or pass CASES)",
+                file=sys.stderr,
+            )
             return 2
     with cases_path.open(encoding="utf-8") as cases_file:
         texts = [json.loads(line)["text"] for line in cases_file if line.strip()]
@@ -41,7 +48,10 @@ def main(argv: list[str]) -> int:
         flags = ["--by-class"] + (["--failures"] if "--failures" in argv else [])
         completed = subprocess.run(
             [sys.executable, str(SCORER), str(cases_path), str(predictions), *flags],
-            capture_output=True, text=True, check=False)
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     if completed.returncode != 0:
         print(completed.stdout + completed.stderr, file=sys.stderr)
         return completed.returncode
@@ -49,8 +59,9 @@ def main(argv: list[str]) -> int:
     summary = json.loads(lines[-1])
     for line in lines[:-1]:
         print(line)
-    summary["targets_met"] = all((summary.get(name) or 0) >= minimum
-                                 for name, minimum in TARGETS.items())
+    summary["targets_met"] = all(
+        (summary.get(name) or 0) >= minimum for name, minimum in TARGETS.items()
+    )
     print(json.dumps(summary))
     return 0
 

@@ -75,7 +75,9 @@ class EvaluationIndex:
         """Ids of the `limit` best matches: relevance, then newer time, then id (the turn order)."""
         scores = self._index.score(self._analyzer.query_terms(query))
         docs = [(score, self._index.get(doc_id)) for doc_id, score in scores.items()]
-        ranked = sorted((-score, -doc.time_us, doc.doc_id) for score, doc in docs if doc is not None)
+        ranked = sorted(
+            (-score, -doc.time_us, doc.doc_id) for score, doc in docs if doc is not None
+        )
         return [doc_id for _, _, doc_id in ranked[:limit]]
 
     def select(self, query: str, limit: int, policy: RankingPolicy) -> list[str]:
@@ -132,14 +134,18 @@ def locomo_figures(path: Path, k: int = 20) -> dict[str, object]:
     raw: dict[int, list[float]] = defaultdict(list)
     selected: dict[str, list[float]] = defaultdict(list)
     for sample in samples:
-        index = EvaluationIndex(locomo_documents(sample["conversation"]), analyzer, synthetic_signals)
+        index = EvaluationIndex(
+            locomo_documents(sample["conversation"]), analyzer, synthetic_signals
+        )
         for qa in sample["qa"]:
             evidence = set(_EVIDENCE_ID.findall(" ".join(qa.get("evidence", []))))
             if qa["category"] not in CATEGORIES or not evidence:
                 continue
             raw[qa["category"]].append(_recall(index.rank(qa["question"], k), evidence))
             for name, policy in POLICIES.items():
-                selected[name].append(_recall(index.select(qa["question"], ATOM_CAP, policy), evidence))
+                selected[name].append(
+                    _recall(index.select(qa["question"], ATOM_CAP, policy), evidence)
+                )
     every = [value for values in raw.values() for value in values]
     return {
         "questions": len(every),

@@ -22,6 +22,7 @@ import time
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -52,7 +53,11 @@ def timestamp(moment: datetime) -> Timestamp:
 def sessions_of(conversation: dict) -> list[tuple[str, datetime, list[dict]]]:  # type: ignore[type-arg]
     numbers = sorted(int(k.split("_")[1]) for k in conversation if re.fullmatch(r"session_\d+", k))
     return [
-        (f"session_{n}", session_time(conversation[f"session_{n}_date_time"]), conversation[f"session_{n}"])
+        (
+            f"session_{n}",
+            session_time(conversation[f"session_{n}_date_time"]),
+            conversation[f"session_{n}"],
+        )
         for n in numbers
     ]
 
@@ -74,18 +79,38 @@ class Gateway:
     def scope(self, user: str) -> scope_pb2.UserScope:
         return scope_pb2.UserScope(tenant_id=TENANT, user_id=user)
 
-    def ingest(self, user: str, session: str, tid: str, role: memory_pb2.Role.ValueType, text: str, at: datetime) -> None:
-        turn = memory_pb2.Turn(turn_id=tid, session_id=session, role=role, text=text, time=timestamp(at))
-        self._stub.Ingest(pb.IngestRequest(scope=self.scope(user), turn=turn), metadata=self._metadata, timeout=30)
+    def ingest(
+        self,
+        user: str,
+        session: str,
+        tid: str,
+        role: memory_pb2.Role.ValueType,
+        text: str,
+        at: datetime,
+    ) -> None:
+        turn = memory_pb2.Turn(
+            turn_id=tid, session_id=session, role=role, text=text, time=timestamp(at)
+        )
+        self._stub.Ingest(
+            pb.IngestRequest(scope=self.scope(user), turn=turn), metadata=self._metadata, timeout=30
+        )
 
     def close_session(self, user: str, session: str, at: datetime) -> None:
-        request = pb.CloseSessionRequest(scope=self.scope(user), session_id=session, now=timestamp(at))
+        request = pb.CloseSessionRequest(
+            scope=self.scope(user), session_id=session, now=timestamp(at)
+        )
         self._stub.CloseSession(request, metadata=self._metadata, timeout=30)
 
-    def brief(self, user: str, session: str, query: str, at: datetime) -> tuple[pb.BriefResponse, float]:
+    def brief(
+        self, user: str, session: str, query: str, at: datetime
+    ) -> tuple[pb.BriefResponse, float]:
         request = pb.BriefRequest(
-            scope=self.scope(user), session_id=session, now=timestamp(at), query=query,
-            channel=memory_pb2.CHANNEL_TEXT, identity_verified=True,
+            scope=self.scope(user),
+            session_id=session,
+            now=timestamp(at),
+            query=query,
+            channel=memory_pb2.CHANNEL_TEXT,
+            identity_verified=True,
         )
         started = time.perf_counter()
         response = self._stub.Brief(request, metadata=self._metadata, timeout=30)
@@ -105,17 +130,25 @@ def covered_turn_ids(response: pb.BriefResponse) -> set[str]:
     return covered
 
 
-def ingest_conversation(gateway: Gateway, sample: int, conversation: dict) -> tuple[dict[str, str], datetime]:  # type: ignore[type-arg]
+def ingest_conversation(
+    gateway: Gateway, sample: int, conversation: dict[str, Any]
+) -> tuple[dict[str, str], datetime]:
     """Ingest from both sides; returns speaker -> user id and the time of the last turn."""
-    speakers = {conversation["speaker_a"]: user_id(sample, conversation["speaker_a"]),
-                conversation["speaker_b"]: user_id(sample, conversation["speaker_b"])}
+    speakers = {
+        conversation["speaker_a"]: user_id(sample, conversation["speaker_a"]),
+        conversation["speaker_b"]: user_id(sample, conversation["speaker_b"]),
+    }
     last = datetime.min.replace(tzinfo=UTC)
     for speaker, user in speakers.items():
         for session, started, turns in sessions_of(conversation):
             at = started
             for index, turn in enumerate(turns):
                 at = started + timedelta(seconds=30 * index)
-                role = memory_pb2.ROLE_USER if turn["speaker"] == speaker else memory_pb2.ROLE_ASSISTANT
+                role = (
+                    memory_pb2.ROLE_USER
+                    if turn["speaker"] == speaker
+                    else memory_pb2.ROLE_ASSISTANT
+                )
                 text = turn["text"]
                 if turn.get("blip_caption"):
                     text = f"{text} [shares a photo: {turn['blip_caption']}]"
@@ -143,7 +176,11 @@ def evaluate(dataset: Path, limit: int | None) -> dict[str, object]:
                 conversation = item["conversation"]
                 started = time.perf_counter()
                 speakers, last = ingest_conversation(gateway, sample, conversation)
-                print(f"conversation {sample}: ingested in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+                print(
+                    f"conversation {sample}: ingested in {time.perf_counter() - started:.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 now = last + timedelta(hours=1)
                 for number, qa in enumerate(item["qa"]):
                     if qa.get("category") not in CATEGORIES:
@@ -151,15 +188,24 @@ def evaluate(dataset: Path, limit: int | None) -> dict[str, object]:
                     evidence = {e for raw in qa.get("evidence", []) for e in _DIA_ID.findall(raw)}
                     if not evidence:
                         continue
-                    named = [user for speaker, user in speakers.items() if speaker.lower() in qa["question"].lower()]
+                    named = [
+                        user
+                        for speaker, user in speakers.items()
+                        if speaker.lower() in qa["question"].lower()
+                    ]
                     users = named if len(named) == 1 else list(speakers.values())
                     covered: set[str] = set()
                     for user in users:
-                        response, elapsed = gateway.brief(user, f"eval-q{number}", qa["question"], now)
+                        response, elapsed = gateway.brief(
+                            user, f"eval-q{number}", qa["question"], now
+                        )
                         latencies.append(elapsed)
                         sizes.append(response.counters.context_bundle_bytes)
                         degraded += int(response.degraded)
-                        covered |= {t.removeprefix(f"{user}-").replace("-", ":", 1) for t in covered_turn_ids(response)}
+                        covered |= {
+                            t.removeprefix(f"{user}-").replace("-", ":", 1)
+                            for t in covered_turn_ids(response)
+                        }
                     recalls[qa["category"]].append(len(evidence & covered) / len(evidence))
         finally:
             gateway.close()
@@ -167,7 +213,9 @@ def evaluate(dataset: Path, limit: int | None) -> dict[str, object]:
     every = [r for values in recalls.values() for r in values]
     return {
         "evidence_recall": round(statistics.fmean(every), 4),
-        "evidence_recall_by_category": {str(c): round(statistics.fmean(v), 4) for c, v in sorted(recalls.items())},
+        "evidence_recall_by_category": {
+            str(c): round(statistics.fmean(v), 4) for c, v in sorted(recalls.items())
+        },
         "questions": len(every),
         "mean_bundle_bytes": round(statistics.fmean(sizes), 1),
         "brief_latency": summary(latencies),
@@ -181,11 +229,15 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="only the first N conversations")
     args = parser.parse_args()
     if not args.dataset.exists():
-        raise SystemExit(f"{args.dataset} not found: run from the repository with ../shared beside it")
+        raise SystemExit(
+            f"{args.dataset} not found: run from the repository with ../shared beside it"
+        )
     figures = evaluate(args.dataset, args.limit)
     print(f"evidence recall: {figures['evidence_recall']} over {figures['questions']} questions")
     print(f"by category: {figures['evidence_recall_by_category']}")
-    print(f"mean bundle bytes: {figures['mean_bundle_bytes']}, Brief latency: {figures['brief_latency']}")
+    print(
+        f"mean bundle bytes: {figures['mean_bundle_bytes']}, Brief latency: {figures['brief_latency']}"
+    )
     print(json.dumps(figures, sort_keys=True))
 
 

@@ -16,11 +16,29 @@ from memmesh.engines.exposure_guard.domain.rules import (
 )
 from memmesh.policy.sensitivity import Exposure
 
-_SYLLABLES = ("ka", "lo", "mi", "ter", "san", "vo", "ri", "da", "pel", "nu", "gor", "fi", "ba", "ten", "sho")
+_SYLLABLES = (
+    "ka",
+    "lo",
+    "mi",
+    "ter",
+    "san",
+    "vo",
+    "ri",
+    "da",
+    "pel",
+    "nu",
+    "gor",
+    "fi",
+    "ba",
+    "ten",
+    "sho",
+)
 # Words the rule set targets; each item mentions one only now and then, as real atoms do.
 _SENSITIVE = ("salary", "mortgage", "doctor", "holidays", "team", "morning", "sister", "jazz")
 _KEY_ROOTS = ("preference", "relationship", "identity", "constraint")
-_EXPOSURES = (Exposure.SAFE_TO_SPEAK,) * 6 + (Exposure.SAFE_TO_TEXT,) * 3 + (Exposure.INTERNAL_ONLY,)
+_EXPOSURES = (
+    (Exposure.SAFE_TO_SPEAK,) * 6 + (Exposure.SAFE_TO_TEXT,) * 3 + (Exposure.INTERNAL_ONLY,)
+)
 
 
 def _vocabulary(rng: random.Random, size: int = 600) -> list[str]:
@@ -74,7 +92,6 @@ def bench_rules() -> list[RuleId]:
         RuleId(dnm, TargetType.ATOM, "atom-00042"),
         RuleId(pull, TargetType.ATOM, "atom-00100"),
     ]
-
 
 
 def bench_filter(runs: int = 1000, mention_share: float = 0.05) -> dict[str, float]:

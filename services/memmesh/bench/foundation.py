@@ -97,7 +97,9 @@ async def _prepare_users(addr: str, users: int) -> list[scope_pb2.UserScope]:
     return scopes
 
 
-async def _get_latency(addr: str, scopes: list[scope_pb2.UserScope]) -> tuple[dict[str, float], dict[str, float]]:
+async def _get_latency(
+    addr: str, scopes: list[scope_pb2.UserScope]
+) -> tuple[dict[str, float], dict[str, float]]:
     """First Get of each user misses the cache (freshly started engine, keys dropped); the second hits."""
     async with engine_channel(addr, TOKEN) as channel:
         stub = state_grpc.CurrentStateServiceStub(channel)
@@ -116,7 +118,6 @@ async def _drop_cached_states(redis_url: str | None, scopes: list[scope_pb2.User
     if not redis_url:
         return
 
-
     client = aioredis.Redis.from_url(redis_url)
     await client.delete(*(user_key(s.tenant_id, s.user_id, "state") for s in scopes))
     await client.aclose()
@@ -125,7 +126,12 @@ async def _drop_cached_states(redis_url: str | None, scopes: list[scope_pb2.User
 def run(storage_url: str, redis_url: str | None, label: str) -> dict[str, object]:
     """All foundation figures on one storage configuration."""
     with tempfile.TemporaryDirectory() as data_dir:
-        env = {"MEMMESH_DATA_DIR": data_dir, "MEMMESH_STORAGE_URL": storage_url, "MEMMESH_INTERNAL_TOKEN": TOKEN, "MEMMESH_LOG_LEVEL": "WARNING"}
+        env = {
+            "MEMMESH_DATA_DIR": data_dir,
+            "MEMMESH_STORAGE_URL": storage_url,
+            "MEMMESH_INTERNAL_TOKEN": TOKEN,
+            "MEMMESH_LOG_LEVEL": "WARNING",
+        }
         if redis_url:
             env["MEMMESH_REDIS_URL"] = redis_url
         mesh = Mesh(["ledger", "current_state"], env=env)
@@ -133,8 +139,12 @@ def run(storage_url: str, redis_url: str | None, label: str) -> dict[str, object
         try:
             ledger, state = mesh.addrs["ledger"], mesh.addrs["current_state"]
             append = asyncio.run(_append_latency(ledger, 2000))
-            throughput = asyncio.run(_append_throughput(ledger, clients=8, seconds=3.0, shared_stream=False))
-            one_stream = asyncio.run(_append_throughput(ledger, clients=8, seconds=3.0, shared_stream=True))
+            throughput = asyncio.run(
+                _append_throughput(ledger, clients=8, seconds=3.0, shared_stream=False)
+            )
+            one_stream = asyncio.run(
+                _append_throughput(ledger, clients=8, seconds=3.0, shared_stream=True)
+            )
             scopes = asyncio.run(_prepare_users(state, 500))
             mesh.kill("current_state")
             asyncio.run(_drop_cached_states(redis_url, scopes))

@@ -38,7 +38,6 @@ TYPICAL_TURNS = (
 )
 
 
-
 async def _measure(turns: int, users: int, data_dir: Path) -> dict[str, float]:
     mesh = await start_in_process(ENGINES, data_dir)
     try:

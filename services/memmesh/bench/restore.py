@@ -40,14 +40,18 @@ def _atom(n: int) -> ContinuityRecord:
         version=1,
         evidence_turn_ids=[f"turn-{n:06d}"],
     )
-    return ContinuityRecord(RecordKind.ATOM, atom.atom_id, 1, atom.SerializeToString(deterministic=True))
+    return ContinuityRecord(
+        RecordKind.ATOM, atom.atom_id, 1, atom.SerializeToString(deterministic=True)
+    )
 
 
 async def _run(addr: str, workdir: Path, atoms: int) -> dict[str, float | int]:
     token = uuid.uuid4().hex[:10]
     tenant, user, cloud_key = f"bench-{token}", f"u-{token}", new_key()
     phone = DeviceSync.open(workdir / "phone.sqlite3", tenant, user, "phone", new_key(), cloud_key)
-    tablet = DeviceSync.open(workdir / "tablet.sqlite3", tenant, user, "tablet", new_key(), cloud_key)
+    tablet = DeviceSync.open(
+        workdir / "tablet.sqlite3", tenant, user, "tablet", new_key(), cloud_key
+    )
     async with engine_channel(addr, TOKEN, default_timeout_s=30.0) as channel:
         stub = pb_grpc.OutboxSyncServiceStub(channel)
         started = time.perf_counter()
@@ -58,7 +62,11 @@ async def _run(addr: str, workdir: Path, atoms: int) -> dict[str, float | int]:
         pushed = time.perf_counter()
         report = await tablet.restore(stub, NOW_US)
         restored = time.perf_counter()
-    if flushed.remaining or len(tablet.vault.records()) != atoms or tablet.vault.listing() != phone.vault.listing():
+    if (
+        flushed.remaining
+        or len(tablet.vault.records()) != atoms
+        or tablet.vault.listing() != phone.vault.listing()
+    ):
         raise RuntimeError("restore did not reproduce the pushed continuity set")
     return {
         "atoms": atoms,
@@ -75,7 +83,11 @@ async def _run(addr: str, workdir: Path, atoms: int) -> dict[str, float | int]:
 def bench_restore(atoms: int = 10_000, storage_url: str = "sqlite") -> dict[str, float | int]:
     """Push `atoms` atoms from one device, restore them into a fresh vault; elapsed seconds and bytes."""
     with tempfile.TemporaryDirectory(prefix="memmesh-bench-restore-") as workdir:
-        env = {"MEMMESH_DATA_DIR": workdir, "MEMMESH_STORAGE_URL": storage_url, "MEMMESH_INTERNAL_TOKEN": TOKEN}
+        env = {
+            "MEMMESH_DATA_DIR": workdir,
+            "MEMMESH_STORAGE_URL": storage_url,
+            "MEMMESH_INTERNAL_TOKEN": TOKEN,
+        }
         with Mesh(["ledger", "outbox_sync"], env=env) as mesh:
             figures = asyncio.run(_run(mesh.addrs["outbox_sync"], Path(workdir), atoms))
     figures["restore_within_target"] = int(figures["restore_s"] <= RESTORE_TARGET_S)
@@ -84,4 +96,9 @@ def bench_restore(atoms: int = 10_000, storage_url: str = "sqlite") -> dict[str,
 
 
 if __name__ == "__main__":
-    print(json.dumps(bench_restore(storage_url=sys.argv[1] if len(sys.argv) > 1 else "sqlite"), sort_keys=True))
+    print(
+        json.dumps(
+            bench_restore(storage_url=sys.argv[1] if len(sys.argv) > 1 else "sqlite"),
+            sort_keys=True,
+        )
+    )

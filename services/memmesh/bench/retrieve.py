@@ -45,7 +45,9 @@ def _sentence(rng: random.Random, words: list[str], weights: list[float], length
     return " ".join(rng.choices(words, weights=weights, k=length))
 
 
-def corpus(atoms: int, turns: int, head_offset: int = 10, seed: int = 7) -> tuple[list[IndexDoc], list[str]]:
+def corpus(
+    atoms: int, turns: int, head_offset: int = 10, seed: int = 7
+) -> tuple[list[IndexDoc], list[str]]:
     """Seeded documents (atoms, then turns) and 200 queries."""
     rng = random.Random(seed)
     words = _vocabulary(rng)
@@ -79,8 +81,9 @@ def corpus(atoms: int, turns: int, head_offset: int = 10, seed: int = 7) -> tupl
     return docs, queries
 
 
-
-async def _bench(atoms: int, turns: int, rounds: int, head_offset: int, data_dir: Path) -> dict[str, float]:
+async def _bench(
+    atoms: int, turns: int, rounds: int, head_offset: int, data_dir: Path
+) -> dict[str, float]:
     docs, queries = corpus(atoms, turns, head_offset)
     store = await SqlRankerStore.open("sqlite", data_dir)
     analyzer = Analyzer()

@@ -36,10 +36,46 @@ TOKEN = "bench-token"
 TENANT, KEY = "bench", "bench-key"
 START_US = 1_767_225_600_000_000  # 2026-01-01T00:00:00Z
 TOPICS = [
-    "coffee", "tea", "hiking", "running", "piano", "guitar", "python", "rust", "garden", "tomatoes",
-    "sister", "brother", "mother", "dentist", "doctor", "school", "kids", "soccer", "chess", "jazz",
-    "opera", "sushi", "pasta", "vegan", "peanuts", "allergy", "lisbon", "berlin", "tokyo", "boston",
-    "camera", "bicycle", "yoga", "swimming", "novel", "poetry", "budget", "mortgage", "podcast", "movies",
+    "coffee",
+    "tea",
+    "hiking",
+    "running",
+    "piano",
+    "guitar",
+    "python",
+    "rust",
+    "garden",
+    "tomatoes",
+    "sister",
+    "brother",
+    "mother",
+    "dentist",
+    "doctor",
+    "school",
+    "kids",
+    "soccer",
+    "chess",
+    "jazz",
+    "opera",
+    "sushi",
+    "pasta",
+    "vegan",
+    "peanuts",
+    "allergy",
+    "lisbon",
+    "berlin",
+    "tokyo",
+    "boston",
+    "camera",
+    "bicycle",
+    "yoga",
+    "swimming",
+    "novel",
+    "poetry",
+    "budget",
+    "mortgage",
+    "podcast",
+    "movies",
 ]
 RELATIONS = ["Sarah", "Kwame", "Aisha", "Tomasz", "Lee", "Marta", "Priya", "Jonas"]
 
@@ -68,17 +104,22 @@ def _atom(n: int, rng: random.Random) -> memory_pb2.Atom:
     )
 
 
-async def _seed(addrs: dict[str, str], scope: scope_pb2.UserScope, atoms: int, turns: int, atoms_from: int = 0) -> None:
+async def _seed(
+    addrs: dict[str, str], scope: scope_pb2.UserScope, atoms: int, turns: int, atoms_from: int = 0
+) -> None:
     rng = random.Random(7)
-    async with engine_channel(addrs["thread_store"], TOKEN, 30.0) as thread_channel, engine_channel(
-        addrs["retrieval_ranker"], TOKEN, 30.0
-    ) as ranker_channel:
+    async with (
+        engine_channel(addrs["thread_store"], TOKEN, 30.0) as thread_channel,
+        engine_channel(addrs["retrieval_ranker"], TOKEN, 30.0) as ranker_channel,
+    ):
         threads = thread_grpc.ThreadStoreServiceStub(thread_channel)
         ranker = ranker_grpc.RetrievalRankerServiceStub(ranker_channel)
         batch: list[ranker_pb.Document] = []
         for n in range(turns):
             turn = memory_pb2.Turn(
-                turn_id=f"turn-{n:05d}", session_id=f"s-{n // 50}", role=memory_pb2.ROLE_USER if n % 2 == 0 else memory_pb2.ROLE_ASSISTANT,
+                turn_id=f"turn-{n:05d}",
+                session_id=f"s-{n // 50}",
+                role=memory_pb2.ROLE_USER if n % 2 == 0 else memory_pb2.ROLE_ASSISTANT,
                 text=f"we talked about {rng.choice(TOPICS)} and {rng.choice(TOPICS)} with {rng.choice(RELATIONS)}",
                 time=timestamp_of(START_US + n * 60_000_000),
             )
@@ -98,7 +139,9 @@ def _query(rng: random.Random) -> str:
     return f"what do I like about {rng.choice(TOPICS)} and {rng.choice(TOPICS)}?"
 
 
-async def _brief_latency(client: GatewayClient, user: str, count: int) -> tuple[dict[str, float], int, int]:
+async def _brief_latency(
+    client: GatewayClient, user: str, count: int
+) -> tuple[dict[str, float], int, int]:
     rng, samples, degraded, sizes = random.Random(11), [], 0, 0
     now = START_US + 10_001 * 60_000_000
     for _ in range(30):  # warm-up: channels, the ranker's in-memory index of the user
@@ -131,7 +174,12 @@ async def _brief_throughput(addr: str, user: str, callers: int, seconds: float) 
     started = time.perf_counter()
     await asyncio.gather(*(caller(n) for n in range(callers)))
     elapsed = time.perf_counter() - started
-    return {"per_s": round(done / elapsed), "full_per_s": round((done - empty) / elapsed), "empty": empty, "n": done}
+    return {
+        "per_s": round(done / elapsed),
+        "full_per_s": round((done - empty) / elapsed),
+        "empty": empty,
+        "n": done,
+    }
 
 
 async def _brief_cpu_ms(client: GatewayClient, user: str, pids: list[int], count: int) -> float:
@@ -146,14 +194,20 @@ async def _brief_cpu_ms(client: GatewayClient, user: str, pids: list[int], count
 
 
 _SENTENCES = [
-    "my sister {name} lives in {city}", "I really love {topic}", "I'm allergic to {topic}",
-    "remind me to call {name} tomorrow", "I work as a nurse", "we should talk about {topic} later",
+    "my sister {name} lives in {city}",
+    "I really love {topic}",
+    "I'm allergic to {topic}",
+    "remind me to call {name} tomorrow",
+    "I work as a nurse",
+    "we should talk about {topic} later",
 ]
 
 
 def _ingest_text(rng: random.Random) -> str:
     return rng.choice(_SENTENCES).format(
-        name=rng.choice(RELATIONS), city=rng.choice(["Lisbon", "Berlin", "Tokyo"]), topic=rng.choice(TOPICS)
+        name=rng.choice(RELATIONS),
+        city=rng.choice(["Lisbon", "Berlin", "Tokyo"]),
+        topic=rng.choice(TOPICS),
     )
 
 
@@ -168,22 +222,38 @@ async def _seed_history(addrs: dict[str, str], scope: scope_pb2.UserScope, turns
             time_us = START_US + n * 60_000_000
             fact = f"my friend {rng.choice(RELATIONS)}{n} lives in {rng.choice(['Lisbon', 'Berlin', 'Tokyo', 'Oslo'])}"
             turn = memory_pb2.Turn(
-                turn_id=f"fact-{n:05d}", session_id=f"s-{n // 50}", role=memory_pb2.ROLE_USER, text=fact,
+                turn_id=f"fact-{n:05d}",
+                session_id=f"s-{n // 50}",
+                role=memory_pb2.ROLE_USER,
+                text=fact,
                 time=timestamp_of(time_us),
             )
-            await extractor.Process(extractor_pb.ProcessRequest(scope=scope, turn=turn, now=timestamp_of(time_us)))
+            await extractor.Process(
+                extractor_pb.ProcessRequest(scope=scope, turn=turn, now=timestamp_of(time_us))
+            )
 
 
-async def _ingest_latency(client: GatewayClient, user: str, count: int, start_us: int) -> dict[str, float]:
+async def _ingest_latency(
+    client: GatewayClient, user: str, count: int, start_us: int
+) -> dict[str, float]:
     rng, samples = random.Random(5), []
     for n in range(count):
         started = time.perf_counter()
-        await client.ingest(user, f"ingest-{n // 20}", f"ingest-turn-{n}", "user", _ingest_text(rng), start_us + n * 30_000_000)
+        await client.ingest(
+            user,
+            f"ingest-{n // 20}",
+            f"ingest-turn-{n}",
+            "user",
+            _ingest_text(rng),
+            start_us + n * 30_000_000,
+        )
         samples.append((time.perf_counter() - started) * 1000)
     return summary(samples)
 
 
-async def _ingest_throughput(addr: str, user: str, callers: int, seconds: float) -> dict[str, float]:
+async def _ingest_throughput(
+    addr: str, user: str, callers: int, seconds: float
+) -> dict[str, float]:
     """User turns ingested per second by `callers` concurrent callers, each its own user."""
     done = 0
 
@@ -193,7 +263,14 @@ async def _ingest_throughput(addr: str, user: str, callers: int, seconds: float)
         async with GatewayClient(addr, KEY, tenant_id=TENANT) as client:
             deadline = time.perf_counter() + seconds
             while time.perf_counter() < deadline:
-                await client.ingest(f"{user}-{n}", f"s-{done // 20}", f"t-{n}-{done}", "user", _ingest_text(rng), START_US + done * 30_000_000)
+                await client.ingest(
+                    f"{user}-{n}",
+                    f"s-{done // 20}",
+                    f"t-{n}-{done}",
+                    "user",
+                    _ingest_text(rng),
+                    START_US + done * 30_000_000,
+                )
                 done += 1
 
     started = time.perf_counter()
@@ -206,8 +283,11 @@ def run(storage_url: str, redis_url: str | None, label: str) -> dict[str, object
     figures: dict[str, object] = {"storage": label}
     with tempfile.TemporaryDirectory() as data_dir:
         env = {
-            "MEMMESH_DATA_DIR": data_dir, "MEMMESH_STORAGE_URL": storage_url, "MEMMESH_INTERNAL_TOKEN": TOKEN,
-            "MEMMESH_LOG_LEVEL": "WARNING", "MEMMESH_GATEWAY_TENANT_KEYS": f'{{"{TENANT}": "{KEY}"}}',
+            "MEMMESH_DATA_DIR": data_dir,
+            "MEMMESH_STORAGE_URL": storage_url,
+            "MEMMESH_INTERNAL_TOKEN": TOKEN,
+            "MEMMESH_LOG_LEVEL": "WARNING",
+            "MEMMESH_GATEWAY_TENANT_KEYS": f'{{"{TENANT}": "{KEY}"}}',
         }
         if redis_url:
             env["MEMMESH_REDIS_URL"] = redis_url
@@ -222,18 +302,40 @@ def run(storage_url: str, redis_url: str | None, label: str) -> dict[str, object
                 gateway = mesh.addrs["gateway"]
                 async with GatewayClient(gateway, KEY, tenant_id=TENANT) as client:
                     await _seed(mesh.addrs, scope, atoms=1_000, turns=10_000)
-                    figures["brief_1k_atoms"], figures["brief_1k_degraded"], figures["brief_1k_max_bytes"] = await _brief_latency(client, user, 500)
+                    (
+                        figures["brief_1k_atoms"],
+                        figures["brief_1k_degraded"],
+                        figures["brief_1k_max_bytes"],
+                    ) = await _brief_latency(client, user, 500)
                     await _seed(mesh.addrs, scope, atoms=10_000, turns=0, atoms_from=1_000)
-                    figures["brief_10k_atoms"], figures["brief_10k_degraded"], figures["brief_10k_max_bytes"] = await _brief_latency(client, user, 500)
-                    figures["brief_10k_cpu_ms_per_full_brief"] = await _brief_cpu_ms(client, user, pids, 300)
-                    figures["brief_8_callers"] = await _brief_throughput(gateway, user, callers=8, seconds=5.0)
-                    figures["brief_16_callers"] = await _brief_throughput(gateway, user, callers=16, seconds=5.0)
+                    (
+                        figures["brief_10k_atoms"],
+                        figures["brief_10k_degraded"],
+                        figures["brief_10k_max_bytes"],
+                    ) = await _brief_latency(client, user, 500)
+                    figures["brief_10k_cpu_ms_per_full_brief"] = await _brief_cpu_ms(
+                        client, user, pids, 300
+                    )
+                    figures["brief_8_callers"] = await _brief_throughput(
+                        gateway, user, callers=8, seconds=5.0
+                    )
+                    figures["brief_16_callers"] = await _brief_throughput(
+                        gateway, user, callers=16, seconds=5.0
+                    )
                     for history in (1_000, 10_000):
                         with_history = f"{user}-history-{history}"
-                        await _seed_history(mesh.addrs, scope_pb2.UserScope(tenant_id=TENANT, user_id=with_history), history)
+                        await _seed_history(
+                            mesh.addrs,
+                            scope_pb2.UserScope(tenant_id=TENANT, user_id=with_history),
+                            history,
+                        )
                         after_us = START_US + (history + 10) * 60_000_000
-                        figures[f"ingest_{history // 1000}k_history"] = await _ingest_latency(client, with_history, 300, after_us)
-                    figures["ingest_8_callers"] = await _ingest_throughput(gateway, f"{user}-load", callers=8, seconds=5.0)
+                        figures[f"ingest_{history // 1000}k_history"] = await _ingest_latency(
+                            client, with_history, 300, after_us
+                        )
+                    figures["ingest_8_callers"] = await _ingest_throughput(
+                        gateway, f"{user}-load", callers=8, seconds=5.0
+                    )
 
             asyncio.run(measure())
         finally:

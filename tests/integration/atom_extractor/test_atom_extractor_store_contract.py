@@ -161,7 +161,9 @@ async def test_effects_queued_before_the_shared_outbox_move_into_it(tmp_path: Pa
     from memmesh.engines.atom_extractor.adapters.sql_store import ENGINE, migrations_for
     from memmesh.storage.sql import open_database
 
-    first = await open_database("sqlite", ENGINE, lambda dialect: migrations_for(dialect)[:1], tmp_path)
+    first = await open_database(
+        "sqlite", ENGINE, lambda dialect: migrations_for(dialect)[:1], tmp_path
+    )
     async with first.write("t", "u") as tx:
         await tx.execute(
             "INSERT INTO capsule_effects (tenant_id, user_id, kind, payload) VALUES (?, ?, ?, ?)",
@@ -182,7 +184,9 @@ async def test_atoms_stored_before_the_topic_index_are_found_by_topic(tmp_path: 
     from memmesh.engines.atom_extractor.adapters.sql_store import ENGINE, migrations_for
     from memmesh.storage.sql import open_database
 
-    older = await open_database("sqlite", ENGINE, lambda dialect: migrations_for(dialect)[:3], tmp_path)
+    older = await open_database(
+        "sqlite", ENGINE, lambda dialect: migrations_for(dialect)[:3], tmp_path
+    )
     stored = replace(atom("a1", "k.a"), topics=("tea", "k"))
     async with older.write("t", "u") as tx:
         await tx.execute(
@@ -202,16 +206,22 @@ async def test_related_atoms_are_read_by_key_id_topic_and_conflict_partner(
     store: SqlCapsuleStore, user: tuple[str, str]
 ) -> None:
     a1 = replace(atom("a1", "k.a"), topics=("tea",))
-    a2 = replace(atom("a2", "k.b"), topics=("jazz",), status=AtomStatus.CONFLICT, conflict_atom_id="a3")
+    a2 = replace(
+        atom("a2", "k.b"), topics=("jazz",), status=AtomStatus.CONFLICT, conflict_atom_id="a3"
+    )
     a3 = replace(atom("a3", "k.c"), topics=("blues",))
     a4 = replace(atom("a4", "k.d"), topics=("tea", "rooibos"))
-    assert await store.commit(*user, CapsuleCommit(marker="turn:1", upserts=[(a, 0) for a in (a1, a2, a3, a4)]))
+    assert await store.commit(
+        *user, CapsuleCommit(marker="turn:1", upserts=[(a, 0) for a in (a1, a2, a3, a4)])
+    )
     assert await store.load_related(*user, ["k.b"], [], []) == [a2, a3]
     assert await store.load_related(*user, [], ["a3"], ["tea"]) == [a1, a3, a4]
     assert await store.load_related(*user, [], [], ["rooibos", "none"]) == [a4]
     # A rewritten atom's topics replace its old ones; a deleted atom's go with it.
     a4b = replace(a4, topics=("coffee",), version=2)
-    assert await store.commit(*user, CapsuleCommit(marker="turn:2", upserts=[(a4b, 1)], deletes=["a1"]))
+    assert await store.commit(
+        *user, CapsuleCommit(marker="turn:2", upserts=[(a4b, 1)], deletes=["a1"])
+    )
     assert await store.load_related(*user, [], [], ["tea", "rooibos"]) == []
     assert await store.load_related(*user, [], [], ["coffee"]) == [a4b]
     assert await store.load_related(*user, [], [], []) == []

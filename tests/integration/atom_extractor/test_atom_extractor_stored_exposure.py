@@ -26,7 +26,9 @@ _STORED_BODY = (
 
 
 def stored_body(exposure: Exposure, atom_id: str = "atm_1") -> str:
-    return _STORED_BODY.replace('"EXPOSURE"', f'"{exposure.name}"').replace('"atm_1"', f'"{atom_id}"')
+    return _STORED_BODY.replace('"EXPOSURE"', f'"{exposure.name}"').replace(
+        '"atm_1"', f'"{atom_id}"'
+    )
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -38,7 +40,9 @@ async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
 
 
 @pytest.mark.parametrize("exposure", list(Exposure))
-def test_a_stored_body_reads_as_the_shared_exposure_and_writes_back_unchanged(exposure: Exposure) -> None:
+def test_a_stored_body_reads_as_the_shared_exposure_and_writes_back_unchanged(
+    exposure: Exposure,
+) -> None:
     atom = store_codec.atom_of(stored_body(exposure))
     assert atom.exposure is exposure
     assert store_codec.atom_body(atom) == stored_body(exposure)
@@ -50,18 +54,25 @@ async def test_rows_stored_before_read_with_their_exposure_and_new_rows_keep_the
     token = uuid.uuid4().hex[:10]
     scope = (f"t-{token}", f"u-{token}")
     ids = {e: f"atm_{e.name.lower()}" for e in Exposure}
-    old_rows = [(*scope, ids[e], "constraint.medical.diabete", 3, stored_body(e, ids[e])) for e in Exposure]
+    old_rows = [
+        (*scope, ids[e], "constraint.medical.diabete", 3, stored_body(e, ids[e])) for e in Exposure
+    ]
     async with store.database.write(*scope) as tx:
         await tx.executemany("INSERT INTO capsule_atoms VALUES (?, ?, ?, ?, ?, ?)", old_rows)
 
     read = {a.atom_id: a.exposure for a in await store.load_atoms(*scope)}
     assert read == {ids[e]: e for e in Exposure}
 
-    fresh = replace(store_codec.atom_of(stored_body(Exposure.SAFE_TO_TEXT)), atom_id="atm_new", version=1)
+    fresh = replace(
+        store_codec.atom_of(stored_body(Exposure.SAFE_TO_TEXT)), atom_id="atm_new", version=1
+    )
     await store.commit(*scope, CapsuleCommit(f"m-{token}", upserts=[(fresh, 0)]))
     async with store.database.read() as tx:
         row = await tx.fetchone(
-            "SELECT body FROM capsule_atoms WHERE tenant_id = ? AND user_id = ? AND atom_id = ?", (*scope, "atm_new")
+            "SELECT body FROM capsule_atoms WHERE tenant_id = ? AND user_id = ? AND atom_id = ?",
+            (*scope, "atm_new"),
         )
     assert row is not None
-    assert str(row[0]) == stored_body(Exposure.SAFE_TO_TEXT, "atm_new").replace('"version":3', '"version":1')
+    assert str(row[0]) == stored_body(Exposure.SAFE_TO_TEXT, "atm_new").replace(
+        '"version":3', '"version":1'
+    )

@@ -17,13 +17,22 @@ def test_run_serves_every_built_engine_and_status_reports_them(tmp_path: Path) -
     env = {**os.environ, "MEMMESH_DATA_DIR": str(tmp_path)}
     for name in ENGINE_NAMES:
         env[f"MEMMESH_{name.upper()}_ADDR"] = f"127.0.0.1:{free_port()}"
-    run = subprocess.Popen([sys.executable, "-m", "memmesh.cli.main", "run"], env=env, stdout=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "memmesh.cli.main", "run"],
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert run.stdout is not None
         banner = [run.stdout.readline() for _ in range(len(built_engines()) + 2)]
         assert banner[0].startswith("memmesh is running")
         status = subprocess.run(
-            [sys.executable, "-m", "memmesh.cli.main", "status"], env=env, capture_output=True, text=True, timeout=30
+            [sys.executable, "-m", "memmesh.cli.main", "status"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
         )
         assert status.returncode == 0, status.stdout
         lines = status.stdout.strip().splitlines()
@@ -33,6 +42,11 @@ def test_run_serves_every_built_engine_and_status_reports_them(tmp_path: Path) -
         run.send_signal(signal.SIGINT)
         assert run.wait(timeout=30) == 0
     deadline = time.monotonic() + 10
-    status = subprocess.run([sys.executable, "-m", "memmesh.cli.main", "status", "--timeout", "0.3"], env=env, capture_output=True, text=True)
+    status = subprocess.run(
+        [sys.executable, "-m", "memmesh.cli.main", "status", "--timeout", "0.3"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert status.returncode == 1 and "DOWN" in status.stdout
     assert time.monotonic() < deadline

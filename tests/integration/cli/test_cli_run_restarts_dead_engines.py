@@ -29,7 +29,8 @@ from memmesh.runtime.supervisor import STATE_FILE, built_engines
 from memmesh.runtime.timeconv import timestamp_of
 
 pytestmark = pytest.mark.skipif(
-    not {"gateway", "thread_store"} <= set(built_engines()), reason="needs the gateway and the thread store"
+    not {"gateway", "thread_store"} <= set(built_engines()),
+    reason="needs the gateway and the thread store",
 )
 
 VICTIM = "thread_store"  # every Ingest goes through it first
@@ -76,7 +77,9 @@ def _listen_port(taken: set[int]) -> int:
 def _health(addr: str) -> str:
     with grpc.insecure_channel(addr) as channel:
         try:
-            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=0.25)
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(), timeout=0.25
+            )
         except grpc.RpcError:
             return "DOWN"
         return health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
@@ -142,9 +145,15 @@ def test_a_killed_engine_is_serving_again_within_5_s_counted_by_status_and_stopp
         now_us = time.time_ns() // 1000
         text = "my sister Sarah lives in Chicago"
         turn = memory_pb2.Turn(
-            turn_id="t1", session_id="s1", role=memory_pb2.ROLE_USER, text=text, time=timestamp_of(now_us)
+            turn_id="t1",
+            session_id="s1",
+            role=memory_pb2.ROLE_USER,
+            text=text,
+            time=timestamp_of(now_us),
         )
-        ingested = gateway.Ingest(gateway_pb.IngestRequest(scope=scope, turn=turn), metadata=metadata, timeout=10)
+        ingested = gateway.Ingest(
+            gateway_pb.IngestRequest(scope=scope, turn=turn), metadata=metadata, timeout=10
+        )
         assert ingested.ok
         brief = gateway.Brief(
             gateway_pb.BriefRequest(
@@ -160,7 +169,6 @@ def test_a_killed_engine_is_serving_again_within_5_s_counted_by_status_and_stopp
         )
         assert not brief.reason_code, brief.reason_code
         assert text in [item.text for item in brief.bundle.working_memory]
-
 
     # Ctrl-C stops every engine, the restarted one too, and restarts none.
     pids = [engine["pid"] for engine in json.loads(state_path.read_text())["engines"].values()]

@@ -37,7 +37,9 @@ async def mesh(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[
     await running.stop()
 
 
-def apply(scope: scope_pb2.UserScope, key: str, expected: int | None = None, **change: object) -> pb.ApplyRequest:
+def apply(
+    scope: scope_pb2.UserScope, key: str, expected: int | None = None, **change: object
+) -> pb.ApplyRequest:
     return pb.ApplyRequest(
         scope=scope,
         change=pb.StateChange(**change),  # type: ignore[arg-type]
@@ -49,14 +51,20 @@ def apply(scope: scope_pb2.UserScope, key: str, expected: int | None = None, **c
     )
 
 
-async def test_apply_records_on_the_ledger_then_get_and_rebuild_agree(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_apply_records_on_the_ledger_then_get_and_rebuild_agree(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     state = pb_grpc.CurrentStateServiceStub(mesh.channel("current_state"))
     assert (await state.Get(pb.GetRequest(scope=scope))).state.version == 0
     await state.Apply(apply(scope, "a", expected=0, set_display_name="Kaiser"))
     await state.Apply(apply(scope, "b", set_timezone="America/Los_Angeles"))
     await state.Apply(apply(scope, "c", set_contact_preference=pb.CONTACT_PREFERENCE_TEXT))
     got = (await state.Get(pb.GetRequest(scope=scope))).state
-    assert (got.profile.display_name, got.profile.timezone, got.version) == ("Kaiser", "America/Los_Angeles", 3)
+    assert (got.profile.display_name, got.profile.timezone, got.version) == (
+        "Kaiser",
+        "America/Los_Angeles",
+        3,
+    )
     assert got.profile.contact_preference == pb.CONTACT_PREFERENCE_TEXT
 
     ledger = ledger_grpc.LedgerServiceStub(mesh.channel("ledger"))
@@ -68,7 +76,9 @@ async def test_apply_records_on_the_ledger_then_get_and_rebuild_agree(mesh: InPr
     assert rebuilt.checksum == rebuilt.live_checksum and rebuilt.events_replayed == 3
 
 
-async def test_a_stale_expected_version_is_aborted(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_a_stale_expected_version_is_aborted(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     state = pb_grpc.CurrentStateServiceStub(mesh.channel("current_state"))
     await state.Apply(apply(scope, "a", expected=0, set_display_name="Ana"))
     with pytest.raises(grpc.aio.AioRpcError) as raised:
@@ -77,7 +87,9 @@ async def test_a_stale_expected_version_is_aborted(mesh: InProcessMesh, scope: s
     assert (await state.Get(pb.GetRequest(scope=scope))).state.profile.display_name == "Ana"
 
 
-async def test_get_after_apply_never_serves_the_cached_old_state(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_get_after_apply_never_serves_the_cached_old_state(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     state = pb_grpc.CurrentStateServiceStub(mesh.channel("current_state"))
     for n, name in enumerate(["A", "B", "C", "D"]):
         await state.Get(pb.GetRequest(scope=scope))  # warm the cache
@@ -85,7 +97,9 @@ async def test_get_after_apply_never_serves_the_cached_old_state(mesh: InProcess
         assert (await state.Get(pb.GetRequest(scope=scope))).state.profile.display_name == name
 
 
-async def test_bad_timezone_is_invalid_argument_naming_the_field(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_bad_timezone_is_invalid_argument_naming_the_field(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     state = pb_grpc.CurrentStateServiceStub(mesh.channel("current_state"))
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await state.Apply(apply(scope, "a", set_timezone="Nowhere/Land"))
@@ -94,7 +108,9 @@ async def test_bad_timezone_is_invalid_argument_naming_the_field(mesh: InProcess
     assert (await state.Get(pb.GetRequest(scope=scope))).state.version == 0
 
 
-async def test_one_user_never_sees_another_users_state(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_one_user_never_sees_another_users_state(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     state = pb_grpc.CurrentStateServiceStub(mesh.channel("current_state"))
     await state.Apply(apply(scope, "a", set_display_name="Private"))
     other = new_scope()
@@ -109,11 +125,16 @@ async def test_fill_empty_profile_sets_only_empty_fields_and_rebuilds_alike(
     await state.Apply(apply(scope, "a", set_display_name="Ana"))
     fill = pb.ProfileFill(display_name="Bo", primary_language="es")
     filled = await state.Apply(apply(scope, "f", fill_empty_profile=fill))
-    assert (filled.state.profile.display_name, filled.state.profile.primary_language) == ("Ana", "es")
+    assert (filled.state.profile.display_name, filled.state.profile.primary_language) == (
+        "Ana",
+        "es",
+    )
     assert not filled.unchanged and filled.state.version == 2
     again = await state.Apply(apply(scope, "f", fill_empty_profile=fill))
     assert again.state.version == 2
-    nothing = await state.Apply(apply(scope, "g", fill_empty_profile=pb.ProfileFill(display_name="Cy")))
+    nothing = await state.Apply(
+        apply(scope, "g", fill_empty_profile=pb.ProfileFill(display_name="Cy"))
+    )
     assert nothing.unchanged and nothing.state.version == 2
 
     ledger = ledger_grpc.LedgerServiceStub(mesh.channel("ledger"))
@@ -124,7 +145,9 @@ async def test_fill_empty_profile_sets_only_empty_fields_and_rebuilds_alike(
     assert rebuilt.state.profile.display_name == "Ana"
 
 
-async def test_an_empty_fill_is_invalid_argument(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_an_empty_fill_is_invalid_argument(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     state = pb_grpc.CurrentStateServiceStub(mesh.channel("current_state"))
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await state.Apply(apply(scope, "a", fill_empty_profile=pb.ProfileFill()))

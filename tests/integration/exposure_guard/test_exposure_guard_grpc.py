@@ -21,7 +21,11 @@ from memmesh.testing.in_process import InProcessMesh, start_in_process
 from memmesh.testing.scopes import new_scope
 
 NOW = Timestamp(seconds=1_767_225_600)
-SPEAK, TEXT, INTERNAL = memory_pb2.EXPOSURE_SAFE_TO_SPEAK, memory_pb2.EXPOSURE_SAFE_TO_TEXT, memory_pb2.EXPOSURE_INTERNAL_ONLY
+SPEAK, TEXT, INTERNAL = (
+    memory_pb2.EXPOSURE_SAFE_TO_SPEAK,
+    memory_pb2.EXPOSURE_SAFE_TO_TEXT,
+    memory_pb2.EXPOSURE_INTERNAL_ONLY,
+)
 
 
 @pytest_asyncio.fixture(params=["sqlite", "postgres+redis"])
@@ -49,23 +53,47 @@ def dnm(target_type: int, target: str) -> pb.Rule:
 
 def items() -> list[pb.FilterItem]:
     return [
-        pb.FilterItem(item_id="a1", key="relationship.sister", text="User has a sister named Sarah.", exposure=SPEAK),
-        pb.FilterItem(item_id="a2", key="preference.language", text="User prefers Python.", exposure=SPEAK),
-        pb.FilterItem(item_id="a3", key="identity.health", text="User has asthma.", exposure=INTERNAL),
-        pb.FilterItem(item_id="a4", key="preference.contact", text="User's email is private.", exposure=TEXT),
-        pb.FilterItem(item_id="a5", key="preference.music", text="User loves jazz.", exposure=SPEAK, pull_only=True),
+        pb.FilterItem(
+            item_id="a1",
+            key="relationship.sister",
+            text="User has a sister named Sarah.",
+            exposure=SPEAK,
+        ),
+        pb.FilterItem(
+            item_id="a2", key="preference.language", text="User prefers Python.", exposure=SPEAK
+        ),
+        pb.FilterItem(
+            item_id="a3", key="identity.health", text="User has asthma.", exposure=INTERNAL
+        ),
+        pb.FilterItem(
+            item_id="a4", key="preference.contact", text="User's email is private.", exposure=TEXT
+        ),
+        pb.FilterItem(
+            item_id="a5",
+            key="preference.music",
+            text="User loves jazz.",
+            exposure=SPEAK,
+            pull_only=True,
+        ),
         pb.FilterItem(item_id="a6", thread_id="th-9", text="Planning the trip.", exposure=SPEAK),
         pb.FilterItem(item_id="a7", work_order_id="wo-3", text="Order flowers.", exposure=SPEAK),
     ]
 
 
-async def test_set_rule_then_filter_suppresses_and_counts(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_set_rule_then_filter_suppresses_and_counts(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     stub = guard(mesh)
-    for rule in (dnm(pb.TARGET_TYPE_TOPIC, "Sisters"), dnm(pb.TARGET_TYPE_THREAD, "th-9"),
-                 dnm(pb.TARGET_TYPE_WORK_ORDER, "wo-3")):
+    for rule in (
+        dnm(pb.TARGET_TYPE_TOPIC, "Sisters"),
+        dnm(pb.TARGET_TYPE_THREAD, "th-9"),
+        dnm(pb.TARGET_TYPE_WORK_ORDER, "wo-3"),
+    ):
         reply = await stub.SetRule(pb.SetRuleRequest(scope=scope, rule=rule, now=NOW))
         assert reply.created
-    reply = await stub.Filter(pb.FilterRequest(scope=scope, channel=memory_pb2.CHANNEL_VOICE, items=items()))
+    reply = await stub.Filter(
+        pb.FilterRequest(scope=scope, channel=memory_pb2.CHANNEL_VOICE, items=items())
+    )
     assert list(reply.allowed_item_ids) == ["a2"]
     assert reply.do_not_mention_hits == 3
     hits = {(h.rule, h.target_type, h.target): h.hit_count for h in reply.hits}
@@ -78,18 +106,28 @@ async def test_set_rule_then_filter_suppresses_and_counts(mesh: InProcessMesh, s
         ("PULL_ONLY", 0, ""): 1,
     }
     asked = await stub.Filter(
-        pb.FilterRequest(scope=scope, channel=memory_pb2.CHANNEL_TEXT, items=items(), user_asked=True)
+        pb.FilterRequest(
+            scope=scope, channel=memory_pb2.CHANNEL_TEXT, items=items(), user_asked=True
+        )
     )
     assert list(asked.allowed_item_ids) == ["a2", "a4", "a5"]
 
 
-async def test_rule_changes_are_on_the_ledger_as_hashes(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_rule_changes_are_on_the_ledger_as_hashes(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     stub = guard(mesh)
-    await stub.SetRule(pb.SetRuleRequest(scope=scope, rule=dnm(pb.TARGET_TYPE_TOPIC, "Sister"), now=NOW))
-    again = await stub.SetRule(pb.SetRuleRequest(scope=scope, rule=dnm(pb.TARGET_TYPE_TOPIC, "sister"), now=NOW))
+    await stub.SetRule(
+        pb.SetRuleRequest(scope=scope, rule=dnm(pb.TARGET_TYPE_TOPIC, "Sister"), now=NOW)
+    )
+    again = await stub.SetRule(
+        pb.SetRuleRequest(scope=scope, rule=dnm(pb.TARGET_TYPE_TOPIC, "sister"), now=NOW)
+    )
     assert not again.created and again.rule.target == "sister"
     removed = await stub.RemoveRule(
-        pb.RemoveRuleRequest(scope=scope, rule=dnm(pb.TARGET_TYPE_TOPIC, "sister"), now=NOW, reason_code="USER_UNDO")
+        pb.RemoveRuleRequest(
+            scope=scope, rule=dnm(pb.TARGET_TYPE_TOPIC, "sister"), now=NOW, reason_code="USER_UNDO"
+        )
     )
     assert removed.removed
     ledger = ledger_grpc.LedgerServiceStub(mesh.channel("ledger"))
@@ -110,46 +148,89 @@ async def test_rule_changes_are_on_the_ledger_as_hashes(mesh: InProcessMesh, sco
     assert (await stub.ListRules(pb.ListRulesRequest(scope=scope))).rules == []
 
 
-async def test_rules_of_one_user_never_affect_another(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_rules_of_one_user_never_affect_another(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     stub = guard(mesh)
-    await stub.SetRule(pb.SetRuleRequest(scope=scope, rule=dnm(pb.TARGET_TYPE_KEY, "relationship"), now=NOW))
+    await stub.SetRule(
+        pb.SetRuleRequest(scope=scope, rule=dnm(pb.TARGET_TYPE_KEY, "relationship"), now=NOW)
+    )
     other = scope_pb2.UserScope(tenant_id=scope.tenant_id, user_id=f"{scope.user_id}-other")
-    reply = await stub.Filter(pb.FilterRequest(scope=other, channel=memory_pb2.CHANNEL_TEXT, items=items()))
+    reply = await stub.Filter(
+        pb.FilterRequest(scope=other, channel=memory_pb2.CHANNEL_TEXT, items=items())
+    )
     assert list(reply.allowed_item_ids) == ["a1", "a2", "a4", "a6", "a7"]
     assert (await stub.ListRules(pb.ListRulesRequest(scope=other))).rules == []
-    mine = await stub.Filter(pb.FilterRequest(scope=scope, channel=memory_pb2.CHANNEL_TEXT, items=items()))
+    mine = await stub.Filter(
+        pb.FilterRequest(scope=scope, channel=memory_pb2.CHANNEL_TEXT, items=items())
+    )
     assert "a1" not in mine.allowed_item_ids
 
 
-async def test_unknown_user_gets_no_rules_and_a_filter_by_exposure_only(mesh: InProcessMesh) -> None:
+async def test_unknown_user_gets_no_rules_and_a_filter_by_exposure_only(
+    mesh: InProcessMesh,
+) -> None:
     stub, scope = guard(mesh), new_scope()
     assert (await stub.ListRules(pb.ListRulesRequest(scope=scope))).rules == []
     reply = await stub.Filter(
-        pb.FilterRequest(scope=scope, channel=memory_pb2.CHANNEL_VOICE, items=items(), speak_text_allowed=True)
+        pb.FilterRequest(
+            scope=scope, channel=memory_pb2.CHANNEL_VOICE, items=items(), speak_text_allowed=True
+        )
     )
     assert list(reply.allowed_item_ids) == ["a1", "a2", "a4", "a6", "a7"]
     check = await stub.CheckStore(pb.CheckStoreRequest(scope=scope, key="relationship.sister"))
     assert check.allowed and not check.HasField("blocking_rule")
 
 
-async def test_check_store_and_recall_summary(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_check_store_and_recall_summary(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     stub = guard(mesh)
-    block = pb.Rule(kind=pb.RULE_KIND_DO_NOT_STORE, target_type=pb.TARGET_TYPE_TOPIC, target="health")
+    block = pb.Rule(
+        kind=pb.RULE_KIND_DO_NOT_STORE, target_type=pb.TARGET_TYPE_TOPIC, target="health"
+    )
     await stub.SetRule(pb.SetRuleRequest(scope=scope, rule=block, now=NOW))
-    await stub.SetRule(pb.SetRuleRequest(scope=scope, rule=dnm(pb.TARGET_TYPE_KEY, "relationship.sister"), now=NOW))
+    await stub.SetRule(
+        pb.SetRuleRequest(scope=scope, rule=dnm(pb.TARGET_TYPE_KEY, "relationship.sister"), now=NOW)
+    )
     check = await stub.CheckStore(
-        pb.CheckStoreRequest(scope=scope, key="identity.condition", text="User's health is fragile.")
+        pb.CheckStoreRequest(
+            scope=scope, key="identity.condition", text="User's health is fragile."
+        )
     )
     assert not check.allowed and check.blocking_rule.target == "health"
     atoms = [
-        memory_pb2.Atom(atom_id=f"x{n}", key=f"preference.p{n}", text=f"User likes thing number {n}.",
-                        exposure=SPEAK, confidence_bp=9000 - n)
+        memory_pb2.Atom(
+            atom_id=f"x{n}",
+            key=f"preference.p{n}",
+            text=f"User likes thing number {n}.",
+            exposure=SPEAK,
+            confidence_bp=9000 - n,
+        )
         for n in range(12)
     ] + [
-        memory_pb2.Atom(atom_id="s", key="relationship.sister", text="User has a sister.", exposure=SPEAK, pinned=True),
-        memory_pb2.Atom(atom_id="h", key="identity.health", text="User has asthma.", exposure=INTERNAL, pinned=True),
-        memory_pb2.Atom(atom_id="p", key="preference.music", text="User loves jazz.", exposure=SPEAK, pull_only=True,
-                        pinned=True),
+        memory_pb2.Atom(
+            atom_id="s",
+            key="relationship.sister",
+            text="User has a sister.",
+            exposure=SPEAK,
+            pinned=True,
+        ),
+        memory_pb2.Atom(
+            atom_id="h",
+            key="identity.health",
+            text="User has asthma.",
+            exposure=INTERNAL,
+            pinned=True,
+        ),
+        memory_pb2.Atom(
+            atom_id="p",
+            key="preference.music",
+            text="User loves jazz.",
+            exposure=SPEAK,
+            pull_only=True,
+            pinned=True,
+        ),
     ]
     summary = await stub.RecallSummary(
         pb.RecallSummaryRequest(scope=scope, channel=memory_pb2.CHANNEL_VOICE, atoms=atoms)
@@ -162,20 +243,38 @@ async def test_check_store_and_recall_summary(mesh: InProcessMesh, scope: scope_
 @pytest.mark.parametrize(
     ("request_builder", "field"),
     [
-        (lambda s: pb.SetRuleRequest(scope=s, rule=dnm(pb.TARGET_TYPE_KEY, "a b"), now=NOW), "rule.target"),
-        (lambda s: pb.FilterRequest(scope=s, channel=memory_pb2.CHANNEL_TEXT,
-                                    items=[pb.FilterItem(item_id="a"), pb.FilterItem(item_id="a")]), "items[1].item_id"),
-        (lambda s: pb.RecallSummaryRequest(scope=s, channel=memory_pb2.CHANNEL_TEXT, atoms=[memory_pb2.Atom(text="x")]),
-         "atoms[0].atom_id"),
+        (
+            lambda s: pb.SetRuleRequest(scope=s, rule=dnm(pb.TARGET_TYPE_KEY, "a b"), now=NOW),
+            "rule.target",
+        ),
+        (
+            lambda s: pb.FilterRequest(
+                scope=s,
+                channel=memory_pb2.CHANNEL_TEXT,
+                items=[pb.FilterItem(item_id="a"), pb.FilterItem(item_id="a")],
+            ),
+            "items[1].item_id",
+        ),
+        (
+            lambda s: pb.RecallSummaryRequest(
+                scope=s, channel=memory_pb2.CHANNEL_TEXT, atoms=[memory_pb2.Atom(text="x")]
+            ),
+            "atoms[0].atom_id",
+        ),
     ],
 )
 async def test_bad_input_is_invalid_argument_naming_the_field(
-    mesh: InProcessMesh, scope: scope_pb2.UserScope, request_builder, field: str  # type: ignore[no-untyped-def]
+    mesh: InProcessMesh,
+    scope: scope_pb2.UserScope,
+    request_builder,
+    field: str,  # type: ignore[no-untyped-def]
 ) -> None:
     stub = guard(mesh)
     request = request_builder(scope)
     call = {
-        pb.SetRuleRequest: stub.SetRule, pb.FilterRequest: stub.Filter, pb.RecallSummaryRequest: stub.RecallSummary
+        pb.SetRuleRequest: stub.SetRule,
+        pb.FilterRequest: stub.Filter,
+        pb.RecallSummaryRequest: stub.RecallSummary,
     }[type(request)]
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await call(request)

@@ -59,7 +59,9 @@ async def test_list_is_sorted_by_kind_target_type_target(store: RuleStore) -> No
     assert [r.id for r in await store.list_rules(*who)] == sorted(ids)
 
 
-async def test_same_target_under_different_kinds_or_types_are_different_rules(store: RuleStore) -> None:
+async def test_same_target_under_different_kinds_or_types_are_different_rules(
+    store: RuleStore,
+) -> None:
     who = user()
     for kind in RuleKind:
         for target_type in (TargetType.KEY, TargetType.TOPIC):

@@ -20,7 +20,9 @@ CLIENTS = 8
 TOKEN = "crash-test-token"
 
 
-async def append_until_failure(addr: str, scope: scope_pb2.UserScope, client: int, acked: dict[str, int]) -> None:
+async def append_until_failure(
+    addr: str, scope: scope_pb2.UserScope, client: int, acked: dict[str, int]
+) -> None:
     async with engine_channel(addr, TOKEN, default_timeout_s=2.0) as channel:
         stub = pb_grpc.LedgerServiceStub(channel)
         for n in range(100_000):
@@ -55,7 +57,11 @@ async def test_kill_9_mid_stream_keeps_every_acknowledged_append(
     storage: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     storage_url = "sqlite" if storage == "sqlite" else request.getfixturevalue("postgres_url")
-    env = {"MEMMESH_DATA_DIR": str(tmp_path), "MEMMESH_STORAGE_URL": storage_url, "MEMMESH_INTERNAL_TOKEN": TOKEN}
+    env = {
+        "MEMMESH_DATA_DIR": str(tmp_path),
+        "MEMMESH_STORAGE_URL": storage_url,
+        "MEMMESH_INTERNAL_TOKEN": TOKEN,
+    }
     mesh = Mesh(["ledger"], env=env)
     mesh.start()
     token = uuid.uuid4().hex[:10]
@@ -63,7 +69,9 @@ async def test_kill_9_mid_stream_keeps_every_acknowledged_append(
     addr = mesh.addrs["ledger"]
     acked: dict[str, int] = {}
     try:
-        writers = [asyncio.create_task(append_until_failure(addr, scope, c, acked)) for c in range(CLIENTS)]
+        writers = [
+            asyncio.create_task(append_until_failure(addr, scope, c, acked)) for c in range(CLIENTS)
+        ]
         while len(acked) < 400:
             await asyncio.sleep(0.01)
         mesh.kill("ledger")  # SIGKILL while 8 clients are appending
@@ -71,7 +79,9 @@ async def test_kill_9_mid_stream_keeps_every_acknowledged_append(
         acked_before_restart = dict(acked)
         mesh.start(["ledger"])
         async with engine_channel(addr, TOKEN) as channel:
-            verified = await pb_grpc.LedgerServiceStub(channel).Verify(pb.VerifyRequest(scope=scope))
+            verified = await pb_grpc.LedgerServiceStub(channel).Verify(
+                pb.VerifyRequest(scope=scope)
+            )
         events = await read_all(addr, scope)
     finally:
         mesh.stop()

@@ -28,7 +28,13 @@ from memmesh.outbox import (
 )
 from memmesh.storage.sql import Database, Dialect, PostgresDatabase, SqliteDatabase
 
-FAST = RetryPolicy(attempt_timeout_s=0.5, initial_backoff_s=0.01, max_backoff_s=0.05, max_attempts=5, idle_poll_s=0.05)
+FAST = RetryPolicy(
+    attempt_timeout_s=0.5,
+    initial_backoff_s=0.01,
+    max_backoff_s=0.05,
+    max_attempts=5,
+    idle_poll_s=0.05,
+)
 
 Opener = Callable[[], Awaitable[Database]]
 
@@ -41,10 +47,14 @@ async def open_db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
 
     async def opener() -> Database:
         if request.param == "sqlite":
-            database: Database = SqliteDatabase.open(tmp_path / "engine.sqlite3", [outbox_migration(Dialect.SQLITE, 1)])
+            database: Database = SqliteDatabase.open(
+                tmp_path / "engine.sqlite3", [outbox_migration(Dialect.SQLITE, 1)]
+            )
         else:
             url = request.getfixturevalue("postgres_url")
-            database = await PostgresDatabase.open(url, schema, [outbox_migration(Dialect.POSTGRES, 1)])
+            database = await PostgresDatabase.open(
+                url, schema, [outbox_migration(Dialect.POSTGRES, 1)]
+            )
         opened.append(database)
         return database
 
@@ -55,7 +65,9 @@ async def open_db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
     if request.param == "postgres":
         import psycopg
 
-        async with await psycopg.AsyncConnection.connect(request.getfixturevalue("postgres_url"), autocommit=True) as c:
+        async with await psycopg.AsyncConnection.connect(
+            request.getfixturevalue("postgres_url"), autocommit=True
+        ) as c:
             await c.execute(f"DROP SCHEMA {schema} CASCADE")
 
 
@@ -125,7 +137,10 @@ async def test_enqueue_and_deliver_makes_the_first_attempt_now(open_db: Opener) 
     tenant, user = who()
     recorder.failures["down"] = [DependencyFailed("retrieval_ranker", "UNAVAILABLE")]
     delivery = await outbox.enqueue_and_deliver(
-        tenant, user, [effect("x", "one"), effect("down", "two"), effect("after", "two")], timeout_s=1.0
+        tenant,
+        user,
+        [effect("x", "one"), effect("down", "two"), effect("after", "two")],
+        timeout_s=1.0,
     )
     assert delivery.results == {"x": "x"}
     assert delivery.pending == {"down", "after"}
@@ -142,7 +157,9 @@ async def _drained(outbox: Outbox, tenant: str, user: str) -> bool:
     return await _empty(outbox, tenant, user)
 
 
-async def test_follow_ups_are_queued_with_the_delivery_and_delivered_in_the_same_call(open_db: Opener) -> None:
+async def test_follow_ups_are_queued_with_the_delivery_and_delivered_in_the_same_call(
+    open_db: Opener,
+) -> None:
     seen: list[str] = []
 
     async def first(queued: QueuedEffect, timeout_s: float) -> object:
@@ -155,16 +172,22 @@ async def test_follow_ups_are_queued_with_the_delivery_and_delivered_in_the_same
 
     outbox = Outbox(await open_db(), {"first": first, "follow": follow}, FAST)
     tenant, user = who()
-    delivery = await outbox.enqueue_and_deliver(tenant, user, [effect("one", "lane", "first")], timeout_s=1.0)
+    delivery = await outbox.enqueue_and_deliver(
+        tenant, user, [effect("one", "lane", "first")], timeout_s=1.0
+    )
     assert delivery.results == {"one": "first-result", "second": None}
     assert seen == ["one", "second"] and not delivery.pending
 
 
-async def test_a_poison_effect_goes_to_the_dead_letters_and_the_next_one_still_runs(open_db: Opener) -> None:
+async def test_a_poison_effect_goes_to_the_dead_letters_and_the_next_one_still_runs(
+    open_db: Opener,
+) -> None:
     recorder = Recorder()
     outbox = Outbox(await open_db(), {"k": recorder}, FAST)
     tenant, user = who()
-    recorder.failures["poison"] = [DependencyFailed("atom_extractor", "INVALID_ARGUMENT", "bad turn")]
+    recorder.failures["poison"] = [
+        DependencyFailed("atom_extractor", "INVALID_ARGUMENT", "bad turn")
+    ]
     recorder.failures["rejected"] = [EffectRejected("undecodable")]
     effects = [effect("poison"), effect("rejected"), effect("next"), effect("odd", kind="nobody")]
     await outbox.enqueue(tenant, user, effects)
@@ -219,7 +242,10 @@ async def test_a_claim_left_by_a_crashed_deliverer_lapses(open_db: Opener) -> No
     assert claimed is not None and claimed.key == "a"
     # Claimed elsewhere: hidden until the lease runs out, then claimable again.
     assert await queue.claim_head(tenant, user, "", now + 10, Claim(("",), lease_us=1_000)) is None
-    assert await queue.claim_head(tenant, user, "", now + 2_000, Claim(("",), lease_us=1_000)) is not None
+    assert (
+        await queue.claim_head(tenant, user, "", now + 2_000, Claim(("",), lease_us=1_000))
+        is not None
+    )
 
 
 async def test_purge_drops_queued_and_dead_effects(open_db: Opener) -> None:
@@ -230,7 +256,9 @@ async def test_purge_drops_queued_and_dead_effects(open_db: Opener) -> None:
     recorder.failures["wait"] = [RuntimeError("later")]
     await outbox.enqueue(tenant, user, [effect("poison"), effect("wait")])
     await outbox.run_once()
-    assert await outbox.count_pending(tenant, user) == 1 and len(await outbox.dead(tenant, user)) == 1
+    assert (
+        await outbox.count_pending(tenant, user) == 1 and len(await outbox.dead(tenant, user)) == 1
+    )
     await outbox.purge(tenant, user)
     assert await outbox.pending(tenant, user) == [] and await outbox.dead(tenant, user) == []
 
@@ -238,4 +266,3 @@ async def test_purge_drops_queued_and_dead_effects(open_db: Opener) -> None:
 def test_backoff_doubles_and_is_capped() -> None:
     policy = RetryPolicy(initial_backoff_s=0.2, max_backoff_s=1.0)
     assert [policy.backoff_s(n) for n in (1, 2, 3, 4, 10)] == [0.2, 0.4, 0.8, 1.0, 1.0]
-

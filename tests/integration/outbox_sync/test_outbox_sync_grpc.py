@@ -25,13 +25,19 @@ NOW_US = 1_767_225_600_000_000
 
 @pytest_asyncio.fixture(params=["sqlite", "postgres"])
 async def mesh(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[InProcessMesh]:
-    overrides = {} if request.param == "sqlite" else {"storage_url": request.getfixturevalue("postgres_url")}
+    overrides = (
+        {}
+        if request.param == "sqlite"
+        else {"storage_url": request.getfixturevalue("postgres_url")}
+    )
     running = await start_in_process(["ledger", "outbox_sync"], tmp_path, **overrides)
     yield running
     await running.stop()
 
 
-async def ledger_events(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> list[ledger_pb.LedgerEvent]:
+async def ledger_events(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> list[ledger_pb.LedgerEvent]:
     ledger = ledger_grpc.LedgerServiceStub(mesh.channel("ledger"))
     return [reply.event async for reply in ledger.Read(ledger_pb.ReadRequest(scope=scope))]
 
@@ -62,7 +68,11 @@ async def test_flush_then_restore_on_a_new_device_over_grpc(
     assert [e.event_type for e in events] == ["OUTBOX_RECEIVED", "OUTBOX_RESTORE_SERVED"]
     received = {a.name: a for a in events[0].attributes}
     assert received["device_id"].string_value == "phone"
-    assert (received["item_count"].int_value, received["first_cursor"].int_value, received["last_cursor"].int_value) == (31, 1, 31)
+    assert (
+        received["item_count"].int_value,
+        received["first_cursor"].int_value,
+        received["last_cursor"].int_value,
+    ) == (31, 1, 31)
     assert events[0].reason_code == "DEVICE_PUSH" and events[1].reason_code == "DEVICE_RESTORE"
 
 
@@ -71,12 +81,20 @@ async def test_a_replayed_batch_is_acked_as_duplicates_and_recorded_once(
 ) -> None:
     stub = pb_grpc.OutboxSyncServiceStub(mesh.channel("outbox_sync"))
     items = [
-        pb.OutboxItem(item_id=f"i{n}", item_kind="atom", logical_key=f"atom-{n}", version=1, ciphertext=b"sealed")
+        pb.OutboxItem(
+            item_id=f"i{n}",
+            item_kind="atom",
+            logical_key=f"atom-{n}",
+            version=1,
+            ciphertext=b"sealed",
+        )
         for n in range(3)
     ]
     request = pb.PushRequest(scope=scope, device_id="phone", items=items, now=NOW)
     first = await stub.Push(request)
-    again = await stub.Push(pb.PushRequest(scope=scope, device_id="phone", items=items, now=NOW, retry_count=1))
+    again = await stub.Push(
+        pb.PushRequest(scope=scope, device_id="phone", items=items, now=NOW, retry_count=1)
+    )
     assert [(a.cursor, a.duplicate) for a in first.acks] == [(1, False), (2, False), (3, False)]
     assert [(a.cursor, a.duplicate) for a in again.acks] == [(1, True), (2, True), (3, True)]
     assert [e.event_type for e in await ledger_events(mesh, scope)] == ["OUTBOX_RECEIVED"]
@@ -90,7 +108,9 @@ async def test_the_same_item_id_with_other_ciphertext_is_already_exists(
     stub = pb_grpc.OutboxSyncServiceStub(mesh.channel("outbox_sync"))
 
     def push(ciphertext: bytes) -> pb.PushRequest:
-        item = pb.OutboxItem(item_id="i1", item_kind="atom", logical_key="atom-1", ciphertext=ciphertext)
+        item = pb.OutboxItem(
+            item_id="i1", item_kind="atom", logical_key="atom-1", ciphertext=ciphertext
+        )
         return pb.PushRequest(scope=scope, device_id="phone", items=[item], now=NOW)
 
     await stub.Push(push(b"one"))
@@ -100,7 +120,9 @@ async def test_the_same_item_id_with_other_ciphertext_is_already_exists(
     assert details_of(raised.value)[0] == "OUTBOX_ITEM_CONFLICT"
 
 
-async def test_a_push_without_logical_key_names_the_field(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_a_push_without_logical_key_names_the_field(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     stub = pb_grpc.OutboxSyncServiceStub(mesh.channel("outbox_sync"))
     item = pb.OutboxItem(item_id="i1", item_kind="atom", ciphertext=b"x")
     with pytest.raises(grpc.aio.AioRpcError) as raised:
@@ -109,9 +131,13 @@ async def test_a_push_without_logical_key_names_the_field(mesh: InProcessMesh, s
     assert "items[0].logical_key" in details_of(raised.value)[1]
 
 
-async def test_a_forged_page_token_is_invalid_argument(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_a_forged_page_token_is_invalid_argument(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     stub = pb_grpc.OutboxSyncServiceStub(mesh.channel("outbox_sync"))
     with pytest.raises(grpc.aio.AioRpcError) as raised:
-        await stub.Restore(pb.RestoreRequest(scope=scope, device_id="tablet", now=NOW, page_token="7.3"))
+        await stub.Restore(
+            pb.RestoreRequest(scope=scope, device_id="tablet", now=NOW, page_token="7.3")
+        )
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert details_of(raised.value)[1] == ["page_token"]

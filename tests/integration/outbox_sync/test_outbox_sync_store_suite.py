@@ -32,9 +32,15 @@ def user() -> tuple[str, str]:
 
 
 def item(
-    item_id: str, key: str, version: int = 1, tombstone: bool = False, ciphertext: bytes | None = None
+    item_id: str,
+    key: str,
+    version: int = 1,
+    tombstone: bool = False,
+    ciphertext: bytes | None = None,
 ) -> MirrorItem:
-    return MirrorItem(item_id, "atom", key, version, tombstone, ciphertext or f"ct-{item_id}".encode(), 42)
+    return MirrorItem(
+        item_id, "atom", key, version, tombstone, ciphertext or f"ct-{item_id}".encode(), 42
+    )
 
 
 def batch(*items: MirrorItem) -> PushBatch:
@@ -65,7 +71,9 @@ async def test_push_round_trips_every_field_and_dedupes_by_id(store: MirrorStore
     assert await store.head_cursor(*who) == 3
 
 
-async def test_the_same_id_with_other_content_is_a_conflict_and_writes_nothing(store: MirrorStore) -> None:
+async def test_the_same_id_with_other_content_is_a_conflict_and_writes_nothing(
+    store: MirrorStore,
+) -> None:
     who = user()
     await store.push(*who, batch(item("a", "k1")))
     with pytest.raises(Conflict):
@@ -84,11 +92,20 @@ async def test_users_never_see_each_other(store: MirrorStore) -> None:
 
 async def test_restore_pages_hold_the_head_of_each_key_as_of_a_cursor(store: MirrorStore) -> None:
     who = user()
-    await store.push(*who, batch(item("k1v2", "k1", 2), item("k2v1", "k2"), item("k1v1-late", "k1", 1)))
+    await store.push(
+        *who, batch(item("k1v2", "k1", 2), item("k2v1", "k2"), item("k1v1-late", "k1", 1))
+    )
     await store.push(*who, batch(item("k2-gone", "k2", 2, tombstone=True), item("k3v1", "k3")))
-    assert [s.item.item_id for s in await store.restore_page(*who, 5, 0, 100)] == ["k1v2", "k2-gone", "k3v1"]
+    assert [s.item.item_id for s in await store.restore_page(*who, 5, 0, 100)] == [
+        "k1v2",
+        "k2-gone",
+        "k3v1",
+    ]
     assert [s.item.item_id for s in await store.restore_page(*who, 5, 1, 1)] == ["k2-gone"]
-    assert [s.item.item_id for s in await store.restore_page(*who, 4, 0, 100)] == ["k1v2", "k2-gone"]
+    assert [s.item.item_id for s in await store.restore_page(*who, 4, 0, 100)] == [
+        "k1v2",
+        "k2-gone",
+    ]
 
 
 async def test_receipts_stay_pending_until_marked(store: MirrorStore) -> None:
@@ -107,6 +124,9 @@ async def test_receipts_stay_pending_until_marked(store: MirrorStore) -> None:
 async def test_concurrent_pushes_of_one_user_get_gapless_cursors(store: MirrorStore) -> None:
     who = user()
     await asyncio.gather(
-        *(store.push(*who, batch(*(item(f"i{n}-{m}", f"k{n}-{m}") for m in range(5)))) for n in range(10))
+        *(
+            store.push(*who, batch(*(item(f"i{n}-{m}", f"k{n}-{m}") for m in range(5))))
+            for n in range(10)
+        )
     )
     assert [s.cursor for s in await store.pull(*who, 0, 1000)] == list(range(1, 51))

@@ -26,7 +26,14 @@ from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc
 
 NOW = Timestamp(seconds=1_767_225_600)
 CAPS = pb.RetrieveCaps(max_atoms=20, max_turns=2, max_digests=2)
-REINDEX_ENGINES = ["ledger", "current_state", "exposure_guard", "retrieval_ranker", "thread_store", "atom_extractor"]
+REINDEX_ENGINES = [
+    "ledger",
+    "current_state",
+    "exposure_guard",
+    "retrieval_ranker",
+    "thread_store",
+    "atom_extractor",
+]
 
 
 @pytest_asyncio.fixture(params=["sqlite", "postgres"])
@@ -43,13 +50,19 @@ async def mesh(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[
 
 
 def atom_document(atom_id: str, text: str, **fields: object) -> pb.Document:
-    atom = memory_pb2.Atom(atom_id=atom_id, text=text, status=memory_pb2.ATOM_STATUS_ACTIVE, **fields)  # type: ignore[arg-type]
+    atom = memory_pb2.Atom(
+        atom_id=atom_id, text=text, status=memory_pb2.ATOM_STATUS_ACTIVE, **fields
+    )  # type: ignore[arg-type]
     return pb.Document(atom=atom)
 
 
 def turn_document(turn_id: str, text: str, seconds: int) -> pb.Document:
     turn = memory_pb2.Turn(
-        turn_id=turn_id, session_id="s1", role=memory_pb2.ROLE_USER, text=text, time=Timestamp(seconds=seconds)
+        turn_id=turn_id,
+        session_id="s1",
+        role=memory_pb2.ROLE_USER,
+        text=text,
+        time=Timestamp(seconds=seconds),
     )
     return pb.Document(turn=turn)
 
@@ -62,7 +75,9 @@ def ids(candidates) -> list[str]:  # type: ignore[no-untyped-def]
     return [c.doc_id for c in candidates]
 
 
-async def test_upsert_then_retrieve_is_read_your_writes(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_upsert_then_retrieve_is_read_your_writes(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     ranker = pb_grpc.RetrievalRankerServiceStub(mesh.channel("retrieval_ranker"))
     assert ids((await ranker.Retrieve(retrieve(scope, "sister"))).atoms) == []
     documents = [
@@ -78,26 +93,42 @@ async def test_upsert_then_retrieve_is_read_your_writes(mesh: InProcessMesh, sco
     assert found.turns[0].document.turn.text == "my sister Sarah called"
 
 
-async def test_removed_documents_are_never_returned(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_removed_documents_are_never_returned(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     ranker = pb_grpc.RetrievalRankerServiceStub(mesh.channel("retrieval_ranker"))
-    await ranker.Upsert(pb.UpsertRequest(scope=scope, documents=[atom_document("a1", "User likes tea.")]))
-    assert (await ranker.Remove(pb.RemoveRequest(scope=scope, doc_ids=["a1", "nope"]))).removed_count == 1
+    await ranker.Upsert(
+        pb.UpsertRequest(scope=scope, documents=[atom_document("a1", "User likes tea.")])
+    )
+    assert (
+        await ranker.Remove(pb.RemoveRequest(scope=scope, doc_ids=["a1", "nope"]))
+    ).removed_count == 1
     assert ids((await ranker.Retrieve(retrieve(scope, "tea"))).atoms) == []
     assert ids((await ranker.Retrieve(retrieve(scope, "what do you remember"))).atoms) == []
 
 
-async def test_voice_lock_keeps_users_apart(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_voice_lock_keeps_users_apart(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     ranker = pb_grpc.RetrievalRankerServiceStub(mesh.channel("retrieval_ranker"))
-    await ranker.Upsert(pb.UpsertRequest(scope=scope, documents=[atom_document("a1", "User likes tea.")]))
-    same_user_other_tenant = scope_pb2.UserScope(tenant_id=scope.tenant_id + "x", user_id=scope.user_id)
+    await ranker.Upsert(
+        pb.UpsertRequest(scope=scope, documents=[atom_document("a1", "User likes tea.")])
+    )
+    same_user_other_tenant = scope_pb2.UserScope(
+        tenant_id=scope.tenant_id + "x", user_id=scope.user_id
+    )
     for other in (new_scope(), same_user_other_tenant):
         reply = await ranker.Retrieve(retrieve(other, "tea"))
         assert ids(reply.atoms) == ids(reply.turns) == []
-        assert (await ranker.Remove(pb.RemoveRequest(scope=other, doc_ids=["a1"]))).removed_count == 0
+        assert (
+            await ranker.Remove(pb.RemoveRequest(scope=other, doc_ids=["a1"]))
+        ).removed_count == 0
     assert ids((await ranker.Retrieve(retrieve(scope, "tea"))).atoms) == ["a1"]
 
 
-async def test_a_document_needs_one_source_with_its_id_once(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_a_document_needs_one_source_with_its_id_once(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     ranker = pb_grpc.RetrievalRankerServiceStub(mesh.channel("retrieval_ranker"))
     secret = turn_document("t9", "a secret", 5)
     secret.turn.exposure = memory_pb2.EXPOSURE_INTERNAL_ONLY
@@ -114,18 +145,27 @@ async def test_a_document_needs_one_source_with_its_id_once(mesh: InProcessMesh,
         assert details_of(raised.value)[1] == [field]
 
 
-async def test_a_failed_reindex_keeps_the_index(mesh: InProcessMesh, scope: scope_pb2.UserScope) -> None:
+async def test_a_failed_reindex_keeps_the_index(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
     ranker = pb_grpc.RetrievalRankerServiceStub(mesh.channel("retrieval_ranker"))
-    await ranker.Upsert(pb.UpsertRequest(scope=scope, documents=[atom_document("a1", "User likes tea.")]))
+    await ranker.Upsert(
+        pb.UpsertRequest(scope=scope, documents=[atom_document("a1", "User likes tea.")])
+    )
     before = await ranker.DescribeIndex(pb.DescribeIndexRequest(scope=scope))
     # A stored document that can no longer be rebuilt (written around the API).
     url, data_dir = mesh.storage  # type: ignore[attr-defined]
     store = await SqlRankerStore.open(url, data_dir)
     try:
-        await store.upsert(scope.tenant_id, scope.user_id, [StoredDoc("broken", 1, b"\xff\xff\xff")])
+        await store.upsert(
+            scope.tenant_id, scope.user_id, [StoredDoc("broken", 1, b"\xff\xff\xff")]
+        )
         with pytest.raises(grpc.aio.AioRpcError):
             await ranker.Reindex(pb.ReindexRequest(scope=scope))
-        assert [d.doc_id for d in (await store.load(scope.tenant_id, scope.user_id)).docs] == ["a1", "broken"]
+        assert [d.doc_id for d in (await store.load(scope.tenant_id, scope.user_id)).docs] == [
+            "a1",
+            "broken",
+        ]
         await store.remove(scope.tenant_id, scope.user_id, ["broken"])
     finally:
         await store.close()
@@ -149,15 +189,25 @@ async def test_reindex_of_what_the_owners_pushed_equals_the_live_index(
         ]
         for n, text in enumerate(said):
             turn = memory_pb2.Turn(
-                turn_id=f"turn-{n}", session_id="s1", role=memory_pb2.ROLE_USER, text=text,
+                turn_id=f"turn-{n}",
+                session_id="s1",
+                role=memory_pb2.ROLE_USER,
+                text=text,
                 time=Timestamp(seconds=NOW.seconds + n),
             )
             # The ThreadStore indexes the turn it archives; the extraction indexes its atoms.
             await threads.AppendTurn(thread_pb.AppendTurnRequest(scope=scope, turn=turn))
-            await extractor.Process(extractor_pb.ProcessRequest(scope=scope, turn=turn, now=turn.time))
+            await extractor.Process(
+                extractor_pb.ProcessRequest(scope=scope, turn=turn, now=turn.time)
+            )
         live = await ranker.DescribeIndex(pb.DescribeIndexRequest(scope=scope))
         assert live.turn_count == len(said) and live.atom_count >= 1
-        queries = ["what is my sister called", "tea or coffee", "where do I work", "what do you remember about me"]
+        queries = [
+            "what is my sister called",
+            "tea or coffee",
+            "where do I work",
+            "what do you remember about me",
+        ]
         before = [await ranker.Retrieve(retrieve(scope, q)) for q in queries]
 
         rebuilt = await ranker.Reindex(pb.ReindexRequest(scope=scope))

@@ -22,7 +22,9 @@ from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 
 
 @pytest_asyncio.fixture(params=["sqlite", "postgres"])
-async def stores(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[tuple[RankerStore, RankerStore]]:
+async def stores(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[tuple[RankerStore, RankerStore]]:
     """Two stores over one database, as two processes of the engine hold them."""
     url = "sqlite" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
     first: RankerStore = await SqlRankerStore.open(url, tmp_path)
@@ -54,7 +56,9 @@ async def test_unknown_user_is_empty_at_generation_zero(store: RankerStore) -> N
     assert await store.changes_since(*who, 0) == Changes(0, [], [])
 
 
-async def test_every_write_raises_the_generation_and_load_returns_the_documents(store: RankerStore) -> None:
+async def test_every_write_raises_the_generation_and_load_returns_the_documents(
+    store: RankerStore,
+) -> None:
     who = user()
     assert await store.upsert(*who, [doc("b", b"2"), doc("a", b"\x00\xff")]) == 1
     assert await store.upsert(*who, [doc("a", b"3", kind=2)]) == 2
@@ -63,7 +67,9 @@ async def test_every_write_raises_the_generation_and_load_returns_the_documents(
     assert snapshot.docs == [doc("a", b"3", kind=2), doc("b", b"2")]
 
 
-async def test_changes_since_lists_writes_and_removals_after_a_generation(store: RankerStore) -> None:
+async def test_changes_since_lists_writes_and_removals_after_a_generation(
+    store: RankerStore,
+) -> None:
     who = user()
     await store.upsert(*who, [doc("a"), doc("b"), doc("c")])
     await store.upsert(*who, [doc("b", b"new")])
@@ -95,7 +101,9 @@ async def test_replace_all_swaps_the_documents_and_forces_a_full_load(store: Ran
     assert (await store.load(*who)).docs == [doc("x"), doc("y")]
 
 
-async def test_replace_all_if_generation_changes_nothing_once_a_write_landed(store: RankerStore) -> None:
+async def test_replace_all_if_generation_changes_nothing_once_a_write_landed(
+    store: RankerStore,
+) -> None:
     who = user()
     await store.upsert(*who, [doc("a")])
     await store.upsert(*who, [doc("b")])
@@ -115,7 +123,9 @@ async def test_concurrent_writers_of_one_user_each_get_their_own_generation(
     snapshot = await stores[1].load(*who)
     assert (snapshot.generation, len(snapshot.docs)) == (8, 8)
     last_two = sorted(f"d{n}" for n, generation in enumerate(generations) if generation > 6)
-    assert await stores[0].changes_since(*who, 6) == Changes(8, [doc(doc_id) for doc_id in last_two], [])
+    assert await stores[0].changes_since(*who, 6) == Changes(
+        8, [doc(doc_id) for doc_id in last_two], []
+    )
 
 
 async def test_users_are_isolated(store: RankerStore) -> None:
@@ -133,7 +143,12 @@ async def test_two_processes_over_one_store_read_each_others_writes(store: Ranke
     who, caps = user(), Caps(20, 5, 0)
 
     def atom_doc(doc_id: str, text: str):  # type: ignore[no-untyped-def]
-        return mapping.index_doc(mapping.canonical_document(pb.Document(atom=memory_pb2.Atom(atom_id=doc_id, text=text))), analyzer)
+        return mapping.index_doc(
+            mapping.canonical_document(
+                pb.Document(atom=memory_pb2.Atom(atom_id=doc_id, text=text))
+            ),
+            analyzer,
+        )
 
     await first.upsert(*who, [atom_doc("a1", "User likes tea.")])
     assert [c.doc.doc_id for c in (await second.retrieve(*who, "tea", caps)).atoms] == ["a1"]

@@ -13,7 +13,11 @@ from memmesh.storage.cache import Cache, MemoryCache, RedisCache, user_key
 
 @pytest_asyncio.fixture(params=["memory", "redis"])
 async def cache(request: pytest.FixtureRequest) -> AsyncIterator[Cache]:
-    opened: Cache = MemoryCache() if request.param == "memory" else RedisCache.from_url(request.getfixturevalue("redis_url"))
+    opened: Cache = (
+        MemoryCache()
+        if request.param == "memory"
+        else RedisCache.from_url(request.getfixturevalue("redis_url"))
+    )
     yield opened
     await opened.close()
 

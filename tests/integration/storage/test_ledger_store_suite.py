@@ -20,7 +20,13 @@ from memmesh.storage.sql import Dialect, PostgresDatabase, SqliteDatabase
 
 
 def event(key: str, value: str = "v") -> NewEvent:
-    return NewEvent(key, "ATOM_CREATED", "USER_STATED", (Attribute("atom_id", "s", value),), 1_700_000_000_000_000)
+    return NewEvent(
+        key,
+        "ATOM_CREATED",
+        "USER_STATED",
+        (Attribute("atom_id", "s", value),),
+        1_700_000_000_000_000,
+    )
 
 
 def sqlite_store(path: Path) -> SqlLedgerStore:
@@ -50,7 +56,9 @@ async def read_all(store: LedgerStore, tenant: str, user: str) -> list:  # type:
     return [e async for e in store.read(tenant, user, 1, 0)]
 
 
-async def test_append_then_read_returns_events_in_order_with_a_valid_chain(store: LedgerStore) -> None:
+async def test_append_then_read_returns_events_in_order_with_a_valid_chain(
+    store: LedgerStore,
+) -> None:
     tenant, user = stream()
     outcomes = await store.append(tenant, user, [event("a"), event("b"), event("c")])
     assert [o.sequence for o in outcomes] == [1, 2, 3]
@@ -59,7 +67,9 @@ async def test_append_then_read_returns_events_in_order_with_a_valid_chain(store
     assert verify(tenant, user, events).intact
 
 
-async def test_same_key_same_content_returns_the_original_sequence_and_writes_nothing(store: LedgerStore) -> None:
+async def test_same_key_same_content_returns_the_original_sequence_and_writes_nothing(
+    store: LedgerStore,
+) -> None:
     tenant, user = stream()
     first = await store.append(tenant, user, [event("a")])
     again = await store.append(tenant, user, [event("a")])
@@ -67,7 +77,9 @@ async def test_same_key_same_content_returns_the_original_sequence_and_writes_no
     assert len(await read_all(store, tenant, user)) == 1
 
 
-async def test_same_key_other_content_is_refused_and_the_batch_is_not_written(store: LedgerStore) -> None:
+async def test_same_key_other_content_is_refused_and_the_batch_is_not_written(
+    store: LedgerStore,
+) -> None:
     tenant, user = stream()
     await store.append(tenant, user, [event("a", "one")])
     with pytest.raises(Conflict):
@@ -96,7 +108,9 @@ async def test_concurrent_appenders_get_gapless_sequences(store: LedgerStore) ->
     tenant, user = stream()
 
     async def writer(n: int) -> list[int]:
-        return [(await store.append(tenant, user, [event(f"w{n}-{i}")]))[0].sequence for i in range(25)]
+        return [
+            (await store.append(tenant, user, [event(f"w{n}-{i}")]))[0].sequence for i in range(25)
+        ]
 
     results = await asyncio.gather(*(writer(n) for n in range(8)))
     assert sorted(s for r in results for s in r) == list(range(1, 201))
@@ -114,7 +128,9 @@ def test_sqlite_refuses_update_and_delete_of_ledger_rows(tmp_path: Path) -> None
         raw.execute("DELETE FROM ledger_events")
 
 
-async def test_postgres_refuses_update_delete_and_truncate_of_ledger_rows(postgres_url: str) -> None:
+async def test_postgres_refuses_update_delete_and_truncate_of_ledger_rows(
+    postgres_url: str,
+) -> None:
     store = await postgres_store(postgres_url)
     tenant, user = stream()
     await store.append(tenant, user, [event("a")])
@@ -130,29 +146,43 @@ async def test_postgres_refuses_update_delete_and_truncate_of_ledger_rows(postgr
                 await connection.execute(statement, (tenant,) if "%s" in statement else None)
 
 
-async def test_sqlite_tampering_that_bypasses_the_guard_is_caught_at_its_sequence(tmp_path: Path) -> None:
+async def test_sqlite_tampering_that_bypasses_the_guard_is_caught_at_its_sequence(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "ledger.sqlite3"
     store = sqlite_store(path)
     await store.append("t", "u", [event(f"k{i}") for i in range(6)])
     raw = sqlite3.connect(path, isolation_level=None)
     raw.execute("DROP TRIGGER ledger_events_no_update")
-    raw.execute("UPDATE ledger_events SET attributes = '[[\"atom_id\",\"s\",\"forged\"]]' WHERE sequence = 4")
+    raw.execute(
+        'UPDATE ledger_events SET attributes = \'[["atom_id","s","forged"]]\' WHERE sequence = 4'
+    )
     raw.close()
     report = verify("t", "u", await read_all(store, "t", "u"))
     assert not report.intact and report.first_broken_sequence == 4
 
 
-async def test_postgres_tampering_that_bypasses_the_guard_is_caught_at_its_sequence(postgres_url: str) -> None:
+async def test_postgres_tampering_that_bypasses_the_guard_is_caught_at_its_sequence(
+    postgres_url: str,
+) -> None:
     schema = f"ledger_tamper_{uuid.uuid4().hex[:8]}"
     store = await postgres_store(postgres_url, schema)
     try:
         await store.append("t", "u", [event(f"k{i}") for i in range(6)])
-        async with await psycopg.AsyncConnection.connect(postgres_url, autocommit=True) as connection:
-            await connection.execute(f"ALTER TABLE {schema}.ledger_events DISABLE TRIGGER ledger_events_no_update_delete")
-            await connection.execute(f"UPDATE {schema}.ledger_events SET reason_code = 'FORGED' WHERE sequence = 5")
+        async with await psycopg.AsyncConnection.connect(
+            postgres_url, autocommit=True
+        ) as connection:
+            await connection.execute(
+                f"ALTER TABLE {schema}.ledger_events DISABLE TRIGGER ledger_events_no_update_delete"
+            )
+            await connection.execute(
+                f"UPDATE {schema}.ledger_events SET reason_code = 'FORGED' WHERE sequence = 5"
+            )
         report = verify("t", "u", await read_all(store, "t", "u"))
         assert not report.intact and report.first_broken_sequence == 5
     finally:
         await store.close()
-        async with await psycopg.AsyncConnection.connect(postgres_url, autocommit=True) as connection:
+        async with await psycopg.AsyncConnection.connect(
+            postgres_url, autocommit=True
+        ) as connection:
             await connection.execute(f"DROP SCHEMA {schema} CASCADE")

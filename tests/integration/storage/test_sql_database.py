@@ -44,10 +44,16 @@ async def test_one_sql_text_writes_and_reads_on_both_dialects(database: Database
             "INSERT INTO kit_rows (owner, n, data) VALUES (?, ?, ?)",
             [(owner, n, bytes([n])) for n in range(5)],
         )
-        assert await tx.execute("UPDATE kit_rows SET data = ? WHERE owner = ? AND n = ?", (b"x", owner, 4)) == 1
+        assert (
+            await tx.execute(
+                "UPDATE kit_rows SET data = ? WHERE owner = ? AND n = ?", (b"x", owner, 4)
+            )
+            == 1
+        )
     async with database.read() as tx:
         rows = await tx.fetchall(
-            f"SELECT n, data FROM kit_rows WHERE owner = ? AND n IN ({marks(3)}) ORDER BY n", (owner, 0, 2, 4)
+            f"SELECT n, data FROM kit_rows WHERE owner = ? AND n IN ({marks(3)}) ORDER BY n",
+            (owner, 0, 2, 4),
         )
         missing = await tx.fetchone("SELECT n FROM kit_rows WHERE owner = ? AND n = ?", (owner, 99))
     assert [(int(n), bytes(data)) for n, data in rows] == [(0, b"\x00"), (2, b"\x02"), (4, b"x")]
@@ -58,7 +64,9 @@ async def test_a_failed_transaction_leaves_nothing_behind(database: Database) ->
     owner = uuid.uuid4().hex
     with pytest.raises(RuntimeError):
         async with database.write(owner) as tx:
-            await tx.execute("INSERT INTO kit_rows (owner, n, data) VALUES (?, ?, ?)", (owner, 1, b""))
+            await tx.execute(
+                "INSERT INTO kit_rows (owner, n, data) VALUES (?, ?, ?)", (owner, 1, b"")
+            )
             raise RuntimeError("abort")
     async with database.read() as tx:
         assert await tx.fetchall("SELECT n FROM kit_rows WHERE owner = ?", (owner,)) == []
@@ -72,7 +80,9 @@ async def test_writers_of_one_key_serialise(database: Database) -> None:
             row = await tx.fetchone("SELECT COUNT(*) FROM kit_rows WHERE owner = ?", (owner,))
             assert row is not None
             await asyncio.sleep(0)
-            await tx.execute("INSERT INTO kit_rows (owner, n, data) VALUES (?, ?, ?)", (owner, int(row[0]), b""))
+            await tx.execute(
+                "INSERT INTO kit_rows (owner, n, data) VALUES (?, ?, ?)", (owner, int(row[0]), b"")
+            )
 
     await asyncio.gather(*(bump() for _ in range(8)))
     async with database.read() as tx:
@@ -80,7 +90,9 @@ async def test_writers_of_one_key_serialise(database: Database) -> None:
     assert [int(r[0]) for r in rows] == list(range(8))
 
 
-async def test_a_sqlite_writer_waits_for_another_process_lock_without_blocking_the_loop(tmp_path: Path) -> None:
+async def test_a_sqlite_writer_waits_for_another_process_lock_without_blocking_the_loop(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "shared.sqlite3"
     first = SqliteDatabase.open(path, migrations(Dialect.SQLITE))
     second = SqliteDatabase.open(path, migrations(Dialect.SQLITE))

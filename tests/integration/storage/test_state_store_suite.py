@@ -34,10 +34,19 @@ async def test_unknown_user_has_no_row(store: StateStore) -> None:
 async def test_save_round_trips_every_field(store: StateStore) -> None:
     who = user()
     state = UserState(
-        display_name="Ana", primary_language="pt-BR", contact_preference="TEXT", timezone="Europe/Lisbon",
-        retention_mode="REMEMBER_EVERYTHING", auto_resume_disabled=True, recall_only_when_asked=True,
-        device_settings=(DeviceSetting("car", 6100),), last_session_id="s9", last_interaction_us=123,
-        last_applied_package_id="PKG-1", version=1, ledger_sequence=7,
+        display_name="Ana",
+        primary_language="pt-BR",
+        contact_preference="TEXT",
+        timezone="Europe/Lisbon",
+        retention_mode="REMEMBER_EVERYTHING",
+        auto_resume_disabled=True,
+        recall_only_when_asked=True,
+        device_settings=(DeviceSetting("car", 6100),),
+        last_session_id="s9",
+        last_interaction_us=123,
+        last_applied_package_id="PKG-1",
+        version=1,
+        ledger_sequence=7,
     )
     assert await store.save(*who, state, expected_version=0)
     assert await store.get(*who) == state

@@ -24,7 +24,11 @@ START_US = 1_767_225_600_000_000
 async def test_an_apply_is_one_trace_across_current_state_and_ledger(tmp_path: Path) -> None:
     receiver = OtlpReceiver()
     endpoint = await receiver.start()
-    env = {"MEMMESH_DATA_DIR": str(tmp_path), "MEMMESH_INTERNAL_TOKEN": TOKEN, "MEMMESH_OTLP_ENDPOINT": endpoint}
+    env = {
+        "MEMMESH_DATA_DIR": str(tmp_path),
+        "MEMMESH_INTERNAL_TOKEN": TOKEN,
+        "MEMMESH_OTLP_ENDPOINT": endpoint,
+    }
     mesh = Mesh(["ledger", "current_state"], env=env)
     await asyncio.to_thread(mesh.start)
     scope = new_scope()
@@ -47,11 +51,17 @@ async def test_an_apply_is_one_trace_across_current_state_and_ledger(tmp_path: P
     finally:
         await asyncio.to_thread(mesh.stop)
         await receiver.stop()
-    apply_span = next(s for s in receiver.spans if s.name.endswith("CurrentStateService/Apply") and s.service == "memmesh.current_state")
+    apply_span = next(
+        s
+        for s in receiver.spans
+        if s.name.endswith("CurrentStateService/Apply") and s.service == "memmesh.current_state"
+    )
     trace = [s for s in receiver.spans if s.trace_id == apply_span.trace_id]
     services = {s.service for s in trace}
     assert services == {"memmesh.current_state", "memmesh.ledger"}
-    assert any(s.name.endswith("LedgerService/Append") and s.service == "memmesh.ledger" for s in trace)
+    assert any(
+        s.name.endswith("LedgerService/Append") and s.service == "memmesh.ledger" for s in trace
+    )
     assert apply_span.attributes[ATTR_TENANT] == scope.tenant_id
     assert apply_span.attributes[ATTR_USER] == user_pseudonym(scope.tenant_id, scope.user_id)
     for span in trace:
@@ -72,10 +82,19 @@ async def test_a_brief_and_an_ingest_are_each_one_trace_across_the_mesh(tmp_path
     await asyncio.to_thread(mesh.start)
     user, secret = "trace-user", "my sister Philippa lives in Reykjavik"
     try:
-        async with GatewayClient(mesh.addrs["gateway"], "trace-key", tenant_id="trace-tenant") as client:
+        async with GatewayClient(
+            mesh.addrs["gateway"], "trace-key", tenant_id="trace-tenant"
+        ) as client:
             await client.ingest(user, "s1", "turn-1", "user", secret, START_US)
-            await client.brief(user, "s1", START_US + 60_000_000, "where does my sister live", timeout=10)
-        expected = {"memmesh.gateway", "memmesh.context_composer", "memmesh.retrieval_ranker", "memmesh.exposure_guard"}
+            await client.brief(
+                user, "s1", START_US + 60_000_000, "where does my sister live", timeout=10
+            )
+        expected = {
+            "memmesh.gateway",
+            "memmesh.context_composer",
+            "memmesh.retrieval_ranker",
+            "memmesh.exposure_guard",
+        }
         for _ in range(100):
             if expected <= {s.service for s in receiver.spans}:
                 break
@@ -86,13 +105,26 @@ async def test_a_brief_and_an_ingest_are_each_one_trace_across_the_mesh(tmp_path
         await receiver.stop()
 
     def trace_of(rpc: str) -> set[str]:
-        root = next(s for s in receiver.spans if s.service == "memmesh.gateway" and s.name.endswith(f"GatewayService/{rpc}"))
+        root = next(
+            s
+            for s in receiver.spans
+            if s.service == "memmesh.gateway" and s.name.endswith(f"GatewayService/{rpc}")
+        )
         return {s.service for s in receiver.spans if s.trace_id == root.trace_id}
 
-    assert trace_of("Ingest") >= {"memmesh.gateway", "memmesh.thread_store", "memmesh.atom_extractor", "memmesh.ledger"}
+    assert trace_of("Ingest") >= {
+        "memmesh.gateway",
+        "memmesh.thread_store",
+        "memmesh.atom_extractor",
+        "memmesh.ledger",
+    }
     assert trace_of("Brief") >= {
-        "memmesh.gateway", "memmesh.context_composer", "memmesh.current_state",
-        "memmesh.retrieval_ranker", "memmesh.thread_store", "memmesh.exposure_guard",
+        "memmesh.gateway",
+        "memmesh.context_composer",
+        "memmesh.current_state",
+        "memmesh.retrieval_ranker",
+        "memmesh.thread_store",
+        "memmesh.exposure_guard",
     }
     for span in receiver.spans:
         flat = " ".join(span.attributes.values())

@@ -11,7 +11,15 @@ ROOT = Path(__file__).resolve().parents[3]
 SOURCE_ROOTS = (ROOT / "libs", ROOT / "services")
 ENGINES = ROOT / "services" / "memmesh" / "engines"
 # What a pure domain module may not import: transport, generated contracts, I/O, the event loop.
-IMPURE_PREFIXES = ("grpc", "google.protobuf", "psycopg", "redis", "sqlite3", "asyncio", "memmesh.runtime")
+IMPURE_PREFIXES = (
+    "grpc",
+    "google.protobuf",
+    "psycopg",
+    "redis",
+    "sqlite3",
+    "asyncio",
+    "memmesh.runtime",
+)
 
 
 def _modules() -> dict[str, Path]:
@@ -42,7 +50,9 @@ def _imports(path: Path) -> Iterator[str]:
 
 def _edges(name: str) -> set[str]:
     """The project modules a module imports (`from a.b import c` names a.b.c when it is one)."""
-    return {imported for imported in _imports(MODULES[name]) if imported in MODULES and imported != name}
+    return {
+        imported for imported in _imports(MODULES[name]) if imported in MODULES and imported != name
+    }
 
 
 def _circles() -> list[list[str]]:
@@ -87,7 +97,9 @@ def test_no_import_circles() -> None:
 
 def test_libs_never_import_an_engine_or_a_benchmark() -> None:
     offenders = {
-        name: sorted(i for i in _imports(path) if i.startswith(("memmesh.engines", "memmesh.bench")))
+        name: sorted(
+            i for i in _imports(path) if i.startswith(("memmesh.engines", "memmesh.bench"))
+        )
         for name, path in MODULES.items()
         if path.is_relative_to(ROOT / "libs")
     }
@@ -100,7 +112,9 @@ def test_every_engine_domain_is_pure() -> None:
         if not path.is_relative_to(ENGINES) or "domain" not in path.relative_to(ENGINES).parts:
             continue
         impure = sorted(
-            i for i in _imports(path) if i.startswith(IMPURE_PREFIXES) or (".v1" in i and i.startswith("memmesh."))
+            i
+            for i in _imports(path)
+            if i.startswith(IMPURE_PREFIXES) or (".v1" in i and i.startswith("memmesh."))
         )
         if impure:
             offenders[name] = impure
@@ -111,7 +125,11 @@ def test_every_engine_has_one_sql_store_and_the_floor_plan() -> None:
     engines = sorted(p for p in ENGINES.iterdir() if p.is_dir() and (p / "main.py").exists())
     assert len(engines) == 9
     for engine in engines:
-        assert not ((engine / "sqlite_store.py").exists() or (engine / "postgres_store.py").exists()), engine.name
-        assert not (engine / "service.py").exists(), f"{engine.name}: use cases live in use_cases.py"
+        assert not (
+            (engine / "sqlite_store.py").exists() or (engine / "postgres_store.py").exists()
+        ), engine.name
+        assert not (engine / "service.py").exists(), (
+            f"{engine.name}: use cases live in use_cases.py"
+        )
         for part in ("main.py", "servicer.py", "mapping.py", "ports.py"):
             assert (engine / part).exists(), f"{engine.name} has no {part}"

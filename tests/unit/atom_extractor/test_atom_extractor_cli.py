@@ -28,8 +28,13 @@ def test_relevant_line_shape_and_float_confidence():
     assert list(row) == ["relevant", "facts", "command", "correction"]
     fact = row["facts"][0]
     assert list(fact) == ["text", "category", "confidence", "type", "key"]
-    assert fact == {"text": "User is allergic to shellfish.", "category": "constraint",
-                    "confidence": 0.95, "type": "USER_FACT", "key": "constraint.allergy.shellfish"}
+    assert fact == {
+        "text": "User is allergic to shellfish.",
+        "category": "constraint",
+        "confidence": 0.95,
+        "type": "USER_FACT",
+        "key": "constraint.allergy.shellfish",
+    }
 
 
 def test_correction_is_serialised():

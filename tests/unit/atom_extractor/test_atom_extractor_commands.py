@@ -5,18 +5,21 @@ import pytest
 from memmesh.extraction import Command, Correction, extract
 
 
-@pytest.mark.parametrize("text, command, target", [
-    ("so what do you actually know about me?", Command.RECALL_SUMMARY, None),
-    ("forget what I told you about my landlord", Command.FORGET, "landlord"),
-    ("ok delete that memory please", Command.FORGET, None),
-    ("don't remember any of this", Command.DO_NOT_STORE, None),
-    ("only bring up my knee surgery if I ask", Command.PULL_ONLY, "knee surgery"),
-    ("don't bring up old conversations unless I ask", Command.RECALL_ONLY_IF_ASKED, None),
-    ("quit mentioning my student loans", Command.DO_NOT_MENTION, "student loans"),
-    ("please remember everything from now on", Command.REMEMBER_EVERYTHING, None),
-    ("can we resume the thread about the garden shed", Command.RESUME_THREAD, "garden shed"),
-    ("delete this whole conversation", Command.FORGET_THREAD, None),
-])
+@pytest.mark.parametrize(
+    "text, command, target",
+    [
+        ("so what do you actually know about me?", Command.RECALL_SUMMARY, None),
+        ("forget what I told you about my landlord", Command.FORGET, "landlord"),
+        ("ok delete that memory please", Command.FORGET, None),
+        ("don't remember any of this", Command.DO_NOT_STORE, None),
+        ("only bring up my knee surgery if I ask", Command.PULL_ONLY, "knee surgery"),
+        ("don't bring up old conversations unless I ask", Command.RECALL_ONLY_IF_ASKED, None),
+        ("quit mentioning my student loans", Command.DO_NOT_MENTION, "student loans"),
+        ("please remember everything from now on", Command.REMEMBER_EVERYTHING, None),
+        ("can we resume the thread about the garden shed", Command.RESUME_THREAD, "garden shed"),
+        ("delete this whole conversation", Command.FORGET_THREAD, None),
+    ],
+)
 def test_command_and_target(text, command, target):
     result = extract(text)
     assert result.command is command
@@ -48,12 +51,15 @@ def test_forgetting_in_a_statement_is_not_a_command():
     assert extract("don't forget to water the plants").command is None
 
 
-@pytest.mark.parametrize("text, heard, meant", [
-    ("no, I said Anouk, not Annick", "Annick", "Anouk"),
-    ("I said thirteen dollars, not thirty", "thirty", "thirteen"),
-    ("not Dallas, Dulles. the airport", "Dallas", "Dulles"),
-    ("I meant Friday not Sunday", "Sunday", "Friday"),
-])
+@pytest.mark.parametrize(
+    "text, heard, meant",
+    [
+        ("no, I said Anouk, not Annick", "Annick", "Anouk"),
+        ("I said thirteen dollars, not thirty", "thirty", "thirteen"),
+        ("not Dallas, Dulles. the airport", "Dallas", "Dulles"),
+        ("I meant Friday not Sunday", "Sunday", "Friday"),
+    ],
+)
 def test_correction_pairs_use_shortest_spans(text, heard, meant):
     result = extract(text)
     assert result.command is Command.CORRECTION

@@ -12,17 +12,20 @@ def _only_fact(text):
     return result.facts[0]
 
 
-@pytest.mark.parametrize("text, category, token", [
-    ("i'm deathly allergic to sesame, carry an epipen and all", "constraint", "sesame"),
-    ("um I've been vegetarian since college", "constraint", "vegetarian"),
-    ("honestly I can't stand olives", "preference", "olives"),
-    ("my favourite band is probably gonna always be Blur", None, None),
-    ("I'm a retired firefighter", "identity", "firefighter"),
-    ("name's Ottilie btw", "identity", "ottilie"),
-    ("my grandpa Anselm taught me to fish", "relationship", "anselm"),
-    ("Korean is my first language", "identity", "korean"),
-    ("I'm hard of hearing so keep replies in text", "constraint", "hearing"),
-])
+@pytest.mark.parametrize(
+    "text, category, token",
+    [
+        ("i'm deathly allergic to sesame, carry an epipen and all", "constraint", "sesame"),
+        ("um I've been vegetarian since college", "constraint", "vegetarian"),
+        ("honestly I can't stand olives", "preference", "olives"),
+        ("my favourite band is probably gonna always be Blur", None, None),
+        ("I'm a retired firefighter", "identity", "firefighter"),
+        ("name's Ottilie btw", "identity", "ottilie"),
+        ("my grandpa Anselm taught me to fish", "relationship", "anselm"),
+        ("Korean is my first language", "identity", "korean"),
+        ("I'm hard of hearing so keep replies in text", "constraint", "hearing"),
+    ],
+)
 def test_single_durable_fact_by_category(text, category, token):
     result = extract(text)
     if category is None:
@@ -52,22 +55,25 @@ def test_uncertain_liking_stores_nothing():
     assert result.facts == ()
 
 
-@pytest.mark.parametrize("text", [
-    "ugh I'm so stressed out right now",
-    "if I ever lived in Norway I'd learn to ski",
-    "I think I might be allergic to kiwi?",
-    "I kinda like opera I guess",
-    "oh sure, I just LOVE waiting at the DMV",
-    "my uncle says I'm a terrible cook",
-    "I'm on painkillers for the next week",
-    "I'm planning to learn Portuguese next year",
-    "we're moving to Valencia in April",
-    "what's the tallest mountain in Africa",
-    "set a reminder for my dentist appointment",
-    "that reply was way too wordy",
-    "apparently the new iPhone is coming out soon",
-    "thanks, you're a lifesaver",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ugh I'm so stressed out right now",
+        "if I ever lived in Norway I'd learn to ski",
+        "I think I might be allergic to kiwi?",
+        "I kinda like opera I guess",
+        "oh sure, I just LOVE waiting at the DMV",
+        "my uncle says I'm a terrible cook",
+        "I'm on painkillers for the next week",
+        "I'm planning to learn Portuguese next year",
+        "we're moving to Valencia in April",
+        "what's the tallest mountain in Africa",
+        "set a reminder for my dentist appointment",
+        "that reply was way too wordy",
+        "apparently the new iPhone is coming out soon",
+        "thanks, you're a lifesaver",
+    ],
+)
 def test_excluded_content_is_not_relevant(text):
     result = extract(text)
     assert result.relevant is False, result.facts
@@ -154,6 +160,8 @@ def test_confidence_is_integer_basis_points():
 
 
 def test_at_most_five_facts_per_turn():
-    text = ("I'm vegan, I'm diabetic, I'm colorblind, I'm left-handed, I'm a plumber, "
-            "and my brother Ivo is a chef")
+    text = (
+        "I'm vegan, I'm diabetic, I'm colorblind, I'm left-handed, I'm a plumber, "
+        "and my brother Ivo is a chef"
+    )
     assert len(extract(text).facts) == 5

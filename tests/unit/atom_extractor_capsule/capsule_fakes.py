@@ -115,7 +115,9 @@ class Fakes:
         """The use cases over the store, with an outbox whose retries are due at once (no
         background drainer: `drain` plays its next pass)."""
         dependencies = self.dependencies()
-        self.outbox = effect_outbox(store.database, store, dependencies, RetryPolicy(initial_backoff_s=0.0))
+        self.outbox = effect_outbox(
+            store.database, store, dependencies, RetryPolicy(initial_backoff_s=0.0)
+        )
         return CapsuleService(store, dependencies, extractor, self.outbox)
 
     async def drain(self) -> None:

@@ -177,7 +177,13 @@ def test_ledger_events_keep_their_form_through_the_outbox_and_older_payloads_sti
     from memmesh.engines.atom_extractor.outbox import ledger_events, queued_form
     from memmesh.ledger_event import EventTime, NewEvent
 
-    event = NewEvent("k1", "ATOM_CREATED", "USER_STATED", (("at", EventTime(5)), ("n", 3), ("s", "x"), ("y", True)), 9)
+    event = NewEvent(
+        "k1",
+        "ATOM_CREATED",
+        "USER_STATED",
+        (("at", EventTime(5)), ("n", 3), ("s", "x"), ("y", True)),
+        9,
+    )
     [queued] = queued_form("turn:1", [Effect(EffectKind.LEDGER_APPEND, {"events": [event]})])
     assert ledger_events(json.loads(queued.payload)["events"]) == [event]
     older = {
@@ -187,4 +193,6 @@ def test_ledger_events_keep_their_form_through_the_outbox_and_older_payloads_sti
         "attributes": [["n", "i", 3], ["s", "s", "x"], ["y", "b", True]],
         "occur_time_us": 9,
     }
-    assert ledger_events([older]) == [NewEvent("k1", "ATOM_CREATED", "USER_STATED", (("n", 3), ("s", "x"), ("y", True)), 9)]
+    assert ledger_events([older]) == [
+        NewEvent("k1", "ATOM_CREATED", "USER_STATED", (("n", 3), ("s", "x"), ("y", True)), 9)
+    ]

@@ -20,8 +20,24 @@ from memmesh.extraction.model import (
 from memmesh.policy.sensitivity import Exposure
 
 NOW = 1_767_225_600_000_000
-RESIDENCE = ExtractedFact("User lives in Boston.", "identity", FactType.USER_FACT, 9000, "identity.residence", ("Boston",), "")
-DIABETES = ExtractedFact("User has diabetes.", "constraint", FactType.USER_FACT, 9000, "constraint.medical.diabete", (), "")
+RESIDENCE = ExtractedFact(
+    "User lives in Boston.",
+    "identity",
+    FactType.USER_FACT,
+    9000,
+    "identity.residence",
+    ("Boston",),
+    "",
+)
+DIABETES = ExtractedFact(
+    "User has diabetes.",
+    "constraint",
+    FactType.USER_FACT,
+    9000,
+    "constraint.medical.diabete",
+    (),
+    "",
+)
 SCRIPT = {
     "I live in Boston.": ExtractionResult(relevant=True, facts=(RESIDENCE,)),
     "I really do live in Boston.": ExtractionResult(relevant=True, facts=(RESIDENCE,)),
@@ -42,22 +58,30 @@ def turn(number: int, text: str) -> TurnInput:
 
 async def test_a_fact_spoken_freely_restricts_nothing(store: SqlCapsuleStore) -> None:
     fakes = Fakes()
-    await fakes.service(store, ScriptedExtractor(SCRIPT)).process("t", "u", turn(1, "I live in Boston."), NOW)
+    await fakes.service(store, ScriptedExtractor(SCRIPT)).process(
+        "t", "u", turn(1, "I live in Boston."), NOW
+    )
     assert fakes.threads.restricted == {}
 
 
 async def test_a_sensitive_fact_restricts_the_turn_it_came_from(store: SqlCapsuleStore) -> None:
     fakes = Fakes()
-    await fakes.service(store, ScriptedExtractor(SCRIPT)).process("t", "u", turn(1, "I have diabetes."), NOW)
+    await fakes.service(store, ScriptedExtractor(SCRIPT)).process(
+        "t", "u", turn(1, "I have diabetes."), NOW
+    )
     assert fakes.threads.restricted == {"turn-1": "SAFE_TO_TEXT"}
 
 
-async def test_marking_an_atom_internal_only_restricts_every_evidence_turn(store: SqlCapsuleStore) -> None:
+async def test_marking_an_atom_internal_only_restricts_every_evidence_turn(
+    store: SqlCapsuleStore,
+) -> None:
     fakes = Fakes()
     service = fakes.service(store, ScriptedExtractor(SCRIPT))
     await service.process("t", "u", turn(1, "I live in Boston."), NOW)
     await service.process("t", "u", turn(2, "I really do live in Boston."), NOW + 1)
-    outcome = await service.mark("t", "u", "identity.residence", "", MarkFlags(exposure=Exposure.INTERNAL_ONLY), NOW + 2)
+    outcome = await service.mark(
+        "t", "u", "identity.residence", "", MarkFlags(exposure=Exposure.INTERNAL_ONLY), NOW + 2
+    )
     assert len(outcome.changes) == 1 and outcome.pending_effects == 0
     assert fakes.threads.restricted == {"turn-1": "INTERNAL_ONLY", "turn-2": "INTERNAL_ONLY"}
     # A later turn that restates the hidden fact is restricted as it becomes evidence.
@@ -65,7 +89,9 @@ async def test_marking_an_atom_internal_only_restricts_every_evidence_turn(store
     assert fakes.threads.restricted["turn-3"] == "INTERNAL_ONLY"
 
 
-async def test_a_restriction_the_archive_cannot_take_now_stays_queued(store: SqlCapsuleStore) -> None:
+async def test_a_restriction_the_archive_cannot_take_now_stays_queued(
+    store: SqlCapsuleStore,
+) -> None:
     fakes = Fakes()
     service = fakes.service(store, ScriptedExtractor(SCRIPT))
     await service.process("t", "u", turn(1, "I live in Boston."), NOW)
@@ -75,7 +101,9 @@ async def test_a_restriction_the_archive_cannot_take_now_stays_queued(store: Sql
 
     working = fakes.threads.restrict_turns
     fakes.threads.restrict_turns = unavailable  # type: ignore[method-assign]
-    outcome = await service.mark("t", "u", "identity.residence", "", MarkFlags(exposure=Exposure.INTERNAL_ONLY), NOW + 1)
+    outcome = await service.mark(
+        "t", "u", "identity.residence", "", MarkFlags(exposure=Exposure.INTERNAL_ONLY), NOW + 1
+    )
     assert outcome.pending_effects == 1
     assert fakes.outbox is not None
     pending = await fakes.outbox.pending("t", "u")
@@ -86,7 +114,9 @@ async def test_a_restriction_the_archive_cannot_take_now_stays_queued(store: Sql
     assert await fakes.outbox.count_pending("t", "u") == 0
 
 
-@pytest.mark.parametrize(("peer_status", "still_pending"), [("UNAVAILABLE", 1), ("INVALID_ARGUMENT", 0)])
+@pytest.mark.parametrize(
+    ("peer_status", "still_pending"), [("UNAVAILABLE", 1), ("INVALID_ARGUMENT", 0)]
+)
 async def test_a_restriction_the_archive_refuses_for_good_is_dropped_and_an_outage_keeps_it(
     store: SqlCapsuleStore, peer_status: str, still_pending: int
 ) -> None:
@@ -103,15 +133,21 @@ async def test_a_restriction_the_archive_refuses_for_good_is_dropped_and_an_outa
     assert outcome.pending_effects == still_pending
     assert fakes.outbox is not None
     dead = await fakes.outbox.dead("t", "u")
-    assert [effect.kind for effect in dead] == ([] if still_pending else [EffectKind.THREAD_RESTRICT.value])
+    assert [effect.kind for effect in dead] == (
+        [] if still_pending else [EffectKind.THREAD_RESTRICT.value]
+    )
 
 
-async def test_a_restriction_refused_for_good_does_not_block_the_next_one(store: SqlCapsuleStore) -> None:
+async def test_a_restriction_refused_for_good_does_not_block_the_next_one(
+    store: SqlCapsuleStore,
+) -> None:
     fakes = Fakes()
     service = fakes.service(store, ScriptedExtractor(SCRIPT))
     working = fakes.threads.restrict_turns
 
-    async def refusing_text_only(tenant_id: str, user_id: str, turn_ids: list[str], exposure: str) -> None:
+    async def refusing_text_only(
+        tenant_id: str, user_id: str, turn_ids: list[str], exposure: str
+    ) -> None:
         if exposure == "SAFE_TO_TEXT":
             raise DependencyFailed("thread_store", "INVALID_ARGUMENT")
         await working(tenant_id, user_id, turn_ids, exposure)
@@ -120,7 +156,11 @@ async def test_a_restriction_refused_for_good_does_not_block_the_next_one(store:
     await service.process("t", "u", turn(1, "I live in Boston."), NOW)
     refused = await service.process("t", "u", turn(2, "I have diabetes."), NOW + 1)
     assert refused.outcome.pending_effects == 0
-    outcome = await service.mark("t", "u", "identity.residence", "", MarkFlags(exposure=Exposure.INTERNAL_ONLY), NOW + 2)
+    outcome = await service.mark(
+        "t", "u", "identity.residence", "", MarkFlags(exposure=Exposure.INTERNAL_ONLY), NOW + 2
+    )
     assert outcome.pending_effects == 0
     assert fakes.threads.restricted == {"turn-1": "INTERNAL_ONLY"}
-    assert [effect.kind for effect in await fakes.outbox.dead("t", "u")] == [EffectKind.THREAD_RESTRICT.value]
+    assert [effect.kind for effect in await fakes.outbox.dead("t", "u")] == [
+        EffectKind.THREAD_RESTRICT.value
+    ]

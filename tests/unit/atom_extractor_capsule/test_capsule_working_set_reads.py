@@ -40,7 +40,12 @@ class WholeCapsuleStore(SqlCapsuleStore):
     """Reads every atom for every request (what Process did before its indexed reads)."""
 
     async def load_related(
-        self, tenant_id: str, user_id: str, keys: Sequence[str], atom_ids: Sequence[str], topics: Sequence[str]
+        self,
+        tenant_id: str,
+        user_id: str,
+        keys: Sequence[str],
+        atom_ids: Sequence[str],
+        topics: Sequence[str],
     ) -> list[AtomRecord]:
         return await self.load_atoms(tenant_id, user_id)
 
@@ -55,7 +60,9 @@ async def test_indexed_reads_decide_as_a_read_of_the_whole_capsule(tmp_path: Pat
         for number in range(160):
             text = rng.choice(TURNS)
             turn = TurnInput(f"turn-{number}", f"session-{number // 20}", "user", text)
-            first, second = [await service.process("t", "u", turn, NOW + number) for service in services]
+            first, second = [
+                await service.process("t", "u", turn, NOW + number) for service in services
+            ]
             assert first.outcome == second.outcome, text
             assert await indexed.load_atoms("t", "u") == await whole.load_atoms("t", "u")
         assert runs[0][1].ledger.events == runs[1][1].ledger.events

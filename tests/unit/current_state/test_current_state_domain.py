@@ -38,7 +38,9 @@ class MemoryLedger:
         self.events.append((len(self.events) + 1, idempotency_key, change))
         return len(self.events), False
 
-    async def read_changes(self, tenant_id: str, user_id: str, after_sequence: int) -> AsyncIterator[LedgerRecord]:
+    async def read_changes(
+        self, tenant_id: str, user_id: str, after_sequence: int
+    ) -> AsyncIterator[LedgerRecord]:
         for sequence, _, change in list(self.events):
             if sequence > after_sequence and change is not None:
                 yield LedgerRecord(sequence, change)
@@ -51,7 +53,9 @@ class MemoryStore:
     async def get(self, tenant_id: str, user_id: str) -> UserState | None:
         return self.rows.get((tenant_id, user_id))
 
-    async def save(self, tenant_id: str, user_id: str, state: UserState, expected_version: int) -> bool:
+    async def save(
+        self, tenant_id: str, user_id: str, state: UserState, expected_version: int
+    ) -> bool:
         current = self.rows.get((tenant_id, user_id))
         if (current.version if current else 0) != expected_version:
             return False
@@ -70,11 +74,22 @@ def change(kind: str, **values: object) -> Change:
 
 
 CHANGES = st.one_of(
-    st.builds(lambda n: change("display_name", value=n), st.sampled_from(["Ana", "Bo", "Kaiser", "Sam"])),
-    st.builds(lambda t: change("primary_language", value=t), st.sampled_from(["en", "en-GB", "pt-BR", "de"])),
+    st.builds(
+        lambda n: change("display_name", value=n), st.sampled_from(["Ana", "Bo", "Kaiser", "Sam"])
+    ),
+    st.builds(
+        lambda t: change("primary_language", value=t),
+        st.sampled_from(["en", "en-GB", "pt-BR", "de"]),
+    ),
     st.builds(lambda c: change("contact_preference", value=c), st.sampled_from(["SPEAK", "TEXT"])),
-    st.builds(lambda z: change("timezone", value=z), st.sampled_from(["UTC", "Europe/Lisbon", "America/Los_Angeles"])),
-    st.builds(lambda m: change("retention_mode", value=m), st.sampled_from(["DEFAULT", "REMEMBER_EVERYTHING"])),
+    st.builds(
+        lambda z: change("timezone", value=z),
+        st.sampled_from(["UTC", "Europe/Lisbon", "America/Los_Angeles"]),
+    ),
+    st.builds(
+        lambda m: change("retention_mode", value=m),
+        st.sampled_from(["DEFAULT", "REMEMBER_EVERYTHING"]),
+    ),
     st.builds(
         lambda a, b: change("resume_preferences", auto_resume_disabled=a, recall_only_when_asked=b),
         st.booleans(),
@@ -92,21 +107,41 @@ CHANGES = st.one_of(
     ),
     st.builds(
         lambda fields: change("fill_profile", **fields),
-        st.sampled_from([{"display_name": "Ana"}, {"primary_language": "es"}, {"display_name": "Bo", "primary_language": "de"}]),
+        st.sampled_from(
+            [
+                {"display_name": "Ana"},
+                {"primary_language": "es"},
+                {"display_name": "Bo", "primary_language": "de"},
+            ]
+        ),
     ),
 )
 
 
-async def apply_all(service: CurrentStateService, ledger: MemoryLedger, changes: list[Change], noise: list[bool]) -> None:
+async def apply_all(
+    service: CurrentStateService, ledger: MemoryLedger, changes: list[Change], noise: list[bool]
+) -> None:
     for index, (item, interleave) in enumerate(zip(changes, noise, strict=False)):
         if interleave:
             ledger.other_engine_event()
-        await service.apply("t", "u", item, expected_version=None, reason_code="TEST", idempotency_key=f"k{index}", now_us=1)
+        await service.apply(
+            "t",
+            "u",
+            item,
+            expected_version=None,
+            reason_code="TEST",
+            idempotency_key=f"k{index}",
+            now_us=1,
+        )
 
 
 @settings(max_examples=150, deadline=None)
-@given(changes=st.lists(CHANGES, max_size=25), noise=st.lists(st.booleans(), min_size=25, max_size=25))
-def test_rebuild_from_the_ledger_has_the_live_checksum(changes: list[Change], noise: list[bool]) -> None:
+@given(
+    changes=st.lists(CHANGES, max_size=25), noise=st.lists(st.booleans(), min_size=25, max_size=25)
+)
+def test_rebuild_from_the_ledger_has_the_live_checksum(
+    changes: list[Change], noise: list[bool]
+) -> None:
     async def scenario() -> None:
         ledger, store = MemoryLedger(), MemoryStore()
         service = CurrentStateService(store, ledger, MemoryCache())
@@ -124,9 +159,25 @@ def test_rebuild_from_the_ledger_has_the_live_checksum(changes: list[Change], no
 async def test_apply_with_a_stale_expected_version_is_refused_and_writes_nothing() -> None:
     ledger, store = MemoryLedger(), MemoryStore()
     service = CurrentStateService(store, ledger, MemoryCache())
-    await service.apply("t", "u", change("display_name", value="Ana"), expected_version=0, reason_code="R", idempotency_key="a", now_us=1)
+    await service.apply(
+        "t",
+        "u",
+        change("display_name", value="Ana"),
+        expected_version=0,
+        reason_code="R",
+        idempotency_key="a",
+        now_us=1,
+    )
     with pytest.raises(VersionMismatch):
-        await service.apply("t", "u", change("display_name", value="Bo"), expected_version=0, reason_code="R", idempotency_key="b", now_us=1)
+        await service.apply(
+            "t",
+            "u",
+            change("display_name", value="Bo"),
+            expected_version=0,
+            reason_code="R",
+            idempotency_key="b",
+            now_us=1,
+        )
     assert len(ledger.events) == 1
     assert (await service.get("t", "u")).display_name == "Ana"
 
@@ -134,8 +185,24 @@ async def test_apply_with_a_stale_expected_version_is_refused_and_writes_nothing
 async def test_a_retried_apply_is_a_duplicate_and_changes_nothing() -> None:
     ledger, store = MemoryLedger(), MemoryStore()
     service = CurrentStateService(store, ledger, MemoryCache())
-    first = await service.apply("t", "u", change("timezone", value="UTC"), expected_version=None, reason_code="R", idempotency_key="same", now_us=1)
-    again = await service.apply("t", "u", change("timezone", value="UTC"), expected_version=None, reason_code="R", idempotency_key="same", now_us=1)
+    first = await service.apply(
+        "t",
+        "u",
+        change("timezone", value="UTC"),
+        expected_version=None,
+        reason_code="R",
+        idempotency_key="same",
+        now_us=1,
+    )
+    again = await service.apply(
+        "t",
+        "u",
+        change("timezone", value="UTC"),
+        expected_version=None,
+        reason_code="R",
+        idempotency_key="same",
+        now_us=1,
+    )
     assert again.duplicate and again.state == first.state
     assert len(ledger.events) == 1
 
@@ -145,7 +212,15 @@ async def test_an_event_appended_but_not_projected_is_projected_by_the_next_appl
     service = CurrentStateService(store, ledger, MemoryCache())
     # A crash between the ledger append and the projection leaves the event unprojected.
     await ledger.append_change("t", "u", change("display_name", value="Ana"), "R", "state:lost", 1)
-    applied = await service.apply("t", "u", change("timezone", value="UTC"), expected_version=None, reason_code="R", idempotency_key="next", now_us=1)
+    applied = await service.apply(
+        "t",
+        "u",
+        change("timezone", value="UTC"),
+        expected_version=None,
+        reason_code="R",
+        idempotency_key="next",
+        now_us=1,
+    )
     assert applied.state.display_name == "Ana" and applied.state.timezone == "UTC"
     assert applied.state.version == 2
 
@@ -154,7 +229,15 @@ async def test_get_serves_the_new_state_right_after_apply() -> None:
     ledger, store = MemoryLedger(), MemoryStore()
     service = CurrentStateService(store, ledger, MemoryCache())
     assert (await service.get("t", "u")).version == 0  # fills the cache with the default
-    await service.apply("t", "u", change("display_name", value="Ana"), expected_version=0, reason_code="R", idempotency_key="a", now_us=1)
+    await service.apply(
+        "t",
+        "u",
+        change("display_name", value="Ana"),
+        expected_version=0,
+        reason_code="R",
+        idempotency_key="a",
+        now_us=1,
+    )
     assert (await service.get("t", "u")).display_name == "Ana"
 
 
@@ -164,7 +247,10 @@ async def test_get_serves_the_new_state_right_after_apply() -> None:
         (change("timezone", value="Mars/Olympus"), "change.set_timezone"),
         (change("primary_language", value="english please"), "change.set_primary_language"),
         (change("contact_preference", value=""), "change.set_contact_preference"),
-        (change("device_setting", device_id="d", wake_threshold_bp=10_001), "change.set_device_setting.wake_threshold_bp"),
+        (
+            change("device_setting", device_id="d", wake_threshold_bp=10_001),
+            "change.set_device_setting.wake_threshold_bp",
+        ),
         (change("display_name", value=""), "change.set_display_name"),
     ],
 )
@@ -191,21 +277,47 @@ def test_checksum_changes_with_any_field() -> None:
 async def test_a_fill_sets_only_the_empty_fields_and_is_idempotent_by_key() -> None:
     ledger, store = MemoryLedger(), MemoryStore()
     service = CurrentStateService(store, ledger, MemoryCache())
-    await service.apply("t", "u", change("display_name", value="Ana"), expected_version=None, reason_code="R", idempotency_key="a", now_us=1)
+    await service.apply(
+        "t",
+        "u",
+        change("display_name", value="Ana"),
+        expected_version=None,
+        reason_code="R",
+        idempotency_key="a",
+        now_us=1,
+    )
     fill = change("fill_profile", display_name="Bo", primary_language="es")
-    filled = await service.apply("t", "u", fill, expected_version=None, reason_code="R", idempotency_key="f", now_us=1)
+    filled = await service.apply(
+        "t", "u", fill, expected_version=None, reason_code="R", idempotency_key="f", now_us=1
+    )
     assert (filled.state.display_name, filled.state.primary_language) == ("Ana", "es")
     assert not filled.unchanged and filled.state.version == 2
-    again = await service.apply("t", "u", fill, expected_version=None, reason_code="R", idempotency_key="f", now_us=1)
+    again = await service.apply(
+        "t", "u", fill, expected_version=None, reason_code="R", idempotency_key="f", now_us=1
+    )
     assert again.state == filled.state and len(ledger.events) == 2
 
 
 async def test_a_fill_with_nothing_left_to_fill_records_nothing() -> None:
     ledger, store = MemoryLedger(), MemoryStore()
     service = CurrentStateService(store, ledger, MemoryCache())
-    await service.apply("t", "u", change("display_name", value="Ana"), expected_version=None, reason_code="R", idempotency_key="a", now_us=1)
+    await service.apply(
+        "t",
+        "u",
+        change("display_name", value="Ana"),
+        expected_version=None,
+        reason_code="R",
+        idempotency_key="a",
+        now_us=1,
+    )
     applied = await service.apply(
-        "t", "u", change("fill_profile", display_name="Bo"), expected_version=None, reason_code="R", idempotency_key="f", now_us=1
+        "t",
+        "u",
+        change("fill_profile", display_name="Bo"),
+        expected_version=None,
+        reason_code="R",
+        idempotency_key="f",
+        now_us=1,
     )
     assert applied.unchanged and applied.state.display_name == "Ana" and applied.state.version == 1
     assert len(ledger.events) == 1

@@ -20,7 +20,9 @@ class SimulatedCrash(BaseException):
 
 
 def unavailable() -> grpc.aio.AioRpcError:
-    return grpc.aio.AioRpcError(grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), "down")
+    return grpc.aio.AioRpcError(
+        grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), "down"
+    )
 
 
 class FakeMirror:
@@ -42,7 +44,15 @@ class FakeMirror:
         batch = PushBatch(
             request.device_id,
             [
-                MirrorItem(i.item_id, i.item_kind, i.logical_key, i.version, i.tombstone, i.ciphertext, micros_of(i.create_time))
+                MirrorItem(
+                    i.item_id,
+                    i.item_kind,
+                    i.logical_key,
+                    i.version,
+                    i.tombstone,
+                    i.ciphertext,
+                    micros_of(i.create_time),
+                )
                 for i in request.items
             ],
             request.retry_count,
@@ -54,20 +64,36 @@ class FakeMirror:
         self.heads.update({(h.item_kind, h.logical_key): h for h in plan.heads})
         if step == "crash_after_store":
             raise SimulatedCrash()
-        return pb.PushResponse(acks=[pb.PushAck(item_id=a.item_id, cursor=a.cursor, duplicate=a.duplicate) for a in plan.acks])
+        return pb.PushResponse(
+            acks=[
+                pb.PushAck(item_id=a.item_id, cursor=a.cursor, duplicate=a.duplicate)
+                for a in plan.acks
+            ]
+        )
 
     @staticmethod
     def _message(stored: StoredItem) -> pb.OutboxItem:
         i = stored.item
         return pb.OutboxItem(
-            item_id=i.item_id, item_kind=i.item_kind, logical_key=i.logical_key, version=i.version,
-            tombstone=i.tombstone, ciphertext=i.ciphertext, create_time=timestamp_of(i.create_time_us), cursor=stored.cursor,
+            item_id=i.item_id,
+            item_kind=i.item_kind,
+            logical_key=i.logical_key,
+            version=i.version,
+            tombstone=i.tombstone,
+            ciphertext=i.ciphertext,
+            create_time=timestamp_of(i.create_time_us),
+            cursor=stored.cursor,
         )
 
     async def Pull(self, request: pb.PullRequest) -> pb.PullResponse:
         after = [s for s in self.items if s.cursor > request.after_cursor][: request.limit or 500]
-        return pb.PullResponse(items=[self._message(s) for s in after], next_cursor=after[-1].cursor if after else request.after_cursor)
+        return pb.PullResponse(
+            items=[self._message(s) for s in after],
+            next_cursor=after[-1].cursor if after else request.after_cursor,
+        )
 
     async def Restore(self, request: pb.RestoreRequest) -> pb.RestoreResponse:
         winners = sorted(h.cursor for h in self.heads.values())
-        return pb.RestoreResponse(items=[self._message(self.items[c - 1]) for c in winners], cursor=len(self.items))
+        return pb.RestoreResponse(
+            items=[self._message(self.items[c - 1]) for c in winners], cursor=len(self.items)
+        )

@@ -27,13 +27,19 @@ class Keys:
         self.device, self.cloud = new_key(), new_key()
 
 
-def device(path: Path, keys: Keys, device_id: str = "device-1", device_key: bytes | None = None) -> DeviceSync:
-    return DeviceSync.open(path, "tenant-a", "user-1", device_id, device_key or keys.device, keys.cloud)
+def device(
+    path: Path, keys: Keys, device_id: str = "device-1", device_key: bytes | None = None
+) -> DeviceSync:
+    return DeviceSync.open(
+        path, "tenant-a", "user-1", device_id, device_key or keys.device, keys.cloud
+    )
 
 
 def atoms(sync: DeviceSync, count: int, version: int = 1) -> None:
     for n in range(count):
-        sync.save(ContinuityRecord("atom", f"atom-{n}", version, f"fact {n} v{version}".encode()), NOW_US)
+        sync.save(
+            ContinuityRecord("atom", f"atom-{n}", version, f"fact {n} v{version}".encode()), NOW_US
+        )
 
 
 async def test_flush_deletes_only_acknowledged_items(tmp_path: Path, mirror: FakeMirror) -> None:
@@ -56,7 +62,9 @@ async def test_flush_deletes_only_acknowledged_items(tmp_path: Path, mirror: Fak
     assert len(mirror.items) == 3
 
 
-async def test_a_crash_between_push_and_ack_is_replayed_without_duplicates(tmp_path: Path, mirror: FakeMirror) -> None:
+async def test_a_crash_between_push_and_ack_is_replayed_without_duplicates(
+    tmp_path: Path, mirror: FakeMirror
+) -> None:
     keys = Keys()
     sync = device(tmp_path / "d.sqlite3", keys)
     atoms(sync, 5)
@@ -72,7 +80,9 @@ async def test_a_crash_between_push_and_ack_is_replayed_without_duplicates(tmp_p
     assert sorted(s.item.item_id for s in mirror.items) == sorted(pending_ids)
 
 
-async def test_enqueue_is_idempotent_by_item_id_even_after_the_ack(tmp_path: Path, mirror: FakeMirror) -> None:
+async def test_enqueue_is_idempotent_by_item_id_even_after_the_ack(
+    tmp_path: Path, mirror: FakeMirror
+) -> None:
     sync = device(tmp_path / "d.sqlite3", Keys())
     atoms(sync, 1)
     [entry] = sync.outbox.pending()
@@ -83,7 +93,9 @@ async def test_enqueue_is_idempotent_by_item_id_even_after_the_ack(tmp_path: Pat
     assert not sync.save(ContinuityRecord("atom", "atom-0", 1, b"fact 0 v1"), NOW_US)
 
 
-async def test_unavailable_is_retried_with_backoff_and_recorded_per_item(tmp_path: Path, mirror: FakeMirror) -> None:
+async def test_unavailable_is_retried_with_backoff_and_recorded_per_item(
+    tmp_path: Path, mirror: FakeMirror
+) -> None:
     sync = device(tmp_path / "d.sqlite3", Keys())
     atoms(sync, 2)
     mirror.script = [unavailable(), unavailable()]
@@ -92,7 +104,9 @@ async def test_unavailable_is_retried_with_backoff_and_recorded_per_item(tmp_pat
     async def sleep(seconds: float) -> None:
         delays.append(seconds)
 
-    report = await sync.outbox.flush(mirror, NOW_US, Backoff(max_attempts=5, initial_s=0.1, max_s=0.15), sleep)
+    report = await sync.outbox.flush(
+        mirror, NOW_US, Backoff(max_attempts=5, initial_s=0.1, max_s=0.15), sleep
+    )
     assert (report.acked, report.remaining, report.error) == (2, 0, "")
     assert delays == [0.1, 0.15]
     assert mirror.push_calls == 3
@@ -100,7 +114,9 @@ async def test_unavailable_is_retried_with_backoff_and_recorded_per_item(tmp_pat
     assert len(mirror.items) == 2
 
 
-async def test_a_flush_that_gives_up_keeps_items_with_retry_count_and_last_error(tmp_path: Path, mirror: FakeMirror) -> None:
+async def test_a_flush_that_gives_up_keeps_items_with_retry_count_and_last_error(
+    tmp_path: Path, mirror: FakeMirror
+) -> None:
     sync = device(tmp_path / "d.sqlite3", Keys())
     atoms(sync, 2)
     mirror.script = [unavailable()] * 4
@@ -123,12 +139,18 @@ async def test_a_flush_that_gives_up_keeps_items_with_retry_count_and_last_error
 async def test_other_errors_are_not_retried(tmp_path: Path, mirror: FakeMirror) -> None:
     sync = device(tmp_path / "d.sqlite3", Keys())
     atoms(sync, 1)
-    mirror.script = [grpc.aio.AioRpcError(grpc.StatusCode.ALREADY_EXISTS, grpc.aio.Metadata(), grpc.aio.Metadata(), "x")]
+    mirror.script = [
+        grpc.aio.AioRpcError(
+            grpc.StatusCode.ALREADY_EXISTS, grpc.aio.Metadata(), grpc.aio.Metadata(), "x"
+        )
+    ]
     report = await sync.flush(mirror, NOW_US, NO_WAIT)
     assert (report.error, report.remaining, mirror.push_calls) == ("ALREADY_EXISTS", 1, 1)
 
 
-async def test_restore_rebuilds_an_identical_vault_on_a_new_device(tmp_path: Path, mirror: FakeMirror) -> None:
+async def test_restore_rebuilds_an_identical_vault_on_a_new_device(
+    tmp_path: Path, mirror: FakeMirror
+) -> None:
     keys = Keys()
     old = device(tmp_path / "old.sqlite3", keys)
     atoms(old, 4)
@@ -146,7 +168,9 @@ async def test_restore_rebuilds_an_identical_vault_on_a_new_device(tmp_path: Pat
     assert again.vault.listing() == new.vault.listing()
 
 
-async def test_restore_with_the_wrong_cloud_key_is_refused_and_changes_nothing(tmp_path: Path, mirror: FakeMirror) -> None:
+async def test_restore_with_the_wrong_cloud_key_is_refused_and_changes_nothing(
+    tmp_path: Path, mirror: FakeMirror
+) -> None:
     old = device(tmp_path / "old.sqlite3", Keys())
     atoms(old, 2)
     await old.flush(mirror, NOW_US)
@@ -156,20 +180,26 @@ async def test_restore_with_the_wrong_cloud_key_is_refused_and_changes_nothing(t
     assert thief.vault.records(include_tombstones=True) == []
 
 
-async def test_the_mirror_never_carries_plaintext_or_device_key_ciphertext(tmp_path: Path, mirror: FakeMirror) -> None:
+async def test_the_mirror_never_carries_plaintext_or_device_key_ciphertext(
+    tmp_path: Path, mirror: FakeMirror
+) -> None:
     keys = Keys()
     sync = device(tmp_path / "d.sqlite3", keys)
     sync.save(ContinuityRecord("atom", "atom-1", 1, b"allergic to peanuts"), NOW_US)
     await sync.flush(mirror, NOW_US)
     [stored] = mirror.items
     assert b"peanuts" not in stored.item.ciphertext
-    binding = associated_data("mirror", "tenant-a", "user-1", stored.item.item_id, "atom", "atom-1", 1, False)
+    binding = associated_data(
+        "mirror", "tenant-a", "user-1", stored.item.item_id, "atom", "atom-1", 1, False
+    )
     assert Sealer(keys.cloud).open(stored.item.ciphertext, binding) == b"allergic to peanuts"
     with pytest.raises(IntegrityError):
         Sealer(keys.device).open(stored.item.ciphertext, binding)
 
 
-async def test_a_mirror_item_with_altered_metadata_is_refused(tmp_path: Path, mirror: FakeMirror) -> None:
+async def test_a_mirror_item_with_altered_metadata_is_refused(
+    tmp_path: Path, mirror: FakeMirror
+) -> None:
     keys = Keys()
     old = device(tmp_path / "old.sqlite3", keys)
     old.save(ContinuityRecord("atom", "atom-1", 1, b"one"), NOW_US)

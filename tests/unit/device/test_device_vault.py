@@ -23,7 +23,11 @@ def test_records_round_trip_and_are_not_stored_in_plaintext(tmp_path: Path) -> N
     assert vault.get("atom", "atom-1") == record
     reopened = vault_at(tmp_path / "device.sqlite3", key)
     assert reopened.records() == [record]
-    raw = sqlite3.connect(tmp_path / "device.sqlite3").execute("SELECT sealed FROM vault_records").fetchone()[0]
+    raw = (
+        sqlite3.connect(tmp_path / "device.sqlite3")
+        .execute("SELECT sealed FROM vault_records")
+        .fetchone()[0]
+    )
     assert b"tea" not in raw
 
 
@@ -44,7 +48,10 @@ def test_swapped_records_are_refused(tmp_path: Path) -> None:
     vault.put(ContinuityRecord("atom", "atom-1", 1, b"one"))
     vault.put(ContinuityRecord("atom", "atom-2", 1, b"two"))
     db = sqlite3.connect(tmp_path / "device.sqlite3")
-    one, two = (db.execute("SELECT sealed FROM vault_records WHERE key = ?", (k,)).fetchone()[0] for k in ("atom-1", "atom-2"))
+    one, two = (
+        db.execute("SELECT sealed FROM vault_records WHERE key = ?", (k,)).fetchone()[0]
+        for k in ("atom-1", "atom-2")
+    )
     db.execute("UPDATE vault_records SET sealed = ? WHERE key = 'atom-1'", (two,))
     db.execute("UPDATE vault_records SET sealed = ? WHERE key = 'atom-2'", (one,))
     db.commit()
@@ -56,7 +63,9 @@ def test_swapped_records_are_refused(tmp_path: Path) -> None:
 
 def test_a_record_moved_to_another_user_is_refused(tmp_path: Path) -> None:
     key = new_key()
-    vault_at(tmp_path / "device.sqlite3", key, "user-1").put(ContinuityRecord("atom", "atom-1", 1, b"mine"))
+    vault_at(tmp_path / "device.sqlite3", key, "user-1").put(
+        ContinuityRecord("atom", "atom-1", 1, b"mine")
+    )
     db = sqlite3.connect(tmp_path / "device.sqlite3")
     db.execute("UPDATE vault_records SET user_id = 'user-2'")
     db.commit()
@@ -75,7 +84,9 @@ def test_an_edited_version_column_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_wrong_key_is_refused(tmp_path: Path) -> None:
-    vault_at(tmp_path / "device.sqlite3", new_key()).put(ContinuityRecord("atom", "atom-1", 1, b"one"))
+    vault_at(tmp_path / "device.sqlite3", new_key()).put(
+        ContinuityRecord("atom", "atom-1", 1, b"one")
+    )
     with pytest.raises(IntegrityError):
         vault_at(tmp_path / "device.sqlite3", new_key()).records()
 

@@ -29,7 +29,9 @@ DNM, PULL, DNS = RuleKind.DO_NOT_MENTION, RuleKind.PULL_ONLY, RuleKind.DO_NOT_ST
 SPEAK, TEXT, INTERNAL = Exposure.SAFE_TO_SPEAK, Exposure.SAFE_TO_TEXT, Exposure.INTERNAL_ONLY
 
 
-def exposed(item_id: str, exposure: Exposure = SPEAK, pull_only: bool = False, **fields: object) -> Exposed:
+def exposed(
+    item_id: str, exposure: Exposure = SPEAK, pull_only: bool = False, **fields: object
+) -> Exposed:
     return Exposed(Item(item_id=item_id, **fields), exposure, pull_only)  # type: ignore[arg-type]
 
 
@@ -43,7 +45,9 @@ def run(rules: list[RuleId], items: list[Exposed], channel: Channel = Channel.VO
     )
 
 
-def allowed(rules: list[RuleId], items: list[Exposed], channel: Channel = Channel.VOICE, **flags: bool) -> list[str]:
+def allowed(
+    rules: list[RuleId], items: list[Exposed], channel: Channel = Channel.VOICE, **flags: bool
+) -> list[str]:
     return list(run(rules, items, channel, **flags).allowed_item_ids)
 
 
@@ -57,7 +61,10 @@ def test_exposure_levels_on_voice_and_text() -> None:
     assert allowed([], items, Channel.VOICE) == ["speak"]
     assert allowed([], items, Channel.VOICE, speak_text_allowed=True) == ["speak", "text"]
     assert allowed([], items, Channel.TEXT) == ["speak", "text"]
-    assert allowed([], items, Channel.TEXT, speak_text_allowed=True, user_asked=True) == ["speak", "text"]
+    assert allowed([], items, Channel.TEXT, speak_text_allowed=True, user_asked=True) == [
+        "speak",
+        "text",
+    ]
 
 
 def test_an_unset_exposure_on_the_wire_counts_as_internal_only() -> None:
@@ -101,8 +108,13 @@ def test_topic_rule_matches_topics_and_whole_words_with_plurals_and_possessives(
 
 @pytest.mark.parametrize(
     ("topic", "text"),
-    [("party", "User loves parties."), ("parties", "User loves a party."), ("box", "User collects boxes."),
-     ("salary", "User's salaries are private."), ("glasses", "User wears glass frames.")],
+    [
+        ("party", "User loves parties."),
+        ("parties", "User loves a party."),
+        ("box", "User collects boxes."),
+        ("salary", "User's salaries are private."),
+        ("glasses", "User wears glass frames."),
+    ],
 )
 def test_topic_stems_meet_in_both_directions(topic: str, text: str) -> None:
     assert allowed([RuleId(DNM, TargetType.TOPIC, topic)], [exposed("a", text=text)]) == []
@@ -142,7 +154,10 @@ def test_do_not_mention_holds_even_when_the_user_asks() -> None:
 
 
 def test_pull_only_flag_and_rules_pass_only_when_the_user_asks() -> None:
-    rules = [RuleId(PULL, TargetType.KEY, "preference.music"), RuleId(PULL, TargetType.TOPIC, "jazz")]
+    rules = [
+        RuleId(PULL, TargetType.KEY, "preference.music"),
+        RuleId(PULL, TargetType.TOPIC, "jazz"),
+    ]
     items = [
         exposed("flag", pull_only=True),
         exposed("key", key="preference.music.genre"),
@@ -154,7 +169,9 @@ def test_pull_only_flag_and_rules_pass_only_when_the_user_asks() -> None:
 
 
 def test_do_not_store_rules_do_not_filter() -> None:
-    assert allowed([RuleId(DNS, TargetType.TOPIC, "sister")], [exposed("a", text="A sister.")]) == ["a"]
+    assert allowed([RuleId(DNS, TargetType.TOPIC, "sister")], [exposed("a", text="A sister.")]) == [
+        "a"
+    ]
 
 
 def test_hits_count_every_reason_per_rule_in_sorted_order() -> None:
@@ -196,13 +213,15 @@ def test_do_not_store_by_key_topic_thread_and_the_first_rule_is_named() -> None:
             RuleId(DNM, TargetType.KEY, "preference"),
         ]
     )
-    assert store_blocked_by(rules, Item("", key="identity.health.condition", topics=("health",))) == RuleId(
-        DNS, TargetType.KEY, "identity.health"
-    )
+    assert store_blocked_by(
+        rules, Item("", key="identity.health.condition", topics=("health",))
+    ) == RuleId(DNS, TargetType.KEY, "identity.health")
     assert store_blocked_by(rules, Item("", key="x.y", text="User's health is good.")) == RuleId(
         DNS, TargetType.TOPIC, "health"
     )
-    assert store_blocked_by(rules, Item("", key="x.y", thread_id="th-9")) == RuleId(DNS, TargetType.THREAD, "th-9")
+    assert store_blocked_by(rules, Item("", key="x.y", thread_id="th-9")) == RuleId(
+        DNS, TargetType.THREAD, "th-9"
+    )
     assert store_blocked_by(rules, Item("", key="preference.food")) is None
 
 
@@ -220,10 +239,18 @@ def test_targets_are_normalised(target_type: TargetType, raw: str, stored: str) 
 
 @pytest.mark.parametrize(
     ("target_type", "raw"),
-    [(TargetType.KEY, "a..b"), (TargetType.KEY, "a b"), (TargetType.KEY, "."), (TargetType.TOPIC, "!!!"),
-     (TargetType.THREAD, "two words"), (TargetType.ATOM, "   ")],
+    [
+        (TargetType.KEY, "a..b"),
+        (TargetType.KEY, "a b"),
+        (TargetType.KEY, "."),
+        (TargetType.TOPIC, "!!!"),
+        (TargetType.THREAD, "two words"),
+        (TargetType.ATOM, "   "),
+    ],
 )
-def test_unusable_targets_are_invalid_input_naming_the_field(target_type: TargetType, raw: str) -> None:
+def test_unusable_targets_are_invalid_input_naming_the_field(
+    target_type: TargetType, raw: str
+) -> None:
     with pytest.raises(InvalidInput) as raised:
         rule_id(DNM, target_type, raw, "rule.target")
     assert [v.field for v in raised.value.violations] == ["rule.target"]

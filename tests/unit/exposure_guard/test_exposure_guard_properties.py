@@ -52,7 +52,9 @@ class Case:
 
 
 token = st.one_of(
-    st.sampled_from(sorted(INFLECTIONS)).flatmap(lambda w: st.tuples(st.just(w), st.sampled_from(INFLECTIONS[w]))),
+    st.sampled_from(sorted(INFLECTIONS)).flatmap(
+        lambda w: st.tuples(st.just(w), st.sampled_from(INFLECTIONS[w]))
+    ),
     st.tuples(st.none(), st.sampled_from(DECOYS)),
 )
 punctuation = st.sampled_from([" ", ", ", ". ", " (", ") ", "; ", " - "])
@@ -84,12 +86,33 @@ def case_lists(draw: st.DrawFn) -> list[Case]:
 
 
 rule = st.one_of(
-    st.builds(RuleId, st.sampled_from(list(RuleKind)), st.just(TargetType.KEY),
-              st.lists(st.sampled_from(SEGMENTS), min_size=1, max_size=2).map(".".join)),
-    st.builds(RuleId, st.sampled_from(list(RuleKind)), st.just(TargetType.TOPIC), st.sampled_from(sorted(INFLECTIONS))),
-    st.builds(RuleId, st.sampled_from(list(RuleKind)), st.just(TargetType.THREAD), st.sampled_from(THREADS)),
-    st.builds(RuleId, st.sampled_from(list(RuleKind)), st.just(TargetType.WORK_ORDER), st.sampled_from(WORK_ORDERS)),
-    st.builds(RuleId, st.sampled_from(list(RuleKind)), st.just(TargetType.ATOM), st.sampled_from(ATOMS)),
+    st.builds(
+        RuleId,
+        st.sampled_from(list(RuleKind)),
+        st.just(TargetType.KEY),
+        st.lists(st.sampled_from(SEGMENTS), min_size=1, max_size=2).map(".".join),
+    ),
+    st.builds(
+        RuleId,
+        st.sampled_from(list(RuleKind)),
+        st.just(TargetType.TOPIC),
+        st.sampled_from(sorted(INFLECTIONS)),
+    ),
+    st.builds(
+        RuleId,
+        st.sampled_from(list(RuleKind)),
+        st.just(TargetType.THREAD),
+        st.sampled_from(THREADS),
+    ),
+    st.builds(
+        RuleId,
+        st.sampled_from(list(RuleKind)),
+        st.just(TargetType.WORK_ORDER),
+        st.sampled_from(WORK_ORDERS),
+    ),
+    st.builds(
+        RuleId, st.sampled_from(list(RuleKind)), st.just(TargetType.ATOM), st.sampled_from(ATOMS)
+    ),
 )
 rules = st.lists(rule, max_size=10)
 channels = st.sampled_from(list(Channel))
@@ -111,7 +134,9 @@ def rule_applies(rule: RuleId, case: Case) -> bool:
             return rule.target in (item.atom_id, item.item_id)
 
 
-def forbidden(case: Case, rules: list[RuleId], channel: Channel, speak_text_allowed: bool, user_asked: bool) -> bool:
+def forbidden(
+    case: Case, rules: list[RuleId], channel: Channel, speak_text_allowed: bool, user_asked: bool
+) -> bool:
     exposure = case.exposed.exposure
     if exposure not in (Exposure.SAFE_TO_SPEAK, Exposure.SAFE_TO_TEXT):
         return True
@@ -119,24 +144,39 @@ def forbidden(case: Case, rules: list[RuleId], channel: Channel, speak_text_allo
         return True
     if any(r.kind is RuleKind.DO_NOT_MENTION and rule_applies(r, case) for r in rules):
         return True
-    pulled = case.exposed.pull_only or any(r.kind is RuleKind.PULL_ONLY and rule_applies(r, case) for r in rules)
+    pulled = case.exposed.pull_only or any(
+        r.kind is RuleKind.PULL_ONLY and rule_applies(r, case) for r in rules
+    )
     return pulled and not user_asked
 
 
 @settings(max_examples=400, deadline=None)
 @given(case_lists(), rules, channels, st.booleans(), st.booleans())
 def test_exactly_the_items_not_forbidden_pass(
-    items: list[Case], rule_list: list[RuleId], channel: Channel, speak_text_allowed: bool, user_asked: bool
+    items: list[Case],
+    rule_list: list[RuleId],
+    channel: Channel,
+    speak_text_allowed: bool,
+    user_asked: bool,
 ) -> None:
     outcome = filter_items(
-        CompiledRules.of(rule_list), [c.exposed for c in items], channel,
-        speak_text_allowed=speak_text_allowed, user_asked=user_asked,
+        CompiledRules.of(rule_list),
+        [c.exposed for c in items],
+        channel,
+        speak_text_allowed=speak_text_allowed,
+        user_asked=user_asked,
     )
     expected = [
-        c.exposed.item.item_id for c in items if not forbidden(c, rule_list, channel, speak_text_allowed, user_asked)
+        c.exposed.item.item_id
+        for c in items
+        if not forbidden(c, rule_list, channel, speak_text_allowed, user_asked)
     ]
     assert list(outcome.allowed_item_ids) == expected
-    mentioned = [c for c in items if any(r.kind is RuleKind.DO_NOT_MENTION and rule_applies(r, c) for r in rule_list)]
+    mentioned = [
+        c
+        for c in items
+        if any(r.kind is RuleKind.DO_NOT_MENTION and rule_applies(r, c) for r in rule_list)
+    ]
     assert outcome.do_not_mention_hits == len(mentioned)
     held_back = len(items) - len(expected)
     assert all(count > 0 for _, count in outcome.hits)
@@ -144,16 +184,29 @@ def test_exactly_the_items_not_forbidden_pass(
 
 
 @settings(max_examples=200, deadline=None)
-@given(case_lists(), rules, channels, st.booleans(), st.booleans(), st.randoms(use_true_random=False))
+@given(
+    case_lists(), rules, channels, st.booleans(), st.booleans(), st.randoms(use_true_random=False)
+)
 def test_filter_is_deterministic_whatever_the_rule_order(
-    items: list[Case], rule_list: list[RuleId], channel: Channel, speak: bool, asked: bool, rng  # type: ignore[no-untyped-def]
+    items: list[Case],
+    rule_list: list[RuleId],
+    channel: Channel,
+    speak: bool,
+    asked: bool,
+    rng,  # type: ignore[no-untyped-def]
 ) -> None:
     exposed = [c.exposed for c in items]
-    first = filter_items(CompiledRules.of(rule_list), exposed, channel, speak_text_allowed=speak, user_asked=asked)
-    again = filter_items(CompiledRules.of(rule_list), exposed, channel, speak_text_allowed=speak, user_asked=asked)
+    first = filter_items(
+        CompiledRules.of(rule_list), exposed, channel, speak_text_allowed=speak, user_asked=asked
+    )
+    again = filter_items(
+        CompiledRules.of(rule_list), exposed, channel, speak_text_allowed=speak, user_asked=asked
+    )
     shuffled = list(rule_list)
     rng.shuffle(shuffled)
-    reordered = filter_items(CompiledRules.of(shuffled), exposed, channel, speak_text_allowed=speak, user_asked=asked)
+    reordered = filter_items(
+        CompiledRules.of(shuffled), exposed, channel, speak_text_allowed=speak, user_asked=asked
+    )
     assert first == again == reordered
     assert list(first.hits) == sorted(first.hits)
 
@@ -173,12 +226,21 @@ def summary_atoms(draw: st.DrawFn) -> list[tuple[SummaryAtom, Case]]:
         text = item.text
         if draw(st.booleans()):
             text = draw(summary_text)
-            words = frozenset(w for w in INFLECTIONS if any(t in INFLECTIONS[w] for t in item.topics))
+            words = frozenset(
+                w for w in INFLECTIONS if any(t in INFLECTIONS[w] for t in item.topics)
+            )
         atom = SummaryAtom(
-            atom_id=item.item_id, key=item.key, text=text, topics=item.topics, exposure=base.exposed.exposure,
-            pinned=draw(st.booleans()), confidence_bp=draw(st.integers(0, 10_000)),
+            atom_id=item.item_id,
+            key=item.key,
+            text=text,
+            topics=item.topics,
+            exposure=base.exposed.exposure,
+            pinned=draw(st.booleans()),
+            confidence_bp=draw(st.integers(0, 10_000)),
         )
-        seen = Item(item_id=item.item_id, key=item.key, topics=item.topics, text=text, atom_id=item.item_id)
+        seen = Item(
+            item_id=item.item_id, key=item.key, topics=item.topics, text=text, atom_id=item.item_id
+        )
         atoms.append((atom, Case(Exposed(seen, atom.exposure), words)))
     return atoms
 
@@ -186,10 +248,15 @@ def summary_atoms(draw: st.DrawFn) -> list[tuple[SummaryAtom, Case]]:
 @settings(max_examples=200, deadline=None)
 @given(summary_atoms(), rules, channels, st.booleans())
 def test_recall_summary_is_safe_and_bounded(
-    atoms: list[tuple[SummaryAtom, Case]], rule_list: list[RuleId], channel: Channel, speak_text_allowed: bool
+    atoms: list[tuple[SummaryAtom, Case]],
+    rule_list: list[RuleId],
+    channel: Channel,
+    speak_text_allowed: bool,
 ) -> None:
     dnm = [r for r in rule_list if r.kind is RuleKind.DO_NOT_MENTION]
-    got = recall_summary(CompiledRules.of(dnm), [a for a, _ in atoms], channel, speak_text_allowed=speak_text_allowed)
+    got = recall_summary(
+        CompiledRules.of(dnm), [a for a, _ in atoms], channel, speak_text_allowed=speak_text_allowed
+    )
     assert len(got.items) <= MAX_ITEMS
     assert sum(len(item.encode()) for item in got.items) <= MAX_BYTES
     assert len(set(got.atom_ids)) == len(got.atom_ids) == len(got.items)
@@ -198,14 +265,21 @@ def test_recall_summary_is_safe_and_bounded(
         atom, case = by_id[atom_id]
         assert item == atom.text and atom.text.strip()
         assert atom.exposure is Exposure.SAFE_TO_SPEAK or (
-            atom.exposure is Exposure.SAFE_TO_TEXT and (channel is Channel.TEXT or speak_text_allowed)
+            atom.exposure is Exposure.SAFE_TO_TEXT
+            and (channel is Channel.TEXT or speak_text_allowed)
         )
         assert not any(rule_applies(r, case) for r in dnm)
     safe = [
-        a for a, c in atoms
+        a
+        for a, c in atoms
         if a.text.strip()
-        and (a.exposure is Exposure.SAFE_TO_SPEAK
-             or (a.exposure is Exposure.SAFE_TO_TEXT and (channel is Channel.TEXT or speak_text_allowed)))
+        and (
+            a.exposure is Exposure.SAFE_TO_SPEAK
+            or (
+                a.exposure is Exposure.SAFE_TO_TEXT
+                and (channel is Channel.TEXT or speak_text_allowed)
+            )
+        )
         and not any(rule_applies(r, c) for r in dnm)
     ]
     assert got.omitted_count == len(safe) - len(got.items)

@@ -14,13 +14,22 @@ from memmesh.engines.exposure_guard.mapping import exposure_of_wire
 from memmesh.policy.sensitivity import Exposure
 
 
-def atom(atom_id: str, text: str = "", exposure: Exposure = Exposure.SAFE_TO_SPEAK, **fields: object) -> SummaryAtom:
+def atom(
+    atom_id: str, text: str = "", exposure: Exposure = Exposure.SAFE_TO_SPEAK, **fields: object
+) -> SummaryAtom:
     values: dict[str, object] = {"key": "", "topics": (), "pinned": False, "confidence_bp": 9000}
     values.update(fields)
-    return SummaryAtom(atom_id=atom_id, text=text or f"User fact {atom_id}.", exposure=exposure, **values)  # type: ignore[arg-type]
+    return SummaryAtom(
+        atom_id=atom_id, text=text or f"User fact {atom_id}.", exposure=exposure, **values
+    )  # type: ignore[arg-type]
 
 
-def summary(atoms: list[SummaryAtom], rules: list[RuleId] | None = None, channel: Channel = Channel.VOICE, allowed: bool = False):  # type: ignore[no-untyped-def]
+def summary(
+    atoms: list[SummaryAtom],
+    rules: list[RuleId] | None = None,
+    channel: Channel = Channel.VOICE,
+    allowed: bool = False,
+):  # type: ignore[no-untyped-def]
     return recall_summary(CompiledRules.of(rules or []), atoms, channel, speak_text_allowed=allowed)
 
 
@@ -35,8 +44,10 @@ def test_only_safe_atoms_are_summarised() -> None:
         atom("g", superseded=True),
         atom("h", text="   "),
     ]
-    rules = [RuleId(RuleKind.DO_NOT_MENTION, TargetType.KEY, "relationship.sister"),
-             RuleId(RuleKind.DO_NOT_MENTION, TargetType.TOPIC, "sister")]
+    rules = [
+        RuleId(RuleKind.DO_NOT_MENTION, TargetType.KEY, "relationship.sister"),
+        RuleId(RuleKind.DO_NOT_MENTION, TargetType.TOPIC, "sister"),
+    ]
     assert summary(atoms, rules).atom_ids == ("a",)
     assert summary(atoms, rules, Channel.TEXT).atom_ids == ("a", "b")
     assert summary(atoms, rules, Channel.VOICE, allowed=True).atom_ids == ("a", "b")
@@ -67,7 +78,11 @@ def test_at_most_ten_items() -> None:
 
 def test_at_most_one_kilobyte_whole_items_only() -> None:
     big = "x" * 600
-    atoms = [atom("a", big, confidence_bp=9999), atom("b", "é" * 300, confidence_bp=9998), atom("c", "short fact", confidence_bp=1)]
+    atoms = [
+        atom("a", big, confidence_bp=9999),
+        atom("b", "é" * 300, confidence_bp=9998),
+        atom("c", "short fact", confidence_bp=1),
+    ]
     got = summary(atoms)
     # "b" is 600 bytes of UTF-8 (300 characters) and does not fit after "a"; "c" still does.
     assert got.atom_ids == ("a", "c")

@@ -77,7 +77,10 @@ async def test_set_rule_records_a_reason_coded_event_with_a_hash_never_the_targe
     [(tenant, user, event)] = ledger.events
     assert (tenant, user) == ALICE
     assert (event.event_type, event.reason_code, event.rule_kind, event.target_type) == (
-        "EXPOSURE_RULE_SET", "USER_COMMAND", "DO_NOT_MENTION", "TOPIC"
+        "EXPOSURE_RULE_SET",
+        "USER_COMMAND",
+        "DO_NOT_MENTION",
+        "TOPIC",
     )
     assert event.target_sha256 == hashlib.sha256(b"sister").hexdigest()
     assert "sister" not in repr(event).replace(event.target_sha256, "")
@@ -98,20 +101,28 @@ async def test_setting_a_rule_again_writes_nothing_and_a_retry_has_the_same_key(
 
 async def test_a_rule_applies_to_the_next_filter_even_after_the_rule_set_was_cached(parts) -> None:  # type: ignore[no-untyped-def]
     service, _, _ = parts
-    before = await service.filter(*ALICE, sister_item(), Channel.VOICE, speak_text_allowed=False, user_asked=False)
+    before = await service.filter(
+        *ALICE, sister_item(), Channel.VOICE, speak_text_allowed=False, user_asked=False
+    )
     assert before.allowed_item_ids == ("a",)
     await service.set_rule(*ALICE, SISTER, "", 1)
-    after = await service.filter(*ALICE, sister_item(), Channel.VOICE, speak_text_allowed=False, user_asked=False)
+    after = await service.filter(
+        *ALICE, sister_item(), Channel.VOICE, speak_text_allowed=False, user_asked=False
+    )
     assert after.allowed_item_ids == () and after.do_not_mention_hits == 1
     assert await service.remove_rule(*ALICE, SISTER, "", 2)
-    again = await service.filter(*ALICE, sister_item(), Channel.VOICE, speak_text_allowed=False, user_asked=False)
+    again = await service.filter(
+        *ALICE, sister_item(), Channel.VOICE, speak_text_allowed=False, user_asked=False
+    )
     assert again.allowed_item_ids == ("a",)
 
 
 async def test_rules_of_one_user_never_affect_another(parts) -> None:  # type: ignore[no-untyped-def]
     service, _, _ = parts
     await service.set_rule(*ALICE, SISTER, "", 1)
-    bob = await service.filter(*BOB, sister_item(), Channel.VOICE, speak_text_allowed=False, user_asked=False)
+    bob = await service.filter(
+        *BOB, sister_item(), Channel.VOICE, speak_text_allowed=False, user_asked=False
+    )
     assert bob.allowed_item_ids == ("a",)
     assert await service.list_rules(*BOB) == []
 
@@ -134,5 +145,7 @@ async def test_check_store_names_the_do_not_store_rule_with_its_time(parts) -> N
     service, _, _ = parts
     rule_id = RuleId(RuleKind.DO_NOT_STORE, TargetType.KEY, "identity.health")
     await service.set_rule(*ALICE, rule_id, "", 5)
-    assert await service.check_store(*ALICE, Item("", key="identity.health.diet")) == Rule(rule_id, 5)
+    assert await service.check_store(*ALICE, Item("", key="identity.health.diet")) == Rule(
+        rule_id, 5
+    )
     assert await service.check_store(*ALICE, Item("", key="identity.name")) is None

@@ -17,7 +17,9 @@ from memmesh.policy.sensitivity import Exposure
 
 
 def outcome(rules: CompiledRules, items: list[Exposed], user_asked: bool = False):  # type: ignore[no-untyped-def]
-    return filter_items(rules, items, Channel.VOICE, speak_text_allowed=False, user_asked=user_asked)
+    return filter_items(
+        rules, items, Channel.VOICE, speak_text_allowed=False, user_asked=user_asked
+    )
 
 
 def fresh(items: list[Exposed], user_asked: bool = False):  # type: ignore[no-untyped-def]
@@ -36,12 +38,16 @@ def test_a_reused_rule_set_answers_as_a_fresh_one_across_changing_batches() -> N
 
 def test_the_same_text_matches_the_same_wherever_it_appears() -> None:
     rules = CompiledRules.of(bench_rules())
-    mentions = Exposed(Item("a", text="My salary went up.", topics=("work",)), Exposure.SAFE_TO_SPEAK)
+    mentions = Exposed(
+        Item("a", text="My salary went up.", topics=("work",)), Exposure.SAFE_TO_SPEAK
+    )
     plain = Exposed(Item("b", text="I like tea.", topics=("salary",)), Exposure.SAFE_TO_SPEAK)
     again = Exposed(Item("c", text="My salary went up.", topics=("tea",)), Exposure.SAFE_TO_SPEAK)
     assert outcome(rules, [mentions, plain]).allowed_item_ids == ()
     assert outcome(rules, [plain, again, mentions]).allowed_item_ids == ()
-    assert outcome(rules, [Exposed(Item("d", text="I like tea."), Exposure.SAFE_TO_SPEAK)]).allowed_item_ids == ("d",)
+    assert outcome(
+        rules, [Exposed(Item("d", text="I like tea."), Exposure.SAFE_TO_SPEAK)]
+    ).allowed_item_ids == ("d",)
 
 
 def test_answers_stay_exact_when_the_memory_starts_over(monkeypatch: pytest.MonkeyPatch) -> None:

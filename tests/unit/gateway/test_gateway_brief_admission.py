@@ -25,21 +25,32 @@ class SlowComposer:
         self.seconds = seconds
         self.calls = 0
 
-    async def Compose(self, request: composer_pb.ComposeRequest, timeout: float | None = None) -> composer_pb.ComposeResponse:  # noqa: N802
+    async def Compose(
+        self, request: composer_pb.ComposeRequest, timeout: float | None = None
+    ) -> composer_pb.ComposeResponse:  # noqa: N802
         self.calls += 1
         await asyncio.sleep(self.seconds)
         bundle = bundle_pb2.ContextBundle(mode=bundle_pb2.SESSION_MODE_IN_SESSION)
-        bundle.atoms.add(atom_id="a1", key="preference.tea", text="User likes tea.", exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK)
+        bundle.atoms.add(
+            atom_id="a1",
+            key="preference.tea",
+            text="User likes tea.",
+            exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK,
+        )
         return composer_pb.ComposeResponse(bundle=bundle)
 
 
 class PassingGuard:
-    async def Filter(self, request: guard_pb.FilterRequest, timeout: float | None = None) -> guard_pb.FilterResponse:  # noqa: N802
+    async def Filter(
+        self, request: guard_pb.FilterRequest, timeout: float | None = None
+    ) -> guard_pb.FilterResponse:  # noqa: N802
         return guard_pb.FilterResponse(allowed_item_ids=[item.item_id for item in request.items])
 
 
 def handler(composer: SlowComposer, concurrency: int) -> BriefHandler:
-    return BriefHandler(composer, PassingGuard(), AskedQuestions(MemoryCache()), BUDGET_S, concurrency)  # type: ignore[arg-type]
+    return BriefHandler(
+        composer, PassingGuard(), AskedQuestions(MemoryCache()), BUDGET_S, concurrency
+    )  # type: ignore[arg-type]
 
 
 def brief_request(user: str) -> pb.BriefRequest:

@@ -19,10 +19,15 @@ from memmesh.errors import DeadlineExpired, DependencyFailed
         (DeadlineExpired("spent"), BUDGET_EXCEEDED),
         (DependencyFailed("exposure_guard", "UNAVAILABLE"), "TIER1_UNAVAILABLE:exposure_guard"),
         (DependencyFailed("current_state", "UNAVAILABLE"), "TIER1_UNAVAILABLE:current_state"),
-        (DependencyFailed("context_composer", "INVALID_ARGUMENT"), "TIER1_UNAVAILABLE:context_composer"),
+        (
+            DependencyFailed("context_composer", "INVALID_ARGUMENT"),
+            "TIER1_UNAVAILABLE:context_composer",
+        ),
     ],
 )
-def test_failures_map_to_reason_codes_naming_the_engine_at_fault(error: DependencyFailed | DeadlineExpired, reason: str) -> None:
+def test_failures_map_to_reason_codes_naming_the_engine_at_fault(
+    error: DependencyFailed | DeadlineExpired, reason: str
+) -> None:
     assert reason_code(error) == reason
 
 
@@ -30,12 +35,30 @@ def sample_bundle() -> bundle_pb2.ContextBundle:
     bundle = bundle_pb2.ContextBundle(
         push=bundle_pb2.PushMemory(display_name="Sam"),
         atoms=[
-            bundle_pb2.BundleAtom(atom_id="a1", key="relationship.sister", text="User's sister is Ana", tag=memory_pb2.MEMORY_TAG_TENTATIVE, exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK),
-            bundle_pb2.BundleAtom(atom_id="a2", key="preference.music", text="User likes jazz", tag=memory_pb2.MEMORY_TAG_CONFIRMED, exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK),
+            bundle_pb2.BundleAtom(
+                atom_id="a1",
+                key="relationship.sister",
+                text="User's sister is Ana",
+                tag=memory_pb2.MEMORY_TAG_TENTATIVE,
+                exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK,
+            ),
+            bundle_pb2.BundleAtom(
+                atom_id="a2",
+                key="preference.music",
+                text="User likes jazz",
+                tag=memory_pb2.MEMORY_TAG_CONFIRMED,
+                exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK,
+            ),
         ],
         working_memory=[bundle_pb2.BundleTurn(turn_id="t1", session_id="s", text="hello")],
         rolling_summary="We spoke about Ana.",
-        clarification=bundle_pb2.ClarificationQuestion(question_id="q1", atom_id="a1", key="relationship.sister", text="Is Ana your sister?", reason_code="LOW_CONFIDENCE"),
+        clarification=bundle_pb2.ClarificationQuestion(
+            question_id="q1",
+            atom_id="a1",
+            key="relationship.sister",
+            text="Is Ana your sister?",
+            reason_code="LOW_CONFIDENCE",
+        ),
     )
     return bundle
 
@@ -50,7 +73,11 @@ def test_final_gate_removes_what_the_guard_holds_back_and_recounts() -> None:
     assert not gated.bundle.HasField("clarification")
     assert gated.bundle.rolling_summary == ""
     counters = recount(bundle_pb2.BundleCounters(do_not_mention_hits_count=2), gated.bundle, 3)
-    assert (counters.atoms_selected_count, counters.confirmed_count, counters.clarification_due_to_memory_count) == (1, 1, 0)
+    assert (
+        counters.atoms_selected_count,
+        counters.confirmed_count,
+        counters.clarification_due_to_memory_count,
+    ) == (1, 1, 0)
     assert counters.do_not_mention_hits_count == 5
     assert counters.context_bundle_bytes == gated.bundle.ByteSize()
     hints = prune_vocabulary(bundle_pb2.HintBundle(vocabulary=["Ana", "Sam"]), gated.removed_texts)
@@ -62,5 +89,3 @@ def test_final_gate_passing_everything_returns_the_bundle_unchanged() -> None:
     items = gate_items(bundle)
     gated = apply_gate(bundle, items, {i.item_id for i in items})
     assert gated.bundle is bundle and gated.removed_texts == ()
-
-

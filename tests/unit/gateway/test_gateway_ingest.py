@@ -32,12 +32,16 @@ class FakeThreads:
         self.down = False
         self.turns: list[str] = []
 
-    async def append_turn(self, request: thread_pb.AppendTurnRequest, timeout_s: float) -> thread_pb.AppendTurnResponse:
+    async def append_turn(
+        self, request: thread_pb.AppendTurnRequest, timeout_s: float
+    ) -> thread_pb.AppendTurnResponse:
         if self.down:
             raise DependencyFailed("thread_store", "UNAVAILABLE")
         duplicate = request.turn.turn_id in self.turns
         self.turns.append(request.turn.turn_id)
-        return thread_pb.AppendTurnResponse(duplicate=duplicate, exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK)
+        return thread_pb.AppendTurnResponse(
+            duplicate=duplicate, exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK
+        )
 
 
 class FakeState:
@@ -53,7 +57,9 @@ class FakeState:
         self.reads += 1
         return state_pb.GetResponse(state=self.state)
 
-    async def apply(self, request: state_pb.ApplyRequest, timeout_s: float) -> state_pb.ApplyResponse:
+    async def apply(
+        self, request: state_pb.ApplyRequest, timeout_s: float
+    ) -> state_pb.ApplyResponse:
         if not request.any_version and request.expected_version != self.state.version:
             raise DependencyFailed("current_state", "ABORTED", peer_reason="VERSION_MISMATCH")
         if request.change.HasField("fill_empty_profile"):
@@ -75,11 +81,15 @@ class FakeExtractor:
         self.refused: set[str] = set()
         self.processed: list[str] = []
 
-    async def process(self, request: extractor_pb.ProcessRequest, timeout_s: float) -> extractor_pb.ProcessResponse:
+    async def process(
+        self, request: extractor_pb.ProcessRequest, timeout_s: float
+    ) -> extractor_pb.ProcessResponse:
         if self.down:
             raise DependencyFailed("atom_extractor", "UNAVAILABLE")
         if request.turn.turn_id in self.refused:
-            raise DependencyFailed("atom_extractor", "INVALID_ARGUMENT", peer_reason="INVALID_FIELD")
+            raise DependencyFailed(
+                "atom_extractor", "INVALID_ARGUMENT", peer_reason="INVALID_FIELD"
+            )
         self.processed.append(request.turn.turn_id)
         if request.turn.text.startswith("I'm "):
             name = request.turn.text.removeprefix("I'm ").rstrip(".")
@@ -99,7 +109,9 @@ class Gateway:
         self.threads = FakeThreads()
         self.state, self.extractor = FakeState(), FakeExtractor()
         handlers = EffectHandlers(self.state, self.extractor).by_kind()
-        self.outbox = Outbox(database, handlers, RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.02))
+        self.outbox = Outbox(
+            database, handlers, RetryPolicy(initial_backoff_s=0.01, max_backoff_s=0.02)
+        )
 
     def handler(self) -> IngestHandler:
         return IngestHandler(self.threads, self.outbox, budget_s=2.0)
@@ -107,7 +119,9 @@ class Gateway:
     async def ingest(
         self, turn_id: str, text: str, role: memory_pb2.Role.ValueType = memory_pb2.ROLE_USER
     ) -> pb.IngestResponse:
-        turn = memory_pb2.Turn(turn_id=turn_id, session_id="s1", role=role, text=text, time=timestamp_of(NOW_US))
+        turn = memory_pb2.Turn(
+            turn_id=turn_id, session_id="s1", role=role, text=text, time=timestamp_of(NOW_US)
+        )
         return await self.handler().ingest(pb.IngestRequest(scope=SCOPE, turn=turn), None)
 
 
@@ -137,7 +151,9 @@ async def test_the_gateway_queues_nothing_for_the_index(gateway: Gateway) -> Non
     # The ThreadStore indexes what it archives: no effect of the gateway is bound for the ranker.
     gateway.extractor.down = True
     await gateway.ingest("t1", "hello")
-    assert [(e.kind, e.lane) for e in await gateway.outbox.pending("t", "u")] == [("extract", "atom_extractor")]
+    assert [(e.kind, e.lane) for e in await gateway.outbox.pending("t", "u")] == [
+        ("extract", "atom_extractor")
+    ]
 
 
 async def test_with_the_extractor_down_the_extraction_is_queued_once(gateway: Gateway) -> None:
@@ -171,7 +187,9 @@ async def test_an_assistant_turn_is_only_archived(gateway: Gateway) -> None:
     assert await gateway.outbox.pending("t", "u") == []
 
 
-async def test_a_profile_fill_never_reads_the_state_first_so_no_other_change_can_race_it(gateway: Gateway) -> None:
+async def test_a_profile_fill_never_reads_the_state_first_so_no_other_change_can_race_it(
+    gateway: Gateway,
+) -> None:
     # Current State decides "only if empty" itself: the fill is blind, the interaction record
     # moving the version cannot abort it, and the gateway never reads the state to fill it.
     await gateway.ingest("t1", "I'm Ana.")
@@ -180,19 +198,33 @@ async def test_a_profile_fill_never_reads_the_state_first_so_no_other_change_can
     assert gateway.state.applied == ["interaction:t1", "profile:t1", "interaction:t2"]
 
 
-async def test_a_fill_queued_in_the_old_form_still_only_fills_an_empty_field(gateway: Gateway) -> None:
+async def test_a_fill_queued_in_the_old_form_still_only_fills_an_empty_field(
+    gateway: Gateway,
+) -> None:
     gateway.state.state.profile.display_name = "Kaiser"
     old = state_pb.ApplyRequest(
         scope=SCOPE, change=state_pb.StateChange(set_display_name="Ana"), reason_code="USER_STATED_PROFILE",
         idempotency_key="profile:display_name:t0", now=timestamp_of(NOW_US),
     )  # fmt: skip
     await gateway.outbox.enqueue_and_deliver(
-        "t", "u", [Effect(FILL_PROFILE, old.SerializeToString(), "fill_profile:display_name:t0", "current_state")], 2.0
+        "t",
+        "u",
+        [
+            Effect(
+                FILL_PROFILE,
+                old.SerializeToString(),
+                "fill_profile:display_name:t0",
+                "current_state",
+            )
+        ],
+        2.0,
     )
     assert gateway.state.state.profile.display_name == "Kaiser" and gateway.state.applied == []
 
 
-async def test_a_turn_the_extractor_refuses_is_a_dead_letter_and_the_next_turn_is_extracted(gateway: Gateway) -> None:
+async def test_a_turn_the_extractor_refuses_is_a_dead_letter_and_the_next_turn_is_extracted(
+    gateway: Gateway,
+) -> None:
     gateway.extractor.refused = {"bad"}
     refused = await gateway.ingest("bad", "hello")
     assert refused.ok and not refused.extraction_queued

@@ -17,14 +17,18 @@ DEBUG = next(iter(DEBUG_METHODS))
 
 
 def authenticator() -> TenantKeyAuthenticator:
-    return TenantKeyAuthenticator({"acme": "acme-key", "globex": "globex-key"}, "internal", DEBUG_METHODS)
+    return TenantKeyAuthenticator(
+        {"acme": "acme-key", "globex": "globex-key"}, "internal", DEBUG_METHODS
+    )
 
 
 def request(tenant: str) -> pb.BriefRequest:
     return pb.BriefRequest(scope={"tenant_id": tenant, "user_id": "u1"})
 
 
-def test_default_settings_serve_the_demo_tenant_and_parse_json_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_settings_serve_the_demo_tenant_and_parse_json_keys(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     assert GatewaySettings().tenant_keys == {"demo": "demo-key"}
     assert GatewaySettings().brief_budget_ms == 40
     monkeypatch.setenv("MEMMESH_GATEWAY_TENANT_KEYS", '{"acme": "k1"}')
@@ -52,7 +56,11 @@ def test_debug_user_also_needs_the_internal_token() -> None:
     debug_request = pb.DebugUserRequest(scope={"tenant_id": "acme", "user_id": "u1"})
     with pytest.raises(Unauthenticated):
         authenticator().authenticate(DEBUG, {"authorization": "Bearer acme-key"}, debug_request)
-    authenticator().authenticate(DEBUG, {"authorization": "Bearer acme-key", INTERNAL_TOKEN_HEADER: "internal"}, debug_request)
+    authenticator().authenticate(
+        DEBUG,
+        {"authorization": "Bearer acme-key", INTERNAL_TOKEN_HEADER: "internal"},
+        debug_request,
+    )
 
 
 class FakeClock:

@@ -10,8 +10,12 @@ from memmesh.extraction.profile import stated_profile
 
 def change(key: str, text: str, tokens: list[str], **overrides: object) -> pb.AtomChange:
     fields: dict[str, object] = {
-        "key": key, "text": text, "critical_tokens": tokens, "confidence_bp": 9000,
-        "status": memory_pb2.ATOM_STATUS_ACTIVE, "exposure": memory_pb2.EXPOSURE_SAFE_TO_SPEAK,
+        "key": key,
+        "text": text,
+        "critical_tokens": tokens,
+        "confidence_bp": 9000,
+        "status": memory_pb2.ATOM_STATUS_ACTIVE,
+        "exposure": memory_pb2.EXPOSURE_SAFE_TO_SPEAK,
     }
     fields.update(overrides)
     return pb.AtomChange(kind=pb.CHANGE_KIND_CREATED, atom=memory_pb2.Atom(**fields))  # type: ignore[arg-type]
@@ -24,15 +28,28 @@ def test_a_stated_name_and_language_become_profile_fields() -> None:
             change("identity.language.native", "User's native language is Spanish.", []),
         ]
     )
-    assert stated_profile(applied_changes(processed)) == {"display_name": "Ana", "primary_language": "es"}
+    assert stated_profile(applied_changes(processed)) == {
+        "display_name": "Ana",
+        "primary_language": "es",
+    }
 
 
 def test_uncertain_conflicting_or_unsafe_facts_are_not_adopted() -> None:
     processed = pb.ProcessResponse(
         changes=[
             change("identity.name", "User's name is Ana.", ["Ana"], confidence_bp=7000),
-            change("identity.name", "User's name is Bo.", ["Bo"], status=memory_pb2.ATOM_STATUS_CONFLICT),
-            change("identity.name", "User's name is Cy.", ["Cy"], exposure=memory_pb2.EXPOSURE_INTERNAL_ONLY),
+            change(
+                "identity.name",
+                "User's name is Bo.",
+                ["Bo"],
+                status=memory_pb2.ATOM_STATUS_CONFLICT,
+            ),
+            change(
+                "identity.name",
+                "User's name is Cy.",
+                ["Cy"],
+                exposure=memory_pb2.EXPOSURE_INTERNAL_ONLY,
+            ),
             change("constraint.language.response", "User wants answers in Spanish or French.", []),
         ]
     )

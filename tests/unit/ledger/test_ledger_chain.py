@@ -20,7 +20,9 @@ from memmesh.runtime.errors import Conflict
 
 
 def event(key: str, reason: str = "USER_STATED", atom: str = "a1") -> NewEvent:
-    return NewEvent(key, "ATOM_CREATED", reason, (Attribute("atom_id", "s", atom),), 1_700_000_000_000_000)
+    return NewEvent(
+        key, "ATOM_CREATED", reason, (Attribute("atom_id", "s", atom),), 1_700_000_000_000_000
+    )
 
 
 def chain_of(n: int) -> list[StoredEvent]:

@@ -23,9 +23,13 @@ class FakeStub:
     async def Append(self, request: pb.AppendRequest) -> pb.AppendResponse:
         self.requests.append(request)
         if self.failure is not None:
-            raise grpc.aio.AioRpcError(self.failure, grpc.aio.Metadata(), grpc.aio.Metadata(), "refused")
+            raise grpc.aio.AioRpcError(
+                self.failure, grpc.aio.Metadata(), grpc.aio.Metadata(), "refused"
+            )
         first = sum(len(r.events) for r in self.requests[:-1]) + 1
-        return pb.AppendResponse(events=[pb.AppendedEvent(sequence=first + i) for i in range(len(request.events))])
+        return pb.AppendResponse(
+            events=[pb.AppendedEvent(sequence=first + i) for i in range(len(request.events))]
+        )
 
 
 def writer(stub: FakeStub) -> LedgerWriter:
@@ -42,7 +46,9 @@ async def test_events_are_sent_in_order_in_batches_of_at_most_one_hundred() -> N
     outcomes = await writer(stub).append("t", "u", events)
     assert [len(r.events) for r in stub.requests] == [MAX_EVENTS_PER_APPEND, 1]
     assert outcomes == [Appended(n + 1, False) for n in range(MAX_EVENTS_PER_APPEND + 1)]
-    assert [e.idempotency_key for r in stub.requests for e in r.events][-1] == f"key-{MAX_EVENTS_PER_APPEND}"
+    assert [e.idempotency_key for r in stub.requests for e in r.events][
+        -1
+    ] == f"key-{MAX_EVENTS_PER_APPEND}"
 
 
 async def test_attributes_keep_their_types() -> None:
@@ -51,9 +57,18 @@ async def test_attributes_keep_their_types() -> None:
     typed = NewEvent("k", "STATE_CHANGED", "USER_STATED", attributes, NOW_US)
     await writer(stub).append("t", "u", [typed])
     [sent] = stub.requests[0].events
-    assert [a.WhichOneof("value") for a in sent.attributes] == ["string_value", "int_value", "bool_value", "time_value"]
+    assert [a.WhichOneof("value") for a in sent.attributes] == [
+        "string_value",
+        "int_value",
+        "bool_value",
+        "time_value",
+    ]
     assert sent.attributes[3].time_value == timestamp_of(NOW_US) == sent.occur_time
-    assert (sent.event_type, sent.reason_code, sent.idempotency_key) == ("STATE_CHANGED", "USER_STATED", "k")
+    assert (sent.event_type, sent.reason_code, sent.idempotency_key) == (
+        "STATE_CHANGED",
+        "USER_STATED",
+        "k",
+    )
 
 
 async def test_a_key_stored_with_other_content_is_a_conflict() -> None:

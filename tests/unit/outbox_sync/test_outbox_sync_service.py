@@ -25,7 +25,9 @@ class FakeLedger:
         self.events: dict[str, NewEvent] = {}
         self.down = False
 
-    async def append(self, tenant_id: str, user_id: str, events: Sequence[NewEvent]) -> list[Appended]:
+    async def append(
+        self, tenant_id: str, user_id: str, events: Sequence[NewEvent]
+    ) -> list[Appended]:
         if self.down:
             raise DependencyFailed("ledger", "UNAVAILABLE")
         outcomes = []
@@ -51,7 +53,9 @@ def push(*items: MirrorItem, retry_count: int = 0) -> PushBatch:
     return PushBatch("device-1", list(items), retry_count, NOW_US)
 
 
-async def test_a_batch_is_acked_and_recorded_once_with_ids_and_counts(store: SqlMirrorStore) -> None:
+async def test_a_batch_is_acked_and_recorded_once_with_ids_and_counts(
+    store: SqlMirrorStore,
+) -> None:
     ledger = FakeLedger()
     service = OutboxSyncService(store, ledger)
     acks = await service.push(T, U, push(item("a", "k1"), item("b", "k2")))
@@ -61,12 +65,18 @@ async def test_a_batch_is_acked_and_recorded_once_with_ids_and_counts(store: Sql
     [event] = ledger.events.values()
     assert (event.event_type, event.reason_code) == ("OUTBOX_RECEIVED", "DEVICE_PUSH")
     assert dict(event.attributes) == {
-        "device_id": "device-1", "item_count": 2, "duplicate_count": 0,
-        "first_cursor": 1, "last_cursor": 2, "retry_count": 0,
+        "device_id": "device-1",
+        "item_count": 2,
+        "duplicate_count": 0,
+        "first_cursor": 1,
+        "last_cursor": 2,
+        "retry_count": 0,
     }
 
 
-async def test_a_push_whose_ledger_call_fails_is_recorded_by_the_retry(store: SqlMirrorStore) -> None:
+async def test_a_push_whose_ledger_call_fails_is_recorded_by_the_retry(
+    store: SqlMirrorStore,
+) -> None:
     ledger = FakeLedger()
     service = OutboxSyncService(store, ledger)
     ledger.down = True
@@ -89,11 +99,17 @@ async def test_pull_pages_in_cursor_order(store: SqlMirrorStore) -> None:
     assert (await service.pull(T, U, 5, 0)).next_cursor == 5
 
 
-async def test_restore_returns_the_highest_version_per_key_across_pages(store: SqlMirrorStore) -> None:
+async def test_restore_returns_the_highest_version_per_key_across_pages(
+    store: SqlMirrorStore,
+) -> None:
     ledger = FakeLedger()
     service = OutboxSyncService(store, ledger)
-    await service.push(T, U, push(item("k1v2", "k1", 2), item("k2v1", "k2", 1), item("k3v1", "k3", 1)))
-    await service.push(T, U, push(item("k1v1-late", "k1", 1), item("k3-forgotten", "k3", 2, tombstone=True)))
+    await service.push(
+        T, U, push(item("k1v2", "k1", 2), item("k2v1", "k2", 1), item("k3v1", "k3", 1))
+    )
+    await service.push(
+        T, U, push(item("k1v1-late", "k1", 1), item("k3-forgotten", "k3", 2, tombstone=True))
+    )
     seen, token, pages = [], "", 0
     while True:
         page = await service.restore(T, U, "device-2", NOW_US, token, 1)
@@ -104,16 +120,23 @@ async def test_restore_returns_the_highest_version_per_key_across_pages(store: S
             break
     assert seen == ["k1v2", "k2v1", "k3-forgotten"]
     restore_events = [e for e in ledger.events.values() if e.event_type == "OUTBOX_RESTORE_SERVED"]
-    assert len(restore_events) == 1 and dict(restore_events[0].attributes) == {"device_id": "device-2", "as_of_cursor": 5}
+    assert len(restore_events) == 1 and dict(restore_events[0].attributes) == {
+        "device_id": "device-2",
+        "as_of_cursor": 5,
+    }
 
 
 async def test_restore_of_an_unknown_user_is_empty(store: SqlMirrorStore) -> None:
-    page = await OutboxSyncService(store, FakeLedger()).restore(T, "nobody", "device-2", NOW_US, "", 0)
+    page = await OutboxSyncService(store, FakeLedger()).restore(
+        T, "nobody", "device-2", NOW_US, "", 0
+    )
     assert (page.items, page.as_of_cursor, page.next_page_token) == ([], 0, "")
 
 
 @pytest.mark.parametrize("token", ["garbage", "5", "3.9", "99.1"])
-async def test_a_forged_page_token_is_invalid_input_naming_it(store: SqlMirrorStore, token: str) -> None:
+async def test_a_forged_page_token_is_invalid_input_naming_it(
+    store: SqlMirrorStore, token: str
+) -> None:
     service = OutboxSyncService(store, FakeLedger())
     await service.push(T, U, push(item("a", "k1")))
     with pytest.raises(InvalidInput) as raised:

@@ -53,7 +53,13 @@ def test_sensitive_text_falls_in_its_class(text: str, expected: object) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["I live in Boston.", "I love jazz.", "Pin this conversation, please.", "It is worth a try.", "Turn 4 of today."],
+    [
+        "I live in Boston.",
+        "I love jazz.",
+        "Pin this conversation, please.",
+        "It is worth a try.",
+        "Turn 4 of today.",
+    ],
 )
 def test_ordinary_text_is_safe_to_speak(text: str) -> None:
     assert sensitivity_of(text) is None
@@ -73,14 +79,23 @@ def test_a_key_counts_like_text() -> None:
     before=FILLER,
     after=FILLER,
 )
-def test_credential_bearing_text_is_never_safe_to_speak(noun: str, value: str, verb: str, before: str, after: str) -> None:
+def test_credential_bearing_text_is_never_safe_to_speak(
+    noun: str, value: str, verb: str, before: str, after: str
+) -> None:
     for owner in ("My", "my", "the", "Our"):
         text = f"{before} {owner} {noun} {verb} {value} {after}"
         assert exposure_of(text) is Exposure.INTERNAL_ONLY, text
 
 
-@given(digits=st.from_regex(r"\A[0-9]{13,19}\Z"), sep=st.sampled_from(["", " ", "-"]), before=FILLER, after=FILLER)
-def test_card_numbers_are_credentials_whatever_surrounds_them(digits: str, sep: str, before: str, after: str) -> None:
+@given(
+    digits=st.from_regex(r"\A[0-9]{13,19}\Z"),
+    sep=st.sampled_from(["", " ", "-"]),
+    before=FILLER,
+    after=FILLER,
+)
+def test_card_numbers_are_credentials_whatever_surrounds_them(
+    digits: str, sep: str, before: str, after: str
+) -> None:
     grouped = sep.join(digits[i : i + 4] for i in range(0, len(digits), 4))
     assert exposure_of(f"{before} {grouped} {after}") is Exposure.INTERNAL_ONLY
 

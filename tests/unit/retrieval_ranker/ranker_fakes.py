@@ -46,7 +46,9 @@ class MemoryRankerStore:
             user.removed.pop(doc.doc_id, None)
         return user.generation
 
-    async def remove(self, tenant_id: str, user_id: str, doc_ids: Sequence[str]) -> tuple[list[str], int]:
+    async def remove(
+        self, tenant_id: str, user_id: str, doc_ids: Sequence[str]
+    ) -> tuple[list[str], int]:
         user = self._user(tenant_id, user_id)
         user.generation += 1
         removed = sorted({d for d in doc_ids if d in user.docs})
@@ -56,7 +58,11 @@ class MemoryRankerStore:
         return removed, user.generation
 
     async def replace_all(
-        self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc], if_generation: int | None = None
+        self,
+        tenant_id: str,
+        user_id: str,
+        docs: Sequence[StoredDoc],
+        if_generation: int | None = None,
     ) -> int | None:
         user = self._user(tenant_id, user_id)
         if if_generation is not None and user.generation != if_generation:
@@ -85,14 +91,22 @@ class MemoryRankerStore:
 
 def atom(atom_id: str, text: str, key: str = "", **fields: object) -> memory_pb2.Atom:
     """An active atom with the given fields (times as microseconds)."""
-    times = {name: timestamp_of(int(fields.pop(name))) for name in ("last_use_time", "create_time") if name in fields}
+    times = {
+        name: timestamp_of(int(fields.pop(name)))
+        for name in ("last_use_time", "create_time")
+        if name in fields
+    }
     fields.setdefault("status", memory_pb2.ATOM_STATUS_ACTIVE)
     return memory_pb2.Atom(atom_id=atom_id, key=key, text=text, **times, **fields)  # type: ignore[arg-type]
 
 
 def turn(turn_id: str, text: str, time_us: int, session_id: str = "s1") -> memory_pb2.Turn:
     return memory_pb2.Turn(
-        turn_id=turn_id, session_id=session_id, role=memory_pb2.ROLE_USER, text=text, time=timestamp_of(time_us)
+        turn_id=turn_id,
+        session_id=session_id,
+        role=memory_pb2.ROLE_USER,
+        text=text,
+        time=timestamp_of(time_us),
     )
 
 
@@ -100,7 +114,11 @@ def digest(
     thread_id: str, title: str, summary: str, time_us: int, evidence: Sequence[str] = ()
 ) -> memory_pb2.Digest:
     return memory_pb2.Digest(
-        thread_id=thread_id, title=title, summary=summary, evidence_turn_ids=evidence, update_time=timestamp_of(time_us)
+        thread_id=thread_id,
+        title=title,
+        summary=summary,
+        evidence_turn_ids=evidence,
+        update_time=timestamp_of(time_us),
     )
 
 

@@ -14,7 +14,20 @@ from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.domain.user_index import UserIndex
 
 ANALYZER = Analyzer()
-WORDS = ["tea", "coffee", "sister", "sarah", "tennis", "garden", "lisbon", "dog", "music", "jazz", "book", "run"]
+WORDS = [
+    "tea",
+    "coffee",
+    "sister",
+    "sarah",
+    "tennis",
+    "garden",
+    "lisbon",
+    "dog",
+    "music",
+    "jazz",
+    "book",
+    "run",
+]
 
 texts = st.lists(st.sampled_from(WORDS), min_size=1, max_size=8).map(" ".join)
 atoms = st.builds(
@@ -38,7 +51,12 @@ atoms = st.builds(
     st.sampled_from([0, 10, 20]),
     st.integers(0, 3),
 )
-turns = st.builds(lambda n, text, time: turn_doc(turn(f"t{n:02d}", text, time)), st.integers(0, 40), texts, st.integers(0, 5))
+turns = st.builds(
+    lambda n, text, time: turn_doc(turn(f"t{n:02d}", text, time)),
+    st.integers(0, 40),
+    texts,
+    st.integers(0, 5),
+)
 caps = st.builds(Caps, st.integers(0, 20), st.integers(0, 50), st.integers(0, 5))
 
 
@@ -69,10 +87,20 @@ def reference_retrieve(index: UserIndex, query: str, cap: Caps) -> tuple[list[st
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(atoms, max_size=30), st.lists(turns, max_size=30), st.lists(st.sampled_from(WORDS)), caps, st.data())
-def test_caps_determinism_removal_and_the_rule(atom_docs, turn_docs, query_words, cap, data) -> None:  # type: ignore[no-untyped-def]
+@given(
+    st.lists(atoms, max_size=30),
+    st.lists(turns, max_size=30),
+    st.lists(st.sampled_from(WORDS)),
+    caps,
+    st.data(),
+)
+def test_caps_determinism_removal_and_the_rule(
+    atom_docs, turn_docs, query_words, cap, data
+) -> None:  # type: ignore[no-untyped-def]
     docs = list({doc.doc_id: doc for doc in atom_docs + turn_docs}.values())
-    removed = set(data.draw(st.lists(st.sampled_from([d.doc_id for d in docs]), unique=True)) if docs else [])
+    removed = set(
+        data.draw(st.lists(st.sampled_from([d.doc_id for d in docs]), unique=True)) if docs else []
+    )
     query = " ".join(query_words)
 
     forward = UserIndex(docs=docs)
@@ -87,7 +115,9 @@ def test_caps_determinism_removal_and_the_rule(atom_docs, turn_docs, query_words
     assert len(result.atoms) <= cap.max_atoms and len(result.turns) <= cap.max_turns
     returned = {c.doc.doc_id for c in result.atoms + result.turns + result.digests}
     assert not returned & removed
-    assert [c.doc for c in result.atoms] == sorted((c.doc for c in result.atoms), key=atom_order_key)
+    assert [c.doc for c in result.atoms] == sorted(
+        (c.doc for c in result.atoms), key=atom_order_key
+    )
 
     expected_atoms, expected_turns = reference_retrieve(forward, query, cap)
     assert [c.doc.doc_id for c in result.atoms] == expected_atoms
@@ -100,6 +130,7 @@ def test_pruned_scoring_agrees_with_the_rule_on_a_large_index() -> None:
     for query in queries[:60]:
         for cap in (Caps(20, 2, 0), Caps(5, 20, 0)):
             result = index.retrieve(ANALYZER.query_terms(query), cap)
-            assert ([c.doc.doc_id for c in result.atoms], [c.doc.doc_id for c in result.turns]) == reference_retrieve(
-                index, query, cap
-            )
+            assert (
+                [c.doc.doc_id for c in result.atoms],
+                [c.doc.doc_id for c in result.turns],
+            ) == reference_retrieve(index, query, cap)

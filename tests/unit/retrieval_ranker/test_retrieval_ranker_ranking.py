@@ -29,7 +29,12 @@ def retrieve(index: UserIndex, query: str, caps: Caps = CAPS):  # type: ignore[n
 
 
 def test_stemming_matches_other_word_forms() -> None:
-    index = UserIndex(docs=[atom_doc(atom("a1", "User goes running every morning.")), atom_doc(atom("a2", "User likes tea."))])
+    index = UserIndex(
+        docs=[
+            atom_doc(atom("a1", "User goes running every morning.")),
+            atom_doc(atom("a2", "User likes tea.")),
+        ]
+    )
     assert ids(retrieve(index, "does she still run?").atoms) == ["a1"]
     assert ANALYZER.terms("The sisters' running shoes") == ["sister", "run", "shoe"]
 
@@ -39,22 +44,46 @@ def test_stop_words_alone_match_nothing_specific() -> None:
 
 
 def test_key_segments_and_critical_tokens_count_as_terms() -> None:
-    sister = atom("a1", "Her name is lovely.", key="relationship.sister.name", critical_tokens=["Sarah"])
+    sister = atom(
+        "a1", "Her name is lovely.", key="relationship.sister.name", critical_tokens=["Sarah"]
+    )
     other = atom("a2", "User has a dog.", key="relationship.pet")
     index = UserIndex(docs=[atom_doc(sister), atom_doc(other)])
     assert ids(retrieve(index, "what is my sister called").atoms) == ["a1"]
     assert ids(retrieve(index, "Sarah's birthday").atoms) == ["a1"]
 
 
-def test_order_is_pinned_then_provenance_then_confidence_then_last_use_then_use_count_then_id() -> None:
+def test_order_is_pinned_then_provenance_then_confidence_then_last_use_then_use_count_then_id() -> (
+    None
+):
     text = "User plays chess."
     atoms = [
         atom("z-pinned", text, pinned=True, provenance=INFERRED, confidence_bp=1000),
         atom("y-verified", text, provenance=VERIFIED, confidence_bp=1000),
         atom("x-stated-high", text, provenance=USER_STATED, confidence_bp=9000),
-        atom("w-stated-low-recent", text, provenance=USER_STATED, confidence_bp=5000, last_use_time=300),
-        atom("v-stated-low-old-used", text, provenance=USER_STATED, confidence_bp=5000, last_use_time=100, use_count=9),
-        atom("u-stated-low-old", text, provenance=USER_STATED, confidence_bp=5000, last_use_time=100, use_count=1),
+        atom(
+            "w-stated-low-recent",
+            text,
+            provenance=USER_STATED,
+            confidence_bp=5000,
+            last_use_time=300,
+        ),
+        atom(
+            "v-stated-low-old-used",
+            text,
+            provenance=USER_STATED,
+            confidence_bp=5000,
+            last_use_time=100,
+            use_count=9,
+        ),
+        atom(
+            "u-stated-low-old",
+            text,
+            provenance=USER_STATED,
+            confidence_bp=5000,
+            last_use_time=100,
+            use_count=1,
+        ),
         atom("b-tie", text, provenance=TOOL, confidence_bp=5000),
         atom("a-tie", text, provenance=TOOL, confidence_bp=5000),
         atom("c-inferred", text, provenance=INFERRED, confidence_bp=9999),
@@ -84,9 +113,17 @@ def test_relevance_decides_candidates_not_the_signals() -> None:
 
 
 def test_cap_keeps_the_strongest_band_before_the_signals() -> None:
-    strong = [atom(f"s{n:02d}", "User loves hiking in the alps mountains.", provenance=INFERRED) for n in range(3)]
+    strong = [
+        atom(f"s{n:02d}", "User loves hiking in the alps mountains.", provenance=INFERRED)
+        for n in range(3)
+    ]
     weak = [
-        atom(f"w{n:02d}", "User bought mountains of paper for the office printer today.", pinned=True, provenance=VERIFIED)
+        atom(
+            f"w{n:02d}",
+            "User bought mountains of paper for the office printer today.",
+            pinned=True,
+            provenance=VERIFIED,
+        )
         for n in range(5)
     ]
     index = UserIndex(docs=[atom_doc(a) for a in strong + weak])
@@ -104,7 +141,15 @@ def test_cap_is_never_exceeded_and_picks_by_the_order_inside_a_band() -> None:
 
 
 def test_relevance_floor_drops_weak_matches() -> None:
-    docs = [atom_doc(atom("strong", "Sister Sarah lives in Lisbon near the river Tagus.", key="relationship.sister"))]
+    docs = [
+        atom_doc(
+            atom(
+                "strong",
+                "Sister Sarah lives in Lisbon near the river Tagus.",
+                key="relationship.sister",
+            )
+        )
+    ]
     docs += [atom_doc(atom(f"filler{n}", f"User mentioned river number {n}.")) for n in range(10)]
     result = retrieve(UserIndex(docs=docs), "where does my sister Sarah live in Lisbon")
     assert ids(result.atoms) == ["strong"]
@@ -112,7 +157,9 @@ def test_relevance_floor_drops_weak_matches() -> None:
 
 
 def test_superseded_atoms_are_never_returned() -> None:
-    old = atom("old", "User lives in Porto.", key="home.city", status=memory_pb2.ATOM_STATUS_SUPERSEDED)
+    old = atom(
+        "old", "User lives in Porto.", key="home.city", status=memory_pb2.ATOM_STATUS_SUPERSEDED
+    )
     new = atom("new", "User lives in Lisbon.", key="home.city")
     index = UserIndex(docs=[atom_doc(old), atom_doc(new)])
     assert ids(retrieve(index, "where do I live, Porto?").atoms) == ["new"]
@@ -155,7 +202,10 @@ def test_generic_query_uses_the_order_alone_newest_digests_and_no_turns() -> Non
 
 
 def test_same_documents_in_any_insertion_order_give_identical_results() -> None:
-    docs = [atom_doc(atom(f"a{n}", f"User likes item {n % 3} and tea", confidence_bp=n % 4)) for n in range(12)]
+    docs = [
+        atom_doc(atom(f"a{n}", f"User likes item {n % 3} and tea", confidence_bp=n % 4))
+        for n in range(12)
+    ]
     docs += [turn_doc(turn(f"t{n}", f"tea talk {n % 5}", n % 3)) for n in range(12)]
     first, second = UserIndex(docs=docs), UserIndex(docs=list(reversed(docs)))
     assert retrieve(first, "tea item 2") == retrieve(second, "tea item 2")

@@ -40,7 +40,9 @@ async def test_upsert_is_visible_to_the_next_retrieve() -> None:
 async def test_removed_documents_are_never_returned_again() -> None:
     store = MemoryRankerStore()
     service = new_service(store)
-    await service.upsert(TENANT, USER, [atom_doc(atom("a1", "User likes tea.")), turn_doc(turn("t1", "tea time", 1))])
+    await service.upsert(
+        TENANT, USER, [atom_doc(atom("a1", "User likes tea.")), turn_doc(turn("t1", "tea time", 1))]
+    )
     assert await service.remove(TENANT, USER, ["a1", "t1", "unknown"]) == 2
     result = await service.retrieve(TENANT, USER, "tea", CAPS)
     assert ids(result.atoms) == ids(result.turns) == []
@@ -72,12 +74,28 @@ async def test_a_write_through_another_process_is_seen_by_the_next_read() -> Non
 
 async def test_reindex_gives_the_same_checksum_and_results_as_incremental_updates() -> None:
     atoms = [
-        atom("a1", "User's sister is Sarah.", key="relationship.sister", critical_tokens=["Sarah"], create_time=5),
-        atom("a2", "User plays tennis on Sundays.", key="habit.sport", provenance=3, confidence_bp=8000),
+        atom(
+            "a1",
+            "User's sister is Sarah.",
+            key="relationship.sister",
+            critical_tokens=["Sarah"],
+            create_time=5,
+        ),
+        atom(
+            "a2",
+            "User plays tennis on Sundays.",
+            key="habit.sport",
+            provenance=3,
+            confidence_bp=8000,
+        ),
     ]
     turns = [turn("t1", "My sister Sarah visits on Sunday", 10), turn("t2", "tennis was fun", 20)]
     digests = [digest("s1", "Weekend", "Sarah visited; tennis.", 30, ["t1", "t2"])]
-    docs = [atom_doc(a) for a in atoms] + [turn_doc(t) for t in turns] + [digest_doc(d) for d in digests]
+    docs = (
+        [atom_doc(a) for a in atoms]
+        + [turn_doc(t) for t in turns]
+        + [digest_doc(d) for d in digests]
+    )
     store = MemoryRankerStore()
     incremental = new_service(store)
     for doc in reversed(docs):
@@ -98,7 +116,11 @@ async def test_reindex_gives_the_same_checksum_and_results_as_incremental_update
 
 async def test_reindex_holds_exactly_what_was_pushed_and_not_removed() -> None:
     service = new_service()
-    await service.upsert(TENANT, USER, [atom_doc(atom("forgotten", "User likes tea.")), turn_doc(turn("t1", "tea", 1))])
+    await service.upsert(
+        TENANT,
+        USER,
+        [atom_doc(atom("forgotten", "User likes tea.")), turn_doc(turn("t1", "tea", 1))],
+    )
     await service.upsert(TENANT, USER, [atom_doc(atom("kept", "User likes coffee."))])
     await service.remove(TENANT, USER, ["forgotten", "t1"])
     assert (await service.reindex(TENANT, USER)).document_count == 1
@@ -126,10 +148,16 @@ async def test_reindex_keeps_the_old_index_when_a_stored_document_cannot_be_rebu
     service = new_service(store)
     await service.upsert(TENANT, USER, [atom_doc(atom("a1", "User likes tea."))])
     await store.upsert(TENANT, USER, [StoredDoc("broken", Kind.ATOM.value, b"\xff\xff")])
-    generation, rows = store.users[(TENANT, USER)].generation, dict(store.users[(TENANT, USER)].docs)
+    generation, rows = (
+        store.users[(TENANT, USER)].generation,
+        dict(store.users[(TENANT, USER)].docs),
+    )
     with pytest.raises(Exception):  # noqa: B017 (any decoding error)
         await service.reindex(TENANT, USER)
-    assert store.users[(TENANT, USER)].generation == generation and store.users[(TENANT, USER)].docs == rows
+    assert (
+        store.users[(TENANT, USER)].generation == generation
+        and store.users[(TENANT, USER)].docs == rows
+    )
 
 
 class WriteDuringLoadStore(MemoryRankerStore):
@@ -174,10 +202,20 @@ async def test_a_food_request_finds_standing_diet_and_allergy_constraints() -> N
             atom_doc(atom("a4", "User plays the violin.", "identity.hobby.violin")),
         ],
     )
-    found = set(ids((await service.retrieve(TENANT, USER, "what should I cook for my sister tonight?", CAPS)).atoms))
+    found = set(
+        ids(
+            (
+                await service.retrieve(
+                    TENANT, USER, "what should I cook for my sister tonight?", CAPS
+                )
+            ).atoms
+        )
+    )
     assert {"a1", "a2", "a3"} <= found and "a4" not in found
     # A request that is not about food does not pull them in.
-    assert set(ids((await service.retrieve(TENANT, USER, "when is my sister's birthday?", CAPS)).atoms)) == {"a3"}
+    assert set(
+        ids((await service.retrieve(TENANT, USER, "when is my sister's birthday?", CAPS)).atoms)
+    ) == {"a3"}
 
 
 def _field(number: int, data: bytes) -> bytes:

@@ -32,5 +32,9 @@ def test_startup_readiness_and_liveness_use_grpc_health_on_the_engine_port() -> 
         assert port, engine
         assert re.search(rf"containerPort: {port.group(1)}\n", document), engine
         for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
-            assert re.search(rf"{probe}:\n\s+grpc:\n\s+port: {port.group(1)}\n", document), f"{engine} {probe}"
-        assert "httpGet" not in document and "exec:" not in document and "tcpSocket" not in document, engine
+            assert re.search(rf"{probe}:\n\s+grpc:\n\s+port: {port.group(1)}\n", document), (
+                f"{engine} {probe}"
+            )
+        assert (
+            "httpGet" not in document and "exec:" not in document and "tcpSocket" not in document
+        ), engine

@@ -27,7 +27,14 @@ def fields(message) -> list[str]:  # type: ignore[no-untyped-def]
 def valid_append() -> ledger_pb.AppendRequest:
     return ledger_pb.AppendRequest(
         scope=new_scope(),
-        events=[ledger_pb.EventInput(idempotency_key="k", event_type="A_B", reason_code="R", occur_time=Timestamp(seconds=1))],
+        events=[
+            ledger_pb.EventInput(
+                idempotency_key="k",
+                event_type="A_B",
+                reason_code="R",
+                occur_time=Timestamp(seconds=1),
+            )
+        ],
     )
 
 
@@ -43,7 +50,12 @@ def test_a_missing_scope_is_reported_by_its_leaf_fields() -> None:
 
 def test_nested_and_repeated_fields_are_named_with_their_path() -> None:
     request = valid_append()
-    request.events.add(idempotency_key="k2", event_type="lower case", reason_code="R", occur_time=Timestamp(seconds=1))
+    request.events.add(
+        idempotency_key="k2",
+        event_type="lower case",
+        reason_code="R",
+        occur_time=Timestamp(seconds=1),
+    )
     assert fields(request) == ["events[1].event_type"]
 
 
@@ -54,14 +66,23 @@ def test_pattern_length_and_count_rules() -> None:
     assert fields(request) == ["scope.tenant_id", "scope.user_id"]
     too_many = valid_append()
     for n in range(100):
-        too_many.events.add(idempotency_key=f"k{n}", event_type="A", reason_code="R", occur_time=Timestamp(seconds=1))
+        too_many.events.add(
+            idempotency_key=f"k{n}",
+            event_type="A",
+            reason_code="R",
+            occur_time=Timestamp(seconds=1),
+        )
     assert fields(too_many) == ["events"]
 
 
 def test_required_enum_must_not_be_unspecified_and_integers_are_bounded() -> None:
     request = state_pb.ApplyRequest(
-        scope=new_scope(), change=state_pb.StateChange(set_timezone="UTC"), reason_code="R", idempotency_key="k",
-        now=Timestamp(seconds=1), expected_version=-1,
+        scope=new_scope(),
+        change=state_pb.StateChange(set_timezone="UTC"),
+        reason_code="R",
+        idempotency_key="k",
+        now=Timestamp(seconds=1),
+        expected_version=-1,
     )
     assert fields(request) == ["expected_version"]
 
@@ -91,7 +112,11 @@ def details(status: grpc.Status) -> tuple[str, list[str]]:
 @pytest.mark.parametrize(
     ("error", "code", "reason"),
     [
-        (InvalidInput([FieldViolation("scope.user_id", "is required")]), grpc.StatusCode.INVALID_ARGUMENT, "INVALID_FIELD"),
+        (
+            InvalidInput([FieldViolation("scope.user_id", "is required")]),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "INVALID_FIELD",
+        ),
         (Conflict("key reused"), grpc.StatusCode.ALREADY_EXISTS, "IDEMPOTENCY_CONFLICT"),
         (VersionMismatch("moved"), grpc.StatusCode.ABORTED, "VERSION_MISMATCH"),
     ],

@@ -39,7 +39,9 @@ def _example(field: FieldDescriptor) -> object:
         return True
     if field.cpp_type in (FieldDescriptor.CPPTYPE_FLOAT, FieldDescriptor.CPPTYPE_DOUBLE):
         return 1.5
-    return int(rules.example) if rules.example else max(rules.min if rules.HasField("min") else 1, 1)
+    return (
+        int(rules.example) if rules.example else max(rules.min if rules.HasField("min") else 1, 1)
+    )
 
 
 def fill(message: Message, everything: bool, depth: int = 0) -> Message:
@@ -52,7 +54,11 @@ def fill(message: Message, everything: bool, depth: int = 0) -> Message:
         if field.message_type is not None:
             if field.message_type.GetOptions().map_entry:
                 continue
-            target = getattr(message, field.name).add() if field.is_repeated else getattr(message, field.name)
+            target = (
+                getattr(message, field.name).add()
+                if field.is_repeated
+                else getattr(message, field.name)
+            )
             fill(target, everything, depth + 1)
             target.SetInParent()
         elif field.is_repeated:
@@ -93,14 +99,22 @@ def variants(descriptor: Descriptor) -> Iterator[tuple[str, Message]]:
         if field.message_type is not None:
             if not field.is_repeated and not field.message_type.GetOptions().map_entry:
                 for inner in field.message_type.fields:
-                    for value in _broken_values(inner) if not inner.is_repeated and inner.message_type is None else ():
+                    for value in (
+                        _broken_values(inner)
+                        if not inner.is_repeated and inner.message_type is None
+                        else ()
+                    ):
                         broken = fill(cls(), everything=True)
                         target = getattr(broken, field.name)
                         if inner.containing_oneof is not None:
                             target.ClearField(inner.containing_oneof.name)
                         setattr(target, inner.name, value)
                         yield f"{field.name}.{inner.name}={str(value)[:12]}", broken
-            if field.is_repeated and rules_of(field).max_len and not field.message_type.GetOptions().map_entry:
+            if (
+                field.is_repeated
+                and rules_of(field).max_len
+                and not field.message_type.GetOptions().map_entry
+            ):
                 crowded = fill(cls(), everything=True)
                 for _ in range(rules_of(field).max_len):
                     fill(getattr(crowded, field.name).add(), everything=False)
@@ -127,4 +141,7 @@ def variants(descriptor: Descriptor) -> Iterator[tuple[str, Message]]:
 @pytest.mark.parametrize("descriptor", request_types(), ids=lambda d: d.full_name)
 def test_fast_path_passes_exactly_the_messages_without_violations(descriptor: Descriptor) -> None:
     for label, message in variants(descriptor):
-        assert passes(message) == (not violations(message)), (label, [v.field for v in violations(message)])
+        assert passes(message) == (not violations(message)), (
+            label,
+            [v.field for v in violations(message)],
+        )

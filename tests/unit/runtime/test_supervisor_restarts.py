@@ -55,20 +55,26 @@ class FakeEngines:
         self.crash_on_start = False
 
     def __call__(self, name: str) -> FakeProcess:
-        process = FakeProcess(pid=100 + len(self.spawned), exit_code=1 if self.crash_on_start else None)
+        process = FakeProcess(
+            pid=100 + len(self.spawned), exit_code=1 if self.crash_on_start else None
+        )
         self.spawned.append(process)
         return process
 
 
 def _supervisor(tmp_path: Path) -> tuple[Supervisor, FakeEngines, FakeClock, FakeProcess]:
     engines, clock = FakeEngines(), FakeClock()
-    supervisor = Supervisor(engines, tmp_path / "state.json", clock=clock, backoff=lambda: Backoff(cap_s=1.0))
+    supervisor = Supervisor(
+        engines, tmp_path / "state.json", clock=clock, backoff=lambda: Backoff(cap_s=1.0)
+    )
     first = FakeProcess(pid=10)
     supervisor.adopt("ledger", "127.0.0.1:5001", first)
     return supervisor, engines, clock, first
 
 
-def test_a_dead_engine_is_restarted_after_its_backoff_and_its_state_recorded(tmp_path: Path) -> None:
+def test_a_dead_engine_is_restarted_after_its_backoff_and_its_state_recorded(
+    tmp_path: Path,
+) -> None:
     supervisor, engines, clock, first = _supervisor(tmp_path)
     first.exit_code = -signal.SIGKILL
     supervisor.check()
@@ -117,7 +123,9 @@ def test_no_engine_is_restarted_once_stopping(tmp_path: Path) -> None:
 
 def test_status_ignores_a_state_file_whose_supervisor_is_gone(tmp_path: Path) -> None:
     path = tmp_path / "state.json"
-    path.write_text(json.dumps({"supervisor_pid": 2**22 + 12345, "engines": {"ledger": {"restarts": 3}}}))
+    path.write_text(
+        json.dumps({"supervisor_pid": 2**22 + 12345, "engines": {"ledger": {"restarts": 3}}})
+    )
     assert read_supervisor_state(path) == {}
     assert read_supervisor_state(tmp_path / "missing.json") == {}
 

@@ -34,18 +34,35 @@ def test_sentences_split_after_end_marks_and_at_line_breaks() -> None:
 
 def test_conversation_words_keep_inner_apostrophes_hyphens_and_numbers() -> None:
     assert words("I’m re-doing it at 12:30, costs 1,000.50!") == [
-        "I'm", "re-doing", "it", "at", "12:30", "costs", "1,000.50"
+        "I'm",
+        "re-doing",
+        "it",
+        "at",
+        "12:30",
+        "costs",
+        "1,000.50",
     ]
 
 
 def test_index_words_are_casefolded_unicode_runs_without_possessives() -> None:
     assert index_words("Sarah’s CAFÉ in São Paulo, snake_case") == [
-        "sarah", "café", "in", "são", "paulo", "snake", "case"
+        "sarah",
+        "café",
+        "in",
+        "são",
+        "paulo",
+        "snake",
+        "case",
     ]
 
 
 def test_stem_is_snowball_english_on_the_word_as_given() -> None:
-    assert [stem(w) for w in ("running", "parties", "happily", "generous")] == ["run", "parti", "happili", "generous"]
+    assert [stem(w) for w in ("running", "parties", "happily", "generous")] == [
+        "run",
+        "parti",
+        "happili",
+        "generous",
+    ]
     assert stem("Running") != stem("running")  # callers lower-case first
 
 
@@ -71,7 +88,12 @@ def test_plural_stem_meets_plurals_and_possessives_and_keeps_the_prefix() -> Non
     assert {plural_stem(w) for w in ("sisters", "sister's", "sister", "'sister")} == {"sister"}
     assert plural_stem("parties") == plural_stem("party") == "party"
     assert plural_stem("boxes") == "box"
-    assert [plural_stem(w) for w in ("glass", "bus", "this", "gas")] == ["glass", "bus", "this", "gas"]
+    assert [plural_stem(w) for w in ("glass", "bus", "this", "gas")] == [
+        "glass",
+        "bus",
+        "this",
+        "gas",
+    ]
 
 
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz'", min_size=1, max_size=12))
@@ -89,7 +111,12 @@ def test_stop_word_lists_each_serve_their_purpose() -> None:
     # The index list is NLTK's: contraction fragments, no conversational fillers.
     assert {"don", "ll", "ve"} <= INDEX_STOP_WORDS and "hello" not in INDEX_STOP_WORDS
     # The conversation list drops greetings and fillers but keeps contractions whole.
-    assert {"hello", "gonna", "don't", "i'm"} <= CONVERSATION_STOP_WORDS and "don" not in CONVERSATION_STOP_WORDS
+    assert {
+        "hello",
+        "gonna",
+        "don't",
+        "i'm",
+    } <= CONVERSATION_STOP_WORDS and "don" not in CONVERSATION_STOP_WORDS
     # Slug words never include what tells two keys apart.
     assert {"my", "the", "really"} <= SLUG_STOP_WORDS and "not" not in SLUG_STOP_WORDS
 

@@ -47,7 +47,9 @@ def atom_message(atom: AtomRecord) -> memory_pb2.Atom:
         type=memory_pb2.AtomType.Value(f"ATOM_TYPE_{atom.type.value}"),
         provenance=memory_pb2.Provenance.Value(f"PROVENANCE_{atom.provenance.value}"),
         confidence_bp=atom.confidence_bp,
-        exposure=memory_pb2.Exposure.ValueType(atom.exposure),  # the numbers are common.v1.Exposure's
+        exposure=memory_pb2.Exposure.ValueType(
+            atom.exposure
+        ),  # the numbers are common.v1.Exposure's
         pinned=atom.pinned,
         pull_only=atom.pull_only,
         critical_tokens=list(atom.critical_tokens),

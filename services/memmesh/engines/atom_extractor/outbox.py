@@ -39,7 +39,9 @@ def _plain(value: object) -> object:
             "idempotency_key": value.idempotency_key,
             "event_type": value.event_type,
             "reason_code": value.reason_code,
-            "attributes": [[name, _plain(v) if isinstance(v, EventTime) else v] for name, v in value.attributes],
+            "attributes": [
+                [name, _plain(v) if isinstance(v, EventTime) else v] for name, v in value.attributes
+            ],
             "occur_time_us": value.occur_time_us,
         }
     if isinstance(value, EventTime):
@@ -79,7 +81,9 @@ def queued_form(marker: str, effects: Sequence[Effect]) -> list[QueuedForm]:
     return [
         QueuedForm(
             kind=effect.kind.value,
-            payload=json.dumps(effect.payload, sort_keys=True, separators=(",", ":"), default=_plain).encode(),
+            payload=json.dumps(
+                effect.payload, sort_keys=True, separators=(",", ":"), default=_plain
+            ).encode(),
             key=f"{marker}#{position}",
             lane=LANES[effect.kind],
         )
@@ -114,7 +118,9 @@ class EffectHandlers:
                 events = ledger_events(payload["events"])  # type: ignore[arg-type]
                 try:
                     await self._deps.ledger.append(tenant_id, user_id, events)
-                except Conflict as error:  # a key the Ledger holds with other content: never accepted
+                except (
+                    Conflict
+                ) as error:  # a key the Ledger holds with other content: never accepted
                     raise EffectRejected(str(error)) from error
             case EffectKind.INDEX_REMOVE:
                 await self._deps.index.remove(tenant_id, user_id, payload["atom_ids"])  # type: ignore[arg-type]
@@ -162,7 +168,10 @@ class EffectHandlers:
 
 
 def effect_outbox(
-    database: Database, atoms: AtomReader, dependencies: Dependencies, policy: RetryPolicy | None = None
+    database: Database,
+    atoms: AtomReader,
+    dependencies: Dependencies,
+    policy: RetryPolicy | None = None,
 ) -> SharedOutbox:
     """The outbox over the extractor's database, delivering through the outbound ports."""
     return SharedOutbox(database, EffectHandlers(atoms, dependencies).by_kind(), policy)

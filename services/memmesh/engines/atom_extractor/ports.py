@@ -22,7 +22,9 @@ from memmesh.outbox import Effect as QueuedForm
 
 
 class AtomReader(Protocol):
-    async def atoms_by_id(self, tenant_id: str, user_id: str, atom_ids: Sequence[str]) -> list[AtomRecord]:
+    async def atoms_by_id(
+        self, tenant_id: str, user_id: str, atom_ids: Sequence[str]
+    ) -> list[AtomRecord]:
         """The atoms of those ids that exist, in key then id order."""
         ...
 
@@ -46,7 +48,12 @@ class CapsuleStore(AtomReader, Protocol):
         ...
 
     async def load_related(
-        self, tenant_id: str, user_id: str, keys: Sequence[str], atom_ids: Sequence[str], topics: Sequence[str]
+        self,
+        tenant_id: str,
+        user_id: str,
+        keys: Sequence[str],
+        atom_ids: Sequence[str],
+        topics: Sequence[str],
     ) -> list[AtomRecord]:
         """The atoms of those keys or ids or with one of those topics, and their conflict
         partners, in key then id order (a request's working set, by indexed reads)."""
@@ -101,9 +108,7 @@ class TurnExtractor(Protocol):
 
 
 class LedgerPort(Protocol):
-    async def append(
-        self, tenant_id: str, user_id: str, events: Sequence[NewEvent]
-    ) -> object:
+    async def append(self, tenant_id: str, user_id: str, events: Sequence[NewEvent]) -> object:
         """Append events (idempotent by their keys)."""
         ...
 

@@ -129,13 +129,17 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
     async def ListRejections(
         self, request: pb.ListRejectionsRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListRejectionsResponse:
-        entries = await self._service.list_rejections(*mapping.scope_of(request.scope), _limit(request.limit))
+        entries = await self._service.list_rejections(
+            *mapping.scope_of(request.scope), _limit(request.limit)
+        )
         return pb.ListRejectionsResponse(rejections=[mapping.rejection_message(e) for e in entries])
 
     async def ListProvenance(
         self, request: pb.ListProvenanceRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListProvenanceResponse:
-        entries = await self._service.list_provenance(*mapping.scope_of(request.scope), _limit(request.limit))
+        entries = await self._service.list_provenance(
+            *mapping.scope_of(request.scope), _limit(request.limit)
+        )
         return pb.ListProvenanceResponse(records=[mapping.provenance_message(e) for e in entries])
 
     async def RunCommand(
@@ -169,7 +173,9 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
     async def ListCorrections(
         self, request: pb.ListCorrectionsRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListCorrectionsResponse:
-        pairs = await self._service.list_corrections(*mapping.scope_of(request.scope), _limit(request.limit))
+        pairs = await self._service.list_corrections(
+            *mapping.scope_of(request.scope), _limit(request.limit)
+        )
         return pb.ListCorrectionsResponse(corrections=[mapping.correction_record(p) for p in pairs])
 
     async def ConfirmAtom(

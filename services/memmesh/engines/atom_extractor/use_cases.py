@@ -104,7 +104,11 @@ class CapsuleService:
     """Every capsule change is planned on a fresh working set and committed with its effects."""
 
     def __init__(
-        self, store: CapsuleStore, dependencies: Dependencies, extractor: TurnExtractor, outbox: EffectOutbox
+        self,
+        store: CapsuleStore,
+        dependencies: Dependencies,
+        extractor: TurnExtractor,
+        outbox: EffectOutbox,
     ) -> None:
         self._store = store
         self._deps = dependencies
@@ -135,7 +139,9 @@ class CapsuleService:
         async with lock:
             for attempt in range(MAX_PLAN_ATTEMPTS):
                 if await self._store.is_processed(tenant_id, user_id, marker):
-                    return Outcome(duplicate=True, pending_effects=await self._pending(tenant_id, user_id))
+                    return Outcome(
+                        duplicate=True, pending_effects=await self._pending(tenant_id, user_id)
+                    )
                 ws = WorkingCapsule(await self._load(tenant_id, user_id, related))
                 refs = (
                     await self._store.session_refs(tenant_id, user_id, session_id)
@@ -163,11 +169,15 @@ class CapsuleService:
                         raise
                     continue
                 if not written:
-                    return Outcome(duplicate=True, pending_effects=await self._pending(tenant_id, user_id))
+                    return Outcome(
+                        duplicate=True, pending_effects=await self._pending(tenant_id, user_id)
+                    )
                 # The effects are queued with the commit: the first attempt is made now.
                 effects = queued_form(marker, commit.effects)
                 if effects:
-                    await self._outbox.enqueue_and_deliver(tenant_id, user_id, effects, FIRST_ATTEMPT_S)
+                    await self._outbox.enqueue_and_deliver(
+                        tenant_id, user_id, effects, FIRST_ATTEMPT_S
+                    )
                 pending = await self._pending(tenant_id, user_id)
                 return Outcome(
                     changes=tuple(ws.changes), plan=applied.plan, pending_effects=pending
@@ -239,9 +249,13 @@ class CapsuleService:
         if extraction.correction is None and extraction.command is None:
             ids = [atom_id_of(tenant_id, user_id, fact.key, fact.text) for fact in facts]
             related = Related(
-                tuple(sorted({fact.key for fact in facts})), tuple(sorted(set(ids))), tuple(sorted(turn_words(turn.text)))
+                tuple(sorted({fact.key for fact in facts})),
+                tuple(sorted(set(ids))),
+                tuple(sorted(turn_words(turn.text))),
             )
-        outcome = await self._mutate(tenant_id, user_id, marker, now_us, turn.session_id, planner, related)
+        outcome = await self._mutate(
+            tenant_id, user_id, marker, now_us, turn.session_id, planner, related
+        )
         return ProcessOutcome(
             relevant=extraction.relevant and bool(facts),
             facts=tuple(facts),
@@ -396,10 +410,14 @@ class CapsuleService:
     ) -> list[CorrectionPair]:
         return await self._store.list_corrections(tenant_id, user_id, limit)
 
-    async def _load(self, tenant_id: str, user_id: str, related: Related | None) -> list[AtomRecord]:
+    async def _load(
+        self, tenant_id: str, user_id: str, related: Related | None
+    ) -> list[AtomRecord]:
         if related is None:
             return await self._store.load_atoms(tenant_id, user_id)
-        return await self._store.load_related(tenant_id, user_id, related.keys, related.atom_ids, related.topics)
+        return await self._store.load_related(
+            tenant_id, user_id, related.keys, related.atom_ids, related.topics
+        )
 
     async def _pending(self, tenant_id: str, user_id: str) -> int:
         """How many of the user's effects wait for the drainer."""

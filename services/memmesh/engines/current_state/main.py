@@ -22,8 +22,12 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     """Wire Current State from settings."""
     store = await SqlStateStore.open(settings.storage_url, settings.data_dir)
     cache = open_cache(settings.redis_url)
-    ledger_channel = engine_channel(settings.addr_of("ledger"), settings.internal_token, settings.default_call_timeout_s)
-    service = CurrentStateService(store, GrpcStateLedger(ledger_grpc.LedgerServiceStub(ledger_channel)), cache)
+    ledger_channel = engine_channel(
+        settings.addr_of("ledger"), settings.internal_token, settings.default_call_timeout_s
+    )
+    service = CurrentStateService(
+        store, GrpcStateLedger(ledger_grpc.LedgerServiceStub(ledger_channel)), cache
+    )
 
     async def close() -> None:
         await ledger_channel.close()
@@ -33,7 +37,9 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     return BuiltEngine(
         registrations=[
             ServiceRegistration(
-                CurrentStateServicer(service), pb_grpc.add_CurrentStateServiceServicer_to_server, SERVICE_NAME
+                CurrentStateServicer(service),
+                pb_grpc.add_CurrentStateServiceServicer_to_server,
+                SERVICE_NAME,
             )
         ],
         close=close,

@@ -31,10 +31,18 @@ def change_of(message: pb.StateChange) -> Change:
             raise InvalidInput([FieldViolation("change", "one change must be set")])
         case "set_contact_preference":
             kind = "contact_preference"
-            values = {"value": _enum_name(pb.ContactPreference, message.set_contact_preference, "CONTACT_PREFERENCE_")}
+            values = {
+                "value": _enum_name(
+                    pb.ContactPreference, message.set_contact_preference, "CONTACT_PREFERENCE_"
+                )
+            }
         case "set_memory_retention_mode":
             kind = "retention_mode"
-            values = {"value": _enum_name(pb.RetentionMode, message.set_memory_retention_mode, "RETENTION_MODE_")}
+            values = {
+                "value": _enum_name(
+                    pb.RetentionMode, message.set_memory_retention_mode, "RETENTION_MODE_"
+                )
+            }
         case "set_resume_preferences":
             kind = "resume_preferences"
             prefs = message.set_resume_preferences
@@ -45,11 +53,17 @@ def change_of(message: pb.StateChange) -> Change:
         case "set_device_setting":
             kind = "device_setting"
             setting = message.set_device_setting
-            values = {"device_id": setting.device_id, "wake_threshold_bp": setting.wake_threshold_bp}
+            values = {
+                "device_id": setting.device_id,
+                "wake_threshold_bp": setting.wake_threshold_bp,
+            }
         case "record_interaction":
             kind = "interaction"
             record = message.record_interaction
-            values = {"session_id": record.session_id, "interaction_time": micros_of(record.interaction_time)}
+            values = {
+                "session_id": record.session_id,
+                "interaction_time": micros_of(record.interaction_time),
+            }
         case "fill_empty_profile":
             kind = "fill_profile"
             fill = message.fill_empty_profile
@@ -66,7 +80,9 @@ def state_message(state: UserState) -> pb.UserState:
         profile=pb.Profile(
             display_name=state.display_name,
             primary_language=state.primary_language,
-            contact_preference=pb.ContactPreference.Value(f"CONTACT_PREFERENCE_{state.contact_preference or 'UNSPECIFIED'}"),
+            contact_preference=pb.ContactPreference.Value(
+                f"CONTACT_PREFERENCE_{state.contact_preference or 'UNSPECIFIED'}"
+            ),
             timezone=state.timezone,
         ),
         memory_retention_mode=pb.RetentionMode.Value(f"RETENTION_MODE_{state.retention_mode}"),
@@ -75,7 +91,8 @@ def state_message(state: UserState) -> pb.UserState:
             recall_only_when_asked=state.recall_only_when_asked,
         ),
         device_settings=[
-            pb.DeviceSetting(device_id=d.device_id, wake_threshold_bp=d.wake_threshold_bp) for d in state.device_settings
+            pb.DeviceSetting(device_id=d.device_id, wake_threshold_bp=d.wake_threshold_bp)
+            for d in state.device_settings
         ],
         last_session_id=state.last_session_id,
         last_applied_package_id=state.last_applied_package_id,
@@ -92,7 +109,11 @@ def change_of_event(event: ledger_pb.LedgerEvent) -> Change:
     kind, values = "", []
     for attribute in event.attributes:
         which = attribute.WhichOneof("value")
-        value: Value = micros_of(attribute.time_value) if which == "time_value" else getattr(attribute, which or "string_value")
+        value: Value = (
+            micros_of(attribute.time_value)
+            if which == "time_value"
+            else getattr(attribute, which or "string_value")
+        )
         if attribute.name == "change":
             kind = str(value)
         else:

@@ -14,7 +14,9 @@ class StateStore(Protocol):
 
     async def get(self, tenant_id: str, user_id: str) -> UserState | None: ...
 
-    async def save(self, tenant_id: str, user_id: str, state: UserState, expected_version: int) -> bool:
+    async def save(
+        self, tenant_id: str, user_id: str, state: UserState, expected_version: int
+    ) -> bool:
         """Compare-and-set on the stored version (0 = not stored yet); False when it moved."""
         ...
 
@@ -37,11 +39,19 @@ class StateLedger(Protocol):
     """What Current State needs from the Ledger engine."""
 
     async def append_change(
-        self, tenant_id: str, user_id: str, change: Change, reason_code: str, idempotency_key: str, now_us: int
+        self,
+        tenant_id: str,
+        user_id: str,
+        change: Change,
+        reason_code: str,
+        idempotency_key: str,
+        now_us: int,
     ) -> tuple[int, bool]:
         """Append the change's event; returns (sequence, duplicate)."""
         ...
 
-    def read_changes(self, tenant_id: str, user_id: str, after_sequence: int) -> AsyncIterator[LedgerRecord]:
+    def read_changes(
+        self, tenant_id: str, user_id: str, after_sequence: int
+    ) -> AsyncIterator[LedgerRecord]:
         """State events after a sequence, in order (other event types are skipped)."""
         ...

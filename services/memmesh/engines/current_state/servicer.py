@@ -15,11 +15,15 @@ class CurrentStateServicer(pb_grpc.CurrentStateServiceServicer):
     def __init__(self, service: CurrentStateService) -> None:
         self._service = service
 
-    async def Get(self, request: pb.GetRequest, context: grpc.aio.ServicerContext) -> pb.GetResponse:
+    async def Get(
+        self, request: pb.GetRequest, context: grpc.aio.ServicerContext
+    ) -> pb.GetResponse:
         state = await self._service.get(request.scope.tenant_id, request.scope.user_id)
         return pb.GetResponse(state=mapping.state_message(state))
 
-    async def Apply(self, request: pb.ApplyRequest, context: grpc.aio.ServicerContext) -> pb.ApplyResponse:
+    async def Apply(
+        self, request: pb.ApplyRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ApplyResponse:
         applied = await self._service.apply(
             request.scope.tenant_id,
             request.scope.user_id,
@@ -30,11 +34,17 @@ class CurrentStateServicer(pb_grpc.CurrentStateServiceServicer):
             now_us=micros_of(request.now),
         )
         return pb.ApplyResponse(
-            state=mapping.state_message(applied.state), duplicate=applied.duplicate, unchanged=applied.unchanged
+            state=mapping.state_message(applied.state),
+            duplicate=applied.duplicate,
+            unchanged=applied.unchanged,
         )
 
-    async def Rebuild(self, request: pb.RebuildRequest, context: grpc.aio.ServicerContext) -> pb.RebuildResponse:
-        rebuilt = await self._service.rebuild(request.scope.tenant_id, request.scope.user_id, request.replace_live)
+    async def Rebuild(
+        self, request: pb.RebuildRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RebuildResponse:
+        rebuilt = await self._service.rebuild(
+            request.scope.tenant_id, request.scope.user_id, request.replace_live
+        )
         return pb.RebuildResponse(
             state=mapping.state_message(rebuilt.state),
             checksum=rebuilt.checksum,

@@ -89,8 +89,14 @@ class CurrentStateService:
             return Applied(state, duplicate=True)
         for _ in range(MAX_PROJECTION_ATTEMPTS):
             caught_up = await self._catch_up(tenant_id, user_id, state)
-            if await self._store.save(tenant_id, user_id, caught_up, expected_version=state.version):
-                await self._cache.set(user_key(tenant_id, user_id, "state"), encode_state(caught_up).encode(), CACHE_TTL_S)
+            if await self._store.save(
+                tenant_id, user_id, caught_up, expected_version=state.version
+            ):
+                await self._cache.set(
+                    user_key(tenant_id, user_id, "state"),
+                    encode_state(caught_up).encode(),
+                    CACHE_TTL_S,
+                )
                 return Applied(caught_up, duplicate=False)
             # Another process projected first: start again from what it stored.
             state = await self._store.get(tenant_id, user_id) or UserState()
@@ -115,5 +121,3 @@ class CurrentStateService:
             await self._store.replace(tenant_id, user_id, rebuilt)
             await self._cache.delete(user_key(tenant_id, user_id, "state"))
         return Rebuilt(rebuilt, checksum(rebuilt), checksum(live), replayed)
-
-

@@ -24,7 +24,9 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     own = ExposureGuardSettings()
     store = await SqlRuleStore.open(settings.storage_url, settings.data_dir)
     cache = open_cache(settings.redis_url)
-    ledger_channel = engine_channel(settings.addr_of("ledger"), settings.internal_token, settings.default_call_timeout_s)
+    ledger_channel = engine_channel(
+        settings.addr_of("ledger"), settings.internal_token, settings.default_call_timeout_s
+    )
     service = ExposureGuardService(
         store,
         GrpcRuleLedger(ledger_grpc.LedgerServiceStub(ledger_channel)),
@@ -41,7 +43,9 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     return BuiltEngine(
         registrations=[
             ServiceRegistration(
-                ExposureGuardServicer(service), pb_grpc.add_ExposureGuardServiceServicer_to_server, SERVICE_NAME
+                ExposureGuardServicer(service),
+                pb_grpc.add_ExposureGuardServiceServicer_to_server,
+                SERVICE_NAME,
             )
         ],
         close=close,

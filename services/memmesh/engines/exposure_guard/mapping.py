@@ -25,7 +25,10 @@ _KINDS = {
     pb.RULE_KIND_PULL_ONLY: RuleKind.PULL_ONLY,
 }
 _KIND_NUMBERS = {kind: number for number, kind in _KINDS.items()}
-_CHANNELS: dict[int, Channel] = {memory_pb2.CHANNEL_VOICE: Channel.VOICE, memory_pb2.CHANNEL_TEXT: Channel.TEXT}
+_CHANNELS: dict[int, Channel] = {
+    memory_pb2.CHANNEL_VOICE: Channel.VOICE,
+    memory_pb2.CHANNEL_TEXT: Channel.TEXT,
+}
 
 
 def channel_of(number: int) -> Channel:
@@ -35,7 +38,9 @@ def channel_of(number: int) -> Channel:
 
 def rule_id_of(message: pb.Rule, path: str = "rule") -> RuleId:
     """The rule's id, target normalised; InvalidInput naming the field when unusable."""
-    return rule_id(_KINDS[message.kind], TargetType(message.target_type), message.target, f"{path}.target")
+    return rule_id(
+        _KINDS[message.kind], TargetType(message.target_type), message.target, f"{path}.target"
+    )
 
 
 def rule_message(rule: Rule) -> pb.Rule:
@@ -86,7 +91,12 @@ def filter_response(outcome: FilterOutcome) -> pb.FilterResponse:
     return pb.FilterResponse(
         allowed_item_ids=outcome.allowed_item_ids,
         hits=[
-            pb.RuleHit(rule=key.rule, target_type=pb.TargetType.ValueType(key.target_type), target=key.target, hit_count=count)
+            pb.RuleHit(
+                rule=key.rule,
+                target_type=pb.TargetType.ValueType(key.target_type),
+                target=key.target,
+                hit_count=count,
+            )
             for key, count in outcome.hits
         ],
         do_not_mention_hits=outcome.do_not_mention_hits,

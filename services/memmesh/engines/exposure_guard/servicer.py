@@ -15,7 +15,9 @@ class ExposureGuardServicer(pb_grpc.ExposureGuardServiceServicer):
     def __init__(self, service: ExposureGuardService) -> None:
         self._service = service
 
-    async def Filter(self, request: pb.FilterRequest, context: grpc.aio.ServicerContext) -> pb.FilterResponse:
+    async def Filter(
+        self, request: pb.FilterRequest, context: grpc.aio.ServicerContext
+    ) -> pb.FilterResponse:
         outcome = await self._service.filter(
             request.scope.tenant_id,
             request.scope.user_id,
@@ -26,7 +28,9 @@ class ExposureGuardServicer(pb_grpc.ExposureGuardServiceServicer):
         )
         return mapping.filter_response(outcome)
 
-    async def SetRule(self, request: pb.SetRuleRequest, context: grpc.aio.ServicerContext) -> pb.SetRuleResponse:
+    async def SetRule(
+        self, request: pb.SetRuleRequest, context: grpc.aio.ServicerContext
+    ) -> pb.SetRuleResponse:
         rule, created = await self._service.set_rule(
             request.scope.tenant_id,
             request.scope.user_id,
@@ -48,7 +52,9 @@ class ExposureGuardServicer(pb_grpc.ExposureGuardServiceServicer):
         )
         return pb.RemoveRuleResponse(removed=removed)
 
-    async def ListRules(self, request: pb.ListRulesRequest, context: grpc.aio.ServicerContext) -> pb.ListRulesResponse:
+    async def ListRules(
+        self, request: pb.ListRulesRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListRulesResponse:
         rules = await self._service.list_rules(request.scope.tenant_id, request.scope.user_id)
         return pb.ListRulesResponse(rules=[mapping.rule_message(rule) for rule in rules])
 

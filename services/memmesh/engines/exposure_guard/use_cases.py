@@ -33,7 +33,10 @@ def encode_rules(rules: Sequence[Rule]) -> bytes:
 
 def decode_rules(data: bytes) -> list[Rule]:
     """Rules from their cached form."""
-    return [Rule(RuleId(RuleKind(k), TargetType(t), target), us) for k, t, target, us in json.loads(data)]
+    return [
+        Rule(RuleId(RuleKind(k), TargetType(t), target), us)
+        for k, t, target, us in json.loads(data)
+    ]
 
 
 class ExposureGuardService:
@@ -41,7 +44,12 @@ class ExposureGuardService:
     (Filter runs every turn), and compiled rule sets in a small in-process LRU."""
 
     def __init__(
-        self, store: RuleStore, ledger: RuleLedger, cache: Cache, cache_ttl_s: int = 300, compiled_entries: int = 4096
+        self,
+        store: RuleStore,
+        ledger: RuleLedger,
+        cache: Cache,
+        cache_ttl_s: int = 300,
+        compiled_entries: int = 4096,
     ) -> None:
         self._store = store
         self._ledger = ledger
@@ -61,14 +69,20 @@ class ExposureGuardService:
         existing = await self._store.get_rule(tenant_id, user_id, rule_id)
         created = False
         if existing is None:
-            await self._ledger.record(tenant_id, user_id, rule_event(RULE_SET, tenant_id, user_id, rule_id, reason_code, now_us))
+            await self._ledger.record(
+                tenant_id,
+                user_id,
+                rule_event(RULE_SET, tenant_id, user_id, rule_id, reason_code, now_us),
+            )
             created = await self._store.add_rule(tenant_id, user_id, Rule(rule_id, now_us))
             existing = await self._store.get_rule(tenant_id, user_id, rule_id)
         # Refreshed on every call, so a retry after a failed cache write heals it.
         await self._refresh_cache(tenant_id, user_id)
         return existing or Rule(rule_id, now_us), created
 
-    async def remove_rule(self, tenant_id: str, user_id: str, rule_id: RuleId, reason_code: str, now_us: int) -> bool:
+    async def remove_rule(
+        self, tenant_id: str, user_id: str, rule_id: RuleId, reason_code: str, now_us: int
+    ) -> bool:
         """Record the removal on the ledger, then delete; False when there was no such rule."""
         removed = False
         if await self._store.get_rule(tenant_id, user_id, rule_id) is not None:
@@ -90,7 +104,9 @@ class ExposureGuardService:
     ) -> FilterOutcome:
         """What may pass on the channel under the user's rules."""
         rules = await self._compiled_rules(tenant_id, user_id)
-        return filter_items(rules, items, channel, speak_text_allowed=speak_text_allowed, user_asked=user_asked)
+        return filter_items(
+            rules, items, channel, speak_text_allowed=speak_text_allowed, user_asked=user_asked
+        )
 
     async def check_store(self, tenant_id: str, user_id: str, fact: Item) -> Rule | None:
         """The do-not-store rule forbidding the fact, if any."""
@@ -101,7 +117,13 @@ class ExposureGuardService:
         return rules.get(blocking, Rule(blocking, 0))
 
     async def recall_summary(
-        self, tenant_id: str, user_id: str, atoms: Sequence[SummaryAtom], channel: Channel, *, speak_text_allowed: bool
+        self,
+        tenant_id: str,
+        user_id: str,
+        atoms: Sequence[SummaryAtom],
+        channel: Channel,
+        *,
+        speak_text_allowed: bool,
     ) -> RecallSummary:
         """The bounded safe summary of the given atoms."""
         rules = await self._compiled_rules(tenant_id, user_id)
@@ -119,7 +141,9 @@ class ExposureGuardService:
 
     async def _refresh_cache(self, tenant_id: str, user_id: str) -> None:
         encoded = encode_rules(await self._store.list_rules(tenant_id, user_id))
-        await self._cache.set(user_key(tenant_id, user_id, "exposure_rules"), encoded, self._cache_ttl_s)
+        await self._cache.set(
+            user_key(tenant_id, user_id, "exposure_rules"), encoded, self._cache_ttl_s
+        )
 
     async def _compiled_rules(self, tenant_id: str, user_id: str) -> CompiledRules:
         encoded = await self._encoded_rules(tenant_id, user_id)

@@ -34,12 +34,16 @@ class AskedQuestions:
             return []
         return list(json.loads(raw)) if raw else []
 
-    async def record(self, tenant_id: str, user_id: str, session_id: str, question_id: str, known: list[str]) -> None:
+    async def record(
+        self, tenant_id: str, user_id: str, session_id: str, question_id: str, known: list[str]
+    ) -> None:
         """Remember that the question was asked (the newest MAX_IDS are kept)."""
         if question_id in known:
             return
         ids = [*known, question_id][-MAX_IDS:]
         try:
-            await self._cache.set(self._key(tenant_id, user_id, session_id), json.dumps(ids).encode(), TTL_S)
+            await self._cache.set(
+                self._key(tenant_id, user_id, session_id), json.dumps(ids).encode(), TTL_S
+            )
         except Exception:
             log.warning("asked-questions cache unavailable")

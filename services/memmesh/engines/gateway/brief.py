@@ -63,7 +63,9 @@ class BriefHandler:
         # Briefs composed at once; the rest wait their turn within their own budget.
         self._slots = asyncio.Semaphore(concurrency)
 
-    async def brief(self, request: pb.BriefRequest, inbound_remaining_s: float | None) -> pb.BriefResponse:
+    async def brief(
+        self, request: pb.BriefRequest, inbound_remaining_s: float | None
+    ) -> pb.BriefResponse:
         """The bundle of one turn, or an empty one with a reason code."""
         budget = TurnBudget(self._budget_s, inbound_remaining_s)
         if not request.identity_verified:
@@ -98,7 +100,9 @@ class BriefHandler:
         # same call that reads the working memory (no separate OpenSession hop).
         asked = await self._asked.asked(scope.tenant_id, scope.user_id, request.session_id)
         composed = await self._call(
-            "context_composer", budget, self._composer.Compose,
+            "context_composer",
+            budget,
+            self._composer.Compose,
             composer_pb.ComposeRequest(
                 scope=scope,
                 session_id=request.session_id,
@@ -113,7 +117,9 @@ class BriefHandler:
         )
         items = gate_items(composed.bundle, request.session_id)
         verdict = await self._call(
-            "exposure_guard", budget, self._guard.Filter,
+            "exposure_guard",
+            budget,
+            self._guard.Filter,
             guard_pb.FilterRequest(
                 scope=scope,
                 channel=request.channel,
@@ -129,13 +135,21 @@ class BriefHandler:
             log.info("final gate held back items=%d", len(gated.removed_texts))
         bundle = gated.bundle
         if bundle.HasField("clarification"):
-            await self._asked.record(scope.tenant_id, scope.user_id, request.session_id, bundle.clarification.question_id, asked)
+            await self._asked.record(
+                scope.tenant_id,
+                scope.user_id,
+                request.session_id,
+                bundle.clarification.question_id,
+                asked,
+            )
         degraded_parts = list(composed.degraded_parts)
         return pb.BriefResponse(
             bundle=bundle,
             hints=prune_vocabulary(composed.hints, gated.removed_texts),
             tone=composed.tone,
-            counters=recount(composed.counters, bundle, verdict.do_not_mention_hits) if gated.removed_texts else composed.counters,
+            counters=recount(composed.counters, bundle, verdict.do_not_mention_hits)
+            if gated.removed_texts
+            else composed.counters,
             degraded=bool(degraded_parts),
             reason_code=TIER2_DEGRADED if degraded_parts else "",
             degraded_parts=degraded_parts,

@@ -12,7 +12,12 @@ from memmesh.runtime.errors import call_engine
 class TurnBudget:
     """Time left of one turn; the inbound deadline, when shorter, wins."""
 
-    def __init__(self, budget_s: float, inbound_remaining_s: float | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        budget_s: float,
+        inbound_remaining_s: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._clock = clock
         limit = budget_s if inbound_remaining_s is None else min(budget_s, inbound_remaining_s)
         self._deadline = clock() + max(limit, 0.0)

@@ -43,7 +43,9 @@ class ControlHandler:
         self._outbox = outbox
         self._budget_s = budget_s
 
-    async def command(self, request: pb.CommandRequest, inbound: float | None) -> pb.CommandResponse:
+    async def command(
+        self, request: pb.CommandRequest, inbound: float | None
+    ) -> pb.CommandResponse:
         """Run a user control command through the AtomExtractor."""
         budget = TurnBudget(self._budget_s, inbound)
         run = extractor_pb.RunCommandRequest(
@@ -57,32 +59,45 @@ class ControlHandler:
         reasons = sorted({change.reason_code for change in reply.changes if change.reason_code})
         name = pb.UserCommand.Name(request.command).removeprefix("USER_COMMAND_")
         return pb.CommandResponse(
-            atom_ids=sorted({change.atom.atom_id for change in reply.changes if change.atom.atom_id}),
+            atom_ids=sorted(
+                {change.atom.atom_id for change in reply.changes if change.atom.atom_id}
+            ),
             reason_code=reasons[0] if len(reasons) == 1 else f"USER_COMMAND_{name}",
         )
 
-    async def open_session(self, request: pb.OpenSessionRequest, inbound: float | None) -> pb.OpenSessionResponse:
+    async def open_session(
+        self, request: pb.OpenSessionRequest, inbound: float | None
+    ) -> pb.OpenSessionResponse:
         """Whether the session starts now (ThreadStore's session rules)."""
         budget = TurnBudget(self._budget_s, inbound)
         reply = await self._threads.open_session(
-            thread_pb.OpenSessionRequest(scope=request.scope, session_id=request.session_id, now=request.now),
+            thread_pb.OpenSessionRequest(
+                scope=request.scope, session_id=request.session_id, now=request.now
+            ),
             budget.remaining_s(),
         )
         return pb.OpenSessionResponse(mode=reply.mode)
 
-    async def close_session(self, request: pb.CloseSessionRequest, inbound: float | None) -> pb.CloseSessionResponse:
+    async def close_session(
+        self, request: pb.CloseSessionRequest, inbound: float | None
+    ) -> pb.CloseSessionResponse:
         """Close the session (the ThreadStore indexes its digest and episode digests itself)."""
         budget = TurnBudget(self._budget_s, inbound)
-        close = thread_pb.CloseSessionRequest(scope=request.scope, session_id=request.session_id, now=request.now)
+        close = thread_pb.CloseSessionRequest(
+            scope=request.scope, session_id=request.session_id, now=request.now
+        )
         reply = await self._threads.close_session(close, budget.remaining_s())
         return pb.CloseSessionResponse(digest_summary=reply.digest.summary)
 
-    async def _all_atoms(self, scope: scope_pb2.UserScope, budget: TurnBudget) -> list[memory_pb2.Atom]:
+    async def _all_atoms(
+        self, scope: scope_pb2.UserScope, budget: TurnBudget
+    ) -> list[memory_pb2.Atom]:
         atoms: list[memory_pb2.Atom] = []
         token = ""
         while len(atoms) < MAX_RECALL_ATOMS:
             page = await self._extractor.list_atoms(
-                extractor_pb.ListAtomsRequest(scope=scope, page_size=ATOM_PAGE, page_token=token), budget.remaining_s()
+                extractor_pb.ListAtomsRequest(scope=scope, page_size=ATOM_PAGE, page_token=token),
+                budget.remaining_s(),
             )
             atoms.extend(page.atoms)
             token = page.next_page_token
@@ -90,7 +105,9 @@ class ControlHandler:
                 break
         return atoms[:MAX_RECALL_ATOMS]
 
-    async def remember(self, request: pb.RememberRequest, inbound: float | None) -> pb.RememberResponse:
+    async def remember(
+        self, request: pb.RememberRequest, inbound: float | None
+    ) -> pb.RememberResponse:
         """The bounded safe summary; nothing for an unverified speaker."""
         if not request.identity_verified:
             return pb.RememberResponse()
@@ -107,7 +124,9 @@ class ControlHandler:
         )
         return pb.RememberResponse(items=summary.items)
 
-    async def debug_user(self, request: pb.DebugUserRequest, inbound: float | None) -> pb.DebugUserResponse:
+    async def debug_user(
+        self, request: pb.DebugUserRequest, inbound: float | None
+    ) -> pb.DebugUserResponse:
         """Operator view: last session, last interaction, atom counts by status, queued extractions."""
         budget = TurnBudget(self._budget_s, inbound)
         scope = request.scope
@@ -120,7 +139,9 @@ class ControlHandler:
         response = pb.DebugUserResponse(
             last_session_id=state.state.last_session_id,
             atom_counts=counts,
-            pending_extractions=await self._outbox.count_pending(scope.tenant_id, scope.user_id, EXTRACT),
+            pending_extractions=await self._outbox.count_pending(
+                scope.tenant_id, scope.user_id, EXTRACT
+            ),
         )
         if state.state.HasField("last_interaction_time"):
             response.last_interaction_time.CopyFrom(state.state.last_interaction_time)

@@ -37,7 +37,11 @@ def extract_key(turn_id: str) -> str:
 def extract_effect(scope: scope_pb2.UserScope, turn: memory_pb2.Turn) -> Effect:
     """Extraction of a user turn (the turn as archived text, role and time)."""
     said = memory_pb2.Turn(
-        turn_id=turn.turn_id, session_id=turn.session_id, role=memory_pb2.ROLE_USER, text=turn.text, time=turn.time
+        turn_id=turn.turn_id,
+        session_id=turn.session_id,
+        role=memory_pb2.ROLE_USER,
+        text=turn.text,
+        time=turn.time,
     )
     request = extractor_pb.ProcessRequest(scope=scope, turn=said, now=turn.time)
     return Effect(EXTRACT, request.SerializeToString(), extract_key(turn.turn_id), EXTRACTOR_LANE)
@@ -51,7 +55,9 @@ def turn_effects(scope: scope_pb2.UserScope, turn: memory_pb2.Turn) -> list[Effe
     record = state_pb.ApplyRequest(
         scope=scope,
         change=state_pb.StateChange(
-            record_interaction=state_pb.InteractionRecord(session_id=turn.session_id, interaction_time=turn.time)
+            record_interaction=state_pb.InteractionRecord(
+                session_id=turn.session_id, interaction_time=turn.time
+            )
         ),
         any_version=True,
         reason_code=INTERACTION_REASON,
@@ -59,13 +65,20 @@ def turn_effects(scope: scope_pb2.UserScope, turn: memory_pb2.Turn) -> list[Effe
         now=turn.time,
     )
     effects.append(
-        Effect(RECORD_INTERACTION, record.SerializeToString(), f"{RECORD_INTERACTION}:{turn.turn_id}", STATE_LANE)
+        Effect(
+            RECORD_INTERACTION,
+            record.SerializeToString(),
+            f"{RECORD_INTERACTION}:{turn.turn_id}",
+            STATE_LANE,
+        )
     )
     effects.append(extract_effect(scope, turn))
     return effects
 
 
-def fill_profile_effects(request: extractor_pb.ProcessRequest, processed: extractor_pb.ProcessResponse) -> list[Effect]:
+def fill_profile_effects(
+    request: extractor_pb.ProcessRequest, processed: extractor_pb.ProcessResponse
+) -> list[Effect]:
     """One blind fill of the profile fields the extraction's adopted facts state; Current State
     sets those still empty (none when the turn states none)."""
     stated = stated_profile(applied_changes(processed))
@@ -80,7 +93,9 @@ def fill_profile_effects(request: extractor_pb.ProcessRequest, processed: extrac
         idempotency_key=f"profile:{turn_id}"[:128],
         now=request.turn.time,
     )
-    return [Effect(FILL_PROFILE, apply.SerializeToString(), f"{FILL_PROFILE}:{turn_id}", STATE_LANE)]
+    return [
+        Effect(FILL_PROFILE, apply.SerializeToString(), f"{FILL_PROFILE}:{turn_id}", STATE_LANE)
+    ]
 
 
 def _decoded(message: type[M], effect: QueuedEffect) -> M:
@@ -121,6 +136,8 @@ class EffectHandlers:
         if field.startswith("set_"):
             # Queued before fills were Current State's own change: one field, set only if empty.
             value = getattr(request.change, field)
-            request.change.fill_empty_profile.CopyFrom(state_pb.ProfileFill(**{field.removeprefix("set_"): value}))
+            request.change.fill_empty_profile.CopyFrom(
+                state_pb.ProfileFill(**{field.removeprefix("set_"): value})
+            )
             request.any_version = True
         return await self._state.apply(request, timeout_s)

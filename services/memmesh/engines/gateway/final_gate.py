@@ -15,12 +15,20 @@ from memmesh.common.v1 import bundle_pb2, memory_pb2
 def gate_items(bundle: bundle_pb2.ContextBundle, session_id: str = "") -> list[GuardItem]:
     """Every item of the bundle, as the composer offered it (memmesh.bundle_items)."""
     items = [
-        items_of.atom_item(i, a.atom_id, a.key, a.text, exposure_name(a.exposure)) for i, a in enumerate(bundle.atoms)
+        items_of.atom_item(i, a.atom_id, a.key, a.text, exposure_name(a.exposure))
+        for i, a in enumerate(bundle.atoms)
     ]
-    for prefix, turns in ((items_of.EXCERPT, bundle.excerpts), (items_of.WORKING_TURN, bundle.working_memory)):
-        items += [items_of.turn_item(prefix, i, t.text, exposure_name(t.exposure), t.session_id) for i, t in enumerate(turns)]
+    for prefix, turns in (
+        (items_of.EXCERPT, bundle.excerpts),
+        (items_of.WORKING_TURN, bundle.working_memory),
+    ):
+        items += [
+            items_of.turn_item(prefix, i, t.text, exposure_name(t.exposure), t.session_id)
+            for i, t in enumerate(turns)
+        ]
     items += [
-        items_of.digest_item(i, d.title, d.summary, d.thread_id or d.digest_id) for i, d in enumerate(bundle.digests)
+        items_of.digest_item(i, d.title, d.summary, d.thread_id or d.digest_id)
+        for i, d in enumerate(bundle.digests)
     ]
     items += [items_of.loop_item(i, lp.text) for i, lp in enumerate(bundle.active_loops)]
     if bundle.rolling_summary:
@@ -29,11 +37,20 @@ def gate_items(bundle: bundle_pb2.ContextBundle, session_id: str = "") -> list[G
         items.append(items_of.bridge_item(bundle.episode_bridge))
     if bundle.push.display_name:
         items.append(items_of.name_item(bundle.push.display_name))
-    items += [items_of.entity_item(i, e.related_label, e.label) for i, e in enumerate(bundle.entities)]
+    items += [
+        items_of.entity_item(i, e.related_label, e.label) for i, e in enumerate(bundle.entities)
+    ]
     if bundle.HasField("clarification"):
         question = bundle.clarification
-        exposure = next((a.exposure for a in bundle.atoms if a.atom_id == question.atom_id), memory_pb2.EXPOSURE_SAFE_TO_SPEAK)
-        items.append(items_of.question_item(question.key, question.text, question.atom_id, exposure_name(exposure)))
+        exposure = next(
+            (a.exposure for a in bundle.atoms if a.atom_id == question.atom_id),
+            memory_pb2.EXPOSURE_SAFE_TO_SPEAK,
+        )
+        items.append(
+            items_of.question_item(
+                question.key, question.text, question.atom_id, exposure_name(exposure)
+            )
+        )
     return items
 
 
@@ -55,7 +72,9 @@ _LISTED_PARTS = (
 )
 
 
-def apply_gate(bundle: bundle_pb2.ContextBundle, items: list[GuardItem], allowed_ids: Iterable[str]) -> GateResult:
+def apply_gate(
+    bundle: bundle_pb2.ContextBundle, items: list[GuardItem], allowed_ids: Iterable[str]
+) -> GateResult:
     """A copy of the bundle without the items the guard held back."""
     allowed = set(allowed_ids)
     removed = withheld_texts(items, allowed)
@@ -75,12 +94,16 @@ def apply_gate(bundle: bundle_pb2.ContextBundle, items: list[GuardItem], allowed
     if items_of.NAME not in allowed:
         gated.push.display_name = ""
     kept_atoms = {atom.atom_id for atom in gated.atoms}
-    if gated.HasField("clarification") and (items_of.QUESTION not in allowed or gated.clarification.atom_id not in kept_atoms):
+    if gated.HasField("clarification") and (
+        items_of.QUESTION not in allowed or gated.clarification.atom_id not in kept_atoms
+    ):
         gated.ClearField("clarification")
     return GateResult(gated, removed)
 
 
-def recount(counters: bundle_pb2.BundleCounters, bundle: bundle_pb2.ContextBundle, do_not_mention_hits: int) -> bundle_pb2.BundleCounters:
+def recount(
+    counters: bundle_pb2.BundleCounters, bundle: bundle_pb2.ContextBundle, do_not_mention_hits: int
+) -> bundle_pb2.BundleCounters:
     """Counters of the gated bundle; the gate's DO_NOT_MENTION hits are added to the composer's."""
     confirmed = sum(1 for atom in bundle.atoms if atom.tag == memory_pb2.MEMORY_TAG_CONFIRMED)
     return bundle_pb2.BundleCounters(
@@ -89,13 +112,17 @@ def recount(counters: bundle_pb2.BundleCounters, bundle: bundle_pb2.ContextBundl
         excerpts_selected_count=len(bundle.excerpts),
         confirmed_count=confirmed,
         tentative_count=len(bundle.atoms) - confirmed,
-        conflict_trigger_count=sum(1 for atom in bundle.atoms if atom.tag == memory_pb2.MEMORY_TAG_CONFLICT),
+        conflict_trigger_count=sum(
+            1 for atom in bundle.atoms if atom.tag == memory_pb2.MEMORY_TAG_CONFLICT
+        ),
         clarification_due_to_memory_count=1 if bundle.HasField("clarification") else 0,
         do_not_mention_hits_count=counters.do_not_mention_hits_count + do_not_mention_hits,
     )
 
 
-def prune_vocabulary(hints: bundle_pb2.HintBundle, removed_texts: tuple[str, ...]) -> bundle_pb2.HintBundle:
+def prune_vocabulary(
+    hints: bundle_pb2.HintBundle, removed_texts: tuple[str, ...]
+) -> bundle_pb2.HintBundle:
     """Hints without terms that occur in removed items, so nothing held back leaks through them."""
     if not removed_texts:
         return hints

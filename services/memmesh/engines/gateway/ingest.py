@@ -35,7 +35,9 @@ class IngestHandler:
         self._outbox = outbox
         self._budget_s = budget_s
 
-    async def ingest(self, request: pb.IngestRequest, inbound_remaining_s: float | None) -> pb.IngestResponse:
+    async def ingest(
+        self, request: pb.IngestRequest, inbound_remaining_s: float | None
+    ) -> pb.IngestResponse:
         """Archive one turn (a failure fails the Ingest), then queue and first-attempt its effects."""
         budget = TurnBudget(self._budget_s, inbound_remaining_s)
         scope, turn = request.scope, request.turn

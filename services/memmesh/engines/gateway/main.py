@@ -60,7 +60,10 @@ async def adopt_legacy_extractions(database: Database, outbox: Outbox) -> None:
     for item in await legacy_extractions(database):
         scope = scope_pb2.UserScope(tenant_id=item.tenant_id, user_id=item.user_id)
         turn = memory_pb2.Turn(
-            turn_id=item.turn_id, session_id=item.session_id, text=item.text, time=timestamp_of(item.time_us)
+            turn_id=item.turn_id,
+            session_id=item.session_id,
+            text=item.text,
+            time=timestamp_of(item.time_us),
         )
         await outbox.enqueue(item.tenant_id, item.user_id, [extract_effect(scope, turn)])
         await forget_legacy_extraction(database, item)
@@ -71,7 +74,9 @@ async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) 
     """Wire the gateway from settings."""
     gateway = gateway or GatewaySettings()
     channels = {
-        name: engine_channel(settings.addr_of(name), settings.internal_token, settings.default_call_timeout_s)
+        name: engine_channel(
+            settings.addr_of(name), settings.internal_token, settings.default_call_timeout_s
+        )
         for name in ENGINES
     }
     threads = ThreadStoreClient(channels["thread_store"])
@@ -101,8 +106,14 @@ async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) 
         await database.close()
 
     return BuiltEngine(
-        registrations=[ServiceRegistration(servicer, pb_grpc.add_GatewayServiceServicer_to_server, SERVICE_NAME)],
-        authenticator=TenantKeyAuthenticator(gateway.tenant_keys, settings.internal_token, DEBUG_METHODS),
+        registrations=[
+            ServiceRegistration(
+                servicer, pb_grpc.add_GatewayServiceServicer_to_server, SERVICE_NAME
+            )
+        ],
+        authenticator=TenantKeyAuthenticator(
+            gateway.tenant_keys, settings.internal_token, DEBUG_METHODS
+        ),
         close=close,
     )
 

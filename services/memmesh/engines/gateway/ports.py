@@ -16,8 +16,9 @@ from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 class TurnArchive(Protocol):
     """ThreadStore's archive, as Ingest writes to it."""
 
-    async def append_turn(self, request: thread_pb.AppendTurnRequest, timeout_s: float) -> thread_pb.AppendTurnResponse:
-        ...
+    async def append_turn(
+        self, request: thread_pb.AppendTurnRequest, timeout_s: float
+    ) -> thread_pb.AppendTurnResponse: ...
 
 
 class SessionsPeer(Protocol):
@@ -35,13 +36,17 @@ class SessionsPeer(Protocol):
 class CurrentStatePeer(Protocol):
     async def get(self, request: state_pb.GetRequest, timeout_s: float) -> state_pb.GetResponse: ...
 
-    async def apply(self, request: state_pb.ApplyRequest, timeout_s: float) -> state_pb.ApplyResponse: ...
+    async def apply(
+        self, request: state_pb.ApplyRequest, timeout_s: float
+    ) -> state_pb.ApplyResponse: ...
 
 
 class ExtractionPeer(Protocol):
     """AtomExtractor's extraction of a turn, as an outbox effect delivers it."""
 
-    async def process(self, request: extractor_pb.ProcessRequest, timeout_s: float) -> extractor_pb.ProcessResponse: ...
+    async def process(
+        self, request: extractor_pb.ProcessRequest, timeout_s: float
+    ) -> extractor_pb.ProcessResponse: ...
 
 
 class CapsulePeer(Protocol):

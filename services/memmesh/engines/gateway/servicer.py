@@ -17,23 +17,37 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         self._ingest = ingest
         self._control = control
 
-    async def Brief(self, request: pb.BriefRequest, context: grpc.aio.ServicerContext) -> pb.BriefResponse:
+    async def Brief(
+        self, request: pb.BriefRequest, context: grpc.aio.ServicerContext
+    ) -> pb.BriefResponse:
         return await self._brief.brief(request, context.time_remaining())
 
-    async def Ingest(self, request: pb.IngestRequest, context: grpc.aio.ServicerContext) -> pb.IngestResponse:
+    async def Ingest(
+        self, request: pb.IngestRequest, context: grpc.aio.ServicerContext
+    ) -> pb.IngestResponse:
         return await self._ingest.ingest(request, context.time_remaining())
 
-    async def Command(self, request: pb.CommandRequest, context: grpc.aio.ServicerContext) -> pb.CommandResponse:
+    async def Command(
+        self, request: pb.CommandRequest, context: grpc.aio.ServicerContext
+    ) -> pb.CommandResponse:
         return await self._control.command(request, context.time_remaining())
 
-    async def OpenSession(self, request: pb.OpenSessionRequest, context: grpc.aio.ServicerContext) -> pb.OpenSessionResponse:
+    async def OpenSession(
+        self, request: pb.OpenSessionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.OpenSessionResponse:
         return await self._control.open_session(request, context.time_remaining())
 
-    async def CloseSession(self, request: pb.CloseSessionRequest, context: grpc.aio.ServicerContext) -> pb.CloseSessionResponse:
+    async def CloseSession(
+        self, request: pb.CloseSessionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.CloseSessionResponse:
         return await self._control.close_session(request, context.time_remaining())
 
-    async def Remember(self, request: pb.RememberRequest, context: grpc.aio.ServicerContext) -> pb.RememberResponse:
+    async def Remember(
+        self, request: pb.RememberRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RememberResponse:
         return await self._control.remember(request, context.time_remaining())
 
-    async def DebugUser(self, request: pb.DebugUserRequest, context: grpc.aio.ServicerContext) -> pb.DebugUserResponse:
+    async def DebugUser(
+        self, request: pb.DebugUserRequest, context: grpc.aio.ServicerContext
+    ) -> pb.DebugUserResponse:
         return await self._control.debug_user(request, context.time_remaining())

@@ -17,10 +17,14 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["LedgerService"].full_name
 
 async def build(settings: MeshSettings) -> BuiltEngine:
     """Wire the ledger engine from settings."""
-    store = SqlLedgerStore(await open_database(settings.storage_url, "ledger", migrations, settings.data_dir))
+    store = SqlLedgerStore(
+        await open_database(settings.storage_url, "ledger", migrations, settings.data_dir)
+    )
     servicer = LedgerServicer(LedgerUseCases(store))
     return BuiltEngine(
-        registrations=[ServiceRegistration(servicer, pb_grpc.add_LedgerServiceServicer_to_server, SERVICE_NAME)],
+        registrations=[
+            ServiceRegistration(servicer, pb_grpc.add_LedgerServiceServicer_to_server, SERVICE_NAME)
+        ],
         close=store.close,
     )
 

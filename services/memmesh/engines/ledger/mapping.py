@@ -90,5 +90,8 @@ def verify_response(report: VerifyReport) -> pb.VerifyResponse:
 
 def append_response(outcomes: list[AppendOutcome]) -> pb.AppendResponse:
     return pb.AppendResponse(
-        events=[pb.AppendedEvent(sequence=o.sequence, hash=o.hash, duplicate=o.duplicate) for o in outcomes]
+        events=[
+            pb.AppendedEvent(sequence=o.sequence, hash=o.hash, duplicate=o.duplicate)
+            for o in outcomes
+        ]
     )

@@ -16,18 +16,24 @@ class LedgerServicer(pb_grpc.LedgerServiceServicer):
     def __init__(self, ledger: LedgerUseCases) -> None:
         self._ledger = ledger
 
-    async def Append(self, request: pb.AppendRequest, context: grpc.aio.ServicerContext) -> pb.AppendResponse:
+    async def Append(
+        self, request: pb.AppendRequest, context: grpc.aio.ServicerContext
+    ) -> pb.AppendResponse:
         outcomes = await self._ledger.append(
             request.scope.tenant_id, request.scope.user_id, mapping.new_events(request)
         )
         return mapping.append_response(outcomes)
 
-    async def Read(self, request: pb.ReadRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[pb.ReadResponse]:
+    async def Read(
+        self, request: pb.ReadRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.ReadResponse]:
         async for stored in self._ledger.read(
             request.scope.tenant_id, request.scope.user_id, request.from_sequence, request.limit
         ):
             yield pb.ReadResponse(event=mapping.event_message(stored))
 
-    async def Verify(self, request: pb.VerifyRequest, context: grpc.aio.ServicerContext) -> pb.VerifyResponse:
+    async def Verify(
+        self, request: pb.VerifyRequest, context: grpc.aio.ServicerContext
+    ) -> pb.VerifyResponse:
         report = await self._ledger.verify(request.scope.tenant_id, request.scope.user_id)
         return mapping.verify_response(report)

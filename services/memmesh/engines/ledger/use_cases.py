@@ -20,11 +20,15 @@ class LedgerUseCases:
     def __init__(self, store: LedgerStore) -> None:
         self._store = store
 
-    async def append(self, tenant_id: str, user_id: str, events: Sequence[NewEvent]) -> list[AppendOutcome]:
+    async def append(
+        self, tenant_id: str, user_id: str, events: Sequence[NewEvent]
+    ) -> list[AppendOutcome]:
         """Append the batch atomically; a stored key with the same content is a duplicate."""
         return await self._store.append(tenant_id, user_id, events)
 
-    def read(self, tenant_id: str, user_id: str, from_sequence: int, limit: int) -> AsyncIterator[StoredEvent]:
+    def read(
+        self, tenant_id: str, user_id: str, from_sequence: int, limit: int
+    ) -> AsyncIterator[StoredEvent]:
         """The stream's events from from_sequence on; limit 0 means all."""
         return self._store.read(tenant_id, user_id, from_sequence, limit)
 

@@ -20,7 +20,9 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["OutboxSyncService"].full_name
 async def build(settings: MeshSettings) -> BuiltEngine:
     """Wire OutboxSync from settings."""
     store = await SqlMirrorStore.open(settings.storage_url, settings.data_dir)
-    ledger_channel = engine_channel(settings.addr_of("ledger"), settings.internal_token, settings.default_call_timeout_s)
+    ledger_channel = engine_channel(
+        settings.addr_of("ledger"), settings.internal_token, settings.default_call_timeout_s
+    )
     service = OutboxSyncService(store, LedgerWriter(ledger_grpc.LedgerServiceStub(ledger_channel)))
 
     async def close() -> None:
@@ -29,7 +31,11 @@ async def build(settings: MeshSettings) -> BuiltEngine:
 
     return BuiltEngine(
         registrations=[
-            ServiceRegistration(OutboxSyncServicer(service), pb_grpc.add_OutboxSyncServiceServicer_to_server, SERVICE_NAME)
+            ServiceRegistration(
+                OutboxSyncServicer(service),
+                pb_grpc.add_OutboxSyncServiceServicer_to_server,
+                SERVICE_NAME,
+            )
         ],
         close=close,
     )

@@ -20,11 +20,15 @@ class MirrorStore(Protocol):
         """Receipts not yet recorded on the ledger, in cursor order."""
         ...
 
-    async def mark_recorded(self, tenant_id: str, user_id: str, first_cursors: Sequence[int]) -> None:
+    async def mark_recorded(
+        self, tenant_id: str, user_id: str, first_cursors: Sequence[int]
+    ) -> None:
         """Note that these receipts are on the ledger."""
         ...
 
-    async def pull(self, tenant_id: str, user_id: str, after_cursor: int, limit: int) -> list[StoredItem]:
+    async def pull(
+        self, tenant_id: str, user_id: str, after_cursor: int, limit: int
+    ) -> list[StoredItem]:
         """At most limit items after after_cursor, in cursor order."""
         ...
 
@@ -44,6 +48,8 @@ class MirrorStore(Protocol):
 class SyncLedger(Protocol):
     """Where the mirror's reason-coded events go (the kit's LedgerWriter)."""
 
-    async def append(self, tenant_id: str, user_id: str, events: Sequence[NewEvent]) -> Sequence[Appended]:
+    async def append(
+        self, tenant_id: str, user_id: str, events: Sequence[NewEvent]
+    ) -> Sequence[Appended]:
         """Append idempotently, in order."""
         ...

@@ -15,17 +15,27 @@ class OutboxSyncServicer(pb_grpc.OutboxSyncServiceServicer):
     def __init__(self, service: OutboxSyncService) -> None:
         self._service = service
 
-    async def Push(self, request: pb.PushRequest, context: grpc.aio.ServicerContext) -> pb.PushResponse:
-        acks = await self._service.push(request.scope.tenant_id, request.scope.user_id, mapping.push_batch(request))
+    async def Push(
+        self, request: pb.PushRequest, context: grpc.aio.ServicerContext
+    ) -> pb.PushResponse:
+        acks = await self._service.push(
+            request.scope.tenant_id, request.scope.user_id, mapping.push_batch(request)
+        )
         return pb.PushResponse(acks=[mapping.ack_message(ack) for ack in acks])
 
-    async def Pull(self, request: pb.PullRequest, context: grpc.aio.ServicerContext) -> pb.PullResponse:
+    async def Pull(
+        self, request: pb.PullRequest, context: grpc.aio.ServicerContext
+    ) -> pb.PullResponse:
         result = await self._service.pull(
             request.scope.tenant_id, request.scope.user_id, request.after_cursor, request.limit
         )
-        return pb.PullResponse(items=[mapping.item_message(s) for s in result.items], next_cursor=result.next_cursor)
+        return pb.PullResponse(
+            items=[mapping.item_message(s) for s in result.items], next_cursor=result.next_cursor
+        )
 
-    async def Restore(self, request: pb.RestoreRequest, context: grpc.aio.ServicerContext) -> pb.RestoreResponse:
+    async def Restore(
+        self, request: pb.RestoreRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RestoreResponse:
         page = await self._service.restore(
             request.scope.tenant_id,
             request.scope.user_id,

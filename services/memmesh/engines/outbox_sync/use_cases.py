@@ -54,16 +54,26 @@ class OutboxSyncService:
 
     async def pull(self, tenant_id: str, user_id: str, after_cursor: int, limit: int) -> PullResult:
         """Items after a cursor in order, bounded by limit and the response size cap."""
-        fetched = await self._store.pull(tenant_id, user_id, after_cursor, limit or DEFAULT_PULL_LIMIT)
+        fetched = await self._store.pull(
+            tenant_id, user_id, after_cursor, limit or DEFAULT_PULL_LIMIT
+        )
         items = within_bytes(fetched, MAX_RESPONSE_BYTES)
         return PullResult(items, items[-1].cursor if items else after_cursor)
 
     async def restore(
-        self, tenant_id: str, user_id: str, device_id: str, now_us: int, page_token: str, page_size: int
+        self,
+        tenant_id: str,
+        user_id: str,
+        device_id: str,
+        now_us: int,
+        page_token: str,
+        page_size: int,
     ) -> RestorePage:
         """One page of the latest continuity set; the first page is recorded on the ledger."""
         if page_token:
-            as_of, after = parse_restore_token(page_token, await self._store.head_cursor(tenant_id, user_id))
+            as_of, after = parse_restore_token(
+                page_token, await self._store.head_cursor(tenant_id, user_id)
+            )
         else:
             as_of, after = await self._store.head_cursor(tenant_id, user_id), 0
             await self._ledger.append(tenant_id, user_id, [restore_event(device_id, as_of, now_us)])

@@ -74,12 +74,16 @@ def canonical_document(document: pb.Document, path: str = "document") -> pb.Docu
     """The stored form of a document: exactly one source, carrying its own id."""
     source = document.WhichOneof("source")
     if source is None:
-        raise InvalidInput([FieldViolation(f"{path}.source", "one of atom, turn or digest is required")])
+        raise InvalidInput(
+            [FieldViolation(f"{path}.source", "one of atom, turn or digest is required")]
+        )
     if not doc_id_of(document):
         raise InvalidInput([FieldViolation(f"{path}.{source}", "has no id")])
     if source == "turn" and document.turn.exposure == memory_pb2.EXPOSURE_INTERNAL_ONLY:
         # An INTERNAL_ONLY turn must never become an excerpt: it is never indexed.
-        raise InvalidInput([FieldViolation(f"{path}.turn.exposure", "an INTERNAL_ONLY turn is not indexed")])
+        raise InvalidInput(
+            [FieldViolation(f"{path}.turn.exposure", "an INTERNAL_ONLY turn is not indexed")]
+        )
     canonical = pb.Document()
     canonical.CopyFrom(document)
     return canonical
@@ -169,7 +173,13 @@ def upsert_docs(request: pb.UpsertRequest, analyzer: Analyzer) -> list[IndexDoc]
         doc = index_doc(canonical_document(document, path), analyzer)
         if doc.doc_id in seen:
             source = document.WhichOneof("source")
-            raise InvalidInput([FieldViolation(f"{path}.{source}", f"id {doc.doc_id} appears twice in the request")])
+            raise InvalidInput(
+                [
+                    FieldViolation(
+                        f"{path}.{source}", f"id {doc.doc_id} appears twice in the request"
+                    )
+                ]
+            )
         seen.add(doc.doc_id)
         docs.append(doc)
     return docs

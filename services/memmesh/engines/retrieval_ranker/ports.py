@@ -46,12 +46,18 @@ class RankerStore(Protocol):
         """Write documents (replacing same ids) atomically; returns the new generation."""
         ...
 
-    async def remove(self, tenant_id: str, user_id: str, doc_ids: Sequence[str]) -> tuple[list[str], int]:
+    async def remove(
+        self, tenant_id: str, user_id: str, doc_ids: Sequence[str]
+    ) -> tuple[list[str], int]:
         """Delete documents; returns the ids that existed (sorted) and the generation after."""
         ...
 
     async def replace_all(
-        self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc], if_generation: int | None = None
+        self,
+        tenant_id: str,
+        user_id: str,
+        docs: Sequence[StoredDoc],
+        if_generation: int | None = None,
     ) -> int | None:
         """Replace every document of the user atomically (reindex); returns the new generation,
         or None (and changes nothing) when `if_generation` is given and is no longer current."""

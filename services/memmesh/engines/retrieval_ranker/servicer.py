@@ -16,22 +16,32 @@ class RetrievalRankerServicer(pb_grpc.RetrievalRankerServiceServicer):
         self._service = service
         self._analyzer = analyzer
 
-    async def Upsert(self, request: pb.UpsertRequest, context: grpc.aio.ServicerContext) -> pb.UpsertResponse:
+    async def Upsert(
+        self, request: pb.UpsertRequest, context: grpc.aio.ServicerContext
+    ) -> pb.UpsertResponse:
         docs = mapping.upsert_docs(request, self._analyzer)
         count = await self._service.upsert(request.scope.tenant_id, request.scope.user_id, docs)
         return pb.UpsertResponse(upserted_count=count)
 
-    async def Remove(self, request: pb.RemoveRequest, context: grpc.aio.ServicerContext) -> pb.RemoveResponse:
-        count = await self._service.remove(request.scope.tenant_id, request.scope.user_id, list(request.doc_ids))
+    async def Remove(
+        self, request: pb.RemoveRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RemoveResponse:
+        count = await self._service.remove(
+            request.scope.tenant_id, request.scope.user_id, list(request.doc_ids)
+        )
         return pb.RemoveResponse(removed_count=count)
 
-    async def Retrieve(self, request: pb.RetrieveRequest, context: grpc.aio.ServicerContext) -> pb.RetrieveResponse:
+    async def Retrieve(
+        self, request: pb.RetrieveRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RetrieveResponse:
         retrieval = await self._service.retrieve(
             request.scope.tenant_id, request.scope.user_id, request.query, mapping.caps_of(request)
         )
         return mapping.retrieve_response(retrieval)
 
-    async def Reindex(self, request: pb.ReindexRequest, context: grpc.aio.ServicerContext) -> pb.ReindexResponse:
+    async def Reindex(
+        self, request: pb.ReindexRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ReindexResponse:
         summary = await self._service.reindex(request.scope.tenant_id, request.scope.user_id)
         return mapping.reindex_response(summary)
 

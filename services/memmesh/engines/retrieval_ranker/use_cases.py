@@ -76,7 +76,9 @@ class RankerService:
         fresh = UserIndex(snapshot.generation, (self._decode(stored) for stored in snapshot.docs))
         return self._remember(key, fresh)
 
-    def _apply_write(self, key: UserKey, generation: int, apply: Callable[[UserIndex], None]) -> None:
+    def _apply_write(
+        self, key: UserKey, generation: int, apply: Callable[[UserIndex], None]
+    ) -> None:
         # The cached index follows the write only when it was exactly one generation
         # behind; otherwise the next read catches up from the store.
         index = self._indexes.get(key)

@@ -18,9 +18,13 @@ class GrpcIndex:
     async def upsert(self, tenant_id: str, user_id: str, atoms: Sequence[AtomRecord]) -> None:
         # The ranker builds the indexed form from the atom itself.
         documents = [index_pb.Document(atom=atom_message(atom)) for atom in atoms]
-        request = index_pb.UpsertRequest(scope=scope_message(tenant_id, user_id), documents=documents)
+        request = index_pb.UpsertRequest(
+            scope=scope_message(tenant_id, user_id), documents=documents
+        )
         await call_engine("retrieval_ranker", self._stub.Upsert(request))
 
     async def remove(self, tenant_id: str, user_id: str, atom_ids: Sequence[str]) -> None:
-        request = index_pb.RemoveRequest(scope=scope_message(tenant_id, user_id), doc_ids=list(atom_ids))
+        request = index_pb.RemoveRequest(
+            scope=scope_message(tenant_id, user_id), doc_ids=list(atom_ids)
+        )
         await call_engine("retrieval_ranker", self._stub.Remove(request))

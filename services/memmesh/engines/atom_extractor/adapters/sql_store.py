@@ -84,7 +84,9 @@ def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
 
 def _adopt_legacy_effects(dialect: Dialect) -> str:
     lanes = " ".join(f"WHEN '{kind.value}' THEN '{lane}'" for kind, lane in LANES.items())
-    payload = "CAST(payload AS BLOB)" if dialect is Dialect.SQLITE else "convert_to(payload, 'UTF8')"
+    payload = (
+        "CAST(payload AS BLOB)" if dialect is Dialect.SQLITE else "convert_to(payload, 'UTF8')"
+    )
     return (
         "INSERT INTO outbox_effects (tenant_id, user_id, seq, lane, kind, idempotency_key, payload, attempts, "
         "enqueued_us, next_attempt_us, leased_until_us, last_error) "
@@ -131,17 +133,25 @@ class SqlCapsuleStore:
             ]
             if topics:
                 await tx.executemany(
-                    "INSERT INTO capsule_atom_topics VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING", topics
+                    "INSERT INTO capsule_atom_topics VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    topics,
                 )
 
     async def load_related(
-        self, tenant_id: str, user_id: str, keys: Sequence[str], atom_ids: Sequence[str], topics: Sequence[str]
+        self,
+        tenant_id: str,
+        user_id: str,
+        keys: Sequence[str],
+        atom_ids: Sequence[str],
+        topics: Sequence[str],
     ) -> list[AtomRecord]:
         scope = (tenant_id, user_id)
         found: dict[str, AtomRecord] = {}
         async with self._db.read() as tx:
             for column, values in (("atom_key", keys), ("atom_id", atom_ids)):
-                for atom in await _atoms_where(tx, scope, f"{column} IN ({marks(len(values))})", values):
+                for atom in await _atoms_where(
+                    tx, scope, f"{column} IN ({marks(len(values))})", values
+                ):
                     found[atom.atom_id] = atom
             if topics:
                 named = await tx.fetchall(
@@ -150,10 +160,16 @@ class SqlCapsuleStore:
                     (*scope, *topics),
                 )
                 wanted = sorted({str(row[0]) for row in named} - found.keys())
-                for atom in await _atoms_where(tx, scope, f"atom_id IN ({marks(len(wanted))})", wanted):
+                for atom in await _atoms_where(
+                    tx, scope, f"atom_id IN ({marks(len(wanted))})", wanted
+                ):
                     found[atom.atom_id] = atom
-            partners = sorted({a.conflict_atom_id for a in found.values() if a.conflict_atom_id} - found.keys())
-            for atom in await _atoms_where(tx, scope, f"atom_id IN ({marks(len(partners))})", partners):
+            partners = sorted(
+                {a.conflict_atom_id for a in found.values() if a.conflict_atom_id} - found.keys()
+            )
+            for atom in await _atoms_where(
+                tx, scope, f"atom_id IN ({marks(len(partners))})", partners
+            ):
                 found[atom.atom_id] = atom
         return sorted(found.values(), key=lambda a: (a.key, a.atom_id))
 
@@ -167,7 +183,9 @@ class SqlCapsuleStore:
             )
         return [codec.atom_of(str(row[0])) for row in rows]
 
-    async def atoms_by_id(self, tenant_id: str, user_id: str, atom_ids: Sequence[str]) -> list[AtomRecord]:
+    async def atoms_by_id(
+        self, tenant_id: str, user_id: str, atom_ids: Sequence[str]
+    ) -> list[AtomRecord]:
         if not atom_ids:
             return []
         c = _bytewise(self._db.dialect)
@@ -218,7 +236,9 @@ class SqlCapsuleStore:
             if marked == 0:
                 return False  # nothing written: the marker is stored already
             await _write(tx, scope, commit)
-            await enqueue_in(tx, tenant_id, user_id, queued_form(commit.marker, commit.effects), wall_clock_us())
+            await enqueue_in(
+                tx, tenant_id, user_id, queued_form(commit.marker, commit.effects), wall_clock_us()
+            )
         return True
 
     async def list_corrections(
@@ -259,11 +279,14 @@ class SqlCapsuleStore:
         await self._db.close()
 
 
-async def _atoms_where(tx: SqlTx, scope: tuple[str, str], condition: str, values: Sequence[str]) -> list[AtomRecord]:
+async def _atoms_where(
+    tx: SqlTx, scope: tuple[str, str], condition: str, values: Sequence[str]
+) -> list[AtomRecord]:
     if not values:
         return []
     rows = await tx.fetchall(
-        f"SELECT body FROM capsule_atoms WHERE tenant_id = ? AND user_id = ? AND {condition}", (*scope, *values)
+        f"SELECT body FROM capsule_atoms WHERE tenant_id = ? AND user_id = ? AND {condition}",
+        (*scope, *values),
     )
     return [codec.atom_of(str(row[0])) for row in rows]
 
@@ -297,7 +320,11 @@ async def _write(tx: SqlTx, scope: tuple[str, str], commit: CapsuleCommit) -> No
         ),
         (
             "INSERT INTO capsule_atom_topics VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            [(*scope, topic, atom.atom_id) for atom in retopic for topic in sorted(set(atom.topics))],
+            [
+                (*scope, topic, atom.atom_id)
+                for atom in retopic
+                for topic in sorted(set(atom.topics))
+            ],
         ),
         (
             "INSERT INTO capsule_corrections VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",

@@ -40,8 +40,12 @@ def idempotency_key(marker: str, *parts: str) -> str:
     return "ax-" + digest(marker, *parts)[:48]
 
 
-def _event(key: str, event_type: str, reason: str, attributes: list[Attribute], ctx: ChangeContext) -> NewEvent:
-    return NewEvent(key, event_type, reason, tuple(sorted(attributes, key=lambda a: a[0])), ctx.now_us)
+def _event(
+    key: str, event_type: str, reason: str, attributes: list[Attribute], ctx: ChangeContext
+) -> NewEvent:
+    return NewEvent(
+        key, event_type, reason, tuple(sorted(attributes, key=lambda a: a[0])), ctx.now_us
+    )
 
 
 def change_event(position: int, item: AtomChange, ctx: ChangeContext) -> NewEvent:
@@ -78,7 +82,9 @@ def correction_event(heard: str, meant: str, ctx: ChangeContext) -> NewEvent:
     """CORRECTION_CAPTURED: the pair is named by a hash; its words stay in the capsule."""
     pair_id = digest(heard.strip().lower(), meant.strip().lower())[:32]
     key = idempotency_key(ctx.marker, "correction", pair_id)
-    return _event(key, CORRECTION_CAPTURED, reasons.CORRECTION_CAPTURED, [("pair_id", pair_id)], ctx)
+    return _event(
+        key, CORRECTION_CAPTURED, reasons.CORRECTION_CAPTURED, [("pair_id", pair_id)], ctx
+    )
 
 
 def restrict_effects(written: list[AtomRecord]) -> list[Effect]:

@@ -30,13 +30,21 @@ class GrpcStateLedger:
         self._writer = LedgerWriter(stub)
 
     async def append_change(
-        self, tenant_id: str, user_id: str, change: Change, reason_code: str, idempotency_key: str, now_us: int
+        self,
+        tenant_id: str,
+        user_id: str,
+        change: Change,
+        reason_code: str,
+        idempotency_key: str,
+        now_us: int,
     ) -> tuple[int, bool]:
         event = state_event(change, reason_code, idempotency_key, now_us)
         [outcome] = await self._writer.append(tenant_id, user_id, [event])
         return outcome.sequence, outcome.duplicate
 
-    async def read_changes(self, tenant_id: str, user_id: str, after_sequence: int) -> AsyncIterator[LedgerRecord]:
+    async def read_changes(
+        self, tenant_id: str, user_id: str, after_sequence: int
+    ) -> AsyncIterator[LedgerRecord]:
         scope = scope_pb2.UserScope(tenant_id=tenant_id, user_id=user_id)
         next_sequence = after_sequence + 1
         while True:

@@ -48,11 +48,14 @@ class SqlStateStore:
     async def get(self, tenant_id: str, user_id: str) -> UserState | None:
         async with self._db.read() as tx:
             row = await tx.fetchone(
-                "SELECT state FROM user_states WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id)
+                "SELECT state FROM user_states WHERE tenant_id = ? AND user_id = ?",
+                (tenant_id, user_id),
             )
         return decode_state(str(row[0])) if row else None
 
-    async def save(self, tenant_id: str, user_id: str, state: UserState, expected_version: int) -> bool:
+    async def save(
+        self, tenant_id: str, user_id: str, state: UserState, expected_version: int
+    ) -> bool:
         async with self._db.write(tenant_id, user_id) as tx:
             if expected_version == 0:
                 changed = await tx.execute(

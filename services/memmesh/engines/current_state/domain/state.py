@@ -76,22 +76,54 @@ def validate_change(change: Change) -> None:
             _check(0 < len(name) <= 100, "change.set_display_name", "must be 1 to 100 characters")
         case "primary_language":
             tag = str(change.value("value"))
-            _check(bool(_LANGUAGE_TAG.fullmatch(tag)), "change.set_primary_language", "must be a BCP 47 tag")
+            _check(
+                bool(_LANGUAGE_TAG.fullmatch(tag)),
+                "change.set_primary_language",
+                "must be a BCP 47 tag",
+            )
         case "contact_preference":
-            _check(change.value("value") in CONTACT_PREFERENCES, "change.set_contact_preference", "must be SPEAK or TEXT")
+            _check(
+                change.value("value") in CONTACT_PREFERENCES,
+                "change.set_contact_preference",
+                "must be SPEAK or TEXT",
+            )
         case "timezone":
-            _check(change.value("value") in _TIMEZONES, "change.set_timezone", "must be an IANA time zone name")
+            _check(
+                change.value("value") in _TIMEZONES,
+                "change.set_timezone",
+                "must be an IANA time zone name",
+            )
         case "retention_mode":
-            _check(change.value("value") in RETENTION_MODES, "change.set_memory_retention_mode", "must be set")
+            _check(
+                change.value("value") in RETENTION_MODES,
+                "change.set_memory_retention_mode",
+                "must be set",
+            )
         case "device_setting":
-            _check(bool(change.value("device_id")), "change.set_device_setting.device_id", "is required")
+            _check(
+                bool(change.value("device_id")),
+                "change.set_device_setting.device_id",
+                "is required",
+            )
             threshold = int(change.value("wake_threshold_bp"))
-            _check(0 <= threshold <= 10_000, "change.set_device_setting.wake_threshold_bp", "must be 0..10000")
+            _check(
+                0 <= threshold <= 10_000,
+                "change.set_device_setting.wake_threshold_bp",
+                "must be 0..10000",
+            )
         case "last_applied_package_id":
-            _check(0 < len(str(change.value("value"))) <= 128, "change.set_last_applied_package_id", "must be 1 to 128 characters")
+            _check(
+                0 < len(str(change.value("value"))) <= 128,
+                "change.set_last_applied_package_id",
+                "must be 1 to 128 characters",
+            )
         case "fill_profile":
             given = dict(change.values)
-            _check(bool(given) and set(given) <= set(FILLABLE_FIELDS), "change.fill_empty_profile", "give a field")
+            _check(
+                bool(given) and set(given) <= set(FILLABLE_FIELDS),
+                "change.fill_empty_profile",
+                "give a field",
+            )
             for name, value in given.items():
                 validate_change(Change(name, (("value", value),)))
         case "resume_preferences" | "interaction":
@@ -120,14 +152,20 @@ def apply_change(state: UserState, change: Change, ledger_sequence: int) -> User
                 recall_only_when_asked=bool(change.value("recall_only_when_asked")),
             )
         case "device_setting":
-            setting = DeviceSetting(str(change.value("device_id")), int(change.value("wake_threshold_bp")))
+            setting = DeviceSetting(
+                str(change.value("device_id")), int(change.value("wake_threshold_bp"))
+            )
             others = [d for d in state.device_settings if d.device_id != setting.device_id]
-            state = replace(state, device_settings=tuple(sorted([*others, setting], key=lambda d: d.device_id)))
+            state = replace(
+                state, device_settings=tuple(sorted([*others, setting], key=lambda d: d.device_id))
+            )
         case "interaction":
             at = int(change.value("interaction_time"))
             # Turns may arrive out of order; the latest interaction wins whatever the order.
             if at >= state.last_interaction_us:
-                state = replace(state, last_interaction_us=at, last_session_id=str(change.value("session_id")))
+                state = replace(
+                    state, last_interaction_us=at, last_session_id=str(change.value("session_id"))
+                )
         case "last_applied_package_id":
             state = replace(state, last_applied_package_id=str(change.value("value")))
         case "fill_profile":

@@ -58,14 +58,16 @@ class SqlRuleStore:
     async def list_rules(self, tenant_id: str, user_id: str) -> list[Rule]:
         async with self._db.read() as tx:
             rows = await tx.fetchall(
-                f"SELECT {_COLUMNS} FROM exposure_rules WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id)
+                f"SELECT {_COLUMNS} FROM exposure_rules WHERE tenant_id = ? AND user_id = ?",
+                (tenant_id, user_id),
             )
         return sorted((_rule(row) for row in rows), key=lambda r: r.id)
 
     async def get_rule(self, tenant_id: str, user_id: str, rule_id: RuleId) -> Rule | None:
         async with self._db.read() as tx:
             row = await tx.fetchone(
-                f"SELECT {_COLUMNS} FROM exposure_rules WHERE {_RULE_ID}", _key(tenant_id, user_id, rule_id)
+                f"SELECT {_COLUMNS} FROM exposure_rules WHERE {_RULE_ID}",
+                _key(tenant_id, user_id, rule_id),
             )
         return _rule(row) if row else None
 
@@ -80,7 +82,9 @@ class SqlRuleStore:
 
     async def remove_rule(self, tenant_id: str, user_id: str, rule_id: RuleId) -> bool:
         async with self._db.write() as tx:
-            removed = await tx.execute(f"DELETE FROM exposure_rules WHERE {_RULE_ID}", _key(tenant_id, user_id, rule_id))
+            removed = await tx.execute(
+                f"DELETE FROM exposure_rules WHERE {_RULE_ID}", _key(tenant_id, user_id, rule_id)
+            )
         return removed == 1
 
     async def close(self) -> None:

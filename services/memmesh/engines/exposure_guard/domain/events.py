@@ -38,7 +38,18 @@ def rule_event(
     reason = reason_code or DEFAULT_REASON
     digest = target_sha256(rule.target)
     request = "\x1f".join(
-        (event_type, tenant_id, user_id, rule.kind.value, rule.target_type.name, digest, reason, str(now_us))
+        (
+            event_type,
+            tenant_id,
+            user_id,
+            rule.kind.value,
+            rule.target_type.name,
+            digest,
+            reason,
+            str(now_us),
+        )
     )
     key = "exposure:" + hashlib.sha256(request.encode()).hexdigest()[:48]
-    return RuleEvent(event_type, reason, rule.kind.value, rule.target_type.name, digest, key, now_us)
+    return RuleEvent(
+        event_type, reason, rule.kind.value, rule.target_type.name, digest, key, now_us
+    )

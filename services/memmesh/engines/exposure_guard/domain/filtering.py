@@ -121,7 +121,9 @@ def filter_items(
         if index in touched:
             matched = sorted(surfacing.id_matches(exposed.item) | topic_hits.get(index, set()))
             mentioned = [rule for rule in matched if rule.kind is RuleKind.DO_NOT_MENTION]
-            held = mentioned + [rule for rule in matched if pull_blocks and rule.kind is RuleKind.PULL_ONLY]
+            held = mentioned + [
+                rule for rule in matched if pull_blocks and rule.kind is RuleKind.PULL_ONLY
+            ]
             if mentioned:
                 suppressed += 1
             for rule in held:
@@ -130,7 +132,11 @@ def filter_items(
             blocked = blocked or bool(held)
         if not blocked:
             allowed.append(exposed.item.item_id)
-    for key, count in ((_HIT_INTERNAL, internal), (_HIT_TEXT_ON_VOICE, text_on_voice), (_FLAG_PULL_ONLY, flagged)):
+    for key, count in (
+        (_HIT_INTERNAL, internal),
+        (_HIT_TEXT_ON_VOICE, text_on_voice),
+        (_FLAG_PULL_ONLY, flagged),
+    ):
         if count:
             rule_counts[key] = count
     return FilterOutcome(tuple(allowed), tuple(sorted(rule_counts.items())), suppressed)

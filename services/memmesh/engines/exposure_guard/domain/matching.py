@@ -64,7 +64,9 @@ class RuleMatcher:
     # Topic matches of texts and topic lists seen before: the same atoms come back turn
     # after turn, and what they match depends on these rules only.
     _text_memo: _Memo[str] = field(default_factory=lambda: _Memo(), compare=False, repr=False)
-    _topics_memo: _Memo[tuple[str, ...]] = field(default_factory=lambda: _Memo(), compare=False, repr=False)
+    _topics_memo: _Memo[tuple[str, ...]] = field(
+        default_factory=lambda: _Memo(), compare=False, repr=False
+    )
 
     @classmethod
     def of(cls, rules: Iterable[RuleId]) -> RuleMatcher:
@@ -130,7 +132,9 @@ class RuleMatcher:
             touched.update(i for i, item in enumerate(items) if item.work_order_id in work_orders)
         if self.atoms:
             atoms = self.atoms
-            touched.update(i for i, item in enumerate(items) if item.atom_id in atoms or item.item_id in atoms)
+            touched.update(
+                i for i, item in enumerate(items) if item.atom_id in atoms or item.item_id in atoms
+            )
         return touched
 
     def topic_matches(self, items: Sequence[Item]) -> dict[int, AbstractSet[RuleId]]:
@@ -139,7 +143,11 @@ class RuleMatcher:
             return {}
         by_text = self._text_memo.lookup(list(map(_TEXT, items)), self._scan_texts)
         by_topics = self._topics_memo.lookup(list(map(_TOPICS, items)), self._scan_topics)
-        return {index: text | topic for index, (text, topic) in enumerate(zip(by_text, by_topics, strict=True)) if text or topic}
+        return {
+            index: text | topic
+            for index, (text, topic) in enumerate(zip(by_text, by_topics, strict=True))
+            if text or topic
+        }
 
     def _scan_texts(self, texts: Sequence[str]) -> dict[int, set[RuleId]]:
         found: dict[int, set[RuleId]] = {}
@@ -163,7 +171,9 @@ class RuleMatcher:
             self._scan(topics, found, owner_of)
         return found
 
-    def _scan(self, batch: _Batch, found: dict[int, set[RuleId]], owner_of: Callable[[int], int]) -> None:
+    def _scan(
+        self, batch: _Batch, found: dict[int, set[RuleId]], owner_of: Callable[[int], int]
+    ) -> None:
         text = batch.text
         for probe, topics in self.probes.items():
             position = text.find(probe)
@@ -173,7 +183,8 @@ class RuleMatcher:
                     word_stem = plural_stem(word)
                     for topic in topics:
                         if topic.longest == word_stem and (
-                            len(topic.phrase) == 1 or has_phrase(batch.field_at(position), topic.phrase)
+                            len(topic.phrase) == 1
+                            or has_phrase(batch.field_at(position), topic.phrase)
                         ):
                             found.setdefault(owner_of(position), set()).add(topic.rule)
                 position = text.find(probe, position + 1)
@@ -183,7 +194,9 @@ class RuleMatcher:
         topics = self.topic_matches(items)
         touched = self.touched_by_ids(items)
         return [
-            sorted((self.id_matches(item) if index in touched else set()) | topics.get(index, set()))
+            sorted(
+                (self.id_matches(item) if index in touched else set()) | topics.get(index, set())
+            )
             for index, item in enumerate(items)
         ]
 
@@ -207,14 +220,21 @@ class _Memo(Generic[K]):
         found = list(map(known.get, values))
         if None not in found:
             return found  # type: ignore[return-value]
-        fresh = sorted({value for value, matches in zip(values, found, strict=True) if matches is None})  # type: ignore[type-var]
+        fresh = sorted(
+            {value for value, matches in zip(values, found, strict=True) if matches is None}
+        )  # type: ignore[type-var]
         scanned = scan(fresh)
-        matches_of = {value: frozenset(scanned[i]) if i in scanned else _NONE for i, value in enumerate(fresh)}
+        matches_of = {
+            value: frozenset(scanned[i]) if i in scanned else _NONE for i, value in enumerate(fresh)
+        }
         if len(known) + len(fresh) > MEMO_ENTRIES:
             known.clear()
         if len(fresh) <= MEMO_ENTRIES:
             known.update(matches_of)
-        return [matches if matches is not None else matches_of[value] for value, matches in zip(values, found, strict=True)]
+        return [
+            matches if matches is not None else matches_of[value]
+            for value, matches in zip(values, found, strict=True)
+        ]
 
 
 class _Batch:

@@ -52,7 +52,11 @@ def _safe_atoms(
 
 
 def recall_summary(
-    rules: CompiledRules, atoms: Sequence[SummaryAtom], channel: Channel, *, speak_text_allowed: bool
+    rules: CompiledRules,
+    atoms: Sequence[SummaryAtom],
+    channel: Channel,
+    *,
+    speak_text_allowed: bool,
 ) -> RecallSummary:
     """Safe atoms' texts, pinned first, then by confidence, then by atom id; whole items only,
     at most MAX_ITEMS and MAX_BYTES of UTF-8 in all. Items that do not fit are counted as omitted."""

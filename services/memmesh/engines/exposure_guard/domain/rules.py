@@ -59,7 +59,9 @@ def normalize_target(target_type: TargetType, raw: str, path: str = "rule.target
         case TargetType.KEY:
             key = text.casefold()
             if not _KEY.fullmatch(key):
-                raise InvalidInput([FieldViolation(path, "must be dotted key segments without spaces")])
+                raise InvalidInput(
+                    [FieldViolation(path, "must be dotted key segments without spaces")]
+                )
             return key
         case TargetType.TOPIC:
             topic = " ".join(text.casefold().split())
@@ -72,6 +74,8 @@ def normalize_target(target_type: TargetType, raw: str, path: str = "rule.target
             return text
 
 
-def rule_id(kind: RuleKind, target_type: TargetType, raw_target: str, path: str = "rule.target") -> RuleId:
+def rule_id(
+    kind: RuleKind, target_type: TargetType, raw_target: str, path: str = "rule.target"
+) -> RuleId:
     """A rule id with its target normalised."""
     return RuleId(kind, target_type, normalize_target(target_type, raw_target, path))

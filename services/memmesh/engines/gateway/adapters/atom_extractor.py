@@ -15,7 +15,9 @@ class AtomExtractorClient:
     def __init__(self, channel: grpc.aio.Channel) -> None:
         self._stub = extractor_grpc.AtomExtractorServiceStub(channel)
 
-    async def process(self, request: extractor_pb.ProcessRequest, timeout_s: float) -> extractor_pb.ProcessResponse:
+    async def process(
+        self, request: extractor_pb.ProcessRequest, timeout_s: float
+    ) -> extractor_pb.ProcessResponse:
         return await call_engine(ENGINE, self._stub.Process(request, timeout=timeout_s))
 
     async def run_command(

@@ -18,5 +18,7 @@ class CurrentStateClient:
     async def get(self, request: state_pb.GetRequest, timeout_s: float) -> state_pb.GetResponse:
         return await call_engine(ENGINE, self._stub.Get(request, timeout=timeout_s))
 
-    async def apply(self, request: state_pb.ApplyRequest, timeout_s: float) -> state_pb.ApplyResponse:
+    async def apply(
+        self, request: state_pb.ApplyRequest, timeout_s: float
+    ) -> state_pb.ApplyResponse:
         return await call_engine(ENGINE, self._stub.Apply(request, timeout=timeout_s))

@@ -15,7 +15,9 @@ class ThreadStoreClient:
     def __init__(self, channel: grpc.aio.Channel) -> None:
         self._stub = thread_grpc.ThreadStoreServiceStub(channel)
 
-    async def append_turn(self, request: thread_pb.AppendTurnRequest, timeout_s: float) -> thread_pb.AppendTurnResponse:
+    async def append_turn(
+        self, request: thread_pb.AppendTurnRequest, timeout_s: float
+    ) -> thread_pb.AppendTurnResponse:
         return await call_engine(ENGINE, self._stub.AppendTurn(request, timeout=timeout_s))
 
     async def open_session(

@@ -95,7 +95,9 @@ class SqlLedgerStore:
     def __init__(self, database: Database) -> None:
         self._db = database
 
-    async def append(self, tenant_id: str, user_id: str, events: Sequence[NewEvent]) -> list[AppendOutcome]:
+    async def append(
+        self, tenant_id: str, user_id: str, events: Sequence[NewEvent]
+    ) -> list[AppendOutcome]:
         if not events:
             return []
         keys = [event.idempotency_key for event in events]
@@ -116,7 +118,10 @@ class SqlLedgerStore:
                 head[0] if head else 0,
                 bytes(head[1]) if head else GENESIS_HASH,
                 events,
-                {key: Existing(seq, bytes(digest), bytes(content)) for key, seq, digest, content in rows},
+                {
+                    key: Existing(seq, bytes(digest), bytes(content))
+                    for key, seq, digest, content in rows
+                },
             )
             await tx.executemany(
                 f"INSERT INTO ledger_events (tenant_id, user_id, content_hash, {_COLUMNS}) "
@@ -125,7 +130,9 @@ class SqlLedgerStore:
             )
         return list(plan.outcomes)
 
-    async def read(self, tenant_id: str, user_id: str, from_sequence: int, limit: int) -> AsyncIterator[StoredEvent]:
+    async def read(
+        self, tenant_id: str, user_id: str, from_sequence: int, limit: int
+    ) -> AsyncIterator[StoredEvent]:
         """Events from from_sequence on, `READ_PAGE` rows a query, so a long stream is never
         held in memory; limit 0 means all."""
         next_sequence, remaining = max(from_sequence, 1), limit or None

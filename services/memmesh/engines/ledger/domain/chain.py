@@ -64,7 +64,9 @@ def _content(event: NewEvent) -> dict[str, object]:
         "key": event.idempotency_key,
         "type": event.event_type,
         "reason": event.reason_code,
-        "attrs": [[a.name, a.kind, a.value] for a in sorted(event.attributes, key=lambda a: a.name)],
+        "attrs": [
+            [a.name, a.kind, a.value] for a in sorted(event.attributes, key=lambda a: a.name)
+        ],
         "at": event.occur_time_us,
     }
 
@@ -73,7 +75,9 @@ def _canonical(value: dict[str, object]) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def seal(tenant_id: str, user_id: str, sequence: int, event: NewEvent, previous_hash: bytes) -> bytes:
+def seal(
+    tenant_id: str, user_id: str, sequence: int, event: NewEvent, previous_hash: bytes
+) -> bytes:
     """SHA-256 over the canonical bytes of the event, its place in the stream and the previous hash."""
     body = {
         "v": 1,
@@ -117,7 +121,8 @@ class ChainWalker:
         intact = (
             stored.sequence == self._expected_sequence
             and stored.previous_hash == self._previous
-            and seal(self._tenant_id, self._user_id, stored.sequence, stored.event, self._previous) == stored.hash
+            and seal(self._tenant_id, self._user_id, stored.sequence, stored.event, self._previous)
+            == stored.hash
         )
         if not intact:
             self._broken_at = self._expected_sequence
@@ -184,7 +189,9 @@ def plan_append(
         stored = known.get(event.idempotency_key)
         if stored is not None:
             if stored.content_hash != content:
-                raise Conflict(f"idempotency key {event.idempotency_key!r} was used with other content")
+                raise Conflict(
+                    f"idempotency key {event.idempotency_key!r} was used with other content"
+                )
             outcomes.append(AppendOutcome(stored.sequence, stored.hash, True))
             continue
         sequence += 1

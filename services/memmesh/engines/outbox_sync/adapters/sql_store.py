@@ -21,7 +21,9 @@ from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect, SqlTx, marks, open_database
 
 ENGINE = "outbox_sync"
-ITEM_COLUMNS = "cursor, item_id, item_kind, logical_key, version, tombstone, ciphertext, create_time_us"
+ITEM_COLUMNS = (
+    "cursor, item_id, item_kind, logical_key, version, tombstone, ciphertext, create_time_us"
+)
 RECEIPT_COLUMNS = "device_id, first_cursor, last_cursor, item_count, duplicate_count, retry_count, receive_time_us"
 
 
@@ -33,7 +35,11 @@ def _not_recorded(dialect: Dialect) -> str:
 def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
     """The mirror's schema in the dialect's type names."""
     big, flag = dialect.big_int, "INTEGER" if dialect is Dialect.SQLITE else "SMALLINT"
-    recorded = "INTEGER NOT NULL DEFAULT 0" if dialect is Dialect.SQLITE else "BOOLEAN NOT NULL DEFAULT FALSE"
+    recorded = (
+        "INTEGER NOT NULL DEFAULT 0"
+        if dialect is Dialect.SQLITE
+        else "BOOLEAN NOT NULL DEFAULT FALSE"
+    )
     return (
         Migration(
             1,
@@ -101,13 +107,17 @@ def _item_row(stored: StoredItem) -> tuple[Any, ...]:
 
 def _stored_of_row(row: Sequence[Any]) -> StoredItem:
     cursor, item_id, kind, key, version, tombstone, ciphertext, create_us = row
-    item = MirrorItem(item_id, kind, key, int(version), bool(tombstone), bytes(ciphertext), int(create_us))
+    item = MirrorItem(
+        item_id, kind, key, int(version), bool(tombstone), bytes(ciphertext), int(create_us)
+    )
     return StoredItem(int(cursor), item)
 
 
 def _receipt_of_row(row: Sequence[Any]) -> Receipt:
     device_id, first, last, count, duplicates, retries, receive_us = row
-    return Receipt(device_id, int(first), int(last), int(count), int(duplicates), int(retries), int(receive_us))
+    return Receipt(
+        device_id, int(first), int(last), int(count), int(duplicates), int(retries), int(receive_us)
+    )
 
 
 async def _head_cursor(tx: SqlTx, who: tuple[str, str]) -> int:
@@ -141,10 +151,15 @@ class SqlMirrorStore:
                     f"AND item_id IN ({marks(len(ids))})",
                     (*who, *ids),
                 )
-                existing = {item_id: (int(cursor), bytes(content)) for item_id, cursor, content in rows}
+                existing = {
+                    item_id: (int(cursor), bytes(content)) for item_id, cursor, content in rows
+                }
                 # Two IN lists rather than a join with a VALUES list: the join was planned as
                 # a nested scan of the user's heads whenever statistics lagged a bulk load.
-                kinds, logical_keys = sorted({kind for kind, _ in keys}), sorted({key for _, key in keys})
+                kinds, logical_keys = (
+                    sorted({kind for kind, _ in keys}),
+                    sorted({key for _, key in keys}),
+                )
                 rows = await tx.fetchall(
                     "SELECT item_kind, logical_key, version, cursor FROM mirror_heads WHERE tenant_id = ? "
                     f"AND user_id = ? AND item_kind IN ({marks(len(kinds))}) "
@@ -152,7 +167,11 @@ class SqlMirrorStore:
                     (*who, *kinds, *logical_keys),
                 )
                 wanted = set(keys)
-                heads = {(k, lk): Head(k, lk, int(v), int(c)) for k, lk, v, c in rows if (k, lk) in wanted}
+                heads = {
+                    (k, lk): Head(k, lk, int(v), int(c))
+                    for k, lk, v, c in rows
+                    if (k, lk) in wanted
+                }
             plan = plan_push(head, batch, existing, heads)
             if plan.inserts:
                 await tx.executemany(
@@ -171,8 +190,16 @@ class SqlMirrorStore:
                 r = plan.receipt
                 await tx.execute(
                     f"INSERT INTO outbox_receipts (tenant_id, user_id, {RECEIPT_COLUMNS}) VALUES ({marks(9)})",
-                    (*who, r.device_id, r.first_cursor, r.last_cursor, r.item_count, r.duplicate_count,
-                     r.retry_count, r.receive_time_us),
+                    (
+                        *who,
+                        r.device_id,
+                        r.first_cursor,
+                        r.last_cursor,
+                        r.item_count,
+                        r.duplicate_count,
+                        r.retry_count,
+                        r.receive_time_us,
+                    ),
                 )
         return plan
 
@@ -185,7 +212,9 @@ class SqlMirrorStore:
             )
         return [_receipt_of_row(row) for row in rows]
 
-    async def mark_recorded(self, tenant_id: str, user_id: str, first_cursors: Sequence[int]) -> None:
+    async def mark_recorded(
+        self, tenant_id: str, user_id: str, first_cursors: Sequence[int]
+    ) -> None:
         if not first_cursors:
             return
         async with self._db.write(tenant_id, user_id) as tx:
@@ -194,7 +223,9 @@ class SqlMirrorStore:
                 [(True, tenant_id, user_id, cursor) for cursor in first_cursors],
             )
 
-    async def pull(self, tenant_id: str, user_id: str, after_cursor: int, limit: int) -> list[StoredItem]:
+    async def pull(
+        self, tenant_id: str, user_id: str, after_cursor: int, limit: int
+    ) -> list[StoredItem]:
         async with self._db.read() as tx:
             rows = await tx.fetchall(
                 f"SELECT {ITEM_COLUMNS} FROM outbox_items WHERE tenant_id = ? AND user_id = ? AND cursor > ? "

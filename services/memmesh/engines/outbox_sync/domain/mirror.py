@@ -135,14 +135,22 @@ def plan_push(
             first_cursor, first_content, first_index = seen[item.item_id]
             if first_content != content:
                 raise InvalidInput(
-                    [FieldViolation(f"items[{index}].item_id", f"repeats items[{first_index}] with other content")]
+                    [
+                        FieldViolation(
+                            f"items[{index}].item_id",
+                            f"repeats items[{first_index}] with other content",
+                        )
+                    ]
                 )
             acks.append(Ack(item.item_id, first_cursor, duplicate=True))
             continue
         if item.item_id in existing:
             stored_cursor, stored_content = existing[item.item_id]
             if stored_content != content:
-                raise Conflict(f"item {item.item_id!r} is stored with other content", reason="OUTBOX_ITEM_CONFLICT")
+                raise Conflict(
+                    f"item {item.item_id!r} is stored with other content",
+                    reason="OUTBOX_ITEM_CONFLICT",
+                )
             seen[item.item_id] = (stored_cursor, content, index)
             acks.append(Ack(item.item_id, stored_cursor, duplicate=True))
             continue
@@ -171,7 +179,9 @@ def plan_push(
 def item_size(stored: StoredItem) -> int:
     """Approximate wire size of an item, for bounding responses below the message cap."""
     item = stored.item
-    return len(item.ciphertext) + len(item.item_id) + len(item.item_kind) + len(item.logical_key) + 48
+    return (
+        len(item.ciphertext) + len(item.item_id) + len(item.item_kind) + len(item.logical_key) + 48
+    )
 
 
 def within_bytes(items: Sequence[StoredItem], max_bytes: int) -> list[StoredItem]:

@@ -74,7 +74,13 @@ async def _bump(tx: SqlTx, tenant_id: str, user_id: str, rebuild: bool) -> int:
 
 
 async def _write(
-    tx: SqlTx, tenant_id: str, user_id: str, docs: Sequence[StoredDoc], generation: int, *, clear_removals: bool = True
+    tx: SqlTx,
+    tenant_id: str,
+    user_id: str,
+    docs: Sequence[StoredDoc],
+    generation: int,
+    *,
+    clear_removals: bool = True,
 ) -> None:
     await tx.executemany(
         "INSERT INTO ranker_documents (tenant_id, user_id, doc_id, kind, payload, change_generation) "
@@ -106,7 +112,9 @@ class SqlRankerStore:
     async def open(cls, storage_url: str, data_dir: Path) -> SqlRankerStore:
         return cls(await open_database(storage_url, ENGINE, migrations_for, data_dir))
 
-    async def _consistent(self, tenant_id: str, user_id: str, read: Callable[[SqlTx, int, int], Awaitable[T]]) -> T:
+    async def _consistent(
+        self, tenant_id: str, user_id: str, read: Callable[[SqlTx, int, int], Awaitable[T]]
+    ) -> T:
         # Every commit raises the generation: unchanged around the read means no write in between.
         async with self._db.read() as tx:
             while True:
@@ -125,7 +133,9 @@ class SqlRankerStore:
             await _write(tx, tenant_id, user_id, docs, generation)
         return generation
 
-    async def remove(self, tenant_id: str, user_id: str, doc_ids: Sequence[str]) -> tuple[list[str], int]:
+    async def remove(
+        self, tenant_id: str, user_id: str, doc_ids: Sequence[str]
+    ) -> tuple[list[str], int]:
         wanted = sorted(set(doc_ids))
         async with self._db.write(tenant_id, user_id) as tx:
             if not wanted:
@@ -151,14 +161,27 @@ class SqlRankerStore:
         return existing, generation
 
     async def replace_all(
-        self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc], if_generation: int | None = None
+        self,
+        tenant_id: str,
+        user_id: str,
+        docs: Sequence[StoredDoc],
+        if_generation: int | None = None,
     ) -> int | None:
         async with self._db.write(tenant_id, user_id) as tx:
-            if if_generation is not None and (await _generations(tx, tenant_id, user_id))[0] != if_generation:
+            if (
+                if_generation is not None
+                and (await _generations(tx, tenant_id, user_id))[0] != if_generation
+            ):
                 return None
             generation = await _bump(tx, tenant_id, user_id, rebuild=True)
-            await tx.execute("DELETE FROM ranker_documents WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id))
-            await tx.execute("DELETE FROM ranker_removals WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id))
+            await tx.execute(
+                "DELETE FROM ranker_documents WHERE tenant_id = ? AND user_id = ?",
+                (tenant_id, user_id),
+            )
+            await tx.execute(
+                "DELETE FROM ranker_removals WHERE tenant_id = ? AND user_id = ?",
+                (tenant_id, user_id),
+            )
             await _write(tx, tenant_id, user_id, docs, generation, clear_removals=False)
         return generation
 

@@ -87,7 +87,9 @@ class KindIndex:
                 del self._postings[term], self._frequencies[term], self._extremes[term]
         return doc
 
-    def score(self, terms: Iterable[str], useful_from: Callable[[dict[str, int]], int] | None = None) -> dict[str, int]:
+    def score(
+        self, terms: Iterable[str], useful_from: Callable[[dict[str, int]], int] | None = None
+    ) -> dict[str, int]:
         """BM25 score in micro-units of the documents matching the terms.
 
         Without `useful_from`, every matching document is scored. With it, terms are read
@@ -106,7 +108,14 @@ class KindIndex:
             if groups := self._postings.get(term):
                 idf = idf_micros(count, self._frequencies[term])
                 top_tf, min_length = self._extremes[term]
-                bound = idf * 20 * total * top_tf // (tf_weight * top_tf + base + length_weight * min_length) + 1
+                bound = (
+                    idf
+                    * 20
+                    * total
+                    * top_tf
+                    // (tf_weight * top_tf + base + length_weight * min_length)
+                    + 1
+                )
                 weighted.append((idf, term, bound, groups))
         # Rarest first; the term breaks idf ties so the order never depends on set order.
         weighted.sort(key=lambda entry: (-entry[0], entry[1]))
@@ -114,7 +123,9 @@ class KindIndex:
         scores: dict[str, int] = {}
         for idf, _, bound, groups in weighted:
             numerator = idf * 20 * total
-            complete_only = useful_from is not None and bool(scores) and remaining_bound <= useful_from(scores)
+            complete_only = (
+                useful_from is not None and bool(scores) and remaining_bound <= useful_from(scores)
+            )
             remaining_bound -= bound
             for (tf, length), doc_ids in groups.items():
                 gain = numerator * tf // (tf_weight * tf + base + length_weight * length)
@@ -122,7 +133,9 @@ class KindIndex:
                     # No document unseen so far can become useful: only complete the seen ones
                     # (a C-level key intersection, larger view first: a common term's
                     # postings can hold every document of the user).
-                    larger, smaller = (doc_ids, scores) if len(doc_ids) >= len(scores) else (scores, doc_ids)
+                    larger, smaller = (
+                        (doc_ids, scores) if len(doc_ids) >= len(scores) else (scores, doc_ids)
+                    )
                     for doc_id in larger.keys() & smaller.keys():
                         scores[doc_id] += gain
                 elif not scores:

@@ -46,7 +46,14 @@ class IndexDoc:
         """Seed 001 §2.11.9: pinned, provenance, confidence, last use, use count, then id
         (computed once per document: ranking compares it for every candidate)."""
         s = self.signals
-        return (-int(s.pinned), -s.provenance, -s.confidence_bp, -s.last_use_us, -s.use_count, self.doc_id)
+        return (
+            -int(s.pinned),
+            -s.provenance,
+            -s.confidence_bp,
+            -s.last_use_us,
+            -s.use_count,
+            self.doc_id,
+        )
 
 
 @dataclass(frozen=True)

@@ -40,15 +40,18 @@ class RankingPolicy:
         if score < self.min_relevance_micros or score * 100 < best * self.floor_percent:
             return None
         span = best * (100 - self.floor_percent)
-        return min(self.tier_count - 1, (best - score) * 100 * self.tier_count // span) if span else 0
-
+        return (
+            min(self.tier_count - 1, (best - score) * 100 * self.tier_count // span) if span else 0
+        )
 
     def useful_from(self, top_k: int | None) -> Callable[[dict[str, int]], int]:
         """The score below which a document can be neither a candidate nor, when top_k is
         given, among the top_k (scores only grow, so partial scores give a safe bound)."""
 
         def bound(scores: dict[str, int]) -> int:
-            floor = max(self.min_relevance_micros, -(-max(scores.values()) * self.floor_percent // 100))
+            floor = max(
+                self.min_relevance_micros, -(-max(scores.values()) * self.floor_percent // 100)
+            )
             if top_k is not None and len(scores) >= top_k:
                 return max(floor, heapq.nlargest(top_k, scores.values())[-1])
             return floor
@@ -64,7 +67,9 @@ def atom_order_key(doc: IndexDoc) -> tuple[int, int, int, int, int, str]:
     return doc.atom_order
 
 
-def _scored(scores: dict[str, int], policy: RankingPolicy, top_k: int | None) -> list[tuple[int, int, str]]:
+def _scored(
+    scores: dict[str, int], policy: RankingPolicy, top_k: int | None
+) -> list[tuple[int, int, str]]:
     """(tier, score, id) of the candidates (of those that can be in the top_k, when given)."""
     if not scores:
         return []
@@ -99,14 +104,24 @@ def _atom_bands(
     # Bands only widen as scores fall (policy.tier() inlined: this runs for every candidate),
     # so the band of the limit-th best candidate is the last one needed, and band <= last
     # is a score bound: (best - score) * 100 * tiers < (last + 1) * span.
-    last = min(tiers - 1, (best - descending[min(limit, len(descending)) - 1]) * 100 * tiers // span) if span else 0
-    keep_from = lowest if not span or last == tiers - 1 else max(lowest, best + 1 + (last + 1) * span // -(100 * tiers))
+    last = (
+        min(tiers - 1, (best - descending[min(limit, len(descending)) - 1]) * 100 * tiers // span)
+        if span
+        else 0
+    )
+    keep_from = (
+        lowest
+        if not span or last == tiers - 1
+        else max(lowest, best + 1 + (last + 1) * span // -(100 * tiers))
+    )
     get = index.get
     if not span:
         return [
             (0, doc.atom_order, score, doc)
             for doc_id, score in scores.items()
-            if score >= keep_from and (doc := get(doc_id)) is not None and not doc.signals.superseded
+            if score >= keep_from
+            and (doc := get(doc_id)) is not None
+            and not doc.signals.superseded
         ]
     # The order ends with the unique id, so these tuples compare on (tier, order) only.
     return [
@@ -127,7 +142,10 @@ def select_atoms(
     else:
         ranked = [(0, doc.atom_order, 0, doc) for doc in index.docs() if not doc.signals.superseded]
     kept = heapq.nsmallest(limit, ranked)
-    return tuple(Candidate(doc, score, tier) for tier, _, score, doc in sorted(kept, key=lambda entry: entry[1]))
+    return tuple(
+        Candidate(doc, score, tier)
+        for tier, _, score, doc in sorted(kept, key=lambda entry: entry[1])
+    )
 
 
 def select_by_relevance(
@@ -149,4 +167,7 @@ def select_by_relevance(
     else:
         ranked = [(0, -doc.time_us, doc.doc_id, 0, doc) for doc in index.docs()]
     # Relevance, then newer time, then id: the unique id ends every comparison.
-    return tuple(Candidate(doc, -negated, tier) for negated, _, _, tier, doc in heapq.nsmallest(limit, ranked))
+    return tuple(
+        Candidate(doc, -negated, tier)
+        for negated, _, _, tier, doc in heapq.nsmallest(limit, ranked)
+    )

@@ -6,7 +6,9 @@ from __future__ import annotations
 from memmesh.text import INDEX_STOP_WORDS, index_words, stem
 
 # Words that ask about memory in general; a query made only of these is generic.
-GENERIC_RECALL_WORDS = frozenset({"remember", "recall", "know", "memory", "memories", "tell", "anything"})
+GENERIC_RECALL_WORDS = frozenset(
+    {"remember", "recall", "know", "memory", "memories", "tell", "anything"}
+)
 
 # Standing constraints matter to requests that never name them: "what should I cook?"
 # needs "User does not eat meat." A query about food or drink also asks for the words

@@ -46,7 +46,9 @@ class UserIndex:
         """Candidates for the query terms within caps (see ranking.py for the rule)."""
         return Retrieval(
             atoms=select_atoms(self._kinds[Kind.ATOM], query_terms, caps.max_atoms),
-            turns=select_by_relevance(self._kinds[Kind.TURN], query_terms, caps.max_turns) if query_terms else (),
+            turns=select_by_relevance(self._kinds[Kind.TURN], query_terms, caps.max_turns)
+            if query_terms
+            else (),
             digests=select_by_relevance(self._kinds[Kind.DIGEST], query_terms, caps.max_digests),
             generic_query=not query_terms,
         )
@@ -54,9 +56,13 @@ class UserIndex:
     def checksum(self) -> str:
         """SHA-256 hex over every document's id, kind, payload and term counts, in id order."""
         digest = hashlib.sha256()
-        docs = sorted((doc for index in self._kinds.values() for doc in index.docs()), key=lambda d: d.doc_id)
+        docs = sorted(
+            (doc for index in self._kinds.values() for doc in index.docs()), key=lambda d: d.doc_id
+        )
         for doc in docs:
-            terms = ",".join(f"{term}={count}" for term, count in sorted(Counter(doc.terms).items()))
+            terms = ",".join(
+                f"{term}={count}" for term, count in sorted(Counter(doc.terms).items())
+            )
             digest.update(f"{doc.doc_id}\x1f{doc.kind.value}\x1f{terms}\x1f".encode())
             digest.update(hashlib.sha256(doc.payload).digest())
         return digest.hexdigest()
