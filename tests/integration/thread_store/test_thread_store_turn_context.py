@@ -1,6 +1,7 @@
-"""GetTurnContext answers in one call exactly what OpenSession, GetWorkingMemory and (on a
-session start) Resume answer separately, on SQLite and on PostgreSQL with Redis; its resume
-part is best effort and never costs the working memory."""
+"""GetTurnContext answers in one call exactly what OpenSession, GetWorkingMemory, (on a
+session start) Resume and (when node ids are asked) Expand at depth 1 answer separately, on
+SQLite and on PostgreSQL with Redis; its resume and entities parts are best effort and never
+cost the working memory."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import grpc
 import pytest
 import pytest_asyncio
 
 from memmesh.common.v1 import bundle_pb2, memory_pb2, scope_pb2
 from memmesh.engines.thread_store.adapters.sql_store import SqlThreadStore, migrations
-from memmesh.engines.thread_store.domain.model import Mode, Resumed, Role, Turn
+from memmesh.engines.thread_store.domain.model import Expansion, Mode, Resumed, Role, Turn
 from memmesh.engines.thread_store.domain.sessions import DEFAULT_SESSION_GAP_US
 from memmesh.engines.thread_store.use_cases import ThreadStoreUseCases
 from memmesh.runtime.timeconv import timestamp_of
@@ -115,6 +117,72 @@ async def test_another_users_context_is_never_visible(stub: pb_grpc.ThreadStoreS
         assert context == pb.GetTurnContextResponse(
             mode=START, working_memory=pb.GetWorkingMemoryResponse(), resume=pb.ResumeResponse()
         )
+
+
+async def test_the_entities_part_equals_expand_at_depth_one(stub: pb_grpc.ThreadStoreServiceStub) -> None:
+    scope = new_scope()
+    await stub.AppendTurn(append(scope, "a1", "Sarah and I planned the Paris trip with Tom.", 0, "a"))
+    await stub.AppendTurn(append(scope, "a2", "Sarah booked the Louvre and Orsay.", 1, "a"))
+    now = timestamp_of(T0 + 2 * MINUTE)
+    ids = ["entity:sarah", "entity:unknown", "entity:paris"]
+    plain = await stub.GetTurnContext(pb.GetTurnContextRequest(scope=scope, session_id="a", now=now))
+    asked = await stub.GetTurnContext(
+        pb.GetTurnContextRequest(scope=scope, session_id="a", now=now, entity_node_ids=ids, entity_fan_out=2)
+    )
+    expanded = await stub.Expand(pb.ExpandRequest(scope=scope, node_ids=ids, depth=1, fan_out=2))
+    assert expanded.edges and asked.entities == expanded and not asked.entities_unavailable
+    asked.ClearField("entities")
+    assert asked == plain and not plain.HasField("entities")
+
+
+async def test_a_long_entity_name_is_looked_up(stub: pb_grpc.ThreadStoreServiceStub) -> None:
+    scope = new_scope()
+    await stub.AppendTurn(append(scope, "a1", "Sarah met Bartholomew Featherstonehaugh in Paris.", 0, "a"))
+    long_id = "entity:bartholomew-featherstonehaugh"
+    context = await stub.GetTurnContext(
+        pb.GetTurnContextRequest(scope=scope, session_id="a", now=timestamp_of(T0 + MINUTE), entity_node_ids=[long_id])
+    )
+    assert {e.from_node_id for e in context.entities.edges} == {long_id}
+    assert {e.to_node_id for e in context.entities.edges} == {"entity:sarah", "entity:paris"}
+
+
+async def test_too_many_entity_lookups_are_invalid(stub: pb_grpc.ThreadStoreServiceStub) -> None:
+    ids = [f"entity:n{i}" for i in range(33)]
+    request = pb.GetTurnContextRequest(scope=new_scope(), session_id="a", now=timestamp_of(T0), entity_node_ids=ids)
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.GetTurnContext(request)
+    assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+class FailingEntities(ThreadStoreUseCases):
+    """A ThreadStore whose graph walk fails or takes its time."""
+
+    def __init__(self, *args: object, fail: bool) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self._fail = fail
+
+    async def expand(self, tenant_id: str, user_id: str, node_ids: list[str], depth: int, fan_out: int) -> Expansion:
+        if self._fail:
+            raise RuntimeError("graph unreadable")
+        await asyncio.sleep(0.5)
+        return await super().expand(tenant_id, user_id, node_ids, depth, fan_out)
+
+
+@pytest.mark.parametrize("fail", [True, False])
+async def test_a_failed_or_late_entities_part_leaves_the_rest_whole(tmp_path: Path, fail: bool) -> None:
+    store = SqlThreadStore(SqliteDatabase.open(tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE)))
+    service = FailingEntities(store, None, DEFAULT_SESSION_GAP_US, 6, fail=fail)
+    try:
+        await service.append_turn("t", "u", Turn("t1", "a", Role.USER, "Sarah booked the Paris flat.", T0))
+        ids = ["entity:sarah"]
+        context = await service.turn_context("t", "u", "b", T0 + MINUTE, 0, None, resume_budget_s=0.05, entity_node_ids=ids)
+        assert (context.entities, context.entities_unavailable) == (None, True)
+        assert context.mode == Mode.SESSION_START and context.resumed is not None and not context.resume_unavailable
+        assert context.memory == await service.working_memory("t", "u", "b", 0)
+        nothing_asked = await service.turn_context("t", "u", "a", T0 + MINUTE, 0, None, resume_budget_s=0.05)
+        assert (nothing_asked.entities, nothing_asked.entities_unavailable) == (None, False)
+    finally:
+        await store.close()
 
 
 class SlowResume(ThreadStoreUseCases):

@@ -130,24 +130,32 @@ class FakeSources:
         return Retrieved(self.retrieved.atoms[:max_atoms], self.retrieved.turns[:max_turns], self.retrieved.digests[:max_digests])
 
     async def session_context(
-        self, tenant_id: str, user_id: str, session_id: str, max_turns: int, now_us: int, mode: str
+        self,
+        tenant_id: str,
+        user_id: str,
+        session_id: str,
+        max_turns: int,
+        now_us: int,
+        mode: str,
+        entity_node_ids: Sequence[str] = (),
+        entity_fan_out: int = 0,
     ) -> SessionContext:
-        """The ThreadStore's one answer: an open mode becomes IN_SESSION; a failed resume is None."""
+        """The ThreadStore's one answer: an open mode becomes IN_SESSION; a failed resume or a
+        failed entities part is None; the entities are those next to an asked node."""
         self._check("working_memory")
         mode = "IN_SESSION" if mode == "UNSPECIFIED" else mode
         resume = None
         if mode == "SESSION_START":
             resume = None if "resume" in self.failing else self.resume_candidate
-        return SessionContext(mode, self.session, resume)
+        known = set(entity_node_ids)
+        entities: tuple[Entity, ...] | None = tuple(e for e in self.entities if e.related_node_id in known)
+        if known and "entities" in self.failing:
+            entities = None
+        return SessionContext(mode, self.session, resume, entities)
 
     async def corrections(self, tenant_id: str, user_id: str) -> tuple[CorrectionPair, ...]:
         self._check("corrections")
         return self.pairs
-
-    async def related_entities(self, tenant_id: str, user_id: str, node_ids: Sequence[str], fan_out: int) -> tuple[Entity, ...]:
-        self._check("entities")
-        known = set(node_ids)
-        return tuple(e for e in self.entities if e.related_node_id in known)
 
 
 class StatePort:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from memmesh.common.v1 import memory_pb2
-from memmesh.engines.context_composer.mapping import retrieved_of
+from memmesh.common.v1 import bundle_pb2, memory_pb2
+from memmesh.engines.context_composer.domain.model import Entity
+from memmesh.engines.context_composer.mapping import retrieved_of, session_context_of
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
+from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
 
 def test_candidates_keep_their_source_records_and_index_ids() -> None:
@@ -27,3 +29,15 @@ def test_candidates_keep_their_source_records_and_index_ids() -> None:
     (digest,) = retrieved.digests
     assert (digest.digest_id, digest.thread_id, digest.title) == ("s1#e2", "s1", "Tea")
     assert digest.summary == "We spoke about tea. Assam" and digest.evidence_turn_ids == ("t1",)
+
+
+def test_the_turn_context_carries_its_entities_or_none_when_their_part_failed() -> None:
+    entities = thread_pb.ExpandResponse(
+        nodes=[thread_pb.GraphNode(node_id="entity:sarah", label="Sarah"), thread_pb.GraphNode(node_id="entity:tom", label="Tom")],
+        edges=[thread_pb.GraphEdge(from_node_id="entity:sarah", to_node_id="entity:tom", weight=2)],
+    )
+    answered = session_context_of(thread_pb.GetTurnContextResponse(mode=bundle_pb2.SESSION_MODE_IN_SESSION, entities=entities))
+    assert answered.entities == (Entity("entity:tom", "Tom", "entity:sarah", "Sarah", 2),)
+    assert session_context_of(thread_pb.GetTurnContextResponse(mode=bundle_pb2.SESSION_MODE_IN_SESSION)).entities == ()
+    failed = session_context_of(thread_pb.GetTurnContextResponse(mode=bundle_pb2.SESSION_MODE_IN_SESSION, entities_unavailable=True))
+    assert failed.entities is None and failed.mode == "IN_SESSION"

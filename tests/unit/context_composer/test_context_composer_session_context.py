@@ -3,6 +3,7 @@ there and gives the same bundle as with that mode given; the same Tier rules hol
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pytest
@@ -29,7 +30,15 @@ class DecidingSources(FakeSources):
     calls: list[str] = field(default_factory=list)
 
     async def session_context(
-        self, tenant_id: str, user_id: str, session_id: str, max_turns: int, now_us: int, mode: str
+        self,
+        tenant_id: str,
+        user_id: str,
+        session_id: str,
+        max_turns: int,
+        now_us: int,
+        mode: str,
+        entity_node_ids: Sequence[str] = (),
+        entity_fan_out: int = 0,
     ) -> SessionContext:
         self.calls.append(f"session_context:{mode}")
         self._check("working_memory")

@@ -159,8 +159,12 @@ async def test_per_turn_log_line_is_small_json_without_text(caplog: pytest.LogCa
     assert any("atoms_selected_count" in r.getMessage() for r in caplog.records)
 
 
-def test_graph_lookups_are_the_query_words_and_pairs_within_the_expand_limits() -> None:
+def test_graph_lookups_are_the_query_words_and_pairs_within_the_lookup_limit() -> None:
     ids = entity_node_ids("Is Sarah in New York with the Featherstonehaughs?", ENTITY_LOOKUPS)
     assert ids[:4] == ("entity:sarah", "entity:new", "entity:york", "entity:with")
     assert "entity:new-york" in ids and "entity:is" not in ids
-    assert all(len(i) <= 20 for i in ids) and len(ids) <= ENTITY_LOOKUPS
+    # A long name is looked up too: no id length limit cuts it out.
+    assert "entity:featherstonehaughs" in ids and "entity:the-featherstonehaughs" in ids
+    assert len(ids) <= ENTITY_LOOKUPS
+    many = entity_node_ids(" ".join(f"name{chr(97 + i % 26)}{chr(97 + i // 26)}" for i in range(40)), ENTITY_LOOKUPS)
+    assert len(many) == ENTITY_LOOKUPS

@@ -439,6 +439,8 @@ class GetTurnContextRequest(_message.Message):
     NOW_FIELD_NUMBER: _builtins.int
     MAX_TURNS_FIELD_NUMBER: _builtins.int
     MODE_FIELD_NUMBER: _builtins.int
+    ENTITY_NODE_IDS_FIELD_NUMBER: _builtins.int
+    ENTITY_FAN_OUT_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     """Session id."""
     max_turns: _builtins.int
@@ -447,6 +449,8 @@ class GetTurnContextRequest(_message.Message):
     """The mode the caller already knows; UNSPECIFIED lets the ThreadStore decide (a
     session id new to the user or a gap over the session threshold starts a session).
     """
+    entity_fan_out: _builtins.int
+    """Fan-out per node for the entities part (1 to 20; 0 means Expand's default)."""
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose session."""
@@ -454,6 +458,14 @@ class GetTurnContextRequest(_message.Message):
     @_builtins.property
     def now(self) -> _timestamp_pb2.Timestamp:
         """The caller's now; decides the mode and the resume tiers."""
+
+    @_builtins.property
+    def entity_node_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Graph nodes to expand by one edge for the entities part (as Expand's node_ids at
+        depth 1; "entity:new-york"); none asks for no entities. At most 32 ids (more is
+        INVALID_ARGUMENT). No max_len rule: on a repeated string it would also bound each
+        id's length, and a long entity name must still be looked up.
+        """
 
     def __init__(
         self,
@@ -463,10 +475,12 @@ class GetTurnContextRequest(_message.Message):
         now: _timestamp_pb2.Timestamp | None = ...,
         max_turns: _builtins.int = ...,
         mode: _bundle_pb2.SessionMode.ValueType = ...,
+        entity_node_ids: _abc.Iterable[_builtins.str] | None = ...,
+        entity_fan_out: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_turns", b"max_turns", "mode", b"mode", "now", b"now", "scope", b"scope", "session_id", b"session_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entity_fan_out", b"entity_fan_out", "entity_node_ids", b"entity_node_ids", "max_turns", b"max_turns", "mode", b"mode", "now", b"now", "scope", b"scope", "session_id", b"session_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -482,11 +496,18 @@ class GetTurnContextResponse(_message.Message):
     WORKING_MEMORY_FIELD_NUMBER: _builtins.int
     RESUME_FIELD_NUMBER: _builtins.int
     RESUME_UNAVAILABLE_FIELD_NUMBER: _builtins.int
+    ENTITIES_FIELD_NUMBER: _builtins.int
+    ENTITIES_UNAVAILABLE_FIELD_NUMBER: _builtins.int
     mode: _bundle_pb2.SessionMode.ValueType
     """SESSION_START or IN_SESSION: the request's mode, or the one decided."""
     resume_unavailable: _builtins.bool
     """On a session start, true when the resume part failed or ran out of its share of
     the deadline (it is best effort: the working memory is answered without it).
+    """
+    entities_unavailable: _builtins.bool
+    """True when the entities part failed or ran out of its share of the deadline (it is
+    best effort, Tier 2: the working memory and the resume are answered without it, and
+    the caller names `entities` in its degraded parts).
     """
     @_builtins.property
     def working_memory(self) -> Global___GetWorkingMemoryResponse:
@@ -496,6 +517,12 @@ class GetTurnContextResponse(_message.Message):
     def resume(self) -> Global___ResumeResponse:
         """On a session start, the resume answer, as Resume answers it; unset otherwise."""
 
+    @_builtins.property
+    def entities(self) -> Global___ExpandResponse:
+        """The entities part, as Expand answers it at depth 1 from entity_node_ids: the nodes
+        reached and the edges walked (empty when no ids were asked or none is known).
+        """
+
     def __init__(
         self,
         *,
@@ -503,10 +530,12 @@ class GetTurnContextResponse(_message.Message):
         working_memory: Global___GetWorkingMemoryResponse | None = ...,
         resume: Global___ResumeResponse | None = ...,
         resume_unavailable: _builtins.bool = ...,
+        entities: Global___ExpandResponse | None = ...,
+        entities_unavailable: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["resume", b"resume", "working_memory", b"working_memory"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["entities", b"entities", "resume", b"resume", "working_memory", b"working_memory"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["mode", b"mode", "resume", b"resume", "resume_unavailable", b"resume_unavailable", "working_memory", b"working_memory"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entities", b"entities", "entities_unavailable", b"entities_unavailable", "mode", b"mode", "resume", b"resume", "resume_unavailable", b"resume_unavailable", "working_memory", b"working_memory"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

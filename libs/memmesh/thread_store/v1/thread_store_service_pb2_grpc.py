@@ -176,7 +176,8 @@ class ThreadStoreServiceServicer:
     def GetTurnContext(self, request, context):
         """What one turn's bundle reads from the ThreadStore, in one call: the mode a turn of
         the session has now (as OpenSession), its working memory (as GetWorkingMemory) and,
-        on a session start, the resume answer (as Resume). Stores nothing.
+        on a session start, the resume answer (as Resume) and, when asked, the graph entities
+        one edge away from the given nodes (as Expand at depth 1). Stores nothing.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

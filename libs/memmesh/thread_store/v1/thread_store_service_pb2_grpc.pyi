@@ -63,7 +63,8 @@ class ThreadStoreServiceStub:
     GetTurnContext: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.GetTurnContextRequest, _thread_store_service_pb2.GetTurnContextResponse]
     """What one turn's bundle reads from the ThreadStore, in one call: the mode a turn of
     the session has now (as OpenSession), its working memory (as GetWorkingMemory) and,
-    on a session start, the resume answer (as Resume). Stores nothing.
+    on a session start, the resume answer (as Resume) and, when asked, the graph entities
+    one edge away from the given nodes (as Expand at depth 1). Stores nothing.
     """
 
 @_typing.type_check_only
@@ -101,7 +102,8 @@ class ThreadStoreServiceAsyncStub(ThreadStoreServiceStub):
     GetTurnContext: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.GetTurnContextRequest, _thread_store_service_pb2.GetTurnContextResponse]  # type: ignore[assignment]
     """What one turn's bundle reads from the ThreadStore, in one call: the mode a turn of
     the session has now (as OpenSession), its working memory (as GetWorkingMemory) and,
-    on a session start, the resume answer (as Resume). Stores nothing.
+    on a session start, the resume answer (as Resume) and, when asked, the graph entities
+    one edge away from the given nodes (as Expand at depth 1). Stores nothing.
     """
 
 class ThreadStoreServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -202,7 +204,8 @@ class ThreadStoreServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_thread_store_service_pb2.GetTurnContextResponse, _abc.Awaitable[_thread_store_service_pb2.GetTurnContextResponse]]:
         """What one turn's bundle reads from the ThreadStore, in one call: the mode a turn of
         the session has now (as OpenSession), its working memory (as GetWorkingMemory) and,
-        on a session start, the resume answer (as Resume). Stores nothing.
+        on a session start, the resume answer (as Resume) and, when asked, the graph entities
+        one edge away from the given nodes (as Expand at depth 1). Stores nothing.
         """
 
 def add_ThreadStoreServiceServicer_to_server(servicer: ThreadStoreServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -150,10 +150,12 @@ def resume_of(response: thread_pb.ResumeResponse) -> ResumeCandidate:
 
 
 def session_context_of(response: thread_pb.GetTurnContextResponse) -> SessionContext:
-    """The turn context in domain terms; a session start without its resume part gets None."""
+    """The turn context in domain terms; a session start without its resume part gets None,
+    and so do the entities when their part failed."""
     mode = _name(bundle_pb2.SessionMode, response.mode, "SESSION_MODE_")
     resume = resume_of(response.resume) if response.HasField("resume") and not response.resume_unavailable else None
-    return SessionContext(mode, session_of(response.working_memory), resume)
+    entities = None if response.entities_unavailable else entities_of(response.entities)
+    return SessionContext(mode, session_of(response.working_memory), resume, entities)
 
 
 def entities_of(response: thread_pb.ExpandResponse) -> tuple[Entity, ...]:

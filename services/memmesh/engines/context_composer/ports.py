@@ -9,7 +9,6 @@ from typing import Protocol
 from memmesh.bundle_items import GuardItem
 from memmesh.engines.context_composer.domain.model import (
     CorrectionPair,
-    Entity,
     GuardVerdict,
     Retrieved,
     SessionContext,
@@ -33,14 +32,19 @@ class Ranker(Protocol):
 
 class Threads(Protocol):
     async def session_context(
-        self, tenant_id: str, user_id: str, session_id: str, max_turns: int, now_us: int, mode: str
+        self,
+        tenant_id: str,
+        user_id: str,
+        session_id: str,
+        max_turns: int,
+        now_us: int,
+        mode: str,
+        entity_node_ids: Sequence[str] = (),
+        entity_fan_out: int = 0,
     ) -> SessionContext:
-        """The mode (`mode`, or decided now when UNDECIDED), working memory and, on a session
-        start, the resume candidate (None when that Tier-2 part failed)."""
-        ...
-
-    async def related_entities(self, tenant_id: str, user_id: str, node_ids: Sequence[str], fan_out: int) -> tuple[Entity, ...]:
-        """Entities one graph edge away from the known nodes among `node_ids`."""
+        """The mode (`mode`, or decided now when UNDECIDED), working memory, on a session start
+        the resume candidate and the entities one graph edge away from the known nodes among
+        `entity_node_ids` (the resume or the entities None when that Tier-2 part failed)."""
         ...
 
 

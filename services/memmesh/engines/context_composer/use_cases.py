@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from dataclasses import asdict, replace
 from typing import TypeVar
 
@@ -79,12 +79,11 @@ class Composer:
         tenant, user = query.tenant_id, query.user_id
         named = entity_node_ids(query.query, ENTITY_LOOKUPS)
         # The ranker's call goes out first: it takes the longest.
-        retrieved, facts, (query, session, resume), corrections, entities = await asyncio.gather(
+        retrieved, facts, (query, session, resume, entities), corrections = await asyncio.gather(
             _tier2(self._ranker.retrieve(tenant, user, query.query, query.now_us, MAX_ATOMS, RETRIEVE_TURNS, RETRIEVE_DIGESTS)),
             self._state.facts(tenant, user),
-            self._session(query),
+            self._session(query, named),
             _tier2(self._corrections.corrections(tenant, user)) if self._corrections else _none(),
-            _tier2(self._threads.related_entities(tenant, user, named, ENTITY_FAN_OUT)) if named else _no_entities(),
         )
         degraded = _degraded_parts(
             retrieval_ranker=retrieved is None,
@@ -109,21 +108,21 @@ class Composer:
         log_turn(query, composed)
         return composed
 
-    async def _session(self, query: ComposeQuery) -> tuple[ComposeQuery, SessionMemory, ResumeCandidate | None]:
+    async def _session(
+        self, query: ComposeQuery, named: Sequence[str]
+    ) -> tuple[ComposeQuery, SessionMemory, ResumeCandidate | None, tuple[Entity, ...] | None]:
         """The session part in one ThreadStore call: the mode (decided there when the query
-        leaves it open), working memory and, on a session start, the resume (Tier 2)."""
+        leaves it open), working memory, on a session start the resume and the entities next
+        to what the query names (resume and entities are Tier 2: None when they failed)."""
         context = await self._threads.session_context(
-            query.tenant_id, query.user_id, query.session_id, MAX_WORKING_TURNS, query.now_us, query.mode
+            query.tenant_id, query.user_id, query.session_id, MAX_WORKING_TURNS, query.now_us, query.mode,
+            named, ENTITY_FAN_OUT,
         )
-        return replace(query, mode=context.mode), context.session, context.resume
+        return replace(query, mode=context.mode), context.session, context.resume, context.entities
 
 
 async def _none() -> None:
     return None
-
-
-async def _no_entities() -> tuple[Entity, ...]:
-    return ()
 
 
 def _degraded_parts(**failed: bool) -> tuple[str, ...]:

@@ -147,6 +147,8 @@ def turn_context_response(context: TurnContext) -> pb.GetTurnContextResponse:
         working_memory=working_memory_response(context.memory),
         resume=resume_response(context.resumed) if context.resumed is not None else None,
         resume_unavailable=context.resume_unavailable,
+        entities=expand_response(context.entities) if context.entities is not None else None,
+        entities_unavailable=context.entities_unavailable,
     )
 
 

@@ -10,8 +10,8 @@ from memmesh.runtime.timeconv import micros_of
 from memmesh.thread_store.v1 import thread_store_service_pb2 as pb
 from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as pb_grpc
 
-# The resume part of GetTurnContext is best effort: it may use this share of the time
-# left, so a slow one cannot cost the caller its working memory.
+# The resume and entities parts of GetTurnContext are best effort: each may use this share
+# of the time left, so a slow one cannot cost the caller its working memory.
 RESUME_TIME_SHARE = 0.5
 
 
@@ -61,6 +61,8 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
             request.max_turns,
             mapping.mode_of(request.mode),
             resume_budget_s=None if remaining is None else remaining * RESUME_TIME_SHARE,
+            entity_node_ids=list(request.entity_node_ids),
+            entity_fan_out=request.entity_fan_out,
         )
         return mapping.turn_context_response(turn)
 

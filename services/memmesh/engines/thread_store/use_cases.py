@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
+from typing import TypeVar
 
 from memmesh.engines.thread_store.domain.episodes import MAX_EPISODES, build_episodes, episode_id_of
 from memmesh.engines.thread_store.domain.graph import (
@@ -48,11 +49,15 @@ from memmesh.engines.thread_store.ports import (
     UserTx,
 )
 from memmesh.engines.thread_store.restriction import restrict_turns
-from memmesh.errors import DependencyFailed
+from memmesh.errors import DependencyFailed, FieldViolation, InvalidInput
 from memmesh.outbox import Effect
 from memmesh.policy.sensitivity import Exposure, exposure_of, stricter
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# A turn context looks up at most this many graph nodes for its entities part.
+MAX_ENTITY_LOOKUPS = 32
 
 # A digest reads at most this many of a session's newest turns.
 DIGEST_WINDOW_TURNS = 400
@@ -240,22 +245,29 @@ class ThreadStoreUseCases:
         max_turns: int,
         mode: Mode | None,
         resume_budget_s: float | None = None,
+        entity_node_ids: Sequence[str] = (),
+        entity_fan_out: int = 0,
     ) -> TurnContext:
-        """The mode (given, or decided as open_session decides it), the working memory and, on a
-        session start, the resume; a failed or late resume leaves the rest intact."""
-        memory, session, activity = await self._memory(tenant_id, user_id, session_id, max_turns)
+        """The mode (given, or decided as open_session decides it), the working memory, on a
+        session start the resume and, when node ids are given, the entities one edge away
+        (as expand at depth 1). The resume and the entities are best effort, each within
+        `resume_budget_s`: a failed or late one is flagged and leaves the rest intact."""
+        if len(entity_node_ids) > MAX_ENTITY_LOOKUPS:
+            raise InvalidInput([FieldViolation("entity_node_ids", f"must have at most {MAX_ENTITY_LOOKUPS} items")])
+        entities = (
+            _best_effort(self.expand(tenant_id, user_id, list(entity_node_ids), 1, entity_fan_out), resume_budget_s, "entities")
+            if entity_node_ids
+            else _nothing()
+        )
+        (memory, session, activity), (expansion, entities_failed) = await asyncio.gather(
+            self._memory(tenant_id, user_id, session_id, max_turns), entities
+        )
         decided = mode or session_mode(session is not None, activity, now_us, self._gap_us)
+        context = TurnContext(decided, memory, entities=expansion, entities_unavailable=entities_failed)
         if decided != Mode.SESSION_START:
-            return TurnContext(decided, memory)
-        try:
-            resumed = await asyncio.wait_for(self.resume(tenant_id, user_id, session_id, now_us), resume_budget_s)
-        except TimeoutError:
-            log.warning("resume part of a turn context ran out of its share of the deadline")
-            return TurnContext(decided, memory, resume_unavailable=True)
-        except Exception:
-            log.warning("resume part of a turn context failed", exc_info=True)
-            return TurnContext(decided, memory, resume_unavailable=True)
-        return TurnContext(decided, memory, resumed)
+            return context
+        resumed, resume_failed = await _best_effort(self.resume(tenant_id, user_id, session_id, now_us), resume_budget_s, "resume")
+        return dataclasses.replace(context, resumed=resumed, resume_unavailable=resume_failed)
 
     async def _buffered(self, tenant_id: str, user_id: str, session_id: str) -> list[Turn] | None:
         if self._buffer is None:
@@ -357,3 +369,19 @@ class ThreadStoreUseCases:
         """Count a use of the thread and move its last use to now (never backwards)."""
         async with self._store.write(tenant_id, user_id) as tx:
             return await tx.mark_digest(thread_id, None, now_us)
+
+
+async def _best_effort(call: Awaitable[T], budget_s: float | None, part: str) -> tuple[T | None, bool]:
+    """A best-effort part of a turn context: its value, or None and True when it failed or
+    ran out of its share of the deadline."""
+    try:
+        return await asyncio.wait_for(call, budget_s), False
+    except TimeoutError:
+        log.warning("%s part of a turn context ran out of its share of the deadline", part)
+    except Exception:
+        log.warning("%s part of a turn context failed", part, exc_info=True)
+    return None, True
+
+
+async def _nothing() -> tuple[None, bool]:
+    return None, False

@@ -158,12 +158,14 @@ class ComposeQuery:
 
 @dataclass(frozen=True)
 class SessionContext:
-    """The ThreadStore's part of a turn in one answer: the mode, working memory and, on a
-    session start, the resume candidate (None when that best-effort part failed)."""
+    """The ThreadStore's part of a turn in one answer: the mode, working memory, on a
+    session start the resume candidate and the graph entities next to the asked nodes
+    (each None when that best-effort part failed)."""
 
     mode: str
     session: SessionMemory
     resume: ResumeCandidate | None = None
+    entities: tuple[Entity, ...] | None = ()
 
 
 @dataclass(frozen=True)

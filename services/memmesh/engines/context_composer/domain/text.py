@@ -10,8 +10,6 @@ _WORD = re.compile(r"[a-z']+")
 _NAME_WORD = re.compile(r"[a-z][a-z'-]*")
 # Words shorter than this are never looked up as graph entities.
 _MIN_ENTITY_CHARS = 3
-# ExpandRequest.node_ids' max_len bounds each id as well as their number.
-_MAX_NODE_ID_CHARS = 20
 
 # The user asks for memory explicitly: pull-only items may pass, resume may surface.
 _RECALL_PHRASES = (
@@ -61,4 +59,4 @@ def entity_node_ids(query: str, limit: int) -> tuple[str, ...]:
     names = [t for t in tokens if len(t) >= _MIN_ENTITY_CHARS]
     names += [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
     ids = (entity_node_id(name) for name in names)
-    return tuple(dict.fromkeys(i for i in ids if len(i) <= _MAX_NODE_ID_CHARS))[:limit]
+    return tuple(dict.fromkeys(ids))[:limit]

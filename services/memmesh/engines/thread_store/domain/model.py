@@ -194,13 +194,17 @@ class Resumed:
 
 @dataclass(frozen=True)
 class TurnContext:
-    """What GetTurnContext returns: mode, working memory and, on a session start, the resume."""
+    """What GetTurnContext returns: mode, working memory, on a session start the resume and,
+    when asked, the graph entities one edge away from the asked nodes."""
 
     mode: Mode
     memory: WorkingMemory
     resumed: Resumed | None = None
     # A session start whose resume part failed or ran out of its share of the deadline.
     resume_unavailable: bool = False
+    entities: Expansion | None = None
+    # The entities part failed or ran out of its share of the deadline.
+    entities_unavailable: bool = False
 
 
 @dataclass(frozen=True)
