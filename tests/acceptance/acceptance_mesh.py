@@ -151,14 +151,20 @@ class User:
     def scope(self) -> scope_pb2.UserScope:
         return scope_pb2.UserScope(tenant_id=TENANT, user_id=self.user_id)
 
-    async def say(self, text: str, time_us: int, session_id: str = "s1", role: str = "user") -> gateway_pb.IngestResponse:
+    async def say(
+        self, text: str, time_us: int, session_id: str = "s1", role: str = "user"
+    ) -> gateway_pb.IngestResponse:
         """Ingest one turn; ids are numbered per user."""
         self.turns += 1
-        reply = await self.gateway.ingest(self.user_id, session_id, f"t{self.turns}", role, text, time_us)
+        reply = await self.gateway.ingest(
+            self.user_id, session_id, f"t{self.turns}", role, text, time_us
+        )
         assert reply.ok
         return reply
 
-    async def brief(self, query: str, now_us: int, session_id: str = "s1", **options: object) -> gateway_pb.BriefResponse:
+    async def brief(
+        self, query: str, now_us: int, session_id: str = "s1", **options: object
+    ) -> gateway_pb.BriefResponse:
         """A Brief that must not have failed closed (Tier-2 flags are the caller's to check)."""
         response = await self.gateway.brief(self.user_id, session_id, now_us, query, **options)  # type: ignore[arg-type]
         assert response.reason_code in ("", "TIER2_DEGRADED"), response.reason_code
@@ -172,12 +178,17 @@ class User:
                 ranker_pb.UpsertRequest(scope=self.scope, documents=documents)
             )
 
-    async def retrieve(self, query: str, now_us: int, max_atoms: int = MAX_ATOMS) -> ranker_pb.RetrieveResponse:
+    async def retrieve(
+        self, query: str, now_us: int, max_atoms: int = MAX_ATOMS
+    ) -> ranker_pb.RetrieveResponse:
         """The ranker's own candidates for a query."""
         async with self._channel("retrieval_ranker") as channel:
             return await ranker_grpc.RetrievalRankerServiceStub(channel).Retrieve(
                 ranker_pb.RetrieveRequest(
-                    scope=self.scope, query=query, now=timestamp_of(now_us), caps=ranker_pb.RetrieveCaps(max_atoms=max_atoms)
+                    scope=self.scope,
+                    query=query,
+                    now=timestamp_of(now_us),
+                    caps=ranker_pb.RetrieveCaps(max_atoms=max_atoms),
                 )
             )
 
@@ -189,11 +200,15 @@ class User:
             )
         return list(reply.atoms)
 
-    async def mark(self, target: str, now_us: int, **marks: object) -> extractor_pb.MarkAtomsResponse:
+    async def mark(
+        self, target: str, now_us: int, **marks: object
+    ) -> extractor_pb.MarkAtomsResponse:
         """Mark the capsule's atoms on a key or topic (exposure, pinned, pull-only)."""
         async with self._channel("atom_extractor") as channel:
             return await extractor_grpc.AtomExtractorServiceStub(channel).MarkAtoms(
-                extractor_pb.MarkAtomsRequest(scope=self.scope, target=target, now=timestamp_of(now_us), **marks)  # type: ignore[arg-type]
+                extractor_pb.MarkAtomsRequest(
+                    scope=self.scope, target=target, now=timestamp_of(now_us), **marks
+                )  # type: ignore[arg-type]
             )
 
     async def set_profile(self, now_us: int, **changes: object) -> None:
@@ -227,4 +242,6 @@ def check_caps(response: gateway_pb.BriefResponse) -> None:
     assert response.counters.context_bundle_bytes <= BUNDLE_BYTES_CAP
     assert response.counters.atoms_selected_count == len(bundle.atoms)
     assert response.counters.excerpts_selected_count == len(bundle.excerpts)
-    assert response.counters.clarification_due_to_memory_count == int(bundle.HasField("clarification"))
+    assert response.counters.clarification_due_to_memory_count == int(
+        bundle.HasField("clarification")
+    )

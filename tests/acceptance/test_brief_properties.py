@@ -35,7 +35,11 @@ from memmesh.common.v1 import memory_pb2
 from memmesh.runtime.supervisor import Mesh
 
 TOPICS = ("garden", "violin", "kayak", "sushi")
-EXPOSURES = (memory_pb2.EXPOSURE_SAFE_TO_SPEAK, memory_pb2.EXPOSURE_SAFE_TO_TEXT, memory_pb2.EXPOSURE_INTERNAL_ONLY)
+EXPOSURES = (
+    memory_pb2.EXPOSURE_SAFE_TO_SPEAK,
+    memory_pb2.EXPOSURE_SAFE_TO_TEXT,
+    memory_pb2.EXPOSURE_INTERNAL_ONLY,
+)
 PROVENANCES = (
     memory_pb2.PROVENANCE_VERIFIED,
     memory_pb2.PROVENANCE_USER_STATED,
@@ -110,7 +114,12 @@ def mentions(text: str, word: str) -> bool:
 
 
 async def check_example(
-    mesh: Mesh, specs: list[AtomSpec], archive: list[str], hidden_topics: list[str], words: list[str], channel: str
+    mesh: Mesh,
+    specs: list[AtomSpec],
+    archive: list[str],
+    hidden_topics: list[str],
+    words: list[str],
+    channel: str,
 ) -> None:
     async with GatewayClient(mesh.addrs["gateway"], TENANT_KEY, tenant_id=TENANT) as gateway:
         user = User(mesh, gateway)
@@ -118,9 +127,13 @@ async def check_example(
         if atoms:
             await user.seed_atoms(atoms)
         for n, topic in enumerate(archive):
-            await user.say(f"Today I thought about {topic} again.", NOW_US - DAY_US + n * MINUTE_US, "s0")
+            await user.say(
+                f"Today I thought about {topic} again.", NOW_US - DAY_US + n * MINUTE_US, "s0"
+            )
         for topic in hidden_topics:
-            await gateway.command(user.user_id, "s0", "DO_NOT_MENTION", NOW_US - MINUTE_US, target=topic)
+            await gateway.command(
+                user.user_id, "s0", "DO_NOT_MENTION", NOW_US - MINUTE_US, target=topic
+            )
         query = " ".join(words) + "?"
         options = {"channel": channel, "mode": "in_session"}
         first = await user.brief(query, NOW_US, "p1", **options)
@@ -131,10 +144,14 @@ async def check_example(
             text = response_text(response)
             for atom, spec in zip(atoms, specs, strict=True):
                 marker = atom.text.split(" ")[3].rstrip(".")
-                forbidden = spec.exposure == memory_pb2.EXPOSURE_INTERNAL_ONLY or spec.topic in hidden_topics
+                forbidden = (
+                    spec.exposure == memory_pb2.EXPOSURE_INTERNAL_ONLY
+                    or spec.topic in hidden_topics
+                )
                 # Pull-only items, and text-only items on a voice channel, pass only when the user asks.
                 if "remember" not in words and (
-                    spec.pull_only or (channel == "voice" and spec.exposure == memory_pb2.EXPOSURE_SAFE_TO_TEXT)
+                    spec.pull_only
+                    or (channel == "voice" and spec.exposure == memory_pb2.EXPOSURE_SAFE_TO_TEXT)
                 ):
                     forbidden = True
                 if forbidden:
@@ -148,7 +165,9 @@ async def check_example(
         # request in another fresh session, which has the same state.
         if first.bundle.HasField("clarification"):
             second = await user.brief(query, NOW_US, "p2", **options)
-        assert first.SerializeToString(deterministic=True) == second.SerializeToString(deterministic=True)
+        assert first.SerializeToString(deterministic=True) == second.SerializeToString(
+            deterministic=True
+        )
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -160,6 +179,11 @@ async def check_example(
     channel=st.sampled_from(("voice", "text")),
 )
 def test_brief_caps_determinism_and_no_leak(
-    mesh: Mesh, specs: list[AtomSpec], archive: list[str], hidden_topics: list[str], words: list[str], channel: str
+    mesh: Mesh,
+    specs: list[AtomSpec],
+    archive: list[str],
+    hidden_topics: list[str],
+    words: list[str],
+    channel: str,
 ) -> None:
     asyncio.run(check_example(mesh, specs, archive, hidden_topics, words, channel))

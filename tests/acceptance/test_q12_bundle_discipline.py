@@ -60,7 +60,9 @@ async def user(mesh: Mesh) -> AsyncIterator[User]:
 
 def garden_atoms(user: User, long_text: bool) -> list[memory_pb2.Atom]:
     """45 atoms all about the garden, with signals varied deterministically."""
-    filler = " It needs compost, mulch and water every morning before the heat." * (24 if long_text else 0)
+    filler = " It needs compost, mulch and water every morning before the heat." * (
+        24 if long_text else 0
+    )
     return [
         seeded_atom(
             atom_id_of(user.user_id, f"garden-{i}"),
@@ -79,13 +81,19 @@ def garden_atoms(user: User, long_text: bool) -> list[memory_pb2.Atom]:
 async def test_at_q12_mem_bundle_budgets(user: User) -> None:
     # Long archive turns in an earlier session: candidates for excerpts.
     for n in range(4):
-        await user.say(f"Garden diary {n}: " + "the garden vegetables grew tall in the sun. " * 60, NOW_US - 3 * DAY_US + n, "s0")
+        await user.say(
+            f"Garden diary {n}: " + "the garden vegetables grew tall in the sun. " * 60,
+            NOW_US - 3 * DAY_US + n,
+            "s0",
+        )
     # Real facts for "what do you remember about me?".
     for n, fact in enumerate(FACTS):
         await user.say(fact, NOW_US - 2 * DAY_US + n * MINUTE_US, "s0")
     # More turns in the current session than working memory holds.
     for n in range(9):
-        await user.say(f"Turn {n} of today about the weather and the garden.", NOW_US + n * MINUTE_US, "s1")
+        await user.say(
+            f"Turn {n} of today about the weather and the garden.", NOW_US + n * MINUTE_US, "s1"
+        )
     # Far more relevant atoms than fit (seeded: the extractor has no sentence for 45 look-alikes).
     await user.seed_atoms(garden_atoms(user, long_text=False))
     now = NOW_US + 10 * MINUTE_US
@@ -129,21 +137,39 @@ def kayak_atoms() -> list[tuple[str, memory_pb2.Atom]]:
     stated, tool = memory_pb2.PROVENANCE_USER_STATED, memory_pb2.PROVENANCE_TOOL_DERIVED
     specs = [
         ("pinned", "atm_k9", {"pinned": True, "provenance": tool, "confidence_bp": 8000}),
-        ("verified", "atm_k8", {"provenance": memory_pb2.PROVENANCE_VERIFIED, "confidence_bp": 8000}),
+        (
+            "verified",
+            "atm_k8",
+            {"provenance": memory_pb2.PROVENANCE_VERIFIED, "confidence_bp": 8000},
+        ),
         ("confidence", "atm_k7", {"confidence_bp": 9500}),
         ("last_use", "atm_k6", {"last_use_us": old, "use_count": 1}),
         ("use_count", "atm_k5", {"last_use_us": older, "use_count": 9}),
         ("tie_a", "atm_k3", {"last_use_us": older, "use_count": 3}),
         ("tie_b", "atm_k4", {"last_use_us": older, "use_count": 3}),
         ("tool", "atm_k2", {"provenance": tool, "confidence_bp": 9900}),
-        ("inferred", "atm_k1", {"provenance": memory_pb2.PROVENANCE_INFERRED, "confidence_bp": 9900}),
+        (
+            "inferred",
+            "atm_k1",
+            {"provenance": memory_pb2.PROVENANCE_INFERRED, "confidence_bp": 9900},
+        ),
     ]
     atoms = []
     for name, atom_id, signals in specs:
         signals.setdefault("provenance", stated)
         signals.setdefault("confidence_bp", 9000)
         # Same text and same key length: identical BM25 scores.
-        atoms.append((name, seeded_atom(atom_id, f"preference.kayak.{atom_id[-2:]}", "User enjoys kayak trips.", **signals)))
+        atoms.append(
+            (
+                name,
+                seeded_atom(
+                    atom_id,
+                    f"preference.kayak.{atom_id[-2:]}",
+                    "User enjoys kayak trips.",
+                    **signals,
+                ),
+            )
+        )
     return atoms
 
 
@@ -152,7 +178,9 @@ async def test_at_q12_mem_ordering_tiebreak(user: User) -> None:
     await user.seed_atoms([atom for _, atom in atoms])
     now = NOW_US + MINUTE_US
     ranked = await user.retrieve("any kayak trips?", now)
-    assert len({c.relevance_micros for c in ranked.atoms}) == 1, "the atoms must be equally relevant"
+    assert len({c.relevance_micros for c in ranked.atoms}) == 1, (
+        "the atoms must be equally relevant"
+    )
     expected = [atom.atom_id for _, atom in atoms]
 
     first = await user.brief("any kayak trips?", now, "order-1")
@@ -163,9 +191,13 @@ async def test_at_q12_mem_ordering_tiebreak(user: User) -> None:
     # answer again, and order-1 settles once its question is recorded.
     assert first.bundle.HasField("clarification")
     again = await user.brief("any kayak trips?", now, "order-2")
-    assert again.SerializeToString(deterministic=True) == first.SerializeToString(deterministic=True)
+    assert again.SerializeToString(deterministic=True) == first.SerializeToString(
+        deterministic=True
+    )
     settled = [await user.brief("any kayak trips?", now, "order-1") for _ in range(2)]
-    assert settled[0].SerializeToString(deterministic=True) == settled[1].SerializeToString(deterministic=True)
+    assert settled[0].SerializeToString(deterministic=True) == settled[1].SerializeToString(
+        deterministic=True
+    )
 
 
 async def test_at_q12_mem_tagging(user: User) -> None:
@@ -178,10 +210,18 @@ async def test_at_q12_mem_tagging(user: User) -> None:
     await user.set_profile(NOW_US - DAY_US, set_primary_language="fr")
     await user.seed_atoms(
         [
-            seeded_atom(atom_id_of(user.user_id, "low"), "preference.sushi", "User likes sushi.", confidence_bp=6000),
             seeded_atom(
-                atom_id_of(user.user_id, "inferred"), "preference.ramen", "User likes ramen.",
-                confidence_bp=9500, provenance=memory_pb2.PROVENANCE_INFERRED,
+                atom_id_of(user.user_id, "low"),
+                "preference.sushi",
+                "User likes sushi.",
+                confidence_bp=6000,
+            ),
+            seeded_atom(
+                atom_id_of(user.user_id, "inferred"),
+                "preference.ramen",
+                "User likes ramen.",
+                confidence_bp=9500,
+                provenance=memory_pb2.PROVENANCE_INFERRED,
             ),
         ]
     )
@@ -192,11 +232,18 @@ async def test_at_q12_mem_tagging(user: User) -> None:
         response = await user.brief(query, NOW_US, session_id)
         return {a.text: TAG(a.tag) for a in response.bundle.atoms}
 
-    assert (await tags("what is my dog called?", "tag-1"))["User has a dog named Rex."] == "MEMORY_TAG_CONFIRMED"
+    assert (await tags("what is my dog called?", "tag-1"))[
+        "User has a dog named Rex."
+    ] == "MEMORY_TAG_CONFIRMED"
     assert (await tags("do I like jazz?", "tag-2"))["User loves jazz."] == "MEMORY_TAG_CONFIRMED"
-    assert (await tags("should I play the violin?", "tag-3"))["User plays the violin."] == "MEMORY_TAG_STALE"
+    assert (await tags("should I play the violin?", "tag-3"))[
+        "User plays the violin."
+    ] == "MEMORY_TAG_STALE"
     food = await tags("do I like sushi or ramen?", "tag-4")
-    assert food == {"User likes sushi.": "MEMORY_TAG_TENTATIVE", "User likes ramen.": "MEMORY_TAG_TENTATIVE"}
+    assert food == {
+        "User likes sushi.": "MEMORY_TAG_TENTATIVE",
+        "User likes ramen.": "MEMORY_TAG_TENTATIVE",
+    }
     wife = await tags("what is my wife called?", "tag-5")
     assert wife["User's wife is Anna."] == wife["User's wife is Hannah."] == "MEMORY_TAG_CONFLICT"
     # Current State (French) is the authority: the Spanish memory contradicts it.
@@ -208,8 +255,12 @@ async def test_at_q12_mem_tagging_recent_use_keeps_an_atom_fresh(user: User) -> 
     await user.seed_atoms(
         [
             seeded_atom(
-                atom_id_of(user.user_id, "used"), "preference.cello", "User plays the cello.",
-                created_us=NOW_US - 40 * DAY_US, last_use_us=NOW_US - DAY_US, use_count=4,
+                atom_id_of(user.user_id, "used"),
+                "preference.cello",
+                "User plays the cello.",
+                created_us=NOW_US - 40 * DAY_US,
+                last_use_us=NOW_US - DAY_US,
+                use_count=4,
             )
         ]
     )
@@ -220,17 +271,38 @@ async def test_at_q12_mem_tagging_recent_use_keeps_an_atom_fresh(user: User) -> 
 async def test_at_q12_mem_one_question_rule(user: User) -> None:
     await user.seed_atoms(
         [
-            seeded_atom(atom_id_of(user.user_id, "b1"), "preference.boat.hull", "User's boat has a red hull.", confidence_bp=9600),
-            seeded_atom(atom_id_of(user.user_id, "b2"), "preference.boat.name", "User's boat is called Wave.", confidence_bp=6500),
             seeded_atom(
-                atom_id_of(user.user_id, "b3"), "preference.boat.mooring", "User's boat is moored in Kiel.",
-                confidence_bp=9300, created_us=NOW_US - 60 * DAY_US,
+                atom_id_of(user.user_id, "b1"),
+                "preference.boat.hull",
+                "User's boat has a red hull.",
+                confidence_bp=9600,
             ),
             seeded_atom(
-                atom_id_of(user.user_id, "b4"), "preference.boat.engine", "User's boat has an old engine.",
-                confidence_bp=5000, provenance=memory_pb2.PROVENANCE_INFERRED,
+                atom_id_of(user.user_id, "b2"),
+                "preference.boat.name",
+                "User's boat is called Wave.",
+                confidence_bp=6500,
             ),
-            seeded_atom(atom_id_of(user.user_id, "s1"), "preference.sailing", "User enjoys sailing.", confidence_bp=9500),
+            seeded_atom(
+                atom_id_of(user.user_id, "b3"),
+                "preference.boat.mooring",
+                "User's boat is moored in Kiel.",
+                confidence_bp=9300,
+                created_us=NOW_US - 60 * DAY_US,
+            ),
+            seeded_atom(
+                atom_id_of(user.user_id, "b4"),
+                "preference.boat.engine",
+                "User's boat has an old engine.",
+                confidence_bp=5000,
+                provenance=memory_pb2.PROVENANCE_INFERRED,
+            ),
+            seeded_atom(
+                atom_id_of(user.user_id, "s1"),
+                "preference.sailing",
+                "User enjoys sailing.",
+                confidence_bp=9500,
+            ),
         ]
     )
     response = await user.brief("tell me about my boat", NOW_US, "q-1")
@@ -240,7 +312,12 @@ async def test_at_q12_mem_one_question_rule(user: User) -> None:
     question = response.bundle.clarification
     # Exactly one question, about the top-ranked uncertain item, with its reason.
     assert question.atom_id == uncertain[0]
-    assert question.reason_code == {"MEMORY_TAG_STALE": "STALE", "MEMORY_TAG_TENTATIVE": "LOW_CONFIDENCE"}[dict(tags)[uncertain[0]]]
+    assert (
+        question.reason_code
+        == {"MEMORY_TAG_STALE": "STALE", "MEMORY_TAG_TENTATIVE": "LOW_CONFIDENCE"}[
+            dict(tags)[uncertain[0]]
+        ]
+    )
     assert question.text and response.counters.clarification_due_to_memory_count == 1
     # Nothing uncertain matters to these queries: no question.
     for n, query in enumerate(("do I enjoy sailing?", "what's the weather in Paris?")):
@@ -255,7 +332,9 @@ async def _hidden_residence(user: User) -> None:
     await user.say("I live in Boston.", NOW_US - 2 * DAY_US, "s0")
     await user.say("I have diabetes.", NOW_US - 2 * DAY_US + MINUTE_US, "s0")
     await user.say("I love jazz.", NOW_US - 2 * DAY_US + 2 * MINUTE_US, "s0")
-    marked = await user.mark("identity.residence", NOW_US - DAY_US, set_exposure=memory_pb2.EXPOSURE_INTERNAL_ONLY)
+    marked = await user.mark(
+        "identity.residence", NOW_US - DAY_US, set_exposure=memory_pb2.EXPOSURE_INTERNAL_ONLY
+    )
     assert len(marked.changes) == 1
     await user.gateway.close_session(user.user_id, "s0", NOW_US - DAY_US)
 
@@ -291,7 +370,9 @@ async def test_at_q12_mem_no_internal_leak(user: User) -> None:
     hidden = next(a for a in await user.atoms() if a.text == "User lives in Boston.")
     for session_id in ("s0", "s-next"):
         for channel in ("voice", "text"):
-            response = await user.brief("where do I live? remind me", NOW_US, session_id, channel=channel)
+            response = await user.brief(
+                "where do I live? remind me", NOW_US, session_id, channel=channel
+            )
             text = response_text(response)
             assert hidden.atom_id not in text
             assert "Boston" not in text, f"{session_id}/{channel}: {text}"

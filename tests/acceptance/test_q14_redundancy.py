@@ -55,16 +55,23 @@ async def test_at_q14_mem_do_not_repeat(user: User) -> None:
     await user.seed_atoms(
         [
             seeded_atom(
-                atom_id_of(user.user_id, "old-name"), "identity.name.spoken", "User's name is Alex.",
-                critical_tokens=("Alex",), created_us=NOW_US - 90 * DAY_US,
+                atom_id_of(user.user_id, "old-name"),
+                "identity.name.spoken",
+                "User's name is Alex.",
+                critical_tokens=("Alex",),
+                created_us=NOW_US - 90 * DAY_US,
             ),
             seeded_atom(
-                atom_id_of(user.user_id, "weak-language"), "identity.language.spoken", "User speaks Spanish.",
+                atom_id_of(user.user_id, "weak-language"),
+                "identity.language.spoken",
+                "User speaks Spanish.",
                 confidence_bp=6000,
             ),
         ]
     )
-    for n, query in enumerate(("what is my name?", "which language do I speak?", "how should you contact me?")):
+    for n, query in enumerate(
+        ("what is my name?", "which language do I speak?", "how should you contact me?")
+    ):
         response = await user.brief(query, NOW_US, f"dnr-{n}")
         keys = list(response.bundle.push.do_not_repeat_keys)
         assert STABLE_STATE_KEYS <= set(keys) and keys == sorted(keys)
@@ -90,7 +97,10 @@ async def test_at_q14_mem_do_not_repeat_flags_are_pushed_every_turn(user: User) 
         return any(key == k or key.startswith(k + ".") for k in keys)
 
     assert flagged("identity.name") and flagged("identity.language.native")
-    assert response.bundle.push.display_name == "Alex" and response.bundle.push.primary_language == "es"
+    assert (
+        response.bundle.push.display_name == "Alex"
+        and response.bundle.push.primary_language == "es"
+    )
 
 
 async def test_at_q14_mem_reask_guards(user: User) -> None:
@@ -99,13 +109,22 @@ async def test_at_q14_mem_reask_guards(user: User) -> None:
     await user.say("My wife is named Hannah.", NOW_US - 2 * DAY_US)
     await user.say("I play the violin.", NOW_US - 40 * DAY_US, "s-old")
     await user.seed_atoms(
-        [seeded_atom(atom_id_of(user.user_id, "low"), "preference.sushi", "User likes sushi.", confidence_bp=6000)]
+        [
+            seeded_atom(
+                atom_id_of(user.user_id, "low"),
+                "preference.sushi",
+                "User likes sushi.",
+                confidence_bp=6000,
+            )
+        ]
     )
     sessions = iter(f"reask-{n}" for n in range(100))
 
     async def question(query: str, **flags: bool):  # type: ignore[no-untyped-def]
         response = await user.brief(query, NOW_US, next(sessions), **flags)
-        assert response.counters.clarification_due_to_memory_count == int(response.bundle.HasField("clarification"))
+        assert response.counters.clarification_due_to_memory_count == int(
+            response.bundle.HasField("clarification")
+        )
         return response.bundle.clarification if response.bundle.HasField("clarification") else None
 
     # Known, confirmed stable facts: never asked without a reason.
@@ -135,8 +154,18 @@ async def test_at_q14_mem_reask_guards(user: User) -> None:
 async def test_at_q14_mem_unresolved_suppress_same_question(user: User) -> None:
     await user.seed_atoms(
         [
-            seeded_atom(atom_id_of(user.user_id, "low"), "preference.sushi", "User likes sushi.", confidence_bp=6000),
-            seeded_atom(atom_id_of(user.user_id, "sure"), "preference.sushi.place", "User's sushi place is Kaito.", confidence_bp=9500),
+            seeded_atom(
+                atom_id_of(user.user_id, "low"),
+                "preference.sushi",
+                "User likes sushi.",
+                confidence_bp=6000,
+            ),
+            seeded_atom(
+                atom_id_of(user.user_id, "sure"),
+                "preference.sushi.place",
+                "User's sushi place is Kaito.",
+                confidence_bp=9500,
+            ),
         ]
     )
     asked = await user.brief("shall we get sushi tonight?", NOW_US, "s1")
@@ -150,7 +179,10 @@ async def test_at_q14_mem_unresolved_suppress_same_question(user: User) -> None:
     assert [a.text for a in later.bundle.atoms] == ["User's sushi place is Kaito."]
     # A caller may report unanswered ids itself (e.g. asked by another gateway instance).
     reported = await user.brief(
-        "shall we get sushi tonight?", NOW_US, "s-reported", unanswered_question_ids=(question.question_id,)
+        "shall we get sushi tonight?",
+        NOW_US,
+        "s-reported",
+        unanswered_question_ids=(question.question_id,),
     )
     assert not reported.bundle.HasField("clarification")
     # A new session may ask again.
@@ -165,7 +197,9 @@ async def test_at_q14_mem_unresolved_suppress(user: User) -> None:
     assert first.bundle.clarification.key == "relationship.spouse"
     await user.say("Let's talk about dinner plans.", NOW_US + MINUTE_US, "s1")
     for n in range(2):
-        later = await user.brief("what should my wife and I cook?", NOW_US + (2 + n) * MINUTE_US, "s1")
+        later = await user.brief(
+            "what should my wife and I cook?", NOW_US + (2 + n) * MINUTE_US, "s1"
+        )
         assert later.bundle.clarification.key != "relationship.spouse", later.bundle.clarification
     fresh = await user.brief("what should my wife and I cook?", NOW_US + DAY_US, "s2")
     assert fresh.bundle.clarification.key == "relationship.spouse"

@@ -54,17 +54,24 @@ def atom_body(n: int, version: int, text: str) -> bytes:
 
 def continuity_fixture() -> tuple[list[ContinuityRecord], dict[tuple[str, str], ContinuityRecord]]:
     """The writes a device makes, in order, and the continuity set they must leave behind."""
-    writes = [ContinuityRecord(RecordKind.ATOM, f"atom-{n}", 1, atom_body(n, 1, f"fact {n}")) for n in range(40)]
+    writes = [
+        ContinuityRecord(RecordKind.ATOM, f"atom-{n}", 1, atom_body(n, 1, f"fact {n}"))
+        for n in range(40)
+    ]
     writes += [
         ContinuityRecord(RecordKind.ATOM, "atom-3", 2, atom_body(3, 2, "fact 3, corrected")),
         ContinuityRecord(RecordKind.ATOM, "atom-9", 2, b"", tombstone=True),
         ContinuityRecord(RecordKind.ATOM, "atom-21", 2, b"", tombstone=True),
         ContinuityRecord(RecordKind.DO_NOT_MENTION, "topic:divorce", 1, b'{"scope":"topic"}'),
         ContinuityRecord(RecordKind.DO_NOT_REPEAT, "question:birthday", 1, b"{}"),
-        ContinuityRecord(RecordKind.CORRECTION, "asr:jon->john", 1, b'{"heard":"jon","meant":"john"}'),
+        ContinuityRecord(
+            RecordKind.CORRECTION, "asr:jon->john", 1, b'{"heard":"jon","meant":"john"}'
+        ),
         ContinuityRecord(RecordKind.STATE_POINTER, "current_state", 4, b'{"version":4}'),
         ContinuityRecord(RecordKind.THREAD, "thread-1", 3, b'{"status":"open"}'),
-        ContinuityRecord(RecordKind.LEARNING_POINTER, "last_applied_package", 1, b'{"package_id":"PKG-7"}'),
+        ContinuityRecord(
+            RecordKind.LEARNING_POINTER, "last_applied_package", 1, b'{"package_id":"PKG-7"}'
+        ),
     ]
     expected: dict[tuple[str, str], ContinuityRecord] = {}
     for record in writes:
@@ -82,7 +89,9 @@ async def ledger_events(addr: str, scope: scope_pb2.UserScope) -> list[ledger_pb
         return [reply.event async for reply in stub.Read(ledger_pb.ReadRequest(scope=scope))]
 
 
-async def all_items(stub: pb_grpc.OutboxSyncServiceStub, scope: scope_pb2.UserScope) -> list[pb.OutboxItem]:
+async def all_items(
+    stub: pb_grpc.OutboxSyncServiceStub, scope: scope_pb2.UserScope
+) -> list[pb.OutboxItem]:
     items, cursor = [], 0
     while True:
         reply = await stub.Pull(pb.PullRequest(scope=scope, after_cursor=cursor, limit=100))
@@ -103,7 +112,9 @@ class FlakyNetwork:
         step = self._script.pop(0) if self._script else "deliver"
         reply = await self._stub.Push(request)
         if step == "lose_reply":
-            raise grpc.aio.AioRpcError(grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), "reply lost")
+            raise grpc.aio.AioRpcError(
+                grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), "reply lost"
+            )
         if step == "deliver_twice":
             return await self._stub.Push(request)
         return reply
@@ -131,10 +142,16 @@ async def test_at_q15_mem_restore_continuity(mesh: Mesh, tmp_path: Path) -> None
 
     live = {(k, key): r for (k, key), r in expected.items() if not r.tombstone}
     assert {(r.kind, r.key): r for r in tablet.vault.records()} == live
-    assert tablet.vault.get(RecordKind.ATOM, "atom-9") == ContinuityRecord(RecordKind.ATOM, "atom-9", 2, b"", True)
+    assert tablet.vault.get(RecordKind.ATOM, "atom-9") == ContinuityRecord(
+        RecordKind.ATOM, "atom-9", 2, b"", True
+    )
     assert {r.key for r in tablet.vault.records()}.isdisjoint({"atom-9", "atom-21"})
     restored_atom = memory_pb2.Atom.FromString(tablet.vault.get(RecordKind.ATOM, "atom-3").body)  # type: ignore[union-attr]
-    assert (restored_atom.text, restored_atom.version, restored_atom.confidence_bp) == ("fact 3, corrected", 2, 8997)
+    assert (restored_atom.text, restored_atom.version, restored_atom.confidence_bp) == (
+        "fact 3, corrected",
+        2,
+        8997,
+    )
     assert tablet.vault.listing() == phone.vault.listing() == laptop.vault.listing()
     assert report.items_received == len(expected) and report.cursor == len(writes)
 
@@ -163,8 +180,12 @@ async def test_at_q15_mem_outbox_idempotence(mesh: Mesh, tmp_path: Path) -> None
 
         # A second device replays an older version of a corrected atom, late.
         stale = device(tmp_path / "stale.sqlite3", scope, "old-tablet", cloud_key)
-        stale.save(ContinuityRecord(RecordKind.ATOM, "atom-3", 1, atom_body(3, 1, "fact 3")), NOW_US)
-        stale.save(ContinuityRecord(RecordKind.ATOM, "atom-9", 1, atom_body(9, 1, "fact 9")), NOW_US)
+        stale.save(
+            ContinuityRecord(RecordKind.ATOM, "atom-3", 1, atom_body(3, 1, "fact 3")), NOW_US
+        )
+        stale.save(
+            ContinuityRecord(RecordKind.ATOM, "atom-9", 1, atom_body(9, 1, "fact 9")), NOW_US
+        )
         assert (await stale.flush(stub, NOW_US)).remaining == 0
 
         stored = await all_items(stub, scope)
@@ -177,8 +198,14 @@ async def test_at_q15_mem_outbox_idempotence(mesh: Mesh, tmp_path: Path) -> None
     assert new.vault.listing() == phone.vault.listing()
     assert new.vault.get(RecordKind.ATOM, "atom-3") == expected[(RecordKind.ATOM, "atom-3")]
     assert new.vault.get(RecordKind.ATOM, "atom-9").tombstone  # type: ignore[union-attr]
-    received = [e for e in await ledger_events(mesh.addrs["ledger"], scope) if e.event_type == "OUTBOX_RECEIVED"]
-    counted = sum(next(a.int_value for a in e.attributes if a.name == "item_count") for e in received)
+    received = [
+        e
+        for e in await ledger_events(mesh.addrs["ledger"], scope)
+        if e.event_type == "OUTBOX_RECEIVED"
+    ]
+    counted = sum(
+        next(a.int_value for a in e.attributes if a.name == "item_count") for e in received
+    )
     assert counted == len(item_ids)
 
 
@@ -214,7 +241,9 @@ async def test_at_q15_mem_no_action_on_restore(mesh: Mesh, tmp_path: Path) -> No
 
     events_after = await ledger_events(mesh.addrs["ledger"], scope)
     assert after == before and after.version == before.version == 1
-    new_events = events_after[len(events_before):]
+    new_events = events_after[len(events_before) :]
     assert events_after[: len(events_before)] == events_before
-    assert [(e.event_type, e.reason_code) for e in new_events] == [("OUTBOX_RESTORE_SERVED", "DEVICE_RESTORE")]
+    assert [(e.event_type, e.reason_code) for e in new_events] == [
+        ("OUTBOX_RESTORE_SERVED", "DEVICE_RESTORE")
+    ]
     assert {a.name for a in new_events[0].attributes} == {"device_id", "as_of_cursor"}

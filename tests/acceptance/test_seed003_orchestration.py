@@ -68,9 +68,13 @@ async def test_episode_bridge_only_on_session_start(user: User) -> None:
 
 
 async def test_tier1_fields_are_always_present(user: User) -> None:
-    await user.set_profile(NOW_US - DAY_US, set_display_name="Kaiser", set_timezone="America/Los_Angeles")
+    await user.set_profile(
+        NOW_US - DAY_US, set_display_name="Kaiser", set_timezone="America/Los_Angeles"
+    )
     await user.say("Let's plan tomorrow. I need to book the dentist.", NOW_US, "s1")
-    await user.say("Sure, what should we prioritize?", NOW_US + 6 * 1_000_000, "s1", role="assistant")
+    await user.say(
+        "Sure, what should we prioritize?", NOW_US + 6 * 1_000_000, "s1", role="assistant"
+    )
     now = NOW_US + 2 * MINUTE_US
     response = await user.brief("what's the plan for tomorrow?", now, "s1")
     bundle = response.bundle
@@ -103,11 +107,15 @@ async def test_user_and_assistant_turns_keep_working_memory_coherent(user: User)
     # Only user turns open loops: the assistant's "I need to know" is not a commitment of the user.
     assert not response.bundle.active_loops
     # The rolling summary is told from the user's turns.
-    assert "rice" in response.bundle.rolling_summary and "bowl" not in response.bundle.rolling_summary
+    assert (
+        "rice" in response.bundle.rolling_summary and "bowl" not in response.bundle.rolling_summary
+    )
 
 
 async def test_retried_ingest_with_the_same_turn_id_changes_nothing(user: User) -> None:
-    first = await user.gateway.ingest(user.user_id, "s1", "turn-1", "user", "I have a sister named Sarah.", NOW_US)
+    first = await user.gateway.ingest(
+        user.user_id, "s1", "turn-1", "user", "I have a sister named Sarah.", NOW_US
+    )
     assert first.ok and not first.duplicate
     before = await user.brief("what is my sister called?", NOW_US + MINUTE_US, "s1")
     atoms = await user.atoms()
@@ -115,7 +123,9 @@ async def test_retried_ingest_with_the_same_turn_id_changes_nothing(user: User) 
         retried = await user.gateway.ingest(user.user_id, "s1", "turn-1", "user", text, NOW_US)
         assert retried.ok and retried.duplicate
     after = await user.brief("what is my sister called?", NOW_US + MINUTE_US, "s1")
-    assert after.SerializeToString(deterministic=True) == before.SerializeToString(deterministic=True)
+    assert after.SerializeToString(deterministic=True) == before.SerializeToString(
+        deterministic=True
+    )
     assert await user.atoms() == atoms
 
 
@@ -137,27 +147,47 @@ async def test_a_key_of_another_tenant_is_refused(mesh: Mesh, user: User) -> Non
 
 
 async def test_unverified_speaker_gets_no_personal_memory(user: User) -> None:
-    await user.set_profile(NOW_US - DAY_US, set_display_name="Kaiser", set_contact_preference=state_pb.CONTACT_PREFERENCE_SPEAK)
+    await user.set_profile(
+        NOW_US - DAY_US,
+        set_display_name="Kaiser",
+        set_contact_preference=state_pb.CONTACT_PREFERENCE_SPEAK,
+    )
     await user.say("I have a sister named Sarah. I need to book the dentist.", NOW_US, "s1")
     for channel in ("voice", "text"):
         response = await user.gateway.brief(
-            user.user_id, "s1", NOW_US + MINUTE_US, "what is my sister called?", channel=channel, identity_verified=False
+            user.user_id,
+            "s1",
+            NOW_US + MINUTE_US,
+            "what is my sister called?",
+            channel=channel,
+            identity_verified=False,
         )
         assert response.reason_code == "IDENTITY_UNVERIFIED" and response.degraded
-        personal = bundle_pb2.ContextBundle(mode=response.bundle.mode, temporal=response.bundle.temporal)
+        personal = bundle_pb2.ContextBundle(
+            mode=response.bundle.mode, temporal=response.bundle.temporal
+        )
         assert response.bundle == personal
         assert micros_of(response.bundle.temporal.now) == NOW_US + MINUTE_US
         assert not response.hints.vocabulary and not response.hints.corrections
-        assert await user.gateway.remember(user.user_id, channel=channel, identity_verified=False) == []
+        assert (
+            await user.gateway.remember(user.user_id, channel=channel, identity_verified=False)
+            == []
+        )
 
 
-async def test_atom_extractor_down_brief_stays_full_and_ingest_is_queued(mesh: Mesh, user: User) -> None:
+async def test_atom_extractor_down_brief_stays_full_and_ingest_is_queued(
+    mesh: Mesh, user: User
+) -> None:
     await user.say("I have a sister named Sarah.", NOW_US, "s1")
     mesh.kill("atom_extractor")
     try:
         response = await user.brief("what is my sister called?", NOW_US + MINUTE_US, "s1")
         # Only the Tier-2 part behind the extractor (correction pairs) is left out and flagged.
-        assert (response.degraded, response.reason_code, list(response.degraded_parts)) == (True, "TIER2_DEGRADED", ["corrections"])
+        assert (response.degraded, response.reason_code, list(response.degraded_parts)) == (
+            True,
+            "TIER2_DEGRADED",
+            ["corrections"],
+        )
         assert [a.text for a in response.bundle.atoms] == ["User has a sister named Sarah."]
         assert [t.turn_id for t in response.bundle.working_memory] == ["t1"]
         queued = await user.say("I have a dog named Rex.", NOW_US + 2 * MINUTE_US, "s1")
@@ -169,7 +199,10 @@ async def test_atom_extractor_down_brief_stays_full_and_ingest_is_queued(mesh: M
         await asyncio.to_thread(mesh.start, ["atom_extractor"])
     for _ in range(100):
         back = await user.brief("what is my dog called?", NOW_US + 4 * MINUTE_US, "s1")
-        if any(a.text == "User has a dog named Rex." for a in back.bundle.atoms) and not back.degraded:
+        if (
+            any(a.text == "User has a dog named Rex." for a in back.bundle.atoms)
+            and not back.degraded
+        ):
             break
         await asyncio.sleep(0.1)
     assert [a.text for a in back.bundle.atoms] == ["User has a dog named Rex."]

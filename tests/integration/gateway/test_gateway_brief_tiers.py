@@ -17,7 +17,16 @@ from memmesh.client.gateway import GatewayClient
 from memmesh.runtime.settings import MeshSettings
 from memmesh.runtime.supervisor import Mesh
 
-ENGINES = ["ledger", "current_state", "exposure_guard", "retrieval_ranker", "thread_store", "atom_extractor", "context_composer", "gateway"]
+ENGINES = [
+    "ledger",
+    "current_state",
+    "exposure_guard",
+    "retrieval_ranker",
+    "thread_store",
+    "atom_extractor",
+    "context_composer",
+    "gateway",
+]
 NOW_US = 1_767_225_600 * 1_000_000
 BUDGET_MS = 800
 INTERNAL_TOKEN = MeshSettings().internal_token
@@ -28,14 +37,20 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 @pytest.fixture(scope="module")
 def mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
     data_dir: Path = tmp_path_factory.mktemp("gateway-tiers")
-    env = {"MEMMESH_DATA_DIR": str(data_dir), "MEMMESH_GATEWAY_BRIEF_BUDGET_MS": str(BUDGET_MS), "MEMMESH_LOG_LEVEL": "WARNING"}
+    env = {
+        "MEMMESH_DATA_DIR": str(data_dir),
+        "MEMMESH_GATEWAY_BRIEF_BUDGET_MS": str(BUDGET_MS),
+        "MEMMESH_LOG_LEVEL": "WARNING",
+    }
     with Mesh(ENGINES, env=env) as running:
         yield running
 
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def client(mesh: Mesh) -> AsyncIterator[GatewayClient]:
-    async with GatewayClient(mesh.addrs["gateway"], "demo-key", internal_token=INTERNAL_TOKEN) as gateway:
+    async with GatewayClient(
+        mesh.addrs["gateway"], "demo-key", internal_token=INTERNAL_TOKEN
+    ) as gateway:
         yield gateway
 
 
@@ -49,7 +64,9 @@ async def conversation(client: GatewayClient) -> str:
         ("assistant", "I will remind you about the dentist."),
     ]
     for index, (role, text) in enumerate(turns):
-        reply = await client.ingest(user_id, "s1", f"t{index}", role, text, NOW_US + index * 1_000_000)
+        reply = await client.ingest(
+            user_id, "s1", f"t{index}", role, text, NOW_US + index * 1_000_000
+        )
         assert reply.ok
     return user_id
 
@@ -76,16 +93,23 @@ async def recovered(client: GatewayClient) -> None:
     raise AssertionError("the mesh did not recover")
 
 
-async def test_a_whole_brief_carries_atoms_entities_and_every_tier1_part(client: GatewayClient) -> None:
+async def test_a_whole_brief_carries_atoms_entities_and_every_tier1_part(
+    client: GatewayClient,
+) -> None:
     user_id = await conversation(client)
     response = await brief(client, user_id)
     assert not response.degraded, response.reason_code
     assert_tier1_parts(response)
     assert any("Sarah" in atom.text for atom in response.bundle.atoms)
-    assert sorted((e.related_label, e.label) for e in response.bundle.entities) == [("Sarah", "Dana"), ("Sarah", "Portland")]
+    assert sorted((e.related_label, e.label) for e in response.bundle.entities) == [
+        ("Sarah", "Dana"),
+        ("Sarah", "Portland"),
+    ]
 
 
-async def test_killed_ranker_mid_conversation_keeps_tier1_and_names_the_ranker(mesh: Mesh, client: GatewayClient) -> None:
+async def test_killed_ranker_mid_conversation_keeps_tier1_and_names_the_ranker(
+    mesh: Mesh, client: GatewayClient
+) -> None:
     user_id = await conversation(client)
     assert not (await brief(client, user_id)).degraded
     mesh.kill("retrieval_ranker")
@@ -97,7 +121,9 @@ async def test_killed_ranker_mid_conversation_keeps_tier1_and_names_the_ranker(m
     assert response.degraded and response.reason_code == "TIER2_DEGRADED"
     assert list(response.degraded_parts) == ["retrieval_ranker"]
     assert_tier1_parts(response)
-    assert not response.bundle.atoms and not response.bundle.excerpts and not response.bundle.digests
+    assert (
+        not response.bundle.atoms and not response.bundle.excerpts and not response.bundle.digests
+    )
     # The graph is the ThreadStore's: its entities do not depend on the ranker.
     assert sorted(e.label for e in response.bundle.entities) == ["Dana", "Portland"]
 
@@ -117,7 +143,9 @@ async def test_hung_ranker_keeps_tier1_within_the_budget(mesh: Mesh, client: Gat
     assert elapsed_ms < BUDGET_MS + 400
 
 
-async def test_do_not_mention_holds_back_an_entity_and_those_reached_from_it(client: GatewayClient) -> None:
+async def test_do_not_mention_holds_back_an_entity_and_those_reached_from_it(
+    client: GatewayClient,
+) -> None:
     user_id = await conversation(client)
     await client.command(user_id, "s1", "DO_NOT_MENTION", NOW_US + 30_000_000, target="Portland")
     response = await brief(client, user_id)

@@ -21,8 +21,14 @@ from memmesh.runtime.settings import MeshSettings
 from memmesh.runtime.supervisor import Mesh
 
 ENGINES = [
-    "ledger", "current_state", "exposure_guard", "retrieval_ranker", "thread_store", "atom_extractor",
-    "context_composer", "gateway",
+    "ledger",
+    "current_state",
+    "exposure_guard",
+    "retrieval_ranker",
+    "thread_store",
+    "atom_extractor",
+    "context_composer",
+    "gateway",
 ]
 NOW_US = 1_767_225_600 * 1_000_000
 DAY_US = 86_400 * 1_000_000
@@ -48,7 +54,9 @@ def mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def client(mesh: Mesh) -> AsyncIterator[GatewayClient]:
-    async with GatewayClient(mesh.addrs["gateway"], "demo-key", internal_token=INTERNAL_TOKEN) as gateway:
+    async with GatewayClient(
+        mesh.addrs["gateway"], "demo-key", internal_token=INTERNAL_TOKEN
+    ) as gateway:
         yield gateway
 
 
@@ -81,14 +89,18 @@ async def test_ingest_with_the_ranker_down_is_acknowledged_and_indexed_once_it_i
     user_id = user()
     mesh.kill("retrieval_ranker")
     try:
-        reply = await client.ingest(user_id, "s1", "t1", "user", "Our parrot Kiwi sings opera every morning.", NOW_US)
+        reply = await client.ingest(
+            user_id, "s1", "t1", "user", "Our parrot Kiwi sings opera every morning.", NOW_US
+        )
         assert reply.ok and not reply.duplicate
     finally:
         await asyncio.to_thread(mesh.start, ["retrieval_ranker"])
 
     async def excerpted() -> bool:
         # A later session: the turn can only come back as an archive excerpt found in the index.
-        response = await client.brief(user_id, "s2", NOW_US + DAY_US, "does the parrot sing opera?", mode="in_session")
+        response = await client.brief(
+            user_id, "s2", NOW_US + DAY_US, "does the parrot sing opera?", mode="in_session"
+        )
         return any(t.turn_id == "t1" for t in response.bundle.excerpts)
 
     await eventually(excerpted)
@@ -100,7 +112,9 @@ async def test_ingest_with_the_ledger_down_is_acknowledged_and_followed_through_
     user_id = user()
     mesh.kill("ledger")
     try:
-        reply = await client.ingest(user_id, "s1", "t1", "user", "I have a sister named Sarah.", NOW_US)
+        reply = await client.ingest(
+            user_id, "s1", "t1", "user", "I have a sister named Sarah.", NOW_US
+        )
         assert reply.ok and not reply.duplicate
         # Current State records a change on the ledger first: the interaction record waits.
         assert not (await client.debug_user(user_id)).HasField("last_interaction_time")
@@ -109,7 +123,10 @@ async def test_ingest_with_the_ledger_down_is_acknowledged_and_followed_through_
 
     async def followed_through() -> bool:
         debug = await client.debug_user(user_id)
-        return debug.pending_extractions == 0 and debug.last_interaction_time.seconds == NOW_US // 1_000_000
+        return (
+            debug.pending_extractions == 0
+            and debug.last_interaction_time.seconds == NOW_US // 1_000_000
+        )
 
     await eventually(followed_through)
     assert await _atoms(mesh, user_id) == ["User has a sister named Sarah."]

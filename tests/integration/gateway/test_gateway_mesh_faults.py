@@ -19,7 +19,16 @@ from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.settings import MeshSettings
 from memmesh.runtime.supervisor import Mesh
 
-ENGINES = ["ledger", "current_state", "exposure_guard", "retrieval_ranker", "thread_store", "atom_extractor", "context_composer", "gateway"]
+ENGINES = [
+    "ledger",
+    "current_state",
+    "exposure_guard",
+    "retrieval_ranker",
+    "thread_store",
+    "atom_extractor",
+    "context_composer",
+    "gateway",
+]
 # The RetrievalRanker is Tier 2 (test_gateway_brief_tiers.py): without it a Brief degrades.
 TIER1 = ["current_state", "thread_store", "exposure_guard", "context_composer"]
 NOW_US = 1_767_225_600 * 1_000_000
@@ -47,7 +56,9 @@ def mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def client(mesh: Mesh) -> AsyncIterator[GatewayClient]:
-    async with GatewayClient(mesh.addrs["gateway"], "demo-key", internal_token=INTERNAL_TOKEN) as gateway:
+    async with GatewayClient(
+        mesh.addrs["gateway"], "demo-key", internal_token=INTERNAL_TOKEN
+    ) as gateway:
         yield gateway
 
 
@@ -72,7 +83,9 @@ async def test_ingested_fact_is_in_the_next_brief(client: GatewayClient) -> None
 async def test_unverified_speaker_gets_no_personal_memory(client: GatewayClient) -> None:
     user_id = user()
     await client.ingest(user_id, "s1", "t1", "user", "I have a sister named Sarah.", NOW_US)
-    response = await client.brief(user_id, "s1", NOW_US + 1, "what is my sister called?", identity_verified=False)
+    response = await client.brief(
+        user_id, "s1", NOW_US + 1, "what is my sister called?", identity_verified=False
+    )
     assert response.reason_code == "IDENTITY_UNVERIFIED"
     assert not response.bundle.atoms and not response.bundle.working_memory
     assert response.bundle.temporal.now.seconds == (NOW_US + 1) // 1_000_000
@@ -91,7 +104,9 @@ async def _restart(mesh: Mesh, name: str, client: GatewayClient) -> None:
 
 
 @pytest.mark.parametrize("engine", TIER1)
-async def test_killed_tier1_engine_gives_empty_bundle_naming_it(mesh: Mesh, client: GatewayClient, engine: str) -> None:
+async def test_killed_tier1_engine_gives_empty_bundle_naming_it(
+    mesh: Mesh, client: GatewayClient, engine: str
+) -> None:
     user_id = user()
     await client.ingest(user_id, "s1", "t1", "user", "I have a sister named Sarah.", NOW_US)
     mesh.kill(engine)
@@ -106,7 +121,9 @@ async def test_killed_tier1_engine_gives_empty_bundle_naming_it(mesh: Mesh, clie
 
 
 @pytest.mark.parametrize("engine", TIER1)
-async def test_hung_tier1_engine_gives_empty_bundle_within_the_budget(mesh: Mesh, client: GatewayClient, engine: str) -> None:
+async def test_hung_tier1_engine_gives_empty_bundle_within_the_budget(
+    mesh: Mesh, client: GatewayClient, engine: str
+) -> None:
     user_id = user()
     await client.ingest(user_id, "s1", "t1", "user", "I have a sister named Sarah.", NOW_US)
     mesh.pause(engine)
@@ -135,23 +152,33 @@ async def _atoms(mesh: Mesh, user_id: str) -> list[str]:
     channel = engine_channel(mesh.addrs["atom_extractor"], INTERNAL_TOKEN)
     try:
         stub = extractor_grpc.AtomExtractorServiceStub(channel)
-        reply = await stub.ListAtoms(extractor_pb.ListAtomsRequest(scope={"tenant_id": "demo", "user_id": user_id}))
+        reply = await stub.ListAtoms(
+            extractor_pb.ListAtomsRequest(scope={"tenant_id": "demo", "user_id": user_id})
+        )
         return [atom.atom_id for atom in reply.atoms]
     finally:
         await channel.close()
 
 
-async def test_ingest_with_extractor_down_is_queued_then_processed_exactly_once(mesh: Mesh, client: GatewayClient) -> None:
+async def test_ingest_with_extractor_down_is_queued_then_processed_exactly_once(
+    mesh: Mesh, client: GatewayClient
+) -> None:
     user_id = user()
     mesh.kill("atom_extractor")
     try:
-        first = await client.ingest(user_id, "s1", "t1", "user", "I have a sister named Sarah.", NOW_US)
+        first = await client.ingest(
+            user_id, "s1", "t1", "user", "I have a sister named Sarah.", NOW_US
+        )
         assert first.ok and first.extraction_queued
-        retried = await client.ingest(user_id, "s1", "t1", "user", "I have a sister named Sarah.", NOW_US)
+        retried = await client.ingest(
+            user_id, "s1", "t1", "user", "I have a sister named Sarah.", NOW_US
+        )
         assert retried.ok and retried.duplicate
         assert (await client.debug_user(user_id)).pending_extractions == 1
         # The turn is archived although extraction waits: it is in working memory.
-        assert [t.turn_id for t in (await brief(client, user_id, "hello")).bundle.working_memory] == ["t1"]
+        assert [
+            t.turn_id for t in (await brief(client, user_id, "hello")).bundle.working_memory
+        ] == ["t1"]
     finally:
         await _restart(mesh, "atom_extractor", client)
     for _ in range(100):

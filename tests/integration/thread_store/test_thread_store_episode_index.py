@@ -27,7 +27,10 @@ SECRET = [
     "I also renewed my passport at the embassy in Madrid.",
     "The Madrid embassy passport renewal is done, good.",
 ]
-OTHER = ["The lighthouse tour with my cousin Ines was lovely.", "Ines enjoyed the lighthouse tour too."]
+OTHER = [
+    "The lighthouse tour with my cousin Ines was lovely.",
+    "Ines enjoyed the lighthouse tour too.",
+]
 
 
 def turns_of(session_id: str, texts: list[str], offset_s: int) -> list[memory_pb2.Turn]:
@@ -43,10 +46,16 @@ def turns_of(session_id: str, texts: list[str], offset_s: int) -> list[memory_pb
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def storage(request: pytest.FixtureRequest) -> dict[str, str]:
-    return {} if request.param == "sqlite" else {"storage_url": request.getfixturevalue("postgres_url")}
+    return (
+        {}
+        if request.param == "sqlite"
+        else {"storage_url": request.getfixturevalue("postgres_url")}
+    )
 
 
-async def test_forgotten_thread_takes_its_episodes_out_of_store_and_index(tmp_path: Path, storage: dict[str, str]) -> None:
+async def test_forgotten_thread_takes_its_episodes_out_of_store_and_index(
+    tmp_path: Path, storage: dict[str, str]
+) -> None:
     mesh = await start_in_process(["retrieval_ranker", "thread_store"], tmp_path, **storage)
     scope = new_scope()
     try:
@@ -57,37 +66,63 @@ async def test_forgotten_thread_takes_its_episodes_out_of_store_and_index(tmp_pa
             for item in turns_of(session_id, texts, offset):
                 await threads.AppendTurn(pb.AppendTurnRequest(scope=scope, turn=item))
             closed = await threads.CloseSession(
-                pb.CloseSessionRequest(scope=scope, session_id=session_id, now=timestamp_of(START_US + (offset + 600) * 1_000_000))
+                pb.CloseSessionRequest(
+                    scope=scope,
+                    session_id=session_id,
+                    now=timestamp_of(START_US + (offset + 600) * 1_000_000),
+                )
             )
             assert closed.episodes and all(e.thread_id == session_id for e in closed.episodes)
-            assert [e.episode_id for e in closed.episodes] == [f"{session_id}#e{n}" for n in range(1, len(closed.episodes) + 1)]
+            assert [e.episode_id for e in closed.episodes] == [
+                f"{session_id}#e{n}" for n in range(1, len(closed.episodes) + 1)
+            ]
             indexed |= {closed.digest.thread_id, *(e.episode_id for e in closed.episodes)}
         secret_episodes = {doc_id for doc_id in indexed if doc_id.startswith("secret#e")}
         assert len(secret_episodes) >= 2
         # The ThreadStore indexed the digests and episodes of both closed sessions itself.
         described = await ranker.DescribeIndex(ranker_pb.DescribeIndexRequest(scope=scope))
-        assert described.digest_count == len(indexed) and described.turn_count == len(SECRET) + len(OTHER)
+        assert described.digest_count == len(indexed) and described.turn_count == len(SECRET) + len(
+            OTHER
+        )
         # A copy left from an earlier, longer segmentation of the same thread.
-        stale = memory_pb2.Digest(thread_id="secret", episode_id="secret#e9", title="Lighthouse party")
-        await ranker.Upsert(ranker_pb.UpsertRequest(scope=scope, documents=[ranker_pb.Document(digest=stale)]))
+        stale = memory_pb2.Digest(
+            thread_id="secret", episode_id="secret#e9", title="Lighthouse party"
+        )
+        await ranker.Upsert(
+            ranker_pb.UpsertRequest(scope=scope, documents=[ranker_pb.Document(digest=stale)])
+        )
 
         caps = ranker_pb.RetrieveCaps(max_atoms=20, max_turns=10, max_digests=20)
         now = timestamp_of(START_US + 9000 * 1_000_000)
-        before = await ranker.Retrieve(ranker_pb.RetrieveRequest(scope=scope, query="lighthouse party balloons Mateo", now=now, caps=caps))
+        before = await ranker.Retrieve(
+            ranker_pb.RetrieveRequest(
+                scope=scope, query="lighthouse party balloons Mateo", now=now, caps=caps
+            )
+        )
         found = {c.doc_id: c.document for c in before.digests}
         assert secret_episodes & set(found)
         assert all(found[i].digest.thread_id == "secret" for i in secret_episodes & set(found))
 
-        forgotten = await threads.ForgetThread(pb.ForgetThreadRequest(scope=scope, thread_id="secret", now=now))
+        forgotten = await threads.ForgetThread(
+            pb.ForgetThreadRequest(scope=scope, thread_id="secret", now=now)
+        )
         assert forgotten.forgotten
 
-        after = await ranker.Retrieve(ranker_pb.RetrieveRequest(scope=scope, query="lighthouse party balloons Mateo passport", now=now, caps=caps))
+        after = await ranker.Retrieve(
+            ranker_pb.RetrieveRequest(
+                scope=scope, query="lighthouse party balloons Mateo passport", now=now, caps=caps
+            )
+        )
         left = {c.doc_id for c in after.digests}
         assert not any(doc_id == "secret" or doc_id.startswith("secret#") for doc_id in left)
         assert any(doc_id.startswith("other#e") for doc_id in left)
-        gone = await threads.CloseSession(pb.CloseSessionRequest(scope=scope, session_id="secret", now=now))
+        gone = await threads.CloseSession(
+            pb.CloseSessionRequest(scope=scope, session_id="secret", now=now)
+        )
         assert not gone.digest.thread_id and not gone.episodes
-        kept = await threads.CloseSession(pb.CloseSessionRequest(scope=scope, session_id="other", now=now))
+        kept = await threads.CloseSession(
+            pb.CloseSessionRequest(scope=scope, session_id="other", now=now)
+        )
         assert kept.episodes and {e.thread_id for e in kept.episodes} == {"other"}
     finally:
         await mesh.stop()

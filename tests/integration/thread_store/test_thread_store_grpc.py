@@ -35,7 +35,9 @@ def stub(mesh: InProcessMesh) -> pb_grpc.ThreadStoreServiceStub:
     return pb_grpc.ThreadStoreServiceStub(mesh.channel("thread_store"))
 
 
-def append(scope: scope_pb2.UserScope, turn_id: str, text: str, minute: int, session: str = "s1") -> pb.AppendTurnRequest:
+def append(
+    scope: scope_pb2.UserScope, turn_id: str, text: str, minute: int, session: str = "s1"
+) -> pb.AppendTurnRequest:
     return pb.AppendTurnRequest(
         scope=scope,
         turn=memory_pb2.Turn(
@@ -67,16 +69,29 @@ async def test_another_users_session_is_never_visible(stub: pb_grpc.ThreadStoreS
     owner, stranger = new_scope(), new_scope()
     same_tenant = scope_pb2.UserScope(tenant_id=owner.tenant_id, user_id=stranger.user_id)
     await stub.AppendTurn(append(owner, "t1", "Remind me to call Sarah about Paris.", 0))
-    await stub.CloseSession(pb.CloseSessionRequest(scope=owner, session_id="s1", now=timestamp_of(T0 + MINUTE)))
+    await stub.CloseSession(
+        pb.CloseSessionRequest(scope=owner, session_id="s1", now=timestamp_of(T0 + MINUTE))
+    )
     for other in (stranger, same_tenant):
-        memory = await stub.GetWorkingMemory(pb.GetWorkingMemoryRequest(scope=other, session_id="s1"))
+        memory = await stub.GetWorkingMemory(
+            pb.GetWorkingMemoryRequest(scope=other, session_id="s1")
+        )
         assert memory == pb.GetWorkingMemoryResponse()
-        resumed = await stub.Resume(pb.ResumeRequest(scope=other, session_id="s2", now=timestamp_of(T0 + 2 * MINUTE)))
+        resumed = await stub.Resume(
+            pb.ResumeRequest(scope=other, session_id="s2", now=timestamp_of(T0 + 2 * MINUTE))
+        )
         assert resumed == pb.ResumeResponse()
-        assert await stub.Expand(pb.ExpandRequest(scope=other, node_ids=["entity:sarah"])) == pb.ExpandResponse()
-        closed = await stub.CloseSession(pb.CloseSessionRequest(scope=other, session_id="s1", now=timestamp_of(T0)))
+        assert (
+            await stub.Expand(pb.ExpandRequest(scope=other, node_ids=["entity:sarah"]))
+            == pb.ExpandResponse()
+        )
+        closed = await stub.CloseSession(
+            pb.CloseSessionRequest(scope=other, session_id="s1", now=timestamp_of(T0))
+        )
         assert closed == pb.CloseSessionResponse(digest=memory_pb2.Digest())
-        forgot = await stub.ForgetThread(pb.ForgetThreadRequest(scope=other, thread_id="s1", now=timestamp_of(T0)))
+        forgot = await stub.ForgetThread(
+            pb.ForgetThreadRequest(scope=other, thread_id="s1", now=timestamp_of(T0))
+        )
         assert not forgot.forgotten
         duplicate = await stub.AppendTurn(append(other, "t1", "Same turn id, other user.", 1))
         assert not duplicate.duplicate
@@ -84,18 +99,34 @@ async def test_another_users_session_is_never_visible(stub: pb_grpc.ThreadStoreS
     assert [t.turn_id for t in owned.turns] == ["t1"]
 
 
-async def test_close_session_digest_and_resume_with_pin_and_use(stub: pb_grpc.ThreadStoreServiceStub) -> None:
+async def test_close_session_digest_and_resume_with_pin_and_use(
+    stub: pb_grpc.ThreadStoreServiceStub,
+) -> None:
     scope = new_scope()
-    await stub.AppendTurn(append(scope, "a1", "Sarah and I planned the Paris trip.", 0, session="a"))
+    await stub.AppendTurn(
+        append(scope, "a1", "Sarah and I planned the Paris trip.", 0, session="a")
+    )
     await stub.AppendTurn(append(scope, "b1", "Tom fixed the Berlin flat.", 60, session="b"))
-    digest = (await stub.CloseSession(pb.CloseSessionRequest(scope=scope, session_id="b", now=timestamp_of(T0)))).digest
-    assert digest.thread_id == "b" and digest.title == "Tom, Berlin" and list(digest.evidence_turn_ids) == ["b1"]
+    digest = (
+        await stub.CloseSession(
+            pb.CloseSessionRequest(scope=scope, session_id="b", now=timestamp_of(T0))
+        )
+    ).digest
+    assert (
+        digest.thread_id == "b"
+        and digest.title == "Tom, Berlin"
+        and list(digest.evidence_turn_ids) == ["b1"]
+    )
     now = timestamp_of(T0 + 4 * 24 * 60 * MINUTE)
     resumed = await stub.Resume(pb.ResumeRequest(scope=scope, session_id="c", now=now))
     assert [d.thread_id for d in resumed.candidates] == ["b", "a"] and resumed.tier == "WARM"
     assert resumed.episode_bridge == "Tom fixed the Berlin flat."
-    assert (await stub.PinThread(pb.PinThreadRequest(scope=scope, thread_id="a", pinned=True))).found
-    used = await stub.RecordThreadUse(pb.RecordThreadUseRequest(scope=scope, thread_id="a", now=now))
+    assert (
+        await stub.PinThread(pb.PinThreadRequest(scope=scope, thread_id="a", pinned=True))
+    ).found
+    used = await stub.RecordThreadUse(
+        pb.RecordThreadUseRequest(scope=scope, thread_id="a", now=now)
+    )
     assert (used.found, used.use_count) == (True, 1)
     resumed = await stub.Resume(pb.ResumeRequest(scope=scope, session_id="c", now=now))
     assert [d.thread_id for d in resumed.candidates] == ["a", "b"] and resumed.tier == "HOT"

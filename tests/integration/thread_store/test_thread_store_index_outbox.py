@@ -42,11 +42,17 @@ def mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
 
 
 @pytest_asyncio.fixture(loop_scope="module")
-async def stubs(mesh: Mesh) -> AsyncIterator[tuple[pb_grpc.ThreadStoreServiceStub, ranker_grpc.RetrievalRankerServiceStub]]:
-    async with engine_channel(mesh.addrs["thread_store"], TOKEN) as threads, engine_channel(
-        mesh.addrs["retrieval_ranker"], TOKEN
-    ) as ranker:
-        yield pb_grpc.ThreadStoreServiceStub(threads), ranker_grpc.RetrievalRankerServiceStub(ranker)
+async def stubs(
+    mesh: Mesh,
+) -> AsyncIterator[tuple[pb_grpc.ThreadStoreServiceStub, ranker_grpc.RetrievalRankerServiceStub]]:
+    async with (
+        engine_channel(mesh.addrs["thread_store"], TOKEN) as threads,
+        engine_channel(mesh.addrs["retrieval_ranker"], TOKEN) as ranker,
+    ):
+        yield (
+            pb_grpc.ThreadStoreServiceStub(threads),
+            ranker_grpc.RetrievalRankerServiceStub(ranker),
+        )
 
 
 def new_scope() -> scope_pb2.UserScope:
@@ -60,8 +66,12 @@ def turn(turn_id: str, session_id: str, text: str, offset_s: int = 0) -> memory_
     )  # fmt: skip
 
 
-async def found(ranker: ranker_grpc.RetrievalRankerServiceStub, scope: scope_pb2.UserScope, query: str) -> set[str]:
-    request = ranker_pb.RetrieveRequest(scope=scope, query=query, now=timestamp_of(NOW_US + 86_400_000_000), caps=CAPS)
+async def found(
+    ranker: ranker_grpc.RetrievalRankerServiceStub, scope: scope_pb2.UserScope, query: str
+) -> set[str]:
+    request = ranker_pb.RetrieveRequest(
+        scope=scope, query=query, now=timestamp_of(NOW_US + 86_400_000_000), caps=CAPS
+    )
     reply = await ranker.Retrieve(request, timeout=2.0)
     return {c.doc_id for c in [*reply.turns, *reply.digests]}
 
@@ -85,7 +95,9 @@ async def test_a_turn_appended_while_the_ranker_is_down_is_indexed_once_it_is_ba
     mesh.kill("retrieval_ranker")
     try:
         appended = await threads.AppendTurn(
-            pb.AppendTurnRequest(scope=scope, turn=turn("t1", "s1", "Our parrot Kiwi sings opera every morning.")),
+            pb.AppendTurnRequest(
+                scope=scope, turn=turn("t1", "s1", "Our parrot Kiwi sings opera every morning.")
+            ),
             timeout=5.0,
         )
         assert not appended.duplicate
@@ -103,8 +115,16 @@ async def test_a_forget_while_the_ranker_is_down_takes_the_turn_out_once_it_is_b
 ) -> None:
     threads, ranker = stubs
     scope = new_scope()
-    await threads.AppendTurn(pb.AppendTurnRequest(scope=scope, turn=turn("t1", "s1", "The lighthouse party is a secret.")))
-    await threads.AppendTurn(pb.AppendTurnRequest(scope=scope, turn=turn("t2", "s2", "The lighthouse tour was lovely.", 7200)))
+    await threads.AppendTurn(
+        pb.AppendTurnRequest(
+            scope=scope, turn=turn("t1", "s1", "The lighthouse party is a secret.")
+        )
+    )
+    await threads.AppendTurn(
+        pb.AppendTurnRequest(
+            scope=scope, turn=turn("t2", "s2", "The lighthouse tour was lovely.", 7200)
+        )
+    )
     assert {"t1", "t2"} <= await found(ranker, scope, "lighthouse")
     # s2 started a session: s1 was soft-closed and its digest indexed.
     before = await ranker.DescribeIndex(ranker_pb.DescribeIndexRequest(scope=scope))
@@ -112,14 +132,19 @@ async def test_a_forget_while_the_ranker_is_down_takes_the_turn_out_once_it_is_b
     mesh.kill("retrieval_ranker")
     try:
         forgotten = await threads.ForgetThread(
-            pb.ForgetThreadRequest(scope=scope, thread_id="s1", now=timestamp_of(NOW_US + 7300_000_000)), timeout=5.0
+            pb.ForgetThreadRequest(
+                scope=scope, thread_id="s1", now=timestamp_of(NOW_US + 7300_000_000)
+            ),
+            timeout=5.0,
         )
         assert forgotten.forgotten
     finally:
         await asyncio.to_thread(mesh.start, ["retrieval_ranker"])
 
     async def removed() -> bool:
-        described = await ranker.DescribeIndex(ranker_pb.DescribeIndexRequest(scope=scope), timeout=2.0)
+        described = await ranker.DescribeIndex(
+            ranker_pb.DescribeIndexRequest(scope=scope), timeout=2.0
+        )
         return (described.turn_count, described.digest_count) == (1, 0)
 
     await eventually(removed)

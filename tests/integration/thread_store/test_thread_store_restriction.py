@@ -68,11 +68,15 @@ class Setup:
 @pytest_asyncio.fixture(params=["sqlite", "postgres+redis"])
 async def setup(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Setup]:
     if request.param == "sqlite":
-        store = SqlThreadStore(SqliteDatabase.open(tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE)))
+        store = SqlThreadStore(
+            SqliteDatabase.open(tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE))
+        )
         buffer = None
     else:
         url = request.getfixturevalue("postgres_url")
-        store = SqlThreadStore(await PostgresDatabase.open(url, "thread_store", migrations(Dialect.POSTGRES)))
+        store = SqlThreadStore(
+            await PostgresDatabase.open(url, "thread_store", migrations(Dialect.POSTGRES))
+        )
         buffer = RedisTurnBuffer.from_url(request.getfixturevalue("redis_url"))
     index = RecordingIndex()
     yield Setup(ThreadStoreUseCases(store, buffer, DEFAULT_SESSION_GAP_US, 6, index), index, store)
@@ -90,7 +94,9 @@ def turn(index: int, text: str, session: str = "s1", role: Role = Role.USER) -> 
     return Turn(f"turn-{index}", session, role, text, T0 + index * MINUTE)
 
 
-async def everything_told(service: ThreadStoreUseCases, who: tuple[str, str], session: str, *, voice: bool) -> str:
+async def everything_told(
+    service: ThreadStoreUseCases, who: tuple[str, str], session: str, *, voice: bool
+) -> str:
     """Every transcript-derived text the ThreadStore hands out for a session, as a voice or a
     text channel could see it (SAFE_TO_TEXT turns only on text)."""
     memory = await service.working_memory(*who, session, 0)
@@ -100,10 +106,19 @@ async def everything_told(service: ThreadStoreUseCases, who: tuple[str, str], se
     resumed = await service.resume(*who, "s-next", T0 + 600 * MINUTE)
     parts += [resumed.episode_bridge]
     for digest in resumed.candidates:
-        parts += [digest.title, digest.summary, digest.next_step, *digest.key_entities, *digest.unresolved_questions]
+        parts += [
+            digest.title,
+            digest.summary,
+            digest.next_step,
+            *digest.key_entities,
+            *digest.unresolved_questions,
+        ]
     for episode in await service.thread_episodes(*who, session):
         parts += [episode.title, episode.summary, *episode.key_entities]
-    parts += [node.label for node in (await service.expand(*who, ["entity:boston", "entity:anna"], 2, 5)).nodes]
+    parts += [
+        node.label
+        for node in (await service.expand(*who, ["entity:boston", "entity:anna"], 2, 5)).nodes
+    ]
     return "\n".join(parts)
 
 
@@ -114,12 +129,18 @@ async def say_boston(service: ThreadStoreUseCases, who: tuple[str, str]) -> None
     await service.append_turn(*who, turn(3, "I love jazz and long walks in the park."))
 
 
-async def test_a_credential_said_in_conversation_is_archived_internal_only_and_never_handed_out(setup: Setup) -> None:
+async def test_a_credential_said_in_conversation_is_archived_internal_only_and_never_handed_out(
+    setup: Setup,
+) -> None:
     service, who = setup.service, user()
     await service.append_turn(*who, turn(0, "I love jazz and long walks in the park."))
-    appended = await service.append_turn(*who, turn(1, "My bank PIN is 4921, I need to remember it tomorrow."))
+    appended = await service.append_turn(
+        *who, turn(1, "My bank PIN is 4921, I need to remember it tomorrow.")
+    )
     assert appended.exposure == Exposure.INTERNAL_ONLY and appended.loops_opened == ()
-    assert (await service.append_turn(*who, turn(1, "My bank PIN is 4921."))).exposure == Exposure.INTERNAL_ONLY
+    assert (
+        await service.append_turn(*who, turn(1, "My bank PIN is 4921."))
+    ).exposure == Exposure.INTERNAL_ONLY
     await service.close_session(*who, "s1")
     for voice in (True, False):
         told = await everything_told(service, who, "s1", voice=voice)
@@ -130,7 +151,9 @@ async def test_a_credential_said_in_conversation_is_archived_internal_only_and_n
 
 async def test_a_health_turn_is_written_not_spoken(setup: Setup) -> None:
     service, who = setup.service, user()
-    appended = await service.append_turn(*who, turn(0, "I have diabetes and I need to see the nurse."))
+    appended = await service.append_turn(
+        *who, turn(0, "I have diabetes and I need to see the nurse.")
+    )
     assert appended.exposure == Exposure.SAFE_TO_TEXT
     memory = await service.working_memory(*who, "s1", 0)
     assert [(t.turn_id, t.exposure) for t in memory.turns] == [("turn-0", Exposure.SAFE_TO_TEXT)]
@@ -138,7 +161,9 @@ async def test_a_health_turn_is_written_not_spoken(setup: Setup) -> None:
     assert "diabetes" not in await everything_told(service, who, "s1", voice=True)
 
 
-async def test_restricting_turns_rebuilds_everything_they_fed_and_replaces_their_index_copies(setup: Setup) -> None:
+async def test_restricting_turns_rebuilds_everything_they_fed_and_replaces_their_index_copies(
+    setup: Setup,
+) -> None:
     service, who = setup.service, user()
     await say_boston(service, who)
     await service.close_session(*who, "s1")
@@ -146,7 +171,9 @@ async def test_restricting_turns_rebuilds_everything_they_fed_and_replaces_their
     assert {t.turn_id for t in setup.index.turns} == {"turn-0", "turn-1", "turn-2", "turn-3"}
     setup.index.clear()
 
-    raised = await service.restrict_turns(*who, ["turn-0", "turn-2", "unknown"], Exposure.INTERNAL_ONLY)
+    raised = await service.restrict_turns(
+        *who, ["turn-0", "turn-2", "unknown"], Exposure.INTERNAL_ONLY
+    )
     assert raised == 2
     for voice in (True, False):
         told = await everything_told(service, who, "s1", voice=voice)
@@ -170,7 +197,9 @@ async def test_restricting_turns_rebuilds_everything_they_fed_and_replaces_their
     assert archived["turn-0"] == Exposure.INTERNAL_ONLY
 
 
-async def test_a_turn_restricted_to_text_stays_in_working_memory_for_text_only(setup: Setup) -> None:
+async def test_a_turn_restricted_to_text_stays_in_working_memory_for_text_only(
+    setup: Setup,
+) -> None:
     service, who = setup.service, user()
     await say_boston(service, who)
     setup.index.clear()
@@ -178,7 +207,9 @@ async def test_a_turn_restricted_to_text_stays_in_working_memory_for_text_only(s
     memory = await service.working_memory(*who, "s1", 0)
     assert memory.turns[0].turn_id == "turn-0" and memory.turns[0].exposure == Exposure.SAFE_TO_TEXT
     assert "Anna" not in memory.rolling_summary and "jazz" in memory.rolling_summary
-    assert [(t.turn_id, t.exposure) for t in setup.index.turns] == [("turn-0", memory_pb2.EXPOSURE_SAFE_TO_TEXT)]
+    assert [(t.turn_id, t.exposure) for t in setup.index.turns] == [
+        ("turn-0", memory_pb2.EXPOSURE_SAFE_TO_TEXT)
+    ]
     assert "Anna" not in await everything_told(service, who, "s1", voice=True)
     assert "Anna" in await everything_told(service, who, "s1", voice=False)
 
@@ -186,6 +217,8 @@ async def test_a_turn_restricted_to_text_stays_in_working_memory_for_text_only(s
 async def test_a_caller_may_archive_a_turn_stricter_but_never_looser(setup: Setup) -> None:
     service, who = setup.service, user()
     stricter = Turn("turn-0", "s1", Role.USER, "I love jazz.", T0, Exposure.SAFE_TO_TEXT)
-    looser = Turn("turn-1", "s1", Role.USER, "My password is hunter2.", T0 + MINUTE, Exposure.SAFE_TO_SPEAK)
+    looser = Turn(
+        "turn-1", "s1", Role.USER, "My password is hunter2.", T0 + MINUTE, Exposure.SAFE_TO_SPEAK
+    )
     assert (await service.append_turn(*who, stricter)).exposure == Exposure.SAFE_TO_TEXT
     assert (await service.append_turn(*who, looser)).exposure == Exposure.INTERNAL_ONLY

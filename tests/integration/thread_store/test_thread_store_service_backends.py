@@ -22,13 +22,19 @@ MINUTE = 60_000_000
 
 
 @pytest_asyncio.fixture(params=["sqlite", "postgres+redis"])
-async def service(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[ThreadStoreUseCases]:
+async def service(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[ThreadStoreUseCases]:
     if request.param == "sqlite":
-        store = SqlThreadStore(SqliteDatabase.open(tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE)))
+        store = SqlThreadStore(
+            SqliteDatabase.open(tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE))
+        )
         buffer = None
     else:
         url = request.getfixturevalue("postgres_url")
-        store = SqlThreadStore(await PostgresDatabase.open(url, "thread_store", migrations(Dialect.POSTGRES)))
+        store = SqlThreadStore(
+            await PostgresDatabase.open(url, "thread_store", migrations(Dialect.POSTGRES))
+        )
         buffer = RedisTurnBuffer.from_url(request.getfixturevalue("redis_url"))
     yield ThreadStoreUseCases(store, buffer, DEFAULT_SESSION_GAP_US, 6)
     if buffer is not None:
@@ -41,8 +47,12 @@ def user() -> tuple[str, str]:
     return f"t-{token}", f"u-{token}"
 
 
-def turn(index: int, text: str, session: str = "s1", role: Role = Role.USER, minute: int | None = None) -> Turn:
-    return Turn(f"turn-{index}", session, role, text, T0 + (index if minute is None else minute) * MINUTE)
+def turn(
+    index: int, text: str, session: str = "s1", role: Role = Role.USER, minute: int | None = None
+) -> Turn:
+    return Turn(
+        f"turn-{index}", session, role, text, T0 + (index if minute is None else minute) * MINUTE
+    )
 
 
 async def test_append_is_idempotent_by_turn_id(service: ThreadStoreUseCases) -> None:
@@ -52,19 +62,28 @@ async def test_append_is_idempotent_by_turn_id(service: ThreadStoreUseCases) -> 
     again = await service.append_turn(*who, turn(0, "I need to book the dentist."))
     assert first.mode == again.mode == Mode.SESSION_START
     assert (first.duplicate, again.duplicate) == (False, True)
-    assert [loop.text for loop in first.loops_opened] == ["Book the dentist"] and again.loops_opened == ()
+    assert [loop.text for loop in first.loops_opened] == [
+        "Book the dentist"
+    ] and again.loops_opened == ()
     assert await service.working_memory(*who, "s1", 0) == before
 
 
-async def test_working_memory_is_the_last_turns_oldest_first_even_after_a_late_turn(service: ThreadStoreUseCases) -> None:
+async def test_working_memory_is_the_last_turns_oldest_first_even_after_a_late_turn(
+    service: ThreadStoreUseCases,
+) -> None:
     who = user()
     for index in range(1, 9):
         role = Role.USER if index % 2 else Role.ASSISTANT
-        await service.append_turn(*who, turn(index, f"Message number {index} about gardening plans.", role=role))
+        await service.append_turn(
+            *who, turn(index, f"Message number {index} about gardening plans.", role=role)
+        )
     await service.append_turn(*who, turn(20, "A late message about roses and tulips.", minute=0))
     memory = await service.working_memory(*who, "s1", 0)
     assert [t.turn_id for t in memory.turns] == [f"turn-{i}" for i in range(3, 9)]
-    assert [t.turn_id for t in (await service.working_memory(*who, "s1", 2)).turns] == ["turn-7", "turn-8"]
+    assert [t.turn_id for t in (await service.working_memory(*who, "s1", 2)).turns] == [
+        "turn-7",
+        "turn-8",
+    ]
     assert memory.last_interaction_us == T0 + 8 * MINUTE
     assert "gardening" in memory.rolling_summary
 
@@ -72,15 +91,23 @@ async def test_working_memory_is_the_last_turns_oldest_first_even_after_a_late_t
 async def test_session_rule_over_appends(service: ThreadStoreUseCases) -> None:
     who = user()
     assert (await service.append_turn(*who, turn(0, "Hello there."))).mode == Mode.SESSION_START
-    assert (await service.append_turn(*who, turn(30, "Still here.", minute=30))).mode == Mode.IN_SESSION
-    assert (await service.append_turn(*who, turn(61, "Back again.", minute=61))).mode == Mode.SESSION_START
-    assert (await service.append_turn(*who, turn(62, "New id.", session="s2", minute=62))).mode == Mode.SESSION_START
+    assert (
+        await service.append_turn(*who, turn(30, "Still here.", minute=30))
+    ).mode == Mode.IN_SESSION
+    assert (
+        await service.append_turn(*who, turn(61, "Back again.", minute=61))
+    ).mode == Mode.SESSION_START
+    assert (
+        await service.append_turn(*who, turn(62, "New id.", session="s2", minute=62))
+    ).mode == Mode.SESSION_START
     mode, last = await service.open_session(*who, "s2", T0 + 70 * MINUTE)
     assert (mode, last) == (Mode.IN_SESSION, T0 + 62 * MINUTE)
     assert (await service.open_session(*who, "s3", T0 + 70 * MINUTE))[0] == Mode.SESSION_START
 
 
-async def test_a_new_session_soft_closes_the_previous_one_and_resume_bridges_it(service: ThreadStoreUseCases) -> None:
+async def test_a_new_session_soft_closes_the_previous_one_and_resume_bridges_it(
+    service: ThreadStoreUseCases,
+) -> None:
     who = user()
     await service.append_turn(*who, turn(0, "I need to call Sarah about the Lisbon trip."))
     await service.append_turn(*who, turn(1, "Sure, when?", role=Role.ASSISTANT))
@@ -91,15 +118,21 @@ async def test_a_new_session_soft_closes_the_previous_one_and_resume_bridges_it(
     assert resumed.candidates[0].next_step == "Call Sarah about the Lisbon trip"
 
 
-async def test_loops_close_across_sessions_when_the_user_says_done(service: ThreadStoreUseCases) -> None:
+async def test_loops_close_across_sessions_when_the_user_says_done(
+    service: ThreadStoreUseCases,
+) -> None:
     who = user()
     await service.append_turn(*who, turn(0, "I need to book the dentist."))
-    appended = await service.append_turn(*who, turn(1, "I booked the dentist for Monday.", session="s2", minute=90))
+    appended = await service.append_turn(
+        *who, turn(1, "I booked the dentist for Monday.", session="s2", minute=90)
+    )
     assert [loop.text for loop in appended.loops_closed] == ["Book the dentist"]
     assert (await service.working_memory(*who, "s2", 0)).active_loops == ()
 
 
-async def test_forget_thread_removes_turns_loops_graph_and_buffer(service: ThreadStoreUseCases) -> None:
+async def test_forget_thread_removes_turns_loops_graph_and_buffer(
+    service: ThreadStoreUseCases,
+) -> None:
     who = user()
     await service.append_turn(*who, turn(0, "Remind me to email Sarah and Tom."))
     await service.close_session(*who, "s1")
@@ -111,7 +144,9 @@ async def test_forget_thread_removes_turns_loops_graph_and_buffer(service: Threa
     assert await service.thread_episodes(*who, "s1") == []
 
 
-async def test_expand_is_bounded_and_ordered_by_weight_then_id(service: ThreadStoreUseCases) -> None:
+async def test_expand_is_bounded_and_ordered_by_weight_then_id(
+    service: ThreadStoreUseCases,
+) -> None:
     who = user()
     await service.append_turn(*who, turn(0, "Sarah met Tom and Ana in Paris."))
     await service.append_turn(*who, turn(1, "Sarah and Tom flew to Rome."))
@@ -122,7 +157,9 @@ async def test_expand_is_bounded_and_ordered_by_weight_then_id(service: ThreadSt
     two = await service.expand(*who, ["entity:sarah"], 2, 2)
     assert [n.node_id for n in two.nodes][:3] == ["entity:sarah", "entity:tom", "entity:ana"]
     assert len(two.nodes) <= 1 + 2 + 2 * 2
-    assert await service.expand(*who, ["entity:nobody"], 3, 20) == await service.expand(*user(), ["entity:sarah"], 3, 20)
+    assert await service.expand(*who, ["entity:nobody"], 3, 20) == await service.expand(
+        *user(), ["entity:sarah"], 3, 20
+    )
 
 
 async def test_redis_buffer_keeps_the_newest_version_under_one_hash_tag(redis_url: str) -> None:

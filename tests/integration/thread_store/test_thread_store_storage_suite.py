@@ -29,11 +29,15 @@ T0 = 1_767_225_600_000_000
 @pytest_asyncio.fixture(params=["sqlite", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[ThreadStore]:
     if request.param == "sqlite":
-        database = SqliteDatabase.open(tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE))
+        database = SqliteDatabase.open(
+            tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE)
+        )
         opened: ThreadStore = SqlThreadStore(database)
     else:
         url = request.getfixturevalue("postgres_url")
-        opened = SqlThreadStore(await PostgresDatabase.open(url, "thread_store", migrations(Dialect.POSTGRES)))
+        opened = SqlThreadStore(
+            await PostgresDatabase.open(url, "thread_store", migrations(Dialect.POSTGRES))
+        )
     yield opened
     await opened.close()
 
@@ -43,15 +47,23 @@ def user() -> tuple[str, str]:
     return f"t-{token}", f"u-{token}"
 
 
-def turn(index: int, session: str = "s1", role: Role = Role.USER, time_us: int | None = None) -> Turn:
-    return Turn(f"turn-{index}", session, role, f"text {index}", T0 + index if time_us is None else time_us)
+def turn(
+    index: int, session: str = "s1", role: Role = Role.USER, time_us: int | None = None
+) -> Turn:
+    return Turn(
+        f"turn-{index}", session, role, f"text {index}", T0 + index if time_us is None else time_us
+    )
 
 
 def digest(thread_id: str, update_us: int = T0) -> Digest:
-    return Digest(thread_id, "Title", "Summary.", ("Sarah",), ("Why?",), "Call Sarah", ("turn-1",), update_us)
+    return Digest(
+        thread_id, "Title", "Summary.", ("Sarah",), ("Why?",), "Call Sarah", ("turn-1",), update_us
+    )
 
 
-async def test_turns_round_trip_with_their_mode_and_unknown_turns_have_none(store: ThreadStore) -> None:
+async def test_turns_round_trip_with_their_mode_and_unknown_turns_have_none(
+    store: ThreadStore,
+) -> None:
     who = user()
     async with store.write(*who) as tx:
         await tx.insert_turn(turn(1), Mode.SESSION_START)
@@ -70,8 +82,16 @@ async def test_session_turns_are_the_newest_in_time_then_id_order(store: ThreadS
         await tx.insert_turn(turn(8, session="other"), Mode.SESSION_START)
         await tx.insert_turn(turn(10, time_us=T0 + 9), Mode.IN_SESSION)
     async with store.read(*who) as tx:
-        assert [t.turn_id for t in await tx.session_turns("s1", 4)] == ["turn-5", "turn-7", "turn-10", "turn-9"]
-        assert [t.turn_id for t in await tx.session_turns("s1", 2, user_only=True)] == ["turn-10", "turn-9"]
+        assert [t.turn_id for t in await tx.session_turns("s1", 4)] == [
+            "turn-5",
+            "turn-7",
+            "turn-10",
+            "turn-9",
+        ]
+        assert [t.turn_id for t in await tx.session_turns("s1", 2, user_only=True)] == [
+            "turn-10",
+            "turn-9",
+        ]
         assert [t.role for t in await tx.session_turns("s1", 10)].count(Role.ASSISTANT) == 1
 
 
@@ -140,7 +160,12 @@ async def test_digest_content_updates_keep_pin_and_use(store: ThreadStore) -> No
     async with store.read(*who) as tx:
         stored = await tx.digest("s1")
     assert stored is not None
-    assert (stored.summary, stored.pinned, stored.use_count, stored.last_use_us) == ("Newer.", True, 2, T0 + 50)
+    assert (stored.summary, stored.pinned, stored.use_count, stored.last_use_us) == (
+        "Newer.",
+        True,
+        2,
+        T0 + 50,
+    )
     assert stored.key_entities == ("Sarah",) and stored.evidence_turn_ids == ("turn-1",)
 
 
@@ -150,7 +175,9 @@ async def test_forget_thread_removes_everything_of_that_thread_only(store: Threa
         await tx.insert_turn(turn(1, "s1"), Mode.SESSION_START)
         await tx.insert_turn(turn(2, "s2"), Mode.SESSION_START)
         await tx.save_session(SessionRow("s1", T0, T0, 1, "Summary.", False))
-        await tx.save_loops([Loop("loop-1", "s1", "Call Sarah", ("call", "sarah"), 1, T0, "turn-1")])
+        await tx.save_loops(
+            [Loop("loop-1", "s1", "Call Sarah", ("call", "sarah"), 1, T0, "turn-1")]
+        )
         await tx.add_graph("s1", [GraphNode("entity:sarah", "Sarah")], [])
         await tx.save_digest(digest("s1"))
         assert await tx.forget_thread("s1")

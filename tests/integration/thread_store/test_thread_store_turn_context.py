@@ -37,52 +37,88 @@ async def stub(
     monkeypatch.setenv("MEMMESH_THREAD_STORE_SESSION_GAP_S", "600")
     overrides: dict[str, object] = {}
     if request.param == "postgres+redis":
-        overrides = {"storage_url": request.getfixturevalue("postgres_url"), "redis_url": request.getfixturevalue("redis_url")}
-    mesh: InProcessMesh = await start_in_process(["retrieval_ranker", "thread_store"], tmp_path, **overrides)
+        overrides = {
+            "storage_url": request.getfixturevalue("postgres_url"),
+            "redis_url": request.getfixturevalue("redis_url"),
+        }
+    mesh: InProcessMesh = await start_in_process(
+        ["retrieval_ranker", "thread_store"], tmp_path, **overrides
+    )
     yield pb_grpc.ThreadStoreServiceStub(mesh.channel("thread_store"))
     await mesh.stop()
 
 
-def append(scope: scope_pb2.UserScope, turn_id: str, text: str, minute: int, session: str) -> pb.AppendTurnRequest:
+def append(
+    scope: scope_pb2.UserScope, turn_id: str, text: str, minute: int, session: str
+) -> pb.AppendTurnRequest:
     turn = memory_pb2.Turn(
-        turn_id=turn_id, session_id=session, role=memory_pb2.ROLE_USER, text=text, time=timestamp_of(T0 + minute * MINUTE)
+        turn_id=turn_id,
+        session_id=session,
+        role=memory_pb2.ROLE_USER,
+        text=text,
+        time=timestamp_of(T0 + minute * MINUTE),
     )
     return pb.AppendTurnRequest(scope=scope, turn=turn)
 
 
 async def separately(
-    stub: pb_grpc.ThreadStoreServiceStub, scope: scope_pb2.UserScope, session: str, minute: int, mode: int = 0
+    stub: pb_grpc.ThreadStoreServiceStub,
+    scope: scope_pb2.UserScope,
+    session: str,
+    minute: int,
+    mode: int = 0,
 ) -> pb.GetTurnContextResponse:
     """What the three separate calls answer, in GetTurnContext's shape."""
     now = timestamp_of(T0 + minute * MINUTE)
-    decided = mode or (await stub.OpenSession(pb.OpenSessionRequest(scope=scope, session_id=session, now=now))).mode
-    memory = await stub.GetWorkingMemory(pb.GetWorkingMemoryRequest(scope=scope, session_id=session))
+    decided = (
+        mode
+        or (
+            await stub.OpenSession(pb.OpenSessionRequest(scope=scope, session_id=session, now=now))
+        ).mode
+    )
+    memory = await stub.GetWorkingMemory(
+        pb.GetWorkingMemoryRequest(scope=scope, session_id=session)
+    )
     expected = pb.GetTurnContextResponse(mode=decided, working_memory=memory)
     if decided == START:
-        expected.resume.CopyFrom(await stub.Resume(pb.ResumeRequest(scope=scope, session_id=session, now=now)))
+        expected.resume.CopyFrom(
+            await stub.Resume(pb.ResumeRequest(scope=scope, session_id=session, now=now))
+        )
     return expected
 
 
 async def in_one_call(
-    stub: pb_grpc.ThreadStoreServiceStub, scope: scope_pb2.UserScope, session: str, minute: int, mode: int = 0
+    stub: pb_grpc.ThreadStoreServiceStub,
+    scope: scope_pb2.UserScope,
+    session: str,
+    minute: int,
+    mode: int = 0,
 ) -> pb.GetTurnContextResponse:
     now = timestamp_of(T0 + minute * MINUTE)
-    return await stub.GetTurnContext(pb.GetTurnContextRequest(scope=scope, session_id=session, now=now, mode=mode))
+    return await stub.GetTurnContext(
+        pb.GetTurnContextRequest(scope=scope, session_id=session, now=now, mode=mode)
+    )
 
 
-async def test_an_unknown_user_starts_a_session_with_nothing_to_resume(stub: pb_grpc.ThreadStoreServiceStub) -> None:
+async def test_an_unknown_user_starts_a_session_with_nothing_to_resume(
+    stub: pb_grpc.ThreadStoreServiceStub,
+) -> None:
     context = await in_one_call(stub, new_scope(), "s1", 0)
     assert context == pb.GetTurnContextResponse(
         mode=START, working_memory=pb.GetWorkingMemoryResponse(), resume=pb.ResumeResponse()
     )
 
 
-async def test_one_call_equals_the_separate_calls_in_and_across_sessions(stub: pb_grpc.ThreadStoreServiceStub) -> None:
+async def test_one_call_equals_the_separate_calls_in_and_across_sessions(
+    stub: pb_grpc.ThreadStoreServiceStub,
+) -> None:
     scope = new_scope()
     await stub.AppendTurn(append(scope, "a1", "Sarah and I planned the Paris trip.", 0, "a"))
     await stub.AppendTurn(append(scope, "a2", "I need to book the flights.", 1, "a"))
     await stub.AppendTurn(append(scope, "b1", "Tom fixed the Berlin flat.", 60, "b"))
-    await stub.CloseSession(pb.CloseSessionRequest(scope=scope, session_id="b", now=timestamp_of(T0 + 61 * MINUTE)))
+    await stub.CloseSession(
+        pb.CloseSessionRequest(scope=scope, session_id="b", now=timestamp_of(T0 + 61 * MINUTE))
+    )
     await stub.PinThread(pb.PinThreadRequest(scope=scope, thread_id="a", pinned=True))
     cases = [
         ("b", 62),  # in session
@@ -94,7 +130,10 @@ async def test_one_call_equals_the_separate_calls_in_and_across_sessions(stub: p
         expected = await separately(stub, scope, session, minute)
         assert await in_one_call(stub, scope, session, minute) == expected, (session, minute)
     assert (await in_one_call(stub, scope, "b", 62)).mode == IN_SESSION
-    assert [d.thread_id for d in (await in_one_call(stub, scope, "c", 62)).resume.candidates] == ["a", "b"]
+    assert [d.thread_id for d in (await in_one_call(stub, scope, "c", 62)).resume.candidates] == [
+        "a",
+        "b",
+    ]
 
 
 async def test_a_mode_the_caller_knows_is_kept(stub: pb_grpc.ThreadStoreServiceStub) -> None:
@@ -111,23 +150,36 @@ async def test_a_mode_the_caller_knows_is_kept(stub: pb_grpc.ThreadStoreServiceS
 async def test_another_users_context_is_never_visible(stub: pb_grpc.ThreadStoreServiceStub) -> None:
     owner, stranger = new_scope(), new_scope()
     await stub.AppendTurn(append(owner, "a1", "Remind me to call Sarah about Paris.", 0, "s1"))
-    await stub.CloseSession(pb.CloseSessionRequest(scope=owner, session_id="s1", now=timestamp_of(T0 + MINUTE)))
-    for other in (stranger, scope_pb2.UserScope(tenant_id=owner.tenant_id, user_id=stranger.user_id)):
+    await stub.CloseSession(
+        pb.CloseSessionRequest(scope=owner, session_id="s1", now=timestamp_of(T0 + MINUTE))
+    )
+    for other in (
+        stranger,
+        scope_pb2.UserScope(tenant_id=owner.tenant_id, user_id=stranger.user_id),
+    ):
         context = await in_one_call(stub, other, "s1", 2)
         assert context == pb.GetTurnContextResponse(
             mode=START, working_memory=pb.GetWorkingMemoryResponse(), resume=pb.ResumeResponse()
         )
 
 
-async def test_the_entities_part_equals_expand_at_depth_one(stub: pb_grpc.ThreadStoreServiceStub) -> None:
+async def test_the_entities_part_equals_expand_at_depth_one(
+    stub: pb_grpc.ThreadStoreServiceStub,
+) -> None:
     scope = new_scope()
-    await stub.AppendTurn(append(scope, "a1", "Sarah and I planned the Paris trip with Tom.", 0, "a"))
+    await stub.AppendTurn(
+        append(scope, "a1", "Sarah and I planned the Paris trip with Tom.", 0, "a")
+    )
     await stub.AppendTurn(append(scope, "a2", "Sarah booked the Louvre and Orsay.", 1, "a"))
     now = timestamp_of(T0 + 2 * MINUTE)
     ids = ["entity:sarah", "entity:unknown", "entity:paris"]
-    plain = await stub.GetTurnContext(pb.GetTurnContextRequest(scope=scope, session_id="a", now=now))
+    plain = await stub.GetTurnContext(
+        pb.GetTurnContextRequest(scope=scope, session_id="a", now=now)
+    )
     asked = await stub.GetTurnContext(
-        pb.GetTurnContextRequest(scope=scope, session_id="a", now=now, entity_node_ids=ids, entity_fan_out=2)
+        pb.GetTurnContextRequest(
+            scope=scope, session_id="a", now=now, entity_node_ids=ids, entity_fan_out=2
+        )
     )
     expanded = await stub.Expand(pb.ExpandRequest(scope=scope, node_ids=ids, depth=1, fan_out=2))
     assert expanded.edges and asked.entities == expanded and not asked.entities_unavailable
@@ -137,10 +189,14 @@ async def test_the_entities_part_equals_expand_at_depth_one(stub: pb_grpc.Thread
 
 async def test_a_long_entity_name_is_looked_up(stub: pb_grpc.ThreadStoreServiceStub) -> None:
     scope = new_scope()
-    await stub.AppendTurn(append(scope, "a1", "Sarah met Bartholomew Featherstonehaugh in Paris.", 0, "a"))
+    await stub.AppendTurn(
+        append(scope, "a1", "Sarah met Bartholomew Featherstonehaugh in Paris.", 0, "a")
+    )
     long_id = "entity:bartholomew-featherstonehaugh"
     context = await stub.GetTurnContext(
-        pb.GetTurnContextRequest(scope=scope, session_id="a", now=timestamp_of(T0 + MINUTE), entity_node_ids=[long_id])
+        pb.GetTurnContextRequest(
+            scope=scope, session_id="a", now=timestamp_of(T0 + MINUTE), entity_node_ids=[long_id]
+        )
     )
     assert {e.from_node_id for e in context.entities.edges} == {long_id}
     assert {e.to_node_id for e in context.entities.edges} == {"entity:sarah", "entity:paris"}
@@ -148,7 +204,9 @@ async def test_a_long_entity_name_is_looked_up(stub: pb_grpc.ThreadStoreServiceS
 
 async def test_too_many_entity_lookups_are_invalid(stub: pb_grpc.ThreadStoreServiceStub) -> None:
     ids = [f"entity:n{i}" for i in range(33)]
-    request = pb.GetTurnContextRequest(scope=new_scope(), session_id="a", now=timestamp_of(T0), entity_node_ids=ids)
+    request = pb.GetTurnContextRequest(
+        scope=new_scope(), session_id="a", now=timestamp_of(T0), entity_node_ids=ids
+    )
     with pytest.raises(grpc.aio.AioRpcError) as raised:
         await stub.GetTurnContext(request)
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
@@ -161,7 +219,9 @@ class FailingEntities(ThreadStoreUseCases):
         super().__init__(*args)  # type: ignore[arg-type]
         self._fail = fail
 
-    async def expand(self, tenant_id: str, user_id: str, node_ids: list[str], depth: int, fan_out: int) -> Expansion:
+    async def expand(
+        self, tenant_id: str, user_id: str, node_ids: list[str], depth: int, fan_out: int
+    ) -> Expansion:
         if self._fail:
             raise RuntimeError("graph unreadable")
         await asyncio.sleep(0.5)
@@ -169,17 +229,31 @@ class FailingEntities(ThreadStoreUseCases):
 
 
 @pytest.mark.parametrize("fail", [True, False])
-async def test_a_failed_or_late_entities_part_leaves_the_rest_whole(tmp_path: Path, fail: bool) -> None:
-    store = SqlThreadStore(SqliteDatabase.open(tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE)))
+async def test_a_failed_or_late_entities_part_leaves_the_rest_whole(
+    tmp_path: Path, fail: bool
+) -> None:
+    store = SqlThreadStore(
+        SqliteDatabase.open(tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE))
+    )
     service = FailingEntities(store, None, DEFAULT_SESSION_GAP_US, 6, fail=fail)
     try:
-        await service.append_turn("t", "u", Turn("t1", "a", Role.USER, "Sarah booked the Paris flat.", T0))
+        await service.append_turn(
+            "t", "u", Turn("t1", "a", Role.USER, "Sarah booked the Paris flat.", T0)
+        )
         ids = ["entity:sarah"]
-        context = await service.turn_context("t", "u", "b", T0 + MINUTE, 0, None, resume_budget_s=0.05, entity_node_ids=ids)
+        context = await service.turn_context(
+            "t", "u", "b", T0 + MINUTE, 0, None, resume_budget_s=0.05, entity_node_ids=ids
+        )
         assert (context.entities, context.entities_unavailable) == (None, True)
-        assert context.mode == Mode.SESSION_START and context.resumed is not None and not context.resume_unavailable
+        assert (
+            context.mode == Mode.SESSION_START
+            and context.resumed is not None
+            and not context.resume_unavailable
+        )
         assert context.memory == await service.working_memory("t", "u", "b", 0)
-        nothing_asked = await service.turn_context("t", "u", "a", T0 + MINUTE, 0, None, resume_budget_s=0.05)
+        nothing_asked = await service.turn_context(
+            "t", "u", "a", T0 + MINUTE, 0, None, resume_budget_s=0.05
+        )
         assert (nothing_asked.entities, nothing_asked.entities_unavailable) == (None, False)
     finally:
         await store.close()
@@ -200,15 +274,29 @@ class SlowResume(ThreadStoreUseCases):
 
 
 @pytest.mark.parametrize("fail", [True, False])
-async def test_a_failed_or_late_resume_leaves_the_working_memory_whole(tmp_path: Path, fail: bool) -> None:
-    store = SqlThreadStore(SqliteDatabase.open(tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE)))
+async def test_a_failed_or_late_resume_leaves_the_working_memory_whole(
+    tmp_path: Path, fail: bool
+) -> None:
+    store = SqlThreadStore(
+        SqliteDatabase.open(tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE))
+    )
     service = SlowResume(store, None, DEFAULT_SESSION_GAP_US, 6, fail=fail)
     try:
-        await service.append_turn("t", "u", Turn("t1", "a", Role.USER, "I need to book the dentist.", T0))
-        context = await service.turn_context("t", "u", "b", T0 + MINUTE, 0, None, resume_budget_s=0.05)
-        assert (context.mode, context.resumed, context.resume_unavailable) == (Mode.SESSION_START, None, True)
+        await service.append_turn(
+            "t", "u", Turn("t1", "a", Role.USER, "I need to book the dentist.", T0)
+        )
+        context = await service.turn_context(
+            "t", "u", "b", T0 + MINUTE, 0, None, resume_budget_s=0.05
+        )
+        assert (context.mode, context.resumed, context.resume_unavailable) == (
+            Mode.SESSION_START,
+            None,
+            True,
+        )
         assert context.memory == await service.working_memory("t", "u", "b", 0)
-        in_session = await service.turn_context("t", "u", "a", T0 + MINUTE, 0, None, resume_budget_s=0.05)
+        in_session = await service.turn_context(
+            "t", "u", "a", T0 + MINUTE, 0, None, resume_budget_s=0.05
+        )
         assert (in_session.mode, in_session.resume_unavailable) == (Mode.IN_SESSION, False)
     finally:
         await store.close()

@@ -42,8 +42,16 @@ def atom(index: int, **overrides: object) -> MemoryAtom:
     return MemoryAtom(**values)  # type: ignore[arg-type]
 
 
-def turn(index: int, session: str = "s-old", text: str | None = None, role: str = "USER") -> TurnRecord:
-    return TurnRecord(f"turn-{index:03d}", session, role, text or f"I said something about topic {index}", NOW_US - (100 - index) * 1000)
+def turn(
+    index: int, session: str = "s-old", text: str | None = None, role: str = "USER"
+) -> TurnRecord:
+    return TurnRecord(
+        f"turn-{index:03d}",
+        session,
+        role,
+        text or f"I said something about topic {index}",
+        NOW_US - (100 - index) * 1000,
+    )
 
 
 def query(text: str = "what do I like", **overrides: object) -> ComposeQuery:
@@ -80,7 +88,13 @@ class RuleGuard:
         return any(item.key == k or item.key.startswith(k + ".") for k in self.do_not_mention_keys)
 
     async def filter(
-        self, tenant_id: str, user_id: str, channel: str, items: Sequence[GuardItem], speak_text_allowed: bool, user_asked: bool
+        self,
+        tenant_id: str,
+        user_id: str,
+        channel: str,
+        items: Sequence[GuardItem],
+        speak_text_allowed: bool,
+        user_asked: bool,
     ) -> GuardVerdict:
         if self.fail:
             raise self.fail
@@ -125,9 +139,22 @@ class FakeSources:
         self._check("state")
         return self.facts
 
-    async def retrieve(self, tenant_id: str, user_id: str, query: str, now_us: int, max_atoms: int, max_turns: int, max_digests: int) -> Retrieved:
+    async def retrieve(
+        self,
+        tenant_id: str,
+        user_id: str,
+        query: str,
+        now_us: int,
+        max_atoms: int,
+        max_turns: int,
+        max_digests: int,
+    ) -> Retrieved:
         self._check("ranker")
-        return Retrieved(self.retrieved.atoms[:max_atoms], self.retrieved.turns[:max_turns], self.retrieved.digests[:max_digests])
+        return Retrieved(
+            self.retrieved.atoms[:max_atoms],
+            self.retrieved.turns[:max_turns],
+            self.retrieved.digests[:max_digests],
+        )
 
     async def session_context(
         self,
@@ -148,7 +175,9 @@ class FakeSources:
         if mode == "SESSION_START":
             resume = None if "resume" in self.failing else self.resume_candidate
         known = set(entity_node_ids)
-        entities: tuple[Entity, ...] | None = tuple(e for e in self.entities if e.related_node_id in known)
+        entities: tuple[Entity, ...] | None = tuple(
+            e for e in self.entities if e.related_node_id in known
+        )
         if known and "entities" in self.failing:
             entities = None
         return SessionContext(mode, self.session, resume, entities)

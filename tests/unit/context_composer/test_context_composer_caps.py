@@ -32,7 +32,10 @@ def compose(gathered: Gathered, text: str = "what do I like", verdict=None, **fl
 
 
 def loops(count: int) -> tuple[Loop, ...]:
-    return tuple(Loop(f"loop-{i}", "commitment", f"Do task {i}", i % 3, NOW_US - i, f"turn-{i}") for i in range(count))
+    return tuple(
+        Loop(f"loop-{i}", "commitment", f"Do task {i}", i % 3, NOW_US - i, f"turn-{i}")
+        for i in range(count)
+    )
 
 
 def test_more_relevant_atoms_than_fit_keeps_the_top_twenty_in_rank_order() -> None:
@@ -63,16 +66,24 @@ def test_cut_words_never_splits_a_word() -> None:
 def test_working_memory_keeps_the_last_six_turns() -> None:
     session = SessionMemory(turns=tuple(turn(i, session="s-now") for i in range(9)))
     composed = compose(Gathered(UserFacts(), Retrieved(), session))
-    assert [t.turn_id for t in composed.bundle.working_memory] == [f"turn-{i:03d}" for i in range(3, 9)]
+    assert [t.turn_id for t in composed.bundle.working_memory] == [
+        f"turn-{i:03d}" for i in range(3, 9)
+    ]
 
 
 def test_bundle_never_exceeds_32_kb_and_drops_the_lowest_ranked_first() -> None:
     big = "x" * 1400
     ranked = tuple(atom(i, text=f"User fact {i} {big}") for i in range(20))
-    session = SessionMemory(turns=tuple(turn(i, session="s-now", text="y " * 499) for i in range(6)), rolling_summary="z " * 700, loops=loops(10))
+    session = SessionMemory(
+        turns=tuple(turn(i, session="s-now", text="y " * 499) for i in range(6)),
+        rolling_summary="z " * 700,
+        loops=loops(10),
+    )
     turns = tuple(turn(50 + i, text="w " * 300) for i in range(4))
     digests = tuple(Digest(f"d{i}", "title", "v " * 400) for i in range(3))
-    composed = compose(Gathered(UserFacts(display_name="Sam"), Retrieved(ranked, turns, digests), session))
+    composed = compose(
+        Gathered(UserFacts(display_name="Sam"), Retrieved(ranked, turns, digests), session)
+    )
     size = len(bundle_message(composed.bundle).SerializeToString())
     assert size <= BUNDLE_BYTES_CAP
     assert composed.counters.context_bundle_bytes == size
@@ -86,32 +97,62 @@ def test_bundle_never_exceeds_32_kb_and_drops_the_lowest_ranked_first() -> None:
 
 def test_same_state_and_request_give_byte_identical_output() -> None:
     def gathered() -> Gathered:
-        session = SessionMemory(turns=(turn(1, session="s-now"),), rolling_summary="We talked.", loops=loops(4))
-        retrieved = Retrieved(tuple(atom(i, confidence_bp=7000 + i * 100) for i in range(25)), (turn(7), turn(8)), (Digest("d1", "", "sum"),))
-        return Gathered(UserFacts(display_name="Sam", primary_language="en"), retrieved, session, None, (CorrectionPair("Sara", "Sarah"),))
+        session = SessionMemory(
+            turns=(turn(1, session="s-now"),), rolling_summary="We talked.", loops=loops(4)
+        )
+        retrieved = Retrieved(
+            tuple(atom(i, confidence_bp=7000 + i * 100) for i in range(25)),
+            (turn(7), turn(8)),
+            (Digest("d1", "", "sum"),),
+        )
+        return Gathered(
+            UserFacts(display_name="Sam", primary_language="en"),
+            retrieved,
+            session,
+            None,
+            (CorrectionPair("Sara", "Sarah"),),
+        )
 
     first = compose_response(compose(gathered())).SerializeToString()
     second = compose_response(compose(gathered())).SerializeToString()
     assert first == second
     shuffled = gathered()
-    shuffled = Gathered(shuffled.facts, shuffled.retrieved, SessionMemory(shuffled.session.turns, shuffled.session.rolling_summary, tuple(reversed(shuffled.session.loops))), None, shuffled.corrections)
+    shuffled = Gathered(
+        shuffled.facts,
+        shuffled.retrieved,
+        SessionMemory(
+            shuffled.session.turns,
+            shuffled.session.rolling_summary,
+            tuple(reversed(shuffled.session.loops)),
+        ),
+        None,
+        shuffled.corrections,
+    )
     assert compose_response(compose(shuffled)).SerializeToString() == first
 
 
 def test_counters_count_what_the_bundle_holds() -> None:
     atoms = (atom(1), atom(2, confidence_bp=5000), atom(3, status="CONFLICT"), atom(4))
     guard = RuleGuard(do_not_mention_topics={"secret"})
-    session = SessionMemory(turns=(turn(1, session="s-now", text="my secret plan"), turn(2, session="s-now")))
+    session = SessionMemory(
+        turns=(turn(1, session="s-now", text="my secret plan"), turn(2, session="s-now"))
+    )
     q = query("tell me")
     gathered = Gathered(UserFacts(), Retrieved(atoms, (turn(9),)), session)
     plan = guard_plan(q, gathered)
     import asyncio
 
-    verdict = asyncio.run(guard.filter("t1", "u1", "VOICE", plan.items, plan.speak_text_allowed, plan.user_asked))
+    verdict = asyncio.run(
+        guard.filter("t1", "u1", "VOICE", plan.items, plan.speak_text_allowed, plan.user_asked)
+    )
     counters = compose_bundle(q, gathered, plan, verdict, bundle_size).counters
     assert counters.atoms_selected_count == 4
     assert counters.excerpts_selected_count == 1
-    assert (counters.confirmed_count, counters.tentative_count, counters.conflict_trigger_count) == (2, 2, 1)
+    assert (
+        counters.confirmed_count,
+        counters.tentative_count,
+        counters.conflict_trigger_count,
+    ) == (2, 2, 1)
     assert counters.clarification_due_to_memory_count == 1
     assert counters.do_not_mention_hits_count == 1
 
@@ -119,7 +160,15 @@ def test_counters_count_what_the_bundle_holds() -> None:
 def test_hint_bundle_has_sorted_bounded_vocabulary_and_corrections() -> None:
     atoms = tuple(atom(i, critical_tokens=(f"Name{i:02d}",)) for i in range(20))
     corrections = tuple(CorrectionPair(f"heard{i}", f"Meant{i:02d}") for i in range(40))
-    composed = compose(Gathered(UserFacts(primary_language="fr"), Retrieved(atoms=atoms), SessionMemory(), None, corrections))
+    composed = compose(
+        Gathered(
+            UserFacts(primary_language="fr"),
+            Retrieved(atoms=atoms),
+            SessionMemory(),
+            None,
+            corrections,
+        )
+    )
     hints = composed.hints
     assert hints.language == "fr"
     assert list(hints.vocabulary) == sorted(hints.vocabulary)
@@ -143,12 +192,18 @@ def test_episode_bridge_on_session_start_respects_resume_preferences() -> None:
     disabled = Gathered(UserFacts(auto_resume_disabled=True), Retrieved(), SessionMemory(), resume)
     assert compose(disabled, "hi", **start).bundle.episode_bridge == ""
     assert compose(disabled, "where were we?", **start).bundle.episode_bridge != ""
-    cold = Gathered(UserFacts(), Retrieved(), SessionMemory(), ResumeCandidate("Old thread.", "COLD"))
+    cold = Gathered(
+        UserFacts(), Retrieved(), SessionMemory(), ResumeCandidate("Old thread.", "COLD")
+    )
     assert compose(cold, "hi", **start).bundle.episode_bridge == ""
 
 
 def test_recall_only_when_asked_keeps_pull_memory_back_until_the_user_asks() -> None:
-    gathered = Gathered(UserFacts(recall_only_when_asked=True), Retrieved(atoms=(atom(1),), turns=(turn(3),)), SessionMemory())
+    gathered = Gathered(
+        UserFacts(recall_only_when_asked=True),
+        Retrieved(atoms=(atom(1),), turns=(turn(3),)),
+        SessionMemory(),
+    )
     quiet = compose(gathered, "book a table").bundle
     assert quiet.atoms == () and quiet.excerpts == ()
     asked = compose(gathered, "what do you remember about my likes").bundle
@@ -156,14 +211,26 @@ def test_recall_only_when_asked_keeps_pull_memory_back_until_the_user_asks() -> 
 
 
 def test_guard_verdict_removes_held_back_items_everywhere() -> None:
-    atoms = (atom(1, exposure="INTERNAL_ONLY"), atom(2, text="User's sister is Ana", topics=("sister",)), atom(3))
-    session = SessionMemory(turns=(turn(1, session="s-now", text="my sister called"),), rolling_summary="About the sister.", loops=(Loop("l1", "commitment", "Call my sister", 1, 0, "t"),))
+    atoms = (
+        atom(1, exposure="INTERNAL_ONLY"),
+        atom(2, text="User's sister is Ana", topics=("sister",)),
+        atom(3),
+    )
+    session = SessionMemory(
+        turns=(turn(1, session="s-now", text="my sister called"),),
+        rolling_summary="About the sister.",
+        loops=(Loop("l1", "commitment", "Call my sister", 1, 0, "t"),),
+    )
     gathered = Gathered(UserFacts(), Retrieved(atoms, (turn(4, text="sister stuff"),)), session)
     q = query("hello")
     plan = guard_plan(q, gathered)
     import asyncio
 
-    verdict = asyncio.run(RuleGuard(do_not_mention_topics={"sister"}).filter("t1", "u1", "VOICE", plan.items, False, False))
+    verdict = asyncio.run(
+        RuleGuard(do_not_mention_topics={"sister"}).filter(
+            "t1", "u1", "VOICE", plan.items, False, False
+        )
+    )
     bundle = compose_bundle(q, gathered, plan, verdict, bundle_size).bundle
     assert [t.atom.atom_id for t in bundle.atoms] == ["atom-003"]
     assert bundle.working_memory == () and bundle.excerpts == () and bundle.loops == ()

@@ -10,10 +10,26 @@ from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
 
 def test_candidates_keep_their_source_records_and_index_ids() -> None:
-    atom = memory_pb2.Atom(atom_id="a1", key="preference.tea", text="User likes tea.", exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK)
-    turn = memory_pb2.Turn(turn_id="t1", session_id="s1", role=memory_pb2.ROLE_USER, text="tea please", exposure=memory_pb2.EXPOSURE_SAFE_TO_TEXT)
+    atom = memory_pb2.Atom(
+        atom_id="a1",
+        key="preference.tea",
+        text="User likes tea.",
+        exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK,
+    )
+    turn = memory_pb2.Turn(
+        turn_id="t1",
+        session_id="s1",
+        role=memory_pb2.ROLE_USER,
+        text="tea please",
+        exposure=memory_pb2.EXPOSURE_SAFE_TO_TEXT,
+    )
     episode = memory_pb2.Digest(
-        thread_id="s1", episode_id="s1#e2", title="Tea", summary="We spoke about tea.", key_entities=["Assam"], evidence_turn_ids=["t1"]
+        thread_id="s1",
+        episode_id="s1#e2",
+        title="Tea",
+        summary="We spoke about tea.",
+        key_entities=["Assam"],
+        evidence_turn_ids=["t1"],
     )
     response = ranker_pb.RetrieveResponse(
         atoms=[ranker_pb.Candidate(document=ranker_pb.Document(atom=atom), doc_id="a1")],
@@ -25,7 +41,10 @@ def test_candidates_keep_their_source_records_and_index_ids() -> None:
     )
     retrieved = retrieved_of(response)
     assert [(a.atom_id, a.exposure) for a in retrieved.atoms] == [("a1", "SAFE_TO_SPEAK")]
-    assert [(t.turn_id, t.session_id, t.exposure) for t in retrieved.turns] == [("t1", "s1", "SAFE_TO_TEXT"), ("t2", "", "UNSPECIFIED")]
+    assert [(t.turn_id, t.session_id, t.exposure) for t in retrieved.turns] == [
+        ("t1", "s1", "SAFE_TO_TEXT"),
+        ("t2", "", "UNSPECIFIED"),
+    ]
     (digest,) = retrieved.digests
     assert (digest.digest_id, digest.thread_id, digest.title) == ("s1#e2", "s1", "Tea")
     assert digest.summary == "We spoke about tea. Assam" and digest.evidence_turn_ids == ("t1",)
@@ -33,11 +52,25 @@ def test_candidates_keep_their_source_records_and_index_ids() -> None:
 
 def test_the_turn_context_carries_its_entities_or_none_when_their_part_failed() -> None:
     entities = thread_pb.ExpandResponse(
-        nodes=[thread_pb.GraphNode(node_id="entity:sarah", label="Sarah"), thread_pb.GraphNode(node_id="entity:tom", label="Tom")],
+        nodes=[
+            thread_pb.GraphNode(node_id="entity:sarah", label="Sarah"),
+            thread_pb.GraphNode(node_id="entity:tom", label="Tom"),
+        ],
         edges=[thread_pb.GraphEdge(from_node_id="entity:sarah", to_node_id="entity:tom", weight=2)],
     )
-    answered = session_context_of(thread_pb.GetTurnContextResponse(mode=bundle_pb2.SESSION_MODE_IN_SESSION, entities=entities))
+    answered = session_context_of(
+        thread_pb.GetTurnContextResponse(mode=bundle_pb2.SESSION_MODE_IN_SESSION, entities=entities)
+    )
     assert answered.entities == (Entity("entity:tom", "Tom", "entity:sarah", "Sarah", 2),)
-    assert session_context_of(thread_pb.GetTurnContextResponse(mode=bundle_pb2.SESSION_MODE_IN_SESSION)).entities == ()
-    failed = session_context_of(thread_pb.GetTurnContextResponse(mode=bundle_pb2.SESSION_MODE_IN_SESSION, entities_unavailable=True))
+    assert (
+        session_context_of(
+            thread_pb.GetTurnContextResponse(mode=bundle_pb2.SESSION_MODE_IN_SESSION)
+        ).entities
+        == ()
+    )
+    failed = session_context_of(
+        thread_pb.GetTurnContextResponse(
+            mode=bundle_pb2.SESSION_MODE_IN_SESSION, entities_unavailable=True
+        )
+    )
     assert failed.entities is None and failed.mode == "IN_SESSION"

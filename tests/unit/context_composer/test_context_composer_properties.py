@@ -29,7 +29,15 @@ text = st.lists(st.sampled_from(WORDS), min_size=1, max_size=300).map(" ".join)
 atoms = st.builds(
     MemoryAtom,
     atom_id=st.uuids().map(str),
-    key=st.sampled_from(["identity.name", "identity.residence", "preference.food", "relationship.sister", "project.alpha"]),
+    key=st.sampled_from(
+        [
+            "identity.name",
+            "identity.residence",
+            "preference.food",
+            "relationship.sister",
+            "project.alpha",
+        ]
+    ),
     text=text,
     type=st.sampled_from(["USER_FACT", "USER_PATTERN", "SHARED_NARRATIVE"]),
     provenance=st.sampled_from(["INFERRED", "TOOL_DERIVED", "USER_STATED", "VERIFIED"]),
@@ -61,7 +69,9 @@ turns = st.builds(
     channel=st.sampled_from(["VOICE", "TEXT"]),
     query_text=text,
 )
-def test_caps_determinism_and_no_leak(ranked, archive, working, banned, channel, query_text) -> None:  # type: ignore[no-untyped-def]
+def test_caps_determinism_and_no_leak(
+    ranked, archive, working, banned, channel, query_text
+) -> None:  # type: ignore[no-untyped-def]
     q = query(query_text[:200], channel=channel)
     gathered = Gathered(
         UserFacts(display_name="Ana"),
@@ -70,19 +80,32 @@ def test_caps_determinism_and_no_leak(ranked, archive, working, banned, channel,
     )
     guard = RuleGuard(do_not_mention_topics=set(banned))
     plan = guard_plan(q, gathered)
-    verdict = asyncio.run(guard.filter("t1", "u1", channel, plan.items, plan.speak_text_allowed, plan.user_asked))
+    verdict = asyncio.run(
+        guard.filter("t1", "u1", channel, plan.items, plan.speak_text_allowed, plan.user_asked)
+    )
     composed = compose_bundle(q, gathered, plan, verdict, bundle_size)
     bundle = composed.bundle
     serialized = bundle_message(bundle).SerializeToString()
     assert len(serialized) <= BUNDLE_BYTES_CAP
     assert len(bundle.atoms) <= 20 and len(bundle.excerpts) <= 2 and len(bundle.working_memory) <= 6
     assert all(len(e.text) <= 280 for e in bundle.excerpts)
-    assert serialized == bundle_message(compose_bundle(q, gathered, plan, verdict, bundle_size).bundle).SerializeToString()
+    assert (
+        serialized
+        == bundle_message(
+            compose_bundle(q, gathered, plan, verdict, bundle_size).bundle
+        ).SerializeToString()
+    )
     for tagged in bundle.atoms:
         assert tagged.atom.exposure not in ("INTERNAL_ONLY", "UNSPECIFIED")
-        assert not (channel == "VOICE" and tagged.atom.exposure == "SAFE_TO_TEXT" and not plan.speak_text_allowed)
+        assert not (
+            channel == "VOICE"
+            and tagged.atom.exposure == "SAFE_TO_TEXT"
+            and not plan.speak_text_allowed
+        )
         assert not (tagged.atom.pull_only and not plan.user_asked)
-    texts = [t.atom.text for t in bundle.atoms] + [t.text for t in bundle.excerpts + bundle.working_memory]
+    texts = [t.atom.text for t in bundle.atoms] + [
+        t.text for t in bundle.excerpts + bundle.working_memory
+    ]
     texts += [bundle.rolling_summary, bundle.question.text if bundle.question else ""]
     for piece in texts:
         assert not set(piece.lower().replace("…", " ").split()) & banned

@@ -77,25 +77,56 @@ def test_all_questions_unanswered_gives_no_question() -> None:
 
 
 def test_push_carries_do_not_repeat_keys_for_known_stable_facts() -> None:
-    facts = UserFacts(display_name="Sam", primary_language="en", contact_preference="SPEAK", timezone="Europe/Paris")
+    facts = UserFacts(
+        display_name="Sam",
+        primary_language="en",
+        contact_preference="SPEAK",
+        timezone="Europe/Paris",
+    )
     city = atom(1, key="identity.residence", category="IDENTITY", text="User lives in Lyon")
     hobby = atom(2, key="preference.music", text="User likes jazz")
     keys = compose([city, hobby], facts).bundle.push.do_not_repeat_keys
-    assert keys == ("identity.language", "identity.name", "identity.residence", "identity.timezone", "preference.contact")
+    assert keys == (
+        "identity.language",
+        "identity.name",
+        "identity.residence",
+        "identity.timezone",
+        "preference.contact",
+    )
 
 
 def test_confirmed_stable_fact_is_not_asked_again_for_a_weaker_duplicate() -> None:
     facts = UserFacts(display_name="Sam")
-    duplicate = atom(1, key="identity.name", text="User's name is Sam", critical_tokens=("Sam",), confidence_bp=5000)
+    duplicate = atom(
+        1,
+        key="identity.name",
+        text="User's name is Sam",
+        critical_tokens=("Sam",),
+        confidence_bp=5000,
+    )
     residence = atom(2, key="identity.residence", category="IDENTITY", text="User lives in Lyon")
-    weaker_residence = atom(3, key="identity.residence", category="IDENTITY", text="User lives in Lyon", confidence_bp=6000)
-    composed = compose([duplicate, residence, weaker_residence], facts, text="what is my name and where do I live")
+    weaker_residence = atom(
+        3,
+        key="identity.residence",
+        category="IDENTITY",
+        text="User lives in Lyon",
+        confidence_bp=6000,
+    )
+    composed = compose(
+        [duplicate, residence, weaker_residence], facts, text="what is my name and where do I live"
+    )
     assert composed.bundle.question is None
 
 
 def test_reask_of_a_known_fact_only_with_a_reason_code() -> None:
     facts = UserFacts(display_name="Sam")
-    name = atom(1, key="identity.name", text="User's name is Sam", critical_tokens=("Sam",), category="IDENTITY")
+    name = atom(
+        1,
+        key="identity.name",
+        text="User's name is Sam",
+        critical_tokens=("Sam",),
+        category="IDENTITY",
+    )
     assert compose([name], facts).bundle.question is None
     review = compose([name], facts, user_review_requested=True).bundle.question
     assert review is not None and review.reason_code == "USER_REQUEST"
@@ -104,19 +135,36 @@ def test_reask_of_a_known_fact_only_with_a_reason_code() -> None:
     conflicting = atom(1, key="identity.name", text="User's name is Bob", critical_tokens=("Bob",))
     conflict = compose([conflicting], facts).bundle.question
     assert conflict is not None and conflict.reason_code == "CONFLICT"
-    stale = atom(4, key="identity.residence", category="IDENTITY", create_us=NOW_US - 60 * DAY_US, confirm_us=0)
+    stale = atom(
+        4,
+        key="identity.residence",
+        category="IDENTITY",
+        create_us=NOW_US - 60 * DAY_US,
+        confirm_us=0,
+    )
     assert compose([stale], facts).bundle.question.reason_code == "STALE"  # type: ignore[union-attr]
 
 
 def test_an_uncertain_item_is_asked_before_a_review_question() -> None:
     atoms = [atom(1), atom(2, confidence_bp=6000)]
     question = compose(atoms, user_review_requested=True).bundle.question
-    assert question is not None and (question.atom_id, question.reason_code) == ("atom-002", "LOW_CONFIDENCE")
+    assert question is not None and (question.atom_id, question.reason_code) == (
+        "atom-002",
+        "LOW_CONFIDENCE",
+    )
 
 
 def test_do_not_repeat_set_is_capped_with_deterministic_lru_eviction() -> None:
     atoms = [
-        TaggedAtom(atom(i, key=f"identity.trait.t{i:03d}", category="IDENTITY", confirm_us=NOW_US - (300 - i) * 1000), CONFIRMED)
+        TaggedAtom(
+            atom(
+                i,
+                key=f"identity.trait.t{i:03d}",
+                category="IDENTITY",
+                confirm_us=NOW_US - (300 - i) * 1000,
+            ),
+            CONFIRMED,
+        )
         for i in range(200)
     ]
     result = do_not_repeat_keys(UserFacts(display_name="Sam"), atoms)

@@ -43,7 +43,9 @@ class DecidingSources(FakeSources):
         self.calls.append(f"session_context:{mode}")
         self._check("working_memory")
         decided = self.decided if mode == UNDECIDED else mode
-        resume = self.resume_candidate if decided == "SESSION_START" and not self.resume_fails else None
+        resume = (
+            self.resume_candidate if decided == "SESSION_START" and not self.resume_fails else None
+        )
         return SessionContext(decided, self.session, resume)
 
 
@@ -54,7 +56,9 @@ def composer(sources: DecidingSources) -> Composer:
 def sources(**overrides: object) -> DecidingSources:
     values: dict[str, object] = {
         "retrieved": Retrieved(atoms=(atom(1), atom(2)), turns=(turn(1), turn(2))),
-        "session": SessionMemory(turns=(turn(9, session="s-now"),), rolling_summary="We planned the trip."),
+        "session": SessionMemory(
+            turns=(turn(9, session="s-now"),), rolling_summary="We planned the trip."
+        ),
         "resume_candidate": ResumeCandidate("Last time you planned the trip to Rome.", "HOT"),
     }
     values.update(overrides)
@@ -75,7 +79,9 @@ async def test_a_decided_mode_composes_the_bundle_of_that_mode_in_one_call(decid
 
 
 async def test_a_decided_session_start_without_its_resume_is_tier2_degraded() -> None:
-    composed = await composer(sources(resume_fails=True)).compose(query("where were we?", mode=UNDECIDED))
+    composed = await composer(sources(resume_fails=True)).compose(
+        query("where were we?", mode=UNDECIDED)
+    )
     assert composed.degraded_parts == ("episode_bridge",)
     assert composed.bundle.episode_bridge == "" and composed.bundle.mode == "SESSION_START"
     assert len(composed.bundle.atoms) == 2

@@ -35,7 +35,9 @@ def test_atom_in_conflict_status_is_tagged_conflict() -> None:
     assert tag_atom(atom(1, status="CONFLICT"), UserFacts(), NOW_US) == CONFLICT
 
 
-@pytest.mark.parametrize(("atom_type", "days"), [("USER_FACT", 30), ("USER_PATTERN", 14), ("SHARED_NARRATIVE", 7)])
+@pytest.mark.parametrize(
+    ("atom_type", "days"), [("USER_FACT", 30), ("USER_PATTERN", 14), ("SHARED_NARRATIVE", 7)]
+)
 def test_atom_is_stale_just_past_its_type_window_and_not_at_it(atom_type: str, days: int) -> None:
     at_window = atom(1, type=atom_type, create_us=NOW_US - days * DAY_US, confirm_us=0)
     past_window = atom(1, type=atom_type, create_us=NOW_US - days * DAY_US - 1, confirm_us=0)
@@ -49,13 +51,24 @@ def test_a_recent_confirmation_keeps_an_old_atom_fresh() -> None:
 
 
 def test_pinned_atom_never_goes_stale() -> None:
-    assert tag_atom(atom(1, pinned=True, create_us=NOW_US - 999 * DAY_US, confirm_us=0), UserFacts(), NOW_US) == CONFIRMED
+    assert (
+        tag_atom(
+            atom(1, pinned=True, create_us=NOW_US - 999 * DAY_US, confirm_us=0), UserFacts(), NOW_US
+        )
+        == CONFIRMED
+    )
 
 
 def test_low_confidence_or_inferred_atom_is_tentative() -> None:
     assert tag_atom(atom(1, confidence_bp=7999), UserFacts(), NOW_US) == TENTATIVE
-    assert tag_atom(atom(1, provenance="INFERRED", confidence_bp=9900), UserFacts(), NOW_US) == TENTATIVE
-    assert tag_atom(atom(1, type="SHARED_NARRATIVE", confidence_bp=7500), UserFacts(), NOW_US) == CONFIRMED
+    assert (
+        tag_atom(atom(1, provenance="INFERRED", confidence_bp=9900), UserFacts(), NOW_US)
+        == TENTATIVE
+    )
+    assert (
+        tag_atom(atom(1, type="SHARED_NARRATIVE", confidence_bp=7500), UserFacts(), NOW_US)
+        == CONFIRMED
+    )
 
 
 def test_conflict_outranks_staleness_and_staleness_outranks_low_confidence() -> None:
@@ -65,18 +78,31 @@ def test_conflict_outranks_staleness_and_staleness_outranks_low_confidence() -> 
 
 
 def test_name_atom_contradicting_current_state_is_conflict_and_push_shows_current_state() -> None:
-    name_atom = atom(1, key="identity.name", text="User's name is Bob", critical_tokens=("Bob",), category="IDENTITY")
+    name_atom = atom(
+        1,
+        key="identity.name",
+        text="User's name is Bob",
+        critical_tokens=("Bob",),
+        category="IDENTITY",
+    )
     composed = compose([name_atom], UserFacts(display_name="Sam"), "what is my name")
     assert composed.bundle.push.display_name == "Sam"
     assert [t.tag for t in composed.bundle.atoms] == [CONFLICT]
     assert composed.counters.conflict_trigger_count == 1
-    assert composed.bundle.question is not None and composed.bundle.question.reason_code == "CONFLICT"
+    assert (
+        composed.bundle.question is not None and composed.bundle.question.reason_code == "CONFLICT"
+    )
 
 
 def test_language_and_contact_atoms_are_checked_against_current_state() -> None:
     facts = UserFacts(primary_language="en-GB", contact_preference="TEXT")
     french = atom(1, key="identity.language.native", text="User's native language is French")
-    english = atom(2, key="identity.language.native", text="User's native language is English", confidence_bp=6000)
+    english = atom(
+        2,
+        key="identity.language.native",
+        text="User's native language is English",
+        confidence_bp=6000,
+    )
     calls = atom(3, key="preference.contact", text="User prefers phone calls")
     assert tag_atom(french, facts, NOW_US) == CONFLICT
     # Current State confirms it, so a low extraction confidence does not make it uncertain.
@@ -85,4 +111,7 @@ def test_language_and_contact_atoms_are_checked_against_current_state() -> None:
 
 
 def test_atoms_without_a_current_state_fact_are_not_judged_by_it() -> None:
-    assert tag_atom(atom(1, key="identity.name", text="User's name is Bob"), UserFacts(), NOW_US) == CONFIRMED
+    assert (
+        tag_atom(atom(1, key="identity.name", text="User's name is Bob"), UserFacts(), NOW_US)
+        == CONFIRMED
+    )

@@ -24,13 +24,29 @@ from memmesh.engines.context_composer.use_cases import Composer, turn_record
 from memmesh.runtime.errors import DependencyFailed
 
 
-def composer(sources: FakeSources, guard: RuleGuard | None = None, with_corrections: bool = True) -> Composer:
-    return Composer(StatePort(sources), sources, sources, guard or RuleGuard(), sources if with_corrections else None, bundle_size)
+def composer(
+    sources: FakeSources, guard: RuleGuard | None = None, with_corrections: bool = True
+) -> Composer:
+    return Composer(
+        StatePort(sources),
+        sources,
+        sources,
+        guard or RuleGuard(),
+        sources if with_corrections else None,
+        bundle_size,
+    )
 
 
-@pytest.mark.parametrize(("part", "engine"), [("state", "current_state"), ("working_memory", "thread_store")])
-async def test_tier1_failure_fails_the_whole_compose_naming_the_engine(part: str, engine: str) -> None:
-    sources = FakeSources(retrieved=Retrieved(atoms=(atom(1),)), failing={part: DependencyFailed(engine, "UNAVAILABLE")})
+@pytest.mark.parametrize(
+    ("part", "engine"), [("state", "current_state"), ("working_memory", "thread_store")]
+)
+async def test_tier1_failure_fails_the_whole_compose_naming_the_engine(
+    part: str, engine: str
+) -> None:
+    sources = FakeSources(
+        retrieved=Retrieved(atoms=(atom(1),)),
+        failing={part: DependencyFailed(engine, "UNAVAILABLE")},
+    )
     with pytest.raises(DependencyFailed) as raised:
         await composer(sources).compose(query())
     assert raised.value.engine == engine and raised.value.metadata["engine"] == engine
@@ -38,7 +54,9 @@ async def test_tier1_failure_fails_the_whole_compose_naming_the_engine(part: str
 
 
 async def test_tier1_timeout_is_deadline_exceeded() -> None:
-    sources = FakeSources(failing={"working_memory": DependencyFailed("thread_store", "DEADLINE_EXCEEDED")})
+    sources = FakeSources(
+        failing={"working_memory": DependencyFailed("thread_store", "DEADLINE_EXCEEDED")}
+    )
     with pytest.raises(DependencyFailed) as raised:
         await composer(sources).compose(query())
     assert raised.value.status_name == "DEADLINE_EXCEEDED" and raised.value.engine == "thread_store"
@@ -52,7 +70,9 @@ def tier1_sources(**failing: DependencyFailed) -> FakeSources:
         session=SessionMemory(
             turns=(turn(9, session="s-now"),),
             rolling_summary="We planned the trip.",
-            loops=(Loop("loop-1", "commitment", "Book the dentist", 3, NOW_US - DAY_US, "turn-009"),),
+            loops=(
+                Loop("loop-1", "commitment", "Book the dentist", 3, NOW_US - DAY_US, "turn-009"),
+            ),
         ),
         resume_candidate=ResumeCandidate("Last time you planned the trip.", "HOT"),
         pairs=(CorrectionPair("sara", "Sarah"),),
@@ -88,7 +108,9 @@ async def test_ranker_timeout_is_tier2_too() -> None:
         ("corrections", "atom_extractor", "corrections"),
     ],
 )
-async def test_each_tier2_failure_leaves_only_its_part_out(part: str, engine: str, degraded: str) -> None:
+async def test_each_tier2_failure_leaves_only_its_part_out(
+    part: str, engine: str, degraded: str
+) -> None:
     sources = tier1_sources(**{part: DependencyFailed(engine, "UNAVAILABLE")})
     composed = await composer(sources).compose(query("how is sarah", mode="SESSION_START"))
     bundle = composed.bundle
@@ -107,7 +129,9 @@ async def test_entities_are_neighbours_of_what_the_query_names_and_pass_the_guar
         Entity("entity:tom", "Tom", "entity:sarah", "Sarah", 2),
         Entity("entity:sarah", "Sarah", "entity:tom", "Tom", 2),
     )
-    composed = await composer(sources, RuleGuard(do_not_mention_topics={"portland"})).compose(query("is sarah with tom"))
+    composed = await composer(sources, RuleGuard(do_not_mention_topics={"portland"})).compose(
+        query("is sarah with tom")
+    )
     # Tom is named by the query itself; Portland is held back by a DO_NOT_MENTION rule.
     assert composed.bundle.entities == ()
     composed = await composer(sources).compose(query("how is sarah"))
@@ -127,7 +151,10 @@ async def test_guard_failure_fails_closed() -> None:
 async def test_tier2_failures_are_left_out_and_named() -> None:
     sources = FakeSources(
         resume_candidate=ResumeCandidate("Bridge.", "HOT"),
-        failing={"resume": DependencyFailed("thread_store", "UNAVAILABLE"), "corrections": DependencyFailed("atom_extractor", "UNAVAILABLE")},
+        failing={
+            "resume": DependencyFailed("thread_store", "UNAVAILABLE"),
+            "corrections": DependencyFailed("atom_extractor", "UNAVAILABLE"),
+        },
         retrieved=Retrieved(atoms=(atom(1),)),
     )
     composed = await composer(sources).compose(query(mode="SESSION_START"))
@@ -139,7 +166,9 @@ async def test_tier2_failures_are_left_out_and_named() -> None:
 async def test_every_candidate_goes_through_the_guard_before_caps() -> None:
     guard = RuleGuard()
     sources = FakeSources(
-        retrieved=Retrieved(atoms=tuple(atom(i) for i in range(20)), turns=(turn(1), turn(2), turn(3))),
+        retrieved=Retrieved(
+            atoms=tuple(atom(i) for i in range(20)), turns=(turn(1), turn(2), turn(3))
+        ),
         session=SessionMemory(turns=(turn(9, session="s-now"),), rolling_summary="sum"),
     )
     await composer(sources, guard).compose(query())
@@ -147,8 +176,12 @@ async def test_every_candidate_goes_through_the_guard_before_caps() -> None:
     assert {f"a{i}" for i in range(20)} | {"e0", "e1", "e2", "w0", "s"} <= offered
 
 
-async def test_per_turn_log_line_is_small_json_without_text(caplog: pytest.LogCaptureFixture) -> None:
-    sources = FakeSources(retrieved=Retrieved(atoms=(atom(1, text="User's secret hobby is fencing"),)))
+async def test_per_turn_log_line_is_small_json_without_text(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sources = FakeSources(
+        retrieved=Retrieved(atoms=(atom(1, text="User's secret hobby is fencing"),))
+    )
     with caplog.at_level(logging.INFO, logger="memmesh.context_composer.turn"):
         composed = await composer(sources).compose(query("what is my hobby"))
     line = turn_record(query("what is my hobby"), composed)
@@ -166,5 +199,7 @@ def test_graph_lookups_are_the_query_words_and_pairs_within_the_lookup_limit() -
     # A long name is looked up too: no id length limit cuts it out.
     assert "entity:featherstonehaughs" in ids and "entity:the-featherstonehaughs" in ids
     assert len(ids) <= ENTITY_LOOKUPS
-    many = entity_node_ids(" ".join(f"name{chr(97 + i % 26)}{chr(97 + i // 26)}" for i in range(40)), ENTITY_LOOKUPS)
+    many = entity_node_ids(
+        " ".join(f"name{chr(97 + i % 26)}{chr(97 + i // 26)}" for i in range(40)), ENTITY_LOOKUPS
+    )
     assert len(many) == ENTITY_LOOKUPS

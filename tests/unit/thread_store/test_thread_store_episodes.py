@@ -45,7 +45,9 @@ def garden_then_taxes() -> list[Turn]:
 
 
 def test_segments_partition_the_session_in_order_and_respect_the_size_cap() -> None:
-    turns = [turn(i, f"We talked about the harbour boat number {i} and its sails.") for i in range(40)]
+    turns = [
+        turn(i, f"We talked about the harbour boat number {i} and its sails.") for i in range(40)
+    ]
     episodes = segment(list(reversed(turns)))
     assert [t for run in episodes for t in run] == turns
     assert all(1 <= len(run) <= EPISODE_MAX_TURNS for run in episodes)
@@ -53,7 +55,10 @@ def test_segments_partition_the_session_in_order_and_respect_the_size_cap() -> N
 
 def test_a_turn_sharing_no_words_with_the_episode_starts_a_new_one() -> None:
     runs = segment(garden_then_taxes())
-    assert [[t.turn_id for t in run] for run in runs] == [["t000", "t001", "t002", "t003"], ["t004", "t005"]]
+    assert [[t.turn_id for t in run] for run in runs] == [
+        ["t000", "t001", "t002", "t003"],
+        ["t004", "t005"],
+    ]
 
 
 def test_episode_ids_are_the_thread_id_and_a_number() -> None:
@@ -67,7 +72,11 @@ def test_evidence_is_exactly_the_turns_whose_sentences_the_summary_quotes() -> N
     turns = [*garden_then_taxes(), turn(6, "Thanks!"), turn(7, "Ok.")]
     by_id = {t.turn_id: t for t in turns}
     for episode in build_episodes("s1", turns):
-        quoted = [s for turn_id in episode.evidence_turn_ids for s in salient_sentences(by_id[turn_id].text)]
+        quoted = [
+            s
+            for turn_id in episode.evidence_turn_ids
+            for s in salient_sentences(by_id[turn_id].text)
+        ]
         assert episode.summary == " ".join(s for s in quoted if s in episode.summary)
         for turn_id in episode.evidence_turn_ids:
             assert any(s in episode.summary for s in salient_sentences(by_id[turn_id].text))
@@ -86,7 +95,10 @@ def test_a_summary_over_budget_leaves_whole_turns_out_of_text_and_evidence() -> 
 
 
 def test_episodes_are_bounded_however_long_the_session() -> None:
-    text = "Dr Okafor from Nairobi and Professor Lindqvist from Uppsala met Ana Souza about grant {i}. " * 6
+    text = (
+        "Dr Okafor from Nairobi and Professor Lindqvist from Uppsala met Ana Souza about grant {i}. "
+        * 6
+    )
     turns = [turn(i, text.format(i=i)) for i in range(1000)]
     episodes = build_episodes("s1", turns)
     assert len(episodes) <= MAX_EPISODES
@@ -100,9 +112,17 @@ def test_episodes_are_bounded_however_long_the_session() -> None:
 def test_a_thread_whose_episode_ids_would_not_fit_an_index_id_gets_none() -> None:
     fitting = "s" * (MAX_EPISODE_ID_CHARS - len("#e64"))
     assert len(episode_id_of(fitting, MAX_EPISODES)) == MAX_EPISODE_ID_CHARS
-    assert build_episodes(fitting, [turn(0, "The lighthouse party needs balloons and cake.", session_id=fitting)])
+    assert build_episodes(
+        fitting, [turn(0, "The lighthouse party needs balloons and cake.", session_id=fitting)]
+    )
     too_long = fitting + "x"
-    assert build_episodes(too_long, [turn(0, "The lighthouse party needs balloons and cake.", session_id=too_long)]) == ()
+    assert (
+        build_episodes(
+            too_long,
+            [turn(0, "The lighthouse party needs balloons and cake.", session_id=too_long)],
+        )
+        == ()
+    )
 
 
 def test_a_session_without_content_has_no_episodes() -> None:
@@ -118,7 +138,9 @@ def test_episodes_do_not_depend_on_the_order_turns_are_given_in() -> None:
 
 
 _texts = st.lists(
-    st.text(alphabet=st.sampled_from("abcdefghij KLMN.?!,0123"), min_size=0, max_size=400), min_size=0, max_size=30
+    st.text(alphabet=st.sampled_from("abcdefghij KLMN.?!,0123"), min_size=0, max_size=400),
+    min_size=0,
+    max_size=30,
 )
 
 

@@ -34,19 +34,30 @@ def test_a_stated_commitment_opens_a_loop_with_short_task_text(said: str, task: 
 
 
 def test_two_commitments_in_one_sentence_open_two_loops() -> None:
-    assert opened("I need to book the dentist and I have to call Sarah.") == ["Book the dentist", "Call Sarah"]
+    assert opened("I need to book the dentist and I have to call Sarah.") == [
+        "Book the dentist",
+        "Call Sarah",
+    ]
 
 
 @pytest.mark.parametrize(
     "said",
-    ["I'll be fine", "Should I book the dentist?", "I don't need to book anything", "I'll think about it", "I need to go"],
+    [
+        "I'll be fine",
+        "Should I book the dentist?",
+        "I don't need to book anything",
+        "I'll think about it",
+        "I need to go",
+    ],
 )
 def test_non_commitments_open_nothing(said: str) -> None:
     assert opened(said) == []
 
 
 def test_assistant_turns_never_open_loops() -> None:
-    closed, new = loop_changes("t", "u", user_turn("I need to book the dentist", role=Role.ASSISTANT), [])
+    closed, new = loop_changes(
+        "t", "u", user_turn("I need to book the dentist", role=Role.ASSISTANT), []
+    )
     assert (closed, new) == ([], [])
 
 
@@ -57,7 +68,12 @@ def dentist_loop() -> Loop:
 
 @pytest.mark.parametrize(
     "said",
-    ["I booked the dentist.", "Done with the dentist, finally", "I already booked the dentist appointment", "I've booked the dentist"],
+    [
+        "I booked the dentist.",
+        "Done with the dentist, finally",
+        "I already booked the dentist appointment",
+        "I've booked the dentist",
+    ],
 )
 def test_saying_it_is_done_closes_the_loop(said: str) -> None:
     loop = dentist_loop()
@@ -69,7 +85,12 @@ def test_saying_it_is_done_closes_the_loop(said: str) -> None:
 
 @pytest.mark.parametrize(
     "said",
-    ["I haven't booked the dentist yet", "Did you book the dentist?", "I need to book the dentist again", "I booked the hotel"],
+    [
+        "I haven't booked the dentist yet",
+        "Did you book the dentist?",
+        "I need to book the dentist again",
+        "I booked the hotel",
+    ],
 )
 def test_negations_questions_restatements_and_other_topics_do_not_close(said: str) -> None:
     closed, _ = loop_changes("t", "u", user_turn(said, "t9"), [dentist_loop()])
@@ -89,7 +110,9 @@ def test_loop_ids_are_deterministic_and_differ_per_user() -> None:
 
 
 def test_urgent_and_remind_me_commitments_are_more_salient_and_ordered_first() -> None:
-    assert commitments("I need to buy milk")[0][1] < commitments("Remind me to buy milk today")[0][1]
+    assert (
+        commitments("I need to buy milk")[0][1] < commitments("Remind me to buy milk today")[0][1]
+    )
     loops = [
         Loop("loop-b", "s", "B", ("b",), 1, T0, "t"),
         Loop("loop-a", "s", "A", ("a",), 1, T0, "t"),

@@ -56,10 +56,22 @@ def test_unresolved_priority_lapses_after_ninety_days() -> None:
 
 def test_tiers_at_their_boundaries() -> None:
     assert tier_of(digest("x", 0), NOW) == "HOT"
-    assert tier_of(Digest(**{**digest("x", 0).__dict__, "update_us": NOW - HOT_WINDOW_US}), NOW) == "HOT"
-    assert tier_of(Digest(**{**digest("x", 0).__dict__, "update_us": NOW - HOT_WINDOW_US - 1}), NOW) == "WARM"
-    assert tier_of(Digest(**{**digest("x", 0).__dict__, "update_us": NOW - WARM_WINDOW_US}), NOW) == "WARM"
-    assert tier_of(Digest(**{**digest("x", 0).__dict__, "update_us": NOW - WARM_WINDOW_US - 1}), NOW) == "COLD"
+    assert (
+        tier_of(Digest(**{**digest("x", 0).__dict__, "update_us": NOW - HOT_WINDOW_US}), NOW)
+        == "HOT"
+    )
+    assert (
+        tier_of(Digest(**{**digest("x", 0).__dict__, "update_us": NOW - HOT_WINDOW_US - 1}), NOW)
+        == "WARM"
+    )
+    assert (
+        tier_of(Digest(**{**digest("x", 0).__dict__, "update_us": NOW - WARM_WINDOW_US}), NOW)
+        == "WARM"
+    )
+    assert (
+        tier_of(Digest(**{**digest("x", 0).__dict__, "update_us": NOW - WARM_WINDOW_US - 1}), NOW)
+        == "COLD"
+    )
 
 
 def test_candidates_exclude_the_opening_session_and_report_the_top_tier() -> None:

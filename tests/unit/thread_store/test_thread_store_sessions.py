@@ -19,11 +19,17 @@ def test_a_new_session_id_starts_a_session_even_a_second_later() -> None:
 
 def test_a_gap_of_exactly_thirty_minutes_is_still_in_session() -> None:
     assert DEFAULT_SESSION_GAP_US == 30 * 60 * 1_000_000
-    assert session_mode(True, LAST, T0 + DEFAULT_SESSION_GAP_US, DEFAULT_SESSION_GAP_US) == Mode.IN_SESSION
+    assert (
+        session_mode(True, LAST, T0 + DEFAULT_SESSION_GAP_US, DEFAULT_SESSION_GAP_US)
+        == Mode.IN_SESSION
+    )
 
 
 def test_a_gap_above_thirty_minutes_starts_a_session() -> None:
-    assert session_mode(True, LAST, T0 + DEFAULT_SESSION_GAP_US + 1, DEFAULT_SESSION_GAP_US) == Mode.SESSION_START
+    assert (
+        session_mode(True, LAST, T0 + DEFAULT_SESSION_GAP_US + 1, DEFAULT_SESSION_GAP_US)
+        == Mode.SESSION_START
+    )
 
 
 def test_the_threshold_is_configurable() -> None:

@@ -30,7 +30,13 @@ def long_session(count: int = 120) -> list[Turn]:
     turns = []
     for i in range(count):
         role = Role.USER if i % 2 == 0 else Role.ASSISTANT
-        turns.append(turn(i, f"My friend Person{i} told me about project number {i} in great detail today.", role))
+        turns.append(
+            turn(
+                i,
+                f"My friend Person{i} told me about project number {i} in great detail today.",
+                role,
+            )
+        )
     return turns
 
 
@@ -64,7 +70,9 @@ def test_summary_is_deterministic_whatever_the_input_order() -> None:
 
 
 def test_summary_tells_sentences_in_time_order() -> None:
-    summary = summarise([turn(0, "I adopted a cat named Miso."), turn(1, "Miso hates the vacuum cleaner.")])
+    summary = summarise(
+        [turn(0, "I adopted a cat named Miso."), turn(1, "Miso hates the vacuum cleaner.")]
+    )
     assert summary.text == "I adopted a cat named Miso. Miso hates the vacuum cleaner."
 
 
@@ -123,5 +131,7 @@ def test_any_session_gives_a_bounded_deterministic_summary_and_digest(texts: lis
     assert len(summary.text) <= SUMMARY_MAX_CHARS
     assert summary == summarise(list(reversed(turns)))
     digest = build_digest("s1", turns, [])
-    assert len(digest.summary) <= SUMMARY_MAX_CHARS and len(digest.evidence_turn_ids) <= MAX_EVIDENCE
+    assert (
+        len(digest.summary) <= SUMMARY_MAX_CHARS and len(digest.evidence_turn_ids) <= MAX_EVIDENCE
+    )
     assert set(digest.evidence_turn_ids) <= {t.turn_id for t in turns}

@@ -31,18 +31,33 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ContextComposerService"].full_nam
 async def build(settings: MeshSettings) -> BuiltEngine:
     """Wire the composer from settings."""
     channels = {
-        name: engine_channel(settings.addr_of(name), settings.internal_token, settings.default_call_timeout_s)
-        for name in ("current_state", "retrieval_ranker", "thread_store", "exposure_guard", "atom_extractor")
+        name: engine_channel(
+            settings.addr_of(name), settings.internal_token, settings.default_call_timeout_s
+        )
+        for name in (
+            "current_state",
+            "retrieval_ranker",
+            "thread_store",
+            "exposure_guard",
+            "atom_extractor",
+        )
     }
     # The composer measures each bundle by encoding it; the servicer answers that encoding.
     encoder = mapping.BundleEncoder()
     composer = Composer(
         state=GrpcStateSource(state_grpc.CurrentStateServiceStub(channels["current_state"])),
-        ranker=GrpcRanker(ranker_grpc.RetrievalRankerServiceStub(channels["retrieval_ranker"]), settings.default_call_timeout_s),
-        threads=GrpcThreads(thread_grpc.ThreadStoreServiceStub(channels["thread_store"]), settings.default_call_timeout_s),
+        ranker=GrpcRanker(
+            ranker_grpc.RetrievalRankerServiceStub(channels["retrieval_ranker"]),
+            settings.default_call_timeout_s,
+        ),
+        threads=GrpcThreads(
+            thread_grpc.ThreadStoreServiceStub(channels["thread_store"]),
+            settings.default_call_timeout_s,
+        ),
         guard=GrpcGuard(guard_grpc.ExposureGuardServiceStub(channels["exposure_guard"])),
         corrections=GrpcCorrections(
-            extractor_grpc.AtomExtractorServiceStub(channels["atom_extractor"]), settings.default_call_timeout_s
+            extractor_grpc.AtomExtractorServiceStub(channels["atom_extractor"]),
+            settings.default_call_timeout_s,
         ),
         measure=encoder,
     )
@@ -53,7 +68,11 @@ async def build(settings: MeshSettings) -> BuiltEngine:
 
     return BuiltEngine(
         registrations=[
-            ServiceRegistration(ContextComposerServicer(composer, encoder), pb_grpc.add_ContextComposerServiceServicer_to_server, SERVICE_NAME)
+            ServiceRegistration(
+                ContextComposerServicer(composer, encoder),
+                pb_grpc.add_ContextComposerServiceServicer_to_server,
+                SERVICE_NAME,
+            )
         ],
         close=close,
     )

@@ -114,21 +114,30 @@ def _digest_of(candidate: ranker_pb.Candidate) -> Digest:
     digest = candidate.document.digest
     summary = " ".join(part for part in (digest.summary, *digest.key_entities) if part)
     doc_id = candidate.doc_id or digest.episode_id or digest.thread_id
-    return Digest(doc_id, digest.title, summary, tuple(digest.evidence_turn_ids), digest.thread_id or doc_id)
+    return Digest(
+        doc_id, digest.title, summary, tuple(digest.evidence_turn_ids), digest.thread_id or doc_id
+    )
 
 
 def retrieved_of(response: ranker_pb.RetrieveResponse) -> Retrieved:
     """Ranker candidates in domain terms, in the ranker's order."""
     return Retrieved(
-        atoms=tuple(atom_of(c.document.atom) for c in response.atoms if c.document.HasField("atom")),
+        atoms=tuple(
+            atom_of(c.document.atom) for c in response.atoms if c.document.HasField("atom")
+        ),
         turns=tuple(_turn_of(c) for c in response.turns),
         digests=tuple(_digest_of(c) for c in response.digests if c.document.HasField("digest")),
     )
 
 
 def _bundle_turn_of(turn: bundle_pb2.BundleTurn) -> TurnRecord:
-    role, exposure = _name(memory_pb2.Role, turn.role, "ROLE_"), _name(memory_pb2.Exposure, turn.exposure, "EXPOSURE_")
-    return TurnRecord(turn.turn_id, turn.session_id, role, turn.text, _micros(turn, "time"), exposure)
+    role, exposure = (
+        _name(memory_pb2.Role, turn.role, "ROLE_"),
+        _name(memory_pb2.Exposure, turn.exposure, "EXPOSURE_"),
+    )
+    return TurnRecord(
+        turn.turn_id, turn.session_id, role, turn.text, _micros(turn, "time"), exposure
+    )
 
 
 def session_of(response: thread_pb.GetWorkingMemoryResponse) -> SessionMemory:
@@ -137,7 +146,14 @@ def session_of(response: thread_pb.GetWorkingMemoryResponse) -> SessionMemory:
         turns=tuple(_bundle_turn_of(t) for t in response.turns),
         rolling_summary=response.rolling_summary,
         loops=tuple(
-            Loop(lp.loop_id, lp.loop_type, lp.text, lp.salience, _micros(lp, "open_time"), lp.source_turn_id)
+            Loop(
+                lp.loop_id,
+                lp.loop_type,
+                lp.text,
+                lp.salience,
+                _micros(lp, "open_time"),
+                lp.source_turn_id,
+            )
             for lp in response.active_loops
         ),
         last_interaction_us=_micros(response, "last_interaction_time"),
@@ -153,7 +169,11 @@ def session_context_of(response: thread_pb.GetTurnContextResponse) -> SessionCon
     """The turn context in domain terms; a session start without its resume part gets None,
     and so do the entities when their part failed."""
     mode = _name(bundle_pb2.SessionMode, response.mode, "SESSION_MODE_")
-    resume = resume_of(response.resume) if response.HasField("resume") and not response.resume_unavailable else None
+    resume = (
+        resume_of(response.resume)
+        if response.HasField("resume") and not response.resume_unavailable
+        else None
+    )
     entities = None if response.entities_unavailable else entities_of(response.entities)
     return SessionContext(mode, session_of(response.working_memory), resume, entities)
 
@@ -162,7 +182,13 @@ def entities_of(response: thread_pb.ExpandResponse) -> tuple[Entity, ...]:
     """Every edge walked, as the entity it reaches from the one it starts at."""
     labels = {node.node_id: node.label for node in response.nodes}
     return tuple(
-        Entity(edge.to_node_id, labels.get(edge.to_node_id, ""), edge.from_node_id, labels.get(edge.from_node_id, ""), edge.weight)
+        Entity(
+            edge.to_node_id,
+            labels.get(edge.to_node_id, ""),
+            edge.from_node_id,
+            labels.get(edge.from_node_id, ""),
+            edge.weight,
+        )
         for edge in response.edges
         if labels.get(edge.to_node_id)
     )
@@ -174,7 +200,9 @@ def facts_of(state: state_pb.UserState) -> UserFacts:
     return UserFacts(
         display_name=state.profile.display_name,
         primary_language=state.profile.primary_language,
-        contact_preference="" if contact == 0 else _name(state_pb.ContactPreference, contact, "CONTACT_PREFERENCE_"),
+        contact_preference=""
+        if contact == 0
+        else _name(state_pb.ContactPreference, contact, "CONTACT_PREFERENCE_"),
         timezone=state.profile.timezone,
         auto_resume_disabled=state.resume_preferences.auto_resume_disabled,
         recall_only_when_asked=state.resume_preferences.recall_only_when_asked,
@@ -240,9 +268,13 @@ def bundle_message(bundle: Bundle) -> bundle_pb2.ContextBundle:
                 atom_id=t.atom.atom_id,
                 key=t.atom.key,
                 text=t.atom.text,
-                category=_number(memory_pb2.AtomCategory, t.atom.category or "UNSPECIFIED", "ATOM_CATEGORY_"),
+                category=_number(
+                    memory_pb2.AtomCategory, t.atom.category or "UNSPECIFIED", "ATOM_CATEGORY_"
+                ),
                 tag=_number(memory_pb2.MemoryTag, t.tag, "MEMORY_TAG_"),
-                exposure=_number(memory_pb2.Exposure, t.atom.exposure or "UNSPECIFIED", "EXPOSURE_"),
+                exposure=_number(
+                    memory_pb2.Exposure, t.atom.exposure or "UNSPECIFIED", "EXPOSURE_"
+                ),
                 confidence_bp=t.atom.confidence_bp,
                 evidence_turn_ids=list(t.atom.evidence_turn_ids),
             )
@@ -251,7 +283,10 @@ def bundle_message(bundle: Bundle) -> bundle_pb2.ContextBundle:
         excerpts=[_turn_message(t) for t in bundle.excerpts],
         digests=[
             bundle_pb2.BundleDigest(
-                digest_id=d.digest_id, title=d.title, summary=d.summary, evidence_turn_ids=list(d.evidence_turn_ids),
+                digest_id=d.digest_id,
+                title=d.title,
+                summary=d.summary,
+                evidence_turn_ids=list(d.evidence_turn_ids),
                 thread_id=d.thread_id or d.digest_id,
             )
             for d in bundle.digests
@@ -260,7 +295,10 @@ def bundle_message(bundle: Bundle) -> bundle_pb2.ContextBundle:
         mode=_number(bundle_pb2.SessionMode, bundle.mode or "UNSPECIFIED", "SESSION_MODE_"),
         entities=[
             bundle_pb2.BundleEntity(
-                node_id=e.node_id, label=e.label, related_node_id=e.related_node_id, related_label=e.related_label,
+                node_id=e.node_id,
+                label=e.label,
+                related_node_id=e.related_node_id,
+                related_label=e.related_label,
                 weight=e.weight,
             )
             for e in bundle.entities
@@ -276,7 +314,13 @@ def bundle_message(bundle: Bundle) -> bundle_pb2.ContextBundle:
     if bundle.question is not None:
         q = bundle.question
         message.clarification.CopyFrom(
-            bundle_pb2.ClarificationQuestion(question_id=q.question_id, atom_id=q.atom_id, key=q.key, text=q.text, reason_code=q.reason_code)
+            bundle_pb2.ClarificationQuestion(
+                question_id=q.question_id,
+                atom_id=q.atom_id,
+                key=q.key,
+                text=q.text,
+                reason_code=q.reason_code,
+            )
         )
     return message
 
@@ -304,15 +348,21 @@ class BundleEncoder:
         return last[1] if last is not None and last[0] is bundle else bundle_message(bundle)
 
 
-def compose_response(composed: Composed, encoder: BundleEncoder | None = None) -> pb.ComposeResponse:
+def compose_response(
+    composed: Composed, encoder: BundleEncoder | None = None
+) -> pb.ComposeResponse:
     """The Compose response of a composition (its bundle encoded once when `encoder` measured it)."""
     hints, counters = composed.hints, composed.counters
     return pb.ComposeResponse(
-        bundle=encoder.message(composed.bundle) if encoder is not None else bundle_message(composed.bundle),
+        bundle=encoder.message(composed.bundle)
+        if encoder is not None
+        else bundle_message(composed.bundle),
         hints=bundle_pb2.HintBundle(
             language=hints.language,
             vocabulary=list(hints.vocabulary),
-            corrections=[bundle_pb2.CorrectionPair(heard=c.heard, meant=c.meant) for c in hints.corrections],
+            corrections=[
+                bundle_pb2.CorrectionPair(heard=c.heard, meant=c.meant) for c in hints.corrections
+            ],
         ),
         tone=bundle_pb2.ToneGuidance(labels=list(composed.tone_labels)),
         counters=bundle_pb2.BundleCounters(

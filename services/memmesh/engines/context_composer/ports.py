@@ -24,7 +24,14 @@ class StateSource(Protocol):
 
 class Ranker(Protocol):
     async def retrieve(
-        self, tenant_id: str, user_id: str, query: str, now_us: int, max_atoms: int, max_turns: int, max_digests: int
+        self,
+        tenant_id: str,
+        user_id: str,
+        query: str,
+        now_us: int,
+        max_atoms: int,
+        max_turns: int,
+        max_digests: int,
     ) -> Retrieved:
         """Ranked candidates for the query."""
         ...

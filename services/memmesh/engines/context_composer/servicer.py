@@ -15,6 +15,8 @@ class ContextComposerServicer(pb_grpc.ContextComposerServiceServicer):
         self._composer = composer
         self._encoder = encoder
 
-    async def Compose(self, request: pb.ComposeRequest, context: grpc.aio.ServicerContext) -> pb.ComposeResponse:
+    async def Compose(
+        self, request: pb.ComposeRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ComposeResponse:
         composed = await self._composer.compose(mapping.compose_query(request))
         return mapping.compose_response(composed, self._encoder)

@@ -64,7 +64,13 @@ class Composer:
     """Builds one turn's bundle from the engines behind the ports."""
 
     def __init__(
-        self, state: StateSource, ranker: Ranker, threads: Threads, guard: Guard, corrections: Corrections | None, measure: Measure
+        self,
+        state: StateSource,
+        ranker: Ranker,
+        threads: Threads,
+        guard: Guard,
+        corrections: Corrections | None,
+        measure: Measure,
     ) -> None:
         self._state = state
         self._ranker = ranker
@@ -80,7 +86,17 @@ class Composer:
         named = entity_node_ids(query.query, ENTITY_LOOKUPS)
         # The ranker's call goes out first: it takes the longest.
         retrieved, facts, (query, session, resume, entities), corrections = await asyncio.gather(
-            _tier2(self._ranker.retrieve(tenant, user, query.query, query.now_us, MAX_ATOMS, RETRIEVE_TURNS, RETRIEVE_DIGESTS)),
+            _tier2(
+                self._ranker.retrieve(
+                    tenant,
+                    user,
+                    query.query,
+                    query.now_us,
+                    MAX_ATOMS,
+                    RETRIEVE_TURNS,
+                    RETRIEVE_DIGESTS,
+                )
+            ),
             self._state.facts(tenant, user),
             self._session(query, named),
             _tier2(self._corrections.corrections(tenant, user)) if self._corrections else _none(),
@@ -115,8 +131,14 @@ class Composer:
         leaves it open), working memory, on a session start the resume and the entities next
         to what the query names (resume and entities are Tier 2: None when they failed)."""
         context = await self._threads.session_context(
-            query.tenant_id, query.user_id, query.session_id, MAX_WORKING_TURNS, query.now_us, query.mode,
-            named, ENTITY_FAN_OUT,
+            query.tenant_id,
+            query.user_id,
+            query.session_id,
+            MAX_WORKING_TURNS,
+            query.now_us,
+            query.mode,
+            named,
+            ENTITY_FAN_OUT,
         )
         return replace(query, mode=context.mode), context.session, context.resume, context.entities
 

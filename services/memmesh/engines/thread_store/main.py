@@ -25,19 +25,31 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ThreadStoreService"].full_name
 async def build(settings: MeshSettings) -> BuiltEngine:
     """Wire the ThreadStore from settings."""
     own = ThreadStoreSettings()
-    database = await open_database(settings.storage_url, "thread_store", migrations, settings.data_dir)
+    database = await open_database(
+        settings.storage_url, "thread_store", migrations, settings.data_dir
+    )
     store = SqlThreadStore(database)
     buffer = open_turn_buffer(settings.redis_url, own.buffer_ttl_s)
-    ranker_channel = engine_channel(settings.addr_of("retrieval_ranker"), settings.internal_token, settings.default_call_timeout_s)
+    ranker_channel = engine_channel(
+        settings.addr_of("retrieval_ranker"),
+        settings.internal_token,
+        settings.default_call_timeout_s,
+    )
     policy = RetryPolicy(
         attempt_timeout_s=own.index_attempt_ms / 1000,
         max_backoff_s=own.index_retry_max_s,
         max_attempts=own.index_max_attempts,
     )
-    outbox = Outbox(database, RankerIndexHandlers(ranker_grpc.RetrievalRankerServiceStub(ranker_channel)).by_kind(), policy)
+    outbox = Outbox(
+        database,
+        RankerIndexHandlers(ranker_grpc.RetrievalRankerServiceStub(ranker_channel)).by_kind(),
+        policy,
+    )
     outbox.start()
     index = OutboxIndexFeed(outbox, own.index_first_attempt_ms / 1000)
-    service = ThreadStoreUseCases(store, buffer, own.session_gap_s * 1_000_000, own.working_memory_turns, index)
+    service = ThreadStoreUseCases(
+        store, buffer, own.session_gap_s * 1_000_000, own.working_memory_turns, index
+    )
 
     async def close() -> None:
         await outbox.stop()
@@ -48,7 +60,11 @@ async def build(settings: MeshSettings) -> BuiltEngine:
 
     return BuiltEngine(
         registrations=[
-            ServiceRegistration(ThreadStoreServicer(service), pb_grpc.add_ThreadStoreServiceServicer_to_server, SERVICE_NAME)
+            ServiceRegistration(
+                ThreadStoreServicer(service),
+                pb_grpc.add_ThreadStoreServiceServicer_to_server,
+                SERVICE_NAME,
+            )
         ],
         close=close,
     )

@@ -31,7 +31,14 @@ def turn_of(message: memory_pb2.Turn) -> Turn:
     """A validated request turn (ids, role and time are required by the field rules); an
     unset exposure is the loosest, so the classification of the text alone decides it."""
     exposure = Exposure(message.exposure) if message.exposure else Exposure.SAFE_TO_SPEAK
-    return Turn(message.turn_id, message.session_id, Role(message.role), message.text, micros_of(message.time), exposure)
+    return Turn(
+        message.turn_id,
+        message.session_id,
+        Role(message.role),
+        message.text,
+        micros_of(message.time),
+        exposure,
+    )
 
 
 def mode_of(value: int) -> Mode | None:
@@ -120,7 +127,10 @@ def node_message(node: GraphNode) -> pb.GraphNode:
 
 def edge_message(edge: Edge) -> pb.GraphEdge:
     return pb.GraphEdge(
-        from_node_id=edge.from_node_id, to_node_id=edge.to_node_id, edge_type=EDGE_TYPE, weight=edge.weight
+        from_node_id=edge.from_node_id,
+        to_node_id=edge.to_node_id,
+        edge_type=EDGE_TYPE,
+        weight=edge.weight,
     )
 
 
@@ -156,7 +166,9 @@ def append_turn_response(appended: Appended) -> pb.AppendTurnResponse:
     return pb.AppendTurnResponse(
         mode=mode_value(appended.mode),
         duplicate=appended.duplicate,
-        loops_changed=[loop_message(loop) for loop in (*appended.loops_closed, *appended.loops_opened)],
+        loops_changed=[
+            loop_message(loop) for loop in (*appended.loops_closed, *appended.loops_opened)
+        ],
         loops_opened=[loop_message(loop) for loop in appended.loops_opened],
         loops_closed=[loop_message(loop) for loop in appended.loops_closed],
         exposure=_exposure_value(appended.exposure),
@@ -174,5 +186,6 @@ def close_session_response(closed: ClosedSession | None) -> pb.CloseSessionRespo
 
 def expand_response(expansion: Expansion) -> pb.ExpandResponse:
     return pb.ExpandResponse(
-        nodes=[node_message(n) for n in expansion.nodes], edges=[edge_message(e) for e in expansion.edges]
+        nodes=[node_message(n) for n in expansion.nodes],
+        edges=[edge_message(e) for e in expansion.edges],
     )

@@ -55,7 +55,11 @@ class UserTx(Protocol):
     async def insert_turn(self, turn: Turn, mode: Mode) -> None: ...
 
     async def session_turns(
-        self, session_id: str, limit: int, user_only: bool = False, max_exposure: Exposure = Exposure.INTERNAL_ONLY
+        self,
+        session_id: str,
+        limit: int,
+        user_only: bool = False,
+        max_exposure: Exposure = Exposure.INTERNAL_ONLY,
     ) -> list[Turn]:
         """The newest `limit` turns of a session no stricter than max_exposure, in (time, id) order."""
         ...
@@ -86,7 +90,9 @@ class UserTx(Protocol):
         """Insert or replace loops by id."""
         ...
 
-    async def add_graph(self, thread_id: str, nodes: Sequence[GraphNode], pairs: Sequence[tuple[str, str]]) -> None:
+    async def add_graph(
+        self, thread_id: str, nodes: Sequence[GraphNode], pairs: Sequence[tuple[str, str]]
+    ) -> None:
         """Record the nodes and add one to the weight of each directed pair, within the thread."""
         ...
 
@@ -114,7 +120,9 @@ class UserTx(Protocol):
         """Insert or update the content; pin and use fields of a stored digest are kept."""
         ...
 
-    async def mark_digest(self, thread_id: str, pinned: bool | None, used_at_us: int | None) -> Digest | None:
+    async def mark_digest(
+        self, thread_id: str, pinned: bool | None, used_at_us: int | None
+    ) -> Digest | None:
         """Pin/unpin and/or record a use; None when there is no digest."""
         ...
 
@@ -153,7 +161,9 @@ class ThreadStore(Protocol):
 class TurnBuffer(Protocol):
     """Recent turns of a session, kept outside the archive for the per-turn path."""
 
-    async def replace(self, tenant_id: str, user_id: str, session_id: str, version: int, turns: Sequence[Turn]) -> None:
+    async def replace(
+        self, tenant_id: str, user_id: str, session_id: str, version: int, turns: Sequence[Turn]
+    ) -> None:
         """Store the session's newest turns (oldest first) unless a newer version is stored."""
         ...
 

@@ -52,7 +52,9 @@ async def restrict_turns(
             if turn.exposure < exposure
         ]
         sessions = sorted({turn.session_id for turn in tightened})
-        digested = [session_id for session_id in sessions if await tx.digest(session_id) is not None]
+        digested = [
+            session_id for session_id in sessions if await tx.digest(session_id) is not None
+        ]
     if not tightened:
         return 0, []
     ids = [turn.turn_id for turn in tightened]
@@ -69,28 +71,40 @@ async def restrict_turns(
         # is removed, then what may still be shown is indexed again.
         episode_ids = [episode_id_of(s, n) for s in digested for n in range(1, MAX_EPISODES + 1)]
         shown = tuple(turn for turn in tightened if turn.exposure < Exposure.INTERNAL_ONLY)
-        change = IndexChange(removed=(*ids, *digested, *episode_ids), turns=shown, digests=tuple(rebuilt))
+        change = IndexChange(
+            removed=(*ids, *digested, *episode_ids), turns=shown, digests=tuple(rebuilt)
+        )
         queued = await tx.queue_index(change)
     # A turn appended meanwhile may have refilled a buffer from the archive before the change.
     await _drop_buffers(buffer, tenant_id, user_id, sessions, required=False)
     return raised, queued
 
 
-async def _rebuild_session(tx: UserTx, session: SessionRow, digest_window_turns: int) -> list[Digest | Episode]:
+async def _rebuild_session(
+    tx: UserTx, session: SessionRow, digest_window_turns: int
+) -> list[Digest | Episode]:
     """Rolling summary, graph and (for a digested session) digest and episodes of the
     session, from its SAFE_TO_SPEAK turns; the rebuilt digest and episodes."""
     session_id = session.session_id
     speakable = Exposure.SAFE_TO_SPEAK
-    window = await tx.session_turns(session_id, SUMMARY_WINDOW_TURNS, user_only=True, max_exposure=speakable)
+    window = await tx.session_turns(
+        session_id, SUMMARY_WINDOW_TURNS, user_only=True, max_exposure=speakable
+    )
     await tx.save_session(dataclasses.replace(session, rolling_summary=summarise(window).text))
     await tx.clear_graph(session_id)
-    for turn in await tx.session_turns(session_id, GRAPH_SCAN_LIMIT, user_only=True, max_exposure=speakable):
+    for turn in await tx.session_turns(
+        session_id, GRAPH_SCAN_LIMIT, user_only=True, max_exposure=speakable
+    ):
         nodes = turn_nodes(turn.text)
         await tx.add_graph(session_id, nodes, co_occurrences(nodes))
     if await tx.digest(session_id) is None:
         return []
-    turns: list[Turn] = await tx.session_turns(session_id, digest_window_turns, max_exposure=speakable)
-    await tx.save_digest(build_digest(session_id, turns, await tx.thread_loops(session_id), session.last_us))
+    turns: list[Turn] = await tx.session_turns(
+        session_id, digest_window_turns, max_exposure=speakable
+    )
+    await tx.save_digest(
+        build_digest(session_id, turns, await tx.thread_loops(session_id), session.last_us)
+    )
     episodes = build_episodes(session_id, turns)
     await tx.replace_episodes(session_id, episodes)
     digest = await tx.digest(session_id)
@@ -98,7 +112,11 @@ async def _rebuild_session(tx: UserTx, session: SessionRow, digest_window_turns:
 
 
 async def _drop_buffers(
-    buffer: TurnBuffer | None, tenant_id: str, user_id: str, session_ids: Sequence[str], required: bool
+    buffer: TurnBuffer | None,
+    tenant_id: str,
+    user_id: str,
+    session_ids: Sequence[str],
+    required: bool,
 ) -> None:
     if buffer is None:
         return
@@ -107,5 +125,7 @@ async def _drop_buffers(
             await buffer.drop(tenant_id, user_id, session_id)
         except Exception as error:
             if required:
-                raise DependencyFailed("redis", "UNAVAILABLE", "session buffer unavailable; restriction not applied") from error
+                raise DependencyFailed(
+                    "redis", "UNAVAILABLE", "session buffer unavailable; restriction not applied"
+                ) from error
             log.warning("session buffer drop after a restriction failed", exc_info=True)

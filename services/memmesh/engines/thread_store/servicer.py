@@ -19,25 +19,43 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
     def __init__(self, use_cases: ThreadStoreUseCases) -> None:
         self._threads = use_cases
 
-    async def OpenSession(self, request: pb.OpenSessionRequest, context: grpc.aio.ServicerContext) -> pb.OpenSessionResponse:
+    async def OpenSession(
+        self, request: pb.OpenSessionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.OpenSessionResponse:
         mode, last_us = await self._threads.open_session(
-            request.scope.tenant_id, request.scope.user_id, request.session_id, micros_of(request.now)
+            request.scope.tenant_id,
+            request.scope.user_id,
+            request.session_id,
+            micros_of(request.now),
         )
-        return pb.OpenSessionResponse(mode=mapping.mode_value(mode), last_interaction_time=mapping.optional_time(last_us))
+        return pb.OpenSessionResponse(
+            mode=mapping.mode_value(mode), last_interaction_time=mapping.optional_time(last_us)
+        )
 
-    async def AppendTurn(self, request: pb.AppendTurnRequest, context: grpc.aio.ServicerContext) -> pb.AppendTurnResponse:
+    async def AppendTurn(
+        self, request: pb.AppendTurnRequest, context: grpc.aio.ServicerContext
+    ) -> pb.AppendTurnResponse:
         appended = await self._threads.append_turn(
             request.scope.tenant_id, request.scope.user_id, mapping.turn_of(request.turn)
         )
         return mapping.append_turn_response(appended)
 
-    async def CloseSession(self, request: pb.CloseSessionRequest, context: grpc.aio.ServicerContext) -> pb.CloseSessionResponse:
-        closed = await self._threads.close_session(request.scope.tenant_id, request.scope.user_id, request.session_id)
+    async def CloseSession(
+        self, request: pb.CloseSessionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.CloseSessionResponse:
+        closed = await self._threads.close_session(
+            request.scope.tenant_id, request.scope.user_id, request.session_id
+        )
         return mapping.close_session_response(closed)
 
-    async def Resume(self, request: pb.ResumeRequest, context: grpc.aio.ServicerContext) -> pb.ResumeResponse:
+    async def Resume(
+        self, request: pb.ResumeRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ResumeResponse:
         resumed = await self._threads.resume(
-            request.scope.tenant_id, request.scope.user_id, request.session_id, micros_of(request.now)
+            request.scope.tenant_id,
+            request.scope.user_id,
+            request.session_id,
+            micros_of(request.now),
         )
         return mapping.resume_response(resumed)
 
@@ -66,23 +84,40 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
         )
         return mapping.turn_context_response(turn)
 
-    async def Expand(self, request: pb.ExpandRequest, context: grpc.aio.ServicerContext) -> pb.ExpandResponse:
+    async def Expand(
+        self, request: pb.ExpandRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ExpandResponse:
         expansion = await self._threads.expand(
-            request.scope.tenant_id, request.scope.user_id, list(request.node_ids), request.depth, request.fan_out
+            request.scope.tenant_id,
+            request.scope.user_id,
+            list(request.node_ids),
+            request.depth,
+            request.fan_out,
         )
         return mapping.expand_response(expansion)
 
-    async def ForgetThread(self, request: pb.ForgetThreadRequest, context: grpc.aio.ServicerContext) -> pb.ForgetThreadResponse:
-        forgotten = await self._threads.forget_thread(request.scope.tenant_id, request.scope.user_id, request.thread_id)
+    async def ForgetThread(
+        self, request: pb.ForgetThreadRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ForgetThreadResponse:
+        forgotten = await self._threads.forget_thread(
+            request.scope.tenant_id, request.scope.user_id, request.thread_id
+        )
         return pb.ForgetThreadResponse(forgotten=forgotten)
 
-    async def RestrictTurns(self, request: pb.RestrictTurnsRequest, context: grpc.aio.ServicerContext) -> pb.RestrictTurnsResponse:
+    async def RestrictTurns(
+        self, request: pb.RestrictTurnsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RestrictTurnsResponse:
         raised = await self._threads.restrict_turns(
-            request.scope.tenant_id, request.scope.user_id, list(request.turn_ids), mapping.exposure_of(request.exposure)
+            request.scope.tenant_id,
+            request.scope.user_id,
+            list(request.turn_ids),
+            mapping.exposure_of(request.exposure),
         )
         return pb.RestrictTurnsResponse(restricted_count=raised)
 
-    async def PinThread(self, request: pb.PinThreadRequest, context: grpc.aio.ServicerContext) -> pb.PinThreadResponse:
+    async def PinThread(
+        self, request: pb.PinThreadRequest, context: grpc.aio.ServicerContext
+    ) -> pb.PinThreadResponse:
         found = await self._threads.pin_thread(
             request.scope.tenant_id, request.scope.user_id, request.thread_id, request.pinned
         )
@@ -92,6 +127,11 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
         self, request: pb.RecordThreadUseRequest, context: grpc.aio.ServicerContext
     ) -> pb.RecordThreadUseResponse:
         digest = await self._threads.record_use(
-            request.scope.tenant_id, request.scope.user_id, request.thread_id, micros_of(request.now)
+            request.scope.tenant_id,
+            request.scope.user_id,
+            request.thread_id,
+            micros_of(request.now),
         )
-        return pb.RecordThreadUseResponse(found=digest is not None, use_count=digest.use_count if digest else 0)
+        return pb.RecordThreadUseResponse(
+            found=digest is not None, use_count=digest.use_count if digest else 0
+        )

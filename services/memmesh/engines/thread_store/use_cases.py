@@ -85,12 +85,16 @@ class ThreadStoreUseCases:
         self._gap_us = session_gap_us
         self._wm_turns = working_memory_turns
 
-    async def open_session(self, tenant_id: str, user_id: str, session_id: str, now_us: int) -> tuple[Mode, int]:
+    async def open_session(
+        self, tenant_id: str, user_id: str, session_id: str, now_us: int
+    ) -> tuple[Mode, int]:
         """The mode a turn of the session would have now, and the last interaction; stores nothing."""
         async with self._store.read(tenant_id, user_id) as tx:
             activity = await tx.user_activity()
             known = await tx.session(session_id) is not None
-        return session_mode(known, activity, now_us, self._gap_us), activity.last_interaction_us if activity else 0
+        return session_mode(
+            known, activity, now_us, self._gap_us
+        ), activity.last_interaction_us if activity else 0
 
     async def append_turn(self, tenant_id: str, user_id: str, turn: Turn) -> Appended:
         """Archive a turn, update session, summary, loops and graph; a known turn id changes nothing.
@@ -103,17 +107,25 @@ class ThreadStoreUseCases:
             stored_mode = await tx.turn_mode(turn.turn_id)
             if stored_mode is not None:
                 stored = await tx.turns_of([turn.turn_id])
-                return Appended(stored_mode, duplicate=True, exposure=stored[0].exposure if stored else turn.exposure)
+                return Appended(
+                    stored_mode,
+                    duplicate=True,
+                    exposure=stored[0].exposure if stored else turn.exposure,
+                )
             activity = await tx.user_activity()
             session = await tx.session(turn.session_id)
             mode = session_mode(session is not None, activity, turn.time_us, self._gap_us)
-            closed, opened = loop_changes(tenant_id, user_id, turn, await tx.open_loops(MAX_OPEN_LOOPS))
+            closed, opened = loop_changes(
+                tenant_id, user_id, turn, await tx.open_loops(MAX_OPEN_LOOPS)
+            )
             opened = opened if speakable else []
             await tx.insert_turn(turn, mode)
             queued: list[Effect] = []
             if turn.exposure < Exposure.INTERNAL_ONLY:
                 # An INTERNAL_ONLY turn is never indexed: it can never become an excerpt.
-                queued = await tx.queue_index(IndexChange(turns=(turn,)), key=f"turn:{turn.turn_id}")
+                queued = await tx.queue_index(
+                    IndexChange(turns=(turn,)), key=f"turn:{turn.turn_id}"
+                )
             await tx.save_loops([*closed, *opened])
             if turn.role == Role.USER and speakable:
                 nodes = turn_nodes(turn.text)
@@ -121,20 +133,43 @@ class ThreadStoreUseCases:
             updated = await self._updated_session(tx, session, turn)
             if activity is None or turn.time_us >= activity.last_interaction_us:
                 await tx.save_activity(UserActivity(turn.time_us, turn.session_id))
-            previous = activity.last_session_id if activity and activity.last_session_id != turn.session_id else ""
-            recent = await tx.session_turns(turn.session_id, self._wm_turns, max_exposure=Exposure.SAFE_TO_TEXT) if self._buffer else []
+            previous = (
+                activity.last_session_id
+                if activity and activity.last_session_id != turn.session_id
+                else ""
+            )
+            recent = (
+                await tx.session_turns(
+                    turn.session_id, self._wm_turns, max_exposure=Exposure.SAFE_TO_TEXT
+                )
+                if self._buffer
+                else []
+            )
         await self._first_attempt(tenant_id, user_id, queued)
         if previous and mode == Mode.SESSION_START:
             await self._soft_close(tenant_id, user_id, previous)
         if self._buffer is not None:
-            await self._refresh_buffer(tenant_id, user_id, turn.session_id, updated.turn_count, recent)
-        return Appended(mode, duplicate=False, loops_closed=tuple(closed), loops_opened=tuple(opened), exposure=turn.exposure)
+            await self._refresh_buffer(
+                tenant_id, user_id, turn.session_id, updated.turn_count, recent
+            )
+        return Appended(
+            mode,
+            duplicate=False,
+            loops_closed=tuple(closed),
+            loops_opened=tuple(opened),
+            exposure=turn.exposure,
+        )
 
-    async def _updated_session(self, tx: UserTx, session: SessionRow | None, turn: Turn) -> SessionRow:
+    async def _updated_session(
+        self, tx: UserTx, session: SessionRow | None, turn: Turn
+    ) -> SessionRow:
         summary = session.rolling_summary if session else ""
         if turn.role == Role.USER and turn.exposure == Exposure.SAFE_TO_SPEAK:
             window = await tx.session_turns(
-                turn.session_id, SUMMARY_WINDOW_TURNS, user_only=True, max_exposure=Exposure.SAFE_TO_SPEAK
+                turn.session_id,
+                SUMMARY_WINDOW_TURNS,
+                user_only=True,
+                max_exposure=Exposure.SAFE_TO_SPEAK,
             )
             summary = summarise(window).text
         row = SessionRow(
@@ -156,7 +191,10 @@ class ThreadStoreUseCases:
         try:
             await self._index.first_attempt(tenant_id, user_id, queued)
         except Exception:
-            log.warning("first attempt of index effects failed; the outbox delivers them later", exc_info=True)
+            log.warning(
+                "first attempt of index effects failed; the outbox delivers them later",
+                exc_info=True,
+            )
 
     async def _refresh_buffer(
         self, tenant_id: str, user_id: str, session_id: str, version: int, recent: list[Turn]
@@ -189,17 +227,27 @@ class ThreadStoreUseCases:
             session = await tx.session(session_id)
             if session is None or (skip_closed and session.closed):
                 return None
-            turns = await tx.session_turns(session_id, DIGEST_WINDOW_TURNS, max_exposure=Exposure.SAFE_TO_SPEAK)
-            built = build_digest(session_id, turns, await tx.thread_loops(session_id), session.last_us)
+            turns = await tx.session_turns(
+                session_id, DIGEST_WINDOW_TURNS, max_exposure=Exposure.SAFE_TO_SPEAK
+            )
+            built = build_digest(
+                session_id, turns, await tx.thread_loops(session_id), session.last_us
+            )
             if not session.closed:
                 await tx.save_session(dataclasses.replace(session, closed=True))
             await tx.save_digest(built)
             episodes = build_episodes(session_id, turns)
             kept = {episode.episode_id for episode in episodes}
-            stale = tuple(e.episode_id for e in await tx.thread_episodes(session_id) if e.episode_id not in kept)
+            stale = tuple(
+                e.episode_id
+                for e in await tx.thread_episodes(session_id)
+                if e.episode_id not in kept
+            )
             await tx.replace_episodes(session_id, episodes)
             stored = await tx.digest(session_id)
-            queued = await tx.queue_index(IndexChange(removed=stale, digests=(stored or built, *episodes)))
+            queued = await tx.queue_index(
+                IndexChange(removed=stale, digests=(stored or built, *episodes))
+            )
         await self._first_attempt(tenant_id, user_id, queued)
         return ClosedSession(stored or built, episodes)
 
@@ -208,7 +256,9 @@ class ThreadStoreUseCases:
         async with self._store.read(tenant_id, user_id) as tx:
             return await tx.thread_episodes(thread_id)
 
-    async def working_memory(self, tenant_id: str, user_id: str, session_id: str, max_turns: int) -> WorkingMemory:
+    async def working_memory(
+        self, tenant_id: str, user_id: str, session_id: str, max_turns: int
+    ) -> WorkingMemory:
         """The session's last turns (oldest first), rolling summary, open loops and last interaction."""
         memory, _, _ = await self._memory(tenant_id, user_id, session_id, max_turns)
         return memory
@@ -253,9 +303,15 @@ class ThreadStoreUseCases:
         (as expand at depth 1). The resume and the entities are best effort, each within
         `resume_budget_s`: a failed or late one is flagged and leaves the rest intact."""
         if len(entity_node_ids) > MAX_ENTITY_LOOKUPS:
-            raise InvalidInput([FieldViolation("entity_node_ids", f"must have at most {MAX_ENTITY_LOOKUPS} items")])
+            raise InvalidInput(
+                [FieldViolation("entity_node_ids", f"must have at most {MAX_ENTITY_LOOKUPS} items")]
+            )
         entities = (
-            _best_effort(self.expand(tenant_id, user_id, list(entity_node_ids), 1, entity_fan_out), resume_budget_s, "entities")
+            _best_effort(
+                self.expand(tenant_id, user_id, list(entity_node_ids), 1, entity_fan_out),
+                resume_budget_s,
+                "entities",
+            )
             if entity_node_ids
             else _nothing()
         )
@@ -263,10 +319,14 @@ class ThreadStoreUseCases:
             self._memory(tenant_id, user_id, session_id, max_turns), entities
         )
         decided = mode or session_mode(session is not None, activity, now_us, self._gap_us)
-        context = TurnContext(decided, memory, entities=expansion, entities_unavailable=entities_failed)
+        context = TurnContext(
+            decided, memory, entities=expansion, entities_unavailable=entities_failed
+        )
         if decided != Mode.SESSION_START:
             return context
-        resumed, resume_failed = await _best_effort(self.resume(tenant_id, user_id, session_id, now_us), resume_budget_s, "resume")
+        resumed, resume_failed = await _best_effort(
+            self.resume(tenant_id, user_id, session_id, now_us), resume_budget_s, "resume"
+        )
         return dataclasses.replace(context, resumed=resumed, resume_unavailable=resume_failed)
 
     async def _buffered(self, tenant_id: str, user_id: str, session_id: str) -> list[Turn] | None:
@@ -300,7 +360,9 @@ class ThreadStoreUseCases:
             bridge = previous.rolling_summary or (digest.summary if digest else "")
         return Resumed(bridge, tuple(digests[head.thread_id] for head in heads), tier)
 
-    async def expand(self, tenant_id: str, user_id: str, node_ids: list[str], depth: int, fan_out: int) -> Expansion:
+    async def expand(
+        self, tenant_id: str, user_id: str, node_ids: list[str], depth: int, fan_out: int
+    ) -> Expansion:
         """Breadth-first walk from the known start nodes; each node keeps its fan_out heaviest edges."""
         depth, fan_out = effective_limits(depth, fan_out)
         async with self._store.read(tenant_id, user_id) as tx:
@@ -350,13 +412,19 @@ class ThreadStoreUseCases:
                 await self._buffer.drop(tenant_id, user_id, thread_id)
             except Exception as error:
                 # Forgetting means the text is gone everywhere; the caller retries (it is idempotent).
-                raise DependencyFailed("redis", "UNAVAILABLE", "session buffer unavailable; forget not complete") from error
+                raise DependencyFailed(
+                    "redis", "UNAVAILABLE", "session buffer unavailable; forget not complete"
+                ) from error
         return forgotten
 
-    async def restrict_turns(self, tenant_id: str, user_id: str, turn_ids: list[str], exposure: Exposure) -> int:
+    async def restrict_turns(
+        self, tenant_id: str, user_id: str, turn_ids: list[str], exposure: Exposure
+    ) -> int:
         """Make archived turns at least this strict and rebuild what they fed; the number raised."""
         scope = (tenant_id, user_id)
-        raised, queued = await restrict_turns(self._store, self._buffer, scope, turn_ids, exposure, DIGEST_WINDOW_TURNS)
+        raised, queued = await restrict_turns(
+            self._store, self._buffer, scope, turn_ids, exposure, DIGEST_WINDOW_TURNS
+        )
         await self._first_attempt(tenant_id, user_id, queued)
         return raised
 
@@ -365,13 +433,17 @@ class ThreadStoreUseCases:
         async with self._store.write(tenant_id, user_id) as tx:
             return await tx.mark_digest(thread_id, pinned, None) is not None
 
-    async def record_use(self, tenant_id: str, user_id: str, thread_id: str, now_us: int) -> Digest | None:
+    async def record_use(
+        self, tenant_id: str, user_id: str, thread_id: str, now_us: int
+    ) -> Digest | None:
         """Count a use of the thread and move its last use to now (never backwards)."""
         async with self._store.write(tenant_id, user_id) as tx:
             return await tx.mark_digest(thread_id, None, now_us)
 
 
-async def _best_effort(call: Awaitable[T], budget_s: float | None, part: str) -> tuple[T | None, bool]:
+async def _best_effort(
+    call: Awaitable[T], budget_s: float | None, part: str
+) -> tuple[T | None, bool]:
     """A best-effort part of a turn context: its value, or None and True when it failed or
     ran out of its share of the deadline."""
     try:

@@ -14,12 +14,16 @@ CORRECTIONS_LIMIT = 20
 
 
 class GrpcCorrections:
-    def __init__(self, stub: extractor_grpc.AtomExtractorServiceStub, default_timeout_s: float) -> None:
+    def __init__(
+        self, stub: extractor_grpc.AtomExtractorServiceStub, default_timeout_s: float
+    ) -> None:
         self._stub = stub
         self._default_timeout_s = default_timeout_s
 
     async def corrections(self, tenant_id: str, user_id: str) -> tuple[CorrectionPair, ...]:
-        request = extractor_pb.ListCorrectionsRequest(scope=scope_of(tenant_id, user_id), limit=CORRECTIONS_LIMIT)
+        request = extractor_pb.ListCorrectionsRequest(
+            scope=scope_of(tenant_id, user_id), limit=CORRECTIONS_LIMIT
+        )
         call = self._stub.ListCorrections(request, timeout=tier2_timeout(self._default_timeout_s))
         reply = await call_engine("atom_extractor", call)
         return mapping.corrections_of([record.correction for record in reply.corrections])

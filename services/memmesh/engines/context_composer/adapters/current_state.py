@@ -15,5 +15,7 @@ class GrpcStateSource:
         self._stub = stub
 
     async def facts(self, tenant_id: str, user_id: str) -> UserFacts:
-        reply = await call_engine("current_state", self._stub.Get(state_pb.GetRequest(scope=scope_of(tenant_id, user_id))))
+        reply = await call_engine(
+            "current_state", self._stub.Get(state_pb.GetRequest(scope=scope_of(tenant_id, user_id)))
+        )
         return mapping.facts_of(reply.state)

@@ -34,7 +34,14 @@ class GrpcThreads:
         # One call for what OpenSession, GetWorkingMemory, Resume and Expand answer; the
         # ThreadStore gives its resume and entities parts only their Tier-2 share of the deadline.
         request = thread_pb.GetTurnContextRequest(
-            scope=scope_of(tenant_id, user_id), session_id=session_id, now=timestamp_of(now_us), max_turns=max_turns,
-            mode=mapping.mode_number(mode), entity_node_ids=list(entity_node_ids), entity_fan_out=entity_fan_out,
+            scope=scope_of(tenant_id, user_id),
+            session_id=session_id,
+            now=timestamp_of(now_us),
+            max_turns=max_turns,
+            mode=mapping.mode_number(mode),
+            entity_node_ids=list(entity_node_ids),
+            entity_fan_out=entity_fan_out,
         )
-        return mapping.session_context_of(await call_engine("thread_store", self._stub.GetTurnContext(request)))
+        return mapping.session_context_of(
+            await call_engine("thread_store", self._stub.GetTurnContext(request))
+        )

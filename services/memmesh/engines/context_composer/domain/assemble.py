@@ -66,8 +66,17 @@ ENTITY_FAN_OUT = 4
 MAX_ENTITIES = 8
 
 # Parts dropped, lowest-ranked item first, until the bundle fits the byte cap.
-_DROP_ORDER = ("entities", "excerpts", "digests", "atoms", "loops", "working_memory", "episode_bridge",
-               "rolling_summary", "do_not_repeat_keys")
+_DROP_ORDER = (
+    "entities",
+    "excerpts",
+    "digests",
+    "atoms",
+    "loops",
+    "working_memory",
+    "episode_bridge",
+    "rolling_summary",
+    "do_not_repeat_keys",
+)
 
 Measure = Callable[[Bundle], int]
 
@@ -91,26 +100,48 @@ def guard_plan(query: ComposeQuery, gathered: Gathered) -> GuardPlan:
     ]
     # A turn's own exposure: the archive's, tightened by the atoms it evidences.
     items += [
-        items_of.turn_item(items_of.EXCERPT, i, cut_words(t.text, EXCERPT_CHARS), t.exposure, t.session_id)
+        items_of.turn_item(
+            items_of.EXCERPT, i, cut_words(t.text, EXCERPT_CHARS), t.exposure, t.session_id
+        )
         for i, t in enumerate(retrieved.turns)
     ]
     items += [
-        items_of.turn_item(items_of.WORKING_TURN, i, cut_words(t.text, WORKING_TURN_CHARS), t.exposure, t.session_id)
+        items_of.turn_item(
+            items_of.WORKING_TURN,
+            i,
+            cut_words(t.text, WORKING_TURN_CHARS),
+            t.exposure,
+            t.session_id,
+        )
         for i, t in enumerate(session.turns)
     ]
     items += [
-        items_of.digest_item(i, d.title, cut_words(d.summary, DIGEST_CHARS), d.thread_id or d.digest_id)
+        items_of.digest_item(
+            i, d.title, cut_words(d.summary, DIGEST_CHARS), d.thread_id or d.digest_id
+        )
         for i, d in enumerate(retrieved.digests)
     ]
-    items += [items_of.loop_item(i, cut_words(lp.text, LOOP_CHARS)) for i, lp in enumerate(session.loops[:GUARD_LOOPS])]
+    items += [
+        items_of.loop_item(i, cut_words(lp.text, LOOP_CHARS))
+        for i, lp in enumerate(session.loops[:GUARD_LOOPS])
+    ]
     if session.rolling_summary:
-        items.append(items_of.summary_item(cut_words(session.rolling_summary, SUMMARY_CHARS), query.session_id))
+        items.append(
+            items_of.summary_item(
+                cut_words(session.rolling_summary, SUMMARY_CHARS), query.session_id
+            )
+        )
     if gathered.resume is not None and gathered.resume.episode_bridge:
         items.append(items_of.bridge_item(cut_words(gathered.resume.episode_bridge, BRIDGE_CHARS)))
     if facts.display_name:
         items.append(items_of.name_item(facts.display_name))
-    items += [items_of.correction_item(i, p.heard, p.meant) for i, p in enumerate(gathered.corrections or ())]
-    items += [items_of.entity_item(i, e.related_label, e.label) for i, e in enumerate(gathered.entities)]
+    items += [
+        items_of.correction_item(i, p.heard, p.meant)
+        for i, p in enumerate(gathered.corrections or ())
+    ]
+    items += [
+        items_of.entity_item(i, e.related_label, e.label) for i, e in enumerate(gathered.entities)
+    ]
     speak_text_allowed = facts.contact_preference == "SPEAK" or user_asked
     return GuardPlan(tuple(items), user_asked, speak_text_allowed)
 
@@ -168,31 +199,52 @@ class _Parts:
         return False
 
 
-def compose_bundle(query: ComposeQuery, gathered: Gathered, plan: GuardPlan, verdict: GuardVerdict, measure: Measure) -> Composed:
+def compose_bundle(
+    query: ComposeQuery,
+    gathered: Gathered,
+    plan: GuardPlan,
+    verdict: GuardVerdict,
+    measure: Measure,
+) -> Composed:
     """The bundle, hints, tone and counters for one turn."""
     facts, retrieved, session = gathered.facts, gathered.retrieved, gathered.session
     allowed = verdict.allowed_item_ids
     pull_allowed = plan.user_asked or not facts.recall_only_when_asked
 
     atoms = kept(items_of.ATOM, retrieved.atoms, allowed) if pull_allowed else []
-    tagged = [TaggedAtom(a, tag_atom(a, facts, query.now_us)) for a in atoms if a.status != "SUPERSEDED"]
+    tagged = [
+        TaggedAtom(a, tag_atom(a, facts, query.now_us)) for a in atoms if a.status != "SUPERSEDED"
+    ]
     dnr = do_not_repeat_keys(facts, tagged)
     _, unanswered = choose_question(query, tagged, dnr.keys)
     tagged = [t for t in tagged if t.atom.atom_id not in unanswered][:MAX_ATOMS]
 
-    working = [replace(t, text=cut_words(t.text, WORKING_TURN_CHARS))
-               for t in kept(items_of.WORKING_TURN, session.turns, allowed)][-MAX_WORKING_TURNS:]
+    working = [
+        replace(t, text=cut_words(t.text, WORKING_TURN_CHARS))
+        for t in kept(items_of.WORKING_TURN, session.turns, allowed)
+    ][-MAX_WORKING_TURNS:]
     in_working = {t.turn_id for t in working}
     excerpts: list[TurnRecord] = []
     if pull_allowed:
         for turn in kept(items_of.EXCERPT, retrieved.turns, allowed):
             if turn.turn_id not in in_working and len(excerpts) < MAX_EXCERPTS:
                 excerpts.append(replace(turn, text=cut_words(turn.text, EXCERPT_CHARS)))
-    digests = [replace(d, summary=cut_words(d.summary, DIGEST_CHARS))
-               for d in kept(items_of.DIGEST, retrieved.digests, allowed)][:MAX_DIGESTS] if pull_allowed else []
-    loops = [replace(lp, text=cut_words(lp.text, LOOP_CHARS)) for lp in kept(items_of.LOOP, session.loops[:GUARD_LOOPS], allowed)]
+    digests = (
+        [
+            replace(d, summary=cut_words(d.summary, DIGEST_CHARS))
+            for d in kept(items_of.DIGEST, retrieved.digests, allowed)
+        ][:MAX_DIGESTS]
+        if pull_allowed
+        else []
+    )
+    loops = [
+        replace(lp, text=cut_words(lp.text, LOOP_CHARS))
+        for lp in kept(items_of.LOOP, session.loops[:GUARD_LOOPS], allowed)
+    ]
     loops = sorted(loops, key=lambda lp: (-lp.salience, lp.open_us, lp.loop_id))[:MAX_LOOPS]
-    summary = cut_words(session.rolling_summary, SUMMARY_CHARS) if items_of.SUMMARY in allowed else ""
+    summary = (
+        cut_words(session.rolling_summary, SUMMARY_CHARS) if items_of.SUMMARY in allowed else ""
+    )
     entities = kept(items_of.ENTITY, gathered.entities, allowed) if pull_allowed else []
 
     parts = _Parts(
@@ -207,7 +259,9 @@ def compose_bundle(query: ComposeQuery, gathered: Gathered, plan: GuardPlan, ver
         entities=entities,
     )
     name = facts.display_name if items_of.NAME in allowed else ""
-    projects = sorted({t.atom.key.split(".")[1] for t in tagged if t.atom.key.startswith("project.")} - {""})
+    projects = sorted(
+        {t.atom.key.split(".")[1] for t in tagged if t.atom.key.startswith("project.")} - {""}
+    )
     while True:
         question, _ = choose_question(query, parts.atoms, parts.do_not_repeat_keys)
         bundle = Bundle(
@@ -218,7 +272,9 @@ def compose_bundle(query: ComposeQuery, gathered: Gathered, plan: GuardPlan, ver
                 primary_language=facts.primary_language,
                 contact_preference=facts.contact_preference.lower(),
                 timezone=facts.timezone,
-                active_project_ids=tuple(p for p in projects if len(p) <= MAX_KEY_CHARS)[:MAX_PROJECT_IDS],
+                active_project_ids=tuple(p for p in projects if len(p) <= MAX_KEY_CHARS)[
+                    :MAX_PROJECT_IDS
+                ],
                 do_not_repeat_keys=tuple(parts.do_not_repeat_keys),
             ),
             last_interaction_us=max(facts.last_interaction_us, session.last_interaction_us),

@@ -11,19 +11,39 @@ MAX_VOCABULARY = 50
 MAX_CORRECTIONS = 20
 MAX_TERM_CHARS = 64
 
-_URGENT = frozenset({"urgent", "urgently", "asap", "quick", "quickly", "hurry", "immediately", "emergency"})
-_DISTRESS = frozenset({"sad", "anxious", "worried", "stressed", "upset", "scared", "afraid", "lonely", "tired", "overwhelmed"})
+_URGENT = frozenset(
+    {"urgent", "urgently", "asap", "quick", "quickly", "hurry", "immediately", "emergency"}
+)
+_DISTRESS = frozenset(
+    {
+        "sad",
+        "anxious",
+        "worried",
+        "stressed",
+        "upset",
+        "scared",
+        "afraid",
+        "lonely",
+        "tired",
+        "overwhelmed",
+    }
+)
 _THANKS = frozenset({"thanks", "thank", "great", "awesome", "love", "glad"})
 
 
 def hint_bundle(
-    language: str, atoms: Sequence[TaggedAtom], corrections: Sequence[CorrectionPair], names: Sequence[str] = ()
+    language: str,
+    atoms: Sequence[TaggedAtom],
+    corrections: Sequence[CorrectionPair],
+    names: Sequence[str] = (),
 ) -> Hints:
     """Names and terms of the selected atoms plus what corrections meant, sorted and bounded."""
     terms = {t.strip() for a in atoms for t in a.atom.critical_tokens} | {n.strip() for n in names}
     terms |= {c.meant.strip() for c in corrections}
     vocabulary = sorted(t for t in terms if t and len(t) <= MAX_TERM_CHARS)[:MAX_VOCABULARY]
-    pairs = sorted({(c.heard, c.meant) for c in corrections if c.heard and c.meant})[:MAX_CORRECTIONS]
+    pairs = sorted({(c.heard, c.meant) for c in corrections if c.heard and c.meant})[
+        :MAX_CORRECTIONS
+    ]
     return Hints(language, tuple(vocabulary), tuple(CorrectionPair(h, m) for h, m in pairs))
 
 

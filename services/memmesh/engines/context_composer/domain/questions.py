@@ -64,18 +64,23 @@ def do_not_repeat_keys(facts: UserFacts, atoms: Sequence[TaggedAtom]) -> DoNotRe
     stable = [
         t.atom
         for t in atoms
-        if t.tag == CONFIRMED and (t.atom.category == "IDENTITY" or t.atom.key.startswith(_STABLE_PREFIXES))
+        if t.tag == CONFIRMED
+        and (t.atom.category == "IDENTITY" or t.atom.key.startswith(_STABLE_PREFIXES))
     ]
     # Deterministic LRU: most recently used/confirmed first, key as the tie-break.
     stable.sort(key=lambda a: (-_recency(a), a.key))
-    ordered = list(dict.fromkeys([*state_keys, *(a.key for a in stable if not _covered(a.key, state_keys))]))
+    ordered = list(
+        dict.fromkeys([*state_keys, *(a.key for a in stable if not _covered(a.key, state_keys))])
+    )
     kept = ordered[:DO_NOT_REPEAT_CAP]
     return DoNotRepeat(tuple(sorted(kept)), len(ordered) - len(kept))
 
 
 def question_id(tenant_id: str, user_id: str, subject: str, reason_code: str) -> str:
     """Stable id of a question, so one the user left unanswered is recognised later."""
-    digest = hashlib.sha256("\x1f".join((tenant_id, user_id, subject, reason_code)).encode()).hexdigest()
+    digest = hashlib.sha256(
+        "\x1f".join((tenant_id, user_id, subject, reason_code)).encode()
+    ).hexdigest()
     return f"q-{digest[:24]}"
 
 
@@ -85,7 +90,9 @@ def question_subject(atom: MemoryAtom, reason_code: str) -> str:
     return f"key:{atom.key}" if reason_code == "CONFLICT" else atom.atom_id
 
 
-def _reason(tagged: TaggedAtom, stable_keys: Sequence[str], query: ComposeQuery, second_pass: bool) -> str | None:
+def _reason(
+    tagged: TaggedAtom, stable_keys: Sequence[str], query: ComposeQuery, second_pass: bool
+) -> str | None:
     key_confirmed = _covered(tagged.atom.key, stable_keys)
     if not second_pass:
         if tagged.tag == CONFLICT:
@@ -102,9 +109,14 @@ def _reason(tagged: TaggedAtom, stable_keys: Sequence[str], query: ComposeQuery,
 
 
 def _second_person(text: str) -> str:
-    for subject, replacement in (("User's ", "your "), ("User is ", "you are "), ("User has ", "you have "), ("User ", "you ")):
+    for subject, replacement in (
+        ("User's ", "your "),
+        ("User is ", "you are "),
+        ("User has ", "you have "),
+        ("User ", "you "),
+    ):
         if text.startswith(subject):
-            return replacement + text[len(subject):]
+            return replacement + text[len(subject) :]
     return text[:1].lower() + text[1:]
 
 
@@ -129,7 +141,9 @@ def choose_question(
 ) -> tuple[Question | None, frozenset[str]]:
     """At most one question about the top-ranked item that needs one, and the uncertain
     atoms to leave out because their question went unanswered this session."""
-    if not _QUERY_WORD.search(query.query) and not (query.user_review_requested or query.device_restored):
+    if not _QUERY_WORD.search(query.query) and not (
+        query.user_review_requested or query.device_restored
+    ):
         return None, frozenset()
     asked = query.unanswered_question_ids
     unanswered: set[str] = set()
@@ -140,7 +154,9 @@ def choose_question(
             if reason is None:
                 continue
             atom = tagged.atom
-            qid = question_id(query.tenant_id, query.user_id, question_subject(atom, reason), reason)
+            qid = question_id(
+                query.tenant_id, query.user_id, question_subject(atom, reason), reason
+            )
             if qid in asked:
                 # §2.11.12: proceed without the uncertain memory and do not repeat the question.
                 if not second_pass:

@@ -32,7 +32,9 @@ CONFIDENCE_THRESHOLD_BP = {
 }
 
 _WORD = re.compile(r"[a-z]+")
-_TEXT_WORDS = frozenset({"text", "texts", "texting", "write", "writing", "message", "messages", "email", "chat"})
+_TEXT_WORDS = frozenset(
+    {"text", "texts", "texting", "write", "writing", "message", "messages", "email", "chat"}
+)
 _SPEAK_WORDS = frozenset({"speak", "call", "calls", "voice", "talk", "phone"})
 
 
@@ -63,9 +65,14 @@ def agrees_with_current_state(atom: MemoryAtom, facts: UserFacts) -> bool | None
     if key == "identity.name" and facts.display_name:
         stated = " ".join(atom.critical_tokens) or atom.text
         return facts.display_name.lower() in stated.lower()
-    if key.startswith(("identity.language.native", "preference.language")) and facts.primary_language:
+    if (
+        key.startswith(("identity.language.native", "preference.language"))
+        and facts.primary_language
+    ):
         language = language_code_in(atom.text)
-        return None if language is None else language == facts.primary_language.split("-")[0].lower()
+        return (
+            None if language is None else language == facts.primary_language.split("-")[0].lower()
+        )
     if key.startswith("preference.contact") and facts.contact_preference:
         words = _words(atom.text)
         says_text, says_speak = bool(words & _TEXT_WORDS), bool(words & _SPEAK_WORDS)

@@ -13,11 +13,33 @@ _MIN_ENTITY_CHARS = 3
 
 # The user asks for memory explicitly: pull-only items may pass, resume may surface.
 _RECALL_PHRASES = (
-    "remember", "remind me", "recall", "what did i", "what did we", "what do you know",
-    "where were we", "left off", "last time", "what is my", "what's my", "who is my",
-    "who's my", "tell me about my", "did i tell you", "did i mention", "resume",
+    "remember",
+    "remind me",
+    "recall",
+    "what did i",
+    "what did we",
+    "what do you know",
+    "where were we",
+    "left off",
+    "last time",
+    "what is my",
+    "what's my",
+    "who is my",
+    "who's my",
+    "tell me about my",
+    "did i tell you",
+    "did i mention",
+    "resume",
 )
-_CONTINUITY_PHRASES = ("where were we", "left off", "last time", "resume", "what did we", "pick up", "continue")
+_CONTINUITY_PHRASES = (
+    "where were we",
+    "left off",
+    "last time",
+    "resume",
+    "what did we",
+    "pick up",
+    "continue",
+)
 
 
 def cut_words(text: str, limit: int) -> str:

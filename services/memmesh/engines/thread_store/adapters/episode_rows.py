@@ -26,7 +26,9 @@ class EpisodeRows:
     _who: tuple[str, str]
 
     async def replace_episodes(self, thread_id: str, episodes: Sequence[Episode]) -> None:
-        await self._db.execute(f"DELETE FROM thread_episodes WHERE {_USER} AND thread_id = ?", (*self._who, thread_id))
+        await self._db.execute(
+            f"DELETE FROM thread_episodes WHERE {_USER} AND thread_id = ?", (*self._who, thread_id)
+        )
         if episodes:
             await self._db.executemany(
                 f"INSERT INTO thread_episodes (tenant_id, user_id, position, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

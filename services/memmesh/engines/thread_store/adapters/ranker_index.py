@@ -52,15 +52,23 @@ def index_effects(tenant_id: str, user_id: str, change: IndexChange, key: str = 
     effects: list[Effect] = []
     removed = list(dict.fromkeys(change.removed))
     for start in range(0, len(removed), REMOVE_BATCH):
-        removal = ranker_pb.RemoveRequest(scope=scope, doc_ids=removed[start : start + REMOVE_BATCH])
-        effects.append(Effect(INDEX_REMOVE, removal.SerializeToString(), f"{base}:remove:{start}", RANKER_LANE))
+        removal = ranker_pb.RemoveRequest(
+            scope=scope, doc_ids=removed[start : start + REMOVE_BATCH]
+        )
+        effects.append(
+            Effect(INDEX_REMOVE, removal.SerializeToString(), f"{base}:remove:{start}", RANKER_LANE)
+        )
     documents = [
         *(ranker_pb.Document(turn=turn_message(turn)) for turn in change.turns),
         *(ranker_pb.Document(digest=_index_digest(digest)) for digest in change.digests),
     ]
     for start in range(0, len(documents), UPSERT_BATCH):
-        upsert = ranker_pb.UpsertRequest(scope=scope, documents=documents[start : start + UPSERT_BATCH])
-        effects.append(Effect(INDEX_UPSERT, upsert.SerializeToString(), f"{base}:upsert:{start}", RANKER_LANE))
+        upsert = ranker_pb.UpsertRequest(
+            scope=scope, documents=documents[start : start + UPSERT_BATCH]
+        )
+        effects.append(
+            Effect(INDEX_UPSERT, upsert.SerializeToString(), f"{base}:upsert:{start}", RANKER_LANE)
+        )
     return effects
 
 
@@ -99,4 +107,6 @@ class OutboxIndexFeed:
     async def first_attempt(self, tenant_id: str, user_id: str, effects: Sequence[Effect]) -> None:
         if effects:
             # What fails stays queued: the drainer delivers it once the ranker answers.
-            await self._outbox.enqueue_and_deliver(tenant_id, user_id, effects, self._first_attempt_s)
+            await self._outbox.enqueue_and_deliver(
+                tenant_id, user_id, effects, self._first_attempt_s
+            )

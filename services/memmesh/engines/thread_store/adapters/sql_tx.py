@@ -28,7 +28,9 @@ from memmesh.storage.sql import Row, SqlTx, marks
 _USER = "tenant_id = ? AND user_id = ?"
 _TURN_COLUMNS = "turn_id, session_id, role, text, time_us, exposure"
 _SESSION_COLUMNS = "session_id, start_us, last_us, turn_count, rolling_summary, closed"
-_LOOP_COLUMNS = "loop_id, thread_id, text, stems, salience, open_us, source_turn_id, closed_by_turn_id"
+_LOOP_COLUMNS = (
+    "loop_id, thread_id, text, stems, salience, open_us, source_turn_id, closed_by_turn_id"
+)
 _DIGEST_COLUMNS = (
     "thread_id, title, summary, key_entities, unresolved_questions, next_step, evidence_turn_ids, "
     "update_us, pinned, use_count, last_use_us, has_open_loops"
@@ -44,7 +46,9 @@ def _session(row: Row) -> SessionRow:
 
 
 def _loop(row: Row) -> Loop:
-    return Loop(row[0], row[1], row[2], tuple(row[3].split()), int(row[4]), int(row[5]), row[6], row[7])
+    return Loop(
+        row[0], row[1], row[2], tuple(row[3].split()), int(row[4]), int(row[5]), row[6], row[7]
+    )
 
 
 def _digest(row: Row) -> Digest:
@@ -72,11 +76,15 @@ class SqlUserTx(EpisodeRows):
         return await self._db.fetchall(sql, (*self._who, *params))
 
     async def turn_mode(self, turn_id: str) -> Mode | None:
-        rows = await self._rows(f"SELECT mode FROM thread_turns WHERE {_USER} AND turn_id = ?", turn_id)
+        rows = await self._rows(
+            f"SELECT mode FROM thread_turns WHERE {_USER} AND turn_id = ?", turn_id
+        )
         return Mode(rows[0][0]) if rows else None
 
     async def user_activity(self) -> UserActivity | None:
-        rows = await self._rows(f"SELECT last_interaction_us, last_session_id FROM thread_users WHERE {_USER}")
+        rows = await self._rows(
+            f"SELECT last_interaction_us, last_session_id FROM thread_users WHERE {_USER}"
+        )
         return UserActivity(int(rows[0][0]), rows[0][1]) if rows else None
 
     async def save_activity(self, activity: UserActivity) -> None:
@@ -88,7 +96,10 @@ class SqlUserTx(EpisodeRows):
         )
 
     async def session(self, session_id: str) -> SessionRow | None:
-        rows = await self._rows(f"SELECT {_SESSION_COLUMNS} FROM thread_sessions WHERE {_USER} AND session_id = ?", session_id)
+        rows = await self._rows(
+            f"SELECT {_SESSION_COLUMNS} FROM thread_sessions WHERE {_USER} AND session_id = ?",
+            session_id,
+        )
         return _session(rows[0]) if rows else None
 
     async def save_session(self, row: SessionRow) -> None:
@@ -97,7 +108,15 @@ class SqlUserTx(EpisodeRows):
             "ON CONFLICT (tenant_id, user_id, session_id) DO UPDATE SET start_us = excluded.start_us, "
             "last_us = excluded.last_us, turn_count = excluded.turn_count, "
             "rolling_summary = excluded.rolling_summary, closed = excluded.closed",
-            (*self._who, row.session_id, row.start_us, row.last_us, row.turn_count, row.rolling_summary, int(row.closed)),
+            (
+                *self._who,
+                row.session_id,
+                row.start_us,
+                row.last_us,
+                row.turn_count,
+                row.rolling_summary,
+                int(row.closed),
+            ),
         )
 
     async def recent_sessions(self, limit: int) -> list[SessionRow]:
@@ -110,14 +129,29 @@ class SqlUserTx(EpisodeRows):
     async def insert_turn(self, turn: Turn, mode: Mode) -> None:
         await self._db.execute(
             f"INSERT INTO thread_turns (tenant_id, user_id, {_TURN_COLUMNS}, mode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (*self._who, turn.turn_id, turn.session_id, int(turn.role), turn.text, turn.time_us, int(turn.exposure), int(mode)),
+            (
+                *self._who,
+                turn.turn_id,
+                turn.session_id,
+                int(turn.role),
+                turn.text,
+                turn.time_us,
+                int(turn.exposure),
+                int(mode),
+            ),
         )
 
     async def session_turns(
-        self, session_id: str, limit: int, user_only: bool = False, max_exposure: Exposure = Exposure.INTERNAL_ONLY
+        self,
+        session_id: str,
+        limit: int,
+        user_only: bool = False,
+        max_exposure: Exposure = Exposure.INTERNAL_ONLY,
     ) -> list[Turn]:
         role_filter = f" AND role = {int(Role.USER)}" if user_only else ""
-        exposure_filter = f" AND exposure <= {int(max_exposure)}" if max_exposure < Exposure.INTERNAL_ONLY else ""
+        exposure_filter = (
+            f" AND exposure <= {int(max_exposure)}" if max_exposure < Exposure.INTERNAL_ONLY else ""
+        )
         rows = await self._rows(
             f"SELECT {_TURN_COLUMNS} FROM thread_turns WHERE {_USER} AND session_id = ?{role_filter}{exposure_filter} "
             "ORDER BY time_us DESC, turn_id DESC LIMIT ?",
@@ -154,7 +188,9 @@ class SqlUserTx(EpisodeRows):
 
     async def clear_graph(self, thread_id: str) -> None:
         for table in ("graph_nodes", "graph_edges"):
-            await self._db.execute(f"DELETE FROM {table} WHERE {_USER} AND thread_id = ?", (*self._who, thread_id))
+            await self._db.execute(
+                f"DELETE FROM {table} WHERE {_USER} AND thread_id = ?", (*self._who, thread_id)
+            )
 
     async def open_loops(self, limit: int) -> list[Loop]:
         rows = await self._rows(
@@ -184,7 +220,9 @@ class SqlUserTx(EpisodeRows):
             ],
         )  # fmt: skip
 
-    async def add_graph(self, thread_id: str, nodes: Sequence[GraphNode], pairs: Sequence[tuple[str, str]]) -> None:
+    async def add_graph(
+        self, thread_id: str, nodes: Sequence[GraphNode], pairs: Sequence[tuple[str, str]]
+    ) -> None:
         if nodes:
             await self._db.executemany(
                 "INSERT INTO graph_nodes (tenant_id, user_id, thread_id, node_id, label) VALUES (?, ?, ?, ?, ?) "
@@ -220,11 +258,16 @@ class SqlUserTx(EpisodeRows):
         return {row[0]: row[1] for row in rows}
 
     async def digest(self, thread_id: str) -> Digest | None:
-        rows = await self._rows(f"SELECT {_DIGEST_COLUMNS} FROM thread_digests WHERE {_USER} AND thread_id = ?", thread_id)
+        rows = await self._rows(
+            f"SELECT {_DIGEST_COLUMNS} FROM thread_digests WHERE {_USER} AND thread_id = ?",
+            thread_id,
+        )
         return _digest(rows[0]) if rows else None
 
     async def digests(self) -> list[Digest]:
-        rows = await self._rows(f"SELECT {_DIGEST_COLUMNS} FROM thread_digests WHERE {_USER} ORDER BY update_us, thread_id")
+        rows = await self._rows(
+            f"SELECT {_DIGEST_COLUMNS} FROM thread_digests WHERE {_USER} ORDER BY update_us, thread_id"
+        )
         return [_digest(row) for row in rows]
 
     async def digest_heads(self) -> list[DigestHead]:
@@ -234,7 +277,10 @@ class SqlUserTx(EpisodeRows):
             f"CASE WHEN unresolved_questions <> '[]' OR has_open_loops <> 0 THEN 1 ELSE 0 END "
             f"FROM thread_digests WHERE {_USER} ORDER BY update_us, thread_id"
         )
-        return [DigestHead(row[0], int(row[1]), bool(row[2]), int(row[3]), int(row[4]), bool(row[5])) for row in rows]
+        return [
+            DigestHead(row[0], int(row[1]), bool(row[2]), int(row[3]), int(row[4]), bool(row[5]))
+            for row in rows
+        ]
 
     async def digests_of(self, thread_ids: Sequence[str]) -> dict[str, Digest]:
         if not thread_ids:
@@ -260,7 +306,9 @@ class SqlUserTx(EpisodeRows):
              d.update_us, int(d.pinned), d.use_count, d.last_use_us, int(d.has_open_loops)),
         )  # fmt: skip
 
-    async def mark_digest(self, thread_id: str, pinned: bool | None, used_at_us: int | None) -> Digest | None:
+    async def mark_digest(
+        self, thread_id: str, pinned: bool | None, used_at_us: int | None
+    ) -> Digest | None:
         if pinned is not None:
             await self._db.execute(
                 f"UPDATE thread_digests SET pinned = ? WHERE {_USER} AND thread_id = ?",
@@ -285,5 +333,7 @@ class SqlUserTx(EpisodeRows):
             ("thread_sessions", "session_id"),
             ("thread_turns", "session_id"),
         ):
-            changed += await self._db.execute(f"DELETE FROM {table} WHERE {_USER} AND {column} = ?", (*self._who, thread_id))
+            changed += await self._db.execute(
+                f"DELETE FROM {table} WHERE {_USER} AND {column} = ?", (*self._who, thread_id)
+            )
         return changed > 0

@@ -29,7 +29,14 @@ return 1
 
 def encode_turn(turn: Turn) -> str:
     return json.dumps(
-        {"id": turn.turn_id, "s": turn.session_id, "r": int(turn.role), "x": turn.text, "t": turn.time_us, "e": int(turn.exposure)},
+        {
+            "id": turn.turn_id,
+            "s": turn.session_id,
+            "r": int(turn.role),
+            "x": turn.text,
+            "t": turn.time_us,
+            "e": int(turn.exposure),
+        },
         separators=(",", ":"),
         sort_keys=True,
     )
@@ -38,7 +45,9 @@ def encode_turn(turn: Turn) -> str:
 def decode_turn(raw: bytes | str) -> Turn:
     # A list written without exposures fails to decode, and working memory is read from the archive.
     data = json.loads(raw)
-    return Turn(data["id"], data["s"], Role(data["r"]), data["x"], int(data["t"]), Exposure(data["e"]))
+    return Turn(
+        data["id"], data["s"], Role(data["r"]), data["x"], int(data["t"]), Exposure(data["e"])
+    )
 
 
 class RedisTurnBuffer:
@@ -51,14 +60,18 @@ class RedisTurnBuffer:
 
     @classmethod
     def from_url(cls, url: str, ttl_s: int = BUFFER_TTL_S) -> RedisTurnBuffer:
-        return cls(aioredis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0), ttl_s)
+        return cls(
+            aioredis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0), ttl_s
+        )
 
     @staticmethod
     def _keys(tenant_id: str, user_id: str, session_id: str) -> list[str]:
         base = user_key(tenant_id, user_id, "thread_store", "wm", session_id)
         return [base, base + ":version"]
 
-    async def replace(self, tenant_id: str, user_id: str, session_id: str, version: int, turns: Sequence[Turn]) -> None:
+    async def replace(
+        self, tenant_id: str, user_id: str, session_id: str, version: int, turns: Sequence[Turn]
+    ) -> None:
         await self._replace(
             keys=self._keys(tenant_id, user_id, session_id),
             args=[version, self._ttl_s, *(encode_turn(t) for t in turns)],

@@ -55,7 +55,11 @@ def segment(turns: Sequence[Turn]) -> list[list[Turn]]:
     vocabulary: set[str] = set()
     for turn in ordered:
         stems = set(content_stems(turn.text))
-        shifted = len(current) >= EPISODE_MIN_TURNS and bool(stems) and len(stems & vocabulary) < TOPIC_SHIFT_OVERLAP
+        shifted = (
+            len(current) >= EPISODE_MIN_TURNS
+            and bool(stems)
+            and len(stems & vocabulary) < TOPIC_SHIFT_OVERLAP
+        )
         if current and (len(current) >= EPISODE_MAX_TURNS or shifted):
             episodes.append(current)
             current, vocabulary = [], set()
@@ -67,7 +71,9 @@ def segment(turns: Sequence[Turn]) -> list[list[Turn]]:
 
 
 def _key_entities(texts: Sequence[str]) -> tuple[str, ...]:
-    return tuple(clip(label, EPISODE_TITLE_CHARS) for label in ranked_entities(texts)[:EPISODE_ENTITIES])
+    return tuple(
+        clip(label, EPISODE_TITLE_CHARS) for label in ranked_entities(texts)[:EPISODE_ENTITIES]
+    )
 
 
 def summarise_episode(turns: Sequence[Turn]) -> tuple[str, tuple[str, ...]]:
@@ -108,4 +114,3 @@ def build_episodes(thread_id: str, turns: Sequence[Turn]) -> tuple[Episode, ...]
             )
         )
     return tuple(built)
-

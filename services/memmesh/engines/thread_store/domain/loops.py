@@ -28,7 +28,9 @@ _NOT_TASKS = re.compile(
     re.IGNORECASE,
 )
 _TASK_END = re.compile(r"\s+(?:but|because|so|since|though|although|if)\s+.*$", re.IGNORECASE)
-_URGENT = re.compile(r"\b(?:today|tonight|tomorrow|this\s+week|asap|urgent|before|by\s+\w+day)\b", re.IGNORECASE)
+_URGENT = re.compile(
+    r"\b(?:today|tonight|tomorrow|this\s+week|asap|urgent|before|by\s+\w+day)\b", re.IGNORECASE
+)
 _DONE = re.compile(
     r"\b(?:done|did|finished|completed|already|took\s+care|sorted|handled|booked|called|paid|bought|sent"
     r"|went|made|wrote|got|fixed|cancelled|canceled|scheduled|finally)\b"
@@ -41,7 +43,9 @@ _CLAUSE = re.compile(r"[,;]|\s+(?:but|and then|now)\s+", re.IGNORECASE)
 
 def loop_id(tenant_id: str, user_id: str, turn_id: str, text: str) -> str:
     """Deterministic id of a loop opened by a turn."""
-    digest = hashlib.sha256("\x1f".join((tenant_id, user_id, turn_id, text.lower())).encode()).hexdigest()
+    digest = hashlib.sha256(
+        "\x1f".join((tenant_id, user_id, turn_id, text.lower())).encode()
+    ).hexdigest()
     return f"loop-{digest[:16]}"
 
 
@@ -63,13 +67,22 @@ def commitments(text: str) -> list[tuple[str, int]]:
             task = _task_text(raw)
             if not task or not content_stems(task):
                 continue
-            salience = 1 + int(bool(_URGENT.search(raw))) + int(match.group(0).lower().startswith("remind"))
+            salience = (
+                1
+                + int(bool(_URGENT.search(raw)))
+                + int(match.group(0).lower().startswith("remind"))
+            )
             found.append((task, salience))
     return found
 
 
 def _closes(clause: str, loop: Loop) -> bool:
-    if clause.rstrip().endswith("?") or not _DONE.search(clause) or _NEGATED.search(clause) or _OPENER.search(clause):
+    if (
+        clause.rstrip().endswith("?")
+        or not _DONE.search(clause)
+        or _NEGATED.search(clause)
+        or _OPENER.search(clause)
+    ):
         return False
     said = set(content_stems(clause))
     shared = sum(1 for s in loop.stems if s in said)
@@ -113,7 +126,14 @@ def loop_changes(
 
 def _closed(loop: Loop, turn_id: str) -> Loop:
     return Loop(
-        loop.loop_id, loop.thread_id, loop.text, loop.stems, loop.salience, loop.open_us, loop.source_turn_id, turn_id
+        loop.loop_id,
+        loop.thread_id,
+        loop.text,
+        loop.stems,
+        loop.salience,
+        loop.open_us,
+        loop.source_turn_id,
+        turn_id,
     )
 
 

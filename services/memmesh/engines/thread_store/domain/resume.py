@@ -43,7 +43,13 @@ def counts_as_unresolved(digest: Resumable, now_us: int) -> bool:
 
 def _resume_key(now_us: int) -> Callable[[Resumable], tuple[bool, bool, int, int, str]]:
     def key(d: Resumable) -> tuple[bool, bool, int, int, str]:
-        return (not d.pinned, not counts_as_unresolved(d, now_us), -d.last_used_us, -d.use_count, d.thread_id)
+        return (
+            not d.pinned,
+            not counts_as_unresolved(d, now_us),
+            -d.last_used_us,
+            -d.use_count,
+            d.thread_id,
+        )
 
     return key
 

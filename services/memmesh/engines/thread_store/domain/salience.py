@@ -21,14 +21,20 @@ Quote = tuple[int, int, str, str]
 
 def salience(sentence: str) -> int:
     """Entities count double, a number once, and every content stem once."""
-    return 2 * len(entities(sentence)) + int(bool(_NUMBER.search(sentence))) + len(content_stems(sentence))
+    return (
+        2 * len(entities(sentence))
+        + int(bool(_NUMBER.search(sentence)))
+        + len(content_stems(sentence))
+    )
 
 
 @lru_cache(maxsize=4096)
 def salient_sentences(text: str) -> tuple[str, ...]:
     """At most two sentences of a turn that carry content, in their spoken order (cached: a
     rolling summary re-reads the same recent turns on every append)."""
-    candidates = [(index, s) for index, s in enumerate(sentences(text)) if len(content_stems(s)) >= 2]
+    candidates = [
+        (index, s) for index, s in enumerate(sentences(text)) if len(content_stems(s)) >= 2
+    ]
     best = sorted(candidates, key=lambda item: (-salience(item[1]), item[0]))[:SENTENCES_PER_TURN]
     return tuple(clip(s, MAX_SENTENCE_CHARS) for _, s in sorted(best))
 
@@ -70,7 +76,11 @@ def _topic_words(texts: Sequence[str]) -> list[str]:
     for text in texts:
         for word in words(text):
             lowered = word.lower()
-            if len(lowered) >= 4 and lowered not in CONVERSATION_STOP_WORDS and not lowered.isdigit():
+            if (
+                len(lowered) >= 4
+                and lowered not in CONVERSATION_STOP_WORDS
+                and not lowered.isdigit()
+            ):
                 counts[lowered] = counts.get(lowered, 0) + 1
     order = {key: index for index, key in enumerate(counts)}
     return sorted(counts, key=lambda k: (-counts[k], order[k]))

@@ -7,7 +7,9 @@ from memmesh.engines.thread_store.domain.model import Mode, UserActivity
 DEFAULT_SESSION_GAP_US = 30 * 60 * 1_000_000
 
 
-def session_mode(session_known: bool, activity: UserActivity | None, now_us: int, gap_us: int) -> Mode:
+def session_mode(
+    session_known: bool, activity: UserActivity | None, now_us: int, gap_us: int
+) -> Mode:
     """SESSION_START for a session id new to the user or a gap above the threshold, else IN_SESSION.
 
     A gap of exactly the threshold is still in session: the seed says "gap > 30 minutes".

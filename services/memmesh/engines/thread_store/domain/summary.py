@@ -34,7 +34,9 @@ class Summary:
 
 def summarise(turns: Sequence[Turn], max_chars: int = SUMMARY_MAX_CHARS) -> Summary:
     """Salient sentences of the user turns, newest kept first within the budget, told in time order."""
-    ordered = sorted((t for t in turns if t.role == Role.USER), key=lambda t: (t.time_us, t.turn_id))
+    ordered = sorted(
+        (t for t in turns if t.role == Role.USER), key=lambda t: (t.time_us, t.turn_id)
+    )
     newest_first = (
         (position, rank, sentence, ordered[position].turn_id)
         for position in range(len(ordered) - 1, -1, -1)
@@ -57,7 +59,10 @@ def unresolved_questions(turns: Sequence[Turn]) -> list[str]:
 
 
 def build_digest(
-    thread_id: str, turns: Sequence[Turn], thread_loops: Sequence[Loop], update_us: int | None = None
+    thread_id: str,
+    turns: Sequence[Turn],
+    thread_loops: Sequence[Loop],
+    update_us: int | None = None,
 ) -> Digest:
     """The digest of a session: summary fields and evidence turn ids, never a transcript.
     `update_us` is the session's last turn time when the turns given leave some out."""
@@ -67,7 +72,9 @@ def build_digest(
     summary = summarise(ordered)
     open_loops = loop_order([loop for loop in thread_loops if loop.is_open])
     times = {t.turn_id: t.time_us for t in ordered}
-    cited = set(summary.evidence_turn_ids) | {loop.source_turn_id for loop in open_loops if loop.source_turn_id in times}
+    cited = set(summary.evidence_turn_ids) | {
+        loop.source_turn_id for loop in open_loops if loop.source_turn_id in times
+    }
     evidence = sorted(cited, key=lambda turn_id: (times[turn_id], turn_id))[-MAX_EVIDENCE:]
     return Digest(
         thread_id=thread_id,
