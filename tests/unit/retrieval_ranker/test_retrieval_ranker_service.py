@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from ranker_fakes import (
     TENANT,
@@ -238,3 +240,35 @@ async def test_a_digest_stored_in_the_older_form_is_read_and_reindex_stores_it_a
     assert found[0].doc.terms == digest_doc(rebuilt).terms
     await service.reindex(TENANT, USER)
     assert store.users[(TENANT, USER)].docs["s1#e1"][0].payload == digest_doc(rebuilt).payload
+
+
+class _SlowLoadStore(MemoryRankerStore):
+    """A store whose full loads take a while and are counted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads = 0
+        self.release = asyncio.Event()
+
+    async def load(self, tenant_id: str, user_id: str):  # type: ignore[no-untyped-def]
+        self.loads += 1
+        await self.release.wait()
+        return await super().load(tenant_id, user_id)
+
+
+async def test_a_load_outlives_the_caller_whose_deadline_ended_and_serves_the_next_call() -> None:
+    store = _SlowLoadStore()
+    writer = new_service(store)
+    await writer.upsert(TENANT, USER, [atom_doc(atom("a1", "User likes tea."))])
+    reader = new_service(store)
+    # A turn's deadline ends while the user's large index is still being read.
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(reader.retrieve(TENANT, USER, "tea", CAPS), timeout=0.05)
+    second = asyncio.ensure_future(reader.retrieve(TENANT, USER, "tea", CAPS))
+    await asyncio.sleep(0.01)
+    store.release.set()
+    assert ids((await second).atoms) == ["a1"]
+    # Both callers shared the one load, and the index is cached for the next turn.
+    assert store.loads == 1
+    assert ids((await reader.retrieve(TENANT, USER, "tea", CAPS)).atoms) == ["a1"]
+    assert store.loads == 1

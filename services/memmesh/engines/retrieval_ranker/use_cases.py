@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
@@ -37,6 +38,8 @@ class RankerService:
         self._decode = decode
         self._max_cached_users = max_cached_users
         self._indexes: OrderedDict[UserKey, UserIndex] = OrderedDict()
+        # One full load per user at a time, shared by every caller waiting for it.
+        self._loads: dict[UserKey, asyncio.Future[UserIndex]] = {}
 
     def _remember(self, key: UserKey, index: UserIndex) -> UserIndex:
         self._indexes[key] = index
@@ -69,7 +72,29 @@ class RankerService:
                 index.generation = changes.generation
                 return self._remember(key, index)
             # A write moved the index while the changes were read: read them again.
-        snapshot = await self._store.load(tenant_id, user_id)
+        return await self._loaded(key)
+
+    async def _loaded(self, key: UserKey) -> UserIndex:
+        """The user's whole index read from the store. The read runs as its own task,
+        shielded from the caller: a caller whose turn deadline ends before a large index is
+        read leaves without it (its part of the bundle degrades), but the read goes on and
+        the next call finds the index cached, instead of every call starting a read that
+        its deadline then cancels."""
+        load = self._loads.get(key)
+        if load is None:
+            load = asyncio.ensure_future(self._load(key))
+            self._loads[key] = load
+            load.add_done_callback(lambda done: self._load_done(key, done))
+        return await asyncio.shield(load)
+
+    def _load_done(self, key: UserKey, done: asyncio.Future[UserIndex]) -> None:
+        if self._loads.get(key) is done:
+            del self._loads[key]
+        if not done.cancelled():
+            done.exception()  # retrieved here, so a load nobody waits for any more is not reported as lost
+
+    async def _load(self, key: UserKey) -> UserIndex:
+        snapshot = await self._store.load(*key)
         latest = self._indexes.get(key)
         if latest is not None and latest.generation >= snapshot.generation:
             return latest
