@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
 from memmesh.client.gateway import GatewayClient
 from memmesh.runtime.settings import MeshSettings
@@ -44,14 +43,6 @@ def mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
     }
     with Mesh(ENGINES, env=env) as running:
         yield running
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def client(mesh: Mesh) -> AsyncIterator[GatewayClient]:
-    async with GatewayClient(
-        mesh.addrs["gateway"], "demo-key", internal_token=INTERNAL_TOKEN
-    ) as gateway:
-        yield gateway
 
 
 async def conversation(client: GatewayClient) -> str:
