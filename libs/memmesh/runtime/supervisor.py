@@ -41,12 +41,23 @@ def built_engines() -> list[str]:
     return [name for name in ENGINE_NAMES if _is_built(name) and (not wanted or name in wanted)]
 
 
+def free_ports(count: int, host: str = "127.0.0.1") -> list[int]:
+    """Distinct ports free right now on host (engines get fixed ports before any starts,
+    since some call each other in both directions). Every probe stays bound until all are
+    chosen: a probe closed early lets the kernel hand the same port out again."""
+    probes = [socket.socket() for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind((host, 0))
+        return [int(probe.getsockname()[1]) for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
+
+
 def free_port(host: str = "127.0.0.1") -> int:
-    """A port free right now on host (engines get fixed ports before any starts, since
-    some call each other in both directions)."""
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])
+    """One port free right now on host."""
+    return free_ports(1, host)[0]
 
 
 @dataclass
@@ -68,9 +79,11 @@ class Mesh:
     addrs: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        given = dict(self.ports or {})
+        unported = [name for name in self.engines if name not in given]
+        given.update(zip(unported, free_ports(len(unported), self.host), strict=True))
         for name in self.engines:
-            port = self.ports[name] if self.ports and name in self.ports else free_port(self.host)
-            self.addrs[name] = f"{self.host}:{port}"
+            self.addrs[name] = f"{self.host}:{given[name]}"
 
     def environment(self, name: str) -> dict[str, str]:
         env = {**os.environ, **self.env}

@@ -12,7 +12,7 @@ from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.engine import BuiltEngine, start_engine
 from memmesh.runtime.server import EngineServer
 from memmesh.runtime.settings import MeshSettings
-from memmesh.runtime.supervisor import free_port
+from memmesh.runtime.supervisor import free_ports
 
 
 @dataclass
@@ -48,7 +48,8 @@ async def start_in_process(
     engines: list[str], data_dir: Path, **overrides: object
 ) -> InProcessMesh:
     """Start the engines in this event loop; overrides go to MeshSettings (storage_url, redis_url…)."""
-    addrs = {f"{name}_addr": f"127.0.0.1:{free_port()}" for name in engines}
+    ports = free_ports(len(engines))
+    addrs = {f"{name}_addr": f"127.0.0.1:{port}" for name, port in zip(engines, ports, strict=True)}
     base = MeshSettings(data_dir=data_dir, **addrs, **overrides)  # type: ignore[arg-type]
     mesh = InProcessMesh(settings=base)
     for name in engines:

@@ -10,13 +10,13 @@ import time
 from pathlib import Path
 
 from memmesh.runtime.settings import ENGINE_NAMES
-from memmesh.runtime.supervisor import built_engines, free_port
+from memmesh.runtime.supervisor import built_engines, free_ports
 
 
 def test_run_serves_every_built_engine_and_status_reports_them(tmp_path: Path) -> None:
     env = {**os.environ, "MEMMESH_DATA_DIR": str(tmp_path)}
-    for name in ENGINE_NAMES:
-        env[f"MEMMESH_{name.upper()}_ADDR"] = f"127.0.0.1:{free_port()}"
+    for name, port in zip(ENGINE_NAMES, free_ports(len(ENGINE_NAMES)), strict=True):
+        env[f"MEMMESH_{name.upper()}_ADDR"] = f"127.0.0.1:{port}"
     run = subprocess.Popen(
         [sys.executable, "-m", "memmesh.cli.main", "run"],
         env=env,
