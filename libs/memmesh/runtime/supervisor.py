@@ -60,6 +60,14 @@ def free_port(host: str = "127.0.0.1") -> int:
     return free_ports(1, host)[0]
 
 
+# A mesh on ports it chose itself starts again on new ports when an engine exits early.
+START_ATTEMPTS = 3
+
+
+class EngineExited(RuntimeError):
+    """An engine process ended before printing its ready line."""
+
+
 @dataclass
 class EngineProcess:
     name: str
@@ -125,7 +133,7 @@ class Mesh:
                     break
                 line = stdout.readline()
                 if not line:
-                    raise RuntimeError(
+                    raise EngineExited(
                         f"{engine.name} exited with {engine.process.wait()} before it was ready"
                     )
                 if line.startswith(READY_PREFIX):
@@ -161,8 +169,23 @@ class Mesh:
         self.running.clear()
 
     def __enter__(self) -> Mesh:
-        self.start()
-        return self
+        for attempt in range(START_ATTEMPTS):
+            try:
+                self.start()
+                return self
+            except EngineExited:
+                self.stop()
+                # Another process may have taken a chosen port between probe and bind;
+                # only ports this mesh picked itself can be picked again.
+                if self.ports or attempt == START_ATTEMPTS - 1:
+                    raise
+                self.running.clear()
+                self.addrs.clear()
+                self.__post_init__()
+            except BaseException:
+                self.stop()
+                raise
+        raise AssertionError("unreachable")
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
