@@ -428,3 +428,49 @@ class DescribeIndexResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DescribeIndexResponse: _TypeAlias = DescribeIndexResponse  # noqa: Y015
+
+@_typing.final
+class ForgetUserRequest(_message.Message):
+    """Request of RetrievalRankerService.ForgetUser."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose index."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetUserRequest: _TypeAlias = ForgetUserRequest  # noqa: Y015
+
+@_typing.final
+class ForgetUserResponse(_message.Message):
+    """Response of RetrievalRankerService.ForgetUser."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REMOVED_COUNT_FIELD_NUMBER: _builtins.int
+    removed_count: _builtins.int
+    """Documents removed (0 on a repeat)."""
+    def __init__(
+        self,
+        *,
+        removed_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["removed_count", b"removed_count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetUserResponse: _TypeAlias = ForgetUserResponse  # noqa: Y015

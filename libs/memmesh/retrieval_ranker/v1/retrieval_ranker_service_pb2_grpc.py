@@ -61,6 +61,11 @@ class RetrievalRankerServiceStub:
                 request_serializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.DescribeIndexRequest.SerializeToString,
                 response_deserializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.DescribeIndexResponse.FromString,
                 _registered_method=True)
+        self.ForgetUser = channel.unary_unary(
+                '/memmesh.retrieval_ranker.v1.RetrievalRankerService/ForgetUser',
+                request_serializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.ForgetUserRequest.SerializeToString,
+                response_deserializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.ForgetUserResponse.FromString,
+                _registered_method=True)
 
 
 class RetrievalRankerServiceServicer:
@@ -103,6 +108,15 @@ class RetrievalRankerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ForgetUser(self, request, context):
+        """Removes every document of the user (atoms, turns, digests, episodes) from the store
+        and from every process's in-memory index; nothing of the user is returned after it.
+        Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RetrievalRankerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -130,6 +144,11 @@ def add_RetrievalRankerServiceServicer_to_server(servicer, server):
                     servicer.DescribeIndex,
                     request_deserializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.DescribeIndexRequest.FromString,
                     response_serializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.DescribeIndexResponse.SerializeToString,
+            ),
+            'ForgetUser': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetUser,
+                    request_deserializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.ForgetUserRequest.FromString,
+                    response_serializer=memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.ForgetUserResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -269,6 +288,33 @@ class RetrievalRankerService:
             '/memmesh.retrieval_ranker.v1.RetrievalRankerService/DescribeIndex',
             memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.DescribeIndexRequest.SerializeToString,
             memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.DescribeIndexResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetUser(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.retrieval_ranker.v1.RetrievalRankerService/ForgetUser',
+            memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.ForgetUserRequest.SerializeToString,
+            memmesh_dot_retrieval__ranker_dot_v1_dot_retrieval__ranker__service__pb2.ForgetUserResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -45,6 +45,11 @@ class RetrievalRankerServiceStub:
     """Rebuilds the user's index from the documents it stores (what the owners pushed)."""
     DescribeIndex: _grpc.UnaryUnaryMultiCallable[_retrieval_ranker_service_pb2.DescribeIndexRequest, _retrieval_ranker_service_pb2.DescribeIndexResponse]
     """Describes the live index of a user: counts and the checksum Reindex would return."""
+    ForgetUser: _grpc.UnaryUnaryMultiCallable[_retrieval_ranker_service_pb2.ForgetUserRequest, _retrieval_ranker_service_pb2.ForgetUserResponse]
+    """Removes every document of the user (atoms, turns, digests, episodes) from the store
+    and from every process's in-memory index; nothing of the user is returned after it.
+    Idempotent.
+    """
 
 @_typing.type_check_only
 class RetrievalRankerServiceAsyncStub(RetrievalRankerServiceStub):
@@ -63,6 +68,11 @@ class RetrievalRankerServiceAsyncStub(RetrievalRankerServiceStub):
     """Rebuilds the user's index from the documents it stores (what the owners pushed)."""
     DescribeIndex: _aio.UnaryUnaryMultiCallable[_retrieval_ranker_service_pb2.DescribeIndexRequest, _retrieval_ranker_service_pb2.DescribeIndexResponse]  # type: ignore[assignment]
     """Describes the live index of a user: counts and the checksum Reindex would return."""
+    ForgetUser: _aio.UnaryUnaryMultiCallable[_retrieval_ranker_service_pb2.ForgetUserRequest, _retrieval_ranker_service_pb2.ForgetUserResponse]  # type: ignore[assignment]
+    """Removes every document of the user (atoms, turns, digests, episodes) from the store
+    and from every process's in-memory index; nothing of the user is returned after it.
+    Idempotent.
+    """
 
 class RetrievalRankerServiceServicer(metaclass=_abc_1.ABCMeta):
     """The RetrievalRanker keeps a derived, rebuildable per-user index of atoms,
@@ -108,5 +118,16 @@ class RetrievalRankerServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_retrieval_ranker_service_pb2.DescribeIndexResponse, _abc.Awaitable[_retrieval_ranker_service_pb2.DescribeIndexResponse]]:
         """Describes the live index of a user: counts and the checksum Reindex would return."""
+
+    @_abc_1.abstractmethod
+    def ForgetUser(
+        self,
+        request: _retrieval_ranker_service_pb2.ForgetUserRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_retrieval_ranker_service_pb2.ForgetUserResponse, _abc.Awaitable[_retrieval_ranker_service_pb2.ForgetUserResponse]]:
+        """Removes every document of the user (atoms, turns, digests, episodes) from the store
+        and from every process's in-memory index; nothing of the user is returned after it.
+        Idempotent.
+        """
 
 def add_RetrievalRankerServiceServicer_to_server(servicer: RetrievalRankerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -834,3 +834,200 @@ class RecordThreadUseResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RecordThreadUseResponse: _TypeAlias = RecordThreadUseResponse  # noqa: Y015
+
+@_typing.final
+class RedactTurnsRequest(_message.Message):
+    """Request of ThreadStoreService.RedactTurns."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    TURN_IDS_FIELD_NUMBER: _builtins.int
+    FORGET_TERMS_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose archive."""
+
+    @_builtins.property
+    def turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The turns to redact (unknown ids are ignored). At most 128 ids of at most 128
+        characters each.
+        """
+
+    @_builtins.property
+    def forget_terms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The forgotten content ("my sister lives in Porto", "Porto"): a sentence of a turn that
+        holds any of them is removed. None means the whole text of each turn is removed. At
+        most 128 terms of at most 128 characters each; blank terms are ignored.
+        """
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        turn_ids: _abc.Iterable[_builtins.str] | None = ...,
+        forget_terms: _abc.Iterable[_builtins.str] | None = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["forget_terms", b"forget_terms", "now", b"now", "scope", b"scope", "turn_ids", b"turn_ids"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RedactTurnsRequest: _TypeAlias = RedactTurnsRequest  # noqa: Y015
+
+@_typing.final
+class RedactTurnsResponse(_message.Message):
+    """Response of ThreadStoreService.RedactTurns."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REDACTED_TURN_IDS_FIELD_NUMBER: _builtins.int
+    EMPTIED_TURN_IDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def redacted_turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The turns whose text this call changed, in archive order (none on a repeat)."""
+
+    @_builtins.property
+    def emptied_turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The subset of redacted_turn_ids left as empty stubs (all of their text removed)."""
+
+    def __init__(
+        self,
+        *,
+        redacted_turn_ids: _abc.Iterable[_builtins.str] | None = ...,
+        emptied_turn_ids: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["emptied_turn_ids", b"emptied_turn_ids", "redacted_turn_ids", b"redacted_turn_ids"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RedactTurnsResponse: _TypeAlias = RedactTurnsResponse  # noqa: Y015
+
+@_typing.final
+class ForgetSessionRequest(_message.Message):
+    """Request of ThreadStoreService.ForgetSession."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session (conversation) to forget."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose archive."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        session_id: _builtins.str = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetSessionRequest: _TypeAlias = ForgetSessionRequest  # noqa: Y015
+
+@_typing.final
+class ForgetSessionResponse(_message.Message):
+    """Response of ThreadStoreService.ForgetSession."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FORGOTTEN_FIELD_NUMBER: _builtins.int
+    TURN_IDS_FIELD_NUMBER: _builtins.int
+    forgotten: _builtins.bool
+    """True when the session had anything stored (false for an unknown session or a repeat)."""
+    @_builtins.property
+    def turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Ids of every turn the session had, sorted; a repeat answers the same ids (the
+        ThreadStore keeps the ids of a forgotten session, never its text, until ForgetUser).
+        """
+
+    def __init__(
+        self,
+        *,
+        forgotten: _builtins.bool = ...,
+        turn_ids: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["forgotten", b"forgotten", "turn_ids", b"turn_ids"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetSessionResponse: _TypeAlias = ForgetSessionResponse  # noqa: Y015
+
+@_typing.final
+class ForgetUserRequest(_message.Message):
+    """Request of ThreadStoreService.ForgetUser."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose data."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetUserRequest: _TypeAlias = ForgetUserRequest  # noqa: Y015
+
+@_typing.final
+class ForgetUserResponse(_message.Message):
+    """Response of ThreadStoreService.ForgetUser."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FORGOTTEN_FIELD_NUMBER: _builtins.int
+    REMOVED_TURN_COUNT_FIELD_NUMBER: _builtins.int
+    forgotten: _builtins.bool
+    """True when the user had anything stored (false for an unknown user or a repeat)."""
+    removed_turn_count: _builtins.int
+    """How many archived turns were removed."""
+    def __init__(
+        self,
+        *,
+        forgotten: _builtins.bool = ...,
+        removed_turn_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["forgotten", b"forgotten", "removed_turn_count", b"removed_turn_count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetUserResponse: _TypeAlias = ForgetUserResponse  # noqa: Y015

@@ -92,6 +92,21 @@ class ThreadStoreServiceStub:
                 request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.GetTurnContextRequest.SerializeToString,
                 response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.GetTurnContextResponse.FromString,
                 _registered_method=True)
+        self.RedactTurns = channel.unary_unary(
+                '/memmesh.thread_store.v1.ThreadStoreService/RedactTurns',
+                request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RedactTurnsRequest.SerializeToString,
+                response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RedactTurnsResponse.FromString,
+                _registered_method=True)
+        self.ForgetSession = channel.unary_unary(
+                '/memmesh.thread_store.v1.ThreadStoreService/ForgetSession',
+                request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetSessionRequest.SerializeToString,
+                response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetSessionResponse.FromString,
+                _registered_method=True)
+        self.ForgetUser = channel.unary_unary(
+                '/memmesh.thread_store.v1.ThreadStoreService/ForgetUser',
+                request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetUserRequest.SerializeToString,
+                response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetUserResponse.FromString,
+                _registered_method=True)
 
 
 class ThreadStoreServiceServicer:
@@ -183,6 +198,36 @@ class ThreadStoreServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RedactTurns(self, request, context):
+        """Erases forgotten content from archived turns: in each turn every sentence holding a
+        forget term (case- and whitespace-insensitive) is removed; a turn with no terms given
+        or nothing left keeps only an empty redacted stub (its id, session, role and time), so
+        ordering and counts survive. What the turns fed is rebuilt from what remains (rolling
+        summary, loops, graph, digest, episodes, session buffers) and the index copies are
+        replaced through the outbox. Unknown turn ids are ignored. Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ForgetSession(self, request, context):
+        """Forgets a conversation: every turn of the session, its summary, digest, episodes,
+        loops, graph contributions, buffers and index copies. Answers the ids of the turns
+        it removed; a repeat answers the same ids (idempotent).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ForgetUser(self, request, context):
+        """Forgets everything the ThreadStore holds about the user: turns, sessions, digests,
+        episodes, loops, graph, buffers, the user's pending and dead index effects, and
+        (through the outbox) the user's whole index in the RetrievalRanker. Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ThreadStoreServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -240,6 +285,21 @@ def add_ThreadStoreServiceServicer_to_server(servicer, server):
                     servicer.GetTurnContext,
                     request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.GetTurnContextRequest.FromString,
                     response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.GetTurnContextResponse.SerializeToString,
+            ),
+            'RedactTurns': grpc.unary_unary_rpc_method_handler(
+                    servicer.RedactTurns,
+                    request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RedactTurnsRequest.FromString,
+                    response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RedactTurnsResponse.SerializeToString,
+            ),
+            'ForgetSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetSession,
+                    request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetSessionRequest.FromString,
+                    response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetSessionResponse.SerializeToString,
+            ),
+            'ForgetUser': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetUser,
+                    request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetUserRequest.FromString,
+                    response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetUserResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -542,6 +602,87 @@ class ThreadStoreService:
             '/memmesh.thread_store.v1.ThreadStoreService/GetTurnContext',
             memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.GetTurnContextRequest.SerializeToString,
             memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.GetTurnContextResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RedactTurns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.thread_store.v1.ThreadStoreService/RedactTurns',
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RedactTurnsRequest.SerializeToString,
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RedactTurnsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.thread_store.v1.ThreadStoreService/ForgetSession',
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetSessionRequest.SerializeToString,
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetUser(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.thread_store.v1.ThreadStoreService/ForgetUser',
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetUserRequest.SerializeToString,
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetUserResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -66,6 +66,24 @@ class ThreadStoreServiceStub:
     on a session start, the resume answer (as Resume) and, when asked, the graph entities
     one edge away from the given nodes (as Expand at depth 1). Stores nothing.
     """
+    RedactTurns: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.RedactTurnsRequest, _thread_store_service_pb2.RedactTurnsResponse]
+    """Erases forgotten content from archived turns: in each turn every sentence holding a
+    forget term (case- and whitespace-insensitive) is removed; a turn with no terms given
+    or nothing left keeps only an empty redacted stub (its id, session, role and time), so
+    ordering and counts survive. What the turns fed is rebuilt from what remains (rolling
+    summary, loops, graph, digest, episodes, session buffers) and the index copies are
+    replaced through the outbox. Unknown turn ids are ignored. Idempotent.
+    """
+    ForgetSession: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.ForgetSessionRequest, _thread_store_service_pb2.ForgetSessionResponse]
+    """Forgets a conversation: every turn of the session, its summary, digest, episodes,
+    loops, graph contributions, buffers and index copies. Answers the ids of the turns
+    it removed; a repeat answers the same ids (idempotent).
+    """
+    ForgetUser: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.ForgetUserRequest, _thread_store_service_pb2.ForgetUserResponse]
+    """Forgets everything the ThreadStore holds about the user: turns, sessions, digests,
+    episodes, loops, graph, buffers, the user's pending and dead index effects, and
+    (through the outbox) the user's whole index in the RetrievalRanker. Idempotent.
+    """
 
 @_typing.type_check_only
 class ThreadStoreServiceAsyncStub(ThreadStoreServiceStub):
@@ -104,6 +122,24 @@ class ThreadStoreServiceAsyncStub(ThreadStoreServiceStub):
     the session has now (as OpenSession), its working memory (as GetWorkingMemory) and,
     on a session start, the resume answer (as Resume) and, when asked, the graph entities
     one edge away from the given nodes (as Expand at depth 1). Stores nothing.
+    """
+    RedactTurns: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.RedactTurnsRequest, _thread_store_service_pb2.RedactTurnsResponse]  # type: ignore[assignment]
+    """Erases forgotten content from archived turns: in each turn every sentence holding a
+    forget term (case- and whitespace-insensitive) is removed; a turn with no terms given
+    or nothing left keeps only an empty redacted stub (its id, session, role and time), so
+    ordering and counts survive. What the turns fed is rebuilt from what remains (rolling
+    summary, loops, graph, digest, episodes, session buffers) and the index copies are
+    replaced through the outbox. Unknown turn ids are ignored. Idempotent.
+    """
+    ForgetSession: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.ForgetSessionRequest, _thread_store_service_pb2.ForgetSessionResponse]  # type: ignore[assignment]
+    """Forgets a conversation: every turn of the session, its summary, digest, episodes,
+    loops, graph contributions, buffers and index copies. Answers the ids of the turns
+    it removed; a repeat answers the same ids (idempotent).
+    """
+    ForgetUser: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.ForgetUserRequest, _thread_store_service_pb2.ForgetUserResponse]  # type: ignore[assignment]
+    """Forgets everything the ThreadStore holds about the user: turns, sessions, digests,
+    episodes, loops, graph, buffers, the user's pending and dead index effects, and
+    (through the outbox) the user's whole index in the RetrievalRanker. Idempotent.
     """
 
 class ThreadStoreServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -206,6 +242,42 @@ class ThreadStoreServiceServicer(metaclass=_abc_1.ABCMeta):
         the session has now (as OpenSession), its working memory (as GetWorkingMemory) and,
         on a session start, the resume answer (as Resume) and, when asked, the graph entities
         one edge away from the given nodes (as Expand at depth 1). Stores nothing.
+        """
+
+    @_abc_1.abstractmethod
+    def RedactTurns(
+        self,
+        request: _thread_store_service_pb2.RedactTurnsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_thread_store_service_pb2.RedactTurnsResponse, _abc.Awaitable[_thread_store_service_pb2.RedactTurnsResponse]]:
+        """Erases forgotten content from archived turns: in each turn every sentence holding a
+        forget term (case- and whitespace-insensitive) is removed; a turn with no terms given
+        or nothing left keeps only an empty redacted stub (its id, session, role and time), so
+        ordering and counts survive. What the turns fed is rebuilt from what remains (rolling
+        summary, loops, graph, digest, episodes, session buffers) and the index copies are
+        replaced through the outbox. Unknown turn ids are ignored. Idempotent.
+        """
+
+    @_abc_1.abstractmethod
+    def ForgetSession(
+        self,
+        request: _thread_store_service_pb2.ForgetSessionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_thread_store_service_pb2.ForgetSessionResponse, _abc.Awaitable[_thread_store_service_pb2.ForgetSessionResponse]]:
+        """Forgets a conversation: every turn of the session, its summary, digest, episodes,
+        loops, graph contributions, buffers and index copies. Answers the ids of the turns
+        it removed; a repeat answers the same ids (idempotent).
+        """
+
+    @_abc_1.abstractmethod
+    def ForgetUser(
+        self,
+        request: _thread_store_service_pb2.ForgetUserRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_thread_store_service_pb2.ForgetUserResponse, _abc.Awaitable[_thread_store_service_pb2.ForgetUserResponse]]:
+        """Forgets everything the ThreadStore holds about the user: turns, sessions, digests,
+        episodes, loops, graph, buffers, the user's pending and dead index effects, and
+        (through the outbox) the user's whole index in the RetrievalRanker. Idempotent.
         """
 
 def add_ThreadStoreServiceServicer_to_server(servicer: ThreadStoreServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
