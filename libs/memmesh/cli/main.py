@@ -62,8 +62,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _health(addr: str, timeout_s: float) -> str:
-    async with grpc.aio.insecure_channel(addr) as channel:
+def _probe_channel(addr: str, settings: MeshSettings) -> grpc.aio.Channel:
+    """Plaintext, or mTLS with the tool certificate when the mesh runs TLS."""
+    from memmesh.runtime.channels import mesh_credentials
+    from memmesh.runtime.tls import MESH_SERVER_NAME
+
+    credentials = mesh_credentials(settings)
+    if credentials is None:
+        return grpc.aio.insecure_channel(addr)
+    # The gateway shows its public certificate (its SANs), the engines the mesh name.
+    options = (
+        []
+        if addr == settings.addr_of("gateway")
+        else [("grpc.ssl_target_name_override", MESH_SERVER_NAME)]
+    )
+    return grpc.aio.secure_channel(addr, credentials, options=options)
+
+
+async def _health(addr: str, timeout_s: float, settings: MeshSettings) -> str:
+    async with _probe_channel(addr, settings) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         try:
             reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout_s)
@@ -79,7 +96,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     supervised = read_supervisor_state(settings.data_dir / STATE_FILE)
 
     async def check_all() -> list[str]:
-        return await asyncio.gather(*(_health(settings.addr_of(n), args.timeout) for n in names))
+        return await asyncio.gather(
+            *(_health(settings.addr_of(n), args.timeout, settings) for n in names)
+        )
 
     results = asyncio.run(check_all())
     for name, status in zip(names, results, strict=True):
@@ -97,6 +116,25 @@ def _restarts(engine: dict[str, object] | None) -> str:
     return f"restarts={engine.get('restarts', 0)}" + (
         "" if last_exit is None else f" (last exit {last_exit})"
     )
+
+
+def cmd_certs(args: argparse.Namespace) -> int:
+    """Write a development CA and every engine's, the gateway's and a tool's certificates."""
+    from pathlib import Path
+
+    from memmesh.runtime.tls import make_certificates
+
+    directory = Path(args.dir)
+    written = make_certificates(
+        directory, ENGINE_NAMES, gateway_hosts=args.gateway_host, reuse_ca=not args.new_ca
+    )
+    for path in written:
+        print(path)
+    print(
+        f"export MEMMESH_TLS_DIR={directory.resolve()}  # engines serve mTLS, the gateway TLS",
+        flush=True,
+    )
+    return 0
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
@@ -155,6 +193,20 @@ def parser() -> argparse.ArgumentParser:
     status = commands.add_parser("status", help="print each engine's health")
     status.add_argument("--timeout", type=float, default=1.0)
     status.set_defaults(func=cmd_status)
+    certs = commands.add_parser(
+        "certs", help="make a development CA and the mesh's certificates in DIR"
+    )
+    certs.add_argument("dir")
+    certs.add_argument(
+        "--gateway-host",
+        action="append",
+        default=[],
+        help="a DNS name or IP clients use for the gateway (repeatable)",
+    )
+    certs.add_argument(
+        "--new-ca", action="store_true", help="replace the CA in DIR instead of reusing it"
+    )
+    certs.set_defaults(func=cmd_certs)
     commands.add_parser("extract", help="extract facts from utterances on stdin").set_defaults(
         func=cmd_extract
     )

@@ -25,9 +25,18 @@ class GatewayClient:
     """
 
     def __init__(
-        self, addr: str, tenant_key: str, tenant_id: str = "demo", internal_token: str | None = None
+        self,
+        addr: str,
+        tenant_key: str,
+        tenant_id: str = "demo",
+        internal_token: str | None = None,
+        credentials: grpc.ChannelCredentials | None = None,
     ) -> None:
-        self._channel = grpc.aio.insecure_channel(addr)
+        # TLS when credentials are given (grpc.ssl_channel_credentials with the gateway's CA).
+        if credentials is None:
+            self._channel = grpc.aio.insecure_channel(addr)
+        else:
+            self._channel = grpc.aio.secure_channel(addr, credentials)
         self._stub = pb_grpc.GatewayServiceStub(self._channel)
         self._metadata = [("authorization", f"Bearer {tenant_key}")]
         if internal_token:

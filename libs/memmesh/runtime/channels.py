@@ -1,4 +1,5 @@
-"""Client channels between engines: token, inherited deadline, retries of UNAVAILABLE only."""
+"""Client channels between engines: token, inherited deadline, retries of UNAVAILABLE only,
+and TLS with this process's mesh certificate when MEMMESH_TLS_DIR (or the files) is set."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from typing import Any
 import grpc
 from opentelemetry.instrumentation.grpc import aio_client_interceptors
 
-from memmesh.runtime import deadlines
+from memmesh.runtime import deadlines, tls
 from memmesh.runtime.interceptors import INTERNAL_TOKEN_HEADER
+from memmesh.runtime.settings import MeshSettings
 from memmesh.runtime.telemetry import tracing_enabled
 
 # Only UNAVAILABLE is retried: it means the request never reached a handler, so a retry
@@ -143,10 +145,52 @@ class PolicyChannel(grpc.aio.Channel):
         raise NotImplementedError("no bidirectional RPCs in the contracts")
 
 
-def engine_channel(target: str, token: str, default_timeout_s: float = 2.0) -> grpc.aio.Channel:
-    """A channel to another engine; every call on it carries the token and a deadline."""
+# The certificate this process presents on engine channels: its engine name once
+# run_engine has started (None: MEMMESH_TLS_IDENTITY, for tools and benchmarks).
+_identity: str | None = None
+
+
+def use_identity(name: str) -> None:
+    """Present `name`'s certificate (from the TLS directory) on every later engine channel."""
+    global _identity
+    _identity = name
+
+
+def mesh_credentials(settings: MeshSettings | None = None) -> grpc.ChannelCredentials | None:
+    """This process's mTLS credentials for engine channels (None: plaintext, no TLS set)."""
+    settings = settings or MeshSettings()
+    if not settings.tls_enabled:
+        return None
+    return tls.channel_credentials(settings.tls_files(_identity or settings.tls_identity))
+
+
+# Engines are reached by Service name, pod address or loopback: each one's certificate
+# names the mesh, and that name is what a channel checks (the CA does the rest).
+_TLS_OPTIONS = [("grpc.ssl_target_name_override", tls.MESH_SERVER_NAME)]
+
+
+def _channel(
+    target: str, credentials: grpc.ChannelCredentials | None, **kwargs: Any
+) -> grpc.aio.Channel:
+    if credentials is None:
+        return grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS, **kwargs)
+    return grpc.aio.secure_channel(
+        target, credentials, options=[*CHANNEL_OPTIONS, *_TLS_OPTIONS], **kwargs
+    )
+
+
+def engine_channel(
+    target: str,
+    token: str,
+    default_timeout_s: float = 2.0,
+    credentials: grpc.ChannelCredentials | None = None,
+) -> grpc.aio.Channel:
+    """A channel to another engine; every call on it carries the token and a deadline.
+
+    Over mTLS when TLS is configured (or `credentials` are given), plaintext otherwise."""
+    credentials = credentials or mesh_credentials()
     if not tracing_enabled():
-        channel = grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
+        channel = _channel(target, credentials)
         return PolicyChannel(channel, _CallPolicy(token, default_timeout_s))
     # With tracing, the span interceptors run first and the policy runs as interceptors too.
     interceptors = [
@@ -154,4 +198,4 @@ def engine_channel(target: str, token: str, default_timeout_s: float = 2.0) -> g
         _UnaryPolicy(token, default_timeout_s),
         _StreamPolicy(token, default_timeout_s),
     ]
-    return grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS, interceptors=interceptors)
+    return _channel(target, credentials, interceptors=interceptors)

@@ -9,6 +9,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import grpc
+
+from memmesh.runtime import channels, tls
 from memmesh.runtime.interceptors import Authenticator, InternalTokenAuthenticator
 from memmesh.runtime.server import (
     EngineServer,
@@ -21,6 +24,57 @@ from memmesh.runtime.telemetry import setup_tracing
 
 # Printed once the server is bound; supervisors and tests read the address from it.
 READY_PREFIX = "memmesh-ready"
+# Exit status of an engine that refuses its configuration (EX_CONFIG in sysexits.h).
+EXIT_REFUSED = 78
+# The engine that serves tenants' clients: TLS with its public certificate, no client cert.
+PUBLIC_ENGINE = "gateway"
+
+
+class UnsafeConfiguration(Exception):
+    """MEMMESH_ENV=production with a development secret, plaintext or an unredacted provider."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        super().__init__("refusing to start with MEMMESH_ENV=production: " + "; ".join(problems))
+        self.problems = list(problems)
+
+
+def production_problems(
+    settings: MeshSettings, authenticator: Authenticator | None = None
+) -> list[str]:
+    """What makes this configuration unfit for production (empty: fit, or not production)."""
+    if settings.env != "production":
+        return []
+    problems: list[str] = []
+    authenticator = authenticator or InternalTokenAuthenticator(settings.internal_token)
+    development_secrets = getattr(authenticator, "development_secrets", None)
+    if callable(development_secrets):
+        problems += [f"{found} is configured" for found in development_secrets()]
+    if not settings.tls_enabled:
+        problems.append(
+            "transport is plaintext (set MEMMESH_TLS_DIR or the MEMMESH_TLS_*_FILE paths)"
+        )
+    return problems
+
+
+def refuse_unsafe(settings: MeshSettings, problems: Sequence[str]) -> None:
+    """Raise UnsafeConfiguration when production has problems (engines add their own, such
+    as a model provider without redaction)."""
+    if settings.env == "production" and problems:
+        raise UnsafeConfiguration(problems)
+
+
+def server_security(
+    settings: MeshSettings, name: str | None
+) -> tuple[grpc.ServerCredentials | None, bool]:
+    """The server credentials of engine `name` and whether calls need a mesh certificate."""
+    if not settings.tls_enabled:
+        return None, False
+    if name == PUBLIC_ENGINE:
+        # Tenants' clients authenticate with their key; TLS protects the key and the words.
+        public = settings.tls_files(tls.GATEWAY_PUBLIC)
+        return tls.server_credentials(public, require_client_cert=False), False
+    files = settings.tls_files(name or settings.tls_identity)
+    return tls.server_credentials(files, require_client_cert=True), True
 
 
 @dataclass
@@ -35,12 +89,35 @@ class BuiltEngine:
 
 
 async def start_engine(
-    settings: MeshSettings, build: Callable[[MeshSettings], Awaitable[BuiltEngine]]
+    settings: MeshSettings,
+    build: Callable[[MeshSettings], Awaitable[BuiltEngine]],
+    name: str | None = None,
 ) -> tuple[EngineServer, BuiltEngine]:
-    """Build an engine and start its server (used by main() and by in-process tests)."""
+    """Build an engine and start its server (used by main() and by in-process tests).
+
+    Under MEMMESH_ENV=production an unsafe configuration raises UnsafeConfiguration
+    before anything is served."""
+    refuse_unsafe(settings, production_problems(settings))
+    if name is not None:
+        channels.use_identity(name)
+    credentials, require_peer = server_security(settings, name)
     built = await build(settings)
     authenticator = built.authenticator or InternalTokenAuthenticator(settings.internal_token)
-    server = await start_server(settings.host, settings.port, built.registrations, authenticator)
+    try:
+        refuse_unsafe(settings, production_problems(settings, authenticator))
+    except UnsafeConfiguration:
+        if built.close is not None:
+            await built.close()
+        raise
+    server = await start_server(
+        settings.host,
+        settings.port,
+        built.registrations,
+        authenticator,
+        credentials=credentials,
+        require_peer_certificate=require_peer,
+        health_port=settings.health_port or None,
+    )
     return server, built
 
 
@@ -55,10 +132,15 @@ def run_engine(name: str, build: Callable[[MeshSettings], Awaitable[BuiltEngine]
     provider = setup_tracing(name, settings.otlp_endpoint)
 
     async def run() -> None:
-        server, built = await start_engine(settings, build)
+        server, built = await start_engine(settings, build, name)
         print(f"{READY_PREFIX} {name} {settings.host}:{server.port}", flush=True)
         await serve_until_signal(server, built.close)
         if provider is not None:
             provider.shutdown()
 
-    asyncio.run(run())
+    try:
+        asyncio.run(run())
+    except UnsafeConfiguration as refused:
+        logging.getLogger("memmesh.engine").critical("%s", refused)
+        print(f"{name}: {refused}", file=sys.stderr, flush=True)
+        sys.exit(EXIT_REFUSED)

@@ -4,28 +4,38 @@ from __future__ import annotations
 
 import hmac
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 import grpc
+from google.protobuf.empty_pb2 import Empty
 from google.protobuf.message import Message
 
 from memmesh.runtime import deadlines, telemetry
 from memmesh.runtime.errors import (
     DeadlineExpired,
     DomainError,
+    InvalidInput,
     PermissionDenied,
     Unauthenticated,
     to_status,
 )
-from memmesh.runtime.validation import validate
+from memmesh.runtime.settings import DEVELOPMENT_INTERNAL_TOKEN
+from memmesh.runtime.tls import peer_has_certificate
+from memmesh.runtime.validation import ClockWindow, undecodable, validate, validate_clock
 
 log = logging.getLogger("memmesh.access")
 
 INTERNAL_TOKEN_HEADER = "x-internal-token"
-# Standard services that answer without a token: orchestrators probe health, tools reflect.
-OPEN_SERVICE_PREFIXES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
+# Health answers without a token: Kubernetes' gRPC probes cannot send metadata (nor speak
+# TLS: with TLS on, they use the engine's plaintext health-only port), and SERVING or
+# NOT_SERVING reveals nothing else. Under mTLS the engine port still needs a mesh
+# certificate to reach it. Reflection describes every RPC, so it takes the services' rule.
+OPEN_SERVICE_PREFIXES = ("/grpc.health.v1.Health/",)
+# Tenant keys shipped for `make run`; MEMMESH_ENV=production refuses them.
+DEVELOPMENT_TENANT_KEYS = frozenset({"demo-key"})
 
 
 class Authenticator(Protocol):
@@ -39,6 +49,12 @@ class InternalTokenAuthenticator:
 
     def __init__(self, token: str) -> None:
         self._token = token.encode()
+        self._plain = token
+
+    def development_secrets(self) -> list[str]:
+        """What a production engine must not run with (the published development token)."""
+        published = self._plain == DEVELOPMENT_INTERNAL_TOKEN
+        return ["the published development internal token"] if published else []
 
     def authenticate(self, method: str, metadata: Mapping[str, str], request: Message) -> None:
         given = metadata.get(INTERNAL_TOKEN_HEADER, "").encode()
@@ -55,6 +71,14 @@ class TenantKeyAuthenticator:
         self._tenant_by_key = {key.encode(): tenant for tenant, key in tenant_keys.items()}
         self._internal = InternalTokenAuthenticator(internal_token)
         self._internal_methods = internal_methods
+        self._development = sorted(
+            tenant for tenant, key in tenant_keys.items() if key in DEVELOPMENT_TENANT_KEYS
+        )
+
+    def development_secrets(self) -> list[str]:
+        """What a production gateway must not run with: published tenant keys and token."""
+        found = [f"the published tenant key of {tenant!r}" for tenant in self._development]
+        return [*found, *self._internal.development_secrets()]
 
     def authenticate(self, method: str, metadata: Mapping[str, str], request: Message) -> None:
         if method in self._internal_methods:
@@ -72,7 +96,44 @@ class TenantKeyAuthenticator:
             raise PermissionDenied("the tenant key does not belong to this tenant")
 
 
+class UndecodableRequest:
+    """What a request's deserializer hands the handler when the bytes do not decode: the
+    policy answers it with INVALID_ARGUMENT naming the field (after authentication)."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: InvalidInput) -> None:
+        self.error = error
+
+
+def tolerant_deserializer(
+    deserialize: Callable[[bytes], Any] | None,
+) -> Callable[[bytes], Any] | None:
+    """The request deserializer, returning an UndecodableRequest instead of raising (grpc
+    would answer a raising deserializer with UNKNOWN or INTERNAL)."""
+    if deserialize is None:
+        return None
+    owner = getattr(deserialize, "__self__", None)  # FromString is bound to its message class
+    descriptor = getattr(owner, "DESCRIPTOR", None)
+
+    def tolerant(data: bytes) -> Any:
+        try:
+            return deserialize(data)
+        except Exception:
+            return UndecodableRequest(undecodable(descriptor, data))
+
+    return tolerant
+
+
+def _validate(request: Any) -> None:
+    if isinstance(request, UndecodableRequest):
+        raise request.error
+    validate(request)
+
+
 def _scope_of(request: Message) -> tuple[str, str] | None:
+    if not isinstance(request, Message):
+        return None
     if "scope" not in request.DESCRIPTOR.fields_by_name or not request.HasField("scope"):
         return None
     scope = request.scope  # type: ignore[attr-defined]
@@ -90,8 +151,19 @@ class ServerPolicy:
     pays for the policy itself and not for an interceptor lookup on every call.
     """
 
-    def __init__(self, authenticator: Authenticator) -> None:
+    def __init__(
+        self,
+        authenticator: Authenticator,
+        *,
+        require_peer_certificate: bool = False,
+        clock_window: ClockWindow | None = None,
+    ) -> None:
         self._authenticator = authenticator
+        # How far a caller's `now` and turn times may lie from this server's clock.
+        self._clock_window = clock_window or ClockWindow()
+        # Under mTLS a call is admitted only from a peer whose certificate gRPC verified
+        # against the mesh CA, on top of the token: a leaked token alone reaches nothing.
+        self._require_peer_certificate = require_peer_certificate
 
     def wrap(self, method: str, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         """The handler with the policy around it (standard open services go unwrapped)."""
@@ -100,33 +172,66 @@ class ServerPolicy:
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
                 self._wrap_unary(method, handler.unary_unary),
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=tolerant_deserializer(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
             return grpc.unary_stream_rpc_method_handler(
                 self._wrap_stream(method, handler.unary_stream),
+                request_deserializer=tolerant_deserializer(handler.request_deserializer),
+                response_serializer=handler.response_serializer,
+            )
+        if handler.stream_stream is not None:  # reflection: same authentication as the services
+            return grpc.stream_stream_rpc_method_handler(
+                self._wrap_bidi(method, handler.stream_stream),
                 request_deserializer=handler.request_deserializer,
                 response_serializer=handler.response_serializer,
             )
         return handler  # no client-streaming RPCs in the contracts
+
+    def _authenticate_peer(self, context: Any) -> None:
+        if self._require_peer_certificate and not peer_has_certificate(context.auth_context()):
+            raise Unauthenticated("the peer presented no certificate from the mesh CA")
+
+    def _wrap_bidi(self, method: str, behavior: Callable[..., Any]) -> Callable[..., Any]:
+        async def wrapped(
+            requests: AsyncIterator[Message], context: grpc.aio.ServicerContext
+        ) -> AsyncIterator[Any]:
+            try:
+                self._authenticate_peer(context)
+                self._authenticator.authenticate(method, _metadata_of(context), Empty())
+            except DomainError as error:
+                await _abort(context, method, error)
+                return
+            async for response in behavior(requests, context):
+                yield response
+
+        return wrapped
 
     async def _admit(self, method: str, request: Message, context: Any) -> None:
         remaining = context.time_remaining()
         if remaining is not None and remaining <= 0:
             raise DeadlineExpired("deadline expired before handling")
         deadlines.set_inbound_deadline(remaining)
-        self._authenticator.authenticate(method, _metadata_of(context), request)
-        validate(request)
+        self._authenticate_peer(context)
+        try:
+            self._authenticator.authenticate(method, _metadata_of(context), request)
+        except PermissionDenied:
+            # The caller is known; a malformed tenant id is a bad field, not another tenant.
+            _validate(request)
+            raise
+        _validate(request)
+        validate_clock(request, self._clock_window, time.time())
         scope = _scope_of(request)
         if scope is not None:
             telemetry.annotate_scope(*scope)
 
     def _wrap_unary(self, method: str, behavior: Callable[..., Any]) -> Callable[..., Any]:
         async def wrapped(request: Message, context: grpc.aio.ServicerContext) -> Any:
-            started, code = time.perf_counter(), "OK"
+            started, code, admitted = time.perf_counter(), "OK", False
             try:
                 await self._admit(method, request, context)
+                admitted = True
                 return await behavior(request, context)
             except grpc.aio.AbortError:
                 code = "ABORTED"
@@ -135,7 +240,7 @@ class ServerPolicy:
                 code = _code_of(error)
                 await _abort(context, method, error)
             finally:
-                _access_log(method, code, started, request)
+                _access_log(method, code, started, request if admitted else None)
 
         return wrapped
 
@@ -143,9 +248,10 @@ class ServerPolicy:
         async def wrapped(
             request: Message, context: grpc.aio.ServicerContext
         ) -> AsyncIterator[Any]:
-            started, code = time.perf_counter(), "OK"
+            started, code, admitted = time.perf_counter(), "OK", False
             try:
                 await self._admit(method, request, context)
+                admitted = True
                 async for response in behavior(request, context):
                     yield response
             except grpc.aio.AbortError:
@@ -155,7 +261,7 @@ class ServerPolicy:
                 code = _code_of(error)
                 await _abort(context, method, error)
             finally:
-                _access_log(method, code, started, request)
+                _access_log(method, code, started, request if admitted else None)
 
         return wrapped
 
@@ -163,8 +269,12 @@ class ServerPolicy:
 class PolicyInterceptor(grpc.aio.ServerInterceptor):
     """The ServerPolicy as an interceptor, for servers whose handlers were registered unwrapped."""
 
-    def __init__(self, authenticator: Authenticator) -> None:
-        self._policy = ServerPolicy(authenticator)
+    def __init__(
+        self, authenticator: Authenticator, *, require_peer_certificate: bool = False
+    ) -> None:
+        self._policy = ServerPolicy(
+            authenticator, require_peer_certificate=require_peer_certificate
+        )
 
     async def intercept_service(
         self,
@@ -193,10 +303,27 @@ async def _abort(context: grpc.aio.ServicerContext, method: str, error: Exceptio
         log.debug("could not send the status of %s: the call had ended", method)
 
 
-def _access_log(method: str, code: str, started: float, request: Message) -> None:
+# Identifiers in a log line: printable, bounded, never able to start a line of their own.
+LOGGED_ID_MAX = 64
+_UNPRINTABLE = re.compile(r"[^\x21-\x7e]")
+
+
+def loggable_id(value: str) -> str:
+    """An identifier as it may appear in a log line: characters other than printable ASCII
+    escaped (a newline cannot forge a line), at most LOGGED_ID_MAX characters."""
+    head = value[: LOGGED_ID_MAX + 1]  # never escape (or hold) more than is written
+    escaped = _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode(), head)
+    if len(escaped) > LOGGED_ID_MAX:
+        return f"{escaped[:LOGGED_ID_MAX]}...({len(value)} chars)"
+    return escaped or "-"
+
+
+def _access_log(method: str, code: str, started: float, request: Message | None) -> None:
+    """One line per call. Identifiers only of a request that was authenticated and
+    validated; otherwise the line says "-" and nothing the caller sent is written."""
     if not log.isEnabledFor(logging.INFO):
         return
-    scope = _scope_of(request)
+    scope = _scope_of(request) if request is not None else None
     user = telemetry.user_pseudonym(*scope) if scope else "-"
     log.info(
         "rpc method=%s code=%s ms=%.2f trace_id=%s tenant=%s user=%s",
@@ -204,6 +331,6 @@ def _access_log(method: str, code: str, started: float, request: Message) -> Non
         code,
         (time.perf_counter() - started) * 1000,
         telemetry.current_trace_id(),
-        scope[0] if scope else "-",
+        loggable_id(scope[0]) if scope else "-",
         user,
     )

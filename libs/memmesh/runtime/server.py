@@ -11,7 +11,7 @@ from typing import Any, Generic, TypeVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from opentelemetry.instrumentation.grpc import aio_server_interceptor
 
 from memmesh.runtime.interceptors import Authenticator, ServerPolicy
@@ -82,12 +82,17 @@ class EngineServer:
     port: int
     health: health.aio.HealthServicer
     service_names: list[str] = field(default_factory=list)
+    # The plaintext health-only server for probes that cannot speak TLS, and its port.
+    health_server: grpc.aio.Server | None = None
+    health_port: int = 0
 
     async def stop(self, grace: float | None = GRACE_S) -> None:
         """Report NOT_SERVING, then stop, letting in-flight calls finish within the grace."""
         for name in ["", *self.service_names]:
             await self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         await self.server.stop(grace)
+        if self.health_server is not None:
+            await self.health_server.stop(None)
 
 
 async def start_server(
@@ -95,10 +100,17 @@ async def start_server(
     port: int,
     registrations: Sequence[ServiceRegistration[Any]],
     authenticator: Authenticator,
+    *,
+    credentials: grpc.ServerCredentials | None = None,
+    require_peer_certificate: bool = False,
+    health_port: int | None = None,
 ) -> EngineServer:
     """Build, bind and start an aio server with health, reflection and the shared interceptors.
 
-    Port 0 binds a free port; the bound port is returned.
+    Port 0 binds a free port; the bound port is returned. With `credentials` the port
+    serves TLS only (mTLS when they require client certificates, and then the policy also
+    checks each call's peer certificate). `health_port` (0: any free port) adds a
+    plaintext server answering grpc.health.v1 only, from the same health state.
     """
     # Span interceptors only when spans are exported: they cost about 0.1 ms a call otherwise wasted.
     # The policy is not an interceptor: it wraps each engine handler once, at registration.
@@ -106,7 +118,7 @@ async def start_server(
     server = grpc.aio.server(interceptors=tracing, options=SERVER_OPTIONS)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    policy = ServerPolicy(authenticator)
+    policy = ServerPolicy(authenticator, require_peer_certificate=require_peer_certificate)
     names = []
     for registration in registrations:
         registrar = _PolicyRegistrar(server, policy)
@@ -116,21 +128,45 @@ async def start_server(
                 f"{registration.service_name}: stubs did not register their methods by name"
             )
         names.append(registration.service_name)
-    reflection.enable_server_reflection(
-        [
-            *names,
-            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-            reflection.SERVICE_NAME,
-        ],
-        server,
+    # Reflection goes through the policy like the engine's services: it needs the same token
+    # (the gateway: a tenant key) and, under mTLS, a mesh certificate.
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(
+        reflection.aio.ReflectionServicer(
+            [
+                *names,
+                health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+                reflection.SERVICE_NAME,
+            ]
+        ),
+        _PolicyRegistrar(server, policy),
     )
-    bound = server.add_insecure_port(f"{host}:{port}")
+    address = f"{host}:{port}"
+    if credentials is None:
+        bound = server.add_insecure_port(address)
+    else:
+        bound = server.add_secure_port(address, credentials)
     if bound == 0:
-        raise OSError(f"could not bind {host}:{port}")
+        raise OSError(f"could not bind {address}")
+    probes: grpc.aio.Server | None = None
+    probe_port = 0
+    if health_port is not None:
+        probes = grpc.aio.server(options=SERVER_OPTIONS)
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, probes)
+        probe_port = probes.add_insecure_port(f"{host}:{health_port}")
+        if probe_port == 0:
+            raise OSError(f"could not bind the health port {host}:{health_port}")
+        await probes.start()
     await server.start()
     for name in ["", *names]:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return EngineServer(server=server, port=bound, health=health_servicer, service_names=names)
+    return EngineServer(
+        server=server,
+        port=bound,
+        health=health_servicer,
+        service_names=names,
+        health_server=probes,
+        health_port=probe_port,
+    )
 
 
 async def serve_until_signal(

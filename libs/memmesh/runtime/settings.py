@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from memmesh.runtime.tls import TlsFiles, files_in
 
 ENGINE_NAMES = (
     "ledger",
@@ -18,6 +21,10 @@ ENGINE_NAMES = (
     "outbox_sync",
     "gateway",
 )
+
+
+# The published development secret: every engine refuses it under MEMMESH_ENV=production.
+DEVELOPMENT_INTERNAL_TOKEN = "memmesh-dev-internal-token"
 
 
 class MeshSettings(BaseSettings):
@@ -34,7 +41,24 @@ class MeshSettings(BaseSettings):
     # Optional redis:// URL for caches, session buffers and idempotency keys.
     redis_url: str | None = None
     # Shared secret between engines; the default is for a laptop, set it in production.
-    internal_token: str = "memmesh-dev-internal-token"
+    internal_token: str = DEVELOPMENT_INTERNAL_TOKEN
+    # "production" refuses to start with development secrets, plaintext transport or an
+    # unredacted model provider; "development" (the default) serves `make run` as is.
+    env: Literal["development", "production"] = "development"
+    # Certificate directory made by `memmesh certs DIR`: when set, engines serve mTLS and
+    # engine channels present this engine's certificate (<engine>.pem/.key, ca.pem).
+    tls_dir: Path | None = None
+    # Explicit files instead of (or overriding) the directory's: the CA, this process's
+    # certificate and key (e.g. mounted from a Kubernetes Secret under other names).
+    tls_ca_file: Path | None = None
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
+    # The identity (certificate name in tls_dir) of a process that is not an engine, such
+    # as a benchmark or `memmesh status`; engines use their own name.
+    tls_identity: str = "client"
+    # A plaintext port serving only grpc.health.v1 (0: none), for probes that cannot speak
+    # TLS (the kubelet's gRPC probe); it reveals SERVING or NOT_SERVING and nothing else.
+    health_port: int = Field(default=0, ge=0, le=65535)
     # OTLP/gRPC collector endpoint, e.g. http://127.0.0.1:4317; unset disables export.
     otlp_endpoint: str | None = None
     log_level: str = "INFO"
@@ -50,6 +74,24 @@ class MeshSettings(BaseSettings):
     gateway_addr: str = "127.0.0.1:50050"
     # Deadline of an engine-to-engine call made without an inbound deadline, seconds.
     default_call_timeout_s: float = Field(default=2.0, gt=0)
+
+    @property
+    def tls_enabled(self) -> bool:
+        """Whether TLS files are configured (a directory or an explicit CA)."""
+        return self.tls_dir is not None or self.tls_ca_file is not None
+
+    def tls_files(self, identity: str) -> TlsFiles:
+        """The CA, certificate and key of `identity`, explicit paths winning over tls_dir."""
+        base = files_in(self.tls_dir, identity) if self.tls_dir is not None else None
+        ca = self.tls_ca_file or (base.ca if base else None)
+        cert = self.tls_cert_file or (base.cert if base else None)
+        key = self.tls_key_file or (base.key if base else None)
+        if ca is None or cert is None or key is None:
+            raise ValueError(
+                "TLS needs MEMMESH_TLS_DIR, or MEMMESH_TLS_CA_FILE with MEMMESH_TLS_CERT_FILE "
+                "and MEMMESH_TLS_KEY_FILE"
+            )
+        return TlsFiles(ca, cert, key)
 
     def addr_of(self, engine: str) -> str:
         """Address of an engine by name."""
