@@ -105,7 +105,13 @@ class DependencyFailed(DomainError):
     reason = "DEPENDENCY_FAILED"
 
     def __init__(
-        self, engine: str, peer_status: str, message: str = "", *, peer_reason: str = ""
+        self,
+        engine: str,
+        peer_status: str,
+        message: str = "",
+        *,
+        peer_reason: str = "",
+        violations: list[FieldViolation] | None = None,
     ) -> None:
         timed_out = peer_status == "DEADLINE_EXCEEDED"
         super().__init__(
@@ -121,6 +127,8 @@ class DependencyFailed(DomainError):
         )
         self.engine = engine
         self.peer_status = peer_status
+        # The fields the peer named when it refused the request (INVALID_ARGUMENT).
+        self.violations = list(violations or [])
 
     @property
     def timed_out(self) -> bool:

@@ -40,6 +40,7 @@ __all__ = [
     "call_engine",
     "details_of",
     "error_info_of",
+    "field_violations_of",
     "status_code_of",
     "to_status",
 ]
@@ -65,6 +66,7 @@ async def call_engine(engine: str, call: Awaitable[T]) -> T:
             info.metadata.get("peer_status") or error.code().name,
             error.details() or "",
             peer_reason=info.reason,
+            violations=[FieldViolation(f, d) for f, d in field_violations_of(error)],
         ) from error
 
 
@@ -78,13 +80,14 @@ def to_status(error: DomainError) -> grpc.Status:
         )
     )
     details.append(info)
-    if isinstance(error, InvalidInput):
+    violations = error.violations if isinstance(error, InvalidInput | DependencyFailed) else []
+    if violations:
         bad_request = error_details_pb2.BadRequest(
             field_violations=[
                 error_details_pb2.BadRequest.FieldViolation(
                     field=v.field, description=v.description
                 )
-                for v in error.violations
+                for v in violations
             ]
         )
         packed = any_pb2.Any()
@@ -105,6 +108,18 @@ def error_info_of(error: grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo:
             detail.Unpack(info)
             return info
     return error_details_pb2.ErrorInfo()
+
+
+def field_violations_of(error: grpc.aio.AioRpcError) -> list[tuple[str, str]]:
+    """(field, description) of each BadRequest violation a failed call carries."""
+    status = rpc_status.from_call(error)
+    found: list[tuple[str, str]] = []
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+            bad = error_details_pb2.BadRequest()
+            detail.Unpack(bad)
+            found.extend((v.field, v.description) for v in bad.field_violations)
+    return found
 
 
 def details_of(error: grpc.aio.AioRpcError) -> tuple[str, list[str]]:

@@ -11,12 +11,68 @@ from typing import Any
 from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memmesh.common.v1 import field_rules_pb2
 from memmesh.runtime.errors import FieldViolation, InvalidInput
 
 # Strings the rules do not bound still get a ceiling, so no request carries megabytes of text.
 DEFAULT_MAX_STRING = 65_536
+
+# google.protobuf.Timestamp's own range: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+TIMESTAMP = "google.protobuf.Timestamp"
+MIN_TIMESTAMP_SECONDS = -62_135_596_800
+MAX_TIMESTAMP_SECONDS = 253_402_300_799
+MAX_NANOS = 999_999_999
+
+# Identifiers (ids, keys, tokens, codes, targets) hold no control characters at all: no NUL,
+# no newline that could forge a log line, no C1 control, no Unicode line separator.
+# Free text (a turn, a query, a summary) may hold tabs and newlines, but never NUL, which
+# PostgreSQL text cannot store.
+_ID_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_TEXT_FORBIDDEN = re.compile("\x00")
+_ID_SUFFIXES = ("_id", "_ids", "_key", "_token", "_code", "_type", "_kind")
+_ID_NAMES = frozenset({"key", "target", "name", "topics"})
+
+
+def is_identifier(field: FieldDescriptor) -> bool:
+    """True for a string field that names something (an id, key, token, code or target)
+    rather than carrying free text."""
+    return field.name in _ID_NAMES or field.name.endswith(_ID_SUFFIXES)
+
+
+def _forbidden_of(field: FieldDescriptor) -> re.Pattern[str]:
+    return _ID_FORBIDDEN if is_identifier(field) else _TEXT_FORBIDDEN
+
+
+def _char_violation(field: FieldDescriptor, path: str, text: str) -> list[FieldViolation]:
+    if not _forbidden_of(field).search(text):
+        return []
+    if is_identifier(field):
+        return [FieldViolation(path, "must not contain NUL or control characters")]
+    return [FieldViolation(path, "must not contain NUL characters")]
+
+
+def timestamp_violations(timestamp: Message, prefix: str) -> list[FieldViolation]:
+    """Seconds and nanos outside google.protobuf.Timestamp's range."""
+    found = []
+    seconds, nanos = timestamp.seconds, timestamp.nanos  # type: ignore[attr-defined]
+    if not MIN_TIMESTAMP_SECONDS <= seconds <= MAX_TIMESTAMP_SECONDS:
+        found.append(
+            FieldViolation(
+                f"{prefix}seconds", "must be within 0001-01-01T00:00:00Z..9999-12-31T23:59:59Z"
+            )
+        )
+    if not 0 <= nanos <= MAX_NANOS:
+        found.append(FieldViolation(f"{prefix}nanos", f"must be within 0..{MAX_NANOS}"))
+    return found
+
+
+def _timestamp_passes(timestamp: Any) -> bool:
+    seconds: int = timestamp.seconds
+    nanos: int = timestamp.nanos
+    return MIN_TIMESTAMP_SECONDS <= seconds <= MAX_TIMESTAMP_SECONDS and 0 <= nanos <= MAX_NANOS
 
 
 @dataclass(frozen=True)
@@ -67,6 +123,8 @@ def _check_scalar(rule: CompiledRule, path: str, value: object) -> list[FieldVio
         limit = rule.max_len or DEFAULT_MAX_STRING
         if len(text) > limit:
             return [FieldViolation(path, f"must be at most {limit} characters")]
+        if bad := _char_violation(field, path, text):
+            return bad
         if text and rule.pattern is not None and not rule.pattern.fullmatch(text):
             return [FieldViolation(path, f"must match {rule.pattern.pattern}")]
     elif field.type == FieldDescriptor.TYPE_BYTES:
@@ -106,6 +164,8 @@ def _missing(field: FieldDescriptor, path: str) -> list[FieldViolation]:
 
 def violations(message: Message, prefix: str = "") -> list[FieldViolation]:
     """Every rule the message breaks, with dotted field paths."""
+    if message.DESCRIPTOR.full_name == TIMESTAMP:
+        return timestamp_violations(message, prefix)
     found: list[FieldViolation] = []
     for rule in _compiled(message.DESCRIPTOR):
         field = rule.field
@@ -154,9 +214,14 @@ def _scalar_check(rule: CompiledRule) -> FieldCheck | None:
     field = rule.field
     if field.type == FieldDescriptor.TYPE_STRING:
         limit, pattern = rule.max_len or DEFAULT_MAX_STRING, rule.pattern
+        forbidden = _forbidden_of(field).search
         if pattern is None:
-            return lambda text: len(text) <= limit
-        return lambda text: len(text) <= limit and (not text or pattern.fullmatch(text) is not None)
+            return lambda text: len(text) <= limit and not forbidden(text)
+        return lambda text: (
+            len(text) <= limit
+            and not forbidden(text)
+            and (not text or pattern.fullmatch(text) is not None)
+        )
     if field.type == FieldDescriptor.TYPE_BYTES:
         byte_limit = rule.max_len
         return (lambda data: len(data) <= byte_limit) if byte_limit else None
@@ -200,6 +265,8 @@ def _field_check(rule: CompiledRule) -> FieldCheck | None:
 @cache
 def _check_of(descriptor: Descriptor) -> MessageCheck:
     """True when the message breaks no rule (equivalent to `not violations(message)`)."""
+    if descriptor.full_name == TIMESTAMP:
+        return _timestamp_passes
     plans: dict[int, tuple[bool, bool, FieldCheck | None]] = {}
     required_count = 0
     for rule in _compiled(descriptor):
@@ -234,3 +301,176 @@ def validate(message: Message) -> None:
     found = violations(message)
     if found:
         raise InvalidInput(found)
+
+
+# The caller's clock: `now` and the time of a turn must lie near the server's clock. A
+# client that puts microseconds into `seconds`, or a turn dated 9999, is refused here
+# rather than freezing session detection or queuing an effect that can never apply.
+CLOCK_FIELD_NAMES = frozenset({"now", "interaction_time"})
+CLOCK_FIELDS_OF = {"memmesh.common.v1.Turn": frozenset({"time"})}
+
+
+class ClockWindow(BaseSettings):
+    """How far before and after the server's clock a caller's time may lie, seconds
+    (MEMMESH_CLOCK_SKEW_PAST_S, MEMMESH_CLOCK_SKEW_FUTURE_S)."""
+
+    model_config = SettingsConfigDict(env_prefix="MEMMESH_CLOCK_SKEW_", extra="ignore", frozen=True)
+
+    # Ten years back: conversations imported from a file keep their own dates.
+    past_s: int = Field(default=10 * 365 * 86_400, ge=0)
+    # A day ahead: clocks drift and time zones get mixed up, no more.
+    future_s: int = Field(default=86_400, ge=0)
+
+
+def _is_clock_field(field: FieldDescriptor) -> bool:
+    if field.message_type is None or field.message_type.full_name != TIMESTAMP:
+        return False
+    owner = field.containing_type
+    extra = CLOCK_FIELDS_OF.get(owner.full_name, frozenset()) if owner is not None else frozenset()
+    return field.name in CLOCK_FIELD_NAMES or field.name in extra
+
+
+@cache
+def _clock_plan(descriptor: Descriptor) -> tuple[tuple[FieldDescriptor, bool], ...]:
+    """The fields that are, or may contain, caller clock times: (field, is_clock)."""
+    plan: list[tuple[FieldDescriptor, bool]] = []
+    for field in descriptor.fields:
+        if _is_clock_field(field):
+            plan.append((field, True))
+        elif (
+            field.message_type is not None
+            and field.message_type is not descriptor
+            and not field.message_type.GetOptions().map_entry
+            and field.message_type.full_name != TIMESTAMP
+            and _clock_plan(field.message_type)
+        ):
+            plan.append((field, False))
+    return tuple(plan)
+
+
+def clock_violations(
+    message: Message, window: ClockWindow, server_now_s: float, prefix: str = ""
+) -> list[FieldViolation]:
+    """Caller times (`now`, a turn's time) that lie outside the window around the server's
+    clock. Times outside Timestamp's own range are left to validate()."""
+    found: list[FieldViolation] = []
+    for field, is_clock in _clock_plan(message.DESCRIPTOR):
+        path = f"{prefix}{field.name}"
+        if field.is_repeated:
+            items = list(enumerate(getattr(message, field.name)))
+            named = [(f"{path}[{index}]", item) for index, item in items]
+        elif message.HasField(field.name):
+            named = [(path, getattr(message, field.name))]
+        else:
+            named = []
+        for item_path, item in named:
+            if not is_clock:
+                found.extend(clock_violations(item, window, server_now_s, f"{item_path}."))
+            elif _timestamp_passes(item):
+                seconds = item.seconds
+                if seconds < server_now_s - window.past_s:
+                    found.append(
+                        FieldViolation(
+                            item_path,
+                            f"must be at most {window.past_s} s before the server's clock",
+                        )
+                    )
+                elif seconds > server_now_s + window.future_s:
+                    found.append(
+                        FieldViolation(
+                            item_path,
+                            f"must be at most {window.future_s} s after the server's clock",
+                        )
+                    )
+    return found
+
+
+def validate_clock(message: Message, window: ClockWindow, server_now_s: float) -> None:
+    """Raise InvalidInput naming every caller time outside the window."""
+    if not _clock_plan(message.DESCRIPTOR):
+        return
+    found = clock_violations(message, window, server_now_s)
+    if found:
+        raise InvalidInput(found)
+
+
+# Requests that do not decode: the wire bytes are walked to name the field at fault (a
+# string that is not UTF-8, a truncated or corrupt nested message).
+_WIRE_VARINT, _WIRE_I64, _WIRE_LEN, _WIRE_I32 = 0, 1, 2, 5
+
+
+class _Corrupt(Exception):
+    pass
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    value, shift = 0, 0
+    while True:
+        if pos >= len(data) or shift > 63:
+            raise _Corrupt
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+
+
+def _wire_fault(descriptor: Descriptor | None, data: bytes, prefix: str) -> FieldViolation | None:
+    counts: dict[int, int] = {}
+    pos = 0
+    while pos < len(data):
+        try:
+            key, pos = _varint(data, pos)
+        except _Corrupt:
+            return FieldViolation(prefix.rstrip(".") or "request", "is not a valid message")
+        number, wire = key >> 3, key & 7
+        field = descriptor.fields_by_number.get(number) if descriptor is not None else None
+        path = prefix + (field.name if field is not None else f"#{number}")
+        if field is not None and field.is_repeated:
+            index = counts.get(number, 0)
+            counts[number] = index + 1
+            path = f"{path}[{index}]"
+        try:
+            if wire == _WIRE_VARINT:
+                _, pos = _varint(data, pos)
+            elif wire == _WIRE_I64:
+                pos += 8
+            elif wire == _WIRE_I32:
+                pos += 4
+            elif wire == _WIRE_LEN:
+                length, pos = _varint(data, pos)
+                chunk, pos = data[pos : pos + length], pos + length
+                if pos > len(data):
+                    raise _Corrupt
+                fault = _chunk_fault(field, chunk, path)
+                if fault is not None:
+                    return fault
+            else:
+                raise _Corrupt
+        except _Corrupt:
+            return FieldViolation(path, "is not a valid message field")
+        if pos > len(data):
+            return FieldViolation(path, "is truncated")
+    return None
+
+
+def _chunk_fault(field: FieldDescriptor | None, chunk: bytes, path: str) -> FieldViolation | None:
+    if field is None:
+        return None
+    if field.type == FieldDescriptor.TYPE_STRING:
+        try:
+            chunk.decode("utf-8")
+        except UnicodeDecodeError:
+            return FieldViolation(path, "is not valid UTF-8")
+        return None
+    if field.message_type is not None:
+        return _wire_fault(field.message_type, chunk, f"{path}.")
+    return None
+
+
+def undecodable(descriptor: Descriptor | None, data: bytes) -> InvalidInput:
+    """The InvalidInput of request bytes that failed to decode, naming the field at fault
+    when the wire format shows it (else the request as a whole)."""
+    fault = _wire_fault(descriptor, data, "") if descriptor is not None else None
+    return InvalidInput([fault or FieldViolation("request", "is not a valid message")])
