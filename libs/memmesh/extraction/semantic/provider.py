@@ -22,6 +22,9 @@ class ProviderConfig:
     retries: int
     max_tokens: int
     turn_token_budget: int
+    # Credentials and INTERNAL_ONLY spans are taken out of every turn before it is sent
+    # (redaction.py). Off only to debug a local model; MEMMESH_ENV=production refuses it.
+    redact: bool = True
 
 
 @dataclass(frozen=True)

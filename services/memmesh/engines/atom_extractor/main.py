@@ -47,6 +47,7 @@ def turn_extractor(settings: AtomExtractorSettings) -> TurnExtractor:
         retries=settings.provider_retries,
         max_tokens=settings.provider_max_tokens,
         turn_token_budget=settings.provider_turn_token_budget,
+        redact=settings.provider_redact,
     )
     return SemanticExtractor(ChatCompletionsProvider(config), DeterministicExtractor())
 

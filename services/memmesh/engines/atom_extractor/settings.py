@@ -33,6 +33,9 @@ class AtomExtractorSettings(BaseSettings):
     provider_max_tokens: int = Field(default=400, ge=16)
     # Ceiling of prompt plus completion tokens spent on one turn.
     provider_turn_token_budget: int = Field(default=3000, ge=64)
+    # Credentials and INTERNAL_ONLY spans leave the turn before any provider call; off only
+    # to debug a local model (MEMMESH_ENV=production refuses to start with it off).
+    provider_redact: bool = True
 
     # The effect outbox: deadline of one attempt, backoff between attempts, attempts before
     # an effect goes to the dead letters.

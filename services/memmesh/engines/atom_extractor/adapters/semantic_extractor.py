@@ -33,6 +33,9 @@ from memmesh.extraction.semantic.provider import (
     ProviderReply,
     ProviderTimeout,
 )
+from memmesh.extraction.semantic.redaction import only_placeholders, redact
+from memmesh.runtime.engine import refuse_unsafe
+from memmesh.runtime.settings import MeshSettings
 
 MAX_FACTS = 5
 
@@ -56,7 +59,12 @@ class _Attempts:
 class SemanticExtractor:
     """Asks the model; any failure, or proposals that all fail the gates, falls back to the rules."""
 
-    def __init__(self, provider: Provider, fallback: TurnExtractor) -> None:
+    def __init__(
+        self, provider: Provider, fallback: TurnExtractor, settings: MeshSettings | None = None
+    ) -> None:
+        # A provider that would receive credentials is no production configuration.
+        unredacted = [] if provider.config.redact else ["the model provider has redaction off"]
+        refuse_unsafe(settings or MeshSettings(), unredacted)
         self._provider = provider
         self._fallback = fallback
 
@@ -68,7 +76,12 @@ class SemanticExtractor:
         if turn.role != "user" or not turn.text.strip() or rules.command is Command.DO_NOT_STORE:
             return rules, None
         config = self._provider.config
-        messages = build_messages(turn.text)
+        # Nothing leaves the mesh before redaction: the provider sees placeholders instead
+        # of credentials and INTERNAL_ONLY sentences; the gates still check the user's words.
+        outgoing = redact(turn.text).text if config.redact else turn.text
+        if only_placeholders(outgoing):
+            return rules, None
+        messages = build_messages(outgoing)
         started = time.monotonic()  # latency is measured, never used in a decision
         state = _Attempts()
         accepted = await self._ask(messages, turn.text, state)
