@@ -32,7 +32,16 @@ def _default_ports(settings: MeshSettings) -> dict[str, int]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Start every built engine on its configured port and keep them up until Ctrl-C."""
+    from memmesh.runtime.engine import EXIT_REFUSED, production_problems
+
     settings = MeshSettings()
+    refused = production_problems(settings)
+    if refused:
+        print(
+            "memmesh run: refusing to start with MEMMESH_ENV=production: " + "; ".join(refused),
+            file=sys.stderr,
+        )
+        return EXIT_REFUSED
     log_format = "%(asctime)s memmesh-run %(levelname)s %(message)s"
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format=log_format)
     engines = built_engines()
