@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import logging
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -16,7 +17,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+import psycopg
 from psycopg import AsyncConnection
+from psycopg import sql as pg_sql
 from psycopg_pool import AsyncConnectionPool
 
 from memmesh.storage.migrations import Migration
@@ -25,6 +28,7 @@ from memmesh.storage.sqlite_db import open_sqlite
 
 Row = tuple[Any, ...]
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class Dialect(enum.Enum):
@@ -75,6 +79,14 @@ class Database(Protocol):
 
     def read(self) -> AbstractAsyncContextManager[SqlTx]:
         """Reads of committed data, never of another transaction half done."""
+        ...
+
+    async def reclaim_erased(self, tables: Sequence[str]) -> bool:
+        """After an erasure, make the deleted bytes unreadable where the store can: SQLite
+        (secure_delete already zeroes freed pages) checkpoints and truncates its WAL, which
+        still holds the old page images; PostgreSQL runs VACUUM on the given tables of the
+        engine's schema, outside any transaction. Best effort: a failure or a busy reader is
+        logged and reported as False, never raised (the erasure itself has committed)."""
         ...
 
     async def close(self) -> None: ...
@@ -171,6 +183,22 @@ class SqliteDatabase:
         async with self._lock:
             yield self._tx
 
+    async def reclaim_erased(self, tables: Sequence[str]) -> bool:
+        async with self._lock:
+            try:
+                row = await self.run(
+                    lambda db: db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                )
+            except sqlite3.Error:
+                log.warning("WAL checkpoint after an erasure failed", exc_info=True)
+                return False
+        # (busy, frames in the WAL, frames checkpointed): busy means a reader of another
+        # process kept part of the WAL; the next erasure's checkpoint takes it.
+        if row is None or int(row[0]) != 0:
+            log.warning("WAL checkpoint after an erasure was blocked by a reader")
+            return False
+        return True
+
     async def close(self) -> None:
         self._db.close()
 
@@ -232,6 +260,23 @@ class PostgresDatabase:
     async def read(self) -> AsyncIterator[SqlTx]:
         async with self._pool.connection() as connection:
             yield _PostgresTx(connection)
+
+    async def reclaim_erased(self, tables: Sequence[str]) -> bool:
+        # Pool connections are in autocommit, so VACUUM runs outside a transaction.
+        done = True
+        for table in dict.fromkeys(tables):
+            statement = pg_sql.SQL("VACUUM {}.{}").format(
+                pg_sql.Identifier(self._schema), pg_sql.Identifier(table)
+            )
+            try:
+                async with self._pool.connection() as connection:
+                    await connection.execute(statement)
+            except psycopg.Error:
+                log.warning(
+                    "VACUUM of %s.%s after an erasure failed", self._schema, table, exc_info=True
+                )
+                done = False
+        return done
 
     async def close(self) -> None:
         await self._pool.close()

@@ -191,6 +191,11 @@ class RemoveRequest(_message.Message):
 
     SCOPE_FIELD_NUMBER: _builtins.int
     DOC_IDS_FIELD_NUMBER: _builtins.int
+    ERASE_FIELD_NUMBER: _builtins.int
+    erase: _builtins.bool
+    """True when the removal erases forgotten content: the store then also makes the deleted
+    bytes unreadable where it can (SQLite truncates its WAL, PostgreSQL runs VACUUM).
+    """
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose index."""
@@ -204,10 +209,11 @@ class RemoveRequest(_message.Message):
         *,
         scope: _scope_pb2.UserScope | None = ...,
         doc_ids: _abc.Iterable[_builtins.str] | None = ...,
+        erase: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["doc_ids", b"doc_ids", "scope", b"scope"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["doc_ids", b"doc_ids", "erase", b"erase", "scope", b"scope"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

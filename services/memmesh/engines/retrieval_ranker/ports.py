@@ -63,6 +63,15 @@ class RankerStore(Protocol):
         or None (and changes nothing) when `if_generation` is given and is no longer current."""
         ...
 
+    async def forget_user(self, tenant_id: str, user_id: str) -> int:
+        """Delete every document of the user and every removal record, as a rebuild to an
+        empty index (so every process reloads instead of catching up); the documents removed."""
+        ...
+
+    async def reclaim_erased(self) -> bool:
+        """Make deleted document bytes unreadable where the store can (best effort)."""
+        ...
+
     async def load(self, tenant_id: str, user_id: str) -> Snapshot:
         """Every document of the user, consistent with the generation returned."""
         ...

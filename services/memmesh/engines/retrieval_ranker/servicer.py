@@ -27,9 +27,15 @@ class RetrievalRankerServicer(pb_grpc.RetrievalRankerServiceServicer):
         self, request: pb.RemoveRequest, context: grpc.aio.ServicerContext
     ) -> pb.RemoveResponse:
         count = await self._service.remove(
-            request.scope.tenant_id, request.scope.user_id, list(request.doc_ids)
+            request.scope.tenant_id, request.scope.user_id, list(request.doc_ids), request.erase
         )
         return pb.RemoveResponse(removed_count=count)
+
+    async def ForgetUser(
+        self, request: pb.ForgetUserRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ForgetUserResponse:
+        count = await self._service.forget_user(request.scope.tenant_id, request.scope.user_id)
+        return pb.ForgetUserResponse(removed_count=count)
 
     async def Retrieve(
         self, request: pb.RetrieveRequest, context: grpc.aio.ServicerContext

@@ -122,8 +122,11 @@ class RankerService:
         self._apply_write((tenant_id, user_id), generation, apply)
         return len(docs)
 
-    async def remove(self, tenant_id: str, user_id: str, doc_ids: Sequence[str]) -> int:
-        """Delete documents from the store and the index; returns how many existed."""
+    async def remove(
+        self, tenant_id: str, user_id: str, doc_ids: Sequence[str], erase: bool = False
+    ) -> int:
+        """Delete documents from the store and the index; returns how many existed. With
+        `erase` (forgotten content) the store also reclaims the deleted bytes."""
         if not doc_ids:
             return 0
         removed, generation = await self._store.remove(tenant_id, user_id, doc_ids)
@@ -133,7 +136,18 @@ class RankerService:
                 index.remove(doc_id)
 
         self._apply_write((tenant_id, user_id), generation, apply)
+        if erase and removed:
+            await self._store.reclaim_erased()
         return len(removed)
+
+    async def forget_user(self, tenant_id: str, user_id: str) -> int:
+        """Delete every document of the user from the store, drop the user's index from
+        memory (other processes reload on their next read) and reclaim the deleted bytes;
+        returns how many documents there were."""
+        count = await self._store.forget_user(tenant_id, user_id)
+        self._indexes.pop((tenant_id, user_id), None)
+        await self._store.reclaim_erased()
+        return count
 
     async def retrieve(self, tenant_id: str, user_id: str, query: str, caps: Caps) -> Retrieval:
         """Candidates for the query within caps, from the user's index as of now."""

@@ -31,6 +31,10 @@ class IndexChange:
     removed: tuple[str, ...] = ()
     turns: tuple[Turn, ...] = ()
     digests: tuple[Digest | Episode, ...] = ()
+    # The removals erase forgotten content: the index also reclaims the deleted bytes.
+    erase: bool = False
+    # Remove every document of the user (forgetting the user), before anything else.
+    forget_user: bool = False
 
 
 class UserTx(Protocol):
@@ -138,6 +142,33 @@ class UserTx(Protocol):
         """Delete the thread's digest, episodes, loops, graph rows, session and turns; True if anything was there."""
         ...
 
+    async def set_turn_texts(self, texts: Sequence[tuple[str, str]]) -> None:
+        """Replace the text of archived turns: (turn id, new text) pairs."""
+        ...
+
+    async def forgotten_session(self, session_id: str) -> list[str]:
+        """The turn ids recorded when the session was forgotten (empty when it never was)."""
+        ...
+
+    async def record_forgotten_session(self, session_id: str, turn_ids: Sequence[str]) -> None:
+        """Record the ids (never the text) of the turns a forgotten session had."""
+        ...
+
+    async def session_ids(self) -> list[str]:
+        """Every session id of the user, sorted."""
+        ...
+
+    async def forget_user(self) -> int:
+        """Delete every row of the user (turns, sessions, activity, loops, digests, episodes,
+        graph, forgotten-session records); the number of turns deleted."""
+        ...
+
+    async def scrub_queued_index(self, turn_ids: Sequence[str], thread_ids: Sequence[str]) -> int:
+        """Take the documents of these turns and of these threads' digests and episodes out of
+        the user's queued and dead index effects (their payloads carry the text); an effect
+        left with nothing to send goes. The number of effects changed."""
+        ...
+
     async def queue_index(self, change: IndexChange, key: str = "") -> list[Effect]:
         """Queue the change for the retrieval index in this transaction (it commits with the
         write or not at all); `key` names a change that happens once. The effects queued."""
@@ -153,6 +184,10 @@ class ThreadStore(Protocol):
 
     def read(self, tenant_id: str, user_id: str) -> AbstractAsyncContextManager[UserTx]:
         """Reads without a lock (each statement sees committed data)."""
+        ...
+
+    async def reclaim_erased(self) -> bool:
+        """After an erasure, make deleted bytes unreadable where the store can (best effort)."""
         ...
 
     async def close(self) -> None: ...
@@ -172,6 +207,10 @@ class TurnBuffer(Protocol):
         ...
 
     async def drop(self, tenant_id: str, user_id: str, session_id: str) -> None: ...
+
+    async def drop_user(self, tenant_id: str, user_id: str) -> None:
+        """Drop every buffered session of the user."""
+        ...
 
     async def close(self) -> None: ...
 

@@ -58,7 +58,7 @@ async def restrict_turns(
     if not tightened:
         return 0, []
     ids = [turn.turn_id for turn in tightened]
-    await _drop_buffers(buffer, tenant_id, user_id, sessions, required=True)
+    await drop_buffers(buffer, tenant_id, user_id, sessions, required=True)
     async with store.write(tenant_id, user_id) as tx:
         raised = await tx.restrict_turns(ids, exposure)
         await tx.delete_loops_from(ids)
@@ -66,7 +66,7 @@ async def restrict_turns(
         for session_id in sessions:
             session = await tx.session(session_id)
             if session is not None:
-                rebuilt += await _rebuild_session(tx, session, digest_window_turns)
+                rebuilt += await rebuild_session(tx, session, digest_window_turns)
         # The index copies go with the change: every copy that could tell what the turns said
         # is removed, then what may still be shown is indexed again.
         episode_ids = [episode_id_of(s, n) for s in digested for n in range(1, MAX_EPISODES + 1)]
@@ -76,11 +76,11 @@ async def restrict_turns(
         )
         queued = await tx.queue_index(change)
     # A turn appended meanwhile may have refilled a buffer from the archive before the change.
-    await _drop_buffers(buffer, tenant_id, user_id, sessions, required=False)
+    await drop_buffers(buffer, tenant_id, user_id, sessions, required=False)
     return raised, queued
 
 
-async def _rebuild_session(
+async def rebuild_session(
     tx: UserTx, session: SessionRow, digest_window_turns: int
 ) -> list[Digest | Episode]:
     """Rolling summary, graph and (for a digested session) digest and episodes of the
@@ -111,7 +111,7 @@ async def _rebuild_session(
     return [*([digest] if digest else []), *episodes]
 
 
-async def _drop_buffers(
+async def drop_buffers(
     buffer: TurnBuffer | None,
     tenant_id: str,
     user_id: str,

@@ -104,6 +104,36 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
         )
         return pb.ForgetThreadResponse(forgotten=forgotten)
 
+    async def RedactTurns(
+        self, request: pb.RedactTurnsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RedactTurnsResponse:
+        redaction = await self._threads.redact_turns(
+            request.scope.tenant_id,
+            request.scope.user_id,
+            list(request.turn_ids),
+            list(request.forget_terms),
+        )
+        return pb.RedactTurnsResponse(
+            redacted_turn_ids=redaction.redacted_turn_ids,
+            emptied_turn_ids=redaction.emptied_turn_ids,
+        )
+
+    async def ForgetSession(
+        self, request: pb.ForgetSessionRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ForgetSessionResponse:
+        forgotten = await self._threads.forget_session(
+            request.scope.tenant_id, request.scope.user_id, request.session_id
+        )
+        return pb.ForgetSessionResponse(forgotten=forgotten.forgotten, turn_ids=forgotten.turn_ids)
+
+    async def ForgetUser(
+        self, request: pb.ForgetUserRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ForgetUserResponse:
+        forgotten = await self._threads.forget_user(request.scope.tenant_id, request.scope.user_id)
+        return pb.ForgetUserResponse(
+            forgotten=forgotten.forgotten, removed_turn_count=forgotten.removed_turn_count
+        )
+
     async def RestrictTurns(
         self, request: pb.RestrictTurnsRequest, context: grpc.aio.ServicerContext
     ) -> pb.RestrictTurnsResponse:

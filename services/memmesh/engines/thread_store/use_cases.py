@@ -8,7 +8,8 @@ import logging
 from collections.abc import Awaitable, Sequence
 from typing import TypeVar
 
-from memmesh.engines.thread_store.domain.episodes import MAX_EPISODES, build_episodes, episode_id_of
+from memmesh.engines.thread_store import erasure
+from memmesh.engines.thread_store.domain.episodes import build_episodes
 from memmesh.engines.thread_store.domain.graph import (
     MAX_NODES,
     co_occurrences,
@@ -49,7 +50,7 @@ from memmesh.engines.thread_store.ports import (
     UserTx,
 )
 from memmesh.engines.thread_store.restriction import restrict_turns
-from memmesh.errors import DependencyFailed, FieldViolation, InvalidInput
+from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.outbox import Effect
 from memmesh.policy.sensitivity import Exposure, exposure_of, stricter
 
@@ -64,8 +65,6 @@ DIGEST_WINDOW_TURNS = 400
 MAX_ACTIVE_LOOPS = 10
 # Resume looks at the most recent sessions for the episode bridge.
 BRIDGE_SESSIONS = 2
-# Turns of one thread looked up to forget their index copies; sessions are far shorter.
-FORGET_SCAN_LIMIT = 100_000
 
 
 class ThreadStoreUseCases:
@@ -395,27 +394,46 @@ class ThreadStoreUseCases:
         return Expansion(tuple(GraphNode(n, labels.get(n, "")) for n in reached), tuple(edges))
 
     async def forget_thread(self, tenant_id: str, user_id: str, thread_id: str) -> bool:
-        """Delete the thread's digest, loops, graph contributions, session and turns, and queue
-        the removal of their copies in the retrieval index in the same transaction."""
-        queued: list[Effect] = []
-        async with self._store.write(tenant_id, user_id) as tx:
-            turns = await tx.session_turns(thread_id, FORGET_SCAN_LIMIT)
-            forgotten = await tx.forget_thread(thread_id)
-            if forgotten:
-                # Every id an episode of the thread can have, so none survives a re-segmentation.
-                episode_ids = [episode_id_of(thread_id, n) for n in range(1, MAX_EPISODES + 1)]
-                removed = (thread_id, *episode_ids, *(turn.turn_id for turn in turns))
-                queued = await tx.queue_index(IndexChange(removed=removed))
-        await self._first_attempt(tenant_id, user_id, queued)
-        if self._buffer is not None:
-            try:
-                await self._buffer.drop(tenant_id, user_id, thread_id)
-            except Exception as error:
-                # Forgetting means the text is gone everywhere; the caller retries (it is idempotent).
-                raise DependencyFailed(
-                    "redis", "UNAVAILABLE", "session buffer unavailable; forget not complete"
-                ) from error
+        """Forget a thread (a session thread: as forget_session); True if anything was there."""
+        forgotten = await self.forget_session(tenant_id, user_id, thread_id)
+        return forgotten.forgotten
+
+    async def forget_session(
+        self, tenant_id: str, user_id: str, session_id: str
+    ) -> erasure.SessionForgotten:
+        """Delete every turn of the session and every copy of them; the ids of its turns."""
+        forgotten, queued = await erasure.forget_session(
+            self._store, self._buffer, (tenant_id, user_id), session_id
+        )
+        await self._after_erasure(tenant_id, user_id, queued)
         return forgotten
+
+    async def redact_turns(
+        self, tenant_id: str, user_id: str, turn_ids: Sequence[str], terms: Sequence[str]
+    ) -> erasure.Redaction:
+        """Remove the sentences holding any term from the turns (all text without terms) and
+        rebuild what they fed; the turns changed."""
+        redaction, queued = await erasure.redact_turns(
+            self._store, self._buffer, (tenant_id, user_id), turn_ids, terms, DIGEST_WINDOW_TURNS
+        )
+        await self._after_erasure(tenant_id, user_id, queued)
+        return redaction
+
+    async def forget_user(self, tenant_id: str, user_id: str) -> erasure.UserForgotten:
+        """Delete everything the ThreadStore holds about the user, and the user's index."""
+        forgotten, queued = await erasure.forget_user(
+            self._store, self._buffer, (tenant_id, user_id)
+        )
+        await self._after_erasure(tenant_id, user_id, queued)
+        return forgotten
+
+    async def _after_erasure(self, tenant_id: str, user_id: str, queued: list[Effect]) -> None:
+        """Deliver the index's part of an erasure now (the outbox keeps what fails), then make
+        the deleted bytes unreadable where the store can."""
+        if not queued:
+            return
+        await self._first_attempt(tenant_id, user_id, queued)
+        await self._store.reclaim_erased()
 
     async def restrict_turns(
         self, tenant_id: str, user_id: str, turn_ids: list[str], exposure: Exposure

@@ -12,6 +12,8 @@ from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect, Row, SqlTx, marks, open_database
 
 ENGINE = "retrieval_ranker"
+# The tables whose deleted rows held content (document payloads).
+ERASED_TABLES = ("ranker_documents",)
 
 T = TypeVar("T")
 
@@ -184,6 +186,27 @@ class SqlRankerStore:
             )
             await _write(tx, tenant_id, user_id, docs, generation, clear_removals=False)
         return generation
+
+    async def forget_user(self, tenant_id: str, user_id: str) -> int:
+        async with self._db.write(tenant_id, user_id) as tx:
+            if (await _generations(tx, tenant_id, user_id))[0] == 0:
+                return 0
+            row = await tx.fetchone(
+                "SELECT COUNT(*) FROM ranker_documents WHERE tenant_id = ? AND user_id = ?",
+                (tenant_id, user_id),
+            )
+            count = int(row[0]) if row else 0
+            # The user's row stays (ids and a number only): a lower generation would let
+            # another process keep serving the index it holds in memory.
+            await _bump(tx, tenant_id, user_id, rebuild=True)
+            for table in ("ranker_documents", "ranker_removals"):
+                await tx.execute(
+                    f"DELETE FROM {table} WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id)
+                )
+        return count
+
+    async def reclaim_erased(self) -> bool:
+        return await self._db.reclaim_erased(ERASED_TABLES)
 
     async def load(self, tenant_id: str, user_id: str) -> Snapshot:
         async def read(tx: SqlTx, generation: int, _rebuilt: int) -> Snapshot:

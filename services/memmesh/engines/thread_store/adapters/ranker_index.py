@@ -20,6 +20,7 @@ from memmesh.outbox import Effect, EffectRejected, Handler, Outbox, QueuedEffect
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
 from memmesh.runtime.errors import call_engine
+from memmesh.storage.sql import SqlTx
 
 # RetrievalRanker.Remove takes at most 1,000 ids a call, Upsert 1,000 documents.
 REMOVE_BATCH = 1000
@@ -27,9 +28,10 @@ UPSERT_BATCH = 1000
 RANKER = "retrieval_ranker"
 INDEX_UPSERT = "index_upsert"
 INDEX_REMOVE = "index_remove"
+INDEX_FORGET_USER = "index_forget_user"
 # One lane: the ranker sees a user's changes in the order they were written.
 RANKER_LANE = RANKER
-M = TypeVar("M", ranker_pb.UpsertRequest, ranker_pb.RemoveRequest)
+M = TypeVar("M", ranker_pb.UpsertRequest, ranker_pb.RemoveRequest, ranker_pb.ForgetUserRequest)
 
 
 def _index_digest(digest: Digest | Episode) -> memory_pb2.Digest:
@@ -50,10 +52,15 @@ def index_effects(tenant_id: str, user_id: str, change: IndexChange, key: str = 
     scope = scope_pb2.UserScope(tenant_id=tenant_id, user_id=user_id)
     base = f"index:{key or uuid.uuid4().hex}"
     effects: list[Effect] = []
+    if change.forget_user:
+        forget = ranker_pb.ForgetUserRequest(scope=scope)
+        effects.append(
+            Effect(INDEX_FORGET_USER, forget.SerializeToString(), f"{base}:forget", RANKER_LANE)
+        )
     removed = list(dict.fromkeys(change.removed))
     for start in range(0, len(removed), REMOVE_BATCH):
         removal = ranker_pb.RemoveRequest(
-            scope=scope, doc_ids=removed[start : start + REMOVE_BATCH]
+            scope=scope, doc_ids=removed[start : start + REMOVE_BATCH], erase=change.erase
         )
         effects.append(
             Effect(INDEX_REMOVE, removal.SerializeToString(), f"{base}:remove:{start}", RANKER_LANE)
@@ -79,7 +86,11 @@ class RankerIndexHandlers:
         self._stub = stub
 
     def by_kind(self) -> dict[str, Handler]:
-        return {INDEX_UPSERT: self.upsert, INDEX_REMOVE: self.remove}
+        return {
+            INDEX_UPSERT: self.upsert,
+            INDEX_REMOVE: self.remove,
+            INDEX_FORGET_USER: self.forget_user,
+        }
 
     async def upsert(self, effect: QueuedEffect, timeout_s: float) -> object:
         request = _decoded(ranker_pb.UpsertRequest, effect)
@@ -88,6 +99,59 @@ class RankerIndexHandlers:
     async def remove(self, effect: QueuedEffect, timeout_s: float) -> object:
         request = _decoded(ranker_pb.RemoveRequest, effect)
         return await call_engine(RANKER, self._stub.Remove(request, timeout=timeout_s))
+
+    async def forget_user(self, effect: QueuedEffect, timeout_s: float) -> object:
+        request = _decoded(ranker_pb.ForgetUserRequest, effect)
+        return await call_engine(RANKER, self._stub.ForgetUser(request, timeout=timeout_s))
+
+
+async def scrub_index_effects(
+    tx: SqlTx, who: tuple[str, str], turn_ids: Sequence[str], thread_ids: Sequence[str]
+) -> int:
+    """Take the documents of these turns and of these threads' digests and episodes out of
+    the user's queued and dead upserts; an upsert left empty goes. Erasure calls it in its
+    own transaction: the removals it queues there supersede whatever these effects would
+    have indexed, so nothing is lost, and no payload keeps the forgotten text. The number
+    of effects changed."""
+    turns, threads = set(turn_ids), set(thread_ids)
+    if not turns and not threads:
+        return 0
+    changed = 0
+    for table in ("outbox_effects", "outbox_dead"):
+        rows = await tx.fetchall(
+            f"SELECT seq, payload FROM {table} WHERE tenant_id = ? AND user_id = ? AND kind = ?",
+            (*who, INDEX_UPSERT),
+        )
+        for seq, payload in rows:
+            try:
+                request = ranker_pb.UpsertRequest.FromString(bytes(payload))
+            except DecodeError:
+                continue
+            kept = [d for d in request.documents if not _names(d, turns, threads)]
+            if len(kept) == len(request.documents):
+                continue
+            changed += 1
+            if not kept:
+                await tx.execute(
+                    f"DELETE FROM {table} WHERE tenant_id = ? AND user_id = ? AND seq = ?",
+                    (*who, seq),
+                )
+                continue
+            del request.documents[:]
+            request.documents.extend(kept)
+            await tx.execute(
+                f"UPDATE {table} SET payload = ? WHERE tenant_id = ? AND user_id = ? AND seq = ?",
+                (request.SerializeToString(), *who, seq),
+            )
+    return changed
+
+
+def _names(document: ranker_pb.Document, turns: set[str], threads: set[str]) -> bool:
+    if document.HasField("turn"):
+        return document.turn.turn_id in turns
+    if document.HasField("digest"):
+        return document.digest.thread_id in threads
+    return False
 
 
 def _decoded(message: type[M], effect: QueuedEffect) -> M:

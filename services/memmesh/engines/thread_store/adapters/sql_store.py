@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from memmesh.engines.thread_store.adapters.sql_tx import SqlUserTx
+from memmesh.engines.thread_store.adapters.sql_tx import USER_TABLES, SqlUserTx
 from memmesh.outbox import outbox_lock, outbox_migration
 from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect
@@ -22,6 +22,16 @@ def migrations(dialect: Dialect) -> tuple[Migration, ...]:
         Migration(3, ("ALTER TABLE thread_turns ADD COLUMN exposure INTEGER NOT NULL DEFAULT 1",)),
         # What the retrieval index must still be told (queued with the writes that cause it).
         outbox_migration(dialect, 4),
+        # The turn ids (never the text) of each forgotten session, so a repeated forget
+        # answers the same ids; gone when the user is forgotten.
+        Migration(
+            5,
+            (
+                """CREATE TABLE thread_forgotten_sessions (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+                turn_ids TEXT NOT NULL, PRIMARY KEY (tenant_id, user_id, session_id))""",
+            ),
+        ),
     )
 
 
@@ -106,6 +116,9 @@ class SqlThreadStore:
     async def read(self, tenant_id: str, user_id: str) -> AsyncIterator[SqlUserTx]:
         async with self._db.read() as tx:
             yield SqlUserTx(tx, tenant_id, user_id)
+
+    async def reclaim_erased(self) -> bool:
+        return await self._db.reclaim_erased((*USER_TABLES, "outbox_effects", "outbox_dead"))
 
     async def close(self) -> None:
         await self._db.close()

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memmesh.engines.thread_store.adapters.episode_rows import EpisodeRows
-from memmesh.engines.thread_store.adapters.ranker_index import index_effects
+from memmesh.engines.thread_store.adapters.ranker_index import index_effects, scrub_index_effects
 from memmesh.engines.thread_store.domain.model import (
     Digest,
     DigestHead,
@@ -26,6 +26,18 @@ from memmesh.policy.sensitivity import Exposure
 from memmesh.storage.sql import Row, SqlTx, marks
 
 _USER = "tenant_id = ? AND user_id = ?"
+# Every table holding a user's archive or what was built from it (the outbox's aside).
+USER_TABLES = (
+    "thread_turns",
+    "thread_sessions",
+    "thread_users",
+    "thread_loops",
+    "thread_digests",
+    "thread_episodes",
+    "graph_nodes",
+    "graph_edges",
+    "thread_forgotten_sessions",
+)
 _TURN_COLUMNS = "turn_id, session_id, role, text, time_us, exposure"
 _SESSION_COLUMNS = "session_id, start_us, last_us, turn_count, rolling_summary, closed"
 _LOOP_COLUMNS = (
@@ -70,7 +82,61 @@ class SqlUserTx(EpisodeRows):
     async def queue_index(self, change: IndexChange, key: str = "") -> list[Effect]:
         effects = index_effects(*self._who, change, key)
         await enqueue_in(self._db, *self._who, effects, wall_clock_us())
+        if change.forget_user and effects:
+            # Everything queued before the user's forgetting goes (its payloads may carry
+            # what they said); the forgetting itself stays, with a higher sequence number
+            # than any effect a drainer may still hold, so no number is reused.
+            first = await self._db.fetchone(
+                f"SELECT MIN(seq) FROM outbox_effects WHERE {_USER} AND idempotency_key = ?",
+                (*self._who, effects[0].key),
+            )
+            if first is not None and first[0] is not None:
+                await self._db.execute(
+                    f"DELETE FROM outbox_effects WHERE {_USER} AND seq < ?",
+                    (*self._who, int(first[0])),
+                )
+            await self._db.execute(f"DELETE FROM outbox_dead WHERE {_USER}", self._who)
         return effects
+
+    async def scrub_queued_index(self, turn_ids: Sequence[str], thread_ids: Sequence[str]) -> int:
+        return await scrub_index_effects(self._db, self._who, turn_ids, thread_ids)
+
+    async def set_turn_texts(self, texts: Sequence[tuple[str, str]]) -> None:
+        if texts:
+            await self._db.executemany(
+                f"UPDATE thread_turns SET text = ? WHERE {_USER} AND turn_id = ?",
+                [(text, *self._who, turn_id) for turn_id, text in texts],
+            )
+
+    async def forgotten_session(self, session_id: str) -> list[str]:
+        rows = await self._rows(
+            f"SELECT turn_ids FROM thread_forgotten_sessions WHERE {_USER} AND session_id = ?",
+            session_id,
+        )
+        return [str(turn_id) for turn_id in json.loads(rows[0][0])] if rows else []
+
+    async def record_forgotten_session(self, session_id: str, turn_ids: Sequence[str]) -> None:
+        await self._db.execute(
+            "INSERT INTO thread_forgotten_sessions (tenant_id, user_id, session_id, turn_ids) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, session_id) "
+            "DO UPDATE SET turn_ids = excluded.turn_ids",
+            (*self._who, session_id, json.dumps(sorted(set(turn_ids)))),
+        )
+
+    async def session_ids(self) -> list[str]:
+        rows = await self._rows(
+            f"SELECT session_id FROM thread_sessions WHERE {_USER} UNION "
+            f"SELECT DISTINCT session_id FROM thread_turns WHERE {_USER} ORDER BY 1",
+            *self._who,
+        )
+        return [str(row[0]) for row in rows]
+
+    async def forget_user(self) -> int:
+        turns = await self._db.execute(f"DELETE FROM thread_turns WHERE {_USER}", self._who)
+        for table in USER_TABLES:
+            if table != "thread_turns":
+                await self._db.execute(f"DELETE FROM {table} WHERE {_USER}", self._who)
+        return turns
 
     async def _rows(self, sql: str, *params: Any) -> list[Row]:
         return await self._db.fetchall(sql, (*self._who, *params))

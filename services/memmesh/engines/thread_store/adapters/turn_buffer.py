@@ -27,6 +27,11 @@ return 1
 """
 
 
+def _glob_escaped(text: str) -> str:
+    """The text as a literal in a Redis MATCH pattern (ids may hold * ? [ ] or backslash)."""
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
+
+
 def encode_turn(turn: Turn) -> str:
     return json.dumps(
         {
@@ -83,6 +88,18 @@ class RedisTurnBuffer:
 
     async def drop(self, tenant_id: str, user_id: str, session_id: str) -> None:
         await self._client.delete(*self._keys(tenant_id, user_id, session_id))
+
+    async def drop_user(self, tenant_id: str, user_id: str) -> None:
+        # The user's keys share one hash tag, so one pattern finds every session's list.
+        pattern = _glob_escaped(user_key(tenant_id, user_id, "thread_store", "wm")) + ":*"
+        batch: list[bytes] = []
+        async for key in self._client.scan_iter(match=pattern, count=500):
+            batch.append(key)
+            if len(batch) >= 500:
+                await self._client.delete(*batch)
+                batch.clear()
+        if batch:
+            await self._client.delete(*batch)
 
     async def close(self) -> None:
         await self._client.aclose()
