@@ -28,7 +28,7 @@ from memmesh.common.v1 import memory_pb2 as memmesh_dot_common_dot_v1_dot_memory
 from memmesh.common.v1 import scope_pb2 as memmesh_dot_common_dot_v1_dot_scope__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n6memmesh/exposure_guard/v1/exposure_guard_service.proto\x12\x19memmesh.exposure_guard.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1ememmesh/common/v1/memory.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\x86\x02\n\x04Rule\x12S\n\x04kind\x18\x01 \x01(\x0e\x32#.memmesh.exposure_guard.v1.RuleKindB \xca\xf3\x18\x1c\x08\x01\x32\x18RULE_KIND_DO_NOT_MENTION\x12U\n\x0btarget_type\x18\x02 \x01(\x0e\x32%.memmesh.exposure_guard.v1.TargetTypeB\x19\xca\xf3\x18\x15\x08\x01\x32\x11TARGET_TYPE_TOPIC\x12!\n\x06target\x18\x03 \x01(\tB\x11\xca\xf3\x18\r\x08\x01\x10\xc8\x01\x32\x06sister\x12/\n\x0b\x63reate_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x8d\x02\n\nFilterItem\x12\"\n\x07item_id\x18\x01 \x01(\tB\x11\xca\xf3\x18\r\x08\x01\x10\x80\x01\x32\x06\x61tom-1\x12\x14\n\x03key\x18\x02 \x01(\tB\x07\xca\xf3\x18\x03\x10\xc8\x01\x12\x16\n\x06topics\x18\x03 \x03(\tB\x06\xca\xf3\x18\x02\x10 \x12\x1a\n\tthread_id\x18\x04 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12\x1e\n\rwork_order_id\x18\x05 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12-\n\x08\x65xposure\x18\x06 \x01(\x0e\x32\x1b.memmesh.common.v1.Exposure\x12\x11\n\tpull_only\x18\x07 \x01(\x08\x12\x15\n\x04text\x18\x08 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80@\x12\x18\n\x07\x61tom_id\x18\t \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\"v\n\x07RuleHit\x12\x0c\n\x04rule\x18\x01 \x01(\t\x12\x0e\n\x06target\x18\x02 \x01(\t\x12\x11\n\thit_count\x18\x03 \x01(\x05\x12:\n\x0btarget_type\x18\x04 \x01(\x0e\x32%.memmesh.exposure_guard.v1.TargetType\"\xf7\x01\n\rFilterRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x42\n\x07\x63hannel\x18\x02 \x01(\x0e\x32\x1a.memmesh.common.v1.ChannelB\x15\xca\xf3\x18\x11\x08\x01\x32\rCHANNEL_VOICE\x12=\n\x05items\x18\x03 \x03(\x0b\x32%.memmesh.exposure_guard.v1.FilterItemB\x07\xca\xf3\x18\x03\x10\xd0\x0f\x12\x1a\n\x12speak_text_allowed\x18\x04 \x01(\x08\x12\x12\n\nuser_asked\x18\x05 \x01(\x08\"y\n\x0e\x46ilterResponse\x12\x18\n\x10\x61llowed_item_ids\x18\x01 \x03(\t\x12\x30\n\x04hits\x18\x02 \x03(\x0b\x32\".memmesh.exposure_guard.v1.RuleHit\x12\x1b\n\x13\x64o_not_mention_hits\x18\x03 \x01(\x05\"\xdb\x01\n\x0eSetRuleRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x35\n\x04rule\x18\x02 \x01(\x0b\x32\x1f.memmesh.exposure_guard.v1.RuleB\x06\xca\xf3\x18\x02\x08\x01\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12,\n\x0breason_code\x18\x04 \x01(\tB\x17\xca\xf3\x18\x13\x10@\x1a\x0f[A-Z][A-Z0-9_]*\"Q\n\x0fSetRuleResponse\x12-\n\x04rule\x18\x01 \x01(\x0b\x32\x1f.memmesh.exposure_guard.v1.Rule\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\"\xde\x01\n\x11RemoveRuleRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x35\n\x04rule\x18\x02 \x01(\x0b\x32\x1f.memmesh.exposure_guard.v1.RuleB\x06\xca\xf3\x18\x02\x08\x01\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12,\n\x0breason_code\x18\x04 \x01(\tB\x17\xca\xf3\x18\x13\x10@\x1a\x0f[A-Z][A-Z0-9_]*\"%\n\x12RemoveRuleResponse\x12\x0f\n\x07removed\x18\x01 \x01(\x08\"G\n\x10ListRulesRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"C\n\x11ListRulesResponse\x12.\n\x05rules\x18\x01 \x03(\x0b\x32\x1f.memmesh.exposure_guard.v1.Rule\"\xfa\x01\n\x11\x43heckStoreRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12+\n\x03key\x18\x02 \x01(\tB\x1e\xca\xf3\x18\x1a\x08\x01\x10\xc8\x01\x32\x13relationship.sister\x12\x16\n\x06topics\x18\x03 \x03(\tB\x06\xca\xf3\x18\x02\x10 \x12\x15\n\x04text\x18\x04 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80@\x12\x1a\n\tthread_id\x18\x05 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12\x1e\n\rwork_order_id\x18\x06 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12\x18\n\x07\x61tom_id\x18\x07 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\"]\n\x12\x43heckStoreResponse\x12\x0f\n\x07\x61llowed\x18\x01 \x01(\x08\x12\x36\n\rblocking_rule\x18\x02 \x01(\x0b\x32\x1f.memmesh.exposure_guard.v1.Rule\"\xdd\x01\n\x14RecallSummaryRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x42\n\x07\x63hannel\x18\x02 \x01(\x0e\x32\x1a.memmesh.common.v1.ChannelB\x15\xca\xf3\x18\x11\x08\x01\x32\rCHANNEL_VOICE\x12\x30\n\x05\x61toms\x18\x03 \x03(\x0b\x32\x17.memmesh.common.v1.AtomB\x08\xca\xf3\x18\x04\x10\xa0\x9c\x01\x12\x1a\n\x12speak_text_allowed\x18\x04 \x01(\x08\"O\n\x15RecallSummaryResponse\x12\r\n\x05items\x18\x01 \x03(\t\x12\x10\n\x08\x61tom_ids\x18\x02 \x03(\t\x12\x15\n\romitted_count\x18\x03 \x01(\x05*x\n\x08RuleKind\x12\x19\n\x15RULE_KIND_UNSPECIFIED\x10\x00\x12\x1c\n\x18RULE_KIND_DO_NOT_MENTION\x10\x01\x12\x1a\n\x16RULE_KIND_DO_NOT_STORE\x10\x02\x12\x17\n\x13RULE_KIND_PULL_ONLY\x10\x03*\x9f\x01\n\nTargetType\x12\x1b\n\x17TARGET_TYPE_UNSPECIFIED\x10\x00\x12\x13\n\x0fTARGET_TYPE_KEY\x10\x01\x12\x15\n\x11TARGET_TYPE_TOPIC\x10\x02\x12\x16\n\x12TARGET_TYPE_THREAD\x10\x03\x12\x1a\n\x16TARGET_TYPE_WORK_ORDER\x10\x04\x12\x14\n\x10TARGET_TYPE_ATOM\x10\x05\x32\x89\x05\n\x14\x45xposureGuardService\x12]\n\x06\x46ilter\x12(.memmesh.exposure_guard.v1.FilterRequest\x1a).memmesh.exposure_guard.v1.FilterResponse\x12`\n\x07SetRule\x12).memmesh.exposure_guard.v1.SetRuleRequest\x1a*.memmesh.exposure_guard.v1.SetRuleResponse\x12i\n\nRemoveRule\x12,.memmesh.exposure_guard.v1.RemoveRuleRequest\x1a-.memmesh.exposure_guard.v1.RemoveRuleResponse\x12\x66\n\tListRules\x12+.memmesh.exposure_guard.v1.ListRulesRequest\x1a,.memmesh.exposure_guard.v1.ListRulesResponse\x12i\n\nCheckStore\x12,.memmesh.exposure_guard.v1.CheckStoreRequest\x1a-.memmesh.exposure_guard.v1.CheckStoreResponse\x12r\n\rRecallSummary\x12/.memmesh.exposure_guard.v1.RecallSummaryRequest\x1a\x30.memmesh.exposure_guard.v1.RecallSummaryResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n6memmesh/exposure_guard/v1/exposure_guard_service.proto\x12\x19memmesh.exposure_guard.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1ememmesh/common/v1/memory.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\x9d\x02\n\x04Rule\x12S\n\x04kind\x18\x01 \x01(\x0e\x32#.memmesh.exposure_guard.v1.RuleKindB \xca\xf3\x18\x1c\x08\x01\x32\x18RULE_KIND_DO_NOT_MENTION\x12U\n\x0btarget_type\x18\x02 \x01(\x0e\x32%.memmesh.exposure_guard.v1.TargetTypeB\x19\xca\xf3\x18\x15\x08\x01\x32\x11TARGET_TYPE_TOPIC\x12!\n\x06target\x18\x03 \x01(\tB\x11\xca\xf3\x18\r\x08\x01\x10\xc8\x01\x32\x06sister\x12/\n\x0b\x63reate_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rsubject_terms\x18\x05 \x03(\t\"\x8d\x02\n\nFilterItem\x12\"\n\x07item_id\x18\x01 \x01(\tB\x11\xca\xf3\x18\r\x08\x01\x10\x80\x01\x32\x06\x61tom-1\x12\x14\n\x03key\x18\x02 \x01(\tB\x07\xca\xf3\x18\x03\x10\xc8\x01\x12\x16\n\x06topics\x18\x03 \x03(\tB\x06\xca\xf3\x18\x02\x10 \x12\x1a\n\tthread_id\x18\x04 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12\x1e\n\rwork_order_id\x18\x05 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12-\n\x08\x65xposure\x18\x06 \x01(\x0e\x32\x1b.memmesh.common.v1.Exposure\x12\x11\n\tpull_only\x18\x07 \x01(\x08\x12\x15\n\x04text\x18\x08 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80@\x12\x18\n\x07\x61tom_id\x18\t \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\"v\n\x07RuleHit\x12\x0c\n\x04rule\x18\x01 \x01(\t\x12\x0e\n\x06target\x18\x02 \x01(\t\x12\x11\n\thit_count\x18\x03 \x01(\x05\x12:\n\x0btarget_type\x18\x04 \x01(\x0e\x32%.memmesh.exposure_guard.v1.TargetType\"\xf7\x01\n\rFilterRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x42\n\x07\x63hannel\x18\x02 \x01(\x0e\x32\x1a.memmesh.common.v1.ChannelB\x15\xca\xf3\x18\x11\x08\x01\x32\rCHANNEL_VOICE\x12=\n\x05items\x18\x03 \x03(\x0b\x32%.memmesh.exposure_guard.v1.FilterItemB\x07\xca\xf3\x18\x03\x10\xd0\x0f\x12\x1a\n\x12speak_text_allowed\x18\x04 \x01(\x08\x12\x12\n\nuser_asked\x18\x05 \x01(\x08\"y\n\x0e\x46ilterResponse\x12\x18\n\x10\x61llowed_item_ids\x18\x01 \x03(\t\x12\x30\n\x04hits\x18\x02 \x03(\x0b\x32\".memmesh.exposure_guard.v1.RuleHit\x12\x1b\n\x13\x64o_not_mention_hits\x18\x03 \x01(\x05\"\xdb\x01\n\x0eSetRuleRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x35\n\x04rule\x18\x02 \x01(\x0b\x32\x1f.memmesh.exposure_guard.v1.RuleB\x06\xca\xf3\x18\x02\x08\x01\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12,\n\x0breason_code\x18\x04 \x01(\tB\x17\xca\xf3\x18\x13\x10@\x1a\x0f[A-Z][A-Z0-9_]*\"Q\n\x0fSetRuleResponse\x12-\n\x04rule\x18\x01 \x01(\x0b\x32\x1f.memmesh.exposure_guard.v1.Rule\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\"\xde\x01\n\x11RemoveRuleRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x35\n\x04rule\x18\x02 \x01(\x0b\x32\x1f.memmesh.exposure_guard.v1.RuleB\x06\xca\xf3\x18\x02\x08\x01\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12,\n\x0breason_code\x18\x04 \x01(\tB\x17\xca\xf3\x18\x13\x10@\x1a\x0f[A-Z][A-Z0-9_]*\"%\n\x12RemoveRuleResponse\x12\x0f\n\x07removed\x18\x01 \x01(\x08\"G\n\x10ListRulesRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"C\n\x11ListRulesResponse\x12.\n\x05rules\x18\x01 \x03(\x0b\x32\x1f.memmesh.exposure_guard.v1.Rule\"\xfa\x01\n\x11\x43heckStoreRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12+\n\x03key\x18\x02 \x01(\tB\x1e\xca\xf3\x18\x1a\x08\x01\x10\xc8\x01\x32\x13relationship.sister\x12\x16\n\x06topics\x18\x03 \x03(\tB\x06\xca\xf3\x18\x02\x10 \x12\x15\n\x04text\x18\x04 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80@\x12\x1a\n\tthread_id\x18\x05 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12\x1e\n\rwork_order_id\x18\x06 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12\x18\n\x07\x61tom_id\x18\x07 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\"]\n\x12\x43heckStoreResponse\x12\x0f\n\x07\x61llowed\x18\x01 \x01(\x08\x12\x36\n\rblocking_rule\x18\x02 \x01(\x0b\x32\x1f.memmesh.exposure_guard.v1.Rule\"\xdd\x01\n\x14RecallSummaryRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x42\n\x07\x63hannel\x18\x02 \x01(\x0e\x32\x1a.memmesh.common.v1.ChannelB\x15\xca\xf3\x18\x11\x08\x01\x32\rCHANNEL_VOICE\x12\x30\n\x05\x61toms\x18\x03 \x03(\x0b\x32\x17.memmesh.common.v1.AtomB\x08\xca\xf3\x18\x04\x10\xa0\x9c\x01\x12\x1a\n\x12speak_text_allowed\x18\x04 \x01(\x08\"O\n\x15RecallSummaryResponse\x12\r\n\x05items\x18\x01 \x03(\t\x12\x10\n\x08\x61tom_ids\x18\x02 \x03(\t\x12\x15\n\romitted_count\x18\x03 \x01(\x05*x\n\x08RuleKind\x12\x19\n\x15RULE_KIND_UNSPECIFIED\x10\x00\x12\x1c\n\x18RULE_KIND_DO_NOT_MENTION\x10\x01\x12\x1a\n\x16RULE_KIND_DO_NOT_STORE\x10\x02\x12\x17\n\x13RULE_KIND_PULL_ONLY\x10\x03*\x9f\x01\n\nTargetType\x12\x1b\n\x17TARGET_TYPE_UNSPECIFIED\x10\x00\x12\x13\n\x0fTARGET_TYPE_KEY\x10\x01\x12\x15\n\x11TARGET_TYPE_TOPIC\x10\x02\x12\x16\n\x12TARGET_TYPE_THREAD\x10\x03\x12\x1a\n\x16TARGET_TYPE_WORK_ORDER\x10\x04\x12\x14\n\x10TARGET_TYPE_ATOM\x10\x05\x32\x89\x05\n\x14\x45xposureGuardService\x12]\n\x06\x46ilter\x12(.memmesh.exposure_guard.v1.FilterRequest\x1a).memmesh.exposure_guard.v1.FilterResponse\x12`\n\x07SetRule\x12).memmesh.exposure_guard.v1.SetRuleRequest\x1a*.memmesh.exposure_guard.v1.SetRuleResponse\x12i\n\nRemoveRule\x12,.memmesh.exposure_guard.v1.RemoveRuleRequest\x1a-.memmesh.exposure_guard.v1.RemoveRuleResponse\x12\x66\n\tListRules\x12+.memmesh.exposure_guard.v1.ListRulesRequest\x1a,.memmesh.exposure_guard.v1.ListRulesResponse\x12i\n\nCheckStore\x12,.memmesh.exposure_guard.v1.CheckStoreRequest\x1a-.memmesh.exposure_guard.v1.CheckStoreResponse\x12r\n\rRecallSummary\x12/.memmesh.exposure_guard.v1.RecallSummaryRequest\x1a\x30.memmesh.exposure_guard.v1.RecallSummaryResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -99,40 +99,40 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RECALLSUMMARYREQUEST'].fields_by_name['channel']._serialized_options = b'\312\363\030\021\010\0012\rCHANNEL_VOICE'
   _globals['_RECALLSUMMARYREQUEST'].fields_by_name['atoms']._loaded_options = None
   _globals['_RECALLSUMMARYREQUEST'].fields_by_name['atoms']._serialized_options = b'\312\363\030\004\020\240\234\001'
-  _globals['_RULEKIND']._serialized_start=2612
-  _globals['_RULEKIND']._serialized_end=2732
-  _globals['_TARGETTYPE']._serialized_start=2735
-  _globals['_TARGETTYPE']._serialized_end=2894
+  _globals['_RULEKIND']._serialized_start=2635
+  _globals['_RULEKIND']._serialized_end=2755
+  _globals['_TARGETTYPE']._serialized_start=2758
+  _globals['_TARGETTYPE']._serialized_end=2917
   _globals['_RULE']._serialized_start=219
-  _globals['_RULE']._serialized_end=481
-  _globals['_FILTERITEM']._serialized_start=484
-  _globals['_FILTERITEM']._serialized_end=753
-  _globals['_RULEHIT']._serialized_start=755
-  _globals['_RULEHIT']._serialized_end=873
-  _globals['_FILTERREQUEST']._serialized_start=876
-  _globals['_FILTERREQUEST']._serialized_end=1123
-  _globals['_FILTERRESPONSE']._serialized_start=1125
-  _globals['_FILTERRESPONSE']._serialized_end=1246
-  _globals['_SETRULEREQUEST']._serialized_start=1249
-  _globals['_SETRULEREQUEST']._serialized_end=1468
-  _globals['_SETRULERESPONSE']._serialized_start=1470
-  _globals['_SETRULERESPONSE']._serialized_end=1551
-  _globals['_REMOVERULEREQUEST']._serialized_start=1554
-  _globals['_REMOVERULEREQUEST']._serialized_end=1776
-  _globals['_REMOVERULERESPONSE']._serialized_start=1778
-  _globals['_REMOVERULERESPONSE']._serialized_end=1815
-  _globals['_LISTRULESREQUEST']._serialized_start=1817
-  _globals['_LISTRULESREQUEST']._serialized_end=1888
-  _globals['_LISTRULESRESPONSE']._serialized_start=1890
-  _globals['_LISTRULESRESPONSE']._serialized_end=1957
-  _globals['_CHECKSTOREREQUEST']._serialized_start=1960
-  _globals['_CHECKSTOREREQUEST']._serialized_end=2210
-  _globals['_CHECKSTORERESPONSE']._serialized_start=2212
-  _globals['_CHECKSTORERESPONSE']._serialized_end=2305
-  _globals['_RECALLSUMMARYREQUEST']._serialized_start=2308
-  _globals['_RECALLSUMMARYREQUEST']._serialized_end=2529
-  _globals['_RECALLSUMMARYRESPONSE']._serialized_start=2531
-  _globals['_RECALLSUMMARYRESPONSE']._serialized_end=2610
-  _globals['_EXPOSUREGUARDSERVICE']._serialized_start=2897
-  _globals['_EXPOSUREGUARDSERVICE']._serialized_end=3546
+  _globals['_RULE']._serialized_end=504
+  _globals['_FILTERITEM']._serialized_start=507
+  _globals['_FILTERITEM']._serialized_end=776
+  _globals['_RULEHIT']._serialized_start=778
+  _globals['_RULEHIT']._serialized_end=896
+  _globals['_FILTERREQUEST']._serialized_start=899
+  _globals['_FILTERREQUEST']._serialized_end=1146
+  _globals['_FILTERRESPONSE']._serialized_start=1148
+  _globals['_FILTERRESPONSE']._serialized_end=1269
+  _globals['_SETRULEREQUEST']._serialized_start=1272
+  _globals['_SETRULEREQUEST']._serialized_end=1491
+  _globals['_SETRULERESPONSE']._serialized_start=1493
+  _globals['_SETRULERESPONSE']._serialized_end=1574
+  _globals['_REMOVERULEREQUEST']._serialized_start=1577
+  _globals['_REMOVERULEREQUEST']._serialized_end=1799
+  _globals['_REMOVERULERESPONSE']._serialized_start=1801
+  _globals['_REMOVERULERESPONSE']._serialized_end=1838
+  _globals['_LISTRULESREQUEST']._serialized_start=1840
+  _globals['_LISTRULESREQUEST']._serialized_end=1911
+  _globals['_LISTRULESRESPONSE']._serialized_start=1913
+  _globals['_LISTRULESRESPONSE']._serialized_end=1980
+  _globals['_CHECKSTOREREQUEST']._serialized_start=1983
+  _globals['_CHECKSTOREREQUEST']._serialized_end=2233
+  _globals['_CHECKSTORERESPONSE']._serialized_start=2235
+  _globals['_CHECKSTORERESPONSE']._serialized_end=2328
+  _globals['_RECALLSUMMARYREQUEST']._serialized_start=2331
+  _globals['_RECALLSUMMARYREQUEST']._serialized_end=2552
+  _globals['_RECALLSUMMARYRESPONSE']._serialized_start=2554
+  _globals['_RECALLSUMMARYRESPONSE']._serialized_end=2633
+  _globals['_EXPOSUREGUARDSERVICE']._serialized_start=2920
+  _globals['_EXPOSUREGUARDSERVICE']._serialized_end=3569
 # @@protoc_insertion_point(module_scope)

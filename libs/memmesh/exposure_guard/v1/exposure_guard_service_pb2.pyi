@@ -96,6 +96,7 @@ class Rule(_message.Message):
     TARGET_TYPE_FIELD_NUMBER: _builtins.int
     TARGET_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
+    SUBJECT_TERMS_FIELD_NUMBER: _builtins.int
     kind: Global___RuleKind.ValueType
     """Kind."""
     target_type: Global___TargetType.ValueType
@@ -108,6 +109,14 @@ class Rule(_message.Message):
     def create_time(self) -> _timestamp_pb2.Timestamp:
         """When the rule was set (output only)."""
 
+    @_builtins.property
+    def subject_terms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Output only: what a DO_NOT_MENTION rule covers beyond its target, folded to lower
+        case: the names and aliases of the atoms its target matched and of the entity graph
+        nodes linked to them ("kwame" for a rule on "brother"). Matched as whole words,
+        plurals and possessives included; refreshed when new atoms on the subject arrive.
+        """
+
     def __init__(
         self,
         *,
@@ -115,10 +124,11 @@ class Rule(_message.Message):
         target_type: Global___TargetType.ValueType = ...,
         target: _builtins.str = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
+        subject_terms: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "kind", b"kind", "target", b"target", "target_type", b"target_type"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "kind", b"kind", "subject_terms", b"subject_terms", "target", b"target", "target_type", b"target_type"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

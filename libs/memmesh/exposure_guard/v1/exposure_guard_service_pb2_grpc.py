@@ -81,9 +81,12 @@ class ExposureGuardServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def SetRule(self, request, context):
-        """Creates a rule (setting an existing rule again changes nothing). The change is
+        """Creates a rule (setting an existing rule again records nothing new). The change is
         recorded on the Ledger as a reason-coded event carrying a SHA-256 of the target,
-        never the target text.
+        never the target text. A DO_NOT_MENTION rule also covers its subject's names
+        (Rule.subject_terms), read from the AtomExtractor's atoms and the ThreadStore's
+        graph on every call; when those cannot be read the rule stays in force on its
+        target and the call fails UNAVAILABLE naming the engine, so a retry completes it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -38,9 +38,12 @@ class ExposureGuardServiceStub:
     Filter: _grpc.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.FilterRequest, _exposure_guard_service_pb2.FilterResponse]
     """Returns the items that may pass on the channel, with hit counts per rule."""
     SetRule: _grpc.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.SetRuleRequest, _exposure_guard_service_pb2.SetRuleResponse]
-    """Creates a rule (setting an existing rule again changes nothing). The change is
+    """Creates a rule (setting an existing rule again records nothing new). The change is
     recorded on the Ledger as a reason-coded event carrying a SHA-256 of the target,
-    never the target text.
+    never the target text. A DO_NOT_MENTION rule also covers its subject's names
+    (Rule.subject_terms), read from the AtomExtractor's atoms and the ThreadStore's
+    graph on every call; when those cannot be read the rule stays in force on its
+    target and the call fails UNAVAILABLE naming the engine, so a retry completes it.
     """
     RemoveRule: _grpc.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.RemoveRuleRequest, _exposure_guard_service_pb2.RemoveRuleResponse]
     """Removes a rule; removing a rule that does not exist changes nothing."""
@@ -61,9 +64,12 @@ class ExposureGuardServiceAsyncStub(ExposureGuardServiceStub):
     Filter: _aio.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.FilterRequest, _exposure_guard_service_pb2.FilterResponse]  # type: ignore[assignment]
     """Returns the items that may pass on the channel, with hit counts per rule."""
     SetRule: _aio.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.SetRuleRequest, _exposure_guard_service_pb2.SetRuleResponse]  # type: ignore[assignment]
-    """Creates a rule (setting an existing rule again changes nothing). The change is
+    """Creates a rule (setting an existing rule again records nothing new). The change is
     recorded on the Ledger as a reason-coded event carrying a SHA-256 of the target,
-    never the target text.
+    never the target text. A DO_NOT_MENTION rule also covers its subject's names
+    (Rule.subject_terms), read from the AtomExtractor's atoms and the ThreadStore's
+    graph on every call; when those cannot be read the rule stays in force on its
+    target and the call fails UNAVAILABLE naming the engine, so a retry completes it.
     """
     RemoveRule: _aio.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.RemoveRuleRequest, _exposure_guard_service_pb2.RemoveRuleResponse]  # type: ignore[assignment]
     """Removes a rule; removing a rule that does not exist changes nothing."""
@@ -93,9 +99,12 @@ class ExposureGuardServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _exposure_guard_service_pb2.SetRuleRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_exposure_guard_service_pb2.SetRuleResponse, _abc.Awaitable[_exposure_guard_service_pb2.SetRuleResponse]]:
-        """Creates a rule (setting an existing rule again changes nothing). The change is
+        """Creates a rule (setting an existing rule again records nothing new). The change is
         recorded on the Ledger as a reason-coded event carrying a SHA-256 of the target,
-        never the target text.
+        never the target text. A DO_NOT_MENTION rule also covers its subject's names
+        (Rule.subject_terms), read from the AtomExtractor's atoms and the ThreadStore's
+        graph on every call; when those cannot be read the rule stays in force on its
+        target and the call fails UNAVAILABLE naming the engine, so a retry completes it.
         """
 
     @_abc_1.abstractmethod

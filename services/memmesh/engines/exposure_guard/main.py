@@ -1,9 +1,13 @@
-"""Composition root of the ExposureGuard: settings -> store, cache, ledger port -> service -> server."""
+"""Composition root of the ExposureGuard: settings -> store, cache, ledger and subject ports ->
+service -> server."""
 
 from __future__ import annotations
 
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
+from memmesh.engines.exposure_guard.adapters.atom_extractor import GrpcSubjectAtoms
 from memmesh.engines.exposure_guard.adapters.ledger_client import GrpcRuleLedger
 from memmesh.engines.exposure_guard.adapters.sql_store import SqlRuleStore
+from memmesh.engines.exposure_guard.adapters.thread_store import GrpcSubjectGraph
 from memmesh.engines.exposure_guard.servicer import ExposureGuardServicer
 from memmesh.engines.exposure_guard.settings import ExposureGuardSettings
 from memmesh.engines.exposure_guard.use_cases import ExposureGuardService
@@ -15,6 +19,7 @@ from memmesh.runtime.engine import BuiltEngine, run_engine
 from memmesh.runtime.server import ServiceRegistration
 from memmesh.runtime.settings import MeshSettings
 from memmesh.storage.cache import open_cache
+from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["ExposureGuardService"].full_name
 
@@ -24,19 +29,25 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     own = ExposureGuardSettings()
     store = await SqlRuleStore.open(settings.storage_url, settings.data_dir)
     cache = open_cache(settings.redis_url)
-    ledger_channel = engine_channel(
-        settings.addr_of("ledger"), settings.internal_token, settings.default_call_timeout_s
-    )
+    channels = {
+        name: engine_channel(
+            settings.addr_of(name), settings.internal_token, settings.default_call_timeout_s
+        )
+        for name in ("ledger", "atom_extractor", "thread_store")
+    }
     service = ExposureGuardService(
         store,
-        GrpcRuleLedger(ledger_grpc.LedgerServiceStub(ledger_channel)),
+        GrpcRuleLedger(ledger_grpc.LedgerServiceStub(channels["ledger"])),
         cache,
         cache_ttl_s=own.rules_cache_ttl_s,
         compiled_entries=own.compiled_cache_entries,
+        atoms=GrpcSubjectAtoms(extractor_grpc.AtomExtractorServiceStub(channels["atom_extractor"])),
+        graph=GrpcSubjectGraph(thread_grpc.ThreadStoreServiceStub(channels["thread_store"])),
     )
 
     async def close() -> None:
-        await ledger_channel.close()
+        for channel in channels.values():
+            await channel.close()
         await cache.close()
         await store.close()
 

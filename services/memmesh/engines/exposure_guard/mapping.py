@@ -49,6 +49,7 @@ def rule_message(rule: Rule) -> pb.Rule:
         target_type=pb.TargetType.ValueType(rule.id.target_type),
         target=rule.id.target,
         create_time=timestamp_of(rule.create_time_us),
+        subject_terms=rule.terms,
     )
 
 

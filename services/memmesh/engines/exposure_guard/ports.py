@@ -6,6 +6,7 @@ from typing import Protocol
 
 from memmesh.engines.exposure_guard.domain.events import RuleEvent
 from memmesh.engines.exposure_guard.domain.rules import Rule, RuleId
+from memmesh.engines.exposure_guard.domain.subject import SubjectAtom
 
 
 class RuleStore(Protocol):
@@ -25,6 +26,12 @@ class RuleStore(Protocol):
         """Delete; False when it was not stored."""
         ...
 
+    async def set_terms(
+        self, tenant_id: str, user_id: str, rule_id: RuleId, terms: tuple[str, ...]
+    ) -> bool:
+        """Replace a stored rule's subject terms; False when it is not stored."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -33,4 +40,22 @@ class RuleLedger(Protocol):
 
     async def record(self, tenant_id: str, user_id: str, event: RuleEvent) -> None:
         """Append the rule change; Conflict when its key is stored with other content."""
+        ...
+
+
+class SubjectAtoms(Protocol):
+    """The user's atoms, read when a DO_NOT_MENTION rule's subject is worked out (the
+    AtomExtractor's capsule)."""
+
+    async def atoms(self, tenant_id: str, user_id: str) -> list[SubjectAtom]:
+        """Every current atom of the user (bounded); DependencyFailed when unreachable."""
+        ...
+
+
+class SubjectGraph(Protocol):
+    """The user's entity graph (the ThreadStore's), read for the nodes linked to a subject."""
+
+    async def linked_labels(self, tenant_id: str, user_id: str, node_ids: list[str]) -> list[str]:
+        """Labels of the known nodes among node_ids and of their neighbours one edge away;
+        DependencyFailed when unreachable."""
         ...

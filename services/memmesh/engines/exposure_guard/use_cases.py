@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import replace
 
 from memmesh.engines.exposure_guard.domain.events import (
     RULE_REMOVED,
@@ -21,22 +22,32 @@ from memmesh.engines.exposure_guard.domain.filtering import (
 from memmesh.engines.exposure_guard.domain.matching import Item
 from memmesh.engines.exposure_guard.domain.recall import RecallSummary, SummaryAtom, recall_summary
 from memmesh.engines.exposure_guard.domain.rules import Channel, Rule, RuleId, RuleKind, TargetType
-from memmesh.engines.exposure_guard.ports import RuleLedger, RuleStore
+from memmesh.engines.exposure_guard.domain.subject import (
+    graph_node_ids,
+    merged_terms,
+    new_subject_names,
+    subject_names,
+)
+from memmesh.engines.exposure_guard.ports import RuleLedger, RuleStore, SubjectAtoms, SubjectGraph
 from memmesh.storage.cache import Cache, user_key
 
 
 def encode_rules(rules: Sequence[Rule]) -> bytes:
-    """Rules as cached: canonical JSON in rule order."""
-    rows = [[r.id.kind.value, int(r.id.target_type), r.id.target, r.create_time_us] for r in rules]
+    """Rules as cached: canonical JSON in rule order, subject terms last."""
+    rows = [
+        [r.id.kind.value, int(r.id.target_type), r.id.target, r.create_time_us, list(r.terms)]
+        for r in rules
+    ]
     return json.dumps(rows, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def decode_rules(data: bytes) -> list[Rule]:
-    """Rules from their cached form."""
-    return [
-        Rule(RuleId(RuleKind(k), TargetType(t), target), us)
-        for k, t, target, us in json.loads(data)
-    ]
+    """Rules from their cached form (rows cached before subject terms have four fields)."""
+    rules = []
+    for kind, target_type, target, create_us, *terms in json.loads(data):
+        rule_id = RuleId(RuleKind(kind), TargetType(target_type), target)
+        rules.append(Rule(rule_id, create_us, tuple(terms[0]) if terms else ()))
+    return rules
 
 
 class ExposureGuardService:
@@ -50,6 +61,8 @@ class ExposureGuardService:
         cache: Cache,
         cache_ttl_s: int = 300,
         compiled_entries: int = 4096,
+        atoms: SubjectAtoms | None = None,
+        graph: SubjectGraph | None = None,
     ) -> None:
         self._store = store
         self._ledger = ledger
@@ -57,6 +70,9 @@ class ExposureGuardService:
         self._cache_ttl_s = cache_ttl_s
         self._compiled: OrderedDict[bytes, CompiledRules] = OrderedDict()
         self._compiled_entries = compiled_entries
+        # Where a DO_NOT_MENTION rule's subject is read; without them a rule covers its target only.
+        self._atoms = atoms
+        self._graph = graph
 
     async def list_rules(self, tenant_id: str, user_id: str) -> list[Rule]:
         """The user's rules, sorted by kind, target type, target."""
@@ -65,7 +81,12 @@ class ExposureGuardService:
     async def set_rule(
         self, tenant_id: str, user_id: str, rule_id: RuleId, reason_code: str, now_us: int
     ) -> tuple[Rule, bool]:
-        """Record the change on the ledger, then store it; (rule, created)."""
+        """Record the change on the ledger, then store it; (rule, created). A DO_NOT_MENTION
+        rule is in force on its target as soon as it is stored; its subject terms follow from
+        the user's atoms and graph, read on every call (so setting it again refreshes them).
+        When they cannot be read the rule stays stored and the call fails (DependencyFailed
+        naming the engine): the caller retries and the command is not acknowledged before
+        the rule covers the subject."""
         existing = await self._store.get_rule(tenant_id, user_id, rule_id)
         created = False
         if existing is None:
@@ -78,7 +99,41 @@ class ExposureGuardService:
             existing = await self._store.get_rule(tenant_id, user_id, rule_id)
         # Refreshed on every call, so a retry after a failed cache write heals it.
         await self._refresh_cache(tenant_id, user_id)
-        return existing or Rule(rule_id, now_us), created
+        rule = existing or Rule(rule_id, now_us)
+        if rule_id.kind is RuleKind.DO_NOT_MENTION:
+            rule = await self._expand(tenant_id, user_id, rule)
+        return rule, created
+
+    async def _expand(self, tenant_id: str, user_id: str, rule: Rule) -> Rule:
+        """The rule with its subject's terms read now and merged into those it has."""
+        if self._atoms is None:
+            return rule
+        names = subject_names(rule.id, await self._atoms.atoms(tenant_id, user_id))
+        linked: list[str] = []
+        if self._graph is not None:
+            nodes = graph_node_ids(rule.id, names)
+            if nodes:
+                linked = await self._graph.linked_labels(tenant_id, user_id, nodes)
+        grown = await self._add_terms(tenant_id, user_id, {rule.id: (*names, *linked)})
+        return grown.get(rule.id, rule)
+
+    async def _add_terms(
+        self, tenant_id: str, user_id: str, found: dict[RuleId, tuple[str, ...]]
+    ) -> dict[RuleId, Rule]:
+        """Merge found terms into the stored rules; the rules whose terms grew, as stored."""
+        grown: dict[RuleId, Rule] = {}
+        for rule_id, names in found.items():
+            stored = await self._store.get_rule(tenant_id, user_id, rule_id)
+            if stored is None:
+                continue
+            terms = merged_terms(stored.terms, names)
+            if terms != stored.terms and await self._store.set_terms(
+                tenant_id, user_id, rule_id, terms
+            ):
+                grown[rule_id] = replace(stored, terms=terms)
+        if grown:
+            await self._refresh_cache(tenant_id, user_id)
+        return grown
 
     async def remove_rule(
         self, tenant_id: str, user_id: str, rule_id: RuleId, reason_code: str, now_us: int
@@ -102,11 +157,25 @@ class ExposureGuardService:
         speak_text_allowed: bool,
         user_asked: bool,
     ) -> FilterOutcome:
-        """What may pass on the channel under the user's rules."""
+        """What may pass on the channel under the user's rules. An atom about a DO_NOT_MENTION
+        subject that carries a name the rule does not cover yet (a new atom on the subject)
+        adds it to the rule's terms, and the items are filtered again under the grown rule."""
         rules = await self._compiled_rules(tenant_id, user_id)
-        return filter_items(
+        outcome = filter_items(
             rules, items, channel, speak_text_allowed=speak_text_allowed, user_asked=user_asked
         )
+        if outcome.do_not_mention_hits:
+            found = new_subject_names(rules, [exposed.item for exposed in items])
+            if found and await self._add_terms(tenant_id, user_id, found):
+                rules = await self._compiled_rules(tenant_id, user_id)
+                outcome = filter_items(
+                    rules,
+                    items,
+                    channel,
+                    speak_text_allowed=speak_text_allowed,
+                    user_asked=user_asked,
+                )
+        return outcome
 
     async def check_store(self, tenant_id: str, user_id: str, fact: Item) -> Rule | None:
         """The do-not-store rule forbidding the fact, if any."""
@@ -151,7 +220,10 @@ class ExposureGuardService:
         if compiled is not None:
             self._compiled.move_to_end(encoded)
             return compiled
-        compiled = CompiledRules.of(rule.id for rule in decode_rules(encoded))
+        decoded = decode_rules(encoded)
+        compiled = CompiledRules.of(
+            (rule.id for rule in decoded), {rule.id: rule.terms for rule in decoded if rule.terms}
+        )
         self._compiled[encoded] = compiled
         while len(self._compiled) > self._compiled_entries:
             self._compiled.popitem(last=False)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from memmesh.engines.exposure_guard.domain.rules import Rule, RuleId, RuleKind, TargetType
@@ -11,7 +12,7 @@ from memmesh.storage.sql import Database, Dialect, Row, open_database
 
 ENGINE = "exposure_guard"
 
-_COLUMNS = "kind, target_type, target, create_time_us"
+_COLUMNS = "kind, target_type, target, create_time_us, terms"
 _RULE_ID = "tenant_id = ? AND user_id = ? AND kind = ? AND target_type = ? AND target = ?"
 
 
@@ -33,12 +34,26 @@ def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
             )""",
             ),
         ),
+        # A DO_NOT_MENTION rule's subject terms (names and aliases), a JSON list of strings.
+        Migration(2, ("ALTER TABLE exposure_rules ADD COLUMN terms TEXT NOT NULL DEFAULT ''",)),
     )
 
 
+def _terms_text(terms: tuple[str, ...]) -> str:
+    return json.dumps(list(terms), ensure_ascii=False, separators=(",", ":")) if terms else ""
+
+
+def _terms_of(text: object) -> tuple[str, ...]:
+    return tuple(str(term) for term in json.loads(str(text))) if text else ()
+
+
 def _rule(row: Row) -> Rule:
-    kind, target_type, target, create_us = row
-    return Rule(RuleId(RuleKind(kind), TargetType(target_type), str(target)), int(create_us))
+    kind, target_type, target, create_us, terms = row
+    return Rule(
+        RuleId(RuleKind(kind), TargetType(target_type), str(target)),
+        int(create_us),
+        _terms_of(terms),
+    )
 
 
 def _key(tenant_id: str, user_id: str, rule_id: RuleId) -> tuple[str, str, str, int, str]:
@@ -74,11 +89,21 @@ class SqlRuleStore:
     async def add_rule(self, tenant_id: str, user_id: str, rule: Rule) -> bool:
         async with self._db.write() as tx:
             added = await tx.execute(
-                f"INSERT INTO exposure_rules (tenant_id, user_id, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT DO NOTHING",
-                (*_key(tenant_id, user_id, rule.id), rule.create_time_us),
+                f"INSERT INTO exposure_rules (tenant_id, user_id, {_COLUMNS}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (*_key(tenant_id, user_id, rule.id), rule.create_time_us, _terms_text(rule.terms)),
             )
         return added == 1
+
+    async def set_terms(
+        self, tenant_id: str, user_id: str, rule_id: RuleId, terms: tuple[str, ...]
+    ) -> bool:
+        async with self._db.write() as tx:
+            updated = await tx.execute(
+                f"UPDATE exposure_rules SET terms = ? WHERE {_RULE_ID}",
+                (_terms_text(terms), *_key(tenant_id, user_id, rule_id)),
+            )
+        return updated == 1
 
     async def remove_rule(self, tenant_id: str, user_id: str, rule_id: RuleId) -> bool:
         async with self._db.write() as tx:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -50,18 +50,30 @@ class CompiledRules:
     do_not_store: RuleMatcher
     # Every rule that can hold back a filtered item, for the one fast check per item.
     surfacing: RuleMatcher
+    # DO_NOT_MENTION rules on their own targets only (no subject terms): what an atom must
+    # match for its names to become terms of the rule.
+    mention_targets: RuleMatcher = field(default_factory=RuleMatcher)
+    # The subject terms of each DO_NOT_MENTION rule.
+    terms: Mapping[RuleId, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, rules: Iterable[RuleId]) -> CompiledRules:
-        """Compile rule ids of every kind."""
+    def of(
+        cls, rules: Iterable[RuleId], terms: Mapping[RuleId, tuple[str, ...]] | None = None
+    ) -> CompiledRules:
+        """Compile rule ids of every kind; `terms` are the subject terms of DO_NOT_MENTION
+        rules (they widen those rules only)."""
         grouped: dict[RuleKind, list[RuleId]] = {kind: [] for kind in RuleKind}
         for rule in rules:
             grouped[rule.kind].append(rule)
+        mention = grouped[RuleKind.DO_NOT_MENTION]
+        mention_terms = {rule: tuple((terms or {}).get(rule, ())) for rule in mention}
         return cls(
-            RuleMatcher.of(grouped[RuleKind.DO_NOT_MENTION]),
+            RuleMatcher.of(mention, mention_terms),
             RuleMatcher.of(grouped[RuleKind.PULL_ONLY]),
             RuleMatcher.of(grouped[RuleKind.DO_NOT_STORE]),
-            RuleMatcher.of(grouped[RuleKind.DO_NOT_MENTION] + grouped[RuleKind.PULL_ONLY]),
+            RuleMatcher.of(mention + grouped[RuleKind.PULL_ONLY], mention_terms),
+            RuleMatcher.of(mention),
+            mention_terms,
         )
 
 

@@ -5,7 +5,7 @@ runs only for the few items a rule may concern."""
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import accumulate, chain
@@ -69,8 +69,11 @@ class RuleMatcher:
     )
 
     @classmethod
-    def of(cls, rules: Iterable[RuleId]) -> RuleMatcher:
-        """Compile rule ids (their order does not matter)."""
+    def of(
+        cls, rules: Iterable[RuleId], terms: Mapping[RuleId, Sequence[str]] | None = None
+    ) -> RuleMatcher:
+        """Compile rule ids (their order does not matter); a rule's terms, if given, match
+        as its topic words do and count as hits of that rule."""
         matcher = cls()
         by_type = {
             TargetType.KEY: matcher.keys,
@@ -86,6 +89,11 @@ class RuleMatcher:
                     matcher.probes.setdefault(probe_of(phrase), []).append(topic)
             else:
                 by_type[rule.target_type].setdefault(rule.target, []).append(rule)
+            for term in (terms or {}).get(rule, ()):
+                phrase = stems(fold(term))
+                if phrase:
+                    topic = _Topic(rule, phrase, longest_stem(phrase))
+                    matcher.probes.setdefault(probe_of(phrase), []).append(topic)
         matcher.key_prefixes = tuple(f"{key}." for key in matcher.keys)
         return matcher
 

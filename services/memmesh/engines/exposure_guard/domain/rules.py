@@ -41,10 +41,13 @@ class RuleId:
 
 @dataclass(frozen=True)
 class Rule:
-    """A stored rule and when it was set (µs)."""
+    """A stored rule and when it was set (µs). A DO_NOT_MENTION rule also covers its subject's
+    terms: the names and aliases of the atoms it matched and of their linked graph nodes,
+    folded, sorted (memmesh.engines.exposure_guard.domain.subject)."""
 
     id: RuleId
     create_time_us: int
+    terms: tuple[str, ...] = ()
 
 
 _KEY = re.compile(r"[^\s.]+(?:\.[^\s.]+)*")
