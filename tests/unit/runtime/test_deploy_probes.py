@@ -1,5 +1,5 @@
 """Every engine Deployment in deploy/kubernetes probes startup, readiness and liveness with gRPC
-health on the port the engine serves."""
+health on the plaintext health port the engine serves beside its mTLS port."""
 
 from __future__ import annotations
 
@@ -26,10 +26,15 @@ def test_every_engine_has_a_deployment() -> None:
     assert sorted(_deployments()) == sorted(ENGINE_NAMES)
 
 
-def test_startup_readiness_and_liveness_use_grpc_health_on_the_engine_port() -> None:
+def test_startup_readiness_and_liveness_use_grpc_health_on_the_engine_health_port() -> None:
+    # The engine port serves mTLS, which the kubelet's gRPC probe cannot speak: probes go to
+    # the plaintext health-only port the engine serves beside it.
     for engine, document in _deployments().items():
-        port = re.search(r'name: MEMMESH_PORT\n\s+value: "(\d+)"', document)
-        assert port, engine
+        served = re.search(r'name: MEMMESH_PORT\n\s+value: "(\d+)"', document)
+        port = re.search(r'name: MEMMESH_HEALTH_PORT\n\s+value: "(\d+)"', document)
+        assert served and port, engine
+        assert port.group(1) != served.group(1), engine
+        assert re.search(rf"containerPort: {served.group(1)}\n", document), engine
         assert re.search(rf"containerPort: {port.group(1)}\n", document), engine
         for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
             assert re.search(rf"{probe}:\n\s+grpc:\n\s+port: {port.group(1)}\n", document), (
