@@ -1,0 +1,90 @@
+"""`make privacy-audit`: the seeded privacy audit on SQLite and on PostgreSQL + Redis.
+
+    python -m memmesh.bench.privacy_audit [--users 200] [--turns 50] [--seed 8]
+        [--backends sqlite,postgres] [--concurrency 4]
+
+Prints the counts of each backend as one JSON document (the goal is 0 everywhere but
+`controls_found`, which shows each scan reads what the mesh stored); exits 1 when any
+forgotten copy or leaking Brief survives.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from memmesh.bench.privacy_audit import driver, scanner
+from memmesh.bench.privacy_audit.generator import Script, generate
+
+POSTGRES_ADMIN_URL = os.environ.get(
+    "MEMMESH_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
+)
+REDIS_URL = os.environ.get("MEMMESH_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def audit_backend(
+    script: Script, backend: str, *, concurrency: int = 4, settle_s: float = 5.0
+) -> dict[str, object]:
+    """Run the script through a fresh mesh on one backend ("sqlite" or "postgres", the
+    latter with Redis) and scan what it left; the scratch database is dropped after."""
+    with tempfile.TemporaryDirectory(prefix="memmesh-audit-") as work:
+        if backend == "sqlite":
+            run = driver.run(
+                script, "sqlite", Path(work), concurrency=concurrency, settle_s=settle_s
+            )
+            return scanner.scan(run, script)
+        with driver.scratch_database(POSTGRES_ADMIN_URL, driver.new_database_name()) as url:
+            run = driver.run(
+                script,
+                "postgres",
+                Path(work),
+                postgres_url=url,
+                redis_url=REDIS_URL,
+                concurrency=concurrency,
+                settle_s=settle_s,
+            )
+            return scanner.scan(run, script)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m memmesh.bench.privacy_audit")
+    parser.add_argument("--users", type=int, default=200)
+    parser.add_argument("--turns", type=int, default=50, help="ingested turns per user")
+    parser.add_argument("--seed", type=int, default=8)
+    parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--nonce", type=int, default=None, help="marker tag (default: random)")
+    args = parser.parse_args(argv)
+    nonce = args.nonce if args.nonce is not None else time.time_ns()
+    script = generate(
+        seed=args.seed,
+        users=args.users,
+        turns_per_user=args.turns,
+        tag_nonce=nonce,
+        forget_everything_command=driver.forget_everything_command(),
+    )
+    result: dict[str, object] = {
+        "script": {
+            **script.summary(),
+            "seed": args.seed,
+            "tag": script.tag,
+            "forget_everything_via_command": script.forget_everything_command is not None,
+        }
+    }
+    clean = True
+    for backend in [b for b in args.backends.split(",") if b]:
+        figures = audit_backend(script, backend, concurrency=args.concurrency)
+        result[backend] = figures
+        print(f"{backend}: {json.dumps(figures, ensure_ascii=False)}", file=sys.stderr, flush=True)
+        clean = clean and figures["surviving_copies_total"] == 0 and figures["leaking_briefs"] == 0
+    print(json.dumps(result, ensure_ascii=False, indent=1))
+    return 0 if clean else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,281 @@
+"""Runs an audit script through the gateway of a real mesh (every built engine as its own
+process) on one storage configuration, keeping everything the scanner needs: the data
+directory, every engine's stdout and stderr, every OTLP span export, every Brief.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+import grpc
+import psycopg
+from google.protobuf import text_format
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+from psycopg import sql
+
+from memmesh.bench.privacy_audit.generator import Script, UserScript
+from memmesh.client.gateway import GatewayClient
+from memmesh.gateway.v1 import gateway_service_pb2 as gateway_pb
+from memmesh.runtime.supervisor import EngineProcess, Mesh, built_engines
+
+TENANT_KEY = "audit-key"
+INTERNAL_TOKEN = "audit-internal-token"
+
+
+def forget_everything_command() -> str | None:
+    """The `UserCommand` of "forget everything about me", when the gateway has one."""
+    names = gateway_pb.UserCommand.keys()
+    return "FORGET_EVERYTHING" if "USER_COMMAND_FORGET_EVERYTHING" in names else None
+
+
+class SpanSink(trace_service_pb2_grpc.TraceServiceServicer):
+    """A real OTLP/gRPC receiver on loopback that keeps every export request whole."""
+
+    def __init__(self) -> None:
+        self.exports: list[bytes] = []
+        self._server: grpc.aio.Server | None = None
+
+    async def Export(  # noqa: N802 - the OTLP service's method name
+        self,
+        request: trace_service_pb2.ExportTraceServiceRequest,
+        context: grpc.aio.ServicerContext[object, object],
+    ) -> trace_service_pb2.ExportTraceServiceResponse:
+        self.exports.append(request.SerializeToString())
+        return trace_service_pb2.ExportTraceServiceResponse()
+
+    async def start(self) -> str:
+        self._server = grpc.aio.server()
+        trace_service_pb2_grpc.add_TraceServiceServicer_to_server(  # type: ignore[no-untyped-call]  # generated without annotations
+            self, self._server
+        )
+        port = self._server.add_insecure_port("127.0.0.1:0")
+        await self._server.start()
+        return f"http://127.0.0.1:{port}"
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            await self._server.stop(None)
+
+
+@dataclass
+class LoggedMesh(Mesh):
+    """A mesh whose engines' stdout and stderr go to one file each under `log_dir`."""
+
+    log_dir: Path = Path(".")
+    _drains: list[threading.Thread] = field(default_factory=list)
+    _files: list[IO[str]] = field(default_factory=list)
+
+    def spawn(self, name: str) -> EngineProcess:
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        stderr = (self.log_dir / f"{name}.stderr.log").open("a")
+        self._files.append(stderr)
+        process = subprocess.Popen(
+            [sys.executable, "-m", f"memmesh.engines.{name}"],
+            env=self.environment(name),
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
+        self.running[name] = EngineProcess(name, self.addrs[name], process)
+        return self.running[name]
+
+    def start(self, names: list[str] | None = None) -> dict[str, str]:  # type: ignore[override]  # narrower argument, same use
+        addrs = super().start(names)
+        for engine in list(self.running.values()):
+            self._drain(engine)
+        return addrs
+
+    def _drain(self, engine: EngineProcess) -> None:
+        """Copy what the engine prints after its ready line to its stdout log."""
+        out = (self.log_dir / f"{engine.name}.stdout.log").open("a")
+        self._files.append(out)
+        stream = engine.process.stdout
+        assert stream is not None
+
+        def copy() -> None:
+            for line in stream:
+                out.write(line)
+            out.flush()
+
+        thread = threading.Thread(target=copy, daemon=True)
+        thread.start()
+        self._drains.append(thread)
+
+    def stop(self) -> None:
+        super().stop()
+        for thread in self._drains:
+            thread.join(timeout=5)
+        for handle in self._files:
+            handle.close()
+
+
+@dataclass
+class BriefRecord:
+    user: UserScript
+    step_index: int
+    probe: str
+    text: str  # the whole response in protobuf text format (UTF-8 as is)
+    degraded: bool
+
+
+@dataclass
+class Run:
+    """What one backend's run left behind, for the scanner."""
+
+    label: str
+    data_dir: Path
+    log_dir: Path
+    postgres_url: str | None
+    redis_url: str | None
+    span_exports: list[bytes]
+    briefs: list[BriefRecord]
+    errors: Counter[str]
+    seconds: float = 0.0
+
+
+@contextmanager
+def scratch_database(admin_url: str, name: str) -> Iterator[str]:
+    """A new, empty PostgreSQL database for one run (every byte in it is the mesh's);
+    dropped afterwards. Yields its URL."""
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    base, _, _ = admin_url.rpartition("/")
+    try:
+        yield f"{base}/{name}"
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+
+def new_database_name() -> str:
+    return f"memmesh_audit_{uuid.uuid4().hex[:12]}"
+
+
+async def _play(
+    client: GatewayClient, user: UserScript, briefs: list[BriefRecord], errors: Counter[str]
+) -> None:
+    for index, step in enumerate(user.steps):
+        try:
+            if step.kind == "ingest":
+                await client.ingest(
+                    user.user_id,
+                    step.session_id,
+                    f"{step.session_id}-t{index:03d}",
+                    step.role,
+                    step.text,
+                    step.time_us,
+                    timeout=30,
+                )
+            elif step.kind == "command":
+                await client.command(
+                    user.user_id,
+                    step.session_id,
+                    step.command,
+                    step.time_us,
+                    step.target,
+                    timeout=30,
+                )
+            else:
+                response = await client.brief(
+                    user.user_id, step.session_id, step.time_us, step.text, timeout=30
+                )
+                briefs.append(
+                    BriefRecord(
+                        user,
+                        index,
+                        step.probe,
+                        text_format.MessageToString(response, as_utf8=True),
+                        response.degraded,
+                    )
+                )
+        except grpc.aio.AioRpcError as error:
+            errors[f"{step.kind}:{error.code().name}"] += 1
+
+
+async def _drive(
+    script: Script, gateway: str, tenant: str, concurrency: int, errors: Counter[str]
+) -> list[BriefRecord]:
+    briefs: list[BriefRecord] = []
+    queue = list(script.users)
+
+    async def worker() -> None:
+        async with GatewayClient(gateway, TENANT_KEY, tenant_id=tenant) as client:
+            while queue:
+                await _play(client, queue.pop(0), briefs, errors)
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return briefs
+
+
+def run(
+    script: Script,
+    label: str,
+    work_dir: Path,
+    *,
+    postgres_url: str | None = None,
+    redis_url: str | None = None,
+    concurrency: int = 4,
+    settle_s: float = 5.0,
+) -> Run:
+    """Play the script through a mesh on SQLite (no URLs) or PostgreSQL (+ Redis), then stop
+    the mesh (gracefully) so everything it holds is at rest where it wrote it."""
+    data_dir, log_dir = work_dir / "data", work_dir / "logs"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    tenant = f"audit-{uuid.uuid4().hex[:8]}"
+    sink = SpanSink()
+    errors: Counter[str] = Counter()
+    started = time.perf_counter()
+
+    async def main() -> list[BriefRecord]:
+        endpoint = await sink.start()
+        env = {
+            "MEMMESH_DATA_DIR": str(data_dir),
+            "MEMMESH_STORAGE_URL": postgres_url or "sqlite",
+            "MEMMESH_INTERNAL_TOKEN": INTERNAL_TOKEN,
+            "MEMMESH_GATEWAY_TENANT_KEYS": f'{{"{tenant}": "{TENANT_KEY}"}}',
+            "MEMMESH_OTLP_ENDPOINT": endpoint,
+            "MEMMESH_LOG_LEVEL": os.environ.get("MEMMESH_AUDIT_LOG_LEVEL", "INFO"),
+            # The audit judges content, not latency: a loaded machine must not turn Briefs
+            # into empty (and so trivially clean) degraded bundles.
+            "MEMMESH_GATEWAY_BRIEF_BUDGET_MS": "5000",
+        }
+        if redis_url:
+            env["MEMMESH_REDIS_URL"] = redis_url
+        mesh = LoggedMesh(built_engines(), env=env, log_dir=log_dir)
+        await asyncio.to_thread(mesh.start)
+        try:
+            briefs = await _drive(script, mesh.addrs["gateway"], tenant, concurrency, errors)
+            # Queued effects and span batches get time to land before the mesh stops.
+            await asyncio.sleep(settle_s)
+        finally:
+            await asyncio.to_thread(mesh.stop)
+            await asyncio.sleep(0.5)
+            await sink.stop()
+        return briefs
+
+    briefs = asyncio.run(main())
+    return Run(
+        label=label,
+        data_dir=data_dir,
+        log_dir=log_dir,
+        postgres_url=postgres_url,
+        redis_url=redis_url,
+        span_exports=sink.exports,
+        briefs=briefs,
+        errors=errors,
+        seconds=round(time.perf_counter() - started, 1),
+    )
