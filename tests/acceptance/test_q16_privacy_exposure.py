@@ -16,6 +16,7 @@ from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
 from memmesh.ledger.v1 import ledger_service_pb2 as ledger_pb
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
+from memmesh.ledger_keys import SubjectKeys
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as index_pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as index_grpc
 from memmesh.runtime.channels import engine_channel
@@ -209,8 +210,11 @@ async def test_at_q16_mem_forget_commands(client: Client) -> None:
     ]
     forgotten = [e for e in events if e.event_type == "ATOM_FORGOTTEN"]
     assert len(forgotten) == 1 and forgotten[0].reason_code == "USER_FORGET"
+    # The ledger names the atom by a keyed hash (HMAC under the user's subject key).
+    ring = await SubjectKeys(client.ledger).fetch(client.scope.tenant_id, client.scope.user_id)
     assert any(
-        a.name == "atom_id" and a.string_value == sister.atom_id for a in forgotten[0].attributes
+        a.name == "atom_id" and a.string_value == ring.linkable(sister.atom_id)
+        for a in forgotten[0].attributes
     )
     assert not any("Sarah" in str(e) for e in events)
     # "Don't remember this" about a topic: the atom goes and later statements on it are not stored.

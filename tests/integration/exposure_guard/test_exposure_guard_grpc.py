@@ -16,6 +16,7 @@ from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as pb_grpc
 from memmesh.ledger.v1 import ledger_service_pb2 as ledger_pb
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
+from memmesh.ledger_keys import SubjectKeys
 from memmesh.runtime.errors import details_of
 from memmesh.testing.in_process import InProcessMesh, start_in_process
 from memmesh.testing.scopes import new_scope
@@ -113,7 +114,7 @@ async def test_set_rule_then_filter_suppresses_and_counts(
     assert list(asked.allowed_item_ids) == ["a2", "a4", "a5"]
 
 
-async def test_rule_changes_are_on_the_ledger_as_hashes(
+async def test_rule_changes_are_on_the_ledger_as_keyed_hashes(
     mesh: InProcessMesh, scope: scope_pb2.UserScope
 ) -> None:
     stub = guard(mesh)
@@ -137,14 +138,16 @@ async def test_rule_changes_are_on_the_ledger_as_hashes(
         ("EXPOSURE_RULE_REMOVED", "USER_UNDO"),
     ]
     attributes = {a.name: a.string_value for a in events[0].attributes}
+    ring = await SubjectKeys(ledger).fetch(scope.tenant_id, scope.user_id)
     assert attributes == {
         "rule_kind": "DO_NOT_MENTION",
         "target_type": "TOPIC",
-        "target_sha256": hashlib.sha256(b"sister").hexdigest(),
+        "target": ring.linkable("sister"),
+        "subject_key_id": ring.key_id,
     }
-    assert b"sister" not in b"".join(e.SerializeToString() for e in events).replace(
-        attributes["target_sha256"].encode(), b""
-    )
+    stored = b"".join(e.SerializeToString() for e in events)
+    assert b"sister" not in stored
+    assert hashlib.sha256(b"sister").hexdigest().encode() not in stored
     assert (await stub.ListRules(pb.ListRulesRequest(scope=scope))).rules == []
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-
 import pytest
 
 from memmesh.engines.exposure_guard.domain.events import RULE_SET, RuleEvent, rule_event
@@ -17,6 +15,7 @@ from memmesh.engines.exposure_guard.domain.rules import (
     TargetType,
 )
 from memmesh.engines.exposure_guard.use_cases import ExposureGuardService
+from memmesh.ledger_event import Linkable
 from memmesh.policy.sensitivity import Exposure
 from memmesh.runtime.errors import DependencyFailed
 from memmesh.storage.cache import MemoryCache
@@ -82,8 +81,9 @@ async def test_set_rule_records_a_reason_coded_event_with_a_hash_never_the_targe
         "DO_NOT_MENTION",
         "TOPIC",
     )
-    assert event.target_sha256 == hashlib.sha256(b"sister").hexdigest()
-    assert "sister" not in repr(event).replace(event.target_sha256, "")
+    # The target goes to the ledger writer only as Linkable (stored as a keyed hash).
+    assert event.target == Linkable("sister")
+    assert "sister" not in repr(event)
 
 
 async def test_setting_a_rule_again_writes_nothing_and_a_retry_has_the_same_key(parts) -> None:  # type: ignore[no-untyped-def]

@@ -1,82 +1,92 @@
-"""The kit's Ledger writer: one event shape, batches of at most 100, one error policy."""
+"""The kit's Ledger writer forms events so the chain never holds a user's words: keys and
+linkable content as HMACs under the user's subject key, owner-read content sealed.
+The writer's calls against a real Ledger are in tests/integration/ledger."""
 
 from __future__ import annotations
 
-import grpc
+import hashlib
+import hmac
+
 import pytest
 
-from memmesh.ledger.v1 import ledger_service_pb2 as pb
-from memmesh.ledger_writer import MAX_EVENTS_PER_APPEND, Appended, EventTime, LedgerWriter, NewEvent
-from memmesh.runtime.errors import Conflict, DependencyFailed
+from memmesh.ledger_event import Linkable, Sealed
+from memmesh.ledger_keys import LINK_PREFIX, SubjectKeyring, is_sealed
+from memmesh.ledger_writer import SUBJECT_KEY_ATTRIBUTE, EventTime, NewEvent, event_input
 from memmesh.runtime.timeconv import timestamp_of
 
 NOW_US = 1_767_225_600_000_000
+SECRET = bytes(range(64))
 
 
-class FakeStub:
-    """Records Append requests; answers each event with the next sequence, or fails."""
-
-    def __init__(self, failure: grpc.StatusCode | None = None) -> None:
-        self.requests: list[pb.AppendRequest] = []
-        self.failure = failure
-
-    async def Append(self, request: pb.AppendRequest) -> pb.AppendResponse:
-        self.requests.append(request)
-        if self.failure is not None:
-            raise grpc.aio.AioRpcError(
-                self.failure, grpc.aio.Metadata(), grpc.aio.Metadata(), "refused"
-            )
-        first = sum(len(r.events) for r in self.requests[:-1]) + 1
-        return pb.AppendResponse(
-            events=[pb.AppendedEvent(sequence=first + i) for i in range(len(request.events))]
-        )
+def ring(secret: bytes = SECRET, key_id: str = "k-1", user: str = "u") -> SubjectKeyring:
+    return SubjectKeyring("t", user, key_id, secret)
 
 
-def writer(stub: FakeStub) -> LedgerWriter:
-    return LedgerWriter(stub)  # type: ignore[arg-type]  # the fake has the one method the writer calls
+def event(*attributes: tuple[str, object], key: str = "relationship.sister.ana") -> NewEvent:
+    return NewEvent(key, "ATOM_CREATED", "USER_STATED", attributes, NOW_US)  # type: ignore[arg-type]  # mixed tuples
 
 
-def event(n: int) -> NewEvent:
-    return NewEvent(f"key-{n}", "STATE_CHANGED", "USER_STATED", (("n", n),), NOW_US)
+def test_linkable_content_is_a_keyed_hash_equal_only_under_the_same_key() -> None:
+    a, b = ring(), ring(secret=bytes(64))
+    assert a.linkable("sister") == ring().linkable("sister")
+    assert a.linkable("sister") != a.linkable("brother")
+    assert a.linkable("sister") != b.linkable("sister")
+    # Not the unkeyed SHA-256 a guesser could recompute from the word alone.
+    assert hashlib.sha256(b"sister").hexdigest()[:40] not in a.linkable("sister")
+    assert a.linkable("sister").startswith(LINK_PREFIX)
 
 
-async def test_events_are_sent_in_order_in_batches_of_at_most_one_hundred() -> None:
-    stub = FakeStub()
-    events = [event(n) for n in range(MAX_EVENTS_PER_APPEND + 1)]
-    outcomes = await writer(stub).append("t", "u", events)
-    assert [len(r.events) for r in stub.requests] == [MAX_EVENTS_PER_APPEND, 1]
-    assert outcomes == [Appended(n + 1, False) for n in range(MAX_EVENTS_PER_APPEND + 1)]
-    assert [e.idempotency_key for r in stub.requests for e in r.events][
-        -1
-    ] == f"key-{MAX_EVENTS_PER_APPEND}"
+def test_the_hash_is_hmac_sha256_of_the_derived_key_so_only_a_key_holder_can_recompute_it() -> None:
+    mac_key = hmac.new(SECRET, b"memmesh-ledger/hmac/v1", hashlib.sha256).digest()
+    expected = hmac.new(mac_key, b"value\x1fsister", hashlib.sha256).hexdigest()[:40]
+    assert ring().linkable("sister") == LINK_PREFIX + expected
 
 
-async def test_attributes_keep_their_types() -> None:
-    stub = FakeStub()
-    attributes = (("s", "x"), ("i", 3), ("b", True), ("t", EventTime(NOW_US)))
-    typed = NewEvent("k", "STATE_CHANGED", "USER_STATED", attributes, NOW_US)
-    await writer(stub).append("t", "u", [typed])
-    [sent] = stub.requests[0].events
-    assert [a.WhichOneof("value") for a in sent.attributes] == [
-        "string_value",
-        "int_value",
-        "bool_value",
-        "time_value",
-    ]
-    assert sent.attributes[3].time_value == timestamp_of(NOW_US) == sent.occur_time
-    assert (sent.event_type, sent.reason_code, sent.idempotency_key) == (
-        "STATE_CHANGED",
-        "USER_STATED",
-        "k",
+def test_sealed_content_opens_only_with_its_key_user_and_attribute() -> None:
+    sealed = ring().seal("display_name", "Ana Lima")
+    assert "Ana" not in sealed and is_sealed(sealed)
+    assert sealed == ring().seal("display_name", "Ana Lima")  # deterministic: retries are equal
+    assert ring().open("display_name", sealed) == "Ana Lima"
+    assert ring().open("timezone", sealed) is None
+    assert ring(user="other").open("display_name", sealed) is None
+    assert ring(secret=bytes(64)).open("display_name", sealed) is None
+    assert ring(key_id="k-2").open("display_name", sealed) is None
+    assert ring().open("display_name", sealed[:-4] + "AAAA") is None
+
+
+def test_an_event_reaches_the_ledger_with_no_words_in_its_key_or_attributes() -> None:
+    keyring = ring()
+    sent = event(
+        ("atom_id", Linkable("atm_1")),
+        ("key", Linkable("relationship.sister.ana")),
+        ("name", Sealed("Ana")),
+        ("n", 3),
+        ("flag", True),
+        ("code", "CREATED"),
+        ("at", EventTime(NOW_US)),
     )
+    message = event_input(sent, keyring)
+    assert b"ana" not in message.SerializeToString().lower()
+    assert message.idempotency_key == keyring.idempotency_key("relationship.sister.ana")
+    values = {a.name: a for a in message.attributes}
+    assert values["key"].string_value == keyring.linkable("relationship.sister.ana")
+    assert values["atom_id"].string_value == keyring.linkable("atm_1")
+    assert keyring.open("name", values["name"].string_value) == "Ana"
+    assert (values["n"].int_value, values["flag"].bool_value, values["code"].string_value) == (
+        3,
+        True,
+        "CREATED",
+    )
+    assert values["at"].time_value == timestamp_of(NOW_US) == message.occur_time
+    assert values[SUBJECT_KEY_ATTRIBUTE].string_value == "k-1"
+    assert (message.event_type, message.reason_code) == ("ATOM_CREATED", "USER_STATED")
 
 
-async def test_a_key_stored_with_other_content_is_a_conflict() -> None:
-    with pytest.raises(Conflict):
-        await writer(FakeStub(grpc.StatusCode.ALREADY_EXISTS)).append("t", "u", [event(1)])
+def test_the_subject_key_attribute_is_the_writers_alone() -> None:
+    with pytest.raises(ValueError):
+        event_input(event((SUBJECT_KEY_ATTRIBUTE, "forged")), ring())
 
 
-async def test_any_other_failure_names_the_ledger() -> None:
-    with pytest.raises(DependencyFailed) as failed:
-        await writer(FakeStub(grpc.StatusCode.UNAVAILABLE)).append("t", "u", [event(1)])
-    assert (failed.value.engine, failed.value.status_name) == ("ledger", "UNAVAILABLE")
+def test_no_repr_shows_the_secret_or_the_content() -> None:
+    assert "Ana" not in repr(Linkable("Ana")) + repr(Sealed("Ana"))
+    assert SECRET.hex() not in repr(ring()) and str(SECRET) not in repr(ring())

@@ -27,7 +27,7 @@ from memmesh.common.v1 import field_rules_pb2 as memmesh_dot_common_dot_v1_dot_f
 from memmesh.common.v1 import scope_pb2 as memmesh_dot_common_dot_v1_dot_scope__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&memmesh/ledger/v1/ledger_service.proto\x12\x11memmesh.ledger.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\xc4\x01\n\tAttribute\x12\x30\n\x04name\x18\x01 \x01(\tB\"\xca\xf3\x18\x1e\x08\x01\x10@\x1a\x0f[a-z][a-z0-9_]*2\x07\x61tom_id\x12\x1f\n\x0cstring_value\x18\x02 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x02H\x00\x12\x13\n\tint_value\x18\x03 \x01(\x03H\x00\x12\x14\n\nbool_value\x18\x04 \x01(\x08H\x00\x12\x30\n\ntime_value\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampH\x00\x42\x07\n\x05value\"\xa6\x02\n\nEventInput\x12,\n\x0fidempotency_key\x18\x01 \x01(\tB\x13\xca\xf3\x18\x0f\x08\x01\x10\x80\x01\x32\x08\x65vt-0001\x12;\n\nevent_type\x18\x02 \x01(\tB\'\xca\xf3\x18#\x08\x01\x10@\x1a\x0f[A-Z][A-Z0-9_]*2\x0c\x41TOM_CREATED\x12;\n\x0breason_code\x18\x03 \x01(\tB&\xca\xf3\x18\"\x08\x01\x10@\x1a\x0f[A-Z][A-Z0-9_]*2\x0bUSER_STATED\x12\x38\n\nattributes\x18\x04 \x03(\x0b\x32\x1c.memmesh.ledger.v1.AttributeB\x06\xca\xf3\x18\x02\x10 \x12\x36\n\noccur_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"\xe8\x01\n\x0bLedgerEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\x17\n\x0fidempotency_key\x18\x02 \x01(\t\x12\x12\n\nevent_type\x18\x03 \x01(\t\x12\x13\n\x0breason_code\x18\x04 \x01(\t\x12\x30\n\nattributes\x18\x05 \x03(\x0b\x32\x1c.memmesh.ledger.v1.Attribute\x12.\n\noccur_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rprevious_hash\x18\x07 \x01(\x0c\x12\x0c\n\x04hash\x18\x08 \x01(\x0c\"}\n\rAppendRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x37\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x1d.memmesh.ledger.v1.EventInputB\x08\xca\xf3\x18\x04\x08\x01\x10\x64\"B\n\rAppendedEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\x0c\n\x04hash\x18\x02 \x01(\x0c\x12\x11\n\tduplicate\x18\x03 \x01(\x08\"B\n\x0e\x41ppendResponse\x12\x30\n\x06\x65vents\x18\x01 \x03(\x0b\x32 .memmesh.ledger.v1.AppendedEvent\"x\n\x0bReadRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x1d\n\rfrom_sequence\x18\x02 \x01(\x03\x42\x06\xca\xf3\x18\x02 \x00\x12\x15\n\x05limit\x18\x03 \x01(\x05\x42\x06\xca\xf3\x18\x02 \x00\"=\n\x0cReadResponse\x12-\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1e.memmesh.ledger.v1.LedgerEvent\"D\n\rVerifyRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"g\n\x0eVerifyResponse\x12\x0e\n\x06intact\x18\x01 \x01(\x08\x12\x13\n\x0b\x65vent_count\x18\x02 \x01(\x03\x12\x1d\n\x15\x66irst_broken_sequence\x18\x03 \x01(\x03\x12\x11\n\thead_hash\x18\x04 \x01(\x0c\x32\xf8\x01\n\rLedgerService\x12M\n\x06\x41ppend\x12 .memmesh.ledger.v1.AppendRequest\x1a!.memmesh.ledger.v1.AppendResponse\x12I\n\x04Read\x12\x1e.memmesh.ledger.v1.ReadRequest\x1a\x1f.memmesh.ledger.v1.ReadResponse0\x01\x12M\n\x06Verify\x12 .memmesh.ledger.v1.VerifyRequest\x1a!.memmesh.ledger.v1.VerifyResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&memmesh/ledger/v1/ledger_service.proto\x12\x11memmesh.ledger.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\xc4\x01\n\tAttribute\x12\x30\n\x04name\x18\x01 \x01(\tB\"\xca\xf3\x18\x1e\x08\x01\x10@\x1a\x0f[a-z][a-z0-9_]*2\x07\x61tom_id\x12\x1f\n\x0cstring_value\x18\x02 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x08H\x00\x12\x13\n\tint_value\x18\x03 \x01(\x03H\x00\x12\x14\n\nbool_value\x18\x04 \x01(\x08H\x00\x12\x30\n\ntime_value\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampH\x00\x42\x07\n\x05value\"\xa6\x02\n\nEventInput\x12,\n\x0fidempotency_key\x18\x01 \x01(\tB\x13\xca\xf3\x18\x0f\x08\x01\x10\x80\x01\x32\x08\x65vt-0001\x12;\n\nevent_type\x18\x02 \x01(\tB\'\xca\xf3\x18#\x08\x01\x10@\x1a\x0f[A-Z][A-Z0-9_]*2\x0c\x41TOM_CREATED\x12;\n\x0breason_code\x18\x03 \x01(\tB&\xca\xf3\x18\"\x08\x01\x10@\x1a\x0f[A-Z][A-Z0-9_]*2\x0bUSER_STATED\x12\x38\n\nattributes\x18\x04 \x03(\x0b\x32\x1c.memmesh.ledger.v1.AttributeB\x06\xca\xf3\x18\x02\x10 \x12\x36\n\noccur_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"\xe8\x01\n\x0bLedgerEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\x17\n\x0fidempotency_key\x18\x02 \x01(\t\x12\x12\n\nevent_type\x18\x03 \x01(\t\x12\x13\n\x0breason_code\x18\x04 \x01(\t\x12\x30\n\nattributes\x18\x05 \x03(\x0b\x32\x1c.memmesh.ledger.v1.Attribute\x12.\n\noccur_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rprevious_hash\x18\x07 \x01(\x0c\x12\x0c\n\x04hash\x18\x08 \x01(\x0c\"\x9d\x01\n\rAppendRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x37\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x1d.memmesh.ledger.v1.EventInputB\x08\xca\xf3\x18\x04\x08\x01\x10\x64\x12\x1e\n\x0esubject_key_id\x18\x03 \x01(\tB\x06\xca\xf3\x18\x02\x10@\"B\n\rAppendedEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\x0c\n\x04hash\x18\x02 \x01(\x0c\x12\x11\n\tduplicate\x18\x03 \x01(\x08\"B\n\x0e\x41ppendResponse\x12\x30\n\x06\x65vents\x18\x01 \x03(\x0b\x32 .memmesh.ledger.v1.AppendedEvent\"x\n\x0bReadRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x1d\n\rfrom_sequence\x18\x02 \x01(\x03\x42\x06\xca\xf3\x18\x02 \x00\x12\x15\n\x05limit\x18\x03 \x01(\x05\x42\x06\xca\xf3\x18\x02 \x00\"=\n\x0cReadResponse\x12-\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1e.memmesh.ledger.v1.LedgerEvent\"D\n\rVerifyRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"g\n\x0eVerifyResponse\x12\x0e\n\x06intact\x18\x01 \x01(\x08\x12\x13\n\x0b\x65vent_count\x18\x02 \x01(\x03\x12\x1d\n\x15\x66irst_broken_sequence\x18\x03 \x01(\x03\x12\x11\n\thead_hash\x18\x04 \x01(\x0c\"K\n\x14GetSubjectKeyRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"7\n\x15GetSubjectKeyResponse\x12\x0e\n\x06key_id\x18\x01 \x01(\t\x12\x0e\n\x06secret\x18\x02 \x01(\x0c\"~\n\x16ShredSubjectKeyRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12/\n\x03now\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"M\n\x17ShredSubjectKeyResponse\x12\x10\n\x08shredded\x18\x01 \x01(\x08\x12\x0e\n\x06key_id\x18\x02 \x01(\t\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x32\xc6\x03\n\rLedgerService\x12M\n\x06\x41ppend\x12 .memmesh.ledger.v1.AppendRequest\x1a!.memmesh.ledger.v1.AppendResponse\x12I\n\x04Read\x12\x1e.memmesh.ledger.v1.ReadRequest\x1a\x1f.memmesh.ledger.v1.ReadResponse0\x01\x12M\n\x06Verify\x12 .memmesh.ledger.v1.VerifyRequest\x1a!.memmesh.ledger.v1.VerifyResponse\x12\x62\n\rGetSubjectKey\x12\'.memmesh.ledger.v1.GetSubjectKeyRequest\x1a(.memmesh.ledger.v1.GetSubjectKeyResponse\x12h\n\x0fShredSubjectKey\x12).memmesh.ledger.v1.ShredSubjectKeyRequest\x1a*.memmesh.ledger.v1.ShredSubjectKeyResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,7 +37,7 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ATTRIBUTE'].fields_by_name['name']._loaded_options = None
   _globals['_ATTRIBUTE'].fields_by_name['name']._serialized_options = b'\312\363\030\036\010\001\020@\032\017[a-z][a-z0-9_]*2\007atom_id'
   _globals['_ATTRIBUTE'].fields_by_name['string_value']._loaded_options = None
-  _globals['_ATTRIBUTE'].fields_by_name['string_value']._serialized_options = b'\312\363\030\003\020\200\002'
+  _globals['_ATTRIBUTE'].fields_by_name['string_value']._serialized_options = b'\312\363\030\003\020\200\010'
   _globals['_EVENTINPUT'].fields_by_name['idempotency_key']._loaded_options = None
   _globals['_EVENTINPUT'].fields_by_name['idempotency_key']._serialized_options = b'\312\363\030\017\010\001\020\200\0012\010evt-0001'
   _globals['_EVENTINPUT'].fields_by_name['event_type']._loaded_options = None
@@ -52,6 +52,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_APPENDREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
   _globals['_APPENDREQUEST'].fields_by_name['events']._loaded_options = None
   _globals['_APPENDREQUEST'].fields_by_name['events']._serialized_options = b'\312\363\030\004\010\001\020d'
+  _globals['_APPENDREQUEST'].fields_by_name['subject_key_id']._loaded_options = None
+  _globals['_APPENDREQUEST'].fields_by_name['subject_key_id']._serialized_options = b'\312\363\030\002\020@'
   _globals['_READREQUEST'].fields_by_name['scope']._loaded_options = None
   _globals['_READREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
   _globals['_READREQUEST'].fields_by_name['from_sequence']._loaded_options = None
@@ -60,26 +62,40 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_READREQUEST'].fields_by_name['limit']._serialized_options = b'\312\363\030\002 \000'
   _globals['_VERIFYREQUEST'].fields_by_name['scope']._loaded_options = None
   _globals['_VERIFYREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
+  _globals['_GETSUBJECTKEYREQUEST'].fields_by_name['scope']._loaded_options = None
+  _globals['_GETSUBJECTKEYREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
+  _globals['_SHREDSUBJECTKEYREQUEST'].fields_by_name['scope']._loaded_options = None
+  _globals['_SHREDSUBJECTKEYREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
+  _globals['_SHREDSUBJECTKEYREQUEST'].fields_by_name['now']._loaded_options = None
+  _globals['_SHREDSUBJECTKEYREQUEST'].fields_by_name['now']._serialized_options = b'\312\363\030\002\010\001'
   _globals['_ATTRIBUTE']._serialized_start=163
   _globals['_ATTRIBUTE']._serialized_end=359
   _globals['_EVENTINPUT']._serialized_start=362
   _globals['_EVENTINPUT']._serialized_end=656
   _globals['_LEDGEREVENT']._serialized_start=659
   _globals['_LEDGEREVENT']._serialized_end=891
-  _globals['_APPENDREQUEST']._serialized_start=893
-  _globals['_APPENDREQUEST']._serialized_end=1018
-  _globals['_APPENDEDEVENT']._serialized_start=1020
-  _globals['_APPENDEDEVENT']._serialized_end=1086
-  _globals['_APPENDRESPONSE']._serialized_start=1088
-  _globals['_APPENDRESPONSE']._serialized_end=1154
-  _globals['_READREQUEST']._serialized_start=1156
-  _globals['_READREQUEST']._serialized_end=1276
-  _globals['_READRESPONSE']._serialized_start=1278
-  _globals['_READRESPONSE']._serialized_end=1339
-  _globals['_VERIFYREQUEST']._serialized_start=1341
-  _globals['_VERIFYREQUEST']._serialized_end=1409
-  _globals['_VERIFYRESPONSE']._serialized_start=1411
-  _globals['_VERIFYRESPONSE']._serialized_end=1514
-  _globals['_LEDGERSERVICE']._serialized_start=1517
-  _globals['_LEDGERSERVICE']._serialized_end=1765
+  _globals['_APPENDREQUEST']._serialized_start=894
+  _globals['_APPENDREQUEST']._serialized_end=1051
+  _globals['_APPENDEDEVENT']._serialized_start=1053
+  _globals['_APPENDEDEVENT']._serialized_end=1119
+  _globals['_APPENDRESPONSE']._serialized_start=1121
+  _globals['_APPENDRESPONSE']._serialized_end=1187
+  _globals['_READREQUEST']._serialized_start=1189
+  _globals['_READREQUEST']._serialized_end=1309
+  _globals['_READRESPONSE']._serialized_start=1311
+  _globals['_READRESPONSE']._serialized_end=1372
+  _globals['_VERIFYREQUEST']._serialized_start=1374
+  _globals['_VERIFYREQUEST']._serialized_end=1442
+  _globals['_VERIFYRESPONSE']._serialized_start=1444
+  _globals['_VERIFYRESPONSE']._serialized_end=1547
+  _globals['_GETSUBJECTKEYREQUEST']._serialized_start=1549
+  _globals['_GETSUBJECTKEYREQUEST']._serialized_end=1624
+  _globals['_GETSUBJECTKEYRESPONSE']._serialized_start=1626
+  _globals['_GETSUBJECTKEYRESPONSE']._serialized_end=1681
+  _globals['_SHREDSUBJECTKEYREQUEST']._serialized_start=1683
+  _globals['_SHREDSUBJECTKEYREQUEST']._serialized_end=1809
+  _globals['_SHREDSUBJECTKEYRESPONSE']._serialized_start=1811
+  _globals['_SHREDSUBJECTKEYRESPONSE']._serialized_end=1888
+  _globals['_LEDGERSERVICE']._serialized_start=1891
+  _globals['_LEDGERSERVICE']._serialized_end=2345
 # @@protoc_insertion_point(module_scope)

@@ -34,7 +34,9 @@ class Attribute(_message.Message):
     name: _builtins.str
     """Attribute name, lower_snake_case."""
     string_value: _builtins.str
-    """A short string value: an id, a code, a setting (at most 256 characters)."""
+    """A short string value: an id, a code, a setting, a keyed hash or a sealed
+    value (at most 1024 characters).
+    """
     int_value: _builtins.int
     """An integer value (counts, basis points, deltas)."""
     bool_value: _builtins.bool
@@ -166,6 +168,12 @@ class AppendRequest(_message.Message):
 
     SCOPE_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
+    SUBJECT_KEY_ID_FIELD_NUMBER: _builtins.int
+    subject_key_id: _builtins.str
+    """Id of the subject key the events' hashes were made with; when set, the append
+    is refused with FAILED_PRECONDITION unless it is the user's current key (it was
+    shredded), so a shredded key is never used again.
+    """
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose stream."""
@@ -179,10 +187,11 @@ class AppendRequest(_message.Message):
         *,
         scope: _scope_pb2.UserScope | None = ...,
         events: _abc.Iterable[Global___EventInput] | None = ...,
+        subject_key_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "scope", b"scope"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "scope", b"scope", "subject_key_id", b"subject_key_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -355,3 +364,113 @@ class VerifyResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___VerifyResponse: _TypeAlias = VerifyResponse  # noqa: Y015
+
+@_typing.final
+class GetSubjectKeyRequest(_message.Message):
+    """Request of LedgerService.GetSubjectKey."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose key."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetSubjectKeyRequest: _TypeAlias = GetSubjectKeyRequest  # noqa: Y015
+
+@_typing.final
+class GetSubjectKeyResponse(_message.Message):
+    """Response of LedgerService.GetSubjectKey."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KEY_ID_FIELD_NUMBER: _builtins.int
+    SECRET_FIELD_NUMBER: _builtins.int
+    key_id: _builtins.str
+    """Opaque random id of the key (changes when the key is replaced after a shred)."""
+    secret: _builtins.bytes
+    """The 64-byte secret: HMAC-SHA256 and AES-SIV keys are derived from it."""
+    def __init__(
+        self,
+        *,
+        key_id: _builtins.str = ...,
+        secret: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["key_id", b"key_id", "secret", b"secret"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetSubjectKeyResponse: _TypeAlias = GetSubjectKeyResponse  # noqa: Y015
+
+@_typing.final
+class ShredSubjectKeyRequest(_message.Message):
+    """Request of LedgerService.ShredSubjectKey."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose key."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """When the shred happens (the caller's clock); the time of the chain event."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ShredSubjectKeyRequest: _TypeAlias = ShredSubjectKeyRequest  # noqa: Y015
+
+@_typing.final
+class ShredSubjectKeyResponse(_message.Message):
+    """Response of LedgerService.ShredSubjectKey."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SHREDDED_FIELD_NUMBER: _builtins.int
+    KEY_ID_FIELD_NUMBER: _builtins.int
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    shredded: _builtins.bool
+    """True when a key existed and was destroyed; false when the user had none."""
+    key_id: _builtins.str
+    """Id of the destroyed key (empty when there was none)."""
+    sequence: _builtins.int
+    """Sequence of the SUBJECT_KEY_SHREDDED event (0 when there was no key)."""
+    def __init__(
+        self,
+        *,
+        shredded: _builtins.bool = ...,
+        key_id: _builtins.str = ...,
+        sequence: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["key_id", b"key_id", "sequence", b"sequence", "shredded", b"shredded"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ShredSubjectKeyResponse: _TypeAlias = ShredSubjectKeyResponse  # noqa: Y015

@@ -29,7 +29,9 @@ class LedgerServiceStub:
     """The immutable event ledger (seed 001 §2.1): one append-only stream per
     (tenant, user), gapless sequence numbers, a SHA-256 hash chain and idempotency
     keys. Events carry ids, reason codes and small typed attributes; never
-    conversation text.
+    conversation text. Content that must stay linkable is stored only as a keyed
+    hash (HMAC-SHA256) or sealed (AES-SIV) under a per-user subject key, which is
+    held outside the chain and can be shredded.
     """
 
     def __init__(self, channel):
@@ -53,13 +55,25 @@ class LedgerServiceStub:
                 request_serializer=memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.VerifyRequest.SerializeToString,
                 response_deserializer=memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.VerifyResponse.FromString,
                 _registered_method=True)
+        self.GetSubjectKey = channel.unary_unary(
+                '/memmesh.ledger.v1.LedgerService/GetSubjectKey',
+                request_serializer=memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.GetSubjectKeyRequest.SerializeToString,
+                response_deserializer=memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.GetSubjectKeyResponse.FromString,
+                _registered_method=True)
+        self.ShredSubjectKey = channel.unary_unary(
+                '/memmesh.ledger.v1.LedgerService/ShredSubjectKey',
+                request_serializer=memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.ShredSubjectKeyRequest.SerializeToString,
+                response_deserializer=memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.ShredSubjectKeyResponse.FromString,
+                _registered_method=True)
 
 
 class LedgerServiceServicer:
     """The immutable event ledger (seed 001 §2.1): one append-only stream per
     (tenant, user), gapless sequence numbers, a SHA-256 hash chain and idempotency
     keys. Events carry ids, reason codes and small typed attributes; never
-    conversation text.
+    conversation text. Content that must stay linkable is stored only as a keyed
+    hash (HMAC-SHA256) or sealed (AES-SIV) under a per-user subject key, which is
+    held outside the chain and can be shredded.
     """
 
     def Append(self, request, context):
@@ -85,6 +99,25 @@ class LedgerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetSubjectKey(self, request, context):
+        """Returns the user's current subject key, creating one on first use. Only
+        engines call this (through the shared ledger writer); the secret is never
+        logged.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ShredSubjectKey(self, request, context):
+        """Destroys the user's subject key (crypto-shredding): the row is deleted and the
+        database's free pages overwritten, so no hash or sealed value on the chain can
+        be linked to the user's words again. Records SUBJECT_KEY_SHREDDED on the chain;
+        the next GetSubjectKey makes a fresh key.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LedgerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -103,6 +136,16 @@ def add_LedgerServiceServicer_to_server(servicer, server):
                     request_deserializer=memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.VerifyRequest.FromString,
                     response_serializer=memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.VerifyResponse.SerializeToString,
             ),
+            'GetSubjectKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSubjectKey,
+                    request_deserializer=memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.GetSubjectKeyRequest.FromString,
+                    response_serializer=memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.GetSubjectKeyResponse.SerializeToString,
+            ),
+            'ShredSubjectKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.ShredSubjectKey,
+                    request_deserializer=memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.ShredSubjectKeyRequest.FromString,
+                    response_serializer=memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.ShredSubjectKeyResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'memmesh.ledger.v1.LedgerService', rpc_method_handlers)
@@ -115,7 +158,9 @@ class LedgerService:
     """The immutable event ledger (seed 001 §2.1): one append-only stream per
     (tenant, user), gapless sequence numbers, a SHA-256 hash chain and idempotency
     keys. Events carry ids, reason codes and small typed attributes; never
-    conversation text.
+    conversation text. Content that must stay linkable is stored only as a keyed
+    hash (HMAC-SHA256) or sealed (AES-SIV) under a per-user subject key, which is
+    held outside the chain and can be shredded.
     """
 
     @staticmethod
@@ -189,6 +234,60 @@ class LedgerService:
             '/memmesh.ledger.v1.LedgerService/Verify',
             memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.VerifyRequest.SerializeToString,
             memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.VerifyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSubjectKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.ledger.v1.LedgerService/GetSubjectKey',
+            memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.GetSubjectKeyRequest.SerializeToString,
+            memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.GetSubjectKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ShredSubjectKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.ledger.v1.LedgerService/ShredSubjectKey',
+            memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.ShredSubjectKeyRequest.SerializeToString,
+            memmesh_dot_ledger_dot_v1_dot_ledger__service__pb2.ShredSubjectKeyResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -30,7 +30,9 @@ class LedgerServiceStub:
     """The immutable event ledger (seed 001 §2.1): one append-only stream per
     (tenant, user), gapless sequence numbers, a SHA-256 hash chain and idempotency
     keys. Events carry ids, reason codes and small typed attributes; never
-    conversation text.
+    conversation text. Content that must stay linkable is stored only as a keyed
+    hash (HMAC-SHA256) or sealed (AES-SIV) under a per-user subject key, which is
+    held outside the chain and can be shredded.
     """
 
     @_typing.overload
@@ -46,13 +48,26 @@ class LedgerServiceStub:
     """Streams the user's events in sequence order, starting at from_sequence."""
     Verify: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.VerifyRequest, _ledger_service_pb2.VerifyResponse]
     """Walks the user's stream and reports the first sequence whose hash or link breaks."""
+    GetSubjectKey: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.GetSubjectKeyRequest, _ledger_service_pb2.GetSubjectKeyResponse]
+    """Returns the user's current subject key, creating one on first use. Only
+    engines call this (through the shared ledger writer); the secret is never
+    logged.
+    """
+    ShredSubjectKey: _grpc.UnaryUnaryMultiCallable[_ledger_service_pb2.ShredSubjectKeyRequest, _ledger_service_pb2.ShredSubjectKeyResponse]
+    """Destroys the user's subject key (crypto-shredding): the row is deleted and the
+    database's free pages overwritten, so no hash or sealed value on the chain can
+    be linked to the user's words again. Records SUBJECT_KEY_SHREDDED on the chain;
+    the next GetSubjectKey makes a fresh key.
+    """
 
 @_typing.type_check_only
 class LedgerServiceAsyncStub(LedgerServiceStub):
     """The immutable event ledger (seed 001 §2.1): one append-only stream per
     (tenant, user), gapless sequence numbers, a SHA-256 hash chain and idempotency
     keys. Events carry ids, reason codes and small typed attributes; never
-    conversation text.
+    conversation text. Content that must stay linkable is stored only as a keyed
+    hash (HMAC-SHA256) or sealed (AES-SIV) under a per-user subject key, which is
+    held outside the chain and can be shredded.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -65,12 +80,25 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     """Streams the user's events in sequence order, starting at from_sequence."""
     Verify: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.VerifyRequest, _ledger_service_pb2.VerifyResponse]  # type: ignore[assignment]
     """Walks the user's stream and reports the first sequence whose hash or link breaks."""
+    GetSubjectKey: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.GetSubjectKeyRequest, _ledger_service_pb2.GetSubjectKeyResponse]  # type: ignore[assignment]
+    """Returns the user's current subject key, creating one on first use. Only
+    engines call this (through the shared ledger writer); the secret is never
+    logged.
+    """
+    ShredSubjectKey: _aio.UnaryUnaryMultiCallable[_ledger_service_pb2.ShredSubjectKeyRequest, _ledger_service_pb2.ShredSubjectKeyResponse]  # type: ignore[assignment]
+    """Destroys the user's subject key (crypto-shredding): the row is deleted and the
+    database's free pages overwritten, so no hash or sealed value on the chain can
+    be linked to the user's words again. Records SUBJECT_KEY_SHREDDED on the chain;
+    the next GetSubjectKey makes a fresh key.
+    """
 
 class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
     """The immutable event ledger (seed 001 §2.1): one append-only stream per
     (tenant, user), gapless sequence numbers, a SHA-256 hash chain and idempotency
     keys. Events carry ids, reason codes and small typed attributes; never
-    conversation text.
+    conversation text. Content that must stay linkable is stored only as a keyed
+    hash (HMAC-SHA256) or sealed (AES-SIV) under a per-user subject key, which is
+    held outside the chain and can be shredded.
     """
 
     @_abc_1.abstractmethod
@@ -99,5 +127,28 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_ledger_service_pb2.VerifyResponse, _abc.Awaitable[_ledger_service_pb2.VerifyResponse]]:
         """Walks the user's stream and reports the first sequence whose hash or link breaks."""
+
+    @_abc_1.abstractmethod
+    def GetSubjectKey(
+        self,
+        request: _ledger_service_pb2.GetSubjectKeyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_service_pb2.GetSubjectKeyResponse, _abc.Awaitable[_ledger_service_pb2.GetSubjectKeyResponse]]:
+        """Returns the user's current subject key, creating one on first use. Only
+        engines call this (through the shared ledger writer); the secret is never
+        logged.
+        """
+
+    @_abc_1.abstractmethod
+    def ShredSubjectKey(
+        self,
+        request: _ledger_service_pb2.ShredSubjectKeyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_ledger_service_pb2.ShredSubjectKeyResponse, _abc.Awaitable[_ledger_service_pb2.ShredSubjectKeyResponse]]:
+        """Destroys the user's subject key (crypto-shredding): the row is deleted and the
+        database's free pages overwritten, so no hash or sealed value on the chain can
+        be linked to the user's words again. Records SUBJECT_KEY_SHREDDED on the chain;
+        the next GetSubjectKey makes a fresh key.
+        """
 
 def add_LedgerServiceServicer_to_server(servicer: LedgerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from memmesh.engines.atom_extractor.domain.capsule import AtomStatus, Effect, EffectKind
 from memmesh.engines.atom_extractor.ports import AtomReader, Dependencies
 from memmesh.errors import Conflict
-from memmesh.ledger_event import AttributeValue, EventTime, NewEvent
+from memmesh.ledger_event import AttributeValue, EventTime, Linkable, NewEvent, Sealed
 from memmesh.outbox import Effect as QueuedForm
 from memmesh.outbox import EffectRejected, Handler, QueuedEffect, RetryPolicy
 from memmesh.outbox import Outbox as SharedOutbox
@@ -46,6 +46,10 @@ def _plain(value: object) -> object:
         }
     if isinstance(value, EventTime):
         return {"time_us": value.micros}
+    if isinstance(value, Linkable):  # hashed by the Ledger writer, never stored as such
+        return {"linkable": value.text}
+    if isinstance(value, Sealed):
+        return {"sealed": value.text}
     raise TypeError(f"not a payload value: {type(value).__name__}")
 
 
@@ -54,6 +58,10 @@ def _attribute(item: list[object]) -> tuple[str, AttributeValue]:
     name, value = str(item[0]), item[-1]
     if len(item) == 3:
         value = {"i": int, "b": bool}.get(str(item[1]), str)(value)
+    if isinstance(value, dict) and "linkable" in value:
+        return name, Linkable(str(value["linkable"]))
+    if isinstance(value, dict) and "sealed" in value:
+        return name, Sealed(str(value["sealed"]))
     if isinstance(value, dict):
         return name, EventTime(int(value["time_us"]))
     if isinstance(value, bool | int | str):

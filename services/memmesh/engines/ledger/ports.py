@@ -6,15 +6,25 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
 from memmesh.engines.ledger.domain.chain import AppendOutcome, NewEvent, StoredEvent
+from memmesh.engines.ledger.domain.subject_keys import ShredOutcome, SubjectKey
 
 
 class LedgerStore(Protocol):
-    """Append-only event streams keyed by (tenant, user)."""
+    """Append-only event streams keyed by (tenant, user), and each user's subject key."""
 
     async def append(
-        self, tenant_id: str, user_id: str, events: Sequence[NewEvent]
+        self, tenant_id: str, user_id: str, events: Sequence[NewEvent], subject_key_id: str = ""
     ) -> list[AppendOutcome]:
-        """Append atomically; raise Conflict if a key is stored with other content."""
+        """Append atomically; raise Conflict if a key is stored with other content, and
+        PreconditionFailed if subject_key_id is given and is not the user's current key."""
+        ...
+
+    async def subject_key(self, tenant_id: str, user_id: str, now_us: int) -> SubjectKey:
+        """The user's current subject key, made on first use."""
+        ...
+
+    async def shred_subject_key(self, tenant_id: str, user_id: str, now_us: int) -> ShredOutcome:
+        """Destroy the user's key and record the fact on the chain."""
         ...
 
     def read(

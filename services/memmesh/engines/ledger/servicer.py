@@ -10,6 +10,7 @@ from memmesh.engines.ledger import mapping
 from memmesh.engines.ledger.use_cases import LedgerUseCases
 from memmesh.ledger.v1 import ledger_service_pb2 as pb
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
+from memmesh.runtime.timeconv import micros_of
 
 
 class LedgerServicer(pb_grpc.LedgerServiceServicer):
@@ -20,7 +21,10 @@ class LedgerServicer(pb_grpc.LedgerServiceServicer):
         self, request: pb.AppendRequest, context: grpc.aio.ServicerContext
     ) -> pb.AppendResponse:
         outcomes = await self._ledger.append(
-            request.scope.tenant_id, request.scope.user_id, mapping.new_events(request)
+            request.scope.tenant_id,
+            request.scope.user_id,
+            mapping.new_events(request),
+            request.subject_key_id,
         )
         return mapping.append_response(outcomes)
 
@@ -37,3 +41,19 @@ class LedgerServicer(pb_grpc.LedgerServiceServicer):
     ) -> pb.VerifyResponse:
         report = await self._ledger.verify(request.scope.tenant_id, request.scope.user_id)
         return mapping.verify_response(report)
+
+    async def GetSubjectKey(
+        self, request: pb.GetSubjectKeyRequest, context: grpc.aio.ServicerContext
+    ) -> pb.GetSubjectKeyResponse:
+        key = await self._ledger.subject_key(request.scope.tenant_id, request.scope.user_id)
+        return pb.GetSubjectKeyResponse(key_id=key.key_id, secret=key.secret)
+
+    async def ShredSubjectKey(
+        self, request: pb.ShredSubjectKeyRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ShredSubjectKeyResponse:
+        outcome = await self._ledger.shred_subject_key(
+            request.scope.tenant_id, request.scope.user_id, micros_of(request.now)
+        )
+        return pb.ShredSubjectKeyResponse(
+            shredded=outcome.shredded, key_id=outcome.key_id, sequence=outcome.sequence
+        )

@@ -1,7 +1,9 @@
-"""Use cases of the ledger: append to a user's stream, read it, verify its chain."""
+"""Use cases of the ledger: append to a user's stream, read it, verify its chain; hand out
+and destroy the user's subject key."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Sequence
 
 from memmesh.engines.ledger.domain.chain import (
@@ -11,6 +13,7 @@ from memmesh.engines.ledger.domain.chain import (
     StoredEvent,
     VerifyReport,
 )
+from memmesh.engines.ledger.domain.subject_keys import ShredOutcome, SubjectKey
 from memmesh.engines.ledger.ports import LedgerStore
 
 
@@ -21,10 +24,19 @@ class LedgerUseCases:
         self._store = store
 
     async def append(
-        self, tenant_id: str, user_id: str, events: Sequence[NewEvent]
+        self, tenant_id: str, user_id: str, events: Sequence[NewEvent], subject_key_id: str = ""
     ) -> list[AppendOutcome]:
-        """Append the batch atomically; a stored key with the same content is a duplicate."""
-        return await self._store.append(tenant_id, user_id, events)
+        """Append the batch atomically; a stored key with the same content is a duplicate.
+        With subject_key_id, the batch is refused unless that key is still the user's."""
+        return await self._store.append(tenant_id, user_id, events, subject_key_id)
+
+    async def subject_key(self, tenant_id: str, user_id: str) -> SubjectKey:
+        """The user's current subject key, made on first use."""
+        return await self._store.subject_key(tenant_id, user_id, time.time_ns() // 1000)
+
+    async def shred_subject_key(self, tenant_id: str, user_id: str, now_us: int) -> ShredOutcome:
+        """Destroy the user's subject key (a second shred finds none and records nothing)."""
+        return await self._store.shred_subject_key(tenant_id, user_id, now_us)
 
     def read(
         self, tenant_id: str, user_id: str, from_sequence: int, limit: int

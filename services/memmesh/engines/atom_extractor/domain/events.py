@@ -1,4 +1,7 @@
-"""Ledger events and queued effects of a request's changes: ids, codes and deltas, never text."""
+"""Ledger events and queued effects of a request's changes: codes, deltas and keyed hashes,
+never text. Atom keys, atom ids (a hash of key and value, so guessable from a name),
+command targets and correction pairs go in as `Linkable`: the Ledger writer stores them as
+HMACs under the user's subject key, and a shredded key leaves nothing to link them by."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from memmesh.engines.atom_extractor.domain.capsule import (
 )
 from memmesh.engines.atom_extractor.domain.control import CommandPlan
 from memmesh.engines.atom_extractor.domain.working_set import ChangeContext, WorkingCapsule
-from memmesh.ledger_event import AttributeValue, NewEvent
+from memmesh.ledger_event import AttributeValue, Linkable, NewEvent
 from memmesh.policy.sensitivity import Exposure
 
 EVENT_TYPES = {
@@ -52,38 +55,38 @@ def change_event(position: int, item: AtomChange, ctx: ChangeContext) -> NewEven
     """The ledger event of one change (position keeps two changes of one atom apart)."""
     atom = item.atom
     attributes: list[Attribute] = [
-        ("atom_id", atom.atom_id),
-        ("key", atom.key),
+        ("atom_id", Linkable(atom.atom_id)),
+        ("key", Linkable(atom.key)),
         ("confidence_delta_bp", item.confidence_delta_bp),
         ("change", item.kind.value),
     ]
     if item.kind is not ChangeKind.FORGOTTEN and item.kind is not ChangeKind.DROPPED:
         attributes += [("version", atom.version), ("confidence_bp", atom.confidence_bp)]
     if atom.conflict_atom_id:
-        attributes.append(("conflict_atom_id", atom.conflict_atom_id))
+        attributes.append(("conflict_atom_id", Linkable(atom.conflict_atom_id)))
     key = idempotency_key(ctx.marker, str(position), atom.atom_id, item.kind.value)
     return _event(key, EVENT_TYPES[item.kind], item.reason_code, attributes, ctx)
 
 
 def command_event(plan: CommandPlan, target: str, ctx: ChangeContext) -> NewEvent:
-    """COMMAND_APPLIED: the command, a hash of its target and how much it touched."""
+    """COMMAND_APPLIED: the command, a keyed hash of its target and how much it touched."""
     attributes: list[Attribute] = [
         ("command", plan.command.value),
         ("affected_count", len(plan.affected_atom_ids)),
         ("rule_count", len(plan.rules)),
     ]
     if target:
-        attributes.append(("target_hash", digest(target.strip().lower())[:32]))
+        attributes.append(("target", Linkable(target.strip().lower())))
     key = idempotency_key(ctx.marker, "command", plan.command.value)
     return _event(key, COMMAND_APPLIED, reasons.USER_COMMAND, attributes, ctx)
 
 
 def correction_event(heard: str, meant: str, ctx: ChangeContext) -> NewEvent:
-    """CORRECTION_CAPTURED: the pair is named by a hash; its words stay in the capsule."""
-    pair_id = digest(heard.strip().lower(), meant.strip().lower())[:32]
-    key = idempotency_key(ctx.marker, "correction", pair_id)
+    """CORRECTION_CAPTURED: the pair is named by a keyed hash; its words stay in the capsule."""
+    pair = "\x1f".join((heard.strip().lower(), meant.strip().lower()))
+    key = idempotency_key(ctx.marker, "correction", digest(pair))
     return _event(
-        key, CORRECTION_CAPTURED, reasons.CORRECTION_CAPTURED, [("pair_id", pair_id)], ctx
+        key, CORRECTION_CAPTURED, reasons.CORRECTION_CAPTURED, [("pair", Linkable(pair))], ctx
     )
 
 

@@ -1,9 +1,14 @@
 """Current State's port to the Ledger engine: appends through the kit's LedgerWriter,
-replays state events page by page."""
+replays state events page by page.
+
+Profile fields a user speaks (display name, language, time zone) are sealed under the
+user's subject key before they reach the chain and opened on replay; after the key is
+shredded they open to nothing, so a rebuild finds those fields empty."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 from memmesh.common.v1 import scope_pb2
 from memmesh.engines.current_state import mapping
@@ -11,11 +16,58 @@ from memmesh.engines.current_state.domain.state import STATE_EVENT_TYPE, Change,
 from memmesh.engines.current_state.ports import LedgerRecord
 from memmesh.ledger.v1 import ledger_service_pb2 as pb
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
-from memmesh.ledger_writer import LedgerWriter
+from memmesh.ledger_event import NewEvent, Sealed
+from memmesh.ledger_keys import SubjectKeyring, is_sealed
+from memmesh.ledger_writer import SUBJECT_KEY_ATTRIBUTE, LedgerWriter
 from memmesh.runtime.errors import call_engine
 
 # Events per Read call: a replay never holds more than this in memory or in one call's deadline.
 READ_PAGE = 1000
+
+
+# Changes whose "value" is the user's own words, and the fields a profile fill carries.
+SEALED_VALUE_KINDS = frozenset({"display_name", "primary_language", "timezone"})
+SEALED_FILL_KINDS = frozenset({"fill_profile"})
+
+
+def sealed_event(event: NewEvent) -> NewEvent:
+    """The event with the user's words marked Sealed (the writer encrypts them)."""
+    kind = dict(event.attributes).get("change")
+    if kind not in SEALED_VALUE_KINDS and kind not in SEALED_FILL_KINDS:
+        return event
+    attributes = tuple(
+        (name, Sealed(value))
+        if isinstance(value, str)
+        and name != "change"
+        and (kind in SEALED_FILL_KINDS or name == "value")
+        else (name, value)
+        for name, value in event.attributes
+    )
+    return replace(event, attributes=attributes)
+
+
+def opened(event: pb.LedgerEvent, ring: SubjectKeyring | None) -> pb.LedgerEvent:
+    """The event as the state fold reads it: sealed values opened (empty once their key is
+    shredded) and the writer's subject_key_id left out."""
+    plain = pb.LedgerEvent()
+    plain.CopyFrom(event)
+    del plain.attributes[:]
+    for attribute in event.attributes:
+        if attribute.name == SUBJECT_KEY_ATTRIBUTE:
+            continue
+        copy = plain.attributes.add()
+        copy.CopyFrom(attribute)
+        if attribute.WhichOneof("value") == "string_value" and is_sealed(attribute.string_value):
+            text = ring.open(attribute.name, attribute.string_value) if ring else None
+            copy.string_value = text or ""
+    return plain
+
+
+def _needs_key(event: pb.LedgerEvent) -> bool:
+    return any(
+        a.WhichOneof("value") == "string_value" and is_sealed(a.string_value)
+        for a in event.attributes
+    )
 
 
 async def _collected(stream: AsyncIterator[pb.ReadResponse]) -> list[pb.ReadResponse]:
@@ -38,7 +90,7 @@ class GrpcStateLedger:
         idempotency_key: str,
         now_us: int,
     ) -> tuple[int, bool]:
-        event = state_event(change, reason_code, idempotency_key, now_us)
+        event = sealed_event(state_event(change, reason_code, idempotency_key, now_us))
         [outcome] = await self._writer.append(tenant_id, user_id, [event])
         return outcome.sequence, outcome.duplicate
 
@@ -47,12 +99,18 @@ class GrpcStateLedger:
     ) -> AsyncIterator[LedgerRecord]:
         scope = scope_pb2.UserScope(tenant_id=tenant_id, user_id=user_id)
         next_sequence = after_sequence + 1
+        # The key is fetched fresh, once per replay and only if a sealed value is met.
+        ring: SubjectKeyring | None = None
         while True:
             request = pb.ReadRequest(scope=scope, from_sequence=next_sequence, limit=READ_PAGE)
             page = await call_engine("ledger", _collected(self._stub.Read(request)))
             for reply in page:
-                if reply.event.event_type == STATE_EVENT_TYPE:
-                    yield LedgerRecord(reply.event.sequence, mapping.change_of_event(reply.event))
+                if reply.event.event_type != STATE_EVENT_TYPE:
+                    continue
+                if ring is None and _needs_key(reply.event):
+                    ring = await self._writer.keys.fetch(tenant_id, user_id)
+                event = opened(reply.event, ring)
+                yield LedgerRecord(event.sequence, mapping.change_of_event(event))
             if len(page) < READ_PAGE:
                 return
             next_sequence = page[-1].event.sequence + 1

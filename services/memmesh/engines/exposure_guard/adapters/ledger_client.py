@@ -8,14 +8,14 @@ from memmesh.ledger_writer import LedgerWriter, NewEvent
 
 
 def new_event(event: RuleEvent) -> NewEvent:
-    """The Ledger's form of a rule change (ids and hashes only)."""
+    """The Ledger's form of a rule change (ids, and the target as a keyed hash)."""
     return NewEvent(
         idempotency_key=event.idempotency_key,
         event_type=event.event_type,
         reason_code=event.reason_code,
         attributes=(
             ("rule_kind", event.rule_kind),
-            ("target_sha256", event.target_sha256),
+            ("target", event.target),
             ("target_type", event.target_type),
         ),
         occur_time_us=event.occur_time_us,

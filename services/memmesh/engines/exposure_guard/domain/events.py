@@ -1,4 +1,5 @@
-"""Ledger events of rule changes: reason-coded, ids and hashes only, never the target text."""
+"""Ledger events of rule changes: reason-coded, ids and keyed hashes only, never the target
+text (the Ledger writer stores the target as an HMAC under the user's subject key)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import hashlib
 from dataclasses import dataclass
 
 from memmesh.engines.exposure_guard.domain.rules import RuleId
+from memmesh.ledger_event import Linkable
 
 RULE_SET = "EXPOSURE_RULE_SET"
 RULE_REMOVED = "EXPOSURE_RULE_REMOVED"
@@ -20,23 +22,18 @@ class RuleEvent:
     reason_code: str
     rule_kind: str
     target_type: str
-    target_sha256: str
+    target: Linkable
     idempotency_key: str
     occur_time_us: int
-
-
-def target_sha256(target: str) -> str:
-    """SHA-256 hex of the normalised target: lets a reader match a known target, never reveals one."""
-    return hashlib.sha256(target.encode()).hexdigest()
 
 
 def rule_event(
     event_type: str, tenant_id: str, user_id: str, rule: RuleId, reason_code: str, now_us: int
 ) -> RuleEvent:
     """The event of a change; its idempotency key is derived from the request, so a retry
-    of the same request is recorded once."""
+    of the same request is recorded once (the writer stores only its HMAC)."""
     reason = reason_code or DEFAULT_REASON
-    digest = target_sha256(rule.target)
+    digest = hashlib.sha256(rule.target.encode()).hexdigest()
     request = "\x1f".join(
         (
             event_type,
@@ -51,5 +48,11 @@ def rule_event(
     )
     key = "exposure:" + hashlib.sha256(request.encode()).hexdigest()[:48]
     return RuleEvent(
-        event_type, reason, rule.kind.value, rule.target_type.name, digest, key, now_us
+        event_type,
+        reason,
+        rule.kind.value,
+        rule.target_type.name,
+        Linkable(rule.target),
+        key,
+        now_us,
     )

@@ -1,5 +1,7 @@
 """Ledger streams in one SQL store: an SQLite file or a PostgreSQL schema, both named
-`ledger`. Triggers make the table append-only; they are the one part written per dialect."""
+`ledger`. Triggers make the event table append-only; they are the one part written per
+dialect. Subject keys live in their own mutable table beside the chain, so a key can be
+destroyed (crypto-shredding) while the chain stays intact."""
 
 from __future__ import annotations
 
@@ -15,12 +17,20 @@ from memmesh.engines.ledger.domain.chain import (
     encode_attributes,
     plan_append,
 )
+from memmesh.engines.ledger.domain.subject_keys import (
+    ShredOutcome,
+    SubjectKey,
+    new_subject_key,
+    shred_event,
+)
+from memmesh.errors import PreconditionFailed
 from memmesh.storage.migrations import Migration
-from memmesh.storage.sql import Database, Dialect, Row, marks
+from memmesh.storage.sql import Database, Dialect, Row, SqlTx, marks
 
 # Rows read per query when streaming a stream: bounded memory for a long history.
 READ_PAGE = 500
 
+_KEY_QUERY = "SELECT key_id, secret FROM subject_keys WHERE tenant_id = ? AND user_id = ?"
 _COLUMNS = "sequence, idempotency_key, event_type, reason_code, attributes, occur_time_us, previous_hash, hash"
 
 
@@ -42,7 +52,15 @@ def migrations(dialect: Dialect) -> tuple[Migration, ...]:
                 PRIMARY KEY (tenant_id, user_id, sequence),
                 UNIQUE (tenant_id, user_id, idempotency_key)
             )"""
-    return (Migration(1, (table, *_append_only(dialect))),)
+    keys = f"""CREATE TABLE subject_keys (
+                tenant_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                key_id TEXT NOT NULL,
+                secret {blob} NOT NULL,
+                created_us {big} NOT NULL,
+                PRIMARY KEY (tenant_id, user_id)
+            )"""
+    return (Migration(1, (table, *_append_only(dialect))), Migration(2, (keys,)))
 
 
 def _append_only(dialect: Dialect) -> tuple[str, ...]:
@@ -96,39 +114,93 @@ class SqlLedgerStore:
         self._db = database
 
     async def append(
-        self, tenant_id: str, user_id: str, events: Sequence[NewEvent]
+        self,
+        tenant_id: str,
+        user_id: str,
+        events: Sequence[NewEvent],
+        subject_key_id: str = "",
     ) -> list[AppendOutcome]:
         if not events:
             return []
-        keys = [event.idempotency_key for event in events]
         async with self._db.write(tenant_id, user_id) as tx:
-            head = await tx.fetchone(
-                "SELECT sequence, hash FROM ledger_events WHERE tenant_id = ? AND user_id = ? "
-                "ORDER BY sequence DESC LIMIT 1",
+            if subject_key_id:
+                current = await tx.fetchone(
+                    "SELECT key_id FROM subject_keys WHERE tenant_id = ? AND user_id = ?",
+                    (tenant_id, user_id),
+                )
+                if current is None or current[0] != subject_key_id:
+                    raise PreconditionFailed(
+                        "subject_key_id is not the user's current subject key (it was shredded)"
+                    )
+            return await self._append_in(tx, tenant_id, user_id, events)
+
+    async def _append_in(
+        self, tx: SqlTx, tenant_id: str, user_id: str, events: Sequence[NewEvent]
+    ) -> list[AppendOutcome]:
+        keys = [event.idempotency_key for event in events]
+        head = await tx.fetchone(
+            "SELECT sequence, hash FROM ledger_events WHERE tenant_id = ? AND user_id = ? "
+            "ORDER BY sequence DESC LIMIT 1",
+            (tenant_id, user_id),
+        )
+        rows = await tx.fetchall(
+            "SELECT idempotency_key, sequence, hash, content_hash FROM ledger_events "
+            f"WHERE tenant_id = ? AND user_id = ? AND idempotency_key IN ({marks(len(keys))})",
+            (tenant_id, user_id, *keys),
+        )
+        plan = plan_append(
+            tenant_id,
+            user_id,
+            head[0] if head else 0,
+            bytes(head[1]) if head else GENESIS_HASH,
+            events,
+            {
+                key: Existing(seq, bytes(digest), bytes(content))
+                for key, seq, digest, content in rows
+            },
+        )
+        await tx.executemany(
+            f"INSERT INTO ledger_events (tenant_id, user_id, content_hash, {_COLUMNS}) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [_row_of(tenant_id, user_id, stored) for stored in plan.inserts],
+        )
+        return list(plan.outcomes)
+
+    async def subject_key(self, tenant_id: str, user_id: str, now_us: int) -> SubjectKey:
+        """The user's current key; the first call makes one (two racing first calls agree:
+        the second finds the first's key under the stream's lock)."""
+        async with self._db.read() as tx:
+            row = await tx.fetchone(_KEY_QUERY, (tenant_id, user_id))
+        if row is not None:
+            return SubjectKey(row[0], bytes(row[1]))
+        async with self._db.write(tenant_id, user_id) as tx:
+            row = await tx.fetchone(_KEY_QUERY, (tenant_id, user_id))
+            if row is not None:
+                return SubjectKey(row[0], bytes(row[1]))
+            key = new_subject_key()
+            await tx.execute(
+                "INSERT INTO subject_keys (tenant_id, user_id, key_id, secret, created_us) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (tenant_id, user_id, key.key_id, key.secret, now_us),
+            )
+        return key
+
+    async def shred_subject_key(self, tenant_id: str, user_id: str, now_us: int) -> ShredOutcome:
+        """Delete the user's key and record SUBJECT_KEY_SHREDDED on the chain, in one
+        transaction under the stream's lock (no append can use the key after it); then make
+        the deleted bytes unreadable where the store can (WAL truncated, VACUUM)."""
+        async with self._db.write(tenant_id, user_id) as tx:
+            row = await tx.fetchone(_KEY_QUERY, (tenant_id, user_id))
+            if row is None:
+                return ShredOutcome(False, "", 0)
+            key_id = str(row[0])
+            await tx.execute(
+                "DELETE FROM subject_keys WHERE tenant_id = ? AND user_id = ?",
                 (tenant_id, user_id),
             )
-            rows = await tx.fetchall(
-                "SELECT idempotency_key, sequence, hash, content_hash FROM ledger_events "
-                f"WHERE tenant_id = ? AND user_id = ? AND idempotency_key IN ({marks(len(keys))})",
-                (tenant_id, user_id, *keys),
-            )
-            plan = plan_append(
-                tenant_id,
-                user_id,
-                head[0] if head else 0,
-                bytes(head[1]) if head else GENESIS_HASH,
-                events,
-                {
-                    key: Existing(seq, bytes(digest), bytes(content))
-                    for key, seq, digest, content in rows
-                },
-            )
-            await tx.executemany(
-                f"INSERT INTO ledger_events (tenant_id, user_id, content_hash, {_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [_row_of(tenant_id, user_id, stored) for stored in plan.inserts],
-            )
-        return list(plan.outcomes)
+            [outcome] = await self._append_in(tx, tenant_id, user_id, [shred_event(key_id, now_us)])
+        await self._db.reclaim_erased(["subject_keys"])
+        return ShredOutcome(True, key_id, outcome.sequence)
 
     async def read(
         self, tenant_id: str, user_id: str, from_sequence: int, limit: int
