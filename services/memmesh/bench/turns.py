@@ -18,6 +18,8 @@ import random
 import tempfile
 import time
 
+import grpc
+
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
 from memmesh.bench.cpu import cpu_seconds
@@ -27,6 +29,7 @@ from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
 from memmesh.runtime.channels import engine_channel
+from memmesh.runtime.settings import MeshSettings
 from memmesh.runtime.supervisor import Mesh, built_engines
 from memmesh.runtime.timeconv import timestamp_of
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
@@ -135,6 +138,14 @@ async def _seed(
             await ranker.Upsert(ranker_pb.UpsertRequest(scope=scope, documents=batch))
 
 
+def _gateway_tls() -> grpc.ChannelCredentials | None:
+    """TLS to the gateway when the bench runs the mesh with MEMMESH_TLS_DIR (its CA)."""
+    settings = MeshSettings()
+    if not settings.tls_enabled:
+        return None
+    return grpc.ssl_channel_credentials(settings.tls_files("client").ca.read_bytes())
+
+
 def _query(rng: random.Random) -> str:
     return f"what do I like about {rng.choice(TOPICS)} and {rng.choice(TOPICS)}?"
 
@@ -163,7 +174,7 @@ async def _brief_throughput(addr: str, user: str, callers: int, seconds: float) 
     async def caller(n: int) -> None:
         nonlocal done, empty
         rng = random.Random(n)
-        async with GatewayClient(addr, KEY, tenant_id=TENANT) as client:
+        async with GatewayClient(addr, KEY, tenant_id=TENANT, credentials=_gateway_tls()) as client:
             deadline = time.perf_counter() + seconds
             while time.perf_counter() < deadline:
                 response = await client.brief(user, f"bench-{n}", now, _query(rng))
@@ -260,7 +271,7 @@ async def _ingest_throughput(
     async def caller(n: int) -> None:
         nonlocal done
         rng = random.Random(100 + n)
-        async with GatewayClient(addr, KEY, tenant_id=TENANT) as client:
+        async with GatewayClient(addr, KEY, tenant_id=TENANT, credentials=_gateway_tls()) as client:
             deadline = time.perf_counter() + seconds
             while time.perf_counter() < deadline:
                 await client.ingest(
@@ -300,7 +311,9 @@ def run(storage_url: str, redis_url: str | None, label: str) -> dict[str, object
 
             async def measure() -> None:
                 gateway = mesh.addrs["gateway"]
-                async with GatewayClient(gateway, KEY, tenant_id=TENANT) as client:
+                async with GatewayClient(
+                    gateway, KEY, tenant_id=TENANT, credentials=_gateway_tls()
+                ) as client:
                     await _seed(mesh.addrs, scope, atoms=1_000, turns=10_000)
                     (
                         figures["brief_1k_atoms"],
