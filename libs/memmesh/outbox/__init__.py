@@ -32,7 +32,15 @@ from memmesh.outbox.effects import (
     RetryPolicy,
     StoredEffect,
 )
-from memmesh.outbox.queue import Claim, EffectQueue, enqueue_in, outbox_lock, outbox_migration
+from memmesh.outbox.queue import (
+    Claim,
+    EffectQueue,
+    PurgeFilter,
+    enqueue_in,
+    outbox_lock,
+    outbox_migration,
+    purge_in,
+)
 
 __all__ = [
     "ATTEMPTS_EXHAUSTED",
@@ -47,11 +55,13 @@ __all__ = [
     "EffectRejected",
     "Handler",
     "Outbox",
+    "PurgeFilter",
     "QueuedEffect",
     "RetryPolicy",
     "StoredEffect",
     "enqueue_in",
     "outbox_lock",
     "outbox_migration",
+    "purge_in",
     "wall_clock_us",
 ]

@@ -25,7 +25,7 @@ from memmesh.outbox.effects import (
     QueuedEffect,
     RetryPolicy,
 )
-from memmesh.outbox.queue import Claim, EffectQueue
+from memmesh.outbox.queue import Claim, EffectQueue, PurgeFilter
 from memmesh.storage.sql import Database
 
 log = logging.getLogger("memmesh.outbox")
@@ -164,6 +164,15 @@ class Outbox:
     async def purge(self, tenant_id: str, user_id: str) -> None:
         """Drop the user's queued and dead effects (forgetting a user)."""
         await self._queue.purge(tenant_id, user_id)
+
+    async def purge_matching(self, tenant_id: str, user_id: str, which: PurgeFilter) -> int:
+        """Drop the user's queued and dead effects the filter matches (a forget of some of
+        what they said); how many were dropped."""
+        return await self._queue.purge_matching(tenant_id, user_id, which)
+
+    async def tally(self, tenant_id: str, user_id: str) -> list[tuple[str, str, int]]:
+        """The user's effects as (state, kind, count): state "pending" or "dead"."""
+        return await self._queue.tally(tenant_id, user_id)
 
     # -- the background drainer -------------------------------------------------------------
 

@@ -121,6 +121,49 @@ async def _insert(
 
 
 @dataclass(frozen=True)
+class PurgeFilter:
+    """Which of a user's queued and dead effects a forget drops: those of these keys or
+    key prefixes, of these kinds, or whose payload carries one of these byte strings
+    (matched case-insensitively for ASCII letters). An empty filter matches nothing."""
+
+    keys: tuple[str, ...] = ()
+    key_prefixes: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    carrying: tuple[bytes, ...] = ()
+
+    def matches(self, kind: str, key: str, payload: bytes) -> bool:
+        if key in self.keys or kind in self.kinds:
+            return True
+        if any(key.startswith(prefix) for prefix in self.key_prefixes):
+            return True
+        folded = payload.lower()
+        return any(needle and needle.lower() in folded for needle in self.carrying)
+
+
+async def purge_in(tx: SqlTx, tenant_id: str, user_id: str, which: PurgeFilter) -> int:
+    """Drop the user's queued and dead effects the filter matches, inside the caller's write
+    transaction (which must hold `outbox_lock(tenant, user)`); how many were dropped. A
+    forget runs this in the transaction that forgets, so no queued copy outlives it."""
+    dropped = 0
+    for table in ("outbox_effects", "outbox_dead"):
+        rows = await tx.fetchall(
+            f"SELECT seq, kind, idempotency_key, payload FROM {table} WHERE tenant_id = ? AND user_id = ?",
+            (tenant_id, user_id),
+        )
+        seqs = [
+            int(seq) for seq, kind, key, payload in rows if which.matches(kind, key, bytes(payload))
+        ]
+        for start in range(0, len(seqs), 500):
+            chunk = seqs[start : start + 500]
+            await tx.execute(
+                f"DELETE FROM {table} WHERE tenant_id = ? AND user_id = ? AND seq IN ({marks(len(chunk))})",
+                (tenant_id, user_id, *chunk),
+            )
+        dropped += len(seqs)
+    return dropped
+
+
+@dataclass(frozen=True)
 class Claim:
     """Which lanes' first effects to claim, for how long, and whether one still backing
     off may be taken early."""
@@ -287,6 +330,26 @@ class EffectQueue:
             sql, params = sql + " AND kind = ?", (*params, kind)
         rows = await self._read(sql, params)
         return int(rows[0][0])
+
+    async def purge_matching(self, tenant_id: str, user_id: str, which: PurgeFilter) -> int:
+        """Drop the user's queued and dead effects the filter matches; how many."""
+        async with self._db.write(*_lock(tenant_id, user_id)) as tx:
+            return await purge_in(tx, tenant_id, user_id, which)
+
+    async def tally(self, tenant_id: str, user_id: str) -> list[tuple[str, str, int]]:
+        """The user's effects as (state, kind, count), state "pending" or "dead", sorted."""
+        async with self._db.read() as tx:
+            pending = await tx.fetchall(
+                "SELECT kind, COUNT(*) FROM outbox_effects WHERE tenant_id = ? AND user_id = ? GROUP BY kind",
+                (tenant_id, user_id),
+            )
+            dead = await tx.fetchall(
+                "SELECT kind, COUNT(*) FROM outbox_dead WHERE tenant_id = ? AND user_id = ? GROUP BY kind",
+                (tenant_id, user_id),
+            )
+        counts = [("pending", str(k), int(n)) for k, n in pending]
+        counts += [("dead", str(k), int(n)) for k, n in dead]
+        return sorted(counts)
 
     async def purge(self, tenant_id: str, user_id: str) -> None:
         """Drop every queued and dead effect of the user (their payloads may hold what they said)."""
