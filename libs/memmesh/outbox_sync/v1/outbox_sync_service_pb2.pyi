@@ -311,3 +311,117 @@ class RestoreResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RestoreResponse: _TypeAlias = RestoreResponse  # noqa: Y015
+
+@_typing.final
+class ForgetItemsRequest(_message.Message):
+    """Request of OutboxSyncService.ForgetItems."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    ITEM_KIND_FIELD_NUMBER: _builtins.int
+    LOGICAL_KEYS_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    item_kind: _builtins.str
+    """What the artifacts are: atom, rule, state, thread."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose mirror."""
+
+    @_builtins.property
+    def logical_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The artifacts' opaque ids (1 to 500)."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now: the creation time of the tombstones."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        item_kind: _builtins.str = ...,
+        logical_keys: _abc.Iterable[_builtins.str] | None = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["item_kind", b"item_kind", "logical_keys", b"logical_keys", "now", b"now", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetItemsRequest: _TypeAlias = ForgetItemsRequest  # noqa: Y015
+
+@_typing.final
+class ForgetItemsResponse(_message.Message):
+    """Response of OutboxSyncService.ForgetItems."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOMBSTONE_COUNT_FIELD_NUMBER: _builtins.int
+    tombstone_count: _builtins.int
+    """Tombstones written (0 on a repeat)."""
+    def __init__(
+        self,
+        *,
+        tombstone_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tombstone_count", b"tombstone_count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetItemsResponse: _TypeAlias = ForgetItemsResponse  # noqa: Y015
+
+@_typing.final
+class ForgetUserRequest(_message.Message):
+    """Request of OutboxSyncService.ForgetUser."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose mirror."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now: the creation time of the tombstones."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetUserRequest: _TypeAlias = ForgetUserRequest  # noqa: Y015
+
+@_typing.final
+class ForgetUserResponse(_message.Message):
+    """Response of OutboxSyncService.ForgetUser."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOMBSTONE_COUNT_FIELD_NUMBER: _builtins.int
+    tombstone_count: _builtins.int
+    """Tombstones written (0 on a repeat)."""
+    def __init__(
+        self,
+        *,
+        tombstone_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tombstone_count", b"tombstone_count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetUserResponse: _TypeAlias = ForgetUserResponse  # noqa: Y015

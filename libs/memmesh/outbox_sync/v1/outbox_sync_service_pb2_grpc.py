@@ -53,6 +53,16 @@ class OutboxSyncServiceStub:
                 request_serializer=memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.RestoreRequest.SerializeToString,
                 response_deserializer=memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.RestoreResponse.FromString,
                 _registered_method=True)
+        self.ForgetItems = channel.unary_unary(
+                '/memmesh.outbox_sync.v1.OutboxSyncService/ForgetItems',
+                request_serializer=memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.ForgetItemsRequest.SerializeToString,
+                response_deserializer=memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.ForgetItemsResponse.FromString,
+                _registered_method=True)
+        self.ForgetUser = channel.unary_unary(
+                '/memmesh.outbox_sync.v1.OutboxSyncService/ForgetUser',
+                request_serializer=memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.ForgetUserRequest.SerializeToString,
+                response_deserializer=memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.ForgetUserResponse.FromString,
+                _registered_method=True)
 
 
 class OutboxSyncServiceServicer:
@@ -89,6 +99,24 @@ class OutboxSyncServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ForgetItems(self, request, context):
+        """The user forgot these artifacts (seed 001 §2.11.11: applied consistently across
+        devices): every stored version of each (item_kind, logical_key) is dropped, its
+        ciphertext with it, and a server tombstone above its last version takes its place,
+        so every device deletes its copy on its next pull and a restore returns the
+        tombstone. Unknown keys get a tombstone too. Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ForgetUser(self, request, context):
+        """The user asked to be forgotten: ForgetItems for every artifact the mirror holds.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_OutboxSyncServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -106,6 +134,16 @@ def add_OutboxSyncServiceServicer_to_server(servicer, server):
                     servicer.Restore,
                     request_deserializer=memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.RestoreRequest.FromString,
                     response_serializer=memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.RestoreResponse.SerializeToString,
+            ),
+            'ForgetItems': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetItems,
+                    request_deserializer=memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.ForgetItemsRequest.FromString,
+                    response_serializer=memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.ForgetItemsResponse.SerializeToString,
+            ),
+            'ForgetUser': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetUser,
+                    request_deserializer=memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.ForgetUserRequest.FromString,
+                    response_serializer=memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.ForgetUserResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -193,6 +231,60 @@ class OutboxSyncService:
             '/memmesh.outbox_sync.v1.OutboxSyncService/Restore',
             memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.RestoreRequest.SerializeToString,
             memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.RestoreResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetItems(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.outbox_sync.v1.OutboxSyncService/ForgetItems',
+            memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.ForgetItemsRequest.SerializeToString,
+            memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.ForgetItemsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetUser(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.outbox_sync.v1.OutboxSyncService/ForgetUser',
+            memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.ForgetUserRequest.SerializeToString,
+            memmesh_dot_outbox__sync_dot_v1_dot_outbox__sync__service__pb2.ForgetUserResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -51,6 +51,15 @@ class OutboxSyncServiceStub:
     (item_kind, logical_key) the item with the highest (version, cursor). The first
     page is recorded on the ledger (OUTBOX_RESTORE_SERVED); nothing else changes.
     """
+    ForgetItems: _grpc.UnaryUnaryMultiCallable[_outbox_sync_service_pb2.ForgetItemsRequest, _outbox_sync_service_pb2.ForgetItemsResponse]
+    """The user forgot these artifacts (seed 001 §2.11.11: applied consistently across
+    devices): every stored version of each (item_kind, logical_key) is dropped, its
+    ciphertext with it, and a server tombstone above its last version takes its place,
+    so every device deletes its copy on its next pull and a restore returns the
+    tombstone. Unknown keys get a tombstone too. Idempotent.
+    """
+    ForgetUser: _grpc.UnaryUnaryMultiCallable[_outbox_sync_service_pb2.ForgetUserRequest, _outbox_sync_service_pb2.ForgetUserResponse]
+    """The user asked to be forgotten: ForgetItems for every artifact the mirror holds."""
 
 @_typing.type_check_only
 class OutboxSyncServiceAsyncStub(OutboxSyncServiceStub):
@@ -75,6 +84,15 @@ class OutboxSyncServiceAsyncStub(OutboxSyncServiceStub):
     (item_kind, logical_key) the item with the highest (version, cursor). The first
     page is recorded on the ledger (OUTBOX_RESTORE_SERVED); nothing else changes.
     """
+    ForgetItems: _aio.UnaryUnaryMultiCallable[_outbox_sync_service_pb2.ForgetItemsRequest, _outbox_sync_service_pb2.ForgetItemsResponse]  # type: ignore[assignment]
+    """The user forgot these artifacts (seed 001 §2.11.11: applied consistently across
+    devices): every stored version of each (item_kind, logical_key) is dropped, its
+    ciphertext with it, and a server tombstone above its last version takes its place,
+    so every device deletes its copy on its next pull and a restore returns the
+    tombstone. Unknown keys get a tombstone too. Idempotent.
+    """
+    ForgetUser: _aio.UnaryUnaryMultiCallable[_outbox_sync_service_pb2.ForgetUserRequest, _outbox_sync_service_pb2.ForgetUserResponse]  # type: ignore[assignment]
+    """The user asked to be forgotten: ForgetItems for every artifact the mirror holds."""
 
 class OutboxSyncServiceServicer(metaclass=_abc_1.ABCMeta):
     """OutboxSync is the server side of device sync (seed 001 §2.5, §2.13): it receives
@@ -114,5 +132,26 @@ class OutboxSyncServiceServicer(metaclass=_abc_1.ABCMeta):
         (item_kind, logical_key) the item with the highest (version, cursor). The first
         page is recorded on the ledger (OUTBOX_RESTORE_SERVED); nothing else changes.
         """
+
+    @_abc_1.abstractmethod
+    def ForgetItems(
+        self,
+        request: _outbox_sync_service_pb2.ForgetItemsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_outbox_sync_service_pb2.ForgetItemsResponse, _abc.Awaitable[_outbox_sync_service_pb2.ForgetItemsResponse]]:
+        """The user forgot these artifacts (seed 001 §2.11.11: applied consistently across
+        devices): every stored version of each (item_kind, logical_key) is dropped, its
+        ciphertext with it, and a server tombstone above its last version takes its place,
+        so every device deletes its copy on its next pull and a restore returns the
+        tombstone. Unknown keys get a tombstone too. Idempotent.
+        """
+
+    @_abc_1.abstractmethod
+    def ForgetUser(
+        self,
+        request: _outbox_sync_service_pb2.ForgetUserRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_outbox_sync_service_pb2.ForgetUserResponse, _abc.Awaitable[_outbox_sync_service_pb2.ForgetUserResponse]]:
+        """The user asked to be forgotten: ForgetItems for every artifact the mirror holds."""
 
 def add_OutboxSyncServiceServicer_to_server(servicer: OutboxSyncServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from memmesh.engines.outbox_sync.domain.mirror import PushBatch, PushPlan, Receipt, StoredItem
+from memmesh.engines.outbox_sync.domain.mirror import (
+    ForgetPlan,
+    PushBatch,
+    PushPlan,
+    Receipt,
+    StoredItem,
+)
 from memmesh.ledger_event import Appended, NewEvent
 
 
@@ -14,6 +20,13 @@ class MirrorStore(Protocol):
 
     async def push(self, tenant_id: str, user_id: str, batch: PushBatch) -> PushPlan:
         """Plan and write a batch atomically (items, heads, receipt); raise Conflict on a changed id."""
+        ...
+
+    async def forget(
+        self, tenant_id: str, user_id: str, item_kind: str, keys: Sequence[str], now_us: int
+    ) -> ForgetPlan:
+        """Drop the artifacts' stored versions and write a tombstone above each (every
+        artifact of the user when `item_kind` is empty), atomically."""
         ...
 
     async def pending_receipts(self, tenant_id: str, user_id: str) -> list[Receipt]:

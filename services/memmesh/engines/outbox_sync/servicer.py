@@ -49,3 +49,23 @@ class OutboxSyncServicer(pb_grpc.OutboxSyncServiceServicer):
             cursor=page.as_of_cursor,
             next_page_token=page.next_page_token,
         )
+
+    async def ForgetItems(
+        self, request: pb.ForgetItemsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ForgetItemsResponse:
+        count = await self._service.forget_items(
+            request.scope.tenant_id,
+            request.scope.user_id,
+            request.item_kind,
+            sorted(set(request.logical_keys)),
+            micros_of(request.now),
+        )
+        return pb.ForgetItemsResponse(tombstone_count=count)
+
+    async def ForgetUser(
+        self, request: pb.ForgetUserRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ForgetUserResponse:
+        count = await self._service.forget_user(
+            request.scope.tenant_id, request.scope.user_id, micros_of(request.now)
+        )
+        return pb.ForgetUserResponse(tombstone_count=count)

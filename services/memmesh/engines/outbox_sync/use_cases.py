@@ -52,6 +52,18 @@ class OutboxSyncService:
         await self._ledger.append(tenant_id, user_id, [received_event(r) for r in receipts])
         await self._store.mark_recorded(tenant_id, user_id, [r.first_cursor for r in receipts])
 
+    async def forget_items(
+        self, tenant_id: str, user_id: str, item_kind: str, keys: list[str], now_us: int
+    ) -> int:
+        """Every device copy of these artifacts becomes a deletion; how many tombstones."""
+        plan = await self._store.forget(tenant_id, user_id, item_kind, keys, now_us)
+        return len(plan.inserts)
+
+    async def forget_user(self, tenant_id: str, user_id: str, now_us: int) -> int:
+        """Every device copy of the user's artifacts becomes a deletion."""
+        plan = await self._store.forget(tenant_id, user_id, "", [], now_us)
+        return len(plan.inserts)
+
     async def pull(self, tenant_id: str, user_id: str, after_cursor: int, limit: int) -> PullResult:
         """Items after a cursor in order, bounded by limit and the response size cap."""
         fetched = await self._store.pull(

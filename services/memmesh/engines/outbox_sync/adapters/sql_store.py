@@ -9,12 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from memmesh.engines.outbox_sync.domain.mirror import (
+    FORGET_ITEM_PREFIX,
+    ForgetPlan,
     Head,
     MirrorItem,
     PushBatch,
     PushPlan,
     Receipt,
     StoredItem,
+    plan_forget,
     plan_push,
 )
 from memmesh.storage.migrations import Migration
@@ -200,6 +203,82 @@ class SqlMirrorStore:
                         r.retry_count,
                         r.receive_time_us,
                     ),
+                )
+        return plan
+
+    async def forget(
+        self, tenant_id: str, user_id: str, item_kind: str, keys: Sequence[str], now_us: int
+    ) -> ForgetPlan:
+        """Drop every stored version of the artifacts (their ciphertext holds what was said)
+        and write a tombstone above each; with no `item_kind`, every artifact of the user.
+        An artifact already ending in a server tombstone with nothing after it is left alone."""
+        who = (tenant_id, user_id)
+        async with self._db.write(tenant_id, user_id) as tx:
+            # Taken before anything is dropped: a cursor is never given out twice.
+            top = await _head_cursor(tx, who)
+            if item_kind:
+                rows = (
+                    await tx.fetchall(
+                        "SELECT item_kind, logical_key, version, cursor FROM mirror_heads WHERE tenant_id = ? "
+                        f"AND user_id = ? AND item_kind = ? AND logical_key IN ({marks(len(keys))})",
+                        (*who, item_kind, *keys),
+                    )
+                    if keys
+                    else []
+                )
+                targets = [(item_kind, key) for key in keys]
+            else:
+                rows = await tx.fetchall(
+                    "SELECT item_kind, logical_key, version, cursor FROM mirror_heads WHERE tenant_id = ? "
+                    "AND user_id = ?",
+                    who,
+                )
+                targets = [(str(k), str(lk)) for k, lk, _, _ in rows]
+            heads = {
+                (str(k), str(lk)): Head(str(k), str(lk), int(v), int(c)) for k, lk, v, c in rows
+            }
+            if not targets:
+                return ForgetPlan([], [])
+            kinds = sorted({k for k, _ in targets})
+            logical = sorted({lk for _, lk in targets})
+            stored = await tx.fetchall(
+                "SELECT cursor, item_kind, logical_key, item_id, tombstone FROM outbox_items WHERE tenant_id = ? "
+                f"AND user_id = ? AND item_kind IN ({marks(len(kinds))}) "
+                f"AND logical_key IN ({marks(len(logical))})",
+                (*who, *kinds, *logical),
+            )
+            wanted = set(targets)
+            by_key: dict[tuple[str, str], list[tuple[int, str, bool]]] = {}
+            for cursor, kind, key, item_id, tombstone in stored:
+                if (str(kind), str(key)) in wanted:
+                    by_key.setdefault((str(kind), str(key)), []).append(
+                        (int(cursor), str(item_id), bool(tombstone))
+                    )
+            done = {
+                key
+                for key, items in by_key.items()
+                if len(items) == 1 and items[0][2] and items[0][1].startswith(FORGET_ITEM_PREFIX)
+            }
+            todo = [t for t in targets if t not in done]
+            gone = [c for key in todo for c, _, _ in by_key.get(key, [])]
+            for start in range(0, len(gone), 500):
+                chunk = gone[start : start + 500]
+                await tx.execute(
+                    f"DELETE FROM outbox_items WHERE tenant_id = ? AND user_id = ? AND cursor IN ({marks(len(chunk))})",
+                    (*who, *chunk),
+                )
+            plan = plan_forget(top, todo, heads, now_us)
+            if plan.inserts:
+                await tx.executemany(
+                    f"INSERT INTO outbox_items (tenant_id, user_id, {ITEM_COLUMNS}, content_hash) "
+                    f"VALUES ({marks(11)})",
+                    [(*who, *_item_row(item)) for item in plan.inserts],
+                )
+                await tx.executemany(
+                    "INSERT INTO mirror_heads (tenant_id, user_id, item_kind, logical_key, version, cursor) "
+                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, item_kind, logical_key) "
+                    "DO UPDATE SET version = excluded.version, cursor = excluded.cursor",
+                    [(*who, h.item_kind, h.logical_key, h.version, h.cursor) for h in plan.heads],
                 )
         return plan
 

@@ -194,3 +194,42 @@ def within_bytes(items: Sequence[StoredItem], max_bytes: int) -> list[StoredItem
             break
         taken.append(stored)
     return taken
+
+
+# A tombstone the server writes itself when the user forgets: no device wrote it, so it
+# carries no ciphertext; devices that pull it delete their copy, a restore returns it.
+FORGET_ITEM_PREFIX = "forget-"
+
+
+@dataclass(frozen=True)
+class ForgetPlan:
+    """What a forget writes: one tombstone per forgotten artifact, each its new head."""
+
+    inserts: list[StoredItem]
+    heads: list[Head]
+
+
+def plan_forget(
+    head_cursor: int,
+    targets: Sequence[tuple[str, str]],
+    heads: Mapping[tuple[str, str], Head],
+    now_us: int,
+) -> ForgetPlan:
+    """A tombstone above the current head of every (item_kind, logical_key) forgotten, so
+    every device (pull) and every new device (restore) learns the artifact is gone and no
+    lower version can ever win again. The ids are derived, so a repeat writes nothing new."""
+    inserts: list[StoredItem] = []
+    moved: list[Head] = []
+    cursor = head_cursor
+    for kind, key in sorted(set(targets)):
+        head = heads.get((kind, key))
+        version = (head.version if head else 0) + 1
+        cursor += 1
+        item_id = (
+            FORGET_ITEM_PREFIX
+            + hashlib.sha256(f"{kind}\x1f{key}\x1f{version}".encode()).hexdigest()[:40]
+        )
+        item = MirrorItem(item_id, kind, key, version, True, b"", now_us)
+        inserts.append(StoredItem(cursor, item))
+        moved.append(Head(kind, key, version, cursor))
+    return ForgetPlan(inserts, moved)
