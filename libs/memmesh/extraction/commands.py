@@ -11,17 +11,83 @@ from .model import Command, Correction
 _TOPIC = r"(?P<target>[^,.!?;]+?)"
 _END = r"(?=\s*(?:[,.!?;]|$|\s+(?:and|but|because|so|please|thanks|I)\b))"
 _IMPERATIVE = (
-    r"(?:^|[,.!?;]\s*|\b(?:please|can you|could you|would you|will you|just|actually|"
-    r"now|and|also|I want you to|I need you to|I'd like you to)\s+)"
+    r"(?:^|[,.!?;]\s*|\b(?:please|kindly|can you|could you|would you|will you|just|actually|"
+    r"now|and|also|so|then|ok|okay|I want you to|I need you to|I'd like you to|you can|"
+    r"you should|go ahead and|feel free to|I'd appreciate it if you'd|I'd appreciate it if you)\s+)"
+)
+# Words that erase (a forget is said many ways).
+_ERASE = (
+    r"(?:forget|delete|erase|remove|wipe|scrub|purge|clear|drop|discard|trash|destroy|get rid of)"
+)
+# What a memory of the user is called.
+_HOLDINGS = (
+    r"(?:everything|all|anything|all (?:of )?(?:the )?(?:stuff|things|data|info|information|memories|"
+    r"details|facts))"
+)
+_YOU_KEEP = (
+    r"(?:(?:you(?:'ve| have)?\s+(?:ever\s+|got\s+)?(?:know|have|remember(?:ed)?|stored|saved|kept|"
+    r"learned|learnt|collected|gathered|recorded|got|picked up)(?:\s+(?:stored|saved|on file))?|"
+    r"I(?:'ve| have)?\s+(?:ever\s+)?(?:told you|said|shared|mentioned))\s+)"
+)
+# What the user said in this conversation (as opposed to one topic).
+_IN_THIS_TALK = (
+    r"(?:today|so far|just now|earlier|in this (?:conversation|chat|session|call|talk)|here|"
+    r"this (?:morning|afternoon|evening|session))"
 )
 
-# Ordered: thread commands before generic forget/store, global recall mode before pull-only.
+# Ordered: forgetting everything before a thread, thread commands before generic forget/store,
+# global recall mode before pull-only.
 _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
+        Command.FORGET_EVERYTHING,
+        rf"\b{_ERASE}\s+(?:absolutely\s+|literally\s+)?{_HOLDINGS}\s+(?:that\s+)?{_YOU_KEEP}?"
+        r"(?:about|on|of)\s+me\b",
+    ),
+    (
+        Command.FORGET_EVERYTHING,
+        r"\bforget\s+(?:about\s+)?(?:me|who I am|(?:that\s+)?I (?:ever\s+)?exist(?:ed)?)"
+        r"(?:\s+(?:entirely|completely|altogether|for good|forever))?\s*(?:[,.!?;]|$|\s+please\b)",
+    ),
+    (
+        Command.FORGET_EVERYTHING,
+        rf"\b{_ERASE}\s+(?:all\s+(?:of\s+)?|everything\s+(?:in\s+)?)?my\s+(?:personal\s+)?(?:data|info|"
+        r"information|profile|memories|records|details|file)\b(?!\s+(?:about|on|for|from)\b)",
+    ),
+    (
+        Command.FORGET_EVERYTHING,
+        r"\b(?:wipe|erase|clear|reset|delete|purge|empty|format)\s+(?:all\s+(?:of\s+)?)?your\s+"
+        r"(?:entire\s+|whole\s+)?(?:memory|memories)(?:\s+(?:of|about)\s+me)?\b",
+    ),
+    (
+        Command.FORGET_EVERYTHING,
+        r"(?:^|[,.!?;]\s*|\b(?:please|just|and|so)\s+)(?:forget|erase|wipe|delete)\s+(?:absolutely\s+)?"
+        r"(?:everything|it all|all of it)\s*(?:[.!]|$|,\s*(?:please|start|I want|from scratch)|"
+        r"\s+(?:please|from scratch|and start over)\b)",
+    ),
+    (
         Command.FORGET_THREAD,
-        r"\b(?:forget|wipe|delete|erase|clear|drop|scrap|trash|remove)\s+(?:this|that|the|our)\s+"
-        r"(?:whole\s+|entire\s+)?(?:thread|conversation|chat|discussion)\b"
+        r"\b(?:forget|wipe|delete|erase|clear|drop|scrap|trash|remove|scratch|discard|purge)\s+"
+        r"(?:all\s+(?:of\s+)?)?(?:this|that|the|our|today's)\s+"
+        r"(?:whole\s+|entire\s+|last\s+|current\s+)?(?:thread|conversation|chat|discussion|session|"
+        r"call|talk|exchange)\b"
         rf"(?:\s+(?:about|on)\s+{_TOPIC}{_END})?",
+    ),
+    (
+        Command.FORGET_THREAD,
+        r"\b(?:pretend|act like|act as if)\s+(?:this|that|the|our)\s+(?:whole\s+|entire\s+)?"
+        r"(?:conversation|chat|talk|session|call)\s+(?:never|didn't|did not)\s+happen",
+    ),
+    (
+        Command.FORGET_THREAD,
+        r"\b(?:this|that|our)\s+(?:whole\s+|entire\s+)?(?:conversation|chat|talk|session|call)\s+"
+        r"(?:never happened|didn't happen|did not happen|is off the record|stays off the record)",
+    ),
+    (
+        Command.FORGET_THREAD,
+        rf"\b{_ERASE}\s+(?:everything|all|anything|what|all that|whatever)\s+(?:that\s+)?"
+        r"(?:we(?:'ve| have)?\s+(?:just\s+)?(?:talked about|discussed|said|covered|chatted about|"
+        r"spoke about|went over)|I(?:'ve| have)?\s+(?:just\s+)?(?:said|told you|mentioned|shared)"
+        rf"(?:\s+to\s+you)?\s+{_IN_THIS_TALK})",
     ),
     (
         Command.RESUME_THREAD,
@@ -102,19 +168,81 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.DO_NOT_STORE,
-        r"\b(?:don't|do not|never)\s+(?:remember|save|store|record|log|keep|write down|note|memorize)"
-        r"\s+(?:this|that|it|any of this|any of that)\b",
+        r"\b(?:don't|do not|never|please don't|you shouldn't|you should not)\s+(?:ever\s+)?"
+        r"(?:remember|save|store|record|log|keep|write down|note down|note|memorize|memorise|hold on to|"
+        r"hang on to|file away|retain)\s+(?:this|that|it|any of this|any of that|any of it|anything|"
+        r"what I'm (?:about to say|saying|going to say|gonna say)|the next (?:bit|part|thing))\b"
+        r"(?!\s+(?:is|was)\b)",
     ),
-    (Command.DO_NOT_STORE, r"\boff the record\b"),
-    (Command.DO_NOT_STORE, r"\b(?:this|that) (?:stays|is|remains) between (?:us|you and me)\b"),
     (
         Command.DO_NOT_STORE,
-        r"\bI don't want (?:this|that|it) (?:saved|stored|remembered|kept|on record)\b",
+        r"\b(?:don't|do not|never)\s+(?:keep|make|take|write)\s+(?:a\s+|any\s+)?(?:record|note|notes|"
+        r"log|copy|memory)\s+of\s+(?:this|that|it|what I say)\b",
+    ),
+    (
+        Command.DO_NOT_STORE,
+        r"\b(?:no need to|you (?:don't|do not) (?:need|have) to|there's no need to)\s+(?:remember|save|"
+        r"store|record|keep|log|note)\s+(?:this|that|it)\b",
+    ),
+    (Command.DO_NOT_STORE, r"\boff[ -](?:the\s+)?record\b"),
+    (
+        Command.DO_NOT_STORE,
+        r"\b(?:this|that|it) (?:stays|is|remains|has to stay|needs to stay|should stay) "
+        r"(?:just |strictly )?between (?:us|you and me|ourselves|the two of us)\b",
+    ),
+    (
+        Command.DO_NOT_STORE,
+        r"\bkeep (?:this|that|it) (?:just |strictly )?(?:between (?:us|you and me|ourselves|the two of us)|"
+        r"to yourself|private|confidential)\b",
+    ),
+    (
+        Command.DO_NOT_STORE,
+        r"\b(?:just|strictly|only)\s+between\s+(?:you and me|us|the two of us|ourselves)\b",
+    ),
+    (
+        Command.DO_NOT_STORE,
+        r"(?:^|[.!?;]\s*)between (?:you and me|us|the two of us|ourselves)\s*[,:]",
+    ),
+    (
+        Command.DO_NOT_STORE,
+        r"\bI (?:don't|do not) want (?:this|that|it|any of this|any of that) (?:to be )?(?:saved|stored|"
+        r"remembered|kept|on record|recorded|written down|in your memory|logged)\b",
+    ),
+    (
+        Command.DO_NOT_STORE,
+        r"\bI(?:'d| would)\s+(?:prefer|rather)\s+(?:if\s+)?you\s+(?:didn't|did not|don't|not)\s+"
+        r"(?:remember|save|store|record|keep|log)\s+(?:this|that|it)\b",
     ),
     (
         Command.FORGET,
-        rf"{_IMPERATIVE}forget\s+(?:what|everything|anything)\s+I\s+(?:told|said|mentioned)"
-        rf"(?:\s+you)?(?:\s+about\s+{_TOPIC}{_END})?",
+        rf"{_IMPERATIVE}{_ERASE}\s+(?:what|everything|anything|all|whatever|the stuff|the things?)\s+"
+        r"(?:that\s+)?I(?:'ve| have)?\s+(?:ever\s+|just\s+)?(?:told|said|mentioned|shared|said to)"
+        rf"(?:\s+you)?(?:\s+(?:earlier|before))?(?:\s+(?:about|regarding|on)\s+{_TOPIC}{_END})?",
+    ),
+    (
+        Command.FORGET,
+        rf"\b(?:never mind|nevermind|disregard|ignore)\s+(?:what|everything|anything)\s+I\s+"
+        rf"(?:told you|said|mentioned)\s+(?:about|regarding)\s+{_TOPIC}{_END}",
+    ),
+    (
+        Command.FORGET,
+        rf"{_IMPERATIVE}forget\s+(?:that\s+)?I\s+(?:ever\s+)?(?:said|mentioned|told you)"
+        rf"(?:\s+(?:anything\s+)?about\s+{_TOPIC}{_END})?",
+    ),
+    (
+        Command.FORGET,
+        rf"{_IMPERATIVE}(?:forget|delete|erase|remove|wipe|scrub)\s+(?:that|the fact that)\s+"
+        rf"(?P<target>(?:my|I|I'm|I've|I'd|I'll|our)\b[^,.!?;]+?){_END}",
+    ),
+    (
+        Command.FORGET,
+        rf"{_IMPERATIVE}{_ERASE}\s+(?:my|our)\s+{_TOPIC}\s+from\s+(?:your\s+)?(?:memory|memories|"
+        rf"records|notes|files|database|system){_END}",
+    ),
+    (
+        Command.FORGET,
+        r"(?:^|[,.!?;]\s*|\b(?:please|just|ok|okay|oh)\s+)(?:scratch|strike)\s+that"
+        r"(?:\s+from\s+(?:your\s+)?(?:memory|memories|the record|your notes)|\s*(?:[.!]|$))",
     ),
     (
         Command.FORGET,
@@ -181,6 +309,8 @@ def is_command_clause(clause_text: str) -> bool:
 
 
 def _target(command: Command, match: re.Match[str], text: str) -> str | None:
+    if command is Command.FORGET_EVERYTHING:
+        return None  # everything of the user: no topic
     target = match.groupdict().get("target")
     if not target or target.strip().lower() in _DEICTIC:
         about = _TARGET_ABOUT.search(text)

@@ -30,6 +30,7 @@ class Command(StrEnum):
     RESUME_THREAD = "RESUME_THREAD"
     FORGET_THREAD = "FORGET_THREAD"
     CORRECTION = "CORRECTION"
+    FORGET_EVERYTHING = "FORGET_EVERYTHING"
 
 
 class RejectionReason(StrEnum):

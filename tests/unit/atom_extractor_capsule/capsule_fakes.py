@@ -47,6 +47,11 @@ class FakeIndex:
         for atom_id in atom_ids:
             self.documents.pop(atom_id, None)
 
+    async def forget_user(self, tenant_id: str, user_id: str) -> None:
+        if self.down:
+            raise Unreachable("index")
+        self.documents.clear()
+
 
 @dataclass
 class FakeGuard:
@@ -84,6 +89,21 @@ class FakeState:
 class FakeThreads:
     forgotten: list[str] = field(default_factory=list)
     restricted: dict[str, str] = field(default_factory=dict)
+    redacted: list[tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
+    forgotten_users: list[str] = field(default_factory=list)
+
+    async def redact_turns(
+        self,
+        tenant_id: str,
+        user_id: str,
+        turn_ids: Sequence[str],
+        terms: Sequence[str],
+        now_us: int,
+    ) -> None:
+        self.redacted.append((tuple(turn_ids), tuple(terms)))
+
+    async def forget_user(self, tenant_id: str, user_id: str, now_us: int) -> None:
+        self.forgotten_users.append(user_id)
 
     async def forget_thread(
         self, tenant_id: str, user_id: str, thread_id: str, now_us: int
@@ -100,16 +120,33 @@ class FakeThreads:
 
 
 @dataclass
+class FakeDevices:
+    forgotten: list[tuple[str, str]] = field(default_factory=list)
+    forgotten_users: list[str] = field(default_factory=list)
+
+    async def forget_items(
+        self, tenant_id: str, user_id: str, item_kind: str, keys: Sequence[str], now_us: int
+    ) -> None:
+        self.forgotten.extend((item_kind, key) for key in keys)
+
+    async def forget_user(self, tenant_id: str, user_id: str, now_us: int) -> None:
+        self.forgotten_users.append(user_id)
+
+
+@dataclass
 class Fakes:
     ledger: FakeLedger = field(default_factory=FakeLedger)
     index: FakeIndex = field(default_factory=FakeIndex)
     guard: FakeGuard = field(default_factory=FakeGuard)
     state: FakeState = field(default_factory=FakeState)
     threads: FakeThreads = field(default_factory=FakeThreads)
+    devices: FakeDevices = field(default_factory=FakeDevices)
     outbox: Outbox | None = None
 
     def dependencies(self) -> Dependencies:
-        return Dependencies(self.ledger, self.index, self.guard, self.state, self.threads)
+        return Dependencies(
+            self.ledger, self.index, self.guard, self.state, self.threads, self.devices
+        )
 
     def service(self, store: SqlCapsuleStore, extractor: TurnExtractor) -> CapsuleService:
         """The use cases over the store, with an outbox whose retries are due at once (no

@@ -50,6 +50,10 @@ class _CommandEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Command.Value
     """"Forget this thread"."""
     COMMAND_CORRECTION: _Command.ValueType  # 10
     """"No, I said X, not Y"."""
+    COMMAND_FORGET_EVERYTHING: _Command.ValueType  # 11
+    """"Forget everything about me": every atom, log, transcript copy and device copy of
+    the user, and the user's ledger subject key (crypto-shredding).
+    """
 
 class Command(_Command, metaclass=_CommandEnumTypeWrapper):
     """A user control command (seed 001 §2.11.11, §2.22)."""
@@ -76,6 +80,10 @@ COMMAND_FORGET_THREAD: Command.ValueType  # 9
 """"Forget this thread"."""
 COMMAND_CORRECTION: Command.ValueType  # 10
 """"No, I said X, not Y"."""
+COMMAND_FORGET_EVERYTHING: Command.ValueType  # 11
+""""Forget everything about me": every atom, log, transcript copy and device copy of
+the user, and the user's ledger subject key (crypto-shredding).
+"""
 Global___Command: _TypeAlias = Command  # noqa: Y015
 
 class _ChangeKind:

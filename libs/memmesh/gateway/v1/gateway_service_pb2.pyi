@@ -44,7 +44,13 @@ class _UserCommandEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_UserComma
     USER_COMMAND_REMEMBER_EVERYTHING: _UserCommand.ValueType  # 6
     """Remember everything going forward."""
     USER_COMMAND_FORGET_THREAD: _UserCommand.ValueType  # 7
-    """Forget the thread (the session when no target is given)."""
+    """Forget the thread (the session when no target is given): its transcript and the
+    atoms whose only evidence it was.
+    """
+    USER_COMMAND_FORGET_EVERYTHING: _UserCommand.ValueType  # 8
+    """Forget everything about the user: atoms, transcripts, devices' copies, and the
+    ledger key that links what the ledger still holds to them.
+    """
 
 class UserCommand(_UserCommand, metaclass=_UserCommandEnumTypeWrapper):
     """A user control command (seed 001 §2.11.11, §2.22)."""
@@ -64,7 +70,13 @@ USER_COMMAND_DO_NOT_MENTION: UserCommand.ValueType  # 5
 USER_COMMAND_REMEMBER_EVERYTHING: UserCommand.ValueType  # 6
 """Remember everything going forward."""
 USER_COMMAND_FORGET_THREAD: UserCommand.ValueType  # 7
-"""Forget the thread (the session when no target is given)."""
+"""Forget the thread (the session when no target is given): its transcript and the
+atoms whose only evidence it was.
+"""
+USER_COMMAND_FORGET_EVERYTHING: UserCommand.ValueType  # 8
+"""Forget everything about the user: atoms, transcripts, devices' copies, and the
+ledger key that links what the ledger still holds to them.
+"""
 Global___UserCommand: _TypeAlias = UserCommand  # noqa: Y015
 
 @_typing.final

@@ -6,6 +6,7 @@ from __future__ import annotations
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as pb_grpc
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
+from memmesh.engines.atom_extractor.adapters.device_client import GrpcDevices
 from memmesh.engines.atom_extractor.adapters.guard_client import GrpcGuard
 from memmesh.engines.atom_extractor.adapters.index_client import GrpcIndex
 from memmesh.engines.atom_extractor.adapters.rules_extractor import DeterministicExtractor
@@ -23,6 +24,7 @@ from memmesh.extraction.semantic.provider import ChatCompletionsProvider, Provid
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from memmesh.ledger_writer import LedgerWriter
 from memmesh.outbox import RetryPolicy
+from memmesh.outbox_sync.v1 import outbox_sync_service_pb2_grpc as sync_grpc
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as index_grpc
 from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.engine import BuiltEngine, run_engine
@@ -31,7 +33,14 @@ from memmesh.runtime.settings import MeshSettings
 from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["AtomExtractorService"].full_name
-DEPENDENCIES = ("ledger", "retrieval_ranker", "exposure_guard", "current_state", "thread_store")
+DEPENDENCIES = (
+    "ledger",
+    "retrieval_ranker",
+    "exposure_guard",
+    "current_state",
+    "thread_store",
+    "outbox_sync",
+)
 
 
 def turn_extractor(settings: AtomExtractorSettings) -> TurnExtractor:
@@ -68,6 +77,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         guard=GrpcGuard(guard_grpc.ExposureGuardServiceStub(channels["exposure_guard"])),
         state=GrpcState(state_grpc.CurrentStateServiceStub(channels["current_state"])),
         threads=GrpcThreads(thread_grpc.ThreadStoreServiceStub(channels["thread_store"])),
+        devices=GrpcDevices(sync_grpc.OutboxSyncServiceStub(channels["outbox_sync"])),
     )
     policy = RetryPolicy(
         attempt_timeout_s=own.effect_attempt_s,

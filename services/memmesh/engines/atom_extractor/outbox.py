@@ -29,6 +29,11 @@ LANES = {
     EffectKind.STATE_APPLY: "state",
     EffectKind.THREAD_FORGET: "threads",
     EffectKind.THREAD_RESTRICT: "threads",
+    EffectKind.THREAD_REDACT: "threads",
+    EffectKind.THREAD_FORGET_USER: "threads",
+    EffectKind.INDEX_FORGET_USER: "index",
+    EffectKind.DEVICE_FORGET: "devices",
+    EffectKind.DEVICE_FORGET_USER: "devices",
 }
 
 
@@ -164,6 +169,36 @@ class EffectHandlers:
                     tenant_id,
                     user_id,
                     str(payload["thread_id"]),
+                    int(payload["now_us"]),  # type: ignore[call-overload]
+                )
+            case EffectKind.THREAD_REDACT:
+                await self._deps.threads.redact_turns(
+                    tenant_id,
+                    user_id,
+                    list(payload["turn_ids"]),  # type: ignore[call-overload]
+                    list(payload["terms"]),  # type: ignore[call-overload]
+                    int(payload["now_us"]),  # type: ignore[call-overload]
+                )
+            case EffectKind.THREAD_FORGET_USER:
+                await self._deps.threads.forget_user(
+                    tenant_id,
+                    user_id,
+                    int(payload["now_us"]),  # type: ignore[call-overload]
+                )
+            case EffectKind.INDEX_FORGET_USER:
+                await self._deps.index.forget_user(tenant_id, user_id)
+            case EffectKind.DEVICE_FORGET:
+                await self._deps.devices.forget_items(
+                    tenant_id,
+                    user_id,
+                    str(payload["item_kind"]),
+                    list(payload["keys"]),  # type: ignore[call-overload]
+                    int(payload["now_us"]),  # type: ignore[call-overload]
+                )
+            case EffectKind.DEVICE_FORGET_USER:
+                await self._deps.devices.forget_user(
+                    tenant_id,
+                    user_id,
                     int(payload["now_us"]),  # type: ignore[call-overload]
                 )
             case EffectKind.THREAD_RESTRICT:

@@ -11,6 +11,7 @@ from memmesh.engines.atom_extractor.domain.capsule import (
     AtomRecord,
     CapsuleCommit,
     CorrectionPair,
+    LateErasures,
     ProvenanceEntry,
     RejectionEntry,
     TurnInput,
@@ -71,6 +72,16 @@ class CapsuleStore(AtomReader, Protocol):
 
     async def is_processed(self, tenant_id: str, user_id: str, marker: str) -> bool: ...
 
+    async def session_turns(self, tenant_id: str, user_id: str, session_id: str) -> list[str]:
+        """Ids of the turns of the session the extractor processed, sorted."""
+        ...
+
+    async def late_erasures(
+        self, tenant_id: str, user_id: str, turn_id: str, session_id: str
+    ) -> LateErasures:
+        """The forgets a turn being extracted now must obey."""
+        ...
+
     async def commit(self, tenant_id: str, user_id: str, commit: CapsuleCommit) -> bool:
         """Write everything atomically; False (nothing written) when the marker is stored already.
         Raise VersionMismatch when an atom moved on since it was loaded."""
@@ -118,6 +129,10 @@ class IndexPort(Protocol):
 
     async def remove(self, tenant_id: str, user_id: str, atom_ids: Sequence[str]) -> None: ...
 
+    async def forget_user(self, tenant_id: str, user_id: str) -> None:
+        """Remove every document of the user from the index."""
+        ...
+
 
 class GuardPort(Protocol):
     async def may_store(self, tenant_id: str, user_id: str, atom: AtomRecord) -> bool:
@@ -148,6 +163,33 @@ class ThreadPort(Protocol):
         """Make the archived turns at least this strict (an Exposure name); idempotent."""
         ...
 
+    async def redact_turns(
+        self,
+        tenant_id: str,
+        user_id: str,
+        turn_ids: Sequence[str],
+        terms: Sequence[str],
+        now_us: int,
+    ) -> None:
+        """Cut every sentence holding a term from the turns (no terms: their whole text)."""
+        ...
+
+    async def forget_user(self, tenant_id: str, user_id: str, now_us: int) -> None:
+        """Forget everything the archive holds of the user."""
+        ...
+
+
+class DevicePort(Protocol):
+    async def forget_items(
+        self, tenant_id: str, user_id: str, item_kind: str, keys: Sequence[str], now_us: int
+    ) -> None:
+        """Devices' copies of these artifacts become deletions (tombstones)."""
+        ...
+
+    async def forget_user(self, tenant_id: str, user_id: str, now_us: int) -> None:
+        """Every device copy of the user becomes a deletion."""
+        ...
+
 
 @dataclass(frozen=True)
 class Dependencies:
@@ -158,3 +200,4 @@ class Dependencies:
     guard: GuardPort
     state: StatePort
     threads: ThreadPort
+    devices: DevicePort

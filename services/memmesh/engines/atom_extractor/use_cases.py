@@ -28,6 +28,11 @@ from memmesh.engines.atom_extractor.domain.control import (
     plan_command,
 )
 from memmesh.engines.atom_extractor.domain.corrections import apply_correction
+from memmesh.engines.atom_extractor.domain.erasure import (
+    erasure_effects,
+    late_dropped,
+    local_erasure,
+)
 from memmesh.engines.atom_extractor.domain.events import command_event, correction_event, effects_of
 from memmesh.engines.atom_extractor.domain.references import record_use, referenced_ids, turn_words
 from memmesh.engines.atom_extractor.domain.updates import (
@@ -64,6 +69,8 @@ class Applied:
     rejections: list[RejectionEntry] = field(default_factory=list)
     provenance: list[ProvenanceEntry] = field(default_factory=list)
     touched: list[str] = field(default_factory=list)
+    # The processed turn and its session, recorded with the commit.
+    turn_session: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -150,6 +157,7 @@ class CapsuleService:
                 )
                 ctx = ChangeContext(tenant_id, user_id, marker, now_us, session_id)
                 applied = planner(ws, ctx, refs)
+                erasure = applied.plan.erasure if applied.plan is not None else None
                 commit = CapsuleCommit(
                     marker=marker,
                     upserts=ws.upserts(),
@@ -160,7 +168,10 @@ class CapsuleService:
                     session_refs=(session_id, tuple(applied.touched))
                     if session_id and applied.touched
                     else None,
-                    effects=effects_of(ws, ctx, applied.events, applied.plan),
+                    effects=effects_of(ws, ctx, applied.events, applied.plan)
+                    + (erasure_effects(erasure, ctx) if erasure is not None else []),
+                    turn_session=applied.turn_session,
+                    erasure=local_erasure(erasure, ctx) if erasure is not None else None,
                 )
                 try:
                     written = await self._store.commit(tenant_id, user_id, commit)
@@ -195,7 +206,17 @@ class CapsuleService:
                 False, (), None, "", None, (), Outcome(duplicate=True, pending_effects=pending)
             )
         extraction, provenance = await self._extractor.extract(tenant_id, user_id, turn, now_us)
-        facts = () if extraction.command is Command.DO_NOT_STORE else extraction.facts
+        late = await self._store.late_erasures(tenant_id, user_id, turn.turn_id, turn.session_id)
+        keep_nothing = extraction.command is Command.DO_NOT_STORE or late.covers_turn(now_us)
+        facts = () if keep_nothing else extraction.facts
+        # A turn said before a forget and extracted after it never brings the fact back.
+        forgotten = late_dropped(tenant_id, user_id, facts, late, now_us)
+        facts = tuple(f for position, f in enumerate(facts) if position not in forgotten)
+        if keep_nothing or forgotten:
+            provenance = None  # its hashes would still stand for the words
+        thread_turns = await self._thread_turns(
+            tenant_id, user_id, extraction.command, turn.session_id
+        )
         probe = ChangeContext(tenant_id, user_id, marker, now_us, turn.session_id)
         blocked = await self._blocked(tenant_id, user_id, facts, probe)
         rejections = [
@@ -210,10 +231,15 @@ class CapsuleService:
                 reject_time_us=now_us,
             )
             for r in extraction.rejections
+            if not keep_nothing and not forgotten
         ]
 
         def planner(ws: WorkingCapsule, ctx: ChangeContext, refs: tuple[str, ...]) -> Applied:
-            applied = Applied(rejections=rejections, provenance=[provenance] if provenance else [])
+            applied = Applied(
+                rejections=rejections,
+                provenance=[provenance] if provenance else [],
+                turn_session=(turn.turn_id, turn.session_id) if turn.session_id else None,
+            )
             if extraction.correction is not None:
                 pair = extraction.correction
                 apply_correction(ws, pair.heard, pair.meant, ctx)
@@ -236,7 +262,14 @@ class CapsuleService:
             if command is not None and command is not Command.CORRECTION:
                 target = extraction.command_target or ""
                 applied.plan = plan_command(
-                    ws, command, target, refs, ctx, thread_id=turn.session_id
+                    ws,
+                    command,
+                    target,
+                    refs,
+                    ctx,
+                    thread_id=turn.session_id,
+                    command_turn_id=turn.turn_id,
+                    thread_turn_ids=thread_turns,
                 )
                 applied.events.append(command_event(applied.plan, target, ctx))
             used = [] if command is not None else record_use(ws, referenced_ids(ws, turn.text), ctx)
@@ -291,9 +324,13 @@ class CapsuleService:
     ) -> Outcome:
         """Run a user control command directly; idempotent by request id."""
         marker = f"command:{request_id or digest(command.value, target, session_id, str(now_us))}"
+        thread_id = target or session_id
+        thread_turns = await self._thread_turns(tenant_id, user_id, command, thread_id)
 
         def planner(ws: WorkingCapsule, ctx: ChangeContext, refs: tuple[str, ...]) -> Applied:
-            plan = plan_command(ws, command, target, refs, ctx, thread_id=target or session_id)
+            plan = plan_command(
+                ws, command, target, refs, ctx, thread_id=thread_id, thread_turn_ids=thread_turns
+            )
             return Applied(events=[command_event(plan, target, ctx)], plan=plan)
 
         return await self._mutate(tenant_id, user_id, marker, now_us, session_id, planner)
@@ -418,6 +455,14 @@ class CapsuleService:
         return await self._store.load_related(
             tenant_id, user_id, related.keys, related.atom_ids, related.topics
         )
+
+    async def _thread_turns(
+        self, tenant_id: str, user_id: str, command: Command | None, session_id: str
+    ) -> frozenset[str]:
+        """The turns of a conversation to forget, as the extractor saw them."""
+        if command is not Command.FORGET_THREAD or not session_id:
+            return frozenset()
+        return frozenset(await self._store.session_turns(tenant_id, user_id, session_id))
 
     async def _pending(self, tenant_id: str, user_id: str) -> int:
         """How many of the user's effects wait for the drainer."""

@@ -28,3 +28,7 @@ class GrpcIndex:
             scope=scope_message(tenant_id, user_id), doc_ids=list(atom_ids)
         )
         await call_engine("retrieval_ranker", self._stub.Remove(request))
+
+    async def forget_user(self, tenant_id: str, user_id: str) -> None:
+        request = index_pb.ForgetUserRequest(scope=scope_message(tenant_id, user_id))
+        await call_engine("retrieval_ranker", self._stub.ForgetUser(request))

@@ -12,12 +12,22 @@ from memmesh.engines.atom_extractor.domain.capsule import (
     AtomRecord,
     CapsuleCommit,
     CorrectionPair,
+    EffectKind,
+    LateErasures,
+    LocalErasure,
     ProvenanceEntry,
     RejectionEntry,
 )
 from memmesh.engines.atom_extractor.outbox import LANES, queued_form
 from memmesh.errors import VersionMismatch
-from memmesh.outbox import enqueue_in, outbox_lock, outbox_migration, wall_clock_us
+from memmesh.outbox import (
+    PurgeFilter,
+    enqueue_in,
+    outbox_lock,
+    outbox_migration,
+    purge_in,
+    wall_clock_us,
+)
 from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect, SqlTx, marks, open_database
 
@@ -77,6 +87,19 @@ def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
                 tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, topic TEXT NOT NULL, atom_id TEXT NOT NULL,
                 PRIMARY KEY (tenant_id, user_id, atom_id, topic))""",
                 "CREATE INDEX capsule_atom_topics_by_topic ON capsule_atom_topics (tenant_id, user_id, topic, atom_id)",
+            ),
+        ),
+        # Which session each processed turn belongs to (a forgotten conversation's atoms), and
+        # the marks of forgets a late extraction must see (ids and keyed hashes, no words).
+        Migration(
+            5,
+            (
+                """CREATE TABLE capsule_turn_sessions (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL, turn_id TEXT NOT NULL,
+                PRIMARY KEY (tenant_id, user_id, session_id, turn_id))""",
+                f"""CREATE TABLE capsule_erasures (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, kind TEXT NOT NULL, subject TEXT NOT NULL,
+                erase_time_us {big} NOT NULL, PRIMARY KEY (tenant_id, user_id, kind, subject))""",
             ),
         ),
     )
@@ -236,10 +259,45 @@ class SqlCapsuleStore:
             if marked == 0:
                 return False  # nothing written: the marker is stored already
             await _write(tx, scope, commit)
+            if commit.erasure is not None:
+                # Before this commit's own effects are queued: they carry what the forget needs.
+                await _erase(tx, scope, commit.erasure)
             await enqueue_in(
                 tx, tenant_id, user_id, queued_form(commit.marker, commit.effects), wall_clock_us()
             )
         return True
+
+    async def session_turns(self, tenant_id: str, user_id: str, session_id: str) -> list[str]:
+        async with self._db.read() as tx:
+            rows = await tx.fetchall(
+                "SELECT turn_id FROM capsule_turn_sessions WHERE tenant_id = ? AND user_id = ? "
+                "AND session_id = ?",
+                (tenant_id, user_id, session_id),
+            )
+        return sorted(str(row[0]) for row in rows)
+
+    async def late_erasures(
+        self, tenant_id: str, user_id: str, turn_id: str, session_id: str
+    ) -> LateErasures:
+        async with self._db.read() as tx:
+            rows = await tx.fetchall(
+                "SELECT kind, subject, erase_time_us FROM capsule_erasures WHERE tenant_id = ? AND user_id = ? "
+                "AND ((kind = 'turn' AND subject = ?) OR (kind = 'session' AND subject = ?) "
+                "OR kind = 'user' OR kind = 'words')",
+                (tenant_id, user_id, turn_id, session_id),
+            )
+        turn_erased, session_us, user_us = False, 0, 0
+        words: list[tuple[frozenset[str], int]] = []
+        for kind, subject, erase_us in rows:
+            if kind == "turn":
+                turn_erased = True
+            elif kind == "session":
+                session_us = int(erase_us)
+            elif kind == "user":
+                user_us = int(erase_us)
+            else:
+                words.append((frozenset(str(subject).split(",")), int(erase_us)))
+        return LateErasures(turn_erased, session_us, user_us, tuple(words))
 
     async def list_corrections(
         self, tenant_id: str, user_id: str, limit: int
@@ -342,10 +400,115 @@ async def _write(tx: SqlTx, scope: tuple[str, str], commit: CapsuleCommit) -> No
     for sql, rows in batches:
         if rows:  # an empty batch would still cost a round trip to the database
             await tx.executemany(sql, rows)
+    if commit.turn_session is not None:
+        turn_id, session_id = commit.turn_session
+        await tx.execute(
+            "INSERT INTO capsule_turn_sessions VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            (*scope, session_id, turn_id),
+        )
     if commit.session_refs is not None:
         session_id, atom_ids = commit.session_refs
         await tx.execute(
             "INSERT INTO capsule_session_refs VALUES (?, ?, ?, ?) "
             "ON CONFLICT (tenant_id, user_id, session_id) DO UPDATE SET atom_ids = excluded.atom_ids",
             (*scope, session_id, codec.refs_body(atom_ids)),
+        )
+
+
+# Effects that carry a privacy rule or an erasure on its way: never dropped by a forget.
+_KEPT_KINDS = frozenset(
+    kind.value
+    for kind in EffectKind
+    if kind.value.startswith(("THREAD_", "DEVICE_", "GUARD_", "STATE_", "INDEX_FORGET"))
+)
+
+
+def _holds(text: str, terms: Sequence[str]) -> bool:
+    folded = text.casefold()
+    return any(term.casefold() in folded for term in terms if term.strip())
+
+
+async def _erase(tx: SqlTx, scope: tuple[str, str], erasure: LocalErasure) -> None:
+    """The forget's local part: log entries of the forgotten turns or holding the forgotten
+    terms, queued effects still carrying them, and the marks a late extraction sees."""
+    tenant_id, user_id = scope
+    if erasure.everything:
+        for table in (
+            "capsule_rejections",
+            "capsule_provenance",
+            "capsule_corrections",
+            "capsule_session_refs",
+            "capsule_turn_sessions",
+            "capsule_erasures",
+        ):
+            await tx.execute(f"DELETE FROM {table} WHERE tenant_id = ? AND user_id = ?", scope)
+        await purge_in(
+            tx,
+            tenant_id,
+            user_id,
+            PurgeFilter(kinds=tuple(k.value for k in EffectKind if k.value not in _KEPT_KINDS)),
+        )
+    else:
+        rejections = await tx.fetchall(
+            "SELECT seq, body FROM capsule_rejections WHERE tenant_id = ? AND user_id = ?", scope
+        )
+        provenance = await tx.fetchall(
+            "SELECT seq, body FROM capsule_provenance WHERE tenant_id = ? AND user_id = ?", scope
+        )
+        for table, gone in (
+            (
+                "capsule_rejections",
+                [
+                    int(seq)
+                    for seq, body in rejections
+                    for entry in [codec.rejection_of(str(body))]
+                    if entry.turn_id in erasure.turn_ids
+                    or _holds(f"{entry.candidate_text}\n{entry.details}", erasure.terms)
+                ],
+            ),
+            (
+                "capsule_provenance",
+                [
+                    int(seq)
+                    for seq, body in provenance
+                    if codec.provenance_of(str(body)).turn_id in erasure.turn_ids
+                ],
+            ),
+        ):
+            for start in range(0, len(gone), 500):
+                chunk = gone[start : start + 500]
+                await tx.execute(
+                    f"DELETE FROM {table} WHERE tenant_id = ? AND user_id = ? AND seq IN ({marks(len(chunk))})",
+                    (*scope, *chunk),
+                )
+        corrections = await tx.fetchall(
+            "SELECT turn_id, heard, meant FROM capsule_corrections WHERE tenant_id = ? AND user_id = ?",
+            scope,
+        )
+        for turn_id, heard, meant in corrections:
+            if str(turn_id) in erasure.turn_ids or _holds(f"{heard}\n{meant}", erasure.terms):
+                await tx.execute(
+                    "DELETE FROM capsule_corrections WHERE tenant_id = ? AND user_id = ? AND turn_id = ?",
+                    (*scope, turn_id),
+                )
+        if erasure.terms:
+            carrying = tuple(term.encode() for term in erasure.terms)
+            rows = await tx.fetchall(
+                "SELECT idempotency_key, kind, payload FROM outbox_effects WHERE tenant_id = ? AND user_id = ? "
+                "UNION ALL SELECT idempotency_key, kind, payload FROM outbox_dead WHERE tenant_id = ? AND user_id = ?",
+                (*scope, *scope),
+            )
+            keys = tuple(
+                str(key)
+                for key, kind, payload in rows
+                if str(kind) not in _KEPT_KINDS
+                and PurgeFilter(carrying=carrying).matches(str(kind), str(key), bytes(payload))
+            )
+            if keys:
+                await purge_in(tx, tenant_id, user_id, PurgeFilter(keys=keys))
+    if erasure.marks:
+        await tx.executemany(
+            "INSERT INTO capsule_erasures VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, kind, subject) "
+            "DO UPDATE SET erase_time_us = excluded.erase_time_us",
+            [(*scope, m.kind, m.subject, m.erase_time_us) for m in erasure.marks],
         )

@@ -33,3 +33,25 @@ class GrpcThreads:
             scope=scope_message(tenant_id, user_id), thread_id=thread_id, now=timestamp_of(now_us)
         )
         await call_engine("thread_store", self._stub.ForgetThread(request))
+
+    async def redact_turns(
+        self,
+        tenant_id: str,
+        user_id: str,
+        turn_ids: Sequence[str],
+        terms: Sequence[str],
+        now_us: int,
+    ) -> None:
+        request = thread_pb.RedactTurnsRequest(
+            scope=scope_message(tenant_id, user_id),
+            turn_ids=list(turn_ids),
+            forget_terms=list(terms),
+            now=timestamp_of(now_us),
+        )
+        await call_engine("thread_store", self._stub.RedactTurns(request))
+
+    async def forget_user(self, tenant_id: str, user_id: str, now_us: int) -> None:
+        request = thread_pb.ForgetUserRequest(
+            scope=scope_message(tenant_id, user_id), now=timestamp_of(now_us)
+        )
+        await call_engine("thread_store", self._stub.ForgetUser(request))

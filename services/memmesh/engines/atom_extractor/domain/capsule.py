@@ -139,14 +139,60 @@ class EffectKind(StrEnum):
     STATE_APPLY = "STATE_APPLY"
     THREAD_FORGET = "THREAD_FORGET"
     THREAD_RESTRICT = "THREAD_RESTRICT"
+    # A forget's reach (domain/erasure.py): archive, index and devices.
+    THREAD_REDACT = "THREAD_REDACT"
+    THREAD_FORGET_USER = "THREAD_FORGET_USER"
+    INDEX_FORGET_USER = "INDEX_FORGET_USER"
+    DEVICE_FORGET = "DEVICE_FORGET"
+    DEVICE_FORGET_USER = "DEVICE_FORGET_USER"
 
 
 @dataclass(frozen=True)
 class Effect:
-    """A queued effect; the payload holds ids and codes only, never fact text."""
+    """A queued effect; the payload holds ids and codes only, never fact text (a redaction
+    carries the terms to cut, and is gone from the queue once delivered)."""
 
     kind: EffectKind
     payload: dict[str, object]
+
+
+@dataclass(frozen=True)
+class ErasureMark:
+    """A forget remembered without its content: kind "user" (subject empty), "session"
+    (a session id), "turn" (a turn id) or "words" (keyed hashes of the forget's words,
+    comma-joined), and when it happened. A turn extracted late sees it."""
+
+    kind: str
+    subject: str
+    erase_time_us: int
+
+
+@dataclass(frozen=True)
+class LocalErasure:
+    """What a forget removes from the extractor's own tables in its transaction: the
+    log entries of these turns or holding these terms (all of them for `everything`),
+    the user's queued effects carrying the terms, and the marks that stop a late
+    extraction."""
+
+    everything: bool = False
+    turn_ids: frozenset[str] = frozenset()
+    terms: tuple[str, ...] = ()
+    marks: tuple[ErasureMark, ...] = ()
+
+
+@dataclass(frozen=True)
+class LateErasures:
+    """The marks that concern one turn being extracted: its own, its session's, the
+    user's, and the word marks, each with its time."""
+
+    turn_erased: bool = False
+    session_erased_us: int = 0
+    user_erased_us: int = 0
+    word_sets: tuple[tuple[frozenset[str], int], ...] = ()
+
+    def covers_turn(self, now_us: int) -> bool:
+        """True when the whole turn (said at `now_us`) was forgotten before it was extracted."""
+        return self.turn_erased or self.session_erased_us >= now_us or self.user_erased_us >= now_us
 
 
 @dataclass
@@ -161,6 +207,10 @@ class CapsuleCommit:
     provenance: list[ProvenanceEntry] = field(default_factory=list)
     session_refs: tuple[str, tuple[str, ...]] | None = None
     effects: list[Effect] = field(default_factory=list)
+    # The turn this commit processed and its session (so a forgotten conversation's atoms
+    # are known by their evidence).
+    turn_session: tuple[str, str] | None = None
+    erasure: LocalErasure | None = None
 
 
 def digest(*parts: str) -> str:

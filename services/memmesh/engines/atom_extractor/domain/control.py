@@ -7,6 +7,13 @@ from dataclasses import dataclass, field, replace
 
 from memmesh.engines.atom_extractor.domain import reasons
 from memmesh.engines.atom_extractor.domain.capsule import AtomRecord, AtomStatus, ChangeKind
+from memmesh.engines.atom_extractor.domain.erasure import (
+    Erasure,
+    content_words,
+    forget_terms,
+    only_evidenced_by,
+    word_hash,
+)
 from memmesh.engines.atom_extractor.domain.working_set import ChangeContext, WorkingCapsule, change
 from memmesh.extraction.model import Command
 from memmesh.policy.sensitivity import Exposure
@@ -42,6 +49,8 @@ class CommandPlan:
     forget_thread_id: str = ""
     skip_facts: bool = False
     affected_atom_ids: list[str] = field(default_factory=list)
+    # Where the forget reaches beyond the capsule (none for commands that forget nothing).
+    erasure: Erasure | None = None
 
 
 def target_words(target: str) -> tuple[str, ...]:
@@ -136,6 +145,30 @@ def mark_pull_only(ws: WorkingCapsule, atoms: list[AtomRecord], reason: str) -> 
     return marked
 
 
+def _erasure_of(
+    atoms: list[AtomRecord],
+    forgotten: list[str],
+    target: str,
+    ctx: ChangeContext,
+    command_turn_id: str,
+    whole_turn: bool,
+) -> Erasure:
+    """A forget of these atoms reaches their evidence turns (the forgotten terms cut from
+    them), the command's own turn, devices' copies, and late extractions of the same words."""
+    words = content_words(target_words(target))
+    terms = forget_terms(atoms, words)
+    turns = {t for a in atoms for t in a.evidence_turn_ids}
+    if command_turn_id and not whole_turn and terms:
+        turns.add(command_turn_id)
+    return Erasure(
+        turn_ids=tuple(sorted(turns)),
+        terms=terms,
+        whole_turn_ids=(command_turn_id,) if whole_turn and command_turn_id else (),
+        atom_ids=tuple(forgotten),
+        word_hashes=tuple(sorted({word_hash(ctx.tenant_id, ctx.user_id, w) for w in words})),
+    )
+
+
 def plan_command(
     ws: WorkingCapsule,
     command: Command,
@@ -143,18 +176,33 @@ def plan_command(
     last_refs: tuple[str, ...],
     ctx: ChangeContext,
     thread_id: str,
+    command_turn_id: str = "",
+    thread_turn_ids: frozenset[str] = frozenset(),
 ) -> CommandPlan:
-    """Apply a command to the capsule and say what other engines must do."""
+    """Apply a command to the capsule and say what other engines must do. A command said in
+    a turn names it (`command_turn_id`); forgetting a conversation is given the ids of the
+    turns the extractor saw in it (`thread_turn_ids`)."""
     plan = CommandPlan(command=command)
     match command:
         case Command.FORGET:
             atoms = _named_or_referenced(ws, target, last_refs, include_superseded=True)
             plan.affected_atom_ids = forget(ws, atoms, ctx, reasons.USER_FORGET)
+            plan.erasure = _erasure_of(
+                atoms, plan.affected_atom_ids, target, ctx, command_turn_id, whole_turn=False
+            )
         case Command.DO_NOT_STORE:
             atoms = _named_or_referenced(ws, target, last_refs, include_superseded=True)
             plan.rules = _rules("DO_NOT_STORE", target, atoms)
             plan.affected_atom_ids = forget(ws, atoms, ctx, reasons.USER_DO_NOT_STORE)
             plan.skip_facts = True
+            # The turn that says "off the record" is itself not kept.
+            plan.erasure = _erasure_of(
+                atoms, plan.affected_atom_ids, target, ctx, command_turn_id, whole_turn=True
+            )
+        case Command.FORGET_EVERYTHING:
+            atoms = ws.atoms()
+            plan.affected_atom_ids = forget(ws, atoms, ctx, reasons.USER_FORGET_EVERYTHING)
+            plan.erasure = Erasure(everything=True, atom_ids=tuple(plan.affected_atom_ids))
         case Command.PULL_ONLY:
             atoms = _named_or_referenced(ws, target, last_refs, include_superseded=False)
             plan.rules = _rules("PULL_ONLY", target, atoms)
@@ -166,7 +214,12 @@ def plan_command(
         case Command.REMEMBER_EVERYTHING | Command.RECALL_ONLY_IF_ASKED:
             plan.state_change = command
         case Command.FORGET_THREAD:
+            # The conversation goes, and with it the atoms it alone was evidence of.
+            turns = thread_turn_ids | ({command_turn_id} if command_turn_id else set())
+            atoms = only_evidenced_by(ws.atoms(), frozenset(turns))
+            plan.affected_atom_ids = forget(ws, atoms, ctx, reasons.USER_FORGET_THREAD)
             plan.forget_thread_id = thread_id
+            plan.erasure = Erasure(session_id=thread_id, atom_ids=tuple(plan.affected_atom_ids))
         case _:
             # RECALL_SUMMARY and RESUME_THREAD are answered by the gateway; nothing is stored.
             pass

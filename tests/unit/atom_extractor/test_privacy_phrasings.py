@@ -1,0 +1,103 @@
+"""The privacy commands are heard however they are said; ordinary speech is not a command."""
+
+import pytest
+
+from memmesh.extraction import Command, extract
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "forget everything about me",
+        "please forget everything you know about me",
+        "delete all my data",
+        "can you wipe your memory of me",
+        "erase everything you've got on me",
+        "forget I exist",
+        "I want you to forget everything I've told you about me",
+        "just forget everything.",
+        "forget me entirely",
+        "delete everything you have stored about me",
+    ],
+)
+def test_forget_everything(text):
+    result = extract(text)
+    assert result.command is Command.FORGET_EVERYTHING
+    assert result.command_target is None
+    assert result.facts == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "forget this conversation",
+        "delete this whole conversation",
+        "can we scrap this chat",
+        "pretend this conversation never happened",
+        "forget everything we talked about",
+        "forget what I said today",
+        "um, forget all of this conversation please",
+    ],
+)
+def test_forget_this_conversation(text):
+    assert extract(text).command is Command.FORGET_THREAD
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "don't remember this",
+        "dont save that",
+        "off the record, my cousin Petra is in rehab",
+        "keep this between us, I'm interviewing at Google",
+        "between you and me, my boss drinks at work",
+        "just between us, I'm pregnant",
+        "please don't keep a record of this",
+        "no need to remember this",
+        "I'd rather you didn't save this",
+        "I don't want any of this saved",
+        "this stays strictly between us",
+    ],
+)
+def test_do_not_store_keeps_nothing(text):
+    result = extract(text)
+    assert result.command is Command.DO_NOT_STORE
+    assert result.facts == () and result.rejections == ()
+
+
+@pytest.mark.parametrize(
+    "text, target",
+    [
+        ("forget that my sister lives in Porto", "sister lives in Porto"),
+        ("please delete what I told you about my landlord", "landlord"),
+        ("scratch that", None),
+        ("ok scratch that from your memory", None),
+        ("never mind what I said about my ex", "ex"),
+        ("could you kindly forget what I mentioned about my job", "job"),
+        ("forget I said anything about my diagnosis", "diagnosis"),
+        ("remove my address from your memory", "address"),
+        ("um, forget that, please", None),
+    ],
+)
+def test_forget_one_thing(text, target):
+    result = extract(text)
+    assert result.command is Command.FORGET
+    assert result.command_target == target
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I always forget my umbrella",
+        "don't forget to water the plants",
+        "remove my 9am meeting",
+        "delete my last email",
+        "there's a lot of distance between us",
+        "forget it, let's get pizza",
+        "I keep forgetting everything these days",
+        "clear my calendar for Friday",
+        "the conversation with my boss never happened",
+    ],
+)
+def test_ordinary_speech_is_no_command(text):
+    assert extract(text).command is None
