@@ -22,6 +22,7 @@ from psycopg import AsyncConnection
 from psycopg import sql as pg_sql
 from psycopg_pool import AsyncConnectionPool
 
+from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.storage.migrations import Migration
 from memmesh.storage.postgres_db import open_pool
 from memmesh.storage.sqlite_db import open_sqlite
@@ -108,6 +109,24 @@ def _is_busy(error: sqlite3.OperationalError) -> bool:
     return (error.sqlite_errorcode & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
+def _no_nul(params: Sequence[Any]) -> Sequence[Any]:
+    """The parameters, refused when a text holds NUL: PostgreSQL text cannot store it and
+    SQLite would keep it, so both backends refuse it alike, as bad input (requests are
+    refused at the edge already; this is the store's own guard)."""
+    for value in params:
+        if type(value) is str and "\x00" in value:
+            raise InvalidInput(
+                [FieldViolation("request", "holds a NUL character, which no store keeps")]
+            )
+    return params
+
+
+def _no_nul_rows(rows: Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:
+    for row in rows:
+        _no_nul(row)
+    return rows
+
+
 class _SqliteTx:
     dialect = Dialect.SQLITE
 
@@ -115,16 +134,20 @@ class _SqliteTx:
         self._database = database
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        _no_nul(params)
         return await self._database.run(lambda db: db.execute(sql, params).rowcount)
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        _no_nul(params)
         return await self._database.run(lambda db: db.execute(sql, params).fetchall())
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        _no_nul(params)
         row: Row | None = await self._database.run(lambda db: db.execute(sql, params).fetchone())
         return row
 
     async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        rows = _no_nul_rows(list(rows))
         await self._database.run(lambda db: db.executemany(sql, rows))
 
 
@@ -216,18 +239,19 @@ class _PostgresTx:
         self._db = connection
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        cursor = await self._db.execute(_postgres_sql(sql), params)
+        cursor = await self._db.execute(_postgres_sql(sql), _no_nul(params))
         return cursor.rowcount
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        cursor = await self._db.execute(_postgres_sql(sql), params)
+        cursor = await self._db.execute(_postgres_sql(sql), _no_nul(params))
         return await cursor.fetchall()
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
-        cursor = await self._db.execute(_postgres_sql(sql), params)
+        cursor = await self._db.execute(_postgres_sql(sql), _no_nul(params))
         return await cursor.fetchone()
 
     async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        rows = _no_nul_rows(list(rows))
         async with self._db.cursor() as cursor:
             await cursor.executemany(_postgres_sql(sql), rows)
 
