@@ -1,0 +1,161 @@
+"""Each forget has one plan that reaches every copy the extractor knows of (a real SQLite
+store and the real rules; the other engines as recording fakes)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from capsule_fakes import Fakes
+
+from memmesh.engines.atom_extractor.adapters.rules_extractor import DeterministicExtractor
+from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
+from memmesh.engines.atom_extractor.domain.capsule import TurnInput
+from memmesh.engines.atom_extractor.use_cases import CapsuleService
+from memmesh.extraction.model import Command
+
+NOW = 1_767_225_600_000_000
+SECOND = 1_000_000
+T, U = "t", "u"
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SqlCapsuleStore]:
+    opened = await SqlCapsuleStore.open("sqlite", tmp_path)
+    yield opened
+    await opened.close()
+
+
+def service_with(store: SqlCapsuleStore, fakes: Fakes) -> CapsuleService:
+    return fakes.service(store, DeterministicExtractor())
+
+
+def said(n: int, text: str, session: str = "s1") -> TurnInput:
+    return TurnInput(f"turn-{n}", session, "user", text)
+
+
+async def keys(service: CapsuleService) -> list[str]:
+    return [a.key for a in await service.list_atoms(T, U, None, 100)]
+
+
+async def test_forget_reaches_evidence_turns_devices_index_and_logs(store):
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process(T, U, said(1, "My sister Ana lives in Porto."), NOW)
+    await service.process(T, U, said(2, "I live in Lisbon."), NOW + SECOND)
+    [sister] = [a for a in await service.list_atoms(T, U, None, 10) if "sister" in a.key]
+    assert sister.atom_id in fakes.index.documents
+
+    out = await service.process(
+        T, U, said(3, "please forget what I told you about my sister"), NOW + 2 * SECOND
+    )
+
+    assert out.command is Command.FORGET
+    assert await keys(service) == ["identity.residence"]
+    assert sister.atom_id not in fakes.index.documents
+    assert ("atom", sister.atom_id) in fakes.devices.forgotten
+    [(turn_ids, terms)] = fakes.threads.redacted
+    assert set(turn_ids) == {"turn-1", "turn-3"}  # the evidence and the command's own turn
+    assert "Ana" in terms and "sister" in terms
+    assert "Lisbon" not in terms
+    assert (await fakes.outbox.count_pending(T, U)) == 0
+
+
+async def test_a_late_extraction_of_an_older_turn_never_brings_the_fact_back(store):
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process(T, U, said(1, "My sister Ana lives in Porto."), NOW)
+    await service.process(T, U, said(3, "forget about my sister"), NOW + 3 * SECOND)
+    # Turn 2 was said before the forget, and its extraction arrives after it.
+    late = await service.process(T, U, said(2, "My sister Ana is a nurse."), NOW + SECOND)
+    assert late.facts == ()
+    assert await keys(service) == []
+    # Said again after the forget, it is remembered again: the user told it anew.
+    await service.process(T, U, said(4, "My sister Ana is a nurse."), NOW + 4 * SECOND)
+    assert await keys(service) == ["relationship.sister.ana"]
+
+
+async def test_a_redacted_evidence_turn_is_never_extracted_again(store):
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process(T, U, said(1, "My brother Kwame is a pilot."), NOW)
+    await service.process(T, U, said(2, "forget that"), NOW + SECOND)
+    assert await keys(service) == []
+    # The evidence turn comes round again (a second delivery of its extraction) at a later now.
+    again = await service.process(T, U, said(1, "My brother Kwame is a pilot."), NOW + 5 * SECOND)
+    assert again.outcome.duplicate or again.facts == ()
+    assert await keys(service) == []
+
+
+async def test_do_not_store_empties_its_own_turn_and_keeps_nothing_from_it(store):
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    out = await service.process(
+        T, U, said(1, "off the record, my cousin Petra is in rehab"), NOW
+    )
+    assert out.command is Command.DO_NOT_STORE
+    assert out.facts == () and out.rejections == ()
+    assert await keys(service) == []
+    assert (("turn-1",), ()) in fakes.threads.redacted
+    assert await service.list_rejections(T, U, 10) == []
+    assert await service.list_provenance(T, U, 10) == []
+
+
+async def test_forget_this_conversation_forgets_the_atoms_only_it_evidenced(store):
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process(T, U, said(1, "I live in Lisbon.", "s0"), NOW)
+    await service.process(T, U, said(2, "My brother Kwame is a pilot.", "s1"), NOW + SECOND)
+    await service.process(T, U, said(3, "I live in Lisbon.", "s1"), NOW + 2 * SECOND)
+    out = await service.process(
+        T, U, said(4, "can we scrap this whole conversation", "s1"), NOW + 3 * SECOND
+    )
+    assert out.command is Command.FORGET_THREAD
+    # Kwame was said only here; Lisbon was said in an earlier conversation too.
+    assert await keys(service) == ["identity.residence"]
+    assert fakes.threads.forgotten == ["s1"]
+    # A late extraction of a turn of the forgotten conversation adds nothing ...
+    late = await service.process(T, U, said(5, "I'm allergic to walnuts.", "s1"), NOW + SECOND)
+    assert late.facts == ()
+    # ... while the same conversation id going on after the forget is heard.
+    await service.process(T, U, said(6, "I'm allergic to walnuts.", "s1"), NOW + 9 * SECOND)
+    assert "constraint.allergy.walnut" in await keys(service)
+
+
+async def test_forget_everything_reaches_every_engine_and_drops_queued_effects(store):
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process(T, U, said(1, "My brother Kwame is a pilot."), NOW)
+    fakes.index.down = True
+    await service.process(T, U, said(2, "I live in Lisbon."), NOW + SECOND)
+    assert (await fakes.outbox.count_pending(T, U)) > 0  # the index upsert waits
+    out = await service.process(
+        T, U, said(3, "please forget everything you know about me"), NOW + 2 * SECOND
+    )
+    assert out.command is Command.FORGET_EVERYTHING
+    assert await keys(service) == []
+    assert fakes.threads.forgotten_users == [U]
+    assert fakes.devices.forgotten_users == [U]
+    fakes.index.down = False
+    await fakes.drain()
+    assert fakes.index.documents == {}
+    assert (await fakes.outbox.count_pending(T, U)) == 0
+    assert await service.list_rejections(T, U, 10) == []
+    # A turn said before the forget and extracted after it adds nothing.
+    late = await service.process(T, U, said(4, "I'm allergic to walnuts."), NOW + SECOND)
+    assert late.facts == ()
+    assert await keys(service) == []
+
+
+async def test_run_command_forget_everything_and_thread(store):
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process(T, U, said(1, "My brother Kwame is a pilot.", "s1"), NOW)
+    await service.run_command(T, U, Command.FORGET_THREAD, "", "s1", "r1", NOW + SECOND)
+    assert await keys(service) == []
+    assert fakes.threads.forgotten == ["s1"]
+    await service.process(T, U, said(2, "I live in Lisbon.", "s2"), NOW + 2 * SECOND)
+    await service.run_command(T, U, Command.FORGET_EVERYTHING, "", "s2", "r2", NOW + 3 * SECOND)
+    assert await keys(service) == []
+    assert fakes.devices.forgotten_users == [U]
