@@ -3,8 +3,11 @@
 The composer offers every candidate before it fills the caps; the gateway's final gate
 offers the composed bundle again. Both build their items here and read the verdict back
 here, so an item id always says where its item sits: the i-th element of a listed part
-is "<prefix><i>" ("a3" is the fourth atom), a single part has a fixed id ("s" is the
-rolling summary). The text offered is the text the bundle carries.
+is "<prefix><i>" ("a3" is the fourth atom), a single part has a fixed id ("n" is the
+user's name). The rolling summary and the episode bridge are offered sentence by sentence
+("s0", "s1", ..., "b0", ...), so a rule on one sentence removes that sentence and the rest
+is rebuilt from what passed, never dropped whole. The text offered is the text the bundle
+carries.
 
 Pure: no protobuf, no I/O. Exposures are the proto value names without their prefix
 ("SAFE_TO_SPEAK"); "UNSPECIFIED" never passes the guard.
@@ -15,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
+
+from memmesh.text import sentences
 
 T = TypeVar("T")
 
@@ -29,6 +34,9 @@ SUMMARY = "s"
 BRIDGE = "b"
 NAME = "n"
 QUESTION = "q"
+# The hint bundle at the final gate: vocabulary terms and correction pairs.
+VOCABULARY = "v"
+HINT_CORRECTION = "h"
 # Digests, loops, summaries, bridges and graph entities are built by the ThreadStore from
 # SAFE_TO_SPEAK turns only; the user's name is always speakable to the user.
 DERIVED_EXPOSURE = "SAFE_TO_SPEAK"
@@ -104,14 +112,27 @@ def correction_item(index: int, heard: str, meant: str) -> GuardItem:
     return GuardItem(f"{CORRECTION}{index}", f"{heard} {meant}")
 
 
-def summary_item(text: str, session_id: str) -> GuardItem:
-    """The session's rolling summary."""
-    return GuardItem(SUMMARY, text, thread_id=session_id)
+def summary_items(text: str, session_id: str) -> list[GuardItem]:
+    """The session's rolling summary, one item per sentence, under the session's thread."""
+    return [
+        GuardItem(f"{SUMMARY}{i}", sentence, thread_id=session_id)
+        for i, sentence in enumerate(sentences(text))
+    ]
 
 
-def bridge_item(text: str) -> GuardItem:
-    """The episode bridge of a session start."""
-    return GuardItem(BRIDGE, text)
+def bridge_items(text: str) -> list[GuardItem]:
+    """The episode bridge of a session start, one item per sentence."""
+    return [GuardItem(f"{BRIDGE}{i}", sentence) for i, sentence in enumerate(sentences(text))]
+
+
+def kept_sentences(prefix: str, text: str, allowed: Collection[str]) -> str:
+    """The text rebuilt from the sentences the guard let pass (SUMMARY or BRIDGE items):
+    the text as it is when every sentence passed, '' when none did."""
+    parts = sentences(text)
+    passed = kept(prefix, parts, allowed)
+    if len(passed) == len(parts):
+        return text
+    return " ".join(passed)
 
 
 def name_item(display_name: str) -> GuardItem:
@@ -122,3 +143,16 @@ def name_item(display_name: str) -> GuardItem:
 def question_item(key: str, text: str, atom_id: str, exposure: str) -> GuardItem:
     """The clarification question, under its atom's key and exposure."""
     return GuardItem(QUESTION, text, exposure, key, atom_id=atom_id)
+
+
+def vocabulary_items(terms: Sequence[str]) -> list[GuardItem]:
+    """The hint bundle's vocabulary, one item per term."""
+    return [GuardItem(f"{VOCABULARY}{i}", term) for i, term in enumerate(terms)]
+
+
+def hint_correction_items(pairs: Sequence[tuple[str, str]]) -> list[GuardItem]:
+    """The hint bundle's heard -> meant pairs, one item per pair."""
+    return [
+        GuardItem(f"{HINT_CORRECTION}{i}", f"{heard} {meant}")
+        for i, (heard, meant) in enumerate(pairs)
+    ]

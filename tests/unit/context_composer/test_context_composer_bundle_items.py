@@ -56,7 +56,7 @@ async def test_a_verdict_reads_back_to_the_same_elements_on_both_sides() -> None
     ).compose(query("how is sarah", session_id="s-now"))
     bundle = bundle_message(composed.bundle)
     items = gate_items(bundle, "s-now")
-    allowed = {item.item_id for item in items} - {"a0", "w1", "g0", "s"}
+    allowed = {item.item_id for item in items} - {"a0", "w1", "g0", "s0"}
     gated = apply_gate(bundle, items, allowed).bundle
     assert (
         [a.atom_id for a in gated.atoms]

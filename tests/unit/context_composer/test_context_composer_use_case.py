@@ -173,7 +173,7 @@ async def test_every_candidate_goes_through_the_guard_before_caps() -> None:
     )
     await composer(sources, guard).compose(query())
     offered = {item.item_id for item in guard.calls[0]}
-    assert {f"a{i}" for i in range(20)} | {"e0", "e1", "e2", "w0", "s"} <= offered
+    assert {f"a{i}" for i in range(20)} | {"e0", "e1", "e2", "w0", "s0"} <= offered
 
 
 async def test_per_turn_log_line_is_small_json_without_text(

@@ -66,7 +66,7 @@ def sample_bundle() -> bundle_pb2.ContextBundle:
 def test_final_gate_removes_what_the_guard_holds_back_and_recounts() -> None:
     bundle = sample_bundle()
     items = gate_items(bundle)
-    assert {i.item_id for i in items} == {"a0", "a1", "w0", "s", "n", "q"}
+    assert {i.item_id for i in items} == {"a0", "a1", "w0", "s0", "n", "q"}
     allowed = {"a1", "w0", "n"}
     gated = apply_gate(bundle, items, allowed)
     assert [a.atom_id for a in gated.bundle.atoms] == ["a2"]

@@ -18,7 +18,14 @@ from memmesh.context_composer.v1 import context_composer_service_pb2 as composer
 from memmesh.context_composer.v1 import context_composer_service_pb2_grpc as composer_grpc
 from memmesh.engines.gateway.asked_questions import AskedQuestions
 from memmesh.engines.gateway.budget import TurnBudget, call_within
-from memmesh.engines.gateway.final_gate import apply_gate, gate_items, prune_vocabulary, recount
+from memmesh.engines.gateway.final_gate import (
+    apply_gate,
+    gate_hints,
+    gate_items,
+    hint_items,
+    prune_vocabulary,
+    recount,
+)
 from memmesh.engines.gateway.outcomes import (
     BUDGET_EXCEEDED,
     IDENTITY_UNVERIFIED,
@@ -116,6 +123,8 @@ class BriefHandler:
             ),
         )
         items = gate_items(composed.bundle, request.session_id)
+        hint_count = len(composed.hints.vocabulary) + len(composed.hints.corrections)
+        items += hint_items(composed.hints)
         verdict = await self._call(
             "exposure_guard",
             budget,
@@ -130,7 +139,9 @@ class BriefHandler:
         )
         if budget.expired:
             raise DeadlineExpired("the Brief's budget is spent")
-        gated = apply_gate(composed.bundle, items, verdict.allowed_item_ids)
+        bundle_items = items[: len(items) - hint_count]
+        gated = apply_gate(composed.bundle, bundle_items, verdict.allowed_item_ids)
+        hints = gate_hints(composed.hints, verdict.allowed_item_ids)
         if gated.removed_texts:
             log.info("final gate held back items=%d", len(gated.removed_texts))
         bundle = gated.bundle
@@ -145,7 +156,7 @@ class BriefHandler:
         degraded_parts = list(composed.degraded_parts)
         return pb.BriefResponse(
             bundle=bundle,
-            hints=prune_vocabulary(composed.hints, gated.removed_texts),
+            hints=prune_vocabulary(hints, gated.removed_texts),
             tone=composed.tone,
             counters=recount(composed.counters, bundle, verdict.do_not_mention_hits)
             if gated.removed_texts

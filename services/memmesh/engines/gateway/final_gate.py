@@ -12,6 +12,29 @@ from memmesh.bundle_items_proto import exposure_name
 from memmesh.common.v1 import bundle_pb2, memory_pb2
 
 
+def hint_items(hints: bundle_pb2.HintBundle) -> list[GuardItem]:
+    """The hint bundle's vocabulary terms and correction pairs, so a term or pair naming a
+    held-back subject is removed like any other item."""
+    pairs = [(pair.heard, pair.meant) for pair in hints.corrections]
+    return items_of.vocabulary_items(list(hints.vocabulary)) + items_of.hint_correction_items(pairs)
+
+
+def gate_hints(hints: bundle_pb2.HintBundle, allowed_ids: Iterable[str]) -> bundle_pb2.HintBundle:
+    """A copy of the hints without the terms and pairs the guard held back."""
+    allowed = set(allowed_ids)
+    terms = kept(items_of.VOCABULARY, list(hints.vocabulary), allowed)
+    pairs = kept(items_of.HINT_CORRECTION, list(hints.corrections), allowed)
+    if len(terms) == len(hints.vocabulary) and len(pairs) == len(hints.corrections):
+        return hints
+    gated = bundle_pb2.HintBundle()
+    gated.CopyFrom(hints)
+    del gated.vocabulary[:]
+    gated.vocabulary.extend(terms)
+    del gated.corrections[:]
+    gated.corrections.extend(pairs)
+    return gated
+
+
 def gate_items(bundle: bundle_pb2.ContextBundle, session_id: str = "") -> list[GuardItem]:
     """Every item of the bundle, as the composer offered it (memmesh.bundle_items)."""
     items = [
@@ -31,10 +54,8 @@ def gate_items(bundle: bundle_pb2.ContextBundle, session_id: str = "") -> list[G
         for i, d in enumerate(bundle.digests)
     ]
     items += [items_of.loop_item(i, lp.text) for i, lp in enumerate(bundle.active_loops)]
-    if bundle.rolling_summary:
-        items.append(items_of.summary_item(bundle.rolling_summary, session_id))
-    if bundle.episode_bridge:
-        items.append(items_of.bridge_item(bundle.episode_bridge))
+    items += items_of.summary_items(bundle.rolling_summary, session_id)
+    items += items_of.bridge_items(bundle.episode_bridge)
     if bundle.push.display_name:
         items.append(items_of.name_item(bundle.push.display_name))
     items += [
@@ -87,10 +108,11 @@ def apply_gate(
         part = getattr(gated, field)
         del part[:]
         part.extend(passed)
-    if items_of.SUMMARY not in allowed:
-        gated.rolling_summary = ""
-    if items_of.BRIDGE not in allowed:
-        gated.episode_bridge = ""
+    # The summary and the bridge keep the sentences that passed.
+    gated.rolling_summary = items_of.kept_sentences(
+        items_of.SUMMARY, bundle.rolling_summary, allowed
+    )
+    gated.episode_bridge = items_of.kept_sentences(items_of.BRIDGE, bundle.episode_bridge, allowed)
     if items_of.NAME not in allowed:
         gated.push.display_name = ""
     kept_atoms = {atom.atom_id for atom in gated.atoms}

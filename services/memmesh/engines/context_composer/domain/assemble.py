@@ -125,14 +125,14 @@ def guard_plan(query: ComposeQuery, gathered: Gathered) -> GuardPlan:
         items_of.loop_item(i, cut_words(lp.text, LOOP_CHARS))
         for i, lp in enumerate(session.loops[:GUARD_LOOPS])
     ]
+    # The summary and the bridge go sentence by sentence: what a rule holds back is cut out
+    # and the rest still reaches the bundle.
     if session.rolling_summary:
-        items.append(
-            items_of.summary_item(
-                cut_words(session.rolling_summary, SUMMARY_CHARS), query.session_id
-            )
+        items += items_of.summary_items(
+            cut_words(session.rolling_summary, SUMMARY_CHARS), query.session_id
         )
     if gathered.resume is not None and gathered.resume.episode_bridge:
-        items.append(items_of.bridge_item(cut_words(gathered.resume.episode_bridge, BRIDGE_CHARS)))
+        items += items_of.bridge_items(cut_words(gathered.resume.episode_bridge, BRIDGE_CHARS))
     if facts.display_name:
         items.append(items_of.name_item(facts.display_name))
     items += [
@@ -159,14 +159,17 @@ def related_entities(found: Sequence[Entity], named: Sequence[str]) -> tuple[Ent
 
 def _bridge(query: ComposeQuery, gathered: Gathered, allowed: frozenset[str]) -> str:
     resume, facts = gathered.resume, gathered.facts
-    if query.mode != SESSION_START or resume is None or items_of.BRIDGE not in allowed:
+    if query.mode != SESSION_START or resume is None:
         return ""
     # §2.21: the resume bundle is always built; surfacing respects the user's preferences
     # and the tier (COLD is never surfaced unprompted).
     held = facts.auto_resume_disabled or facts.recall_only_when_asked or resume.tier == "COLD"
     if held and not asks_for_continuity(query.query):
         return ""
-    return cut_words(resume.episode_bridge, BRIDGE_CHARS)
+    # Built from the sentences the guard let pass.
+    return items_of.kept_sentences(
+        items_of.BRIDGE, cut_words(resume.episode_bridge, BRIDGE_CHARS), allowed
+    )
 
 
 @dataclass
@@ -242,8 +245,8 @@ def compose_bundle(
         for lp in kept(items_of.LOOP, session.loops[:GUARD_LOOPS], allowed)
     ]
     loops = sorted(loops, key=lambda lp: (-lp.salience, lp.open_us, lp.loop_id))[:MAX_LOOPS]
-    summary = (
-        cut_words(session.rolling_summary, SUMMARY_CHARS) if items_of.SUMMARY in allowed else ""
+    summary = items_of.kept_sentences(
+        items_of.SUMMARY, cut_words(session.rolling_summary, SUMMARY_CHARS), allowed
     )
     entities = kept(items_of.ENTITY, gathered.entities, allowed) if pull_allowed else []
 
