@@ -403,3 +403,41 @@ async def test_forget_user_removes_everything_of_the_user_and_nothing_of_others(
     kept = await _context(clients, other, "s2", later, [])
     assert [t.turn_id for t in kept.working_memory.turns] == ["u3"]
     assert _says(await _retrieve(clients, other, shared, later), shared)
+
+
+async def test_effects_still_queued_for_a_ranker_that_is_down_lose_the_forgotten_words(
+    backend: Backend, clients: Clients
+) -> None:
+    scope = new_scope()
+    city = _word()
+    t0 = _now_us()
+    backend.mesh.pause("retrieval_ranker")
+    try:
+        # The index effects of these turns stay queued in the ThreadStore's outbox.
+        await _append(
+            clients,
+            scope,
+            _turn("p1", "s1", f"My sister lives in {city}. I like tea.", t0),
+            _turn("p2", "s1", "We play chess on Sundays.", t0 + SECOND_US),
+        )
+        assert city in await _stored(backend, scope, city)
+        redacted = await clients.threads.RedactTurns(
+            pb.RedactTurnsRequest(
+                scope=scope, turn_ids=["p1"], forget_terms=[city], now=timestamp_of(t0)
+            )
+        )
+        assert list(redacted.redacted_turn_ids) == ["p1"]
+        # Nothing waiting for the ranker still carries the words.
+        assert await _stored(backend, scope, city) == []
+    finally:
+        backend.mesh.resume("retrieval_ranker")
+    deadline = time.monotonic() + 20
+    while True:
+        found = await _retrieve(clients, scope, "tea chess", t0 + SECOND_US)
+        if {"p1", "p2"} <= {c.doc_id for c in found.turns}:
+            break
+        assert time.monotonic() < deadline, "the queued index effects were not delivered"
+        await asyncio.sleep(0.2)
+    texts = {c.doc_id: c.document.turn.text for c in found.turns}
+    assert texts["p1"] == "I like tea." and city not in str(found)
+    await _nowhere_stored(backend, scope, city)
