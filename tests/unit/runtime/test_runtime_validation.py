@@ -89,7 +89,7 @@ def test_required_enum_must_not_be_unspecified_and_integers_are_bounded() -> Non
 
 def test_unbounded_strings_still_have_a_ceiling() -> None:
     request = valid_append()
-    request.events[0].attributes.add(name="note", string_value="x" * 513)
+    request.events[0].attributes.add(name="note", string_value="x" * 1025)
     assert fields(request) == ["events[0].attributes[0].string_value"]
 
 
