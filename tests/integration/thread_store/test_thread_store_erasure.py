@@ -202,6 +202,27 @@ def _stored_bytes(backend: Backend, scope: scope_pb2.UserScope) -> list[bytes]:
     return blobs
 
 
+def _vacuumed_since(postgres_url: str, since: float) -> None:
+    """PostgreSQL ran VACUUM on the archive and the index documents after `since`."""
+    deadline = time.monotonic() + 10
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        while True:
+            rows = connection.execute(
+                "SELECT schemaname, relname, EXTRACT(EPOCH FROM last_vacuum) FROM pg_stat_user_tables "
+                "WHERE (schemaname, relname) IN (('thread_store', 'thread_turns'), "
+                "('retrieval_ranker', 'ranker_documents'))"
+            ).fetchall()
+            done = {
+                (row[0], row[1])
+                for row in rows
+                if row[2] is not None and float(row[2]) >= since - 1
+            }
+            if len(done) == 2:
+                return
+            assert time.monotonic() < deadline, f"no VACUUM after the erasure: {rows}"
+            time.sleep(0.2)
+
+
 async def _stored(backend: Backend, scope: scope_pb2.UserScope, *words: str) -> list[str]:
     """The words (as said, or lower-cased as in graph node ids) some stored byte holds."""
     needles = [w.encode() for w in words] + [w.lower().encode() for w in words]
@@ -375,6 +396,7 @@ async def test_forget_user_removes_everything_of_the_user_and_nothing_of_others(
     )
     later = t0 + 3 * HOUR_US
 
+    forgotten_at = time.time()
     forgotten = await clients.threads.ForgetUser(
         pb.ForgetUserRequest(scope=scope, now=timestamp_of(later))
     )
@@ -399,6 +421,8 @@ async def test_forget_user_removes_everything_of_the_user_and_nothing_of_others(
         == []
     )
     await _nowhere_stored(backend, scope, secret)
+    if backend.postgres_url is not None:
+        _vacuumed_since(backend.postgres_url, forgotten_at)
     # The other user keeps everything.
     kept = await _context(clients, other, "s2", later, [])
     assert [t.turn_id for t in kept.working_memory.turns] == ["u3"]
