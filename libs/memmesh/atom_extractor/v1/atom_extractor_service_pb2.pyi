@@ -407,6 +407,7 @@ class ProcessResponse(_message.Message):
     REJECTIONS_FIELD_NUMBER: _builtins.int
     DUPLICATE_FIELD_NUMBER: _builtins.int
     PENDING_EFFECTS_FIELD_NUMBER: _builtins.int
+    ERASURE_FIELD_NUMBER: _builtins.int
     relevant: _builtins.bool
     """True when the turn held a durable fact."""
     command: Global___Command.ValueType
@@ -433,6 +434,10 @@ class ProcessResponse(_message.Message):
     def rejections(self) -> _containers.RepeatedCompositeFieldContainer[Global___Rejection]:
         """Candidates rejected by the gates."""
 
+    @_builtins.property
+    def erasure(self) -> Global___Erasure:
+        """What the turn's forget reached beyond the capsule (unset when it forgot nothing)."""
+
     def __init__(
         self,
         *,
@@ -445,14 +450,55 @@ class ProcessResponse(_message.Message):
         rejections: _abc.Iterable[Global___Rejection] | None = ...,
         duplicate: _builtins.bool = ...,
         pending_effects: _builtins.int = ...,
+        erasure: Global___Erasure | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["correction", b"correction"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["correction", b"correction", "erasure", b"erasure"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["changes", b"changes", "command", b"command", "command_target", b"command_target", "correction", b"correction", "duplicate", b"duplicate", "facts", b"facts", "pending_effects", b"pending_effects", "rejections", b"rejections", "relevant", b"relevant"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["changes", b"changes", "command", b"command", "command_target", b"command_target", "correction", b"correction", "duplicate", b"duplicate", "erasure", b"erasure", "facts", b"facts", "pending_effects", b"pending_effects", "rejections", b"rejections", "relevant", b"relevant"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ProcessResponse: _TypeAlias = ProcessResponse  # noqa: Y015
+
+@_typing.final
+class Erasure(_message.Message):
+    """What a forget reached beyond the capsule, so a caller drops its own queued copies of the
+    forgotten words (e.g. the gateway's queued extractions).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVERYTHING_FIELD_NUMBER: _builtins.int
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    FORGET_TERMS_FIELD_NUMBER: _builtins.int
+    EMPTIED_TURN_IDS_FIELD_NUMBER: _builtins.int
+    everything: _builtins.bool
+    """Everything of the user was forgotten."""
+    session_id: _builtins.str
+    """A conversation forgotten whole (empty when none)."""
+    @_builtins.property
+    def forget_terms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The words cut from the archive: a queued copy holding any of them goes."""
+
+    @_builtins.property
+    def emptied_turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Turns emptied whole (a DO_NOT_STORE turn)."""
+
+    def __init__(
+        self,
+        *,
+        everything: _builtins.bool = ...,
+        session_id: _builtins.str = ...,
+        forget_terms: _abc.Iterable[_builtins.str] | None = ...,
+        emptied_turn_ids: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["emptied_turn_ids", b"emptied_turn_ids", "everything", b"everything", "forget_terms", b"forget_terms", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Erasure: _TypeAlias = Erasure  # noqa: Y015
 
 @_typing.final
 class ForgetRequest(_message.Message):
@@ -893,6 +939,7 @@ class RunCommandResponse(_message.Message):
     RULES_REQUESTED_FIELD_NUMBER: _builtins.int
     DUPLICATE_FIELD_NUMBER: _builtins.int
     PENDING_EFFECTS_FIELD_NUMBER: _builtins.int
+    ERASURE_FIELD_NUMBER: _builtins.int
     command: Global___Command.ValueType
     """The command run."""
     duplicate: _builtins.bool
@@ -907,6 +954,10 @@ class RunCommandResponse(_message.Message):
     def rules_requested(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Exposure rules requested from the ExposureGuard, as "KIND:TARGET_TYPE:target"."""
 
+    @_builtins.property
+    def erasure(self) -> Global___Erasure:
+        """What the command's forget reached beyond the capsule (unset when it forgot nothing)."""
+
     def __init__(
         self,
         *,
@@ -915,10 +966,11 @@ class RunCommandResponse(_message.Message):
         rules_requested: _abc.Iterable[_builtins.str] | None = ...,
         duplicate: _builtins.bool = ...,
         pending_effects: _builtins.int = ...,
+        erasure: Global___Erasure | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["erasure", b"erasure"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["changes", b"changes", "command", b"command", "duplicate", b"duplicate", "pending_effects", b"pending_effects", "rules_requested", b"rules_requested"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["changes", b"changes", "command", b"command", "duplicate", b"duplicate", "erasure", b"erasure", "pending_effects", b"pending_effects", "rules_requested", b"rules_requested"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -552,10 +552,14 @@ class DebugUserResponse(_message.Message):
     LAST_INTERACTION_TIME_FIELD_NUMBER: _builtins.int
     ATOM_COUNTS_FIELD_NUMBER: _builtins.int
     PENDING_EXTRACTIONS_FIELD_NUMBER: _builtins.int
+    EFFECTS_FIELD_NUMBER: _builtins.int
+    DEAD_EFFECTS_FIELD_NUMBER: _builtins.int
     last_session_id: _builtins.str
     """Last session id."""
     pending_extractions: _builtins.int
     """Extraction items waiting for retry."""
+    dead_effects: _builtins.int
+    """Effects given up (dead letters kept with their reason for an operator)."""
     @_builtins.property
     def last_interaction_time(self) -> _timestamp_pb2.Timestamp:
         """Last interaction."""
@@ -564,6 +568,12 @@ class DebugUserResponse(_message.Message):
     def atom_counts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Number of atoms by status, "ACTIVE=3"."""
 
+    @_builtins.property
+    def effects(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The user's effects in the gateway's outbox by state and kind, sorted:
+        "pending:extract=2", "dead:fill_profile=1".
+        """
+
     def __init__(
         self,
         *,
@@ -571,10 +581,12 @@ class DebugUserResponse(_message.Message):
         last_interaction_time: _timestamp_pb2.Timestamp | None = ...,
         atom_counts: _abc.Iterable[_builtins.str] | None = ...,
         pending_extractions: _builtins.int = ...,
+        effects: _abc.Iterable[_builtins.str] | None = ...,
+        dead_effects: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["last_interaction_time", b"last_interaction_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["atom_counts", b"atom_counts", "last_interaction_time", b"last_interaction_time", "last_session_id", b"last_session_id", "pending_extractions", b"pending_extractions"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["atom_counts", b"atom_counts", "dead_effects", b"dead_effects", "effects", b"effects", "last_interaction_time", b"last_interaction_time", "last_session_id", b"last_session_id", "pending_extractions", b"pending_extractions"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

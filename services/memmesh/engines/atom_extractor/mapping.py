@@ -15,6 +15,7 @@ from memmesh.engines.atom_extractor.domain.capsule import (
     ProvenanceEntry,
     RejectionEntry,
 )
+from memmesh.engines.atom_extractor.domain.erasure import Erasure
 from memmesh.extraction.model import Command, ExtractedFact
 from memmesh.runtime.errors import FieldViolation, InvalidInput
 from memmesh.runtime.timeconv import timestamp_of
@@ -155,3 +156,15 @@ def page_after(token: str) -> tuple[str, str] | None:
         raise InvalidInput(
             [FieldViolation("page_token", "is not a token this service issued")]
         ) from bad
+
+
+def erasure_message(erasure: Erasure | None) -> pb.Erasure | None:
+    """What a forget reached, for the caller; None when nothing was forgotten."""
+    if erasure is None:
+        return None
+    return pb.Erasure(
+        everything=erasure.everything,
+        session_id=erasure.session_id,
+        forget_terms=list(erasure.terms),
+        emptied_turn_ids=list(erasure.whole_turn_ids),
+    )

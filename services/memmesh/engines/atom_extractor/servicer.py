@@ -48,6 +48,9 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
             duplicate=outcome.duplicate,
             pending_effects=outcome.pending_effects,
         )
+        erasure = mapping.erasure_message(outcome.plan.erasure if outcome.plan else None)
+        if erasure is not None:
+            response.erasure.CopyFrom(erasure)
         if result.correction is not None:
             response.correction.CopyFrom(
                 pb.Correction(heard=result.correction.heard, meant=result.correction.meant)
@@ -162,13 +165,17 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
             request.request_id,
             micros_of(request.now),
         )
-        return pb.RunCommandResponse(
+        response = pb.RunCommandResponse(
             command=request.command,
             changes=[mapping.change_message(c) for c in outcome.changes],
             rules_requested=[r.label() for r in outcome.plan.rules] if outcome.plan else [],
             duplicate=outcome.duplicate,
             pending_effects=outcome.pending_effects,
         )
+        erasure = mapping.erasure_message(outcome.plan.erasure if outcome.plan else None)
+        if erasure is not None:
+            response.erasure.CopyFrom(erasure)
+        return response
 
     async def ListCorrections(
         self, request: pb.ListCorrectionsRequest, context: grpc.aio.ServicerContext

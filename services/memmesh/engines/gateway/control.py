@@ -6,12 +6,11 @@ from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.engines.gateway.budget import TurnBudget
-from memmesh.engines.gateway.effects import EXTRACT
+from memmesh.engines.gateway.effects import EXTRACT, ErasingOutbox, drop_forgotten, effect_counts
 from memmesh.engines.gateway.mapping import atom_counts, extractor_command
 from memmesh.engines.gateway.ports import (
     CapsulePeer,
     CurrentStatePeer,
-    EffectOutbox,
     ExposureGuardPeer,
     SessionsPeer,
 )
@@ -33,7 +32,7 @@ class ControlHandler:
         state: CurrentStatePeer,
         extractor: CapsulePeer,
         guard: ExposureGuardPeer,
-        outbox: EffectOutbox,
+        outbox: ErasingOutbox,
         budget_s: float,
     ) -> None:
         self._threads = threads
@@ -56,6 +55,11 @@ class ControlHandler:
             now=request.now,
         )
         reply = await self._extractor.run_command(run, budget.remaining_s())
+        if reply.HasField("erasure"):
+            # The gateway's own queued copies of the forgotten words go too.
+            await drop_forgotten(
+                self._outbox, request.scope.tenant_id, request.scope.user_id, reply.erasure
+            )
         reasons = sorted({change.reason_code for change in reply.changes if change.reason_code})
         name = pb.UserCommand.Name(request.command).removeprefix("USER_COMMAND_")
         return pb.CommandResponse(
@@ -136,12 +140,15 @@ class ControlHandler:
         except DependencyFailed:
             # The operator view degrades rather than fails while the capsule is down.
             counts = ["atom_extractor=UNAVAILABLE"]
+        effects, dead = effect_counts(await self._outbox.tally(scope.tenant_id, scope.user_id))
         response = pb.DebugUserResponse(
             last_session_id=state.state.last_session_id,
             atom_counts=counts,
             pending_extractions=await self._outbox.count_pending(
                 scope.tenant_id, scope.user_id, EXTRACT
             ),
+            effects=effects,
+            dead_effects=dead,
         )
         if state.state.HasField("last_interaction_time"):
             response.last_interaction_time.CopyFrom(state.state.last_interaction_time)

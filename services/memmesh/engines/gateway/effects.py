@@ -6,7 +6,8 @@ not the gateway's: the ThreadStore feeds the index the turns and digests it arch
 
 from __future__ import annotations
 
-from typing import TypeVar
+from collections.abc import Callable
+from typing import Protocol, TypeVar
 
 from google.protobuf.message import DecodeError, Message
 
@@ -14,9 +15,19 @@ from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.engines.gateway.mapping import applied_changes
-from memmesh.engines.gateway.ports import CurrentStatePeer, ExtractionPeer
+from memmesh.engines.gateway.ports import CurrentStatePeer, EffectOutbox, ExtractionPeer
+from memmesh.extraction.commands import detect_command
 from memmesh.extraction.profile import PROFILE_REASON, stated_profile
-from memmesh.outbox import Done, Effect, EffectRejected, Handler, QueuedEffect
+from memmesh.extraction.text import normalize
+from memmesh.outbox import (
+    DeadEffect,
+    Done,
+    Effect,
+    EffectRejected,
+    Handler,
+    PurgeFilter,
+    QueuedEffect,
+)
 
 RECORD_INTERACTION = "record_interaction"
 EXTRACT = "extract"
@@ -105,12 +116,102 @@ def _decoded(message: type[M], effect: QueuedEffect) -> M:
         raise EffectRejected(f"undecodable {effect.kind} payload") from error
 
 
+class ErasingOutbox(EffectOutbox, Protocol):
+    """The outbox as a forget and the operator view use it."""
+
+    async def pending(self, tenant_id: str, user_id: str) -> list[QueuedEffect]: ...
+
+    async def dead(self, tenant_id: str, user_id: str) -> list[DeadEffect]: ...
+
+    async def purge(self, tenant_id: str, user_id: str) -> None: ...
+
+    async def purge_matching(self, tenant_id: str, user_id: str, which: PurgeFilter) -> int: ...
+
+    async def tally(self, tenant_id: str, user_id: str) -> list[tuple[str, str, int]]: ...
+
+
+def _turn_of(effect: QueuedEffect | DeadEffect) -> memory_pb2.Turn | None:
+    """The turn a queued extraction carries (None for other kinds or an undecodable one)."""
+    if effect.kind != EXTRACT:
+        return None
+    try:
+        return extractor_pb.ProcessRequest.FromString(effect.payload).turn
+    except DecodeError:
+        return None
+
+
+def _holds_any(text: str, terms: list[str]) -> bool:
+    folded = " ".join(text.split()).casefold()
+    return any(" ".join(t.split()).casefold() in folded for t in terms if t.strip())
+
+
+def forgotten_copies(
+    effects: list[QueuedEffect | DeadEffect], erasure: extractor_pb.Erasure, keep: str = ""
+) -> tuple[str, ...]:
+    """Keys of the queued and dead copies of the forgotten words: the extractions (and the
+    profile fills after them) of turns of the forgotten conversation, emptied by the forget,
+    or holding a forgotten term. A queued turn that itself carries a command stays: the
+    extractor drops its facts and the command still holds (`keep` is the effect being
+    delivered, completed by the drainer itself)."""
+    terms = list(erasure.forget_terms)
+    emptied = set(erasure.emptied_turn_ids)
+    keys: set[str] = set()
+    for effect in effects:
+        turn = _turn_of(effect)
+        if turn is None or effect.key == keep:
+            continue
+        if turn.turn_id in emptied or (
+            erasure.session_id and turn.session_id == erasure.session_id
+        ):
+            pass
+        elif not _holds_any(turn.text, terms) or detect_command(normalize(turn.text)).command:
+            continue
+        keys |= {effect.key, f"{FILL_PROFILE}:{turn.turn_id}"}
+    return tuple(sorted(keys))
+
+
+async def drop_forgotten(
+    outbox: ErasingOutbox,
+    tenant_id: str,
+    user_id: str,
+    erasure: extractor_pb.Erasure,
+    keep: str = "",
+) -> int:
+    """After a forget, the gateway's own queued and dead copies of the words go (forget
+    everything: every effect of the user); how many were dropped."""
+    if erasure.everything:
+        return await outbox.purge_matching(
+            tenant_id, user_id, PurgeFilter(kinds=(RECORD_INTERACTION, EXTRACT, FILL_PROFILE))
+        )
+    effects: list[QueuedEffect | DeadEffect] = [
+        *await outbox.pending(tenant_id, user_id),
+        *await outbox.dead(tenant_id, user_id),
+    ]
+    keys = forgotten_copies(effects, erasure, keep)
+    return await outbox.purge_matching(tenant_id, user_id, PurgeFilter(keys=keys)) if keys else 0
+
+
+def effect_counts(tally: list[tuple[str, str, int]]) -> tuple[list[str], int]:
+    """The operator's view of a user's effects: "pending:extract=2", and the dead count."""
+    return [f"{state}:{kind}={count}" for state, kind, count in tally], sum(
+        count for state, _, count in tally if state == "dead"
+    )
+
+
 class EffectHandlers:
     """Delivery of each effect kind to the peer that owns it."""
 
-    def __init__(self, state: CurrentStatePeer, extractor: ExtractionPeer) -> None:
+    def __init__(
+        self,
+        state: CurrentStatePeer,
+        extractor: ExtractionPeer,
+        outbox: Callable[[], ErasingOutbox | None] = lambda: None,
+    ) -> None:
         self._state = state
         self._extractor = extractor
+        # The outbox delivering these handlers (bound after it is built): a spoken forget
+        # drops the gateway's own queued copies of the words.
+        self._outbox = outbox
 
     def by_kind(self) -> dict[str, Handler]:
         """The outbox handlers."""
@@ -127,6 +228,12 @@ class EffectHandlers:
         """Extract the turn; the profile fields it states are filled next, as their own effects."""
         request = _decoded(extractor_pb.ProcessRequest, effect)
         processed = await self._extractor.process(request, timeout_s)
+        outbox = self._outbox()
+        if outbox is not None and processed.HasField("erasure"):
+            scope = request.scope
+            await drop_forgotten(
+                outbox, scope.tenant_id, scope.user_id, processed.erasure, keep=effect.key
+            )
         return Done(processed, then=tuple(fill_profile_effects(request, processed)))
 
     async def fill_profile(self, effect: QueuedEffect, timeout_s: float) -> object:
