@@ -8,6 +8,7 @@ import logging
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import grpc
@@ -129,8 +130,6 @@ def _restarts(engine: dict[str, object] | None) -> str:
 
 def cmd_certs(args: argparse.Namespace) -> int:
     """Write a development CA and every engine's, the gateway's and a tool's certificates."""
-    from pathlib import Path
-
     from memmesh.runtime.tls import make_certificates
 
     directory = Path(args.dir)
@@ -156,8 +155,14 @@ def cmd_extract(args: argparse.Namespace) -> int:
 def _gateway_client(args: argparse.Namespace) -> GatewayClient:
     from memmesh.client.gateway import GatewayClient
 
+    settings = MeshSettings()
+    ca = args.ca or (settings.tls_files("client").ca if settings.tls_enabled else None)
+    credentials = grpc.ssl_channel_credentials(Path(ca).read_bytes()) if ca else None
     return GatewayClient(
-        args.gateway or MeshSettings().addr_of("gateway"), args.key, tenant_id=args.tenant
+        args.gateway or settings.addr_of("gateway"),
+        args.key,
+        tenant_id=args.tenant,
+        credentials=credentials,
     )
 
 
@@ -191,6 +196,11 @@ def _gateway_options(command: argparse.ArgumentParser) -> None:
         "--gateway", default=None, help="host:port (default: MEMMESH_GATEWAY_ADDR)"
     )
     command.add_argument("--channel", choices=["voice", "text"], default="voice")
+    command.add_argument(
+        "--ca",
+        default=None,
+        help="CA file for TLS to the gateway (default: ca.pem of MEMMESH_TLS_DIR, if set)",
+    )
 
 
 def parser() -> argparse.ArgumentParser:

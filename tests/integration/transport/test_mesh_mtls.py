@@ -4,6 +4,10 @@ a mesh certificate without the internal token is refused too, reflection include
 
 from __future__ import annotations
 
+import asyncio
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -168,3 +172,26 @@ async def test_the_gateway_reflects_only_for_a_tenant_key(mesh: Mesh, certs: Pat
         assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
         names = await _list_services(channel, (("authorization", "Bearer demo-key"),))
     assert "memmesh.gateway.v1.GatewayService" in names
+
+
+def _status(mesh: Mesh, tls_dir: Path | None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMMESH_")}
+    env |= {f"MEMMESH_{name.upper()}_ADDR": addr for name, addr in mesh.addrs.items()}
+    if tls_dir is not None:
+        env["MEMMESH_TLS_DIR"] = str(tls_dir)
+    return subprocess.run(
+        [sys.executable, "-m", "memmesh.cli.main", "status", "--timeout", "3"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+async def test_memmesh_status_checks_the_mesh_over_mtls(mesh: Mesh, certs: Path) -> None:
+    served = await asyncio.to_thread(_status, mesh, certs)
+    assert served.returncode == 0, served.stdout + served.stderr
+    assert served.stdout.count("SERVING") == len(built_engines())
+    # Without the certificates, no engine answers it.
+    refused = await asyncio.to_thread(_status, mesh, None)
+    assert refused.returncode == 1 and "SERVING" not in refused.stdout.replace("NOT_SERVING", "")
