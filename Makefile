@@ -12,7 +12,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export GRPC_VERBOSITY ?= ERROR
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 
-.PHONY: run test setup proto proto-check lint format unit contract integration acceptance bench eval-extraction eval-retrieval clean
+.PHONY: run test setup proto proto-check lint format unit contract integration acceptance bench privacy-audit eval-extraction eval-retrieval clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -65,6 +65,11 @@ test: $(STAMP) proto-check lint
 
 bench: $(STAMP)
 	$(PY) -m memmesh.bench
+
+# Seeded privacy commands through the gateway on SQLite and PostgreSQL + Redis, then a scan
+# of every byte the mesh wrote and every Brief; prints the counts as JSON, fails unless 0.
+privacy-audit: $(STAMP)
+	$(PY) -m memmesh.bench.privacy_audit
 
 eval-extraction: $(STAMP)
 	$(PY) -m memmesh.bench.eval_extraction

@@ -12,43 +12,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-from memmesh.bench.privacy_audit import driver, scanner
-from memmesh.bench.privacy_audit.generator import Script, generate
-
-POSTGRES_ADMIN_URL = os.environ.get(
-    "MEMMESH_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
-)
-REDIS_URL = os.environ.get("MEMMESH_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-def audit_backend(
-    script: Script, backend: str, *, concurrency: int = 4, settle_s: float = 5.0
-) -> dict[str, object]:
-    """Run the script through a fresh mesh on one backend ("sqlite" or "postgres", the
-    latter with Redis) and scan what it left; the scratch database is dropped after."""
-    with tempfile.TemporaryDirectory(prefix="memmesh-audit-") as work:
-        if backend == "sqlite":
-            run = driver.run(
-                script, "sqlite", Path(work), concurrency=concurrency, settle_s=settle_s
-            )
-            return scanner.scan(run, script)
-        with driver.scratch_database(POSTGRES_ADMIN_URL, driver.new_database_name()) as url:
-            run = driver.run(
-                script,
-                "postgres",
-                Path(work),
-                postgres_url=url,
-                redis_url=REDIS_URL,
-                concurrency=concurrency,
-                settle_s=settle_s,
-            )
-            return scanner.scan(run, script)
+from memmesh.bench.privacy_audit.audit import audit_backend
+from memmesh.bench.privacy_audit.driver import forget_everything_command
+from memmesh.bench.privacy_audit.generator import generate
 
 
 def main(argv: list[str]) -> int:
@@ -66,7 +35,7 @@ def main(argv: list[str]) -> int:
         users=args.users,
         turns_per_user=args.turns,
         tag_nonce=nonce,
-        forget_everything_command=driver.forget_everything_command(),
+        forget_everything_command=forget_everything_command(),
     )
     result: dict[str, object] = {
         "script": {

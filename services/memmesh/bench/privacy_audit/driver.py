@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 import uuid
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -142,6 +142,10 @@ class Run:
     span_exports: list[bytes]
     briefs: list[BriefRecord]
     errors: Counter[str]
+    # The first error message of each kind of failed call.
+    error_details: dict[str, str] = field(default_factory=dict)
+    # Mean latency of each kind of call, milliseconds.
+    mean_ms: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
 
 
@@ -166,9 +170,15 @@ def new_database_name() -> str:
 
 
 async def _play(
-    client: GatewayClient, user: UserScript, briefs: list[BriefRecord], errors: Counter[str]
+    client: GatewayClient,
+    user: UserScript,
+    briefs: list[BriefRecord],
+    errors: Counter[str],
+    error_details: dict[str, str],
+    busy: dict[str, float],
 ) -> None:
     for index, step in enumerate(user.steps):
+        started = time.perf_counter()
         try:
             if step.kind == "ingest":
                 await client.ingest(
@@ -203,11 +213,21 @@ async def _play(
                     )
                 )
         except grpc.aio.AioRpcError as error:
-            errors[f"{step.kind}:{error.code().name}"] += 1
+            key = f"{step.kind}:{step.command or step.probe or step.role}:{error.code().name}"
+            errors[key] += 1
+            error_details.setdefault(key, (error.details() or "")[:200])
+        finally:
+            busy[step.kind] += time.perf_counter() - started
 
 
 async def _drive(
-    script: Script, gateway: str, tenant: str, concurrency: int, errors: Counter[str]
+    script: Script,
+    gateway: str,
+    tenant: str,
+    concurrency: int,
+    errors: Counter[str],
+    error_details: dict[str, str],
+    busy: dict[str, float],
 ) -> list[BriefRecord]:
     briefs: list[BriefRecord] = []
     queue = list(script.users)
@@ -215,7 +235,7 @@ async def _drive(
     async def worker() -> None:
         async with GatewayClient(gateway, TENANT_KEY, tenant_id=tenant) as client:
             while queue:
-                await _play(client, queue.pop(0), briefs, errors)
+                await _play(client, queue.pop(0), briefs, errors, error_details, busy)
 
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     return briefs
@@ -238,6 +258,8 @@ def run(
     tenant = f"audit-{uuid.uuid4().hex[:8]}"
     sink = SpanSink()
     errors: Counter[str] = Counter()
+    error_details: dict[str, str] = {}
+    busy: dict[str, float] = defaultdict(float)
     started = time.perf_counter()
 
     async def main() -> list[BriefRecord]:
@@ -258,7 +280,9 @@ def run(
         mesh = LoggedMesh(built_engines(), env=env, log_dir=log_dir)
         await asyncio.to_thread(mesh.start)
         try:
-            briefs = await _drive(script, mesh.addrs["gateway"], tenant, concurrency, errors)
+            briefs = await _drive(
+                script, mesh.addrs["gateway"], tenant, concurrency, errors, error_details, busy
+            )
             # Queued effects and span batches get time to land before the mesh stops.
             await asyncio.sleep(settle_s)
         finally:
@@ -277,5 +301,10 @@ def run(
         span_exports=sink.exports,
         briefs=briefs,
         errors=errors,
+        error_details=error_details,
+        mean_ms={
+            kind: round(busy[kind] * 1000 / count, 1)
+            for kind, count in Counter(s.kind for u in script.users for s in u.steps).items()
+        },
         seconds=round(time.perf_counter() - started, 1),
     )

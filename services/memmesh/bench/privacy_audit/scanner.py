@@ -330,5 +330,7 @@ def scan(run: Run, script: Script) -> dict[str, object]:
     scan_briefs(report, needles, run)
     result = report.as_json(surfaces)
     result["errors"] = dict(sorted(run.errors.items()))
+    result["error_details"] = dict(sorted(run.error_details.items()))
+    result["mean_ms"] = run.mean_ms
     result["seconds"] = run.seconds
     return result
