@@ -3,6 +3,8 @@ servicer -> server. The outbox drainer runs as long as the server does."""
 
 from __future__ import annotations
 
+import logging
+
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as pb_grpc
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
@@ -32,6 +34,7 @@ from memmesh.runtime.server import ServiceRegistration
 from memmesh.runtime.settings import MeshSettings
 from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as thread_grpc
 
+log = logging.getLogger("memmesh.atom_extractor")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["AtomExtractorService"].full_name
 DEPENDENCIES = (
     "ledger",
@@ -65,6 +68,13 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     """Wire the AtomExtractor from settings."""
     own = AtomExtractorSettings()
     store = await SqlCapsuleStore.open(settings.storage_url, settings.data_dir)
+    device_sync = (
+        own.device_sync
+        if own.device_sync is not None
+        else "outbox_sync_addr" in settings.model_fields_set
+    )
+    if not device_sync:
+        log.warning("no OutboxSync in this mesh: forgets reach no device's copy")
     channels = {
         name: engine_channel(
             settings.addr_of(name), settings.internal_token, settings.default_call_timeout_s
@@ -77,7 +87,9 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         guard=GrpcGuard(guard_grpc.ExposureGuardServiceStub(channels["exposure_guard"])),
         state=GrpcState(state_grpc.CurrentStateServiceStub(channels["current_state"])),
         threads=GrpcThreads(thread_grpc.ThreadStoreServiceStub(channels["thread_store"])),
-        devices=GrpcDevices(sync_grpc.OutboxSyncServiceStub(channels["outbox_sync"])),
+        devices=GrpcDevices(sync_grpc.OutboxSyncServiceStub(channels["outbox_sync"]))
+        if device_sync
+        else None,
     )
     policy = RetryPolicy(
         attempt_timeout_s=own.effect_attempt_s,

@@ -187,7 +187,7 @@ class EffectHandlers:
                 )
             case EffectKind.INDEX_FORGET_USER:
                 await self._deps.index.forget_user(tenant_id, user_id)
-            case EffectKind.DEVICE_FORGET:
+            case EffectKind.DEVICE_FORGET if self._deps.devices is not None:
                 await self._deps.devices.forget_items(
                     tenant_id,
                     user_id,
@@ -195,12 +195,15 @@ class EffectHandlers:
                     list(payload["keys"]),  # type: ignore[call-overload]
                     int(payload["now_us"]),  # type: ignore[call-overload]
                 )
-            case EffectKind.DEVICE_FORGET_USER:
+            case EffectKind.DEVICE_FORGET_USER if self._deps.devices is not None:
                 await self._deps.devices.forget_user(
                     tenant_id,
                     user_id,
                     int(payload["now_us"]),  # type: ignore[call-overload]
                 )
+            case EffectKind.DEVICE_FORGET | EffectKind.DEVICE_FORGET_USER:
+                # Queued while the mesh had OutboxSync, now without it: kept for an operator.
+                raise EffectRejected("no OutboxSync in this mesh")
             case EffectKind.THREAD_RESTRICT:
                 await self._deps.threads.restrict_turns(
                     tenant_id,

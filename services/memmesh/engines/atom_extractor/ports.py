@@ -200,4 +200,5 @@ class Dependencies:
     guard: GuardPort
     state: StatePort
     threads: ThreadPort
-    devices: DevicePort
+    # None when the mesh has no OutboxSync: a forget then reaches no device.
+    devices: DevicePort | None

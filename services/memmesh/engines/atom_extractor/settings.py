@@ -43,6 +43,10 @@ class AtomExtractorSettings(BaseSettings):
     effect_retry_initial_s: float = Field(default=0.2, gt=0)
     effect_retry_max_s: float = Field(default=30.0, gt=0)
     effect_max_attempts: int = Field(default=100, ge=1)
+    # A forget reaches devices' copies through OutboxSync. Unset: on whenever the mesh names
+    # OutboxSync's address (MEMMESH_OUTBOX_SYNC_ADDR, as every full mesh does), off for a
+    # mesh without it (a warning says so at start).
+    device_sync: bool | None = None
 
     def windows(self) -> FreshnessWindows:
         return FreshnessWindows(

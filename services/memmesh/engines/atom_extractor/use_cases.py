@@ -14,6 +14,7 @@ from memmesh.engines.atom_extractor.domain.capsule import (
     CapsuleCommit,
     ChangeKind,
     CorrectionPair,
+    Effect,
     ProvenanceEntry,
     RejectionEntry,
     TurnInput,
@@ -29,6 +30,7 @@ from memmesh.engines.atom_extractor.domain.control import (
 )
 from memmesh.engines.atom_extractor.domain.corrections import apply_correction
 from memmesh.engines.atom_extractor.domain.erasure import (
+    Erasure,
     erasure_effects,
     late_dropped,
     local_erasure,
@@ -169,7 +171,7 @@ class CapsuleService:
                     if session_id and applied.touched
                     else None,
                     effects=effects_of(ws, ctx, applied.events, applied.plan)
-                    + (erasure_effects(erasure, ctx) if erasure is not None else []),
+                    + self._erasure_effects(erasure, ctx),
                     turn_session=applied.turn_session,
                     erasure=local_erasure(erasure, ctx) if erasure is not None else None,
                 )
@@ -455,6 +457,15 @@ class CapsuleService:
         return await self._store.load_related(
             tenant_id, user_id, related.keys, related.atom_ids, related.topics
         )
+
+    def _erasure_effects(self, erasure: Erasure | None, ctx: ChangeContext) -> list[Effect]:
+        """The forget's effects on other engines (none for devices in a mesh without them)."""
+        if erasure is None:
+            return []
+        effects = erasure_effects(erasure, ctx)
+        if self._deps.devices is None:
+            effects = [e for e in effects if not e.kind.startswith("DEVICE_")]
+        return effects
 
     async def _thread_turns(
         self, tenant_id: str, user_id: str, command: Command | None, session_id: str
