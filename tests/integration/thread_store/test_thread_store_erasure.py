@@ -356,6 +356,11 @@ async def test_forget_session_removes_the_conversation_and_answers_its_turn_ids(
         pb.ForgetSessionRequest(scope=scope, session_id="secret", now=timestamp_of(later))
     )
     assert not repeat.forgotten and list(repeat.turn_ids) == ["a1", "a2", "a3"]
+    # A retried append of a forgotten turn does not bring it back.
+    retried = await clients.threads.AppendTurn(
+        pb.AppendTurnRequest(scope=scope, turn=_turn("a1", "secret", f"My doctor {secret}.", t0))
+    )
+    assert retried.duplicate
 
     opened = await _context(clients, scope, "open", later + SECOND_US, [entity_node_id(secret)])
     assert _says(opened, secret) == [] and _says(opened, kept) == [kept]

@@ -111,6 +111,9 @@ class ThreadStoreUseCases:
                     duplicate=True,
                     exposure=stored[0].exposure if stored else turn.exposure,
                 )
+            if turn.turn_id in await tx.forgotten_session(turn.session_id):
+                # A retry of a turn whose conversation was forgotten must not bring it back.
+                return Appended(Mode.IN_SESSION, duplicate=True, exposure=turn.exposure)
             activity = await tx.user_activity()
             session = await tx.session(turn.session_id)
             mode = session_mode(session is not None, activity, turn.time_us, self._gap_us)
