@@ -154,3 +154,19 @@ async def test_a_plaintext_server_keeps_reflection_behind_the_token() -> None:
             assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
     finally:
         await server.stop(None)
+
+
+async def test_a_call_without_a_verified_peer_certificate_is_unauthenticated() -> None:
+    # The policy's own check, beside the TLS layer's: a server told to require a mesh
+    # certificate admits no call that arrived without one, token or not.
+    server = await start_server(
+        "127.0.0.1", 0, [], InternalTokenAuthenticator(TOKEN), require_peer_certificate=True
+    )
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await _reflect(channel, ((INTERNAL_TOKEN_HEADER, TOKEN),))
+            assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            assert "certificate" in (refused.value.details() or "")
+    finally:
+        await server.stop(None)
