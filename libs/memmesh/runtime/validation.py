@@ -303,9 +303,12 @@ def validate(message: Message) -> None:
         raise InvalidInput(found)
 
 
-# The caller's clock: `now` and the time of a turn must lie near the server's clock. A
-# client that puts microseconds into `seconds`, or a turn dated 9999, is refused here
-# rather than freezing session detection or queuing an effect that can never apply.
+# The caller's clock: `now` and the time of a turn being recorded must lie near the server's
+# clock. A client that puts microseconds into `seconds`, or a turn dated 9999, is refused here
+# rather than freezing session detection or queuing an effect that can never apply. Only what
+# a caller states about the present is checked: the request's own `now` (or
+# `interaction_time`) and the time of the turn it records (`turn.time`); copies of archived
+# turns and atoms inside a request keep the times they were recorded with.
 CLOCK_FIELD_NAMES = frozenset({"now", "interaction_time"})
 CLOCK_FIELDS_OF = {"memmesh.common.v1.Turn": frozenset({"time"})}
 
@@ -322,66 +325,53 @@ class ClockWindow(BaseSettings):
     future_s: int = Field(default=86_400, ge=0)
 
 
-def _is_clock_field(field: FieldDescriptor) -> bool:
-    if field.message_type is None or field.message_type.full_name != TIMESTAMP:
-        return False
-    owner = field.containing_type
-    extra = CLOCK_FIELDS_OF.get(owner.full_name, frozenset()) if owner is not None else frozenset()
-    return field.name in CLOCK_FIELD_NAMES or field.name in extra
+def _is_timestamp(field: FieldDescriptor) -> bool:
+    return field.message_type is not None and field.message_type.full_name == TIMESTAMP
 
 
 @cache
-def _clock_plan(descriptor: Descriptor) -> tuple[tuple[FieldDescriptor, bool], ...]:
-    """The fields that are, or may contain, caller clock times: (field, is_clock)."""
-    plan: list[tuple[FieldDescriptor, bool]] = []
+def _clock_plan(descriptor: Descriptor) -> tuple[tuple[str, ...], ...]:
+    """Paths (field names) of the caller clock times a request type carries."""
+    plan: list[tuple[str, ...]] = []
     for field in descriptor.fields:
-        if _is_clock_field(field):
-            plan.append((field, True))
-        elif (
-            field.message_type is not None
-            and field.message_type is not descriptor
-            and not field.message_type.GetOptions().map_entry
-            and field.message_type.full_name != TIMESTAMP
-            and _clock_plan(field.message_type)
-        ):
-            plan.append((field, False))
+        if field.is_repeated or field.message_type is None:
+            continue
+        if _is_timestamp(field) and field.name in CLOCK_FIELD_NAMES:
+            plan.append((field.name,))
+        for inner in CLOCK_FIELDS_OF.get(field.message_type.full_name, ()):
+            plan.append((field.name, inner))
     return tuple(plan)
 
 
+def _set_timestamp(message: Message, path: tuple[str, ...]) -> Any:
+    for name in path:
+        if not message.HasField(name):
+            return None
+        message = getattr(message, name)
+    return message
+
+
 def clock_violations(
-    message: Message, window: ClockWindow, server_now_s: float, prefix: str = ""
+    message: Message, window: ClockWindow, server_now_s: float
 ) -> list[FieldViolation]:
-    """Caller times (`now`, a turn's time) that lie outside the window around the server's
+    """Caller times (`now`, the recorded turn's time) outside the window around the server's
     clock. Times outside Timestamp's own range are left to validate()."""
     found: list[FieldViolation] = []
-    for field, is_clock in _clock_plan(message.DESCRIPTOR):
-        path = f"{prefix}{field.name}"
-        if field.is_repeated:
-            items = list(enumerate(getattr(message, field.name)))
-            named = [(f"{path}[{index}]", item) for index, item in items]
-        elif message.HasField(field.name):
-            named = [(path, getattr(message, field.name))]
-        else:
-            named = []
-        for item_path, item in named:
-            if not is_clock:
-                found.extend(clock_violations(item, window, server_now_s, f"{item_path}."))
-            elif _timestamp_passes(item):
-                seconds = item.seconds
-                if seconds < server_now_s - window.past_s:
-                    found.append(
-                        FieldViolation(
-                            item_path,
-                            f"must be at most {window.past_s} s before the server's clock",
-                        )
-                    )
-                elif seconds > server_now_s + window.future_s:
-                    found.append(
-                        FieldViolation(
-                            item_path,
-                            f"must be at most {window.future_s} s after the server's clock",
-                        )
-                    )
+    for path in _clock_plan(message.DESCRIPTOR):
+        timestamp = _set_timestamp(message, path)
+        if timestamp is None or not _timestamp_passes(timestamp):
+            continue
+        seconds, name = timestamp.seconds, ".".join(path)
+        if seconds < server_now_s - window.past_s:
+            found.append(
+                FieldViolation(name, f"must be at most {window.past_s} s before the server's clock")
+            )
+        elif seconds > server_now_s + window.future_s:
+            found.append(
+                FieldViolation(
+                    name, f"must be at most {window.future_s} s after the server's clock"
+                )
+            )
     return found
 
 

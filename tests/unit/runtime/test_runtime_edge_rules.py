@@ -232,3 +232,34 @@ def test_a_peers_verdict_on_the_input_passes_through_with_its_fields(peer_status
 def test_a_peer_that_is_down_is_still_unavailable() -> None:
     error = DependencyFailed("exposure_guard", "UNAVAILABLE", "connection refused")
     assert to_status(error).code == grpc.StatusCode.UNAVAILABLE
+
+
+def test_copies_of_archived_turns_keep_their_recorded_times() -> None:
+    # An index copy of a turn recorded long ago is not the caller's clock.
+    from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
+
+    request = ranker_pb.UpsertRequest(
+        scope=scope_pb2.UserScope(tenant_id="t", user_id="u"),
+        documents=[
+            ranker_pb.Document(
+                turn=memory_pb2.Turn(
+                    turn_id="t1",
+                    session_id="s1",
+                    role=memory_pb2.ROLE_USER,
+                    time=Timestamp(seconds=100),
+                )
+            )
+        ],
+    )
+    assert clock_violations(request, ClockWindow(), SERVER_NOW_S) == []
+    assert fields(request) == []
+
+
+def test_numeric_fields_that_were_unchecked_now_have_bounds() -> None:
+    from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
+
+    atom = memory_pb2.Atom(confidence_bp=10_001, use_count=-1, version=-1)
+    found = [v.field for v in violations(atom)]
+    assert {"confidence_bp", "use_count", "version"} <= set(found)
+    setting = state_pb.DeviceSetting(device_id="d1", wake_threshold_bp=-5)
+    assert fields(setting) == ["wake_threshold_bp"]

@@ -26,13 +26,19 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from memmesh.common.v1 import field_rules_pb2 as memmesh_dot_common_dot_v1_dot_field__rules__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ememmesh/common/v1/memory.proto\x12\x11memmesh.common.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#memmesh/common/v1/field_rules.proto\"\xf3\x04\n\x04\x41tom\x12\x0f\n\x07\x61tom_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x31\n\x08\x63\x61tegory\x18\x04 \x01(\x0e\x32\x1f.memmesh.common.v1.AtomCategory\x12)\n\x04type\x18\x05 \x01(\x0e\x32\x1b.memmesh.common.v1.AtomType\x12\x31\n\nprovenance\x18\x06 \x01(\x0e\x32\x1d.memmesh.common.v1.Provenance\x12\x15\n\rconfidence_bp\x18\x07 \x01(\x05\x12-\n\x08\x65xposure\x18\x08 \x01(\x0e\x32\x1b.memmesh.common.v1.Exposure\x12\x0e\n\x06pinned\x18\t \x01(\x08\x12\x11\n\tpull_only\x18\n \x01(\x08\x12\x17\n\x0f\x63ritical_tokens\x18\x0b \x03(\t\x12/\n\x0b\x63reate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0c\x63onfirm_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\rlast_use_time\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\tuse_count\x18\x0f \x01(\x05\x12\x0f\n\x07version\x18\x10 \x01(\x03\x12\x19\n\x11\x65vidence_turn_ids\x18\x11 \x03(\t\x12-\n\x06status\x18\x12 \x01(\x0e\x32\x1d.memmesh.common.v1.AtomStatus\x12\x18\n\x10\x63onflict_atom_id\x18\x13 \x01(\t\x12\x0e\n\x06topics\x18\x14 \x03(\t\"\x86\x02\n\x04Turn\x12\"\n\x07turn_id\x18\x01 \x01(\tB\x11\xca\xf3\x18\r\x08\x01\x10\x80\x01\x32\x06turn-1\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12\x38\n\x04role\x18\x03 \x01(\x0e\x32\x17.memmesh.common.v1.RoleB\x11\xca\xf3\x18\r\x08\x01\x32\tROLE_USER\x12\x15\n\x04text\x18\x04 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80}\x12\x30\n\x04time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12-\n\x08\x65xposure\x18\x06 \x01(\x0e\x32\x1b.memmesh.common.v1.Exposure\"\xcc\x02\n\x06\x44igest\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x0f\n\x07summary\x18\x03 \x01(\t\x12\x14\n\x0ckey_entities\x18\x04 \x03(\t\x12\x1c\n\x14unresolved_questions\x18\x05 \x03(\t\x12\x11\n\tnext_step\x18\x06 \x01(\t\x12\x19\n\x11\x65vidence_turn_ids\x18\x07 \x03(\t\x12/\n\x0bupdate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06pinned\x18\t \x01(\x08\x12\x11\n\tuse_count\x18\n \x01(\x05\x12\x31\n\rlast_use_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nunresolved\x18\x0c \x01(\x08\x12\x12\n\nepisode_id\x18\r \x01(\t*G\n\x07\x43hannel\x12\x17\n\x13\x43HANNEL_UNSPECIFIED\x10\x00\x12\x11\n\rCHANNEL_VOICE\x10\x01\x12\x10\n\x0c\x43HANNEL_TEXT\x10\x02*w\n\x08\x45xposure\x12\x18\n\x14\x45XPOSURE_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x45XPOSURE_SAFE_TO_SPEAK\x10\x01\x12\x19\n\x15\x45XPOSURE_SAFE_TO_TEXT\x10\x02\x12\x1a\n\x16\x45XPOSURE_INTERNAL_ONLY\x10\x03*\x93\x01\n\nProvenance\x12\x1a\n\x16PROVENANCE_UNSPECIFIED\x10\x00\x12\x17\n\x13PROVENANCE_INFERRED\x10\x01\x12\x1b\n\x17PROVENANCE_TOOL_DERIVED\x10\x02\x12\x1a\n\x16PROVENANCE_USER_STATED\x10\x03\x12\x17\n\x13PROVENANCE_VERIFIED\x10\x04*\xa5\x01\n\x0c\x41tomCategory\x12\x1d\n\x19\x41TOM_CATEGORY_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x41TOM_CATEGORY_PREFERENCE\x10\x01\x12\x1e\n\x1a\x41TOM_CATEGORY_RELATIONSHIP\x10\x02\x12\x1a\n\x16\x41TOM_CATEGORY_IDENTITY\x10\x03\x12\x1c\n\x18\x41TOM_CATEGORY_CONSTRAINT\x10\x04*z\n\x08\x41tomType\x12\x19\n\x15\x41TOM_TYPE_UNSPECIFIED\x10\x00\x12\x17\n\x13\x41TOM_TYPE_USER_FACT\x10\x01\x12\x1a\n\x16\x41TOM_TYPE_USER_PATTERN\x10\x02\x12\x1e\n\x1a\x41TOM_TYPE_SHARED_NARRATIVE\x10\x03*w\n\nAtomStatus\x12\x1b\n\x17\x41TOM_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12\x41TOM_STATUS_ACTIVE\x10\x01\x12\x18\n\x14\x41TOM_STATUS_CONFLICT\x10\x02\x12\x1a\n\x16\x41TOM_STATUS_SUPERSEDED\x10\x03*\x8a\x01\n\tMemoryTag\x12\x1a\n\x16MEMORY_TAG_UNSPECIFIED\x10\x00\x12\x18\n\x14MEMORY_TAG_CONFIRMED\x10\x01\x12\x18\n\x14MEMORY_TAG_TENTATIVE\x10\x02\x12\x14\n\x10MEMORY_TAG_STALE\x10\x03\x12\x17\n\x13MEMORY_TAG_CONFLICT\x10\x04*?\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\r\n\tROLE_USER\x10\x01\x12\x12\n\x0eROLE_ASSISTANT\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ememmesh/common/v1/memory.proto\x12\x11memmesh.common.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#memmesh/common/v1/field_rules.proto\"\x8e\x05\n\x04\x41tom\x12\x0f\n\x07\x61tom_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x31\n\x08\x63\x61tegory\x18\x04 \x01(\x0e\x32\x1f.memmesh.common.v1.AtomCategory\x12)\n\x04type\x18\x05 \x01(\x0e\x32\x1b.memmesh.common.v1.AtomType\x12\x31\n\nprovenance\x18\x06 \x01(\x0e\x32\x1d.memmesh.common.v1.Provenance\x12 \n\rconfidence_bp\x18\x07 \x01(\x05\x42\t\xca\xf3\x18\x05 \x00(\x90N\x12-\n\x08\x65xposure\x18\x08 \x01(\x0e\x32\x1b.memmesh.common.v1.Exposure\x12\x0e\n\x06pinned\x18\t \x01(\x08\x12\x11\n\tpull_only\x18\n \x01(\x08\x12\x17\n\x0f\x63ritical_tokens\x18\x0b \x03(\t\x12/\n\x0b\x63reate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0c\x63onfirm_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x31\n\rlast_use_time\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\tuse_count\x18\x0f \x01(\x05\x42\x06\xca\xf3\x18\x02 \x00\x12\x17\n\x07version\x18\x10 \x01(\x03\x42\x06\xca\xf3\x18\x02 \x00\x12\x19\n\x11\x65vidence_turn_ids\x18\x11 \x03(\t\x12-\n\x06status\x18\x12 \x01(\x0e\x32\x1d.memmesh.common.v1.AtomStatus\x12\x18\n\x10\x63onflict_atom_id\x18\x13 \x01(\t\x12\x0e\n\x06topics\x18\x14 \x03(\t\"\x86\x02\n\x04Turn\x12\"\n\x07turn_id\x18\x01 \x01(\tB\x11\xca\xf3\x18\r\x08\x01\x10\x80\x01\x32\x06turn-1\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12\x38\n\x04role\x18\x03 \x01(\x0e\x32\x17.memmesh.common.v1.RoleB\x11\xca\xf3\x18\r\x08\x01\x32\tROLE_USER\x12\x15\n\x04text\x18\x04 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80}\x12\x30\n\x04time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12-\n\x08\x65xposure\x18\x06 \x01(\x0e\x32\x1b.memmesh.common.v1.Exposure\"\xd4\x02\n\x06\x44igest\x12\x11\n\tthread_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x0f\n\x07summary\x18\x03 \x01(\t\x12\x14\n\x0ckey_entities\x18\x04 \x03(\t\x12\x1c\n\x14unresolved_questions\x18\x05 \x03(\t\x12\x11\n\tnext_step\x18\x06 \x01(\t\x12\x19\n\x11\x65vidence_turn_ids\x18\x07 \x03(\t\x12/\n\x0bupdate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0e\n\x06pinned\x18\t \x01(\x08\x12\x19\n\tuse_count\x18\n \x01(\x05\x42\x06\xca\xf3\x18\x02 \x00\x12\x31\n\rlast_use_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nunresolved\x18\x0c \x01(\x08\x12\x12\n\nepisode_id\x18\r \x01(\t*G\n\x07\x43hannel\x12\x17\n\x13\x43HANNEL_UNSPECIFIED\x10\x00\x12\x11\n\rCHANNEL_VOICE\x10\x01\x12\x10\n\x0c\x43HANNEL_TEXT\x10\x02*w\n\x08\x45xposure\x12\x18\n\x14\x45XPOSURE_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x45XPOSURE_SAFE_TO_SPEAK\x10\x01\x12\x19\n\x15\x45XPOSURE_SAFE_TO_TEXT\x10\x02\x12\x1a\n\x16\x45XPOSURE_INTERNAL_ONLY\x10\x03*\x93\x01\n\nProvenance\x12\x1a\n\x16PROVENANCE_UNSPECIFIED\x10\x00\x12\x17\n\x13PROVENANCE_INFERRED\x10\x01\x12\x1b\n\x17PROVENANCE_TOOL_DERIVED\x10\x02\x12\x1a\n\x16PROVENANCE_USER_STATED\x10\x03\x12\x17\n\x13PROVENANCE_VERIFIED\x10\x04*\xa5\x01\n\x0c\x41tomCategory\x12\x1d\n\x19\x41TOM_CATEGORY_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x41TOM_CATEGORY_PREFERENCE\x10\x01\x12\x1e\n\x1a\x41TOM_CATEGORY_RELATIONSHIP\x10\x02\x12\x1a\n\x16\x41TOM_CATEGORY_IDENTITY\x10\x03\x12\x1c\n\x18\x41TOM_CATEGORY_CONSTRAINT\x10\x04*z\n\x08\x41tomType\x12\x19\n\x15\x41TOM_TYPE_UNSPECIFIED\x10\x00\x12\x17\n\x13\x41TOM_TYPE_USER_FACT\x10\x01\x12\x1a\n\x16\x41TOM_TYPE_USER_PATTERN\x10\x02\x12\x1e\n\x1a\x41TOM_TYPE_SHARED_NARRATIVE\x10\x03*w\n\nAtomStatus\x12\x1b\n\x17\x41TOM_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12\x41TOM_STATUS_ACTIVE\x10\x01\x12\x18\n\x14\x41TOM_STATUS_CONFLICT\x10\x02\x12\x1a\n\x16\x41TOM_STATUS_SUPERSEDED\x10\x03*\x8a\x01\n\tMemoryTag\x12\x1a\n\x16MEMORY_TAG_UNSPECIFIED\x10\x00\x12\x18\n\x14MEMORY_TAG_CONFIRMED\x10\x01\x12\x18\n\x14MEMORY_TAG_TENTATIVE\x10\x02\x12\x14\n\x10MEMORY_TAG_STALE\x10\x03\x12\x17\n\x13MEMORY_TAG_CONFLICT\x10\x04*?\n\x04Role\x12\x14\n\x10ROLE_UNSPECIFIED\x10\x00\x12\r\n\tROLE_USER\x10\x01\x12\x12\n\x0eROLE_ASSISTANT\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'memmesh.common.v1.memory_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_ATOM'].fields_by_name['confidence_bp']._loaded_options = None
+  _globals['_ATOM'].fields_by_name['confidence_bp']._serialized_options = b'\312\363\030\005 \000(\220N'
+  _globals['_ATOM'].fields_by_name['use_count']._loaded_options = None
+  _globals['_ATOM'].fields_by_name['use_count']._serialized_options = b'\312\363\030\002 \000'
+  _globals['_ATOM'].fields_by_name['version']._loaded_options = None
+  _globals['_ATOM'].fields_by_name['version']._serialized_options = b'\312\363\030\002 \000'
   _globals['_TURN'].fields_by_name['turn_id']._loaded_options = None
   _globals['_TURN'].fields_by_name['turn_id']._serialized_options = b'\312\363\030\r\010\001\020\200\0012\006turn-1'
   _globals['_TURN'].fields_by_name['session_id']._loaded_options = None
@@ -43,26 +49,28 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TURN'].fields_by_name['text']._serialized_options = b'\312\363\030\003\020\200}'
   _globals['_TURN'].fields_by_name['time']._loaded_options = None
   _globals['_TURN'].fields_by_name['time']._serialized_options = b'\312\363\030\002\010\001'
-  _globals['_CHANNEL']._serialized_start=1353
-  _globals['_CHANNEL']._serialized_end=1424
-  _globals['_EXPOSURE']._serialized_start=1426
-  _globals['_EXPOSURE']._serialized_end=1545
-  _globals['_PROVENANCE']._serialized_start=1548
-  _globals['_PROVENANCE']._serialized_end=1695
-  _globals['_ATOMCATEGORY']._serialized_start=1698
-  _globals['_ATOMCATEGORY']._serialized_end=1863
-  _globals['_ATOMTYPE']._serialized_start=1865
-  _globals['_ATOMTYPE']._serialized_end=1987
-  _globals['_ATOMSTATUS']._serialized_start=1989
-  _globals['_ATOMSTATUS']._serialized_end=2108
-  _globals['_MEMORYTAG']._serialized_start=2111
-  _globals['_MEMORYTAG']._serialized_end=2249
-  _globals['_ROLE']._serialized_start=2251
-  _globals['_ROLE']._serialized_end=2314
+  _globals['_DIGEST'].fields_by_name['use_count']._loaded_options = None
+  _globals['_DIGEST'].fields_by_name['use_count']._serialized_options = b'\312\363\030\002 \000'
+  _globals['_CHANNEL']._serialized_start=1388
+  _globals['_CHANNEL']._serialized_end=1459
+  _globals['_EXPOSURE']._serialized_start=1461
+  _globals['_EXPOSURE']._serialized_end=1580
+  _globals['_PROVENANCE']._serialized_start=1583
+  _globals['_PROVENANCE']._serialized_end=1730
+  _globals['_ATOMCATEGORY']._serialized_start=1733
+  _globals['_ATOMCATEGORY']._serialized_end=1898
+  _globals['_ATOMTYPE']._serialized_start=1900
+  _globals['_ATOMTYPE']._serialized_end=2022
+  _globals['_ATOMSTATUS']._serialized_start=2024
+  _globals['_ATOMSTATUS']._serialized_end=2143
+  _globals['_MEMORYTAG']._serialized_start=2146
+  _globals['_MEMORYTAG']._serialized_end=2284
+  _globals['_ROLE']._serialized_start=2286
+  _globals['_ROLE']._serialized_end=2349
   _globals['_ATOM']._serialized_start=124
-  _globals['_ATOM']._serialized_end=751
-  _globals['_TURN']._serialized_start=754
-  _globals['_TURN']._serialized_end=1016
-  _globals['_DIGEST']._serialized_start=1019
-  _globals['_DIGEST']._serialized_end=1351
+  _globals['_ATOM']._serialized_end=778
+  _globals['_TURN']._serialized_start=781
+  _globals['_TURN']._serialized_end=1043
+  _globals['_DIGEST']._serialized_start=1046
+  _globals['_DIGEST']._serialized_end=1386
 # @@protoc_insertion_point(module_scope)

@@ -27,13 +27,15 @@ from memmesh.common.v1 import field_rules_pb2 as memmesh_dot_common_dot_v1_dot_f
 from memmesh.common.v1 import scope_pb2 as memmesh_dot_common_dot_v1_dot_scope__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n4memmesh/current_state/v1/current_state_service.proto\x12\x18memmesh.current_state.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\x94\x01\n\x07Profile\x12\x14\n\x0c\x64isplay_name\x18\x01 \x01(\t\x12\x18\n\x10primary_language\x18\x02 \x01(\t\x12G\n\x12\x63ontact_preference\x18\x03 \x01(\x0e\x32+.memmesh.current_state.v1.ContactPreference\x12\x10\n\x08timezone\x18\x04 \x01(\t\"Q\n\x11ResumePreferences\x12\x1c\n\x14\x61uto_resume_disabled\x18\x01 \x01(\x08\x12\x1e\n\x16recall_only_when_asked\x18\x02 \x01(\x08\"=\n\rDeviceSetting\x12\x11\n\tdevice_id\x18\x01 \x01(\t\x12\x19\n\x11wake_threshold_bp\x18\x02 \x01(\x05\"\xb1\x03\n\tUserState\x12\x32\n\x07profile\x18\x01 \x01(\x0b\x32!.memmesh.current_state.v1.Profile\x12\x46\n\x15memory_retention_mode\x18\x02 \x01(\x0e\x32\'.memmesh.current_state.v1.RetentionMode\x12G\n\x12resume_preferences\x18\x03 \x01(\x0b\x32+.memmesh.current_state.v1.ResumePreferences\x12@\n\x0f\x64\x65vice_settings\x18\x04 \x03(\x0b\x32\'.memmesh.current_state.v1.DeviceSetting\x12\x17\n\x0flast_session_id\x18\x05 \x01(\t\x12\x39\n\x15last_interaction_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1f\n\x17last_applied_package_id\x18\x07 \x01(\t\x12\x0f\n\x07version\x18\x08 \x01(\x03\x12\x17\n\x0fledger_sequence\x18\t \x01(\x03\"p\n\x11InteractionRecord\x12\x1d\n\nsession_id\x18\x01 \x01(\tB\t\xca\xf3\x18\x05\x08\x01\x10\x80\x01\x12<\n\x10interaction_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"\xe2\x04\n\x0bStateChange\x12\'\n\x10set_display_name\x18\x01 \x01(\tB\x0b\xca\xf3\x18\x07\x10\x64\x32\x03SamH\x00\x12\x1e\n\x14set_primary_language\x18\x02 \x01(\tH\x00\x12M\n\x16set_contact_preference\x18\x03 \x01(\x0e\x32+.memmesh.current_state.v1.ContactPreferenceH\x00\x12\x16\n\x0cset_timezone\x18\x04 \x01(\tH\x00\x12L\n\x19set_memory_retention_mode\x18\x05 \x01(\x0e\x32\'.memmesh.current_state.v1.RetentionModeH\x00\x12M\n\x16set_resume_preferences\x18\x06 \x01(\x0b\x32+.memmesh.current_state.v1.ResumePreferencesH\x00\x12\x45\n\x12set_device_setting\x18\x07 \x01(\x0b\x32\'.memmesh.current_state.v1.DeviceSettingH\x00\x12I\n\x12record_interaction\x18\x08 \x01(\x0b\x32+.memmesh.current_state.v1.InteractionRecordH\x00\x12%\n\x1bset_last_applied_package_id\x18\t \x01(\tH\x00\x12\x43\n\x12\x66ill_empty_profile\x18\n \x01(\x0b\x32%.memmesh.current_state.v1.ProfileFillH\x00\x42\x08\n\x06\x63hange\"V\n\x0bProfileFill\x12!\n\x0c\x64isplay_name\x18\x01 \x01(\tB\x0b\xca\xf3\x18\x07\x10\x64\x32\x03\x41na\x12$\n\x10primary_language\x18\x02 \x01(\tB\n\xca\xf3\x18\x06\x10#2\x02\x65s\"A\n\nGetRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"A\n\x0bGetResponse\x12\x32\n\x05state\x18\x01 \x01(\x0b\x32#.memmesh.current_state.v1.UserState\"\xd6\x02\n\x0c\x41pplyRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12=\n\x06\x63hange\x18\x02 \x01(\x0b\x32%.memmesh.current_state.v1.StateChangeB\x06\xca\xf3\x18\x02\x08\x01\x12 \n\x10\x65xpected_version\x18\x03 \x01(\x03\x42\x06\xca\xf3\x18\x02 \x00\x12\x13\n\x0b\x61ny_version\x18\x04 \x01(\x08\x12<\n\x0breason_code\x18\x05 \x01(\tB\'\xca\xf3\x18#\x08\x01\x10@\x1a\x0f[A-Z][A-Z0-9_]*2\x0cUSER_REQUEST\x12,\n\x0fidempotency_key\x18\x06 \x01(\tB\x13\xca\xf3\x18\x0f\x08\x01\x10\x80\x01\x32\x08\x63hg-0001\x12/\n\x03now\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"i\n\rApplyResponse\x12\x32\n\x05state\x18\x01 \x01(\x0b\x32#.memmesh.current_state.v1.UserState\x12\x11\n\tduplicate\x18\x02 \x01(\x08\x12\x11\n\tunchanged\x18\x03 \x01(\x08\"[\n\x0eRebuildRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x14\n\x0creplace_live\x18\x02 \x01(\x08\"\x87\x01\n\x0fRebuildResponse\x12\x32\n\x05state\x18\x01 \x01(\x0b\x32#.memmesh.current_state.v1.UserState\x12\x10\n\x08\x63hecksum\x18\x02 \x01(\t\x12\x15\n\rlive_checksum\x18\x03 \x01(\t\x12\x17\n\x0f\x65vents_replayed\x18\x04 \x01(\x03*r\n\x11\x43ontactPreference\x12\"\n\x1e\x43ONTACT_PREFERENCE_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x43ONTACT_PREFERENCE_SPEAK\x10\x01\x12\x1b\n\x17\x43ONTACT_PREFERENCE_TEXT\x10\x02*s\n\rRetentionMode\x12\x1e\n\x1aRETENTION_MODE_UNSPECIFIED\x10\x00\x12\x1a\n\x16RETENTION_MODE_DEFAULT\x10\x01\x12&\n\"RETENTION_MODE_REMEMBER_EVERYTHING\x10\x02\x32\xa3\x02\n\x13\x43urrentStateService\x12R\n\x03Get\x12$.memmesh.current_state.v1.GetRequest\x1a%.memmesh.current_state.v1.GetResponse\x12X\n\x05\x41pply\x12&.memmesh.current_state.v1.ApplyRequest\x1a\'.memmesh.current_state.v1.ApplyResponse\x12^\n\x07Rebuild\x12(.memmesh.current_state.v1.RebuildRequest\x1a).memmesh.current_state.v1.RebuildResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n4memmesh/current_state/v1/current_state_service.proto\x12\x18memmesh.current_state.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\x94\x01\n\x07Profile\x12\x14\n\x0c\x64isplay_name\x18\x01 \x01(\t\x12\x18\n\x10primary_language\x18\x02 \x01(\t\x12G\n\x12\x63ontact_preference\x18\x03 \x01(\x0e\x32+.memmesh.current_state.v1.ContactPreference\x12\x10\n\x08timezone\x18\x04 \x01(\t\"Q\n\x11ResumePreferences\x12\x1c\n\x14\x61uto_resume_disabled\x18\x01 \x01(\x08\x12\x1e\n\x16recall_only_when_asked\x18\x02 \x01(\x08\"H\n\rDeviceSetting\x12\x11\n\tdevice_id\x18\x01 \x01(\t\x12$\n\x11wake_threshold_bp\x18\x02 \x01(\x05\x42\t\xca\xf3\x18\x05 \x00(\x90N\"\xb1\x03\n\tUserState\x12\x32\n\x07profile\x18\x01 \x01(\x0b\x32!.memmesh.current_state.v1.Profile\x12\x46\n\x15memory_retention_mode\x18\x02 \x01(\x0e\x32\'.memmesh.current_state.v1.RetentionMode\x12G\n\x12resume_preferences\x18\x03 \x01(\x0b\x32+.memmesh.current_state.v1.ResumePreferences\x12@\n\x0f\x64\x65vice_settings\x18\x04 \x03(\x0b\x32\'.memmesh.current_state.v1.DeviceSetting\x12\x17\n\x0flast_session_id\x18\x05 \x01(\t\x12\x39\n\x15last_interaction_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x1f\n\x17last_applied_package_id\x18\x07 \x01(\t\x12\x0f\n\x07version\x18\x08 \x01(\x03\x12\x17\n\x0fledger_sequence\x18\t \x01(\x03\"p\n\x11InteractionRecord\x12\x1d\n\nsession_id\x18\x01 \x01(\tB\t\xca\xf3\x18\x05\x08\x01\x10\x80\x01\x12<\n\x10interaction_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"\xe2\x04\n\x0bStateChange\x12\'\n\x10set_display_name\x18\x01 \x01(\tB\x0b\xca\xf3\x18\x07\x10\x64\x32\x03SamH\x00\x12\x1e\n\x14set_primary_language\x18\x02 \x01(\tH\x00\x12M\n\x16set_contact_preference\x18\x03 \x01(\x0e\x32+.memmesh.current_state.v1.ContactPreferenceH\x00\x12\x16\n\x0cset_timezone\x18\x04 \x01(\tH\x00\x12L\n\x19set_memory_retention_mode\x18\x05 \x01(\x0e\x32\'.memmesh.current_state.v1.RetentionModeH\x00\x12M\n\x16set_resume_preferences\x18\x06 \x01(\x0b\x32+.memmesh.current_state.v1.ResumePreferencesH\x00\x12\x45\n\x12set_device_setting\x18\x07 \x01(\x0b\x32\'.memmesh.current_state.v1.DeviceSettingH\x00\x12I\n\x12record_interaction\x18\x08 \x01(\x0b\x32+.memmesh.current_state.v1.InteractionRecordH\x00\x12%\n\x1bset_last_applied_package_id\x18\t \x01(\tH\x00\x12\x43\n\x12\x66ill_empty_profile\x18\n \x01(\x0b\x32%.memmesh.current_state.v1.ProfileFillH\x00\x42\x08\n\x06\x63hange\"V\n\x0bProfileFill\x12!\n\x0c\x64isplay_name\x18\x01 \x01(\tB\x0b\xca\xf3\x18\x07\x10\x64\x32\x03\x41na\x12$\n\x10primary_language\x18\x02 \x01(\tB\n\xca\xf3\x18\x06\x10#2\x02\x65s\"A\n\nGetRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"A\n\x0bGetResponse\x12\x32\n\x05state\x18\x01 \x01(\x0b\x32#.memmesh.current_state.v1.UserState\"\xd6\x02\n\x0c\x41pplyRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12=\n\x06\x63hange\x18\x02 \x01(\x0b\x32%.memmesh.current_state.v1.StateChangeB\x06\xca\xf3\x18\x02\x08\x01\x12 \n\x10\x65xpected_version\x18\x03 \x01(\x03\x42\x06\xca\xf3\x18\x02 \x00\x12\x13\n\x0b\x61ny_version\x18\x04 \x01(\x08\x12<\n\x0breason_code\x18\x05 \x01(\tB\'\xca\xf3\x18#\x08\x01\x10@\x1a\x0f[A-Z][A-Z0-9_]*2\x0cUSER_REQUEST\x12,\n\x0fidempotency_key\x18\x06 \x01(\tB\x13\xca\xf3\x18\x0f\x08\x01\x10\x80\x01\x32\x08\x63hg-0001\x12/\n\x03now\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"i\n\rApplyResponse\x12\x32\n\x05state\x18\x01 \x01(\x0b\x32#.memmesh.current_state.v1.UserState\x12\x11\n\tduplicate\x18\x02 \x01(\x08\x12\x11\n\tunchanged\x18\x03 \x01(\x08\"[\n\x0eRebuildRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x14\n\x0creplace_live\x18\x02 \x01(\x08\"\x87\x01\n\x0fRebuildResponse\x12\x32\n\x05state\x18\x01 \x01(\x0b\x32#.memmesh.current_state.v1.UserState\x12\x10\n\x08\x63hecksum\x18\x02 \x01(\t\x12\x15\n\rlive_checksum\x18\x03 \x01(\t\x12\x17\n\x0f\x65vents_replayed\x18\x04 \x01(\x03*r\n\x11\x43ontactPreference\x12\"\n\x1e\x43ONTACT_PREFERENCE_UNSPECIFIED\x10\x00\x12\x1c\n\x18\x43ONTACT_PREFERENCE_SPEAK\x10\x01\x12\x1b\n\x17\x43ONTACT_PREFERENCE_TEXT\x10\x02*s\n\rRetentionMode\x12\x1e\n\x1aRETENTION_MODE_UNSPECIFIED\x10\x00\x12\x1a\n\x16RETENTION_MODE_DEFAULT\x10\x01\x12&\n\"RETENTION_MODE_REMEMBER_EVERYTHING\x10\x02\x32\xa3\x02\n\x13\x43urrentStateService\x12R\n\x03Get\x12$.memmesh.current_state.v1.GetRequest\x1a%.memmesh.current_state.v1.GetResponse\x12X\n\x05\x41pply\x12&.memmesh.current_state.v1.ApplyRequest\x1a\'.memmesh.current_state.v1.ApplyResponse\x12^\n\x07Rebuild\x12(.memmesh.current_state.v1.RebuildRequest\x1a).memmesh.current_state.v1.RebuildResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'memmesh.current_state.v1.current_state_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_DEVICESETTING'].fields_by_name['wake_threshold_bp']._loaded_options = None
+  _globals['_DEVICESETTING'].fields_by_name['wake_threshold_bp']._serialized_options = b'\312\363\030\005 \000(\220N'
   _globals['_INTERACTIONRECORD'].fields_by_name['session_id']._loaded_options = None
   _globals['_INTERACTIONRECORD'].fields_by_name['session_id']._serialized_options = b'\312\363\030\005\010\001\020\200\001'
   _globals['_INTERACTIONRECORD'].fields_by_name['interaction_time']._loaded_options = None
@@ -60,36 +62,36 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_APPLYREQUEST'].fields_by_name['now']._serialized_options = b'\312\363\030\002\010\001'
   _globals['_REBUILDREQUEST'].fields_by_name['scope']._loaded_options = None
   _globals['_REBUILDREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
-  _globals['_CONTACTPREFERENCE']._serialized_start=2548
-  _globals['_CONTACTPREFERENCE']._serialized_end=2662
-  _globals['_RETENTIONMODE']._serialized_start=2664
-  _globals['_RETENTIONMODE']._serialized_end=2779
+  _globals['_CONTACTPREFERENCE']._serialized_start=2559
+  _globals['_CONTACTPREFERENCE']._serialized_end=2673
+  _globals['_RETENTIONMODE']._serialized_start=2675
+  _globals['_RETENTIONMODE']._serialized_end=2790
   _globals['_PROFILE']._serialized_start=184
   _globals['_PROFILE']._serialized_end=332
   _globals['_RESUMEPREFERENCES']._serialized_start=334
   _globals['_RESUMEPREFERENCES']._serialized_end=415
   _globals['_DEVICESETTING']._serialized_start=417
-  _globals['_DEVICESETTING']._serialized_end=478
-  _globals['_USERSTATE']._serialized_start=481
-  _globals['_USERSTATE']._serialized_end=914
-  _globals['_INTERACTIONRECORD']._serialized_start=916
-  _globals['_INTERACTIONRECORD']._serialized_end=1028
-  _globals['_STATECHANGE']._serialized_start=1031
-  _globals['_STATECHANGE']._serialized_end=1641
-  _globals['_PROFILEFILL']._serialized_start=1643
-  _globals['_PROFILEFILL']._serialized_end=1729
-  _globals['_GETREQUEST']._serialized_start=1731
-  _globals['_GETREQUEST']._serialized_end=1796
-  _globals['_GETRESPONSE']._serialized_start=1798
-  _globals['_GETRESPONSE']._serialized_end=1863
-  _globals['_APPLYREQUEST']._serialized_start=1866
-  _globals['_APPLYREQUEST']._serialized_end=2208
-  _globals['_APPLYRESPONSE']._serialized_start=2210
-  _globals['_APPLYRESPONSE']._serialized_end=2315
-  _globals['_REBUILDREQUEST']._serialized_start=2317
-  _globals['_REBUILDREQUEST']._serialized_end=2408
-  _globals['_REBUILDRESPONSE']._serialized_start=2411
-  _globals['_REBUILDRESPONSE']._serialized_end=2546
-  _globals['_CURRENTSTATESERVICE']._serialized_start=2782
-  _globals['_CURRENTSTATESERVICE']._serialized_end=3073
+  _globals['_DEVICESETTING']._serialized_end=489
+  _globals['_USERSTATE']._serialized_start=492
+  _globals['_USERSTATE']._serialized_end=925
+  _globals['_INTERACTIONRECORD']._serialized_start=927
+  _globals['_INTERACTIONRECORD']._serialized_end=1039
+  _globals['_STATECHANGE']._serialized_start=1042
+  _globals['_STATECHANGE']._serialized_end=1652
+  _globals['_PROFILEFILL']._serialized_start=1654
+  _globals['_PROFILEFILL']._serialized_end=1740
+  _globals['_GETREQUEST']._serialized_start=1742
+  _globals['_GETREQUEST']._serialized_end=1807
+  _globals['_GETRESPONSE']._serialized_start=1809
+  _globals['_GETRESPONSE']._serialized_end=1874
+  _globals['_APPLYREQUEST']._serialized_start=1877
+  _globals['_APPLYREQUEST']._serialized_end=2219
+  _globals['_APPLYRESPONSE']._serialized_start=2221
+  _globals['_APPLYRESPONSE']._serialized_end=2326
+  _globals['_REBUILDREQUEST']._serialized_start=2328
+  _globals['_REBUILDREQUEST']._serialized_end=2419
+  _globals['_REBUILDRESPONSE']._serialized_start=2422
+  _globals['_REBUILDRESPONSE']._serialized_end=2557
+  _globals['_CURRENTSTATESERVICE']._serialized_start=2793
+  _globals['_CURRENTSTATESERVICE']._serialized_end=3084
 # @@protoc_insertion_point(module_scope)

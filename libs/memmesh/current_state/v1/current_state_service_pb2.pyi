@@ -140,7 +140,7 @@ class DeviceSetting(_message.Message):
     device_id: _builtins.str
     """The device."""
     wake_threshold_bp: _builtins.int
-    """Wake word threshold in basis points."""
+    """Wake word threshold in basis points (0..10000)."""
     def __init__(
         self,
         *,
