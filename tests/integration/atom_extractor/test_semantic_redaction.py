@@ -14,6 +14,8 @@ import pytest
 from memmesh.engines.atom_extractor.adapters.rules_extractor import DeterministicExtractor
 from memmesh.engines.atom_extractor.adapters.semantic_extractor import SemanticExtractor
 from memmesh.engines.atom_extractor.domain.capsule import TurnInput
+from memmesh.engines.atom_extractor.main import turn_extractor
+from memmesh.engines.atom_extractor.settings import AtomExtractorSettings
 from memmesh.extraction.semantic.provider import ChatCompletionsProvider, ProviderConfig
 from memmesh.extraction.semantic.redaction import redact
 from memmesh.runtime.engine import UnsafeConfiguration
@@ -157,3 +159,25 @@ def test_production_refuses_a_provider_with_redaction_off(provider: LoopbackProv
         extractor(provider.url, "production", redact=False)
     # With redaction on, the provider itself is no reason to refuse.
     extractor(provider.url, "production")
+
+
+async def test_the_engine_wiring_redacts_by_default(
+    provider: LoopbackProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MEMMESH_ENV", raising=False)
+    settings = AtomExtractorSettings(mode="semantic_with_fallback", provider_base_url=provider.url)
+    said, secret = SECRETS["password"]
+    await turn_extractor(settings).extract("t", "u", turn(f"{KEPT} {said}"), NOW)
+    [sent] = provider.user_texts()
+    assert secret not in sent and KEPT in sent
+
+
+def test_the_engine_wiring_refuses_redaction_off_in_production(
+    provider: LoopbackProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMMESH_ENV", "production")
+    settings = AtomExtractorSettings(
+        mode="semantic_with_fallback", provider_base_url=provider.url, provider_redact=False
+    )
+    with pytest.raises(UnsafeConfiguration, match="redaction off"):
+        turn_extractor(settings)
