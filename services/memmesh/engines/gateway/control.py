@@ -23,6 +23,16 @@ from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 ATOM_PAGE = 1000
 # RecallSummary accepts at most this many atoms.
 MAX_RECALL_ATOMS = 20_000
+# The reason recorded with the rules a command sets.
+COMMAND_REASON = "USER_COMMAND"
+# Commands that set exposure rules.
+RULE_COMMANDS = frozenset(
+    {
+        pb.USER_COMMAND_DO_NOT_MENTION,
+        pb.USER_COMMAND_DO_NOT_STORE,
+        pb.USER_COMMAND_PULL_ONLY,
+    }
+)
 
 
 class ControlHandler:
@@ -60,6 +70,7 @@ class ControlHandler:
             await drop_forgotten(
                 self._outbox, request.scope.tenant_id, request.scope.user_id, reply.erasure
             )
+        await self._enforce(request, reply, budget)
         reasons = sorted({change.reason_code for change in reply.changes if change.reason_code})
         name = pb.UserCommand.Name(request.command).removeprefix("USER_COMMAND_")
         return pb.CommandResponse(
@@ -68,6 +79,38 @@ class ControlHandler:
             ),
             reason_code=reasons[0] if len(reasons) == 1 else f"USER_COMMAND_{name}",
         )
+
+    async def _enforce(
+        self, request: pb.CommandRequest, reply: extractor_pb.RunCommandResponse, budget: TurnBudget
+    ) -> None:
+        """A command is acknowledged only once its exposure rules are in force for the next
+        Brief: each rule the extractor requested is set on the ExposureGuard now (setting a
+        rule the extractor's own queued effect set already changes nothing), and a guard that
+        does not answer fails the command (UNAVAILABLE naming exposure_guard). The other way,
+        the gateway holding pending rules and applying them at its final gate, would need a
+        second copy of the guard's matching (subject terms included) here; and while the guard
+        is down every Brief fails closed anyway, so refusing the acknowledgement loses nothing.
+        A retried command the extractor already ran names no rules: it is acknowledged only
+        once the extractor has no effects left queued for the user (its rules among them)."""
+        for label in reply.rules_requested:
+            kind, target_type, target = label.split(":", 2)
+            await self._guard.set_rule(
+                guard_pb.SetRuleRequest(
+                    scope=request.scope,
+                    rule=guard_pb.Rule(
+                        kind=guard_pb.RuleKind.Value(f"RULE_KIND_{kind}"),
+                        target_type=guard_pb.TargetType.Value(f"TARGET_TYPE_{target_type}"),
+                        target=target,
+                    ),
+                    now=request.now,
+                    reason_code=COMMAND_REASON,
+                ),
+                budget.remaining_s(),
+            )
+        if reply.duplicate and reply.pending_effects and request.command in RULE_COMMANDS:
+            raise DependencyFailed(
+                "atom_extractor", "UNAVAILABLE", "the command's effects are still queued"
+            )
 
     async def open_session(
         self, request: pb.OpenSessionRequest, inbound: float | None

@@ -66,6 +66,10 @@ class ExposureGuardPeer(Protocol):
         self, request: guard_pb.RecallSummaryRequest, timeout_s: float
     ) -> guard_pb.RecallSummaryResponse: ...
 
+    async def set_rule(
+        self, request: guard_pb.SetRuleRequest, timeout_s: float
+    ) -> guard_pb.SetRuleResponse: ...
+
 
 class EffectOutbox(Protocol):
     """The part of `memmesh.outbox.Outbox` the use cases call."""

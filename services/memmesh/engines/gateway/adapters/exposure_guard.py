@@ -1,5 +1,5 @@
-"""ExposureGuard's recall summary, as the gateway's Remember calls it (through call_engine).
-(The Brief's final gate calls the guard on its own.)"""
+"""ExposureGuard's recall summary and rules, as the gateway's Remember and Command call them
+(through call_engine). (The Brief's final gate calls the guard on its own.)"""
 
 from __future__ import annotations
 
@@ -20,3 +20,8 @@ class ExposureGuardClient:
         self, request: guard_pb.RecallSummaryRequest, timeout_s: float
     ) -> guard_pb.RecallSummaryResponse:
         return await call_engine(ENGINE, self._stub.RecallSummary(request, timeout=timeout_s))
+
+    async def set_rule(
+        self, request: guard_pb.SetRuleRequest, timeout_s: float
+    ) -> guard_pb.SetRuleResponse:
+        return await call_engine(ENGINE, self._stub.SetRule(request, timeout=timeout_s))
