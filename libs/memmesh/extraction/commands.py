@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from .model import Command, Correction
+from .text import normalize, split_clauses
 
 _TOPIC = r"(?P<target>[^,.!?;]+?)"
 _END = r"(?=\s*(?:[,.!?;]|$|\s+(?:and|but|because|so|please|thanks|I)\b))"
@@ -301,6 +302,16 @@ def detect_command(text: str) -> CommandMatch:
         if match:
             return CommandMatch(command, _target(command, match, text), None, text)
     return CommandMatch(None, None, None, text)
+
+
+def carries_own_content(text: str) -> bool:
+    """True when a turn says something besides its command ("off the record, my cousin is in
+    rehab"): a command like DO_NOT_STORE then covers this turn, not what was said before."""
+    clauses = split_clauses(normalize(text))
+    return any(
+        not is_command_clause(c.text) and len(re.findall(r"[A-Za-z']+", c.text)) >= 3
+        for c in clauses
+    )
 
 
 def is_command_clause(clause_text: str) -> bool:

@@ -159,3 +159,15 @@ async def test_run_command_forget_everything_and_thread(store):
     await service.run_command(T, U, Command.FORGET_EVERYTHING, "", "s2", "r2", NOW + 3 * SECOND)
     assert await keys(service) == []
     assert fakes.devices.forgotten_users == [U]
+
+
+async def test_off_the_record_with_content_covers_that_turn_not_the_one_before(store):
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process(T, U, said(1, "I play the cello."), NOW)
+    await service.process(T, U, said(2, "off the record, my cousin Petra is in rehab"), NOW + 1)
+    [kept] = await keys(service)
+    assert "hobby" in kept
+    # Said on its own, it covers what was just said.
+    await service.process(T, U, said(3, "don't remember that"), NOW + 2)
+    assert await keys(service) == []

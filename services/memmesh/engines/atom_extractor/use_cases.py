@@ -52,6 +52,7 @@ from memmesh.engines.atom_extractor.ports import (
     TurnExtractor,
 )
 from memmesh.errors import VersionMismatch
+from memmesh.extraction.commands import carries_own_content
 from memmesh.extraction.model import Command, Correction, ExtractedFact
 from memmesh.ledger_event import NewEvent
 
@@ -263,11 +264,13 @@ class CapsuleService:
             command = extraction.command
             if command is not None and command is not Command.CORRECTION:
                 target = extraction.command_target or ""
+                # "Off the record, <something>" covers this turn, not what was said before it.
+                own = command is Command.DO_NOT_STORE and carries_own_content(turn.text)
                 applied.plan = plan_command(
                     ws,
                     command,
                     target,
-                    refs,
+                    () if own else refs,
                     ctx,
                     thread_id=turn.session_id,
                     command_turn_id=turn.turn_id,
