@@ -29,9 +29,12 @@ def _scope() -> scope_pb2.UserScope:
     return scope_pb2.UserScope(tenant_id=f"bench-{token}", user_id=f"u-{token}")
 
 
-def _append(scope: scope_pb2.UserScope, key: str) -> ledger_pb.AppendRequest:
+def _append(scope: scope_pb2.UserScope, key: str, key_id: str) -> ledger_pb.AppendRequest:
+    """One event, naming the user's subject key as the shared writer does (the Ledger checks
+    it is still the user's on every append)."""
     return ledger_pb.AppendRequest(
         scope=scope,
+        subject_key_id=key_id,
         events=[
             ledger_pb.EventInput(
                 idempotency_key=key,
@@ -44,15 +47,21 @@ def _append(scope: scope_pb2.UserScope, key: str) -> ledger_pb.AppendRequest:
     )
 
 
+async def _key_id(stub: ledger_grpc.LedgerServiceStub, scope: scope_pb2.UserScope) -> str:
+    reply = await stub.GetSubjectKey(ledger_pb.GetSubjectKeyRequest(scope=scope))
+    return str(reply.key_id)
+
+
 async def _append_latency(addr: str, count: int) -> dict[str, float]:
     async with engine_channel(addr, TOKEN) as channel:
         stub = ledger_grpc.LedgerServiceStub(channel)
         scope, samples = _scope(), []
+        key_id = await _key_id(stub, scope)
         for n in range(50):  # warm-up
-            await stub.Append(_append(scope, f"warm-{n}"))
+            await stub.Append(_append(scope, f"warm-{n}", key_id))
         for n in range(count):
             started = time.perf_counter()
-            await stub.Append(_append(scope, f"k{n}"))
+            await stub.Append(_append(scope, f"k{n}", key_id))
             samples.append((time.perf_counter() - started) * 1000)
     return summary(samples)
 
@@ -68,9 +77,10 @@ async def _append_throughput(addr: str, clients: int, seconds: float, shared_str
         scope = shared if shared_stream else _scope()
         async with engine_channel(addr, TOKEN) as channel:
             stub = ledger_grpc.LedgerServiceStub(channel)
+            key_id = await _key_id(stub, scope)
             deadline, i = time.perf_counter() + seconds, 0
             while time.perf_counter() < deadline:
-                await stub.Append(_append(scope, f"c{n}-{i}"))
+                await stub.Append(_append(scope, f"c{n}-{i}", key_id))
                 i += 1
                 done += 1
 
