@@ -29,13 +29,17 @@ SPEAK, TEXT, INTERNAL = (
 )
 
 
+# A DO_NOT_MENTION rule reads its subject from the capsule and the graph when it is set.
+ENGINES = ["ledger", "exposure_guard", "atom_extractor", "thread_store"]
+
+
 @pytest_asyncio.fixture(params=["sqlite", "postgres+redis"])
 async def mesh(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[InProcessMesh]:
     if request.param == "sqlite":
-        running = await start_in_process(["ledger", "exposure_guard"], tmp_path)
+        running = await start_in_process(ENGINES, tmp_path)
     else:
         running = await start_in_process(
-            ["ledger", "exposure_guard"],
+            ENGINES,
             tmp_path,
             storage_url=request.getfixturevalue("postgres_url"),
             redis_url=request.getfixturevalue("redis_url"),
