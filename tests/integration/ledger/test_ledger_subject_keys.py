@@ -4,6 +4,8 @@ crypto-shredding that leaves the chain verifiable and the key's bytes gone."""
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import sqlite3
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -16,6 +18,8 @@ import pytest_asyncio
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from memmesh.common.v1 import scope_pb2
+from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
+from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
 from memmesh.ledger.v1 import ledger_service_pb2 as pb
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from memmesh.ledger_event import Linkable, Sealed
@@ -30,6 +34,7 @@ from memmesh.ledger_writer import (
 from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.errors import Conflict, DependencyFailed
 from memmesh.runtime.supervisor import Mesh
+from memmesh.testing.otlp_receiver import OtlpReceiver
 
 TOKEN = "ledger-keys-token"
 NOW_US = 1_767_225_600_000_000
@@ -250,3 +255,64 @@ async def test_shred_needs_a_scope_and_a_time(stub: pb_grpc.LedgerServiceStub) -
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await stub.ShredSubjectKey(pb.ShredSubjectKeyRequest())
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_after_a_shred_a_rebuild_has_no_sealed_words_and_no_secret_reaches_spans_or_logs(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    receiver = OtlpReceiver()
+    endpoint = await receiver.start()
+    env = {
+        "MEMMESH_DATA_DIR": str(tmp_path),
+        "MEMMESH_INTERNAL_TOKEN": TOKEN,
+        "MEMMESH_OTLP_ENDPOINT": endpoint,
+        "MEMMESH_LOG_LEVEL": "DEBUG",
+    }
+    scope = scope_pb2.UserScope(tenant_id="keys-spans", user_id=f"u-{uuid.uuid4().hex[:10]}")
+    mesh = Mesh(["ledger", "current_state"], env=env)
+    await asyncio.to_thread(mesh.start)
+    try:
+        async with (
+            engine_channel(mesh.addrs["current_state"], TOKEN, 10.0) as state_channel,
+            engine_channel(mesh.addrs["ledger"], TOKEN, 10.0) as ledger_channel,
+        ):
+            state = state_grpc.CurrentStateServiceStub(state_channel)
+            ledger = pb_grpc.LedgerServiceStub(ledger_channel)
+            for key, change in (
+                ("a", state_pb.StateChange(set_display_name=NAME)),
+                ("b", state_pb.StateChange(set_timezone="Africa/Accra")),
+            ):
+                await state.Apply(
+                    state_pb.ApplyRequest(
+                        scope=scope,
+                        change=change,
+                        any_version=True,
+                        reason_code="USER_REQUEST",
+                        idempotency_key=key,
+                        now=Timestamp(seconds=1_767_225_600),
+                    )
+                )
+            secret = (await ledger.GetSubjectKey(pb.GetSubjectKeyRequest(scope=scope))).secret
+            kept = await state.Rebuild(state_pb.RebuildRequest(scope=scope))
+            assert kept.state.profile.display_name == NAME
+            assert kept.state.profile.timezone == "Africa/Accra"
+            await shred_subject_key(ledger, scope.tenant_id, scope.user_id, NOW_US + 5)
+            rebuilt = await state.Rebuild(state_pb.RebuildRequest(scope=scope))
+            assert (await ledger.Verify(pb.VerifyRequest(scope=scope))).intact
+        for _ in range(100):  # the engines export in batches every 200 ms
+            if any(s.name.endswith("ShredSubjectKey") for s in receiver.spans):
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await asyncio.to_thread(mesh.stop)
+        await receiver.stop()
+    # The sealed words open no more: the fold finds those fields empty.
+    assert (rebuilt.state.profile.display_name, rebuilt.state.profile.timezone) == ("", "")
+    assert rebuilt.events_replayed == 2
+    assert any(s.name.endswith("GetSubjectKey") for s in receiver.spans)
+    spans = " ".join(" ".join(s.attributes.values()) for s in receiver.spans)
+    logs = capfd.readouterr()
+    assert "GetSubjectKey" in logs.err + logs.out  # the engines' logs were captured
+    for text in (spans, logs.out, logs.err):
+        for needle in (secret.hex(), base64.b64encode(secret).decode(), NAME, "Accra"):
+            assert needle not in text
