@@ -22,7 +22,7 @@ from memmesh.common.v1 import scope_pb2
 from memmesh.ledger.v1 import ledger_service_pb2 as pb
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from memmesh.ledger_event import Appended, AttributeValue, EventTime, Linkable, NewEvent, Sealed
-from memmesh.ledger_keys import SubjectKeyring, SubjectKeys
+from memmesh.ledger_keys import Shredded, SubjectKeyring, SubjectKeys, shred_subject_key
 from memmesh.runtime.errors import Conflict, DependencyFailed, call_engine
 from memmesh.runtime.timeconv import timestamp_of
 
@@ -35,6 +35,7 @@ __all__ = [
     "Linkable",
     "NewEvent",
     "Sealed",
+    "Shredded",
 ]
 
 # LedgerService.Append takes at most 100 events per call.
@@ -100,6 +101,17 @@ class LedgerWriter:
         # The key was shredded since it was fetched: never write with it again.
         self.keys.forget(tenant_id, user_id)
         return await self._append(await self.keys.current(tenant_id, user_id), events)
+
+    async def shred_subject_key(self, tenant_id: str, user_id: str, now_us: int) -> Shredded:
+        """Destroy the user's subject key (crypto-shredding, "forget everything about me") and
+        drop it from this writer's cache; see `memmesh.ledger_keys.shred_subject_key`. Run it
+        after the erasure's own events are appended: events appended later use a fresh key,
+        under which anything they name stays linkable."""
+        self.keys.forget(tenant_id, user_id)
+        try:
+            return await shred_subject_key(self._stub, tenant_id, user_id, now_us)
+        finally:
+            self.keys.forget(tenant_id, user_id)
 
     async def _append(self, ring: SubjectKeyring, events: Sequence[NewEvent]) -> list[Appended]:
         scope = scope_pb2.UserScope(tenant_id=ring.tenant_id, user_id=ring.user_id)

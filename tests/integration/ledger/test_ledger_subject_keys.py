@@ -200,7 +200,9 @@ async def test_shredding_destroys_the_key_keeps_the_chain_verifiable_and_starts_
     old_secret = (await stub.GetSubjectKey(pb.GetSubjectKeyRequest(scope=scope))).secret
     assert old_secret in raw_bytes(ledger_mesh, scope) or ledger_mesh[2] != "sqlite"
 
-    shredded = await shred_subject_key(stub, scope.tenant_id, scope.user_id, NOW_US + 10)
+    shredded = await LedgerWriter(stub).shred_subject_key(
+        scope.tenant_id, scope.user_id, NOW_US + 10
+    )
     assert shredded.shredded and shredded.key_id == old.key_id and shredded.sequence == 3
     assert stored_key_count(ledger_mesh, scope) == 0
     # The secret's bytes are gone from the file, its free pages and its WAL (or the table).
