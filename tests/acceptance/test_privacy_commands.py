@@ -29,6 +29,8 @@ from acceptance_mesh import ENGINES as PER_TURN_ENGINES
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
 from memmesh.client.gateway import GatewayClient
+from memmesh.ledger.v1 import ledger_service_pb2 as ledger_pb
+from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from memmesh.outbox_sync.v1 import outbox_sync_service_pb2 as sync_pb
 from memmesh.outbox_sync.v1 import outbox_sync_service_pb2_grpc as sync_grpc
 from memmesh.runtime.channels import engine_channel
@@ -100,6 +102,14 @@ async def everything_said_back(user: User, session_id: str, now_us: int, query: 
 def leaked(text: str, words: tuple[str, ...]) -> list[str]:
     folded = text.casefold()
     return [w for w in words if w.casefold() in folded]
+
+
+async def subject_key_id(user: User) -> str:
+    async with engine_channel(user.mesh.addrs["ledger"], INTERNAL_TOKEN, 5.0) as channel:
+        reply = await ledger_grpc.LedgerServiceStub(channel).GetSubjectKey(
+            ledger_pb.GetSubjectKeyRequest(scope=user.scope)
+        )
+    return str(reply.key_id)
 
 
 async def device_copies(user: User) -> list[sync_pb.OutboxItem]:
@@ -201,6 +211,7 @@ async def test_forget_everything_through_command(user: User) -> None:
     atom_ids = [a.atom_id for a in await user.atoms()]
     assert len(atom_ids) == 2
     await mirror_on_device(user, atom_ids)
+    key_before = await subject_key_id(user)
     await user.gateway.command(user.user_id, "s1", "FORGET_EVERYTHING", NOW_US + 2 * SECOND_US)
     assert await user.atoms() == []
     assert await user.gateway.remember(user.user_id) == []
@@ -215,6 +226,18 @@ async def test_forget_everything_through_command(user: User) -> None:
     copies = await device_copies(user)
     assert sorted(c.logical_key for c in copies) == sorted(atom_ids)
     assert all(c.tombstone and not c.ciphertext for c in copies)
+
+    # The Ledger's subject key is destroyed (a later write gets a fresh one); the chain
+    # still verifies.
+    async def shredded() -> bool:
+        return await subject_key_id(user) != key_before
+
+    assert await eventually(shredded)
+    async with engine_channel(user.mesh.addrs["ledger"], INTERNAL_TOKEN, 5.0) as channel:
+        verified = await ledger_grpc.LedgerServiceStub(channel).Verify(
+            ledger_pb.VerifyRequest(scope=user.scope)
+        )
+    assert verified.intact and verified.event_count > 0
     debug = await user.gateway.debug_user(user.user_id)
     assert debug.dead_effects == 0
     assert not any(e.startswith("pending:extract") for e in debug.effects)

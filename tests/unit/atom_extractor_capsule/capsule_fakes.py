@@ -134,6 +134,14 @@ class FakeDevices:
 
 
 @dataclass
+class FakeKeys:
+    shredded: list[str] = field(default_factory=list)
+
+    async def shred(self, tenant_id: str, user_id: str, now_us: int) -> None:
+        self.shredded.append(user_id)
+
+
+@dataclass
 class Fakes:
     ledger: FakeLedger = field(default_factory=FakeLedger)
     index: FakeIndex = field(default_factory=FakeIndex)
@@ -141,11 +149,12 @@ class Fakes:
     state: FakeState = field(default_factory=FakeState)
     threads: FakeThreads = field(default_factory=FakeThreads)
     devices: FakeDevices = field(default_factory=FakeDevices)
+    keys: FakeKeys = field(default_factory=FakeKeys)
     outbox: Outbox | None = None
 
     def dependencies(self) -> Dependencies:
         return Dependencies(
-            self.ledger, self.index, self.guard, self.state, self.threads, self.devices
+            self.ledger, self.index, self.guard, self.state, self.threads, self.devices, self.keys
         )
 
     def service(self, store: SqlCapsuleStore, extractor: TurnExtractor) -> CapsuleService:

@@ -91,9 +91,7 @@ async def test_a_redacted_evidence_turn_is_never_extracted_again(store):
 async def test_do_not_store_empties_its_own_turn_and_keeps_nothing_from_it(store):
     fakes = Fakes()
     service = service_with(store, fakes)
-    out = await service.process(
-        T, U, said(1, "off the record, my cousin Petra is in rehab"), NOW
-    )
+    out = await service.process(T, U, said(1, "off the record, my cousin Petra is in rehab"), NOW)
     assert out.command is Command.DO_NOT_STORE
     assert out.facts == () and out.rejections == ()
     assert await keys(service) == []
@@ -137,6 +135,7 @@ async def test_forget_everything_reaches_every_engine_and_drops_queued_effects(s
     assert await keys(service) == []
     assert fakes.threads.forgotten_users == [U]
     assert fakes.devices.forgotten_users == [U]
+    assert fakes.keys.shredded == [U]
     fakes.index.down = False
     await fakes.drain()
     assert fakes.index.documents == {}

@@ -11,6 +11,7 @@ from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grp
 from memmesh.engines.atom_extractor.adapters.device_client import GrpcDevices
 from memmesh.engines.atom_extractor.adapters.guard_client import GrpcGuard
 from memmesh.engines.atom_extractor.adapters.index_client import GrpcIndex
+from memmesh.engines.atom_extractor.adapters.key_shredder import GrpcKeyShredder
 from memmesh.engines.atom_extractor.adapters.rules_extractor import DeterministicExtractor
 from memmesh.engines.atom_extractor.adapters.semantic_extractor import SemanticExtractor
 from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
@@ -81,8 +82,10 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         )
         for name in DEPENDENCIES
     }
+    ledger_stub = ledger_grpc.LedgerServiceStub(channels["ledger"])
+    writer = LedgerWriter(ledger_stub)
     dependencies = Dependencies(
-        ledger=LedgerWriter(ledger_grpc.LedgerServiceStub(channels["ledger"])),
+        ledger=writer,
         index=GrpcIndex(index_grpc.RetrievalRankerServiceStub(channels["retrieval_ranker"])),
         guard=GrpcGuard(guard_grpc.ExposureGuardServiceStub(channels["exposure_guard"])),
         state=GrpcState(state_grpc.CurrentStateServiceStub(channels["current_state"])),
@@ -90,6 +93,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         devices=GrpcDevices(sync_grpc.OutboxSyncServiceStub(channels["outbox_sync"]))
         if device_sync
         else None,
+        keys=GrpcKeyShredder(ledger_stub, writer.keys),
     )
     policy = RetryPolicy(
         attempt_timeout_s=own.effect_attempt_s,

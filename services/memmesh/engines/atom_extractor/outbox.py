@@ -34,6 +34,8 @@ LANES = {
     EffectKind.INDEX_FORGET_USER: "index",
     EffectKind.DEVICE_FORGET: "devices",
     EffectKind.DEVICE_FORGET_USER: "devices",
+    # After the forget's own events on the same lane: they too become unlinkable.
+    EffectKind.LEDGER_SHRED: "ledger",
 }
 
 
@@ -197,6 +199,12 @@ class EffectHandlers:
                 )
             case EffectKind.DEVICE_FORGET_USER if self._deps.devices is not None:
                 await self._deps.devices.forget_user(
+                    tenant_id,
+                    user_id,
+                    int(payload["now_us"]),  # type: ignore[call-overload]
+                )
+            case EffectKind.LEDGER_SHRED:
+                await self._deps.keys.shred(
                     tenant_id,
                     user_id,
                     int(payload["now_us"]),  # type: ignore[call-overload]

@@ -179,6 +179,12 @@ class ThreadPort(Protocol):
         ...
 
 
+class KeyShredderPort(Protocol):
+    async def shred(self, tenant_id: str, user_id: str, now_us: int) -> None:
+        """Destroy the user's Ledger subject key (idempotent)."""
+        ...
+
+
 class DevicePort(Protocol):
     async def forget_items(
         self, tenant_id: str, user_id: str, item_kind: str, keys: Sequence[str], now_us: int
@@ -202,3 +208,4 @@ class Dependencies:
     threads: ThreadPort
     # None when the mesh has no OutboxSync: a forget then reaches no device.
     devices: DevicePort | None
+    keys: KeyShredderPort

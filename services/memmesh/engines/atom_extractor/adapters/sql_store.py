@@ -419,7 +419,9 @@ async def _write(tx: SqlTx, scope: tuple[str, str], commit: CapsuleCommit) -> No
 _KEPT_KINDS = frozenset(
     kind.value
     for kind in EffectKind
-    if kind.value.startswith(("THREAD_", "DEVICE_", "GUARD_", "STATE_", "INDEX_FORGET"))
+    if kind.value.startswith(
+        ("THREAD_", "DEVICE_", "GUARD_", "STATE_", "INDEX_FORGET", "LEDGER_SHRED")
+    )
 )
 
 

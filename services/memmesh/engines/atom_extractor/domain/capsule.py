@@ -139,12 +139,13 @@ class EffectKind(StrEnum):
     STATE_APPLY = "STATE_APPLY"
     THREAD_FORGET = "THREAD_FORGET"
     THREAD_RESTRICT = "THREAD_RESTRICT"
-    # A forget's reach (domain/erasure.py): archive, index and devices.
+    # A forget's reach (domain/erasure.py): archive, index, devices and the ledger key.
     THREAD_REDACT = "THREAD_REDACT"
     THREAD_FORGET_USER = "THREAD_FORGET_USER"
     INDEX_FORGET_USER = "INDEX_FORGET_USER"
     DEVICE_FORGET = "DEVICE_FORGET"
     DEVICE_FORGET_USER = "DEVICE_FORGET_USER"
+    LEDGER_SHRED = "LEDGER_SHRED"
 
 
 @dataclass(frozen=True)

@@ -116,6 +116,7 @@ def erasure_effects(erasure: Erasure, ctx: ChangeContext) -> list[Effect]:
         effects.append(Effect(EffectKind.THREAD_FORGET_USER, {"now_us": ctx.now_us}))
         effects.append(Effect(EffectKind.INDEX_FORGET_USER, {}))
         effects.append(Effect(EffectKind.DEVICE_FORGET_USER, {"now_us": ctx.now_us}))
+        effects.append(Effect(EffectKind.LEDGER_SHRED, {"now_us": ctx.now_us}))
         return effects
     # A conversation itself is forgotten by the plan's THREAD_FORGET (ThreadStore.ForgetThread
     # forgets a session thread whole); its session id here only marks it for late extractions.
