@@ -23,6 +23,10 @@ def _limit(value: int) -> int:
     return value or DEFAULT_PAGE
 
 
+# ThreadStore thread ids are at most this long.
+MAX_THREAD_ID = 128
+
+
 class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
     def __init__(self, service: CapsuleService) -> None:
         self._service = service
@@ -156,6 +160,12 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
                         "command", "corrections go through Correct with their heard/meant pair"
                     )
                 ]
+            )
+        if command is Command.FORGET_THREAD and len(request.target.strip()) > MAX_THREAD_ID:
+            # The target names a thread by id; one that long is no thread, and a forget that
+            # could never reach the archive is refused rather than acknowledged.
+            raise InvalidInput(
+                [FieldViolation("target", f"a thread id is at most {MAX_THREAD_ID} characters")]
             )
         outcome = await self._service.run_command(
             *mapping.scope_of(request.scope),
