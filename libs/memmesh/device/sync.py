@@ -119,6 +119,10 @@ class DeviceSync:
         return await self.outbox.flush(client, now_us, backoff)
 
     def _open_item(self, item: pb.OutboxItem) -> ContinuityRecord:
+        if item.tombstone and not item.ciphertext:
+            # The server's own tombstone: the user forgot the artifact (OutboxSync.ForgetItems).
+            # It carries nothing to open; the copy here is deleted like any tombstone's.
+            return ContinuityRecord(item.item_kind, item.logical_key, item.version, b"", True)
         binding = self._mirror_binding(
             item.item_id, item.item_kind, item.logical_key, item.version, item.tombstone
         )
