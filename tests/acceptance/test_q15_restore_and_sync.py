@@ -246,4 +246,9 @@ async def test_at_q15_mem_no_action_on_restore(mesh: Mesh, tmp_path: Path) -> No
     assert [(e.event_type, e.reason_code) for e in new_events] == [
         ("OUTBOX_RESTORE_SERVED", "DEVICE_RESTORE")
     ]
-    assert {a.name for a in new_events[0].attributes} == {"device_id", "as_of_cursor"}
+    # Ids and a cursor only, and the subject key the writer made its hashes with.
+    assert {a.name for a in new_events[0].attributes} == {
+        "device_id",
+        "as_of_cursor",
+        "subject_key_id",
+    }
