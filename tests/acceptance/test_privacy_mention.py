@@ -142,3 +142,31 @@ async def test_a_command_with_the_guard_down_is_not_acknowledged_until_enforced(
             await asyncio.sleep(0.5)
     brief = await user.brief("what should I get for the present?", now + MINUTE_US)
     assert not mentions(brief), response_text(brief)
+
+
+async def test_a_command_said_while_the_guard_is_down_binds_every_later_brief(
+    mesh: Mesh, user: User
+) -> None:
+    await talk_about_brother(user)
+    now = NOW_US + 6 * MINUTE_US
+    mesh.kill("exposure_guard")
+    try:
+        said = await user.say("Please stop mentioning my brother.", now)
+        assert said.command == "DO_NOT_MENTION"
+        closed = await user.gateway.brief(user.user_id, "s1", now + 1, "the present?")
+        assert closed.degraded and not mentions(closed)
+    finally:
+        mesh.start(["exposure_guard"])
+    # Once the guard is back every Brief either fails closed or obeys the spoken rule; the
+    # first that does not fail closed already obeys it.
+    deadline = time.monotonic() + RECOVERY_S
+    moment = now + MINUTE_US
+    while True:
+        moment += 1
+        brief = await user.gateway.brief(user.user_id, "s1", moment, "the present?")
+        assert not mentions(brief), response_text(brief)
+        if not brief.degraded:
+            break
+        assert time.monotonic() < deadline, "Briefs never recovered"
+        await asyncio.sleep(0.5)
+    assert any("Lisbon" in turn.text for turn in brief.bundle.working_memory)

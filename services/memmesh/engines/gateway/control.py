@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from google.protobuf.timestamp_pb2 import Timestamp
+
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
@@ -16,6 +20,8 @@ from memmesh.engines.gateway.ports import (
 )
 from memmesh.errors import DependencyFailed
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
+from memmesh.extraction.commands import detect_command
+from memmesh.extraction.text import normalize
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
@@ -25,13 +31,18 @@ ATOM_PAGE = 1000
 MAX_RECALL_ATOMS = 20_000
 # The reason recorded with the rules a command sets.
 COMMAND_REASON = "USER_COMMAND"
-# Commands that set exposure rules.
+# Commands that set exposure rules, as the gateway and the extractor number them.
 RULE_COMMANDS = frozenset(
     {
         pb.USER_COMMAND_DO_NOT_MENTION,
         pb.USER_COMMAND_DO_NOT_STORE,
         pb.USER_COMMAND_PULL_ONLY,
     }
+)
+# Spoken commands whose rules a Brief must obey (a do-not-store rule gates storing, not
+# Briefs: what it covers is forgotten by the extraction itself).
+SPOKEN_RULE_COMMANDS = frozenset(
+    {extractor_pb.COMMAND_DO_NOT_MENTION, extractor_pb.COMMAND_PULL_ONLY}
 )
 
 
@@ -70,7 +81,9 @@ class ControlHandler:
             await drop_forgotten(
                 self._outbox, request.scope.tenant_id, request.scope.user_id, reply.erasure
             )
-        await self._enforce(request, reply, budget)
+        await enforce_rules(
+            self._guard, request.scope, request.now, reply, request.command in RULE_COMMANDS, budget
+        )
         reasons = sorted({change.reason_code for change in reply.changes if change.reason_code})
         name = pb.UserCommand.Name(request.command).removeprefix("USER_COMMAND_")
         return pb.CommandResponse(
@@ -79,38 +92,6 @@ class ControlHandler:
             ),
             reason_code=reasons[0] if len(reasons) == 1 else f"USER_COMMAND_{name}",
         )
-
-    async def _enforce(
-        self, request: pb.CommandRequest, reply: extractor_pb.RunCommandResponse, budget: TurnBudget
-    ) -> None:
-        """A command is acknowledged only once its exposure rules are in force for the next
-        Brief: each rule the extractor requested is set on the ExposureGuard now (setting a
-        rule the extractor's own queued effect set already changes nothing), and a guard that
-        does not answer fails the command (UNAVAILABLE naming exposure_guard). The other way,
-        the gateway holding pending rules and applying them at its final gate, would need a
-        second copy of the guard's matching (subject terms included) here; and while the guard
-        is down every Brief fails closed anyway, so refusing the acknowledgement loses nothing.
-        A retried command the extractor already ran names no rules: it is acknowledged only
-        once the extractor has no effects left queued for the user (its rules among them)."""
-        for label in reply.rules_requested:
-            kind, target_type, target = label.split(":", 2)
-            await self._guard.set_rule(
-                guard_pb.SetRuleRequest(
-                    scope=request.scope,
-                    rule=guard_pb.Rule(
-                        kind=guard_pb.RuleKind.Value(f"RULE_KIND_{kind}"),
-                        target_type=guard_pb.TargetType.Value(f"TARGET_TYPE_{target_type}"),
-                        target=target,
-                    ),
-                    now=request.now,
-                    reason_code=COMMAND_REASON,
-                ),
-                budget.remaining_s(),
-            )
-        if reply.duplicate and reply.pending_effects and request.command in RULE_COMMANDS:
-            raise DependencyFailed(
-                "atom_extractor", "UNAVAILABLE", "the command's effects are still queued"
-            )
 
     async def open_session(
         self, request: pb.OpenSessionRequest, inbound: float | None
@@ -196,3 +177,111 @@ class ControlHandler:
         if state.state.HasField("last_interaction_time"):
             response.last_interaction_time.CopyFrom(state.state.last_interaction_time)
         return response
+
+
+async def enforce_rules(
+    guard: ExposureGuardPeer,
+    scope: scope_pb2.UserScope,
+    now: Timestamp,
+    reply: extractor_pb.RunCommandResponse,
+    sets_rules: bool,
+    budget: TurnBudget,
+) -> None:
+    """A command is acknowledged only once its exposure rules are in force for the next
+    Brief: each rule the extractor requested is set on the ExposureGuard now (setting a rule
+    the extractor's own queued effect set already changes nothing), and a guard that does
+    not answer fails the command (UNAVAILABLE naming exposure_guard). The other way, the
+    gateway holding pending rules and applying them at its final gate, would need a second
+    copy of the guard's matching (subject terms included) here; and while the guard is down
+    every Brief fails closed anyway, so refusing the acknowledgement loses nothing. A retried
+    command the extractor already ran names no rules: it is acknowledged only once the
+    extractor has no effects left queued for the user (its rules among them)."""
+    for label in reply.rules_requested:
+        kind, target_type, target = label.split(":", 2)
+        await guard.set_rule(
+            guard_pb.SetRuleRequest(
+                scope=scope,
+                rule=guard_pb.Rule(
+                    kind=guard_pb.RuleKind.Value(f"RULE_KIND_{kind}"),
+                    target_type=guard_pb.TargetType.Value(f"TARGET_TYPE_{target_type}"),
+                    target=target,
+                ),
+                now=now,
+                reason_code=COMMAND_REASON,
+            ),
+            budget.remaining_s(),
+        )
+    if reply.duplicate and reply.pending_effects and sets_rules:
+        raise DependencyFailed(
+            "atom_extractor", "UNAVAILABLE", "the command's effects are still queued"
+        )
+
+
+@dataclass(frozen=True)
+class HeardCommand:
+    """A rule command said in a turn whose rules are not known to be in force yet."""
+
+    command: extractor_pb.Command.ValueType
+    target: str
+    session_id: str
+    turn_id: str
+    now: Timestamp
+
+
+class SpokenRules:
+    """Rule commands heard during Ingest, held until their rules are in force. A spoken
+    command is enforced inside Ingest when the mesh is healthy (the extractor's first attempt
+    of its rule effects is made before Process answers); when Ingest cannot tell that it was
+    (the extraction or one of its effects is still queued), the user's next Brief runs the
+    command's rules onto the ExposureGuard itself first and fails closed while it cannot, so
+    the next Brief always obeys what was said. Held in this gateway process (a restart or
+    another gateway replica falls back to the extractor's queued effects)."""
+
+    def __init__(self, extractor: CapsulePeer, guard: ExposureGuardPeer) -> None:
+        self._extractor = extractor
+        self._guard = guard
+        self._held: dict[tuple[str, str], dict[str, HeardCommand]] = {}
+
+    def heard(
+        self,
+        scope: scope_pb2.UserScope,
+        turn: memory_pb2.Turn,
+        processed: extractor_pb.ProcessResponse | None,
+    ) -> None:
+        """Hold the turn's rule command unless the extraction shows it fully delivered."""
+        if processed is not None:
+            if processed.command not in SPOKEN_RULE_COMMANDS or not processed.pending_effects:
+                return
+            command, target = processed.command, processed.command_target
+        else:
+            match = detect_command(normalize(turn.text))
+            if match.command is None:
+                return
+            command = extractor_pb.Command.Value(f"COMMAND_{match.command.value}")
+            if command not in SPOKEN_RULE_COMMANDS:
+                return
+            target = match.target or ""
+        held = self._held.setdefault((scope.tenant_id, scope.user_id), {})
+        held[turn.turn_id] = HeardCommand(command, target, turn.session_id, turn.turn_id, turn.time)
+
+    async def settle(self, scope: scope_pb2.UserScope, budget: TurnBudget) -> None:
+        """Put the user's held rule commands in force; DependencyFailed while that fails."""
+        held = self._held.get((scope.tenant_id, scope.user_id))
+        if not held:
+            return
+        for turn_id, heard in sorted(held.items()):
+            reply = await self._extractor.run_command(
+                extractor_pb.RunCommandRequest(
+                    scope=scope,
+                    command=heard.command,
+                    target=heard.target,
+                    session_id=heard.session_id,
+                    now=heard.now,
+                    request_id=f"spoken-{turn_id}"[:128],
+                ),
+                budget.remaining_s(),
+            )
+            await enforce_rules(self._guard, scope, heard.now, reply, True, budget)
+            held.pop(turn_id, None)
+        if not held:
+            self._held.pop((scope.tenant_id, scope.user_id), None)
