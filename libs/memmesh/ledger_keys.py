@@ -104,7 +104,7 @@ class _Cached:
 
 class SubjectKeys:
     """Fetches users' keys from the Ledger (GetSubjectKey, made on first use) and keeps each
-    at most KEY_TTL_S, for at most KEY_CACHE_SIZE users."""
+    at most KEY_TTL_S after it was fetched, for at most KEY_CACHE_SIZE users."""
 
     def __init__(self, stub: pb_grpc.LedgerServiceStub, ttl_s: float = KEY_TTL_S) -> None:
         self._stub = stub
@@ -113,17 +113,29 @@ class SubjectKeys:
 
     async def current(self, tenant_id: str, user_id: str) -> SubjectKeyring:
         """The user's key, from the cache while it is fresh."""
+        self._prune(time.monotonic())
         scope = (tenant_id, user_id)
         cached = self._cache.get(scope)
-        if cached is not None and time.monotonic() - cached.fetched_at < self._ttl_s:
-            self._cache.move_to_end(scope)
+        if cached is not None:
             return cached.ring
         ring = await self.fetch(tenant_id, user_id)
+        self._cache.pop(scope, None)
         self._cache[scope] = _Cached(ring, time.monotonic())
-        self._cache.move_to_end(scope)
-        while len(self._cache) > KEY_CACHE_SIZE:
-            self._cache.popitem(last=False)
+        self._prune(time.monotonic())
         return ring
+
+    def _prune(self, now: float) -> None:
+        """Drop keys older than the TTL (the cache is in fetch order, oldest first), so an
+        idle user's key does not stay in memory either, and the oldest beyond the size cap."""
+        while self._cache:
+            oldest = next(iter(self._cache.values()))
+            if now - oldest.fetched_at < self._ttl_s and len(self._cache) <= KEY_CACHE_SIZE:
+                return
+            self._cache.popitem(last=False)
+
+    def __len__(self) -> int:
+        """How many users' keys are held."""
+        return len(self._cache)
 
     async def fetch(self, tenant_id: str, user_id: str) -> SubjectKeyring:
         """The user's key straight from the Ledger, bypassing the cache."""

@@ -23,7 +23,7 @@ from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grp
 from memmesh.ledger.v1 import ledger_service_pb2 as pb
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from memmesh.ledger_event import Linkable, Sealed
-from memmesh.ledger_keys import shred_subject_key
+from memmesh.ledger_keys import SubjectKeys, shred_subject_key
 from memmesh.ledger_writer import (
     MAX_EVENTS_PER_APPEND,
     SUBJECT_KEY_ATTRIBUTE,
@@ -318,3 +318,18 @@ async def test_after_a_shred_a_rebuild_has_no_sealed_words_and_no_secret_reaches
     for text in (spans, logs.out, logs.err):
         for needle in (secret.hex(), base64.b64encode(secret).decode(), NAME, "Accra"):
             assert needle not in text
+
+
+async def test_a_cached_key_is_dropped_after_its_ttl_even_for_an_idle_user(
+    stub: pb_grpc.LedgerServiceStub, scope: scope_pb2.UserScope
+) -> None:
+    keys = SubjectKeys(stub, ttl_s=0.3)
+    held = await keys.current(scope.tenant_id, scope.user_id)
+    assert await keys.current(scope.tenant_id, scope.user_id) is held  # cached
+    await shred_subject_key(stub, scope.tenant_id, scope.user_id, NOW_US)
+    await asyncio.sleep(0.4)
+    # Another user's fetch prunes the idle user's expired key from memory.
+    await keys.current(scope.tenant_id, scope.user_id + "-other")
+    assert len(keys) == 1
+    fresh = await keys.current(scope.tenant_id, scope.user_id)
+    assert fresh.key_id != held.key_id and len(keys) == 2
