@@ -78,9 +78,7 @@ class ControlHandler:
         reply = await self._extractor.run_command(run, budget.remaining_s())
         if reply.HasField("erasure"):
             # The gateway's own queued copies of the forgotten words go too.
-            await drop_forgotten(
-                self._outbox, request.scope.tenant_id, request.scope.user_id, reply.erasure
-            )
+            await drop_forgotten(self._outbox, request.scope, reply.erasure, request.now)
         await enforce_rules(
             self._guard, request.scope, request.now, reply, request.command in RULE_COMMANDS, budget
         )

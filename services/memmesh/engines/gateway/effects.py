@@ -9,13 +9,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
+from google.protobuf import timestamp_pb2
 from google.protobuf.message import DecodeError, Message
 
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.engines.gateway.mapping import applied_changes
-from memmesh.engines.gateway.ports import CurrentStatePeer, EffectOutbox, ExtractionPeer
+from memmesh.engines.gateway.ports import (
+    CurrentStatePeer,
+    EffectOutbox,
+    ExtractionPeer,
+    TurnRedactor,
+)
 from memmesh.extraction.commands import detect_command
 from memmesh.extraction.profile import PROFILE_REASON, stated_profile
 from memmesh.extraction.text import normalize
@@ -28,14 +34,21 @@ from memmesh.outbox import (
     PurgeFilter,
     QueuedEffect,
 )
+from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
 RECORD_INTERACTION = "record_interaction"
 EXTRACT = "extract"
 FILL_PROFILE = "fill_profile"
+REDACT_TURNS = "redact_turns"
 # One lane per peer engine: one engine's outage holds back only the effects bound for it,
 # and each engine sees a user's effects in the order the turns came.
 STATE_LANE = "current_state"
 EXTRACTOR_LANE = "atom_extractor"
+THREADS_LANE = "thread_store"
+# ThreadStore.RedactTurns takes at most 128 turn ids and 128 terms of 128 characters.
+REDACT_BATCH = 128
+# How long a forget waits for the first attempt of its archive redaction (then the drainer).
+REDACT_FIRST_ATTEMPT_S = 1.0
 INTERACTION_REASON = "TURN_INGESTED"
 M = TypeVar("M", bound=Message)
 
@@ -147,15 +160,17 @@ def _holds_any(text: str, terms: list[str]) -> bool:
 
 def forgotten_copies(
     effects: list[QueuedEffect | DeadEffect], erasure: extractor_pb.Erasure, keep: str = ""
-) -> tuple[str, ...]:
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Keys of the queued and dead copies of the forgotten words: the extractions (and the
     profile fills after them) of turns of the forgotten conversation, emptied by the forget,
     or holding a forgotten term. A queued turn that itself carries a command stays: the
     extractor drops its facts and the command still holds (`keep` is the effect being
-    delivered, completed by the drainer itself)."""
+    delivered, completed by the drainer itself). Also answers the turns dropped for holding
+    a term: their archived copy is redacted next (the extractor never saw them)."""
     terms = list(erasure.forget_terms)
     emptied = set(erasure.emptied_turn_ids)
     keys: set[str] = set()
+    by_term: set[str] = set()
     for effect in effects:
         turn = _turn_of(effect)
         if turn is None or effect.key == keep:
@@ -166,19 +181,42 @@ def forgotten_copies(
             pass
         elif not _holds_any(turn.text, terms) or detect_command(normalize(turn.text)).command:
             continue
+        else:
+            by_term.add(turn.turn_id)
         keys |= {effect.key, f"{FILL_PROFILE}:{turn.turn_id}"}
-    return tuple(sorted(keys))
+    return tuple(sorted(keys)), tuple(sorted(by_term))
+
+
+def redact_effects(
+    scope: scope_pb2.UserScope,
+    turn_ids: tuple[str, ...],
+    terms: list[str],
+    now: timestamp_pb2.Timestamp,
+) -> list[Effect]:
+    """The archive's copies of turns dropped for holding a forgotten term lose those terms."""
+    effects = []
+    cut = sorted({t[:REDACT_BATCH] for t in terms if t.strip()})[:REDACT_BATCH]
+    for start in range(0, len(turn_ids), REDACT_BATCH):
+        batch = list(turn_ids[start : start + REDACT_BATCH])
+        request = thread_pb.RedactTurnsRequest(
+            scope=scope, turn_ids=batch, forget_terms=cut, now=now
+        )
+        key = f"{REDACT_TURNS}:{batch[0]}:{len(batch)}:{now.seconds}.{now.nanos}"
+        effects.append(Effect(REDACT_TURNS, request.SerializeToString(), key, THREADS_LANE))
+    return effects
 
 
 async def drop_forgotten(
     outbox: ErasingOutbox,
-    tenant_id: str,
-    user_id: str,
+    scope: scope_pb2.UserScope,
     erasure: extractor_pb.Erasure,
+    now: timestamp_pb2.Timestamp,
     keep: str = "",
 ) -> int:
     """After a forget, the gateway's own queued and dead copies of the words go (forget
-    everything: every effect of the user); how many were dropped."""
+    everything: every effect of the user), and the archived turns dropped for holding a
+    forgotten term are redacted through the outbox; how many were dropped."""
+    tenant_id, user_id = scope.tenant_id, scope.user_id
     if erasure.everything:
         return await outbox.purge_matching(
             tenant_id, user_id, PurgeFilter(kinds=(RECORD_INTERACTION, EXTRACT, FILL_PROFILE))
@@ -187,8 +225,18 @@ async def drop_forgotten(
         *await outbox.pending(tenant_id, user_id),
         *await outbox.dead(tenant_id, user_id),
     ]
-    keys = forgotten_copies(effects, erasure, keep)
-    return await outbox.purge_matching(tenant_id, user_id, PurgeFilter(keys=keys)) if keys else 0
+    keys, by_term = forgotten_copies(effects, erasure, keep)
+    if not keys:
+        return 0
+    dropped = await outbox.purge_matching(tenant_id, user_id, PurgeFilter(keys=keys))
+    if by_term:
+        await outbox.enqueue_and_deliver(
+            tenant_id,
+            user_id,
+            redact_effects(scope, by_term, list(erasure.forget_terms), now),
+            REDACT_FIRST_ATTEMPT_S,
+        )
+    return dropped
 
 
 def effect_counts(tally: list[tuple[str, str, int]]) -> tuple[list[str], int]:
@@ -206,9 +254,11 @@ class EffectHandlers:
         state: CurrentStatePeer,
         extractor: ExtractionPeer,
         outbox: Callable[[], ErasingOutbox | None] = lambda: None,
+        threads: TurnRedactor | None = None,
     ) -> None:
         self._state = state
         self._extractor = extractor
+        self._threads = threads
         # The outbox delivering these handlers (bound after it is built): a spoken forget
         # drops the gateway's own queued copies of the words.
         self._outbox = outbox
@@ -219,7 +269,16 @@ class EffectHandlers:
             RECORD_INTERACTION: self.record_interaction,
             EXTRACT: self.extract,
             FILL_PROFILE: self.fill_profile,
+            REDACT_TURNS: self.redact_turns,
         }
+
+    async def redact_turns(self, effect: QueuedEffect, timeout_s: float) -> object:
+        """A forgotten term leaves the archived copy of a turn the extractor never saw."""
+        if self._threads is None:
+            raise EffectRejected("no ThreadStore to redact turns in")
+        return await self._threads.redact_turns(
+            _decoded(thread_pb.RedactTurnsRequest, effect), timeout_s
+        )
 
     async def record_interaction(self, effect: QueuedEffect, timeout_s: float) -> object:
         return await self._state.apply(_decoded(state_pb.ApplyRequest, effect), timeout_s)
@@ -230,9 +289,8 @@ class EffectHandlers:
         processed = await self._extractor.process(request, timeout_s)
         outbox = self._outbox()
         if outbox is not None and processed.HasField("erasure"):
-            scope = request.scope
             await drop_forgotten(
-                outbox, scope.tenant_id, scope.user_id, processed.erasure, keep=effect.key
+                outbox, request.scope, processed.erasure, request.now, keep=effect.key
             )
         return Done(processed, then=tuple(fill_profile_effects(request, processed)))
 

@@ -84,7 +84,7 @@ async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) 
     extractor = AtomExtractorClient(channels["atom_extractor"])
     database = await open_gateway_database(settings.storage_url, settings.data_dir)
     # The handlers reach the outbox that delivers them: a spoken forget drops its queued copies.
-    handlers = EffectHandlers(state, extractor, lambda: outbox)
+    handlers = EffectHandlers(state, extractor, lambda: outbox, threads)
     outbox = Outbox(database, handlers.by_kind(), retry_policy(gateway))
     await adopt_legacy_extractions(database, outbox)
     outbox.start()

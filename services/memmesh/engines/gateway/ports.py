@@ -33,6 +33,14 @@ class SessionsPeer(Protocol):
     ) -> thread_pb.CloseSessionResponse: ...
 
 
+class TurnRedactor(Protocol):
+    """ThreadStore's redaction, as a forget's queued effect reaches the archive."""
+
+    async def redact_turns(
+        self, request: thread_pb.RedactTurnsRequest, timeout_s: float
+    ) -> thread_pb.RedactTurnsResponse: ...
+
+
 class CurrentStatePeer(Protocol):
     async def get(self, request: state_pb.GetRequest, timeout_s: float) -> state_pb.GetResponse: ...
 

@@ -25,6 +25,11 @@ class ThreadStoreClient:
     ) -> thread_pb.OpenSessionResponse:
         return await call_engine(ENGINE, self._stub.OpenSession(request, timeout=timeout_s))
 
+    async def redact_turns(
+        self, request: thread_pb.RedactTurnsRequest, timeout_s: float
+    ) -> thread_pb.RedactTurnsResponse:
+        return await call_engine(ENGINE, self._stub.RedactTurns(request, timeout=timeout_s))
+
     async def close_session(
         self, request: thread_pb.CloseSessionRequest, timeout_s: float
     ) -> thread_pb.CloseSessionResponse:
