@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -31,6 +32,8 @@ ATOM_PAGE = 1000
 MAX_RECALL_ATOMS = 20_000
 # The reason recorded with the rules a command sets.
 COMMAND_REASON = "USER_COMMAND"
+# Commands whose requested rules are remembered for their retries.
+REMEMBERED_COMMANDS = 4096
 # Commands that set exposure rules, as the gateway and the extractor number them.
 RULE_COMMANDS = frozenset(
     {
@@ -62,6 +65,8 @@ class ControlHandler:
         self._guard = guard
         self._outbox = outbox
         self._budget_s = budget_s
+        # The rules recent commands requested, by request, for their retries.
+        self._requested: OrderedDict[bytes, tuple[str, ...]] = OrderedDict()
 
     async def command(
         self, request: pb.CommandRequest, inbound: float | None
@@ -79,9 +84,14 @@ class ControlHandler:
         if reply.HasField("erasure"):
             # The gateway's own queued copies of the forgotten words go too.
             await drop_forgotten(self._outbox, request.scope, reply.erasure, request.now)
-        await enforce_rules(
-            self._guard, request.scope, request.now, reply, request.command in RULE_COMMANDS, budget
-        )
+        key = request.SerializeToString(deterministic=True)
+        labels = requested_rules(reply, self._requested.get(key), request.command in RULE_COMMANDS)
+        if labels:
+            # A retry of this command (after a refusal below) finds its rules here.
+            self._requested[key] = labels
+            while len(self._requested) > REMEMBERED_COMMANDS:
+                self._requested.popitem(last=False)
+        await enforce_rules(self._guard, request.scope, request.now, labels, budget)
         reasons = sorted({change.reason_code for change in reply.changes if change.reason_code})
         name = pb.UserCommand.Name(request.command).removeprefix("USER_COMMAND_")
         return pb.CommandResponse(
@@ -177,24 +187,40 @@ class ControlHandler:
         return response
 
 
+def requested_rules(
+    reply: extractor_pb.RunCommandResponse, known: tuple[str, ...] | None, sets_rules: bool
+) -> tuple[str, ...]:
+    """The rules a command requested: the extractor's answer, or for a retried command the
+    extractor already ran (its answer names none) those remembered from the first run. With
+    neither, the command counts as in force only once the extractor has no effects left
+    queued for the user (its rules among them): DependencyFailed until then."""
+    if not reply.duplicate:
+        return tuple(reply.rules_requested)
+    if known is not None:
+        return known
+    if reply.pending_effects and sets_rules:
+        raise DependencyFailed(
+            "atom_extractor", "UNAVAILABLE", "the command's effects are still queued"
+        )
+    return ()
+
+
 async def enforce_rules(
     guard: ExposureGuardPeer,
     scope: scope_pb2.UserScope,
     now: Timestamp,
-    reply: extractor_pb.RunCommandResponse,
-    sets_rules: bool,
+    labels: tuple[str, ...],
     budget: TurnBudget,
 ) -> None:
     """A command is acknowledged only once its exposure rules are in force for the next
-    Brief: each rule the extractor requested is set on the ExposureGuard now (setting a rule
-    the extractor's own queued effect set already changes nothing), and a guard that does
-    not answer fails the command (UNAVAILABLE naming exposure_guard). The other way, the
-    gateway holding pending rules and applying them at its final gate, would need a second
-    copy of the guard's matching (subject terms included) here; and while the guard is down
-    every Brief fails closed anyway, so refusing the acknowledgement loses nothing. A retried
-    command the extractor already ran names no rules: it is acknowledged only once the
-    extractor has no effects left queued for the user (its rules among them)."""
-    for label in reply.rules_requested:
+    Brief: each rule the extractor requested ("KIND:TARGET_TYPE:target") is set on the
+    ExposureGuard now (setting a rule the extractor's own queued effect set already changes
+    nothing), and a guard that does not answer fails the command (UNAVAILABLE naming
+    exposure_guard). The other way, the gateway holding pending rules and applying them at
+    its final gate, would need a second copy of the guard's matching (subject terms
+    included) here; and while the guard is down every Brief fails closed anyway, so refusing
+    the acknowledgement loses nothing."""
+    for label in labels:
         kind, target_type, target = label.split(":", 2)
         await guard.set_rule(
             guard_pb.SetRuleRequest(
@@ -209,21 +235,19 @@ async def enforce_rules(
             ),
             budget.remaining_s(),
         )
-    if reply.duplicate and reply.pending_effects and sets_rules:
-        raise DependencyFailed(
-            "atom_extractor", "UNAVAILABLE", "the command's effects are still queued"
-        )
 
 
-@dataclass(frozen=True)
+@dataclass
 class HeardCommand:
-    """A rule command said in a turn whose rules are not known to be in force yet."""
+    """A rule command said in a turn whose rules are not known to be in force yet (and the
+    rules it requested, once the extractor has named them)."""
 
     command: extractor_pb.Command.ValueType
     target: str
     session_id: str
     turn_id: str
     now: Timestamp
+    rules: tuple[str, ...] | None = None
 
 
 class SpokenRules:
@@ -268,18 +292,20 @@ class SpokenRules:
         if not held:
             return
         for turn_id, heard in sorted(held.items()):
-            reply = await self._extractor.run_command(
-                extractor_pb.RunCommandRequest(
-                    scope=scope,
-                    command=heard.command,
-                    target=heard.target,
-                    session_id=heard.session_id,
-                    now=heard.now,
-                    request_id=f"spoken-{turn_id}"[:128],
-                ),
-                budget.remaining_s(),
-            )
-            await enforce_rules(self._guard, scope, heard.now, reply, True, budget)
+            if heard.rules is None:
+                reply = await self._extractor.run_command(
+                    extractor_pb.RunCommandRequest(
+                        scope=scope,
+                        command=heard.command,
+                        target=heard.target,
+                        session_id=heard.session_id,
+                        now=heard.now,
+                        request_id=f"spoken-{turn_id}"[:128],
+                    ),
+                    budget.remaining_s(),
+                )
+                heard.rules = requested_rules(reply, None, True)
+            await enforce_rules(self._guard, scope, heard.now, heard.rules, budget)
             held.pop(turn_id, None)
         if not held:
             self._held.pop((scope.tenant_id, scope.user_id), None)
