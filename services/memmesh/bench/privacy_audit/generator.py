@@ -200,9 +200,11 @@ class _Builder:
 
     # -- primitives -------------------------------------------------------------------
     def _new_session(self, probe: str) -> None:
+        """A new session, opened by a Brief half of the time (every command before it is
+        judged there, in a session other than its own)."""
         self.session += 1
         self.clock += SESSION_GAP_US
-        if probe:
+        if probe and self.rng.random() < 0.5:
             self.brief(probe, "new_session")
 
     @property
@@ -259,7 +261,8 @@ class _Builder:
 
     # -- blocks -----------------------------------------------------------------------
     def kept_fact(self) -> None:
-        self._new_session("what do you know about my friends?")
+        """A fact no command covers (a control: it must still be found where stored)."""
+        self._new_session("")
         relation = self.kept_relations.pop() if self.kept_relations else "friend"
         person, place = self.name("kept"), self.place("kept")
         self.say(
@@ -273,7 +276,6 @@ class _Builder:
             )
         )
         self.filler()
-        self.brief(f"Where does my {relation} live?")
 
     def forget_last(self) -> None:
         """A fact, then "forget that" about it (deictic)."""
