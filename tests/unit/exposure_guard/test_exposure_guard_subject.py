@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
+
 import pytest
 
 from memmesh.engines.exposure_guard.domain.filtering import CompiledRules, Exposed, filter_items
 from memmesh.engines.exposure_guard.domain.matching import Item
-from memmesh.engines.exposure_guard.domain.rules import Channel, RuleId, RuleKind, TargetType
+from memmesh.engines.exposure_guard.domain.rules import (
+    Channel,
+    Rule,
+    RuleId,
+    RuleKind,
+    TargetType,
+)
 from memmesh.engines.exposure_guard.domain.subject import (
     MAX_TERMS,
     SubjectAtom,
@@ -17,7 +25,10 @@ from memmesh.engines.exposure_guard.domain.subject import (
     normal_term,
     subject_names,
 )
+from memmesh.engines.exposure_guard.use_cases import ExposureGuardService
+from memmesh.errors import DependencyFailed
 from memmesh.policy.sensitivity import Exposure
+from memmesh.storage.cache import MemoryCache
 
 BROTHER = RuleId(RuleKind.DO_NOT_MENTION, TargetType.TOPIC, "brother")
 BROTHER_KEY = RuleId(RuleKind.DO_NOT_MENTION, TargetType.KEY, "relationship.brother")
@@ -99,3 +110,158 @@ def test_new_names_come_from_atoms_the_target_matches_not_from_terms() -> None:
     ]
     assert new_subject_names(rules, items) == {BROTHER: ("kofi",)}
     assert new_subject_names(CompiledRules.of([BROTHER], {BROTHER: ("kofi",)}), items[:1]) == {}
+
+
+class Store:
+    """Rules in a dict, with the RuleStore port's semantics."""
+
+    def __init__(self) -> None:
+        self.rules: dict[RuleId, Rule] = {}
+
+    async def list_rules(self, tenant_id: str, user_id: str) -> list[Rule]:
+        return sorted(self.rules.values(), key=lambda r: r.id)
+
+    async def get_rule(self, tenant_id: str, user_id: str, rule_id: RuleId) -> Rule | None:
+        return self.rules.get(rule_id)
+
+    async def add_rule(self, tenant_id: str, user_id: str, rule: Rule) -> bool:
+        if rule.id in self.rules:
+            return False
+        self.rules[rule.id] = rule
+        return True
+
+    async def remove_rule(self, tenant_id: str, user_id: str, rule_id: RuleId) -> bool:
+        return self.rules.pop(rule_id, None) is not None
+
+    async def set_terms(
+        self, tenant_id: str, user_id: str, rule_id: RuleId, terms: tuple[str, ...]
+    ) -> bool:
+        if rule_id not in self.rules:
+            return False
+        self.rules[rule_id] = replace(self.rules[rule_id], terms=terms)
+        return True
+
+    async def close(self) -> None:
+        return None
+
+
+class Ledger:
+    async def record(self, tenant_id: str, user_id: str, event: object) -> None:
+        return None
+
+
+@dataclass
+class Capsule:
+    atoms: list[SubjectAtom] = field(default_factory=lambda: list(ATOMS))
+    down: bool = False
+
+    async def atoms_of(self, tenant_id: str, user_id: str) -> list[SubjectAtom]:
+        if self.down:
+            raise DependencyFailed("atom_extractor", "UNAVAILABLE")
+        return self.atoms
+
+
+@dataclass
+class Graph:
+    neighbours: dict[str, list[str]] = field(default_factory=dict)
+    asked: list[list[str]] = field(default_factory=list)
+
+    async def linked_labels(self, tenant_id: str, user_id: str, node_ids: list[str]) -> list[str]:
+        self.asked.append(node_ids)
+        return [label for node in node_ids for label in self.neighbours.get(node, [])]
+
+
+class CapsuleAtoms:
+    def __init__(self, capsule: Capsule) -> None:
+        self._capsule = capsule
+
+    async def atoms(self, tenant_id: str, user_id: str) -> list[SubjectAtom]:
+        return await self._capsule.atoms_of(tenant_id, user_id)
+
+
+def service(capsule: Capsule, graph: Graph) -> tuple[ExposureGuardService, Store]:
+    store = Store()
+    guard = ExposureGuardService(
+        store, Ledger(), MemoryCache(), atoms=CapsuleAtoms(capsule), graph=graph
+    )
+    return guard, store
+
+
+def excerpts(*texts: str) -> list[Exposed]:
+    return [Exposed(Item(f"e{i}", text=t), Exposure.SAFE_TO_SPEAK) for i, t in enumerate(texts)]
+
+
+async def test_setting_a_rule_stores_the_names_of_its_atoms_and_linked_nodes() -> None:
+    graph = Graph({"entity:kwame": ["Kwame Mensah"]})
+    guard, store = service(Capsule(), graph)
+    rule, created = await guard.set_rule("t", "u", BROTHER, "", 1)
+    assert created and rule.terms == ("kwame", "kwame mensah")
+    assert store.rules[BROTHER].terms == rule.terms
+    assert graph.asked == [["entity:kwame", "entity:brother"]]
+    outcome = await guard.filter(
+        "t",
+        "u",
+        excerpts("Buy Kwame a present", "Lisbon in May"),
+        Channel.VOICE,
+        speak_text_allowed=False,
+        user_asked=False,
+    )
+    assert outcome.allowed_item_ids == ("e1",)
+
+
+async def test_a_subject_that_cannot_be_read_leaves_the_rule_on_its_target_and_fails() -> None:
+    capsule = Capsule(down=True)
+    guard, store = service(capsule, Graph())
+    with pytest.raises(DependencyFailed):
+        await guard.set_rule("t", "u", BROTHER, "", 1)
+    assert store.rules[BROTHER].terms == ()
+    # In force on its target already; a retry completes it.
+    held = await guard.filter(
+        "t",
+        "u",
+        excerpts("my brother called"),
+        Channel.VOICE,
+        speak_text_allowed=False,
+        user_asked=False,
+    )
+    assert held.allowed_item_ids == ()
+    capsule.down = False
+    rule, created = await guard.set_rule("t", "u", BROTHER, "", 2)
+    assert not created and rule.terms == ("kwame",)
+
+
+async def test_other_kinds_of_rule_read_no_subject() -> None:
+    graph = Graph()
+    guard, store = service(Capsule(down=True), graph)
+    pull = RuleId(RuleKind.PULL_ONLY, TargetType.TOPIC, "brother")
+    rule, _ = await guard.set_rule("t", "u", pull, "", 1)
+    assert rule.terms == () and graph.asked == []
+
+
+async def test_filtering_a_new_atom_on_the_subject_grows_the_rule_and_holds_its_name() -> None:
+    guard, store = service(Capsule(atoms=[]), Graph())
+    await guard.set_rule("t", "u", BROTHER, "", 1)
+    items = [
+        Exposed(
+            Item(
+                "a0", "relationship.brother.kofi", (), "User has a brother named Kofi.", atom_id="x"
+            ),
+            Exposure.SAFE_TO_SPEAK,
+        ),
+        *excerpts("Kofi called yesterday"),
+    ]
+    outcome = await guard.filter(
+        "t", "u", items, Channel.VOICE, speak_text_allowed=False, user_asked=False
+    )
+    assert outcome.allowed_item_ids == ()
+    assert store.rules[BROTHER].terms == ("kofi",)
+    # Later, without the atom, the name alone is held back.
+    later = await guard.filter(
+        "t",
+        "u",
+        excerpts("Kofi called again"),
+        Channel.VOICE,
+        speak_text_allowed=False,
+        user_asked=False,
+    )
+    assert later.allowed_item_ids == ()
