@@ -71,6 +71,9 @@ async def test_a_late_extraction_of_an_older_turn_never_brings_the_fact_back(sto
     late = await service.process(T, U, said(2, "My sister Ana is a nurse."), NOW + SECOND)
     assert late.facts == ()
     assert await keys(service) == []
+    # Its archived copy loses what the forget named.
+    [(turn_ids, terms)] = [r for r in fakes.threads.redacted if r[0] == ("turn-2",)]
+    assert "Ana" in terms and "sister" in terms
     # Said again after the forget, it is remembered again: the user told it anew.
     await service.process(T, U, said(4, "My sister Ana is a nurse."), NOW + 4 * SECOND)
     assert await keys(service) == ["relationship.sister.ana"]
@@ -116,6 +119,7 @@ async def test_forget_this_conversation_forgets_the_atoms_only_it_evidenced(stor
     # A late extraction of a turn of the forgotten conversation adds nothing ...
     late = await service.process(T, U, said(5, "I'm allergic to walnuts.", "s1"), NOW + SECOND)
     assert late.facts == ()
+    assert (("turn-5",), ()) in fakes.threads.redacted
     # ... while the same conversation id going on after the forget is heard.
     await service.process(T, U, said(6, "I'm allergic to walnuts.", "s1"), NOW + 9 * SECOND)
     assert "constraint.allergy.walnut" in await keys(service)

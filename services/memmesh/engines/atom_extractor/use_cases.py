@@ -33,6 +33,7 @@ from memmesh.engines.atom_extractor.domain.erasure import (
     Erasure,
     erasure_effects,
     late_dropped,
+    late_terms,
     local_erasure,
 )
 from memmesh.engines.atom_extractor.domain.events import command_event, correction_event, effects_of
@@ -74,6 +75,8 @@ class Applied:
     touched: list[str] = field(default_factory=list)
     # The processed turn and its session, recorded with the commit.
     turn_session: tuple[str, str] | None = None
+    # What a forget made before this turn was extracted still takes from it (the archive).
+    erasure: Erasure | None = None
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,8 @@ class CapsuleService:
                 ctx = ChangeContext(tenant_id, user_id, marker, now_us, session_id)
                 applied = planner(ws, ctx, refs)
                 erasure = applied.plan.erasure if applied.plan is not None else None
+                if erasure is None:
+                    erasure = applied.erasure
                 commit = CapsuleCommit(
                     marker=marker,
                     upserts=ws.upserts(),
@@ -214,6 +219,14 @@ class CapsuleService:
         facts = () if keep_nothing else extraction.facts
         # A turn said before a forget and extracted after it never brings the fact back.
         forgotten = late_dropped(tenant_id, user_id, facts, late, now_us)
+        late_erasure = None
+        if late.covers_turn(now_us):
+            # Said in a conversation (or by a user) forgotten since: the turn itself goes.
+            late_erasure = Erasure(whole_turn_ids=(turn.turn_id,))
+        elif forgotten:
+            dropped = [f for position, f in enumerate(facts) if position in forgotten]
+            terms = late_terms(tenant_id, user_id, dropped, late)
+            late_erasure = Erasure(turn_ids=(turn.turn_id,), terms=terms) if terms else None
         facts = tuple(f for position, f in enumerate(facts) if position not in forgotten)
         if keep_nothing or forgotten:
             provenance = None  # its hashes would still stand for the words
@@ -242,6 +255,7 @@ class CapsuleService:
                 rejections=rejections,
                 provenance=[provenance] if provenance else [],
                 turn_session=(turn.turn_id, turn.session_id) if turn.session_id else None,
+                erasure=late_erasure,
             )
             if extraction.correction is not None:
                 pair = extraction.correction

@@ -183,3 +183,18 @@ def late_dropped(
         if any(words <= hashes for words in sets):
             dropped.add(position)
     return dropped
+
+
+def late_terms(
+    tenant_id: str, user_id: str, dropped: Sequence[ExtractedFact], late: LateErasures
+) -> tuple[str, ...]:
+    """What to cut from a turn whose facts a forget had already taken back: the facts'
+    critical tokens and those of their words the forget named."""
+    named = set().union(*(words for words, _ in late.word_sets)) if late.word_sets else set()
+    terms: set[str] = set()
+    for fact in dropped:
+        terms |= {t for t in fact.critical_tokens if len(t.strip()) > 1}
+        for word in words_of(fact.text) | set(fact.key.replace(".", " ").replace("_", " ").split()):
+            if word_hash(tenant_id, user_id, word) in named and len(word) > 2:
+                terms.add(word)
+    return tuple(sorted(t[:MAX_TERM_LEN] for t in terms))[:MAX_TERMS]
