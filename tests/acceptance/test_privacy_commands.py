@@ -53,8 +53,10 @@ def mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
             f'{{"{TENANT}": "{TENANT_KEY}", "{OTHER_TENANT}": "{OTHER_TENANT_KEY}"}}'
         ),
         "MEMMESH_GATEWAY_BRIEF_BUDGET_MS": str(BRIEF_BUDGET_MS),
-        "MEMMESH_GATEWAY_RETRY_INITIAL_S": "0.1",
-        "MEMMESH_GATEWAY_RETRY_MAX_S": "0.5",
+        # The gateway retries a queued extraction only after a minute, so an extraction said
+        # before a forget is still queued when the forget comes.
+        "MEMMESH_GATEWAY_RETRY_INITIAL_S": "60",
+        "MEMMESH_GATEWAY_RETRY_MAX_S": "60",
         "MEMMESH_ATOM_EXTRACTOR_EFFECT_RETRY_INITIAL_S": "0.1",
         "MEMMESH_ATOM_EXTRACTOR_EFFECT_RETRY_MAX_S": "0.5",
         "MEMMESH_LOG_LEVEL": "WARNING",
@@ -241,3 +243,29 @@ async def test_forget_everything_through_command(user: User) -> None:
     debug = await user.gateway.debug_user(user.user_id)
     assert debug.dead_effects == 0
     assert not any(e.startswith("pending:extract") for e in debug.effects)
+
+
+async def test_a_queued_extraction_of_a_forgotten_fact_is_dropped_and_its_turn_redacted(
+    mesh: Mesh, user: User
+) -> None:
+    await user.say("I play the cello.", NOW_US)
+    mesh.pause("atom_extractor")
+    try:
+        queued = await user.say("My brother Kwame is a pilot.", NOW_US + SECOND_US)
+    finally:
+        mesh.resume("atom_extractor")
+    assert queued.extraction_queued
+    debug = await user.gateway.debug_user(user.user_id)
+    assert "pending:extract=1" in debug.effects
+
+    await user.gateway.command(user.user_id, "s1", "FORGET", NOW_US + 2 * SECOND_US, "brother")
+
+    debug = await user.gateway.debug_user(user.user_id)
+    assert not any(e.startswith(("pending:extract", "dead:extract")) for e in debug.effects)
+
+    async def forgotten() -> bool:
+        said = await everything_said_back(user, "s1", LATER_US, "my brother")
+        return not leaked(said, ("Kwame", "pilot"))
+
+    assert await eventually(forgotten)
+    assert [a.key for a in await user.atoms()] == ["identity.hobby.general"]
