@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from memmesh.engines.atom_extractor.domain import reasons
 from memmesh.engines.atom_extractor.domain.capsule import (
@@ -220,11 +220,11 @@ class CapsuleService:
         # A turn said before a forget and extracted after it never brings the fact back.
         forgotten = late_dropped(tenant_id, user_id, facts, late, now_us)
         late_erasure = None
+        dropped = [f for position, f in enumerate(facts) if position in forgotten]
         if late.covers_turn(now_us):
             # Said in a conversation (or by a user) forgotten since: the turn itself goes.
             late_erasure = Erasure(whole_turn_ids=(turn.turn_id,))
         elif forgotten:
-            dropped = [f for position, f in enumerate(facts) if position in forgotten]
             terms = late_terms(tenant_id, user_id, dropped, late)
             late_erasure = Erasure(turn_ids=(turn.turn_id,), terms=terms) if terms else None
         facts = tuple(f for position, f in enumerate(facts) if position not in forgotten)
@@ -264,6 +264,16 @@ class CapsuleService:
                     CorrectionPair(pair.heard, pair.meant, turn.turn_id, now_us)
                 )
                 applied.events.append(correction_event(pair.heard, pair.meant, ctx))
+            for fact in dropped:
+                # Already forgotten when it was said: dropped, on the record by id and key.
+                gone = replace(
+                    new_atom(fact, ctx, provenance_of(None)),
+                    text="",
+                    critical_tokens=(),
+                    topics=(),
+                    evidence_turn_ids=(),
+                )
+                ws.record(change(ChangeKind.DROPPED, gone, reasons.USER_FORGET))
             for position, fact in enumerate(facts):
                 if position in blocked:
                     ws.record(

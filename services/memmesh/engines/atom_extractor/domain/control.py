@@ -165,7 +165,11 @@ def _erasure_of(
         terms=terms,
         whole_turn_ids=(command_turn_id,) if whole_turn and command_turn_id else (),
         atom_ids=tuple(forgotten),
-        word_hashes=tuple(sorted({word_hash(ctx.tenant_id, ctx.user_id, w) for w in words})),
+        # A DO_NOT_STORE rule already refuses the words in any later extraction; a forget
+        # leaves no rule, so its words are marked for turns said before it.
+        word_hashes=()
+        if whole_turn
+        else tuple(sorted({word_hash(ctx.tenant_id, ctx.user_id, w) for w in words})),
     )
 
 
