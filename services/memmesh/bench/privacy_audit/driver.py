@@ -121,6 +121,24 @@ class LoggedMesh(Mesh):
             handle.close()
 
 
+START_ATTEMPTS = 3
+
+
+def _start_mesh(env: dict[str, str], log_dir: Path) -> LoggedMesh:
+    """Every built engine, started; on a loaded machine an engine may miss its start
+    deadline, so a failed start is retried on fresh ports."""
+    for attempt in range(START_ATTEMPTS):
+        mesh = LoggedMesh(built_engines(), env=env, log_dir=log_dir)
+        try:
+            mesh.__enter__()
+            return mesh
+        except RuntimeError:
+            if attempt == START_ATTEMPTS - 1:
+                raise
+            time.sleep(5)
+    raise AssertionError("unreachable")
+
+
 @dataclass
 class BriefRecord:
     user: UserScript
@@ -264,6 +282,12 @@ def run(
 
     async def main() -> list[BriefRecord]:
         endpoint = await sink.start()
+        try:
+            return await play(endpoint)
+        finally:
+            await sink.stop()
+
+    async def play(endpoint: str) -> list[BriefRecord]:
         env = {
             "MEMMESH_DATA_DIR": str(data_dir),
             "MEMMESH_STORAGE_URL": postgres_url or "sqlite",
@@ -277,8 +301,7 @@ def run(
         }
         if redis_url:
             env["MEMMESH_REDIS_URL"] = redis_url
-        mesh = LoggedMesh(built_engines(), env=env, log_dir=log_dir)
-        await asyncio.to_thread(mesh.start)
+        mesh = await asyncio.to_thread(_start_mesh, env, log_dir)
         try:
             briefs = await _drive(
                 script, mesh.addrs["gateway"], tenant, concurrency, errors, error_details, busy
@@ -287,8 +310,7 @@ def run(
             await asyncio.sleep(settle_s)
         finally:
             await asyncio.to_thread(mesh.stop)
-            await asyncio.sleep(0.5)
-            await sink.stop()
+            await asyncio.sleep(0.5)  # the last span batches, flushed on stop
         return briefs
 
     briefs = asyncio.run(main())
