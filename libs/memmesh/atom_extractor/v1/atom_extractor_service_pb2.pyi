@@ -135,6 +135,58 @@ CHANGE_KIND_DROPPED: ChangeKind.ValueType  # 8
 Global___ChangeKind: _TypeAlias = ChangeKind  # noqa: Y015
 
 @_typing.final
+class ListEffectsRequest(_message.Message):
+    """Request of AtomExtractorService.ListEffects."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose effects."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListEffectsRequest: _TypeAlias = ListEffectsRequest  # noqa: Y015
+
+@_typing.final
+class ListEffectsResponse(_message.Message):
+    """Response of AtomExtractorService.ListEffects."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EFFECTS_FIELD_NUMBER: _builtins.int
+    DEAD_EFFECTS_FIELD_NUMBER: _builtins.int
+    dead_effects: _builtins.int
+    """Effects given up (dead letters kept with their reason for an operator)."""
+    @_builtins.property
+    def effects(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """By state and kind, sorted: "pending:GUARD_RULE=1", "dead:THREAD_REDACT=1"."""
+
+    def __init__(
+        self,
+        *,
+        effects: _abc.Iterable[_builtins.str] | None = ...,
+        dead_effects: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dead_effects", b"dead_effects", "effects", b"effects"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListEffectsResponse: _TypeAlias = ListEffectsResponse  # noqa: Y015
+
+@_typing.final
 class ExtractedFact(_message.Message):
     """A fact extracted from a turn."""
 

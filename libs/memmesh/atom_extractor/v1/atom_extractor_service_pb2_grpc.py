@@ -86,6 +86,11 @@ class AtomExtractorServiceStub:
                 request_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ConfirmAtomRequest.SerializeToString,
                 response_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ConfirmAtomResponse.FromString,
                 _registered_method=True)
+        self.ListEffects = channel.unary_unary(
+                '/memmesh.atom_extractor.v1.AtomExtractorService/ListEffects',
+                request_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListEffectsRequest.SerializeToString,
+                response_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListEffectsResponse.FromString,
+                _registered_method=True)
 
 
 class AtomExtractorServiceServicer:
@@ -163,6 +168,13 @@ class AtomExtractorServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListEffects(self, request, context):
+        """Operator view: the user's effects in the extractor's outbox, pending and dead, by kind.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AtomExtractorServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -215,6 +227,11 @@ def add_AtomExtractorServiceServicer_to_server(servicer, server):
                     servicer.ConfirmAtom,
                     request_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ConfirmAtomRequest.FromString,
                     response_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ConfirmAtomResponse.SerializeToString,
+            ),
+            'ListEffects': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListEffects,
+                    request_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListEffectsRequest.FromString,
+                    response_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListEffectsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -489,6 +506,33 @@ class AtomExtractorService:
             '/memmesh.atom_extractor.v1.AtomExtractorService/ConfirmAtom',
             memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ConfirmAtomRequest.SerializeToString,
             memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ConfirmAtomResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListEffects(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.atom_extractor.v1.AtomExtractorService/ListEffects',
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListEffectsRequest.SerializeToString,
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListEffectsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -55,6 +55,8 @@ class AtomExtractorServiceStub:
     """Lists the user's heard -> meant pairs, newest first (speech Hint Bundle)."""
     ConfirmAtom: _grpc.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ConfirmAtomRequest, _atom_extractor_service_pb2.ConfirmAtomResponse]
     """The user confirmed one atom: it becomes verified and its conflict partner is superseded."""
+    ListEffects: _grpc.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ListEffectsRequest, _atom_extractor_service_pb2.ListEffectsResponse]
+    """Operator view: the user's effects in the extractor's outbox, pending and dead, by kind."""
 
 @_typing.type_check_only
 class AtomExtractorServiceAsyncStub(AtomExtractorServiceStub):
@@ -83,6 +85,8 @@ class AtomExtractorServiceAsyncStub(AtomExtractorServiceStub):
     """Lists the user's heard -> meant pairs, newest first (speech Hint Bundle)."""
     ConfirmAtom: _aio.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ConfirmAtomRequest, _atom_extractor_service_pb2.ConfirmAtomResponse]  # type: ignore[assignment]
     """The user confirmed one atom: it becomes verified and its conflict partner is superseded."""
+    ListEffects: _aio.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ListEffectsRequest, _atom_extractor_service_pb2.ListEffectsResponse]  # type: ignore[assignment]
+    """Operator view: the user's effects in the extractor's outbox, pending and dead, by kind."""
 
 class AtomExtractorServiceServicer(metaclass=_abc_1.ABCMeta):
     """The AtomExtractor owns the per-user memory capsule (atoms) and the extraction
@@ -168,5 +172,13 @@ class AtomExtractorServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_atom_extractor_service_pb2.ConfirmAtomResponse, _abc.Awaitable[_atom_extractor_service_pb2.ConfirmAtomResponse]]:
         """The user confirmed one atom: it becomes verified and its conflict partner is superseded."""
+
+    @_abc_1.abstractmethod
+    def ListEffects(
+        self,
+        request: _atom_extractor_service_pb2.ListEffectsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_atom_extractor_service_pb2.ListEffectsResponse, _abc.Awaitable[_atom_extractor_service_pb2.ListEffectsResponse]]:
+        """Operator view: the user's effects in the extractor's outbox, pending and dead, by kind."""
 
 def add_AtomExtractorServiceServicer_to_server(servicer: AtomExtractorServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

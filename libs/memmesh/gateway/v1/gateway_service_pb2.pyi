@@ -559,7 +559,7 @@ class DebugUserResponse(_message.Message):
     pending_extractions: _builtins.int
     """Extraction items waiting for retry."""
     dead_effects: _builtins.int
-    """Effects given up (dead letters kept with their reason for an operator)."""
+    """Effects given up, in both outboxes (dead letters kept with their reason)."""
     @_builtins.property
     def last_interaction_time(self) -> _timestamp_pb2.Timestamp:
         """Last interaction."""
@@ -570,8 +570,10 @@ class DebugUserResponse(_message.Message):
 
     @_builtins.property
     def effects(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The user's effects in the gateway's outbox by state and kind, sorted:
-        "pending:extract=2", "dead:fill_profile=1".
+        """The user's effects by state and kind, sorted: the gateway's outbox as
+        "pending:extract=2", "dead:fill_profile=1", the AtomExtractor's prefixed with its name,
+        "atom_extractor/pending:GUARD_RULE=1" ("atom_extractor=UNAVAILABLE" when it does not
+        answer).
         """
 
     def __init__(

@@ -39,6 +39,8 @@ class EffectOutbox(Protocol):
 
     async def count_pending(self, tenant_id: str, user_id: str, kind: str | None = None) -> int: ...
 
+    async def tally(self, tenant_id: str, user_id: str) -> list[tuple[str, str, int]]: ...
+
 
 class CapsuleStore(AtomReader, Protocol):
     """Atoms, learning artifacts and logs of each (tenant, user); a commit also queues its

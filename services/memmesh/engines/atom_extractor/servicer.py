@@ -205,3 +205,12 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
             micros_of(request.now),
         )
         return pb.ConfirmAtomResponse(changes=[mapping.change_message(c) for c in outcome.changes])
+
+    async def ListEffects(
+        self, request: pb.ListEffectsRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListEffectsResponse:
+        tally = await self._service.effect_tally(*mapping.scope_of(request.scope))
+        return pb.ListEffectsResponse(
+            effects=[f"{state}:{kind}={count}" for state, kind, count in tally],
+            dead_effects=sum(count for state, _, count in tally if state == "dead"),
+        )

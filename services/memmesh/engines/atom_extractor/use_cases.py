@@ -502,6 +502,10 @@ class CapsuleService:
             return frozenset()
         return frozenset(await self._store.session_turns(tenant_id, user_id, session_id))
 
+    async def effect_tally(self, tenant_id: str, user_id: str) -> list[tuple[str, str, int]]:
+        """The user's effects as (state, kind, count): state "pending" or "dead"."""
+        return await self._outbox.tally(tenant_id, user_id)
+
     async def _pending(self, tenant_id: str, user_id: str) -> int:
         """How many of the user's effects wait for the drainer."""
         return await self._outbox.count_pending(tenant_id, user_id)

@@ -173,6 +173,14 @@ class ControlHandler:
             # The operator view degrades rather than fails while the capsule is down.
             counts = ["atom_extractor=UNAVAILABLE"]
         effects, dead = effect_counts(await self._outbox.tally(scope.tenant_id, scope.user_id))
+        try:
+            theirs = await self._extractor.list_effects(
+                extractor_pb.ListEffectsRequest(scope=scope), budget.remaining_s()
+            )
+            effects += [f"atom_extractor/{entry}" for entry in theirs.effects]
+            dead += theirs.dead_effects
+        except DependencyFailed:
+            effects.append("atom_extractor=UNAVAILABLE")
         response = pb.DebugUserResponse(
             last_session_id=state.state.last_session_id,
             atom_counts=counts,

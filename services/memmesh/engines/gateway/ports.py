@@ -68,6 +68,10 @@ class CapsulePeer(Protocol):
         self, request: extractor_pb.ListAtomsRequest, timeout_s: float
     ) -> extractor_pb.ListAtomsResponse: ...
 
+    async def list_effects(
+        self, request: extractor_pb.ListEffectsRequest, timeout_s: float
+    ) -> extractor_pb.ListEffectsResponse: ...
+
 
 class ExposureGuardPeer(Protocol):
     async def recall_summary(

@@ -29,3 +29,8 @@ class AtomExtractorClient:
         self, request: extractor_pb.ListAtomsRequest, timeout_s: float
     ) -> extractor_pb.ListAtomsResponse:
         return await call_engine(ENGINE, self._stub.ListAtoms(request, timeout=timeout_s))
+
+    async def list_effects(
+        self, request: extractor_pb.ListEffectsRequest, timeout_s: float
+    ) -> extractor_pb.ListEffectsResponse:
+        return await call_engine(ENGINE, self._stub.ListEffects(request, timeout=timeout_s))
