@@ -174,3 +174,15 @@ async def test_off_the_record_with_content_covers_that_turn_not_the_one_before(s
     # Said on its own, it covers what was just said.
     await service.process(T, U, said(3, "don't remember that"), NOW + 2)
     assert await keys(service) == []
+
+
+async def test_forget_by_id_reaches_the_evidence_turns_and_devices(store):
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process(T, U, said(1, "My brother Kwame is a pilot."), NOW)
+    [brother] = await service.list_atoms(T, U, None, 10)
+    await service.forget(T, U, [brother.atom_id], "", "", False, "USER_FORGET", NOW + SECOND)
+    assert await keys(service) == []
+    assert ("atom", brother.atom_id) in fakes.devices.forgotten
+    [(turn_ids, terms)] = fakes.threads.redacted
+    assert turn_ids == ("turn-1",) and "Kwame" in terms

@@ -24,6 +24,7 @@ from memmesh.engines.atom_extractor.domain.capsule import (
 from memmesh.engines.atom_extractor.domain.control import (
     CommandPlan,
     MarkFlags,
+    erasure_of,
     forget,
     matching_atoms,
     plan_command,
@@ -395,8 +396,10 @@ class CapsuleService:
                 atom = ws.get(atom_id)
                 if atom is not None:
                     chosen[atom_id] = atom
-            forget(ws, list(chosen.values()), ctx, reason)
-            return Applied()
+            atoms = list(chosen.values())
+            forgotten = forget(ws, atoms, ctx, reason)
+            # The same reach as a spoken forget: evidence turns, devices, logs, late extractions.
+            return Applied(erasure=erasure_of(atoms, forgotten, target, ctx, "", whole_turn=False))
 
         return await self._mutate(
             tenant_id, user_id, marker, now_us, session_id if last_referenced else "", planner

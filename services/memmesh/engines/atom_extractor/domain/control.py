@@ -145,7 +145,7 @@ def mark_pull_only(ws: WorkingCapsule, atoms: list[AtomRecord], reason: str) -> 
     return marked
 
 
-def _erasure_of(
+def erasure_of(
     atoms: list[AtomRecord],
     forgotten: list[str],
     target: str,
@@ -191,7 +191,7 @@ def plan_command(
         case Command.FORGET:
             atoms = _named_or_referenced(ws, target, last_refs, include_superseded=True)
             plan.affected_atom_ids = forget(ws, atoms, ctx, reasons.USER_FORGET)
-            plan.erasure = _erasure_of(
+            plan.erasure = erasure_of(
                 atoms, plan.affected_atom_ids, target, ctx, command_turn_id, whole_turn=False
             )
         case Command.DO_NOT_STORE:
@@ -200,7 +200,7 @@ def plan_command(
             plan.affected_atom_ids = forget(ws, atoms, ctx, reasons.USER_DO_NOT_STORE)
             plan.skip_facts = True
             # The turn that says "off the record" is itself not kept.
-            plan.erasure = _erasure_of(
+            plan.erasure = erasure_of(
                 atoms, plan.affected_atom_ids, target, ctx, command_turn_id, whole_turn=True
             )
         case Command.FORGET_EVERYTHING:
