@@ -1,10 +1,11 @@
-"""The whole mesh over mTLS (`memmesh certs` + MEMMESH_TLS_DIR): Ingest and Brief through a
-TLS gateway client; plaintext clients and clients with another CA's certificate are refused;
+"""The whole mesh in production mode over mTLS (`memmesh certs` + MEMMESH_TLS_DIR): Ingest
+and Brief through a TLS gateway client; plaintext clients and clients with another CA's certificate are refused;
 a mesh certificate without the internal token is refused too, reflection included."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -21,11 +22,12 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from memmesh.client.gateway import GatewayClient
 from memmesh.runtime import tls
 from memmesh.runtime.interceptors import INTERNAL_TOKEN_HEADER
-from memmesh.runtime.settings import MeshSettings
 from memmesh.runtime.supervisor import Mesh, built_engines
 
 NOW_US = 1_767_225_600 * 1_000_000
-INTERNAL_TOKEN = MeshSettings().internal_token
+# The mesh runs as production: its own token and tenant key (the defaults are refused).
+INTERNAL_TOKEN = "mtls-test-internal-token-5f0c2a9e7b41"
+TENANT_KEY = "mtls-test-tenant-key-c81d3e60"
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -50,6 +52,9 @@ def mesh(tmp_path_factory: pytest.TempPathFactory, certs: Path) -> Iterator[Mesh
     env = {
         "MEMMESH_DATA_DIR": str(tmp_path_factory.mktemp("mtls-mesh")),
         "MEMMESH_TLS_DIR": str(certs),
+        "MEMMESH_ENV": "production",
+        "MEMMESH_INTERNAL_TOKEN": INTERNAL_TOKEN,
+        "MEMMESH_GATEWAY_TENANT_KEYS": json.dumps({"demo": TENANT_KEY}),
         "MEMMESH_LOG_LEVEL": "WARNING",
         # The first Brief opens every engine channel (TLS handshakes) on a shared machine;
         # a budget overrun would hide what this module tests. Latency is the benchmark's.
@@ -67,7 +72,7 @@ def _read(path: Path) -> bytes:
 async def client(mesh: Mesh, certs: Path) -> AsyncIterator[GatewayClient]:
     credentials = grpc.ssl_channel_credentials(root_certificates=_read(certs / "ca.pem"))
     async with GatewayClient(
-        mesh.addrs["gateway"], "demo-key", internal_token=INTERNAL_TOKEN, credentials=credentials
+        mesh.addrs["gateway"], TENANT_KEY, internal_token=INTERNAL_TOKEN, credentials=credentials
     ) as gateway:
         yield gateway
 
@@ -109,7 +114,7 @@ async def test_ingest_then_brief_through_the_tls_gateway(client: GatewayClient) 
 
 
 async def test_a_plaintext_client_is_refused_by_the_gateway(mesh: Mesh) -> None:
-    async with GatewayClient(mesh.addrs["gateway"], "demo-key") as plaintext:
+    async with GatewayClient(mesh.addrs["gateway"], TENANT_KEY) as plaintext:
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await plaintext.brief("u1", "s1", NOW_US, "hello", timeout=3)
     assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
@@ -119,7 +124,7 @@ async def test_a_client_that_does_not_trust_the_mesh_ca_gets_no_gateway(
     mesh: Mesh, other_ca: Path
 ) -> None:
     credentials = grpc.ssl_channel_credentials(root_certificates=_read(other_ca / "ca.pem"))
-    async with GatewayClient(mesh.addrs["gateway"], "demo-key", credentials=credentials) as c:
+    async with GatewayClient(mesh.addrs["gateway"], TENANT_KEY, credentials=credentials) as c:
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await c.brief("u1", "s1", NOW_US, "hello", timeout=3)
     assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
@@ -170,7 +175,7 @@ async def test_the_gateway_reflects_only_for_a_tenant_key(mesh: Mesh, certs: Pat
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await _list_services(channel, ())
         assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
-        names = await _list_services(channel, (("authorization", "Bearer demo-key"),))
+        names = await _list_services(channel, (("authorization", f"Bearer {TENANT_KEY}"),))
     assert "memmesh.gateway.v1.GatewayService" in names
 
 
