@@ -1,6 +1,7 @@
 """The whole mesh in production mode over mTLS (`memmesh certs` + MEMMESH_TLS_DIR): Ingest
-and Brief through a TLS gateway client; plaintext clients and clients with another CA's certificate are refused;
-a mesh certificate without the internal token is refused too, reflection included."""
+and Brief through a TLS gateway client; plaintext clients and clients with another CA's
+certificate are refused; a mesh certificate without the internal token is refused too,
+reflection included."""
 
 from __future__ import annotations
 
