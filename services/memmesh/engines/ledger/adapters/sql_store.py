@@ -31,6 +31,13 @@ from memmesh.storage.sql import Database, Dialect, Row, SqlTx, marks
 READ_PAGE = 500
 
 _KEY_QUERY = "SELECT key_id, secret FROM subject_keys WHERE tenant_id = ? AND user_id = ?"
+# The user's current key id next to the stream's head, in one row even for a new stream.
+_KEY_AND_HEAD_QUERY = (
+    "SELECT k.key_id, h.sequence, h.hash FROM (SELECT 1 AS one) AS anchor "
+    "LEFT JOIN subject_keys k ON k.tenant_id = ? AND k.user_id = ? "
+    "LEFT JOIN (SELECT sequence, hash FROM ledger_events WHERE tenant_id = ? AND user_id = ? "
+    "ORDER BY sequence DESC LIMIT 1) h ON 1 = 1"
+)
 _COLUMNS = "sequence, idempotency_key, event_type, reason_code, attributes, occur_time_us, previous_hash, hash"
 
 
@@ -123,26 +130,36 @@ class SqlLedgerStore:
         if not events:
             return []
         async with self._db.write(tenant_id, user_id) as tx:
+            head: Row | None = None
             if subject_key_id:
-                current = await tx.fetchone(
-                    "SELECT key_id FROM subject_keys WHERE tenant_id = ? AND user_id = ?",
-                    (tenant_id, user_id),
-                )
-                if current is None or current[0] != subject_key_id:
+                # The key check rides on the head query: no extra round trip per append.
+                current_key, *head_columns = await tx.fetchone(
+                    _KEY_AND_HEAD_QUERY, (tenant_id, user_id, tenant_id, user_id)
+                ) or (None, None, None)
+                if current_key != subject_key_id:
                     raise PreconditionFailed(
                         "subject_key_id is not the user's current subject key (it was shredded)"
                     )
-            return await self._append_in(tx, tenant_id, user_id, events)
+                head = tuple(head_columns) if head_columns[0] is not None else ()
+            return await self._append_in(tx, tenant_id, user_id, events, head)
 
     async def _append_in(
-        self, tx: SqlTx, tenant_id: str, user_id: str, events: Sequence[NewEvent]
+        self,
+        tx: SqlTx,
+        tenant_id: str,
+        user_id: str,
+        events: Sequence[NewEvent],
+        head: Row | None = None,
     ) -> list[AppendOutcome]:
+        """Seal and insert after the stream's head; `head` is (sequence, hash) when already
+        read, () for an empty stream, None to read it here."""
         keys = [event.idempotency_key for event in events]
-        head = await tx.fetchone(
-            "SELECT sequence, hash FROM ledger_events WHERE tenant_id = ? AND user_id = ? "
-            "ORDER BY sequence DESC LIMIT 1",
-            (tenant_id, user_id),
-        )
+        if head is None:
+            head = await tx.fetchone(
+                "SELECT sequence, hash FROM ledger_events WHERE tenant_id = ? AND user_id = ? "
+                "ORDER BY sequence DESC LIMIT 1",
+                (tenant_id, user_id),
+            )
         rows = await tx.fetchall(
             "SELECT idempotency_key, sequence, hash, content_hash FROM ledger_events "
             f"WHERE tenant_id = ? AND user_id = ? AND idempotency_key IN ({marks(len(keys))})",
