@@ -27,6 +27,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=float("inf"),
+        help="seconds per backend after which no new user starts (the rest is scanned)",
+    )
     parser.add_argument("--nonce", type=int, default=None, help="marker tag (default: random)")
     args = parser.parse_args(argv)
     nonce = args.nonce if args.nonce is not None else time.time_ns()
@@ -47,7 +53,9 @@ def main(argv: list[str]) -> int:
     }
     clean = True
     for backend in [b for b in args.backends.split(",") if b]:
-        figures = audit_backend(script, backend, concurrency=args.concurrency)
+        figures = audit_backend(
+            script, backend, concurrency=args.concurrency, time_limit_s=args.time_limit
+        )
         result[backend] = figures
         print(f"{backend}: {json.dumps(figures, ensure_ascii=False)}", file=sys.stderr, flush=True)
         clean = clean and figures["surviving_copies_total"] == 0 and figures["leaking_briefs"] == 0

@@ -17,7 +17,12 @@ BACKENDS = ("sqlite", "postgres")
 
 
 def audit_backend(
-    script: Script, backend: str, *, concurrency: int = 4, settle_s: float = 5.0
+    script: Script,
+    backend: str,
+    *,
+    concurrency: int = 4,
+    settle_s: float = 5.0,
+    time_limit_s: float = float("inf"),
 ) -> dict[str, object]:
     """Run the script through a fresh mesh on one backend ("sqlite", or "postgres" with
     Redis) and scan what it left; the scratch PostgreSQL database is dropped after."""
@@ -26,7 +31,12 @@ def audit_backend(
     with tempfile.TemporaryDirectory(prefix="memmesh-audit-") as work:
         if backend == "sqlite":
             run = driver.run(
-                script, "sqlite", Path(work), concurrency=concurrency, settle_s=settle_s
+                script,
+                "sqlite",
+                Path(work),
+                concurrency=concurrency,
+                settle_s=settle_s,
+                time_limit_s=time_limit_s,
             )
             return scanner.scan(run, script)
         with driver.scratch_database(POSTGRES_ADMIN_URL, driver.new_database_name()) as url:
@@ -38,5 +48,6 @@ def audit_backend(
                 redis_url=REDIS_URL,
                 concurrency=concurrency,
                 settle_s=settle_s,
+                time_limit_s=time_limit_s,
             )
             return scanner.scan(run, script)

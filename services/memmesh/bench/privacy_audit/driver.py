@@ -162,6 +162,8 @@ class Run:
     errors: Counter[str]
     # The first error message of each kind of failed call.
     error_details: dict[str, str] = field(default_factory=dict)
+    # Users whose script was played (all, unless a time limit stopped the run early).
+    users_played: int = 0
     # Mean latency of each kind of call, milliseconds.
     mean_ms: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
@@ -246,14 +248,18 @@ async def _drive(
     errors: Counter[str],
     error_details: dict[str, str],
     busy: dict[str, float],
+    played: list[UserScript],
+    deadline: float,
 ) -> list[BriefRecord]:
     briefs: list[BriefRecord] = []
     queue = list(script.users)
 
     async def worker() -> None:
         async with GatewayClient(gateway, TENANT_KEY, tenant_id=tenant) as client:
-            while queue:
-                await _play(client, queue.pop(0), briefs, errors, error_details, busy)
+            while queue and time.monotonic() < deadline:
+                user = queue.pop(0)
+                played.append(user)
+                await _play(client, user, briefs, errors, error_details, busy)
 
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     return briefs
@@ -268,6 +274,7 @@ def run(
     redis_url: str | None = None,
     concurrency: int = 4,
     settle_s: float = 5.0,
+    time_limit_s: float = float("inf"),
 ) -> Run:
     """Play the script through a mesh on SQLite (no URLs) or PostgreSQL (+ Redis), then stop
     the mesh (gracefully) so everything it holds is at rest where it wrote it."""
@@ -278,6 +285,7 @@ def run(
     errors: Counter[str] = Counter()
     error_details: dict[str, str] = {}
     busy: dict[str, float] = defaultdict(float)
+    played: list[UserScript] = []
     started = time.perf_counter()
 
     async def main() -> list[BriefRecord]:
@@ -298,13 +306,23 @@ def run(
             # The audit judges content, not latency: a loaded machine must not turn Briefs
             # into empty (and so trivially clean) degraded bundles.
             "MEMMESH_GATEWAY_BRIEF_BUDGET_MS": "5000",
+            "MEMMESH_GATEWAY_INGEST_BUDGET_MS": "20000",
+            "MEMMESH_GATEWAY_CONTROL_BUDGET_MS": "20000",
         }
         if redis_url:
             env["MEMMESH_REDIS_URL"] = redis_url
         mesh = await asyncio.to_thread(_start_mesh, env, log_dir)
         try:
             briefs = await _drive(
-                script, mesh.addrs["gateway"], tenant, concurrency, errors, error_details, busy
+                script,
+                mesh.addrs["gateway"],
+                tenant,
+                concurrency,
+                errors,
+                error_details,
+                busy,
+                played,
+                time.monotonic() + time_limit_s,
             )
             # Queued effects and span batches get time to land before the mesh stops.
             await asyncio.sleep(settle_s)
@@ -326,7 +344,8 @@ def run(
         error_details=error_details,
         mean_ms={
             kind: round(busy[kind] * 1000 / count, 1)
-            for kind, count in Counter(s.kind for u in script.users for s in u.steps).items()
+            for kind, count in Counter(s.kind for u in played for s in u.steps).items()
         },
+        users_played=len(played),
         seconds=round(time.perf_counter() - started, 1),
     )

@@ -331,6 +331,7 @@ def scan(run: Run, script: Script) -> dict[str, object]:
     result = report.as_json(surfaces)
     result["errors"] = dict(sorted(run.errors.items()))
     result["error_details"] = dict(sorted(run.error_details.items()))
+    result["users_played"] = run.users_played
     result["mean_ms"] = run.mean_ms
     result["seconds"] = run.seconds
     return result
