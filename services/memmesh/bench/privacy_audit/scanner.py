@@ -109,7 +109,9 @@ class Report:
             self.examples.append(hit)
 
     def as_json(self, surfaces: Iterable[str]) -> dict[str, object]:
+        # The usual surfaces of the backend, then any other where something was found.
         surfaces = list(surfaces)
+        surfaces += sorted((set(self.copies) | set(self.controls)) - set(surfaces))
         return {
             "surviving_copies": {s: self.copies[s] for s in surfaces},
             "surviving_copies_total": sum(self.copies.values()),
