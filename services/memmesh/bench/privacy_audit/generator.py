@@ -538,6 +538,8 @@ def generate(
             builder.filler()
         if everything:
             builder.forget_everything()
+        while _ingested(builder.steps) < turns_per_user:  # when the command was sent, not said
+            builder.filler()
         builder.final_probe()
         scripts.append(UserScript(builder.user_id, builder.steps, builder.markers))
     return Script(seed, tag, scripts, forget_everything_command)
