@@ -18,6 +18,7 @@ from memmesh.engines.exposure_guard.domain.rules import (
 from memmesh.engines.exposure_guard.domain.subject import (
     MAX_TERMS,
     SubjectAtom,
+    aliases,
     graph_node_ids,
     merged_terms,
     names_in,
@@ -102,7 +103,9 @@ def test_terms_widen_do_not_mention_only() -> None:
 def test_new_names_come_from_atoms_the_target_matches_not_from_terms() -> None:
     rules = CompiledRules.of([BROTHER], {BROTHER: ("kwame",)})
     items = [
-        Item("a0", text="User's brother is called Kofi.", atom_id="x1"),
+        Item("a0", "relationship.brother", text="User's brother is called Kofi.", atom_id="x1"),
+        # Names the subject without being about it: its names are not the subject's.
+        Item("a2", "location.home", text="User's brother Yaw lives in Boston.", atom_id="x3"),
         # Matched only through a term: its other names are not the subject's.
         Item("a1", text="User's friend Ama knows Kwame.", atom_id="x2"),
         # Not an atom.
@@ -265,3 +268,14 @@ async def test_filtering_a_new_atom_on_the_subject_grows_the_rule_and_holds_its_
         user_asked=False,
     )
     assert later.allowed_item_ids == ()
+
+
+def test_names_come_only_from_atoms_about_the_subject_and_graph_aliases_of_them() -> None:
+    portland = RuleId(RuleKind.DO_NOT_MENTION, TargetType.TOPIC, "portland")
+    atoms = [
+        SubjectAtom("a1", "relationship.sister.sarah", "User's sister Sarah lives in Portland."),
+        SubjectAtom("a2", "location.portland", "User visits Portland Maine often.", (), ("Maine",)),
+    ]
+    assert subject_names(portland, atoms) == ["Maine", "Portland Maine"]
+    assert aliases(BROTHER, ["Kwame"], ["Kwame Mensah", "Accra", "Dana"]) == ["Kwame Mensah"]
+    assert aliases(portland, [], ["Portland Maine", "Sarah"]) == ["Portland Maine"]

@@ -23,6 +23,7 @@ from memmesh.engines.exposure_guard.domain.matching import Item
 from memmesh.engines.exposure_guard.domain.recall import RecallSummary, SummaryAtom, recall_summary
 from memmesh.engines.exposure_guard.domain.rules import Channel, Rule, RuleId, RuleKind, TargetType
 from memmesh.engines.exposure_guard.domain.subject import (
+    aliases,
     graph_node_ids,
     merged_terms,
     new_subject_names,
@@ -113,7 +114,8 @@ class ExposureGuardService:
         if self._graph is not None:
             nodes = graph_node_ids(rule.id, names)
             if nodes:
-                linked = await self._graph.linked_labels(tenant_id, user_id, nodes)
+                labels = await self._graph.linked_labels(tenant_id, user_id, nodes)
+                linked = aliases(rule.id, names, labels)
         grown = await self._add_terms(tenant_id, user_id, {rule.id: (*names, *linked)})
         return grown.get(rule.id, rule)
 

@@ -1,6 +1,6 @@
 """The subject of a DO_NOT_MENTION rule: a rule on a relation, topic or key also covers the
-names and aliases of the atoms it matched ("relationship.brother" -> "User has a brother named
-Kwame." -> "kwame") and of the graph nodes linked to them. The terms are worked out when the
+names of the atoms it matched that are about the subject ("relationship.brother" -> "User has a
+brother named Kwame." -> "kwame") and the aliases the entity graph links to those names. The terms are worked out when the
 rule is set (and again when new atoms about the subject show up), stored with the rule, and
 matched like topic words: whole words, case-insensitive, plurals and possessives included.
 """
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from memmesh.engines.exposure_guard.domain.filtering import CompiledRules
 from memmesh.engines.exposure_guard.domain.matching import Item, RuleMatcher
 from memmesh.engines.exposure_guard.domain.rules import RuleId, TargetType
+from memmesh.engines.exposure_guard.domain.words import stems
 from memmesh.text import CONVERSATION_STOP_WORDS, entity_node_id, fold, sentences
 
 # Bounds of one rule's terms, so a rule stays cheap to compile and to store.
@@ -91,13 +92,35 @@ def matched_atoms(rule: RuleId, atoms: Sequence[SubjectAtom]) -> list[SubjectAto
     return [atom for atom, hit in zip(atoms, matcher.matches(items), strict=True) if hit]
 
 
+def is_about(rule: RuleId, key: str) -> bool:
+    """Whether an atom of this key is about the rule's subject rather than merely naming it:
+    a key or atom rule matched it by what it is; a topic rule's words must be words of its
+    key ("brother" and "relationship.brother.kwame", not "portland" and
+    "relationship.sister.sarah" for "User's sister Sarah lives in Portland.")."""
+    if rule.target_type is not TargetType.TOPIC:
+        return True
+    key_words = set(stems(fold(key.replace(".", " ").replace("_", " "))))
+    return all(word in key_words for word in stems(fold(rule.target)))
+
+
 def subject_names(rule: RuleId, atoms: Sequence[SubjectAtom]) -> list[str]:
-    """The names of the atoms the rule matches, in first-seen order."""
+    """The names of the atoms the rule matches and that are about its subject, in
+    first-seen order."""
     found: dict[str, None] = {}
     for atom in matched_atoms(rule, atoms):
+        if not is_about(rule, atom.key):
+            continue
         for name in names_in(atom.text, atom.critical_tokens):
             found.setdefault(name, None)
     return list(found)
+
+
+def aliases(rule: RuleId, names: Sequence[str], labels: Sequence[str]) -> list[str]:
+    """The graph labels that are other forms of the subject's names or target ("Kwame
+    Mensah" for "Kwame"), each once; nodes merely mentioned beside the subject (a city, the
+    user's own name) are not the subject."""
+    words = {w for text in (*names, rule.target) for w in stems(fold(text))}
+    return list(dict.fromkeys(label for label in labels if words & set(stems(fold(label)))))
 
 
 def graph_node_ids(rule: RuleId, names: Sequence[str]) -> list[str]:
@@ -117,8 +140,9 @@ def merged_terms(*groups: Iterable[str]) -> tuple[str, ...]:
 
 
 def new_subject_names(rules: CompiledRules, items: Sequence[Item]) -> dict[RuleId, tuple[str, ...]]:
-    """Names carried by atom items that a DO_NOT_MENTION rule's own target matches and that
-    the rule does not cover yet, by rule (empty when there are none)."""
+    """Names carried by atom items that a DO_NOT_MENTION rule's own target matches, that are
+    about its subject (is_about) and that the rule does not cover yet, by rule (empty when
+    there are none)."""
     atoms = [item for item in items if item.atom_id]
     matcher = rules.mention_targets
     if not atoms or matcher.empty:
@@ -129,6 +153,8 @@ def new_subject_names(rules: CompiledRules, items: Sequence[Item]) -> dict[RuleI
             continue
         names = names_in(item.text)
         for rule in hits:
+            if not is_about(rule, item.key):
+                continue
             known = set(rules.terms.get(rule, ()))
             for name in names:
                 normal = normal_term(name)
