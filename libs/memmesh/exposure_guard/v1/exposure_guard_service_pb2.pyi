@@ -112,9 +112,10 @@ class Rule(_message.Message):
     @_builtins.property
     def subject_terms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Output only: what a DO_NOT_MENTION rule covers beyond its target, folded to lower
-        case: the names and aliases of the atoms its target matched and of the entity graph
-        nodes linked to them ("kwame" for a rule on "brother"). Matched as whole words,
-        plurals and possessives included; refreshed when new atoms on the subject arrive.
+        case: the names of the atoms its target matched that are about the subject and the
+        aliases the entity graph links to those names ("kwame" for a rule on "brother").
+        Matched as whole words, plurals and possessives included; grown when new atoms on
+        the subject arrive.
         """
 
     def __init__(
