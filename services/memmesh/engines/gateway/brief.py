@@ -4,6 +4,11 @@ Any Tier-1 failure (ContextComposer and the Tier-1 engines behind it, the final
 ExposureGuard gate) or a budget overrun gives an empty bundle with a reason code and
 degraded=true; a partial bundle never leaves unfiltered. Tier-2 parts the composer had to
 leave out are named in degraded_parts beside a bundle that keeps its Tier-1 parts.
+
+A request the composer (or an engine behind it) refuses is no failure of the mesh: the
+Brief answers with the refusal's own code and the fields it named (INVALID_ARGUMENT on
+`now`, say), so the caller fixes the request instead of retrying it or reading an empty
+bundle as "nothing remembered".
 """
 
 from __future__ import annotations
@@ -41,6 +46,23 @@ from memmesh.gateway.v1 import gateway_service_pb2 as pb
 log = logging.getLogger("memmesh.gateway.brief")
 # The share of the budget a Brief must still have when it gets a slot to compose.
 START_SHARE = 0.5
+# Refusals that are about the mesh's own credentials, not the caller's request: a Brief
+# fails closed on them like on an engine that is down.
+_MESH_TRUST_STATUSES = frozenset({"UNAUTHENTICATED", "PERMISSION_DENIED"})
+
+
+class BriefRefused(Exception):
+    """The composer refused the Brief's request itself; `error` is its refusal."""
+
+    def __init__(self, error: DependencyFailed) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def refused_by_input(error: DependencyFailed) -> bool:
+    """Whether a peer's failure is a verdict on the request (bad field, failed
+    precondition), to be answered as such rather than as an unavailable mesh."""
+    return error.caused_by_input and error.peer_status not in _MESH_TRUST_STATUSES
 
 
 def empty_response(request: pb.BriefRequest, reason_code: str) -> pb.BriefResponse:
@@ -92,6 +114,10 @@ class BriefHandler:
             return empty_response(request, BUDGET_EXCEEDED)
         try:
             return await self._compose(request, budget)
+        except BriefRefused as refused:
+            # The caller's request, not the mesh, is at fault: its code and fields go back.
+            log.info("brief refused status=%s", refused.error.peer_status)
+            raise refused.error from None
         except (DependencyFailed, DeadlineExpired) as error:
             reason = reason_code(error)
             log.info("brief failed closed reason=%s", reason)
@@ -112,7 +138,7 @@ class BriefHandler:
         # An unspecified mode goes to the composer as it is: the ThreadStore decides it in the
         # same call that reads the working memory (no separate OpenSession hop).
         asked = await self._asked.asked(scope.tenant_id, scope.user_id, request.session_id)
-        composed = await self._call(
+        compose = self._call(
             "context_composer",
             budget,
             self._composer.Compose,
@@ -128,6 +154,14 @@ class BriefHandler:
                 device_restored=request.device_restored,
             ),
         )
+        try:
+            composed = await compose
+        except DependencyFailed as error:
+            # Only the composer sees the caller's own fields; a refusal of the rules held
+            # for the user (settle) or of the composed items (Filter) stays a failure.
+            if refused_by_input(error):
+                raise BriefRefused(error) from error
+            raise
         items = gate_items(composed.bundle, request.session_id)
         hint_count = len(composed.hints.vocabulary) + len(composed.hints.corrections)
         items += hint_items(composed.hints)
