@@ -120,7 +120,7 @@ def appositive(ctx: ClauseContext) -> str:
 def critical_tokens(fact_text: str) -> tuple[str, ...]:
     """Names, numbers, dates and amounts in a fact (Q13 critical tokens)."""
     tokens: list[str] = []
-    words = re.findall(r"[A-Za-z][\w'.-]*|\d[\d:.,/%-]*|[$€£]\s?\d[\d.,]*", fact_text)
+    words = re.findall(r"[^\W\d_][\w'.-]*|\d[\d:.,/%-]*|[$€£]\s?\d[\d.,]*", fact_text)
     for position, word in enumerate(words):
         bare = word.rstrip(".,").removesuffix("'s")
         if position == 0 and bare in ("User", "User's"):

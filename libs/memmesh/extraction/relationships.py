@@ -13,8 +13,11 @@ from .text import slug, third_person
 _ROLE = "|".join(re.escape(r) for r in sorted(PERSON_ROLES, key=lambda r: (-len(r), r)))
 _MODIFIER = "|".join(ROLE_MODIFIERS)
 _ROLE_PHRASE = rf"(?P<role>(?:(?:{_MODIFIER})\s+)?(?:{_ROLE}))"
-_CAP_NAME = r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?-i:[A-Z][a-zA-Z'-]*(?:\s+[A-Z][a-zA-Z'-]*)?)"
-_ANY_NAME = r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Za-z][a-zA-Z'-]*(?:\s+[A-Z][a-zA-Z'-]*)?"
+# Names are letters of any script ("Zoë", "Åsa", "Müller"), apostrophes and hyphens.
+_UPPER = r"[A-ZÀ-ÖØ-Þ]"
+_LETTERS = r"(?:[^\W\d_]|['-])*"
+_CAP_NAME = rf"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?-i:{_UPPER}{_LETTERS}(?:\s+{_UPPER}{_LETTERS})?)"
+_ANY_NAME = rf"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[^\W\d_]{_LETTERS}(?:\s+{_UPPER}{_LETTERS})?"
 
 _MY_ROLE_NAME = re.compile(rf"\bmy\s+{_ROLE_PHRASE}\s+(?P<tail>.+)$", re.I)
 _MY_ROLE_IS_NAME = re.compile(

@@ -165,3 +165,20 @@ def test_at_most_five_facts_per_turn():
         "and my brother Ivo is a chef"
     )
     assert len(extract(text).facts) == 5
+
+
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("My dentist is Zoxkårumoa.", "Zoxkårumoa"),
+        ("My niece is Åsa.", "Åsa"),
+        ("By the way, my niece's name is Müller and she's from Bonn.", "Müller"),
+        ("My aunt Zoë lives in Oslo.", "Zoë"),
+    ],
+)
+def test_a_relative_named_in_any_script_is_kept_with_the_name_as_critical_token(text, name):
+    # A forget of the person cuts the name from the transcript only when the fact holds it.
+    fact = _only_fact(text)
+    assert fact.category == "relationship"
+    assert name in fact.critical_tokens
+    assert name in fact.text
