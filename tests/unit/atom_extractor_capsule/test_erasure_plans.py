@@ -56,7 +56,8 @@ async def test_forget_reaches_evidence_turns_devices_index_and_logs(store):
     assert sister.atom_id not in fakes.index.documents
     assert ("atom", sister.atom_id) in fakes.devices.forgotten
     [(turn_ids, terms)] = fakes.threads.redacted
-    assert set(turn_ids) == {"turn-1", "turn-3"}  # the evidence and the command's own turn
+    # Every turn the extractor saw: the ThreadStore cuts only the sentences holding a term.
+    assert set(turn_ids) == {"turn-1", "turn-2", "turn-3"}
     assert "Ana" in terms and "sister" in terms
     assert "Lisbon" not in terms
     assert (await fakes.outbox.count_pending(T, U)) == 0
@@ -186,3 +187,44 @@ async def test_forget_by_id_reaches_the_evidence_turns_and_devices(store):
     assert ("atom", brother.atom_id) in fakes.devices.forgotten
     [(turn_ids, terms)] = fakes.threads.redacted
     assert turn_ids == ("turn-1",) and "Kwame" in terms
+
+
+async def test_forget_about_someone_reaches_what_was_said_of_them_without_a_fact(store):
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process(T, U, said(1, "My aunt is Zoë.", "s0"), NOW)
+    # Nothing is extracted from these: the forget still reaches them by the subject's words.
+    await service.process(T, U, said(2, "My aunt's address is 12 Elmwood Road."), NOW + SECOND)
+    await service.process(T, U, said(3, "I bought Zoë a scarf."), NOW + 2 * SECOND)
+    await service.process(T, U, said(4, "Actually, forget about my aunt."), NOW + 3 * SECOND)
+    assert await keys(service) == []
+    reached = {t for turn_ids, terms in fakes.threads.redacted for t in turn_ids if terms}
+    assert {"turn-1", "turn-2", "turn-3"} <= reached
+    [terms] = {terms for _, terms in fakes.threads.redacted if terms}
+    assert "Zoë" in terms and "aunt" in terms
+
+
+@pytest.mark.parametrize(
+    "fact",
+    [
+        "I'm visiting my aunt Xuqtikebee in Xuqparu next month.",
+        "By the way, my niece's name is Müller and she's from Bonn.",
+        # Nothing the extractor keeps: "that" is still this turn.
+        "My therapist's address is 3 Elmwood Road.",
+    ],
+)
+@pytest.mark.parametrize("spoken", [True, False])
+async def test_forget_that_takes_the_turn_just_said_whole(store, fact, spoken):
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.process(T, U, said(1, "I like long walks.", "s1"), NOW)
+    await service.process(T, U, said(2, fact, "s1"), NOW + SECOND)
+    if spoken:
+        out = await service.process(T, U, said(3, "Please delete that.", "s1"), NOW + 2 * SECOND)
+        assert out.command is Command.FORGET
+    else:
+        await service.run_command(T, U, Command.FORGET, "", "s1", "r-1", NOW + 2 * SECOND)
+    assert (("turn-2",), ()) in fakes.threads.redacted
+    # What was said before it, and in another conversation, is not taken whole.
+    assert not any("turn-1" in ids and not terms for ids, terms in fakes.threads.redacted)
+    assert [k for k in await keys(service) if "aunt" in k or "niece" in k] == []

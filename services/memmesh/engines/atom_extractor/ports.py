@@ -78,6 +78,14 @@ class CapsuleStore(AtomReader, Protocol):
         """Ids of the turns of the session the extractor processed, sorted."""
         ...
 
+    async def user_turns(self, tenant_id: str, user_id: str) -> list[str]:
+        """Ids of every turn of the user the extractor processed (in a session), sorted."""
+        ...
+
+    async def last_said(self, tenant_id: str, user_id: str, session_id: str) -> str:
+        """The last turn of facts (no command) processed in the session; "" for none."""
+        ...
+
     async def late_erasures(
         self, tenant_id: str, user_id: str, turn_id: str, session_id: str
     ) -> LateErasures:

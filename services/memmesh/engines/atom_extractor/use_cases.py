@@ -76,6 +76,8 @@ class Applied:
     touched: list[str] = field(default_factory=list)
     # The processed turn and its session, recorded with the commit.
     turn_session: tuple[str, str] | None = None
+    # The processed turn when it said something (no command): what "forget that" points at.
+    last_said: tuple[str, str] | None = None
     # What a forget made before this turn was extracted still takes from it (the archive).
     erasure: Erasure | None = None
 
@@ -180,6 +182,7 @@ class CapsuleService:
                     effects=effects_of(ws, ctx, applied.events, applied.plan)
                     + self._erasure_effects(erasure, ctx),
                     turn_session=applied.turn_session,
+                    last_said=applied.last_said,
                     erasure=local_erasure(erasure, ctx) if erasure is not None else None,
                 )
                 try:
@@ -234,6 +237,11 @@ class CapsuleService:
         thread_turns = await self._thread_turns(
             tenant_id, user_id, extraction.command, turn.session_id
         )
+        # "Off the record, <something>" covers this turn, not what was said before it.
+        own = extraction.command is Command.DO_NOT_STORE and carries_own_content(turn.text)
+        said, last = await self._said(
+            tenant_id, user_id, extraction.command, "" if own else turn.session_id
+        )
         probe = ChangeContext(tenant_id, user_id, marker, now_us, turn.session_id)
         blocked = await self._blocked(tenant_id, user_id, facts, probe)
         rejections = [
@@ -256,6 +264,9 @@ class CapsuleService:
                 rejections=rejections,
                 provenance=[provenance] if provenance else [],
                 turn_session=(turn.turn_id, turn.session_id) if turn.session_id else None,
+                last_said=(turn.turn_id, turn.session_id)
+                if turn.session_id and extraction.command is None and not keep_nothing
+                else None,
                 erasure=late_erasure,
             )
             if extraction.correction is not None:
@@ -289,8 +300,6 @@ class CapsuleService:
             command = extraction.command
             if command is not None and command is not Command.CORRECTION:
                 target = extraction.command_target or ""
-                # "Off the record, <something>" covers this turn, not what was said before it.
-                own = command is Command.DO_NOT_STORE and carries_own_content(turn.text)
                 applied.plan = plan_command(
                     ws,
                     command,
@@ -300,6 +309,8 @@ class CapsuleService:
                     thread_id=turn.session_id,
                     command_turn_id=turn.turn_id,
                     thread_turn_ids=thread_turns,
+                    said_turn_ids=said,
+                    last_said=last,
                 )
                 applied.events.append(command_event(applied.plan, target, ctx))
             used = [] if command is not None else record_use(ws, referenced_ids(ws, turn.text), ctx)
@@ -356,10 +367,19 @@ class CapsuleService:
         marker = f"command:{request_id or digest(command.value, target, session_id, str(now_us))}"
         thread_id = target or session_id
         thread_turns = await self._thread_turns(tenant_id, user_id, command, thread_id)
+        said, last = await self._said(tenant_id, user_id, command, session_id)
 
         def planner(ws: WorkingCapsule, ctx: ChangeContext, refs: tuple[str, ...]) -> Applied:
             plan = plan_command(
-                ws, command, target, refs, ctx, thread_id=thread_id, thread_turn_ids=thread_turns
+                ws,
+                command,
+                target,
+                refs,
+                ctx,
+                thread_id=thread_id,
+                thread_turn_ids=thread_turns,
+                said_turn_ids=said,
+                last_said=last,
             )
             return Applied(events=[command_event(plan, target, ctx)], plan=plan)
 
@@ -386,6 +406,10 @@ class CapsuleService:
             str(now_us),
         )
 
+        said, last = await self._said(
+            tenant_id, user_id, Command.FORGET, session_id if last_referenced else ""
+        )
+
         def planner(ws: WorkingCapsule, ctx: ChangeContext, refs: tuple[str, ...]) -> Applied:
             chosen = (
                 {a.atom_id: a for a in matching_atoms(ws, target, include_superseded=True)}
@@ -398,8 +422,20 @@ class CapsuleService:
                     chosen[atom_id] = atom
             atoms = list(chosen.values())
             forgotten = forget(ws, atoms, ctx, reason)
-            # The same reach as a spoken forget: evidence turns, devices, logs, late extractions.
-            return Applied(erasure=erasure_of(atoms, forgotten, target, ctx, "", whole_turn=False))
+            # The same reach as a spoken forget: the user's turns holding the forgotten terms,
+            # devices, logs, late extractions.
+            return Applied(
+                erasure=erasure_of(
+                    atoms,
+                    forgotten,
+                    target,
+                    ctx,
+                    "",
+                    whole_turn=False,
+                    said_turn_ids=said,
+                    said_last=last if last_referenced else "",
+                )
+            )
 
         return await self._mutate(
             tenant_id, user_id, marker, now_us, session_id if last_referenced else "", planner
@@ -504,6 +540,17 @@ class CapsuleService:
         if command is not Command.FORGET_THREAD or not session_id:
             return frozenset()
         return frozenset(await self._store.session_turns(tenant_id, user_id, session_id))
+
+    async def _said(
+        self, tenant_id: str, user_id: str, command: Command | None, session_id: str
+    ) -> tuple[frozenset[str], str]:
+        """For a forget: every turn of the user the extractor saw (where the forgotten terms
+        are cut) and the last turn of facts said in the session ("forget that")."""
+        if command not in (Command.FORGET, Command.DO_NOT_STORE):
+            return frozenset(), ""
+        said = frozenset(await self._store.user_turns(tenant_id, user_id))
+        last = await self._store.last_said(tenant_id, user_id, session_id) if session_id else ""
+        return said, last
 
     async def effect_tally(self, tenant_id: str, user_id: str) -> list[tuple[str, str, int]]:
         """The user's effects as (state, kind, count): state "pending" or "dead"."""

@@ -102,6 +102,15 @@ def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
                 erase_time_us {big} NOT NULL, PRIMARY KEY (tenant_id, user_id, kind, subject))""",
             ),
         ),
+        # The last turn of facts said in each session (ids only): what "forget that" means.
+        Migration(
+            6,
+            (
+                """CREATE TABLE capsule_session_last (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+                turn_id TEXT NOT NULL, PRIMARY KEY (tenant_id, user_id, session_id))""",
+            ),
+        ),
     )
 
 
@@ -276,6 +285,23 @@ class SqlCapsuleStore:
             )
         return sorted(str(row[0]) for row in rows)
 
+    async def user_turns(self, tenant_id: str, user_id: str) -> list[str]:
+        async with self._db.read() as tx:
+            rows = await tx.fetchall(
+                "SELECT DISTINCT turn_id FROM capsule_turn_sessions WHERE tenant_id = ? AND user_id = ?",
+                (tenant_id, user_id),
+            )
+        return sorted(str(row[0]) for row in rows)
+
+    async def last_said(self, tenant_id: str, user_id: str, session_id: str) -> str:
+        async with self._db.read() as tx:
+            row = await tx.fetchone(
+                "SELECT turn_id FROM capsule_session_last WHERE tenant_id = ? AND user_id = ? "
+                "AND session_id = ?",
+                (tenant_id, user_id, session_id),
+            )
+        return str(row[0]) if row else ""
+
     async def late_erasures(
         self, tenant_id: str, user_id: str, turn_id: str, session_id: str
     ) -> LateErasures:
@@ -406,6 +432,13 @@ async def _write(tx: SqlTx, scope: tuple[str, str], commit: CapsuleCommit) -> No
             "INSERT INTO capsule_turn_sessions VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (*scope, session_id, turn_id),
         )
+    if commit.last_said is not None:
+        turn_id, session_id = commit.last_said
+        await tx.execute(
+            "INSERT INTO capsule_session_last VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (tenant_id, user_id, session_id) DO UPDATE SET turn_id = excluded.turn_id",
+            (*scope, session_id, turn_id),
+        )
     if commit.session_refs is not None:
         session_id, atom_ids = commit.session_refs
         await tx.execute(
@@ -441,6 +474,7 @@ async def _erase(tx: SqlTx, scope: tuple[str, str], erasure: LocalErasure) -> No
             "capsule_corrections",
             "capsule_session_refs",
             "capsule_turn_sessions",
+            "capsule_session_last",
             "capsule_erasures",
         ):
             await tx.execute(f"DELETE FROM {table} WHERE tenant_id = ? AND user_id = ?", scope)

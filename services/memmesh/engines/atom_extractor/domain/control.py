@@ -152,18 +152,30 @@ def erasure_of(
     ctx: ChangeContext,
     command_turn_id: str,
     whole_turn: bool,
+    said_turn_ids: frozenset[str] = frozenset(),
+    said_last: str = "",
 ) -> Erasure:
-    """A forget of these atoms reaches their evidence turns (the forgotten terms cut from
-    them), the command's own turn, devices' copies, and late extractions of the same words."""
+    """A forget of these atoms reaches every turn of the user that holds the forgotten
+    terms (their names, numbers and places, and the subject the user named), whether or
+    not a fact was extracted from it (`said_turn_ids`: the turns the extractor saw; the
+    ThreadStore cuts only the sentences holding a term), the command's own turn, devices'
+    copies, and late extractions of the same words. A forget of what was just said
+    ("forget that", `said_last`) takes that turn whole: what it said is what is forgotten,
+    whatever the extractor understood of it."""
     words = content_words(target_words(target))
     terms = forget_terms(atoms, words)
     turns = {t for a in atoms for t in a.evidence_turn_ids}
+    if terms:
+        turns |= said_turn_ids
     if command_turn_id and not whole_turn and terms:
         turns.add(command_turn_id)
+    whole = {command_turn_id} if whole_turn and command_turn_id else set()
+    if said_last:
+        whole.add(said_last)
     return Erasure(
         turn_ids=tuple(sorted(turns)),
         terms=terms,
-        whole_turn_ids=(command_turn_id,) if whole_turn and command_turn_id else (),
+        whole_turn_ids=tuple(sorted(whole)),
         atom_ids=tuple(forgotten),
         # A DO_NOT_STORE rule already refuses the words in any later extraction; a forget
         # leaves no rule, so its words are marked for turns said before it.
@@ -182,17 +194,29 @@ def plan_command(
     thread_id: str,
     command_turn_id: str = "",
     thread_turn_ids: frozenset[str] = frozenset(),
+    said_turn_ids: frozenset[str] = frozenset(),
+    last_said: str = "",
 ) -> CommandPlan:
     """Apply a command to the capsule and say what other engines must do. A command said in
     a turn names it (`command_turn_id`); forgetting a conversation is given the ids of the
-    turns the extractor saw in it (`thread_turn_ids`)."""
+    turns the extractor saw in it (`thread_turn_ids`); a forget, the ids of every turn of
+    the user the extractor saw (`said_turn_ids`) and the last turn of facts said in the
+    session (`last_said`, what "forget that" points at)."""
     plan = CommandPlan(command=command)
+    deictic = not target_words(target) and not _KEY.fullmatch(target.strip().lower())
     match command:
         case Command.FORGET:
             atoms = _named_or_referenced(ws, target, last_refs, include_superseded=True)
             plan.affected_atom_ids = forget(ws, atoms, ctx, reasons.USER_FORGET)
             plan.erasure = erasure_of(
-                atoms, plan.affected_atom_ids, target, ctx, command_turn_id, whole_turn=False
+                atoms,
+                plan.affected_atom_ids,
+                target,
+                ctx,
+                command_turn_id,
+                whole_turn=False,
+                said_turn_ids=said_turn_ids,
+                said_last=last_said if deictic else "",
             )
         case Command.DO_NOT_STORE:
             atoms = _named_or_referenced(ws, target, last_refs, include_superseded=True)
@@ -201,7 +225,14 @@ def plan_command(
             plan.skip_facts = True
             # The turn that says "off the record" is itself not kept.
             plan.erasure = erasure_of(
-                atoms, plan.affected_atom_ids, target, ctx, command_turn_id, whole_turn=True
+                atoms,
+                plan.affected_atom_ids,
+                target,
+                ctx,
+                command_turn_id,
+                whole_turn=True,
+                said_turn_ids=said_turn_ids,
+                said_last=last_said if deictic else "",
             )
         case Command.FORGET_EVERYTHING:
             atoms = ws.atoms()
