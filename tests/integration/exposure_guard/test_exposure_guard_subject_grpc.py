@@ -108,3 +108,38 @@ async def test_a_new_atom_on_the_subject_grows_the_rule_when_it_is_filtered(
     assert list(filtered.allowed_item_ids) == []
     [listed] = (await guard.ListRules(pb.ListRulesRequest(scope=scope))).rules
     assert "kofi" in listed.subject_terms
+
+
+async def test_a_fact_extracted_after_the_rule_grows_it_before_any_brief_offers_its_atom(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
+    """The rule is set while the fact about the subject is still to be extracted (its
+    extraction queued behind a slow mesh): when the extractor stores the fact, the rule
+    covers its name at once, so excerpts naming the person are held back even though no
+    filtered item ever carried the atom."""
+    guard = pb_grpc.ExposureGuardServiceStub(mesh.channel("exposure_guard"))
+    rule = pb.Rule(
+        kind=pb.RULE_KIND_DO_NOT_MENTION, target_type=pb.TARGET_TYPE_TOPIC, target="brother"
+    )
+    reply = await guard.SetRule(pb.SetRuleRequest(scope=scope, rule=rule, now=NOW))
+    assert "kwame" not in reply.rule.subject_terms
+    await say(mesh, scope, "t1", "My brother Kwame lives in Accra.")
+    [listed] = (await guard.ListRules(pb.ListRulesRequest(scope=scope))).rules
+    assert "kwame" in listed.subject_terms
+    request = pb.FilterRequest(scope=scope, channel=memory_pb2.CHANNEL_VOICE, items=offered())
+    filtered = await guard.Filter(request)
+    assert list(filtered.allowed_item_ids) == ["e2"]
+    assert filtered.do_not_mention_hits == 2
+
+
+async def test_a_fact_about_someone_else_leaves_the_rule_as_it_is(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
+    guard = pb_grpc.ExposureGuardServiceStub(mesh.channel("exposure_guard"))
+    rule = pb.Rule(
+        kind=pb.RULE_KIND_DO_NOT_MENTION, target_type=pb.TARGET_TYPE_TOPIC, target="brother"
+    )
+    await guard.SetRule(pb.SetRuleRequest(scope=scope, rule=rule, now=NOW))
+    await say(mesh, scope, "t1", "My sister Ama lives in Kumasi.")
+    [listed] = (await guard.ListRules(pb.ListRulesRequest(scope=scope))).rules
+    assert not {"ama", "kumasi"} & set(listed.subject_terms)

@@ -180,12 +180,22 @@ class ExposureGuardService:
         return outcome
 
     async def check_store(self, tenant_id: str, user_id: str, fact: Item) -> Rule | None:
-        """The do-not-store rule forbidding the fact, if any."""
-        blocking = store_blocked_by(await self._compiled_rules(tenant_id, user_id), fact)
+        """The do-not-store rule forbidding the fact, if any. Every fact passes here before
+        it is stored, so a fact about a DO_NOT_MENTION subject whose atom did not exist yet
+        when the rule was set (its extraction still queued, or said later) adds its names
+        to the rule now, before any Brief can carry them, whether or not a Brief ever
+        offers the atom itself."""
+        rules = await self._compiled_rules(tenant_id, user_id)
+        if not rules.mention_targets.empty:
+            about = replace(fact, atom_id=fact.atom_id or fact.item_id or "fact")
+            found = new_subject_names(rules, [about])
+            if found:
+                await self._add_terms(tenant_id, user_id, found)
+        blocking = store_blocked_by(rules, fact)
         if blocking is None:
             return None
-        rules = {rule.id: rule for rule in await self.list_rules(tenant_id, user_id)}
-        return rules.get(blocking, Rule(blocking, 0))
+        stored = {rule.id: rule for rule in await self.list_rules(tenant_id, user_id)}
+        return stored.get(blocking, Rule(blocking, 0))
 
     async def recall_summary(
         self,
