@@ -228,3 +228,33 @@ async def test_forget_that_takes_the_turn_just_said_whole(store, fact, spoken):
     # What was said before it, and in another conversation, is not taken whole.
     assert not any("turn-1" in ids and not terms for ids, terms in fakes.threads.redacted)
     assert [k for k in await keys(service) if "aunt" in k or "niece" in k] == []
+
+
+@pytest.mark.parametrize(
+    "target, text, secret",
+    [
+        ("password", "My wifi password is xuqab12.", "xuqab12"),
+        ("PIN", "The alarm PIN is 4821.", "4821"),
+        ("passwords", "Here's the password for the router: hunter22.", "hunter22"),
+        ("bank details", "My bank details are sort code 40-11-62.", "40-11-62"),
+    ],
+)
+async def test_do_not_store_by_command_refuses_every_later_turn_on_its_subject(
+    store, target, text, secret
+):
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    await service.run_command(T, U, Command.DO_NOT_STORE, target, "s1", "r-1", NOW)
+    out = await service.process(
+        T, U, said(1, f"{text} My sister Ana lives in Porto."), NOW + SECOND
+    )
+    # Nothing is kept from the turn, and its sentences on the subject leave the archive.
+    assert out.facts == () and await keys(service) == []
+    [(turn_ids, terms)] = [r for r in fakes.threads.redacted if r[0] == ("turn-1",)]
+    assert terms and all(t.casefold() not in "my sister ana lives in porto." for t in terms)
+    assert await service.list_rejections(T, U, 10) == []
+    # A turn on another subject is kept as ever.
+    await service.process(T, U, said(2, "My brother Kwame is a pilot."), NOW + 2 * SECOND)
+    assert await keys(service) == ["relationship.brother.kwame"]
+    assert not [r for r in fakes.threads.redacted if r[0] == ("turn-2",)]
+    assert secret not in " ".join(t for _, terms in fakes.threads.redacted for t in terms)

@@ -32,6 +32,7 @@ from memmesh.engines.atom_extractor.domain.control import (
 from memmesh.engines.atom_extractor.domain.corrections import apply_correction
 from memmesh.engines.atom_extractor.domain.erasure import (
     Erasure,
+    blocked_words,
     erasure_effects,
     late_dropped,
     late_terms,
@@ -219,7 +220,12 @@ class CapsuleService:
             )
         extraction, provenance = await self._extractor.extract(tenant_id, user_id, turn, now_us)
         late = await self._store.late_erasures(tenant_id, user_id, turn.turn_id, turn.session_id)
-        keep_nothing = extraction.command is Command.DO_NOT_STORE or late.covers_turn(now_us)
+        # A turn that speaks of a subject the user said not to store keeps nothing, and the
+        # sentences that speak of it leave the archive (the guard's rule judges only atoms).
+        refused = blocked_words(tenant_id, user_id, turn.text, late)
+        keep_nothing = (
+            extraction.command is Command.DO_NOT_STORE or late.covers_turn(now_us) or bool(refused)
+        )
         facts = () if keep_nothing else extraction.facts
         # A turn said before a forget and extracted after it never brings the fact back.
         forgotten = late_dropped(tenant_id, user_id, facts, late, now_us)
@@ -231,6 +237,10 @@ class CapsuleService:
         elif forgotten:
             terms = late_terms(tenant_id, user_id, dropped, late)
             late_erasure = Erasure(turn_ids=(turn.turn_id,), terms=terms) if terms else None
+        if refused and late_erasure is None:
+            late_erasure = Erasure(turn_ids=(turn.turn_id,), terms=refused)
+        # On the record by id and key only: the turn's words are refused.
+        refused_facts = extraction.facts if refused and not late.covers_turn(now_us) else ()
         facts = tuple(f for position, f in enumerate(facts) if position not in forgotten)
         if keep_nothing or forgotten:
             provenance = None  # its hashes would still stand for the words
@@ -276,8 +286,12 @@ class CapsuleService:
                     CorrectionPair(pair.heard, pair.meant, turn.turn_id, now_us)
                 )
                 applied.events.append(correction_event(pair.heard, pair.meant, ctx))
-            for fact in dropped:
-                # Already forgotten when it was said: dropped, on the record by id and key.
+            for fact, reason in [
+                *((f, reasons.USER_FORGET) for f in dropped),
+                *((f, reasons.DO_NOT_STORE_RULE) for f in refused_facts),
+            ]:
+                # Already forgotten when it was said, or on a subject not to be stored:
+                # dropped, on the record by id and key.
                 gone = replace(
                     new_atom(fact, ctx, provenance_of(None)),
                     text="",
@@ -285,7 +299,7 @@ class CapsuleService:
                     topics=(),
                     evidence_turn_ids=(),
                 )
-                ws.record(change(ChangeKind.DROPPED, gone, reasons.USER_FORGET))
+                ws.record(change(ChangeKind.DROPPED, gone, reason))
             for position, fact in enumerate(facts):
                 if position in blocked:
                     ws.record(

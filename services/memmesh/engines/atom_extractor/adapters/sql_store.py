@@ -309,11 +309,12 @@ class SqlCapsuleStore:
             rows = await tx.fetchall(
                 "SELECT kind, subject, erase_time_us FROM capsule_erasures WHERE tenant_id = ? AND user_id = ? "
                 "AND ((kind = 'turn' AND subject = ?) OR (kind = 'session' AND subject = ?) "
-                "OR kind = 'user' OR kind = 'words')",
+                "OR kind = 'user' OR kind = 'words' OR kind = 'dns')",
                 (tenant_id, user_id, turn_id, session_id),
             )
         turn_erased, session_us, user_us = False, 0, 0
         words: list[tuple[frozenset[str], int]] = []
+        blocked: list[frozenset[str]] = []
         for kind, subject, erase_us in rows:
             if kind == "turn":
                 turn_erased = True
@@ -321,9 +322,11 @@ class SqlCapsuleStore:
                 session_us = int(erase_us)
             elif kind == "user":
                 user_us = int(erase_us)
+            elif kind == "dns":
+                blocked.append(frozenset(str(subject).split(",")))
             else:
                 words.append((frozenset(str(subject).split(",")), int(erase_us)))
-        return LateErasures(turn_erased, session_us, user_us, tuple(words))
+        return LateErasures(turn_erased, session_us, user_us, tuple(words), tuple(blocked))
 
     async def list_corrections(
         self, tenant_id: str, user_id: str, limit: int

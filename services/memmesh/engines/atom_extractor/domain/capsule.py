@@ -160,8 +160,9 @@ class Effect:
 @dataclass(frozen=True)
 class ErasureMark:
     """A forget remembered without its content: kind "user" (subject empty), "session"
-    (a session id), "turn" (a turn id) or "words" (keyed hashes of the forget's words,
-    comma-joined), and when it happened. A turn extracted late sees it."""
+    (a session id), "turn" (a turn id), "words" (keyed hashes of the forget's words,
+    comma-joined) or "dns" (keyed hashes of a do-not-store subject's words), and when it
+    happened. A turn extracted late sees it; every later turn sees a "dns" mark."""
 
     kind: str
     subject: str
@@ -190,6 +191,9 @@ class LateErasures:
     session_erased_us: int = 0
     user_erased_us: int = 0
     word_sets: tuple[tuple[frozenset[str], int], ...] = ()
+    # Keyed hashes of the subjects of the user's do-not-store commands (kind "dns"): a turn
+    # that speaks of one keeps nothing and loses the sentences that do.
+    blocked_sets: tuple[frozenset[str], ...] = ()
 
     def covers_turn(self, now_us: int) -> bool:
         """True when the whole turn (said at `now_us`) was forgotten before it was extracted."""

@@ -9,6 +9,7 @@ from memmesh.engines.atom_extractor.domain import reasons
 from memmesh.engines.atom_extractor.domain.capsule import AtomRecord, AtomStatus, ChangeKind
 from memmesh.engines.atom_extractor.domain.erasure import (
     Erasure,
+    blocked_hashes,
     content_words,
     forget_terms,
     only_evidenced_by,
@@ -223,8 +224,9 @@ def plan_command(
             plan.rules = _rules("DO_NOT_STORE", target, atoms)
             plan.affected_atom_ids = forget(ws, atoms, ctx, reasons.USER_DO_NOT_STORE)
             plan.skip_facts = True
-            # The turn that says "off the record" is itself not kept.
-            plan.erasure = erasure_of(
+            # The turn that says "off the record" is itself not kept; a subject named stays
+            # refused in every later turn that speaks of it.
+            erasure = erasure_of(
                 atoms,
                 plan.affected_atom_ids,
                 target,
@@ -233,6 +235,10 @@ def plan_command(
                 whole_turn=True,
                 said_turn_ids=said_turn_ids,
                 said_last=last_said if deictic else "",
+            )
+            named = content_words(target_words(target))
+            plan.erasure = replace(
+                erasure, blocked_hashes=blocked_hashes(ctx.tenant_id, ctx.user_id, named)
             )
         case Command.FORGET_EVERYTHING:
             atoms = ws.atoms()

@@ -63,6 +63,10 @@ class Erasure:
     # Keyed hashes of the forget's words, so a late extraction of an older turn that states
     # the same thing is dropped (never the words themselves).
     word_hashes: tuple[str, ...] = ()
+    # Keyed hashes of a do-not-store subject's words (singular forms): every later turn that
+    # speaks of it keeps nothing and loses the sentences that do, whether or not a fact is
+    # extracted from it (the ExposureGuard's rule judges only atoms).
+    blocked_hashes: tuple[str, ...] = ()
 
     def local_turn_ids(self) -> frozenset[str]:
         """Turns whose log entries (rejections, provenance, corrections) go."""
@@ -154,6 +158,8 @@ def local_erasure(erasure: Erasure, ctx: ChangeContext) -> LocalErasure:
     marks += [ErasureMark("turn", t, ctx.now_us) for t in sorted(erasure.local_turn_ids())]
     if erasure.word_hashes:
         marks.append(ErasureMark("words", ",".join(sorted(erasure.word_hashes)), ctx.now_us))
+    if erasure.blocked_hashes:
+        marks.append(ErasureMark("dns", ",".join(sorted(erasure.blocked_hashes)), ctx.now_us))
     return LocalErasure(
         everything=erasure.everything,
         turn_ids=erasure.local_turn_ids(),
@@ -198,3 +204,26 @@ def late_terms(
             if word_hash(tenant_id, user_id, word) in named and len(word) > 2:
                 terms.add(word)
     return tuple(sorted(t[:MAX_TERM_LEN] for t in terms))[:MAX_TERMS]
+
+
+def blocked_hashes(tenant_id: str, user_id: str, words: Sequence[str]) -> tuple[str, ...]:
+    """The mark of a do-not-store subject: keyed hashes of its words' singular forms."""
+    return tuple(
+        sorted({word_hash(tenant_id, user_id, w.lower().removesuffix("s")) for w in words})
+    )
+
+
+def blocked_words(tenant_id: str, user_id: str, text: str, late: LateErasures) -> tuple[str, ...]:
+    """The words of a turn that speak of a do-not-store subject (every word of one of the
+    user's do-not-store marks is in it); none when it speaks of none."""
+    if not late.blocked_sets:
+        return ()
+    said = {w for w in words_of(text) | {w.lower() for w in _WORD.findall(text)} if len(w) > 1}
+    by_hash: dict[str, set[str]] = {}
+    for word in said:
+        by_hash.setdefault(word_hash(tenant_id, user_id, word.removesuffix("s")), set()).add(word)
+    hit: set[str] = set()
+    for blocked in late.blocked_sets:
+        if blocked and blocked <= by_hash.keys():
+            hit |= {w for h in blocked for w in by_hash[h]}
+    return tuple(sorted(t[:MAX_TERM_LEN] for t in hit))[:MAX_TERMS]
