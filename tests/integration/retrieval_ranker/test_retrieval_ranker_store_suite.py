@@ -60,8 +60,8 @@ async def test_every_write_raises_the_generation_and_load_returns_the_documents(
     store: RankerStore,
 ) -> None:
     who = user()
-    assert await store.upsert(*who, [doc("b", b"2"), doc("a", b"\x00\xff")]) == 1
-    assert await store.upsert(*who, [doc("a", b"3", kind=2)]) == 2
+    assert await store.upsert(*who, [doc("b", b"2"), doc("a", b"\x00\xff")]) == (["b", "a"], 1)
+    assert await store.upsert(*who, [doc("a", b"3", kind=2)]) == (["a"], 2)
     snapshot = await store.load(*who)
     assert snapshot.generation == 2
     assert snapshot.docs == [doc("a", b"3", kind=2), doc("b", b"2")]
@@ -118,7 +118,7 @@ async def test_concurrent_writers_of_one_user_each_get_their_own_generation(
 ) -> None:
     who = user()
     writes = (stores[n % 2].upsert(*who, [doc(f"d{n}")]) for n in range(8))
-    generations = await asyncio.gather(*writes)
+    generations = [generation for _, generation in await asyncio.gather(*writes)]
     assert sorted(generations) == list(range(1, 9))
     snapshot = await stores[1].load(*who)
     assert (snapshot.generation, len(snapshot.docs)) == (8, 8)
@@ -156,3 +156,67 @@ async def test_two_processes_over_one_store_read_each_others_writes(store: Ranke
     await second.remove(*who, ["a1"])
     assert [c.doc.doc_id for c in (await first.retrieve(*who, "tea", caps)).atoms] == ["a2"]
     assert await first.describe(*who) == await second.describe(*who)
+
+
+def versioned(doc_id: str, payload: bytes, version: int) -> StoredDoc:
+    return StoredDoc(doc_id, 2, payload, version)
+
+
+async def test_an_older_versioned_upsert_never_replaces_a_newer_document(
+    store: RankerStore,
+) -> None:
+    who = user()
+    assert (await store.upsert(*who, [versioned("t1", b"redacted", 5)]))[0] == ["t1"]
+    # A late delivery of an earlier change (a retry, or a call applied after its timeout).
+    written, generation = await store.upsert(*who, [versioned("t1", b"forgotten words", 3)])
+    assert written == [] and generation == 1
+    assert (await store.load(*who)).docs == [versioned("t1", b"redacted", 5)]
+    # The same version again (a retry of the same change) and a newer one are taken.
+    assert (await store.upsert(*who, [versioned("t1", b"redacted", 5)]))[0] == ["t1"]
+    assert (await store.upsert(*who, [versioned("t1", b"newer", 6)]))[0] == ["t1"]
+
+
+async def test_a_versioned_removal_keeps_a_tombstone_an_older_upsert_cannot_pass(
+    store: RankerStore,
+) -> None:
+    who = user()
+    await store.upsert(*who, [versioned("t1", b"words", 2)])
+    # The removal arrives first for t2: its upsert (older) is still on its way.
+    removed, _ = await store.remove(*who, ["t1", "t2"], version=4)
+    assert removed == ["t1"]
+    assert (await store.upsert(*who, [versioned("t1", b"words", 2)]))[0] == []
+    assert (await store.upsert(*who, [versioned("t2", b"late", 3)]))[0] == []
+    assert (await store.load(*who)).docs == []
+    # The change that removed them may index them again in its own version, or a later one.
+    assert (await store.upsert(*who, [versioned("t1", b"kept part", 4)]))[0] == ["t1"]
+    # A late delivery of that same removal leaves what its own change indexed.
+    assert (await store.remove(*who, ["t1"], version=4))[0] == []
+    assert (await store.load(*who)).docs == [versioned("t1", b"kept part", 4)]
+    # Unversioned writes keep the old rules.
+    assert (await store.upsert(*who, [StoredDoc("a1", 1, b"atom")]))[0] == ["a1"]
+    assert (await store.remove(*who, ["a1"]))[0] == ["a1"]
+
+
+async def test_a_rebuild_keeps_versions_and_tombstones(store: RankerStore) -> None:
+    who = user()
+    await store.upsert(*who, [versioned("t1", b"words", 7)])
+    await store.remove(*who, ["t2"], version=7)
+    snapshot = await store.load(*who)
+    assert await store.replace_all(*who, snapshot.docs, if_generation=snapshot.generation)
+    assert (await store.upsert(*who, [versioned("t1", b"old", 6)]))[0] == []
+    assert (await store.upsert(*who, [versioned("t2", b"old", 6)]))[0] == []
+    assert (await store.load(*who)).docs == [versioned("t1", b"words", 7)]
+
+
+async def test_an_upsert_older_than_the_users_forgetting_is_refused(store: RankerStore) -> None:
+    who = user()
+    await store.upsert(*who, [versioned("t1", b"words", 3)])
+    assert await store.forget_user(*who, version=9) == 1
+    assert (await store.upsert(*who, [versioned("t1", b"words", 3)]))[0] == []
+    assert (await store.upsert(*who, [versioned("t9", b"words", 9)]))[0] == []
+    assert (await store.load(*who)).docs == []
+    assert (await store.upsert(*who, [versioned("t10", b"new", 10)]))[0] == ["t10"]
+    # A user never written: the forgetting is still remembered.
+    other = user()
+    assert await store.forget_user(*other, version=4) == 0
+    assert (await store.upsert(*other, [versioned("t1", b"late", 2)]))[0] == []

@@ -470,3 +470,89 @@ async def test_effects_still_queued_for_a_ranker_that_is_down_lose_the_forgotten
     texts = {c.doc_id: c.document.turn.text for c in found.turns}
     assert texts["p1"] == "I like tea." and city not in str(found)
     await _nowhere_stored(backend, scope, city)
+
+
+def _queued_upserts(
+    backend: Backend, scope: scope_pb2.UserScope, kind: str = "index_upsert"
+) -> list[bytes]:
+    """The payloads of the index effects of the kind (any kind for "") the ThreadStore's
+    outbox holds for the user."""
+    query = (
+        "SELECT payload FROM outbox_effects WHERE tenant_id = {0} AND user_id = {0} "
+        "AND kind LIKE {0} ORDER BY seq"
+    )
+    params = (scope.tenant_id, scope.user_id, kind or "%")
+    if backend.postgres_url is None:
+        import sqlite3
+
+        with sqlite3.connect(backend.data_dir / "thread_store.sqlite3") as connection:
+            rows = connection.execute(query.format("?"), params)
+            return [bytes(row[0]) for row in rows.fetchall()]
+    with psycopg.connect(backend.postgres_url, autocommit=True) as connection:
+        rows = connection.execute(
+            query.format("%s").replace("outbox_effects", "thread_store.outbox_effects"), params
+        )
+        return [bytes(row[0]) for row in rows.fetchall()]
+
+
+async def test_a_late_delivery_of_an_upsert_queued_before_a_redaction_does_not_bring_the_words_back(
+    backend: Backend, clients: Clients
+) -> None:
+    scope = new_scope()
+    city = _word()
+    t0 = _now_us()
+    backend.mesh.pause("retrieval_ranker")
+    try:
+        await _append(
+            clients, scope, _turn("p1", "s1", f"My sister lives in {city}. I like tea.", t0)
+        )
+        stale = _queued_upserts(backend, scope)
+        assert stale and any(city.encode() in payload for payload in stale)
+        await clients.threads.RedactTurns(
+            pb.RedactTurnsRequest(
+                scope=scope, turn_ids=["p1"], forget_terms=[city], now=timestamp_of(t0)
+            )
+        )
+    finally:
+        backend.mesh.resume("retrieval_ranker")
+    deadline = time.monotonic() + 20
+    while True:
+        found = await _retrieve(clients, scope, "tea", t0 + SECOND_US)
+        if [c.document.turn.text for c in found.turns] == ["I like tea."]:
+            break
+        assert time.monotonic() < deadline, f"the redaction did not reach the index: {found}"
+        await asyncio.sleep(0.2)
+    # The upsert a drainer or a timed-out call still carried is applied after the redaction.
+    for payload in stale:
+        late = await clients.ranker.Upsert(ranker_pb.UpsertRequest.FromString(payload))
+        assert late.upserted_count == 0
+    found = await _retrieve(clients, scope, "tea sister", t0 + SECOND_US)
+    assert [c.document.turn.text for c in found.turns] == ["I like tea."]
+    assert city not in str(found)
+    await _nowhere_stored(backend, scope, city)
+
+
+async def test_a_late_upsert_after_the_user_is_forgotten_adds_nothing(
+    backend: Backend, clients: Clients
+) -> None:
+    scope = new_scope()
+    city = _word()
+    t0 = _now_us()
+    backend.mesh.pause("retrieval_ranker")
+    try:
+        await _append(clients, scope, _turn("p1", "s1", f"My aunt lives in {city}.", t0))
+        stale = _queued_upserts(backend, scope)
+        assert stale
+        await clients.threads.ForgetUser(pb.ForgetUserRequest(scope=scope, now=timestamp_of(t0)))
+    finally:
+        backend.mesh.resume("retrieval_ranker")
+    deadline = time.monotonic() + 20
+    # The forgetting is delivered once nothing is queued for the user any more.
+    while _queued_upserts(backend, scope, kind=""):
+        assert time.monotonic() < deadline, "the forgetting did not reach the index"
+        await asyncio.sleep(0.2)
+    for payload in stale:
+        late = await clients.ranker.Upsert(ranker_pb.UpsertRequest.FromString(payload))
+        assert late.upserted_count == 0
+    found = await _retrieve(clients, scope, "aunt", t0 + SECOND_US)
+    assert not found.turns and city not in str(found)

@@ -22,12 +22,15 @@ ANALYZER = Analyzer()
 class _UserDocs:
     generation: int = 0
     rebuilt: int = 0
+    forgotten_version: int = 0
     docs: dict[str, tuple[StoredDoc, int]] = field(default_factory=dict)
     removed: dict[str, int] = field(default_factory=dict)
+    removed_versions: dict[str, int] = field(default_factory=dict)
 
 
 class MemoryRankerStore:
-    """The RankerStore port in memory, with the same generation rules as the real stores."""
+    """The RankerStore port in memory, with the same generation and version rules as the
+    real stores."""
 
     def __init__(self) -> None:
         self.users: dict[tuple[str, str], _UserDocs] = {}
@@ -38,23 +41,50 @@ class MemoryRankerStore:
     async def generation(self, tenant_id: str, user_id: str) -> int:
         return self._user(tenant_id, user_id).generation
 
-    async def upsert(self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]) -> int:
+    def _admitted(self, user: _UserDocs, doc: StoredDoc) -> bool:
+        version = doc.version
+        if version == 0:
+            return True
+        stored = user.docs.get(doc.doc_id)
+        return (
+            version > user.forgotten_version
+            and version >= (stored[0].version if stored else 0)
+            and version >= user.removed_versions.get(doc.doc_id, 0)
+        )
+
+    async def upsert(
+        self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]
+    ) -> tuple[list[str], int]:
         user = self._user(tenant_id, user_id)
+        admitted = [doc for doc in docs if self._admitted(user, doc)]
+        if not admitted:
+            return [], user.generation
         user.generation += 1
-        for doc in docs:
+        for doc in admitted:
             user.docs[doc.doc_id] = (doc, user.generation)
             user.removed.pop(doc.doc_id, None)
-        return user.generation
+        return [doc.doc_id for doc in admitted], user.generation
 
     async def remove(
-        self, tenant_id: str, user_id: str, doc_ids: Sequence[str]
+        self, tenant_id: str, user_id: str, doc_ids: Sequence[str], version: int = 0
     ) -> tuple[list[str], int]:
         user = self._user(tenant_id, user_id)
         user.generation += 1
-        removed = sorted({d for d in doc_ids if d in user.docs})
+        removed = sorted(
+            {
+                d
+                for d in doc_ids
+                if d in user.docs and (version == 0 or user.docs[d][0].version < version)
+            }
+        )
         for doc_id in removed:
             del user.docs[doc_id]
             user.removed[doc_id] = user.generation
+        if version > 0:
+            for doc_id in doc_ids:
+                if doc_id not in user.docs:
+                    known = user.removed_versions.get(doc_id, 0)
+                    user.removed_versions[doc_id] = max(known, version)
         return removed, user.generation
 
     async def replace_all(

@@ -171,7 +171,10 @@ class WriteDuringLoadStore(MemoryRankerStore):
         snapshot = await super().load(tenant_id, user_id)
         if not self.landed:
             self.landed = True
-            await self.upsert(tenant_id, user_id, [atom_doc(atom("late", "User likes green tea."))])
+            late = atom_doc(atom("late", "User likes green tea."))
+            await self.upsert(
+                tenant_id, user_id, [StoredDoc("late", late.kind.value, late.payload)]
+            )
         return snapshot
 
 

@@ -28,7 +28,7 @@ from memmesh.common.v1 import memory_pb2 as memmesh_dot_common_dot_v1_dot_memory
 from memmesh.common.v1 import scope_pb2 as memmesh_dot_common_dot_v1_dot_scope__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n:memmesh/retrieval_ranker/v1/retrieval_ranker_service.proto\x12\x1bmemmesh.retrieval_ranker.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1ememmesh/common/v1/memory.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\xef\x01\n\x08\x44ocument\x12\'\n\x04turn\x18\x05 \x01(\x0b\x32\x17.memmesh.common.v1.TurnH\x00\x12\'\n\x04\x61tom\x18\x04 \x01(\x0b\x32\x17.memmesh.common.v1.AtomH\x00\x12+\n\x06\x64igest\x18\t \x01(\x0b\x32\x19.memmesh.common.v1.DigestH\x00\x42\x08\n\x06sourceJ\x04\x08\x01\x10\x02J\x04\x08\x02\x10\x03J\x04\x08\x03\x10\x04J\x04\x08\x06\x10\x07J\x04\x08\x07\x10\x08J\x04\x08\x08\x10\tR\x06\x64oc_idR\x04kindR\x04textR\x11\x65vidence_turn_idsR\x04timeR\tthread_id\"g\n\x0cRetrieveCaps\x12\x1b\n\tmax_atoms\x18\x01 \x01(\x05\x42\x08\xca\xf3\x18\x04 \x00(\x14\x12\x1b\n\tmax_turns\x18\x02 \x01(\x05\x42\x08\xca\xf3\x18\x04 \x00(2\x12\x1d\n\x0bmax_digests\x18\x03 \x01(\x05\x42\x08\xca\xf3\x18\x04 \x00(\x14\"\x86\x01\n\tCandidate\x12\x37\n\x08\x64ocument\x18\x01 \x01(\x0b\x32%.memmesh.retrieval_ranker.v1.Document\x12\x0e\n\x06\x64oc_id\x18\x04 \x01(\t\x12\x18\n\x10relevance_micros\x18\x02 \x01(\x03\x12\x16\n\x0erelevance_tier\x18\x03 \x01(\x05\"\x89\x01\n\rUpsertRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x43\n\tdocuments\x18\x02 \x03(\x0b\x32%.memmesh.retrieval_ranker.v1.DocumentB\t\xca\xf3\x18\x05\x08\x01\x10\xe8\x07\"(\n\x0eUpsertResponse\x12\x16\n\x0eupserted_count\x18\x01 \x01(\x05\"w\n\rRemoveRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\"\n\x07\x64oc_ids\x18\x02 \x03(\tB\x11\xca\xf3\x18\r\x08\x01\x10\xe8\x07\x32\x06\x61tom-1\x12\r\n\x05\x65rase\x18\x03 \x01(\x08\"\'\n\x0eRemoveResponse\x12\x15\n\rremoved_count\x18\x01 \x01(\x05\"\xea\x01\n\x0fRetrieveRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x30\n\x05query\x18\x02 \x01(\tB!\xca\xf3\x18\x1d\x10\x80 2\x18what is my sister called\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12?\n\x04\x63\x61ps\x18\x04 \x01(\x0b\x32).memmesh.retrieval_ranker.v1.RetrieveCapsB\x06\xca\xf3\x18\x02\x08\x01\"\xd0\x01\n\x10RetrieveResponse\x12\x35\n\x05\x61toms\x18\x01 \x03(\x0b\x32&.memmesh.retrieval_ranker.v1.Candidate\x12\x35\n\x05turns\x18\x02 \x03(\x0b\x32&.memmesh.retrieval_ranker.v1.Candidate\x12\x37\n\x07\x64igests\x18\x03 \x03(\x0b\x32&.memmesh.retrieval_ranker.v1.Candidate\x12\x15\n\rgeneric_query\x18\x04 \x01(\x08\"E\n\x0eReindexRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\";\n\x0fReindexResponse\x12\x16\n\x0e\x64ocument_count\x18\x01 \x01(\x05\x12\x10\n\x08\x63hecksum\x18\x02 \x01(\t\"K\n\x14\x44\x65scribeIndexRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"\x7f\n\x15\x44\x65scribeIndexResponse\x12\x16\n\x0e\x64ocument_count\x18\x01 \x01(\x05\x12\x10\n\x08\x63hecksum\x18\x02 \x01(\t\x12\x12\n\natom_count\x18\x03 \x01(\x05\x12\x12\n\nturn_count\x18\x04 \x01(\x05\x12\x14\n\x0c\x64igest_count\x18\x05 \x01(\x05\"H\n\x11\x46orgetUserRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"+\n\x12\x46orgetUserResponse\x12\x15\n\rremoved_count\x18\x01 \x01(\x05\x32\x94\x05\n\x16RetrievalRankerService\x12\x61\n\x06Upsert\x12*.memmesh.retrieval_ranker.v1.UpsertRequest\x1a+.memmesh.retrieval_ranker.v1.UpsertResponse\x12\x61\n\x06Remove\x12*.memmesh.retrieval_ranker.v1.RemoveRequest\x1a+.memmesh.retrieval_ranker.v1.RemoveResponse\x12g\n\x08Retrieve\x12,.memmesh.retrieval_ranker.v1.RetrieveRequest\x1a-.memmesh.retrieval_ranker.v1.RetrieveResponse\x12\x64\n\x07Reindex\x12+.memmesh.retrieval_ranker.v1.ReindexRequest\x1a,.memmesh.retrieval_ranker.v1.ReindexResponse\x12v\n\rDescribeIndex\x12\x31.memmesh.retrieval_ranker.v1.DescribeIndexRequest\x1a\x32.memmesh.retrieval_ranker.v1.DescribeIndexResponse\x12m\n\nForgetUser\x12..memmesh.retrieval_ranker.v1.ForgetUserRequest\x1a/.memmesh.retrieval_ranker.v1.ForgetUserResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n:memmesh/retrieval_ranker/v1/retrieval_ranker_service.proto\x12\x1bmemmesh.retrieval_ranker.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1ememmesh/common/v1/memory.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\xef\x01\n\x08\x44ocument\x12\'\n\x04turn\x18\x05 \x01(\x0b\x32\x17.memmesh.common.v1.TurnH\x00\x12\'\n\x04\x61tom\x18\x04 \x01(\x0b\x32\x17.memmesh.common.v1.AtomH\x00\x12+\n\x06\x64igest\x18\t \x01(\x0b\x32\x19.memmesh.common.v1.DigestH\x00\x42\x08\n\x06sourceJ\x04\x08\x01\x10\x02J\x04\x08\x02\x10\x03J\x04\x08\x03\x10\x04J\x04\x08\x06\x10\x07J\x04\x08\x07\x10\x08J\x04\x08\x08\x10\tR\x06\x64oc_idR\x04kindR\x04textR\x11\x65vidence_turn_idsR\x04timeR\tthread_id\"g\n\x0cRetrieveCaps\x12\x1b\n\tmax_atoms\x18\x01 \x01(\x05\x42\x08\xca\xf3\x18\x04 \x00(\x14\x12\x1b\n\tmax_turns\x18\x02 \x01(\x05\x42\x08\xca\xf3\x18\x04 \x00(2\x12\x1d\n\x0bmax_digests\x18\x03 \x01(\x05\x42\x08\xca\xf3\x18\x04 \x00(\x14\"\x86\x01\n\tCandidate\x12\x37\n\x08\x64ocument\x18\x01 \x01(\x0b\x32%.memmesh.retrieval_ranker.v1.Document\x12\x0e\n\x06\x64oc_id\x18\x04 \x01(\t\x12\x18\n\x10relevance_micros\x18\x02 \x01(\x03\x12\x16\n\x0erelevance_tier\x18\x03 \x01(\x05\"\xa2\x01\n\rUpsertRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x43\n\tdocuments\x18\x02 \x03(\x0b\x32%.memmesh.retrieval_ranker.v1.DocumentB\t\xca\xf3\x18\x05\x08\x01\x10\xe8\x07\x12\x17\n\x07version\x18\x03 \x01(\x03\x42\x06\xca\xf3\x18\x02 \x00\"(\n\x0eUpsertResponse\x12\x16\n\x0eupserted_count\x18\x01 \x01(\x05\"\x90\x01\n\rRemoveRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\"\n\x07\x64oc_ids\x18\x02 \x03(\tB\x11\xca\xf3\x18\r\x08\x01\x10\xe8\x07\x32\x06\x61tom-1\x12\r\n\x05\x65rase\x18\x03 \x01(\x08\x12\x17\n\x07version\x18\x04 \x01(\x03\x42\x06\xca\xf3\x18\x02 \x00\"\'\n\x0eRemoveResponse\x12\x15\n\rremoved_count\x18\x01 \x01(\x05\"\xea\x01\n\x0fRetrieveRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x30\n\x05query\x18\x02 \x01(\tB!\xca\xf3\x18\x1d\x10\x80 2\x18what is my sister called\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12?\n\x04\x63\x61ps\x18\x04 \x01(\x0b\x32).memmesh.retrieval_ranker.v1.RetrieveCapsB\x06\xca\xf3\x18\x02\x08\x01\"\xd0\x01\n\x10RetrieveResponse\x12\x35\n\x05\x61toms\x18\x01 \x03(\x0b\x32&.memmesh.retrieval_ranker.v1.Candidate\x12\x35\n\x05turns\x18\x02 \x03(\x0b\x32&.memmesh.retrieval_ranker.v1.Candidate\x12\x37\n\x07\x64igests\x18\x03 \x03(\x0b\x32&.memmesh.retrieval_ranker.v1.Candidate\x12\x15\n\rgeneric_query\x18\x04 \x01(\x08\"E\n\x0eReindexRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\";\n\x0fReindexResponse\x12\x16\n\x0e\x64ocument_count\x18\x01 \x01(\x05\x12\x10\n\x08\x63hecksum\x18\x02 \x01(\t\"K\n\x14\x44\x65scribeIndexRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"\x7f\n\x15\x44\x65scribeIndexResponse\x12\x16\n\x0e\x64ocument_count\x18\x01 \x01(\x05\x12\x10\n\x08\x63hecksum\x18\x02 \x01(\t\x12\x12\n\natom_count\x18\x03 \x01(\x05\x12\x12\n\nturn_count\x18\x04 \x01(\x05\x12\x14\n\x0c\x64igest_count\x18\x05 \x01(\x05\"a\n\x11\x46orgetUserRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x17\n\x07version\x18\x02 \x01(\x03\x42\x06\xca\xf3\x18\x02 \x00\"+\n\x12\x46orgetUserResponse\x12\x15\n\rremoved_count\x18\x01 \x01(\x05\x32\x94\x05\n\x16RetrievalRankerService\x12\x61\n\x06Upsert\x12*.memmesh.retrieval_ranker.v1.UpsertRequest\x1a+.memmesh.retrieval_ranker.v1.UpsertResponse\x12\x61\n\x06Remove\x12*.memmesh.retrieval_ranker.v1.RemoveRequest\x1a+.memmesh.retrieval_ranker.v1.RemoveResponse\x12g\n\x08Retrieve\x12,.memmesh.retrieval_ranker.v1.RetrieveRequest\x1a-.memmesh.retrieval_ranker.v1.RetrieveResponse\x12\x64\n\x07Reindex\x12+.memmesh.retrieval_ranker.v1.ReindexRequest\x1a,.memmesh.retrieval_ranker.v1.ReindexResponse\x12v\n\rDescribeIndex\x12\x31.memmesh.retrieval_ranker.v1.DescribeIndexRequest\x1a\x32.memmesh.retrieval_ranker.v1.DescribeIndexResponse\x12m\n\nForgetUser\x12..memmesh.retrieval_ranker.v1.ForgetUserRequest\x1a/.memmesh.retrieval_ranker.v1.ForgetUserResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -45,10 +45,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_UPSERTREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
   _globals['_UPSERTREQUEST'].fields_by_name['documents']._loaded_options = None
   _globals['_UPSERTREQUEST'].fields_by_name['documents']._serialized_options = b'\312\363\030\005\010\001\020\350\007'
+  _globals['_UPSERTREQUEST'].fields_by_name['version']._loaded_options = None
+  _globals['_UPSERTREQUEST'].fields_by_name['version']._serialized_options = b'\312\363\030\002 \000'
   _globals['_REMOVEREQUEST'].fields_by_name['scope']._loaded_options = None
   _globals['_REMOVEREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
   _globals['_REMOVEREQUEST'].fields_by_name['doc_ids']._loaded_options = None
   _globals['_REMOVEREQUEST'].fields_by_name['doc_ids']._serialized_options = b'\312\363\030\r\010\001\020\350\0072\006atom-1'
+  _globals['_REMOVEREQUEST'].fields_by_name['version']._loaded_options = None
+  _globals['_REMOVEREQUEST'].fields_by_name['version']._serialized_options = b'\312\363\030\002 \000'
   _globals['_RETRIEVEREQUEST'].fields_by_name['scope']._loaded_options = None
   _globals['_RETRIEVEREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
   _globals['_RETRIEVEREQUEST'].fields_by_name['query']._loaded_options = None
@@ -63,6 +67,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_DESCRIBEINDEXREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
   _globals['_FORGETUSERREQUEST'].fields_by_name['scope']._loaded_options = None
   _globals['_FORGETUSERREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
+  _globals['_FORGETUSERREQUEST'].fields_by_name['version']._loaded_options = None
+  _globals['_FORGETUSERREQUEST'].fields_by_name['version']._serialized_options = b'\312\363\030\002 \000'
   _globals['_DOCUMENT']._serialized_start=225
   _globals['_DOCUMENT']._serialized_end=464
   _globals['_RETRIEVECAPS']._serialized_start=466
@@ -70,29 +76,29 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CANDIDATE']._serialized_start=572
   _globals['_CANDIDATE']._serialized_end=706
   _globals['_UPSERTREQUEST']._serialized_start=709
-  _globals['_UPSERTREQUEST']._serialized_end=846
-  _globals['_UPSERTRESPONSE']._serialized_start=848
-  _globals['_UPSERTRESPONSE']._serialized_end=888
-  _globals['_REMOVEREQUEST']._serialized_start=890
-  _globals['_REMOVEREQUEST']._serialized_end=1009
-  _globals['_REMOVERESPONSE']._serialized_start=1011
-  _globals['_REMOVERESPONSE']._serialized_end=1050
-  _globals['_RETRIEVEREQUEST']._serialized_start=1053
-  _globals['_RETRIEVEREQUEST']._serialized_end=1287
-  _globals['_RETRIEVERESPONSE']._serialized_start=1290
-  _globals['_RETRIEVERESPONSE']._serialized_end=1498
-  _globals['_REINDEXREQUEST']._serialized_start=1500
-  _globals['_REINDEXREQUEST']._serialized_end=1569
-  _globals['_REINDEXRESPONSE']._serialized_start=1571
-  _globals['_REINDEXRESPONSE']._serialized_end=1630
-  _globals['_DESCRIBEINDEXREQUEST']._serialized_start=1632
-  _globals['_DESCRIBEINDEXREQUEST']._serialized_end=1707
-  _globals['_DESCRIBEINDEXRESPONSE']._serialized_start=1709
-  _globals['_DESCRIBEINDEXRESPONSE']._serialized_end=1836
-  _globals['_FORGETUSERREQUEST']._serialized_start=1838
-  _globals['_FORGETUSERREQUEST']._serialized_end=1910
-  _globals['_FORGETUSERRESPONSE']._serialized_start=1912
-  _globals['_FORGETUSERRESPONSE']._serialized_end=1955
-  _globals['_RETRIEVALRANKERSERVICE']._serialized_start=1958
-  _globals['_RETRIEVALRANKERSERVICE']._serialized_end=2618
+  _globals['_UPSERTREQUEST']._serialized_end=871
+  _globals['_UPSERTRESPONSE']._serialized_start=873
+  _globals['_UPSERTRESPONSE']._serialized_end=913
+  _globals['_REMOVEREQUEST']._serialized_start=916
+  _globals['_REMOVEREQUEST']._serialized_end=1060
+  _globals['_REMOVERESPONSE']._serialized_start=1062
+  _globals['_REMOVERESPONSE']._serialized_end=1101
+  _globals['_RETRIEVEREQUEST']._serialized_start=1104
+  _globals['_RETRIEVEREQUEST']._serialized_end=1338
+  _globals['_RETRIEVERESPONSE']._serialized_start=1341
+  _globals['_RETRIEVERESPONSE']._serialized_end=1549
+  _globals['_REINDEXREQUEST']._serialized_start=1551
+  _globals['_REINDEXREQUEST']._serialized_end=1620
+  _globals['_REINDEXRESPONSE']._serialized_start=1622
+  _globals['_REINDEXRESPONSE']._serialized_end=1681
+  _globals['_DESCRIBEINDEXREQUEST']._serialized_start=1683
+  _globals['_DESCRIBEINDEXREQUEST']._serialized_end=1758
+  _globals['_DESCRIBEINDEXRESPONSE']._serialized_start=1760
+  _globals['_DESCRIBEINDEXRESPONSE']._serialized_end=1887
+  _globals['_FORGETUSERREQUEST']._serialized_start=1889
+  _globals['_FORGETUSERREQUEST']._serialized_end=1986
+  _globals['_FORGETUSERRESPONSE']._serialized_start=1988
+  _globals['_FORGETUSERRESPONSE']._serialized_end=2031
+  _globals['_RETRIEVALRANKERSERVICE']._serialized_start=2034
+  _globals['_RETRIEVALRANKERSERVICE']._serialized_end=2694
 # @@protoc_insertion_point(module_scope)

@@ -139,6 +139,14 @@ class UpsertRequest(_message.Message):
 
     SCOPE_FIELD_NUMBER: _builtins.int
     DOCUMENTS_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The source's order of this change, increasing per user with every change the source
+    makes (0: unordered). A document is never replaced by a lower version than the one
+    stored, nor brought back after a removal or a ForgetUser of a higher version, so a
+    late delivery (a retry, or a call that timed out and is applied afterwards) cannot
+    undo a newer change.
+    """
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose index."""
@@ -152,10 +160,11 @@ class UpsertRequest(_message.Message):
         *,
         scope: _scope_pb2.UserScope | None = ...,
         documents: _abc.Iterable[Global___Document] | None = ...,
+        version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["documents", b"documents", "scope", b"scope"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["documents", b"documents", "scope", b"scope", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -192,9 +201,15 @@ class RemoveRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _builtins.int
     DOC_IDS_FIELD_NUMBER: _builtins.int
     ERASE_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
     erase: _builtins.bool
     """True when the removal erases forgotten content: the store then also makes the deleted
     bytes unreadable where it can (SQLite truncates its WAL, PostgreSQL runs VACUUM).
+    """
+    version: _builtins.int
+    """The source's order of this change, as in UpsertRequest.version (0: unordered). A
+    document stored with this version or a higher one stays; the ranker keeps the removed
+    ids (never content) with the version, so an older upsert arriving later is refused.
     """
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
@@ -210,10 +225,11 @@ class RemoveRequest(_message.Message):
         scope: _scope_pb2.UserScope | None = ...,
         doc_ids: _abc.Iterable[_builtins.str] | None = ...,
         erase: _builtins.bool = ...,
+        version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["doc_ids", b"doc_ids", "erase", b"erase", "scope", b"scope"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["doc_ids", b"doc_ids", "erase", b"erase", "scope", b"scope", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -442,6 +458,11 @@ class ForgetUserRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     SCOPE_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The source's order of this change, as in UpsertRequest.version (0: unordered): an
+    upsert of this version or a lower one arriving later is refused.
+    """
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose index."""
@@ -450,10 +471,11 @@ class ForgetUserRequest(_message.Message):
         self,
         *,
         scope: _scope_pb2.UserScope | None = ...,
+        version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -14,6 +14,8 @@ class StoredDoc:
     doc_id: str
     kind: int
     payload: bytes
+    # The source's order of the change that wrote it (0: unordered).
+    version: int = 0
 
 
 @dataclass(frozen=True)
@@ -42,14 +44,20 @@ class RankerStore(Protocol):
         """The user's current generation; 0 for a user never written."""
         ...
 
-    async def upsert(self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]) -> int:
-        """Write documents (replacing same ids) atomically; returns the new generation."""
+    async def upsert(
+        self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]
+    ) -> tuple[list[str], int]:
+        """Write documents (replacing same ids) atomically; returns the ids written and the
+        generation after. A versioned document is skipped when the stored one, the removal
+        of its id or the user's forgetting has a higher version (the forgetting: as high)."""
         ...
 
     async def remove(
-        self, tenant_id: str, user_id: str, doc_ids: Sequence[str]
+        self, tenant_id: str, user_id: str, doc_ids: Sequence[str], version: int = 0
     ) -> tuple[list[str], int]:
-        """Delete documents; returns the ids that existed (sorted) and the generation after."""
+        """Delete documents; returns the ids that existed (sorted) and the generation after.
+        A versioned removal keeps documents stored with its version or a higher one, and
+        remembers the other ids (ids only) with its version so an older upsert stays out."""
         ...
 
     async def replace_all(
@@ -63,9 +71,11 @@ class RankerStore(Protocol):
         or None (and changes nothing) when `if_generation` is given and is no longer current."""
         ...
 
-    async def forget_user(self, tenant_id: str, user_id: str) -> int:
+    async def forget_user(self, tenant_id: str, user_id: str, version: int = 0) -> int:
         """Delete every document of the user and every removal record, as a rebuild to an
-        empty index (so every process reloads instead of catching up); the documents removed."""
+        empty index (so every process reloads instead of catching up), and remember the
+        version (a number only), so no upsert of that version or an older one comes back;
+        the documents removed."""
         ...
 
     async def reclaim_erased(self) -> bool:

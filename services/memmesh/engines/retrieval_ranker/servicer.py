@@ -20,21 +20,29 @@ class RetrievalRankerServicer(pb_grpc.RetrievalRankerServiceServicer):
         self, request: pb.UpsertRequest, context: grpc.aio.ServicerContext
     ) -> pb.UpsertResponse:
         docs = mapping.upsert_docs(request, self._analyzer)
-        count = await self._service.upsert(request.scope.tenant_id, request.scope.user_id, docs)
+        count = await self._service.upsert(
+            request.scope.tenant_id, request.scope.user_id, docs, request.version
+        )
         return pb.UpsertResponse(upserted_count=count)
 
     async def Remove(
         self, request: pb.RemoveRequest, context: grpc.aio.ServicerContext
     ) -> pb.RemoveResponse:
         count = await self._service.remove(
-            request.scope.tenant_id, request.scope.user_id, list(request.doc_ids), request.erase
+            request.scope.tenant_id,
+            request.scope.user_id,
+            list(request.doc_ids),
+            request.erase,
+            request.version,
         )
         return pb.RemoveResponse(removed_count=count)
 
     async def ForgetUser(
         self, request: pb.ForgetUserRequest, context: grpc.aio.ServicerContext
     ) -> pb.ForgetUserResponse:
-        count = await self._service.forget_user(request.scope.tenant_id, request.scope.user_id)
+        count = await self._service.forget_user(
+            request.scope.tenant_id, request.scope.user_id, request.version
+        )
         return pb.ForgetUserResponse(removed_count=count)
 
     async def Retrieve(

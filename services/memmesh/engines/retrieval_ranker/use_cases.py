@@ -17,8 +17,8 @@ UserKey = tuple[str, str]
 REINDEX_ATTEMPTS = 5
 
 
-def _stored(doc: IndexDoc) -> StoredDoc:
-    return StoredDoc(doc.doc_id, doc.kind.value, doc.payload)
+def _stored(doc: IndexDoc, version: int = 0) -> StoredDoc:
+    return StoredDoc(doc.doc_id, doc.kind.value, doc.payload, version)
 
 
 class RankerService:
@@ -111,25 +111,42 @@ class RankerService:
             apply(index)
             index.generation = generation
 
-    async def upsert(self, tenant_id: str, user_id: str, docs: Sequence[IndexDoc]) -> int:
-        """Store and index documents; returns how many were written."""
-        generation = await self._store.upsert(tenant_id, user_id, [_stored(d) for d in docs])
+    async def upsert(
+        self, tenant_id: str, user_id: str, docs: Sequence[IndexDoc], version: int = 0
+    ) -> int:
+        """Store and index documents; returns how many were written. With a `version` (the
+        source's order of the change) a document a newer change wrote or removed, or a user
+        forgotten since, stays as it is."""
+        written, generation = await self._store.upsert(
+            tenant_id, user_id, [_stored(d, version) for d in docs]
+        )
+        if not written:
+            return 0
+        kept = set(written)
 
         def apply(index: UserIndex) -> None:
             for doc in docs:
-                index.upsert(doc)
+                if doc.doc_id in kept:
+                    index.upsert(doc)
 
         self._apply_write((tenant_id, user_id), generation, apply)
-        return len(docs)
+        return len(written)
 
     async def remove(
-        self, tenant_id: str, user_id: str, doc_ids: Sequence[str], erase: bool = False
+        self,
+        tenant_id: str,
+        user_id: str,
+        doc_ids: Sequence[str],
+        erase: bool = False,
+        version: int = 0,
     ) -> int:
         """Delete documents from the store and the index; returns how many existed. With
-        `erase` (forgotten content) the store also reclaims the deleted bytes."""
+        `erase` (forgotten content) the store also reclaims the deleted bytes; with a
+        `version` a document written by a change of that version or later stays, and the
+        ids are remembered (ids only) so an older upsert arriving later stays out."""
         if not doc_ids:
             return 0
-        removed, generation = await self._store.remove(tenant_id, user_id, doc_ids)
+        removed, generation = await self._store.remove(tenant_id, user_id, doc_ids, version)
 
         def apply(index: UserIndex) -> None:
             for doc_id in removed:
@@ -140,11 +157,12 @@ class RankerService:
             await self._store.reclaim_erased()
         return len(removed)
 
-    async def forget_user(self, tenant_id: str, user_id: str) -> int:
+    async def forget_user(self, tenant_id: str, user_id: str, version: int = 0) -> int:
         """Delete every document of the user from the store, drop the user's index from
         memory (other processes reload on their next read) and reclaim the deleted bytes;
-        returns how many documents there were."""
-        count = await self._store.forget_user(tenant_id, user_id)
+        returns how many documents there were. With a `version`, no upsert of that version
+        or an older one is taken afterwards."""
+        count = await self._store.forget_user(tenant_id, user_id, version)
         self._indexes.pop((tenant_id, user_id), None)
         await self._store.reclaim_erased()
         return count
@@ -162,8 +180,13 @@ class RankerService:
             snapshot = await self._store.load(tenant_id, user_id)
             docs = {doc.doc_id: doc for doc in map(self._decode, snapshot.docs)}
             ordered = [docs[doc_id] for doc_id in sorted(docs)]
+            # Each document keeps the version its source gave it.
+            versions = {stored.doc_id: stored.version for stored in snapshot.docs}
             generation = await self._store.replace_all(
-                tenant_id, user_id, [_stored(d) for d in ordered], if_generation=snapshot.generation
+                tenant_id,
+                user_id,
+                [_stored(d, versions.get(d.doc_id, 0)) for d in ordered],
+                if_generation=snapshot.generation,
             )
             if generation is not None:
                 index = self._remember((tenant_id, user_id), UserIndex(generation, ordered))

@@ -51,7 +51,66 @@ def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
             )""",
             ),
         ),
+        # The source's version of each document and removal, and the version of the user's
+        # last forgetting (numbers only): a late, older upsert never undoes a newer change.
+        Migration(
+            2,
+            (
+                f"ALTER TABLE ranker_documents ADD COLUMN version {dialect.big_int} NOT NULL DEFAULT 0",
+                f"ALTER TABLE ranker_removals ADD COLUMN version {dialect.big_int} NOT NULL DEFAULT 0",
+                f"ALTER TABLE ranker_users ADD COLUMN forgotten_version {dialect.big_int} NOT NULL DEFAULT 0",
+            ),
+        ),
     )
+
+
+async def _versions(
+    tx: SqlTx, tenant_id: str, user_id: str, table: str, doc_ids: Sequence[str]
+) -> dict[str, int]:
+    """The stored version of each of these ids in the table (documents or removals)."""
+    found: dict[str, int] = {}
+    wanted = sorted(set(doc_ids))
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        rows = await tx.fetchall(
+            f"SELECT doc_id, version FROM {table} WHERE tenant_id = ? AND user_id = ? "
+            f"AND doc_id IN ({marks(len(chunk))})",
+            (tenant_id, user_id, *chunk),
+        )
+        found.update((str(doc_id), int(version)) for doc_id, version in rows)
+    return found
+
+
+async def _forgotten_version(tx: SqlTx, tenant_id: str, user_id: str) -> int:
+    row = await tx.fetchone(
+        "SELECT forgotten_version FROM ranker_users WHERE tenant_id = ? AND user_id = ?",
+        (tenant_id, user_id),
+    )
+    return int(row[0]) if row else 0
+
+
+async def _admitted(
+    tx: SqlTx, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]
+) -> list[StoredDoc]:
+    """The documents no newer change has overtaken: an unversioned document always, a
+    versioned one when no stored document or removal of its id has a higher version and
+    the user was not forgotten at its version or later."""
+    versioned = [d.doc_id for d in docs if d.version > 0]
+    if not versioned:
+        return list(docs)
+    forgotten = await _forgotten_version(tx, tenant_id, user_id)
+    stored = await _versions(tx, tenant_id, user_id, "ranker_documents", versioned)
+    removed = await _versions(tx, tenant_id, user_id, "ranker_removals", versioned)
+    return [
+        d
+        for d in docs
+        if d.version == 0
+        or (
+            d.version > forgotten
+            and d.version >= stored.get(d.doc_id, 0)
+            and d.version >= removed.get(d.doc_id, 0)
+        )
+    ]
 
 
 async def _generations(tx: SqlTx, tenant_id: str, user_id: str) -> tuple[int, int]:
@@ -85,10 +144,11 @@ async def _write(
     clear_removals: bool = True,
 ) -> None:
     await tx.executemany(
-        "INSERT INTO ranker_documents (tenant_id, user_id, doc_id, kind, payload, change_generation) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, doc_id) DO UPDATE SET "
-        "kind = excluded.kind, payload = excluded.payload, change_generation = excluded.change_generation",
-        [(tenant_id, user_id, d.doc_id, d.kind, d.payload, generation) for d in docs],
+        "INSERT INTO ranker_documents (tenant_id, user_id, doc_id, kind, payload, change_generation, version) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, doc_id) DO UPDATE SET "
+        "kind = excluded.kind, payload = excluded.payload, change_generation = excluded.change_generation, "
+        "version = excluded.version",
+        [(tenant_id, user_id, d.doc_id, d.kind, d.payload, generation, d.version) for d in docs],
     )
     if not clear_removals:
         return
@@ -100,7 +160,10 @@ async def _write(
 
 
 def _docs(rows: Sequence[Row]) -> list[StoredDoc]:
-    return [StoredDoc(str(doc_id), int(kind), bytes(payload)) for doc_id, kind, payload in rows]
+    return [
+        StoredDoc(str(doc_id), int(kind), bytes(payload), int(version))
+        for doc_id, kind, payload, version in rows
+    ]
 
 
 class SqlRankerStore:
@@ -129,26 +192,33 @@ class SqlRankerStore:
         async with self._db.read() as tx:
             return (await _generations(tx, tenant_id, user_id))[0]
 
-    async def upsert(self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]) -> int:
+    async def upsert(
+        self, tenant_id: str, user_id: str, docs: Sequence[StoredDoc]
+    ) -> tuple[list[str], int]:
         async with self._db.write(tenant_id, user_id) as tx:
+            admitted = await _admitted(tx, tenant_id, user_id, docs)
+            if not admitted:
+                return [], (await _generations(tx, tenant_id, user_id))[0]
             generation = await _bump(tx, tenant_id, user_id, rebuild=False)
-            await _write(tx, tenant_id, user_id, docs, generation)
-        return generation
+            await _write(tx, tenant_id, user_id, admitted, generation)
+        return [d.doc_id for d in admitted], generation
 
     async def remove(
-        self, tenant_id: str, user_id: str, doc_ids: Sequence[str]
+        self, tenant_id: str, user_id: str, doc_ids: Sequence[str], version: int = 0
     ) -> tuple[list[str], int]:
         wanted = sorted(set(doc_ids))
         async with self._db.write(tenant_id, user_id) as tx:
             if not wanted:
                 return [], (await _generations(tx, tenant_id, user_id))[0]
-            rows = await tx.fetchall(
-                f"SELECT doc_id FROM ranker_documents WHERE tenant_id = ? AND user_id = ? "
-                f"AND doc_id IN ({marks(len(wanted))})",
-                (tenant_id, user_id, *wanted),
-            )
-            existing = sorted(str(row[0]) for row in rows)
-            if not existing:
+            stored = await _versions(tx, tenant_id, user_id, "ranker_documents", wanted)
+            # A versioned removal leaves a document a change of its version or later wrote.
+            existing = sorted(d for d, v in stored.items() if version == 0 or v < version)
+            # Ids (never content) remembered so an older upsert arriving later stays out.
+            marked = [d for d in wanted if d not in stored or d in existing] if version > 0 else []
+            if version > 0:
+                previous = await _versions(tx, tenant_id, user_id, "ranker_removals", marked)
+                marked = [d for d in marked if previous.get(d, 0) < version or d in existing]
+            if not existing and not marked:
                 return [], (await _generations(tx, tenant_id, user_id))[0]
             generation = await _bump(tx, tenant_id, user_id, rebuild=False)
             await tx.executemany(
@@ -156,9 +226,15 @@ class SqlRankerStore:
                 [(tenant_id, user_id, doc_id) for doc_id in existing],
             )
             await tx.executemany(
-                "INSERT INTO ranker_removals (tenant_id, user_id, doc_id, change_generation) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (tenant_id, user_id, doc_id) DO UPDATE SET change_generation = excluded.change_generation",
-                [(tenant_id, user_id, doc_id, generation) for doc_id in existing],
+                "INSERT INTO ranker_removals (tenant_id, user_id, doc_id, change_generation, version) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, doc_id) DO UPDATE SET "
+                "change_generation = excluded.change_generation, "
+                "version = CASE WHEN excluded.version > ranker_removals.version "
+                "THEN excluded.version ELSE ranker_removals.version END",
+                [
+                    (tenant_id, user_id, doc_id, generation, version)
+                    for doc_id in sorted({*existing, *marked})
+                ],
             )
         return existing, generation
 
@@ -180,15 +256,25 @@ class SqlRankerStore:
                 "DELETE FROM ranker_documents WHERE tenant_id = ? AND user_id = ?",
                 (tenant_id, user_id),
             )
+            # Versioned removals stay (ids and numbers only): a rebuild must not let a late,
+            # older upsert bring a removed document back.
             await tx.execute(
-                "DELETE FROM ranker_removals WHERE tenant_id = ? AND user_id = ?",
+                "DELETE FROM ranker_removals WHERE tenant_id = ? AND user_id = ? AND version = 0",
                 (tenant_id, user_id),
             )
             await _write(tx, tenant_id, user_id, docs, generation, clear_removals=False)
         return generation
 
-    async def forget_user(self, tenant_id: str, user_id: str) -> int:
+    async def forget_user(self, tenant_id: str, user_id: str, version: int = 0) -> int:
         async with self._db.write(tenant_id, user_id) as tx:
+            if version > await _forgotten_version(tx, tenant_id, user_id):
+                # A number only: upserts of this version or older, arriving late, stay out.
+                await tx.execute(
+                    "INSERT INTO ranker_users (tenant_id, user_id, generation, rebuild_generation, "
+                    "forgotten_version) VALUES (?, ?, 0, 0, ?) ON CONFLICT (tenant_id, user_id) "
+                    "DO UPDATE SET forgotten_version = excluded.forgotten_version",
+                    (tenant_id, user_id, version),
+                )
             if (await _generations(tx, tenant_id, user_id))[0] == 0:
                 return 0
             row = await tx.fetchone(
@@ -211,7 +297,7 @@ class SqlRankerStore:
     async def load(self, tenant_id: str, user_id: str) -> Snapshot:
         async def read(tx: SqlTx, generation: int, _rebuilt: int) -> Snapshot:
             rows = await tx.fetchall(
-                "SELECT doc_id, kind, payload FROM ranker_documents WHERE tenant_id = ? AND user_id = ? "
+                "SELECT doc_id, kind, payload, version FROM ranker_documents WHERE tenant_id = ? AND user_id = ? "
                 "ORDER BY doc_id",
                 (tenant_id, user_id),
             )
@@ -225,7 +311,7 @@ class SqlRankerStore:
                 return None
             scope = (tenant_id, user_id, generation)
             upserted = await tx.fetchall(
-                "SELECT doc_id, kind, payload FROM ranker_documents WHERE tenant_id = ? AND user_id = ? "
+                "SELECT doc_id, kind, payload, version FROM ranker_documents WHERE tenant_id = ? AND user_id = ? "
                 "AND change_generation > ? ORDER BY doc_id",
                 scope,
             )

@@ -45,22 +45,30 @@ def _index_digest(digest: Digest | Episode) -> memory_pb2.Digest:
     return message
 
 
-def index_effects(tenant_id: str, user_id: str, change: IndexChange, key: str = "") -> list[Effect]:
+def index_effects(
+    tenant_id: str, user_id: str, change: IndexChange, key: str = "", version: int = 0
+) -> list[Effect]:
     """The outbox effects of an index change: removals first, then the documents.
 
-    `key` names the change when it happens once (a turn id); otherwise each change is its own."""
+    `key` names the change when it happens once (a turn id); otherwise each change is its own.
+    `version` orders the change among the user's changes: the ranker never lets a late
+    delivery of an older change (a retry, or a call applied after its timeout) overwrite a
+    newer one or bring back what a newer one removed."""
     scope = scope_pb2.UserScope(tenant_id=tenant_id, user_id=user_id)
     base = f"index:{key or uuid.uuid4().hex}"
     effects: list[Effect] = []
     if change.forget_user:
-        forget = ranker_pb.ForgetUserRequest(scope=scope)
+        forget = ranker_pb.ForgetUserRequest(scope=scope, version=version)
         effects.append(
             Effect(INDEX_FORGET_USER, forget.SerializeToString(), f"{base}:forget", RANKER_LANE)
         )
     removed = list(dict.fromkeys(change.removed))
     for start in range(0, len(removed), REMOVE_BATCH):
         removal = ranker_pb.RemoveRequest(
-            scope=scope, doc_ids=removed[start : start + REMOVE_BATCH], erase=change.erase
+            scope=scope,
+            doc_ids=removed[start : start + REMOVE_BATCH],
+            erase=change.erase,
+            version=version,
         )
         effects.append(
             Effect(INDEX_REMOVE, removal.SerializeToString(), f"{base}:remove:{start}", RANKER_LANE)
@@ -71,7 +79,7 @@ def index_effects(tenant_id: str, user_id: str, change: IndexChange, key: str = 
     ]
     for start in range(0, len(documents), UPSERT_BATCH):
         upsert = ranker_pb.UpsertRequest(
-            scope=scope, documents=documents[start : start + UPSERT_BATCH]
+            scope=scope, documents=documents[start : start + UPSERT_BATCH], version=version
         )
         effects.append(
             Effect(INDEX_UPSERT, upsert.SerializeToString(), f"{base}:upsert:{start}", RANKER_LANE)

@@ -32,6 +32,16 @@ def migrations(dialect: Dialect) -> tuple[Migration, ...]:
                 turn_ids TEXT NOT NULL, PRIMARY KEY (tenant_id, user_id, session_id))""",
             ),
         ),
+        # The version of the user's last index change (a number only, kept when the user is
+        # forgotten): the ranker never lets an older change overwrite a newer one.
+        Migration(
+            6,
+            (
+                f"""CREATE TABLE thread_index_versions (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, version {big} NOT NULL,
+                PRIMARY KEY (tenant_id, user_id))""",
+            ),
+        ),
     )
 
 

@@ -79,8 +79,22 @@ class SqlUserTx(EpisodeRows):
         self._db = tx
         self._who = (tenant_id, user_id)
 
+    async def _next_index_version(self) -> int:
+        # Under the user's write lock: each change gets a higher version than every earlier one.
+        row = await self._db.fetchone(
+            f"SELECT version FROM thread_index_versions WHERE {_USER}", self._who
+        )
+        version = (int(row[0]) if row else 0) + 1
+        await self._db.execute(
+            "INSERT INTO thread_index_versions (tenant_id, user_id, version) VALUES (?, ?, ?) "
+            "ON CONFLICT (tenant_id, user_id) DO UPDATE SET version = excluded.version",
+            (*self._who, version),
+        )
+        return version
+
     async def queue_index(self, change: IndexChange, key: str = "") -> list[Effect]:
-        effects = index_effects(*self._who, change, key)
+        version = await self._next_index_version()
+        effects = index_effects(*self._who, change, key, version)
         await enqueue_in(self._db, *self._who, effects, wall_clock_us())
         if change.forget_user and effects:
             # Everything queued before the user's forgetting goes (its payloads may carry
