@@ -128,3 +128,131 @@ async def test_forget_everything_leaves_nothing_and_a_late_turn_adds_nothing(
             break
         await asyncio.sleep(0.25)
     assert "Kwame" not in text and "walnut" not in text
+
+
+async def _capsule_bytes(
+    mesh: InProcessMesh, tmp_path: Path, engine: str = "atom_extractor"
+) -> str:
+    """Everything an engine's database holds: on SQLite the file and its WAL byte for
+    byte (free pages included), on PostgreSQL every row of every table of its schema."""
+    url = mesh.settings.storage_url
+    if not url.startswith("postgres"):
+        files = sorted(tmp_path.rglob(f"{engine}.sqlite3*"))
+        assert files
+        return "\n".join(f.read_bytes().decode("utf-8", "replace") for f in files)
+    import psycopg
+
+    seen: list[str] = []
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as connection:
+        tables = await connection.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (engine,)
+        )
+        for (table,) in await tables.fetchall():
+            rows = await connection.execute(f'SELECT t::text FROM "{engine}"."{table}" t')
+            seen += [str(row[0]) for row in await rows.fetchall()]
+    return "\n".join(seen)
+
+
+@pytest.mark.parametrize("command", ["spoken", "Command"])
+async def test_a_forgotten_fact_leaves_no_word_in_any_table_of_the_capsule(
+    mesh: InProcessMesh, tmp_path: Path, command: str
+) -> None:
+    who = scope_pb2.UserScope(tenant_id="it", user_id=f"u-{uuid.uuid4().hex[:12]}")
+    capsule = pb_grpc.AtomExtractorServiceStub(mesh.channel("atom_extractor"))
+    await say(mesh, who, "t1", "I play the cello.", NOW)
+    await say(
+        mesh, who, "t2", "I'm visiting my aunt Xuqtikebee in Xuqparu next month.", NOW + SECOND
+    )
+    assert "Xuqtikebee" in await _capsule_bytes(mesh, tmp_path)
+    if command == "spoken":
+        forgot = await say(mesh, who, "t3", "Please delete that.", NOW + 2 * SECOND)
+        assert forgot.command == pb.COMMAND_FORGET
+    else:
+        await capsule.RunCommand(
+            pb.RunCommandRequest(
+                scope=who,
+                command=pb.COMMAND_FORGET,
+                session_id="s1",
+                request_id="r1",
+                now=timestamp_of(NOW + 2 * SECOND),
+            )
+        )
+    for _ in range(40):
+        text = await archived(mesh, who)
+        if "Xuqtikebee" not in text and "Xuqparu" not in text:
+            break
+        await asyncio.sleep(0.25)
+    # The turn "that" points at goes whole: the place the extractor kept no fact of, too.
+    assert "Xuqtikebee" not in text and "Xuqparu" not in text and "cello" in text
+    stored = await _capsule_bytes(mesh, tmp_path)
+    for word in ("Xuqtikebee", "xuqtikebee", "Xuqparu", "xuqparu"):
+        assert word not in stored
+    assert "cello" in stored  # what was not forgotten is still there
+
+
+async def test_do_not_store_by_command_refuses_a_later_turn_on_its_subject(
+    mesh: InProcessMesh, tmp_path: Path
+) -> None:
+    who = scope_pb2.UserScope(tenant_id="it", user_id=f"u-{uuid.uuid4().hex[:12]}")
+    capsule = pb_grpc.AtomExtractorServiceStub(mesh.channel("atom_extractor"))
+    await capsule.RunCommand(
+        pb.RunCommandRequest(
+            scope=who,
+            command=pb.COMMAND_DO_NOT_STORE,
+            target="password",
+            session_id="s1",
+            request_id="r1",
+            now=timestamp_of(NOW),
+        )
+    )
+    out = await say(mesh, who, "t1", "My wifi password is Zebra77. I play the cello.", NOW + SECOND)
+    assert list(out.facts) == []
+    for _ in range(40):
+        archive = await _capsule_bytes(mesh, tmp_path, "thread_store")
+        if "Zebra77" not in archive:
+            break
+        await asyncio.sleep(0.25)
+    # The sentence on the subject leaves the archive; the rest of the turn stays.
+    assert "Zebra77" not in archive and "I play the cello." in archive
+    assert "Zebra77" not in await _capsule_bytes(mesh, tmp_path)
+
+
+async def test_forget_everything_forgets_the_profile_in_current_state(
+    mesh: InProcessMesh,
+) -> None:
+    from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
+    from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
+
+    who = scope_pb2.UserScope(tenant_id="it", user_id=f"u-{uuid.uuid4().hex[:12]}")
+    state = state_grpc.CurrentStateServiceStub(mesh.channel("current_state"))
+    await state.Apply(
+        state_pb.ApplyRequest(
+            scope=who,
+            change=state_pb.StateChange(set_display_name="Ottilie"),
+            any_version=True,
+            reason_code="USER_REQUEST",
+            idempotency_key="name",
+            now=timestamp_of(NOW),
+        )
+    )
+    await state.Apply(
+        state_pb.ApplyRequest(
+            scope=who,
+            change=state_pb.StateChange(set_timezone="Europe/Lisbon"),
+            any_version=True,
+            reason_code="USER_REQUEST",
+            idempotency_key="tz",
+            now=timestamp_of(NOW),
+        )
+    )
+    out = await say(mesh, who, "t1", "Please forget everything about me.", NOW + SECOND)
+    assert out.command == pb.COMMAND_FORGET_EVERYTHING
+    for _ in range(40):
+        got = (await state.Get(state_pb.GetRequest(scope=who))).state
+        if not got.profile.display_name:
+            break
+        await asyncio.sleep(0.25)
+    assert got.profile.display_name == "" and got.profile.timezone == ""
+    assert got.version > 0  # the state goes on: the forget is on its record
+    rebuilt = await state.Rebuild(state_pb.RebuildRequest(scope=who))
+    assert rebuilt.checksum == rebuilt.live_checksum

@@ -342,3 +342,32 @@ def test_bad_fills_are_refused(bad: Change, field: str) -> None:
     with pytest.raises(InvalidInput) as raised:
         validate_change(bad)
     assert raised.value.violations[0].field == field
+
+
+def test_forget_profile_leaves_the_state_of_a_new_user_and_refuses_values():
+    from memmesh.engines.current_state.domain.state import (
+        Change,
+        DeviceSetting,
+        UserState,
+        apply_change,
+        validate_change,
+    )
+    from memmesh.errors import InvalidInput
+
+    known = UserState(
+        display_name="Kaiser",
+        primary_language="de",
+        timezone="Europe/Berlin",
+        contact_preference="TEXT",
+        device_settings=(DeviceSetting("kitchen", 4000),),
+        last_session_id="s9",
+        last_interaction_us=5,
+        version=7,
+        ledger_sequence=12,
+    )
+    forget = Change("forget_profile", ())
+    validate_change(forget)
+    after = apply_change(known, forget, 13)
+    assert after == UserState(version=8, ledger_sequence=13)
+    with pytest.raises(InvalidInput):
+        validate_change(Change("forget_profile", (("value", "x"),)))

@@ -261,6 +261,7 @@ class StateChange(_message.Message):
     RECORD_INTERACTION_FIELD_NUMBER: _builtins.int
     SET_LAST_APPLIED_PACKAGE_ID_FIELD_NUMBER: _builtins.int
     FILL_EMPTY_PROFILE_FIELD_NUMBER: _builtins.int
+    FORGET_PROFILE_FIELD_NUMBER: _builtins.int
     set_display_name: _builtins.str
     """Set the display name (1 to 100 characters)."""
     set_primary_language: _builtins.str
@@ -293,6 +294,13 @@ class StateChange(_message.Message):
         when every given field already holds a value.
         """
 
+    @_builtins.property
+    def forget_profile(self) -> Global___ForgetProfile:
+        """Forget what the state holds of the user (forget everything about me): the
+        profile, settings, devices and last session go, and the state is that of a new
+        user again (its version and ledger sequence go on).
+        """
+
     def __init__(
         self,
         *,
@@ -306,16 +314,34 @@ class StateChange(_message.Message):
         record_interaction: Global___InteractionRecord | None = ...,
         set_last_applied_package_id: _builtins.str = ...,
         fill_empty_profile: Global___ProfileFill | None = ...,
+        forget_profile: Global___ForgetProfile | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["change", b"change", "fill_empty_profile", b"fill_empty_profile", "record_interaction", b"record_interaction", "set_contact_preference", b"set_contact_preference", "set_device_setting", b"set_device_setting", "set_display_name", b"set_display_name", "set_last_applied_package_id", b"set_last_applied_package_id", "set_memory_retention_mode", b"set_memory_retention_mode", "set_primary_language", b"set_primary_language", "set_resume_preferences", b"set_resume_preferences", "set_timezone", b"set_timezone"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["change", b"change", "fill_empty_profile", b"fill_empty_profile", "forget_profile", b"forget_profile", "record_interaction", b"record_interaction", "set_contact_preference", b"set_contact_preference", "set_device_setting", b"set_device_setting", "set_display_name", b"set_display_name", "set_last_applied_package_id", b"set_last_applied_package_id", "set_memory_retention_mode", b"set_memory_retention_mode", "set_primary_language", b"set_primary_language", "set_resume_preferences", b"set_resume_preferences", "set_timezone", b"set_timezone"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["change", b"change", "fill_empty_profile", b"fill_empty_profile", "record_interaction", b"record_interaction", "set_contact_preference", b"set_contact_preference", "set_device_setting", b"set_device_setting", "set_display_name", b"set_display_name", "set_last_applied_package_id", b"set_last_applied_package_id", "set_memory_retention_mode", b"set_memory_retention_mode", "set_primary_language", b"set_primary_language", "set_resume_preferences", b"set_resume_preferences", "set_timezone", b"set_timezone"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["change", b"change", "fill_empty_profile", b"fill_empty_profile", "forget_profile", b"forget_profile", "record_interaction", b"record_interaction", "set_contact_preference", b"set_contact_preference", "set_device_setting", b"set_device_setting", "set_display_name", b"set_display_name", "set_last_applied_package_id", b"set_last_applied_package_id", "set_memory_retention_mode", b"set_memory_retention_mode", "set_primary_language", b"set_primary_language", "set_resume_preferences", b"set_resume_preferences", "set_timezone", b"set_timezone"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_change: _TypeAlias = _typing.Literal["set_display_name", "set_primary_language", "set_contact_preference", "set_timezone", "set_memory_retention_mode", "set_resume_preferences", "set_device_setting", "record_interaction", "set_last_applied_package_id", "fill_empty_profile"]  # noqa: Y015
+    _WhichOneofReturnType_change: _TypeAlias = _typing.Literal["set_display_name", "set_primary_language", "set_contact_preference", "set_timezone", "set_memory_retention_mode", "set_resume_preferences", "set_device_setting", "record_interaction", "set_last_applied_package_id", "fill_empty_profile", "forget_profile"]  # noqa: Y015
     _WhichOneofArgType_change: _TypeAlias = _typing.Literal["change", b"change"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_change) -> _WhichOneofReturnType_change | None: ...
 
 Global___StateChange: _TypeAlias = StateChange  # noqa: Y015
+
+@_typing.final
+class ForgetProfile(_message.Message):
+    """A change that forgets the user's state; it carries nothing."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetProfile: _TypeAlias = ForgetProfile  # noqa: Y015
 
 @_typing.final
 class ProfileFill(_message.Message):

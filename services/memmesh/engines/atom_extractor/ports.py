@@ -78,6 +78,10 @@ class CapsuleStore(AtomReader, Protocol):
         """Ids of the turns of the session the extractor processed, sorted."""
         ...
 
+    async def reclaim_erased(self) -> None:
+        """After a forget, make the deleted bytes unreadable where the store can (best effort)."""
+        ...
+
     async def user_turns(self, tenant_id: str, user_id: str) -> list[str]:
         """Ids of every turn of the user the extractor processed (in a session), sorted."""
         ...

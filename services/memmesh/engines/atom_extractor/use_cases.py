@@ -202,6 +202,9 @@ class CapsuleService:
                     await self._outbox.enqueue_and_deliver(
                         tenant_id, user_id, effects, FIRST_ATTEMPT_S
                     )
+                if commit.erasure is not None:
+                    # After the first delivery: the delivered effects carried the terms too.
+                    await self._store.reclaim_erased()
                 pending = await self._pending(tenant_id, user_id)
                 return Outcome(
                     changes=tuple(ws.changes), plan=applied.plan, pending_effects=pending

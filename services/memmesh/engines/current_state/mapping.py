@@ -64,6 +64,8 @@ def change_of(message: pb.StateChange) -> Change:
                 "session_id": record.session_id,
                 "interaction_time": micros_of(record.interaction_time),
             }
+        case "forget_profile":
+            kind, values = "forget_profile", {}
         case "fill_empty_profile":
             kind = "fill_profile"
             fill = message.fill_empty_profile

@@ -362,8 +362,23 @@ class SqlCapsuleStore:
             )
         return [codec.provenance_of(str(row[0])) for row in rows]
 
+    async def reclaim_erased(self) -> None:
+        await self._db.reclaim_erased(_ERASED_TABLES)
+
     async def close(self) -> None:
         await self._db.close()
+
+
+# Where a forget deletes the user's words (and delivered effects carried its terms).
+_ERASED_TABLES = (
+    "capsule_atoms",
+    "capsule_atom_topics",
+    "capsule_rejections",
+    "capsule_provenance",
+    "capsule_corrections",
+    "outbox_effects",
+    "outbox_dead",
+)
 
 
 async def _atoms_where(

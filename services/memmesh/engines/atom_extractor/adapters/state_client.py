@@ -17,7 +17,9 @@ class GrpcState:
     async def apply_command(
         self, tenant_id: str, user_id: str, command: str, idempotency_key: str, now_us: int
     ) -> None:
-        if command == "REMEMBER_EVERYTHING":
+        if command == "FORGET_EVERYTHING":
+            change = state_pb.StateChange(forget_profile=state_pb.ForgetProfile())
+        elif command == "REMEMBER_EVERYTHING":
             change = state_pb.StateChange(
                 set_memory_retention_mode=state_pb.RETENTION_MODE_REMEMBER_EVERYTHING
             )

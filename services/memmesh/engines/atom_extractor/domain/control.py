@@ -244,6 +244,8 @@ def plan_command(
             atoms = ws.atoms()
             plan.affected_atom_ids = forget(ws, atoms, ctx, reasons.USER_FORGET_EVERYTHING)
             plan.erasure = Erasure(everything=True, atom_ids=tuple(plan.affected_atom_ids))
+            # Current State forgets the profile (display name, language, settings) too.
+            plan.state_change = command
         case Command.PULL_ONLY:
             atoms = _named_or_referenced(ws, target, last_refs, include_superseded=False)
             plan.rules = _rules("PULL_ONLY", target, atoms)

@@ -128,6 +128,8 @@ def validate_change(change: Change) -> None:
                 validate_change(Change(name, (("value", value),)))
         case "resume_preferences" | "interaction":
             pass
+        case "forget_profile":
+            _check(not change.values, "change.forget_profile", "carries no values")
         case other:
             raise InvalidInput([FieldViolation("change", f"unknown change {other!r}")])
 
@@ -168,6 +170,9 @@ def apply_change(state: UserState, change: Change, ledger_sequence: int) -> User
                 )
         case "last_applied_package_id":
             state = replace(state, last_applied_package_id=str(change.value("value")))
+        case "forget_profile":
+            # Forget everything about me: nothing of the user stays, as for a new user.
+            state = UserState(version=state.version, ledger_sequence=state.ledger_sequence)
         case "fill_profile":
             filled = fills(state, change)
             state = replace(
