@@ -178,3 +178,64 @@ async def test_redis_buffer_keeps_the_newest_version_under_one_hash_tag(redis_ur
         assert await buffer.recent(*who, "s1") is None
     finally:
         await buffer.close()
+
+
+async def test_redis_buffer_refuses_a_refresh_read_before_a_drop(redis_url: str) -> None:
+    buffer = RedisTurnBuffer.from_url(redis_url)
+    who = user()
+    try:
+        epoch = await buffer.epoch(*who)
+        # An erasure drops the session (and every drop raises the user's epoch) ...
+        await buffer.drop(*who, "s1")
+        assert await buffer.epoch(*who) > epoch
+        # ... so turns read before it are never written back, whatever their version.
+        await buffer.replace(*who, "s1", 9, [turn(0, "My sister lives in Porto.")], epoch)
+        assert await buffer.recent(*who, "s1") is None
+        await buffer.replace(*who, "s1", 9, [turn(0, "Kept.")], await buffer.epoch(*who))
+        assert await buffer.recent(*who, "s1") == [turn(0, "Kept.")]
+        # Forgetting the user raises the epoch too.
+        epoch = await buffer.epoch(*who)
+        await buffer.drop_user(*who)
+        await buffer.replace(*who, "s2", 1, [turn(1, "My PIN is 4711.", session="s2")], epoch)
+        assert await buffer.recent(*who, "s1") is None and await buffer.recent(*who, "s2") is None
+    finally:
+        await buffer.close()
+
+
+class RedactingMidAppend(RedisTurnBuffer):
+    """The real Redis buffer, where a redaction of the user's words commits after an append
+    read its turns and before it refreshes the buffer (as when an erasure and the next turn
+    of the user are served at once)."""
+
+    redaction: tuple[ThreadStoreUseCases, tuple[str, str], str, str] | None = None
+
+    async def replace(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if self.redaction is not None:
+            service, who, turn_id, term = self.redaction
+            self.redaction = None
+            assert (await service.redact_turns(*who, [turn_id], [term])).redacted_turn_ids
+        await super().replace(*args, **kwargs)
+
+
+async def test_a_redaction_between_an_appends_read_and_its_buffer_refresh_is_not_undone(
+    request: pytest.FixtureRequest,
+) -> None:
+    url = request.getfixturevalue("postgres_url")
+    store = SqlThreadStore(
+        await PostgresDatabase.open(url, "thread_store", migrations(Dialect.POSTGRES))
+    )
+    buffer = RedactingMidAppend.from_url(request.getfixturevalue("redis_url"))
+    assert isinstance(buffer, RedactingMidAppend)
+    service = ThreadStoreUseCases(store, buffer, DEFAULT_SESSION_GAP_US, 6)
+    who = user()
+    try:
+        await service.append_turn(*who, turn(0, "My sister lives in Porto. I like tea."))
+        buffer.redaction = (service, who, "turn-0", "Porto")
+        await service.append_turn(*who, turn(1, "We play chess on Sundays."))
+        memory = await service.working_memory(*who, "s1", 0)
+        assert [t.text for t in memory.turns] == ["I like tea.", "We play chess on Sundays."]
+        assert "Porto" not in memory.rolling_summary
+        assert not any("Porto" in t.text for t in await buffer.recent(*who, "s1") or [])
+    finally:
+        await buffer.close()
+        await store.close()

@@ -196,20 +196,34 @@ class ThreadStore(Protocol):
 class TurnBuffer(Protocol):
     """Recent turns of a session, kept outside the archive for the per-turn path."""
 
+    async def epoch(self, tenant_id: str, user_id: str) -> int:
+        """The user's erasure epoch: every drop raises it (0 before any)."""
+        ...
+
     async def replace(
-        self, tenant_id: str, user_id: str, session_id: str, version: int, turns: Sequence[Turn]
+        self,
+        tenant_id: str,
+        user_id: str,
+        session_id: str,
+        version: int,
+        turns: Sequence[Turn],
+        epoch: int | None = None,
     ) -> None:
-        """Store the session's newest turns (oldest first) unless a newer version is stored."""
+        """Store the session's newest turns (oldest first) unless a newer version is stored
+        or, given the epoch read before the turns were read, a drop came since (the turns
+        may then hold what an erasure removed)."""
         ...
 
     async def recent(self, tenant_id: str, user_id: str, session_id: str) -> list[Turn] | None:
         """The buffered turns, oldest first; None when nothing is buffered."""
         ...
 
-    async def drop(self, tenant_id: str, user_id: str, session_id: str) -> None: ...
+    async def drop(self, tenant_id: str, user_id: str, session_id: str) -> None:
+        """Raise the user's erasure epoch, then drop the session's turns."""
+        ...
 
     async def drop_user(self, tenant_id: str, user_id: str) -> None:
-        """Drop every buffered session of the user."""
+        """Raise the user's erasure epoch, then drop every buffered session of the user."""
         ...
 
     async def close(self) -> None: ...

@@ -102,6 +102,9 @@ class ThreadStoreUseCases:
         its text; only SAFE_TO_SPEAK turns open loops and feed the summary and the graph."""
         turn = dataclasses.replace(turn, exposure=stricter(turn.exposure, exposure_of(turn.text)))
         speakable = turn.exposure == Exposure.SAFE_TO_SPEAK
+        # Read before the turns are: a buffer refresh from turns an erasure changed meanwhile
+        # is refused.
+        epoch = await self._buffer_epoch(tenant_id, user_id)
         async with self._store.write(tenant_id, user_id) as tx:
             stored_mode = await tx.turn_mode(turn.turn_id)
             if stored_mode is not None:
@@ -152,7 +155,7 @@ class ThreadStoreUseCases:
             await self._soft_close(tenant_id, user_id, previous)
         if self._buffer is not None:
             await self._refresh_buffer(
-                tenant_id, user_id, turn.session_id, updated.turn_count, recent
+                tenant_id, user_id, turn.session_id, updated.turn_count, recent, epoch
             )
         return Appended(
             mode,
@@ -198,12 +201,31 @@ class ThreadStoreUseCases:
                 exc_info=True,
             )
 
+    async def _buffer_epoch(self, tenant_id: str, user_id: str) -> int | None:
+        """The buffer's erasure epoch of the user; None without a buffer or when unreadable."""
+        if self._buffer is None:
+            return None
+        try:
+            return await self._buffer.epoch(tenant_id, user_id)
+        except Exception:
+            log.warning("session buffer epoch read failed", exc_info=True)
+            return None
+
     async def _refresh_buffer(
-        self, tenant_id: str, user_id: str, session_id: str, version: int, recent: list[Turn]
+        self,
+        tenant_id: str,
+        user_id: str,
+        session_id: str,
+        version: int,
+        recent: list[Turn],
+        epoch: int | None,
     ) -> None:
         assert self._buffer is not None
         try:
-            await self._buffer.replace(tenant_id, user_id, session_id, version, recent)
+            if epoch is None:
+                # Without the epoch a refresh could undo an erasure: the archive serves instead.
+                raise LookupError("erasure epoch unknown")
+            await self._buffer.replace(tenant_id, user_id, session_id, version, recent, epoch)
         except Exception:
             # The archive has the turn; a stale buffer must not be served, so drop it.
             log.warning("session buffer refresh failed; falling back to the archive", exc_info=True)

@@ -15,14 +15,28 @@ from memmesh.storage.cache import user_key
 BUFFER_TTL_S = 24 * 3_600
 
 # Replace the list only with a newer version of it: two processes appending turns of one
-# session may finish in either order, and the list must end up with the newest turns.
+# session may finish in either order, and the list must end up with the newest turns. And
+# only while the user's erasure epoch is the one read before the turns were: a drop (every
+# erasure drops) raises the epoch first, so turns read before an erasure committed can never
+# be written back after it.
 _REPLACE_IF_NEWER = """
+if ARGV[3] ~= '' and tonumber(redis.call('GET', KEYS[3]) or '0') ~= tonumber(ARGV[3]) then
+  return 0
+end
 local stored = tonumber(redis.call('GET', KEYS[2]) or '0')
 if tonumber(ARGV[1]) <= stored then return 0 end
 redis.call('DEL', KEYS[1])
-if #ARGV > 2 then redis.call('RPUSH', KEYS[1], unpack(ARGV, 3)) end
+if #ARGV > 3 then redis.call('RPUSH', KEYS[1], unpack(ARGV, 4)) end
 redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+
+# Raise the user's erasure epoch, then delete the keys (a session's list and version).
+_DROP = """
+redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+if #KEYS > 1 then redis.call('DEL', unpack(KEYS, 2)) end
 return 1
 """
 
@@ -62,6 +76,7 @@ class RedisTurnBuffer:
         self._client = client
         self._ttl_s = ttl_s
         self._replace = client.register_script(_REPLACE_IF_NEWER)
+        self._drop = client.register_script(_DROP)
 
     @classmethod
     def from_url(cls, url: str, ttl_s: int = BUFFER_TTL_S) -> RedisTurnBuffer:
@@ -74,12 +89,32 @@ class RedisTurnBuffer:
         base = user_key(tenant_id, user_id, "thread_store", "wm", session_id)
         return [base, base + ":version"]
 
+    @staticmethod
+    def _epoch_key(tenant_id: str, user_id: str) -> str:
+        # Outside the sessions' pattern, so dropping the user's sessions keeps it.
+        return user_key(tenant_id, user_id, "thread_store", "wm_epoch")
+
+    async def epoch(self, tenant_id: str, user_id: str) -> int:
+        raw = await self._client.get(self._epoch_key(tenant_id, user_id))
+        return int(raw) if raw is not None else 0
+
     async def replace(
-        self, tenant_id: str, user_id: str, session_id: str, version: int, turns: Sequence[Turn]
+        self,
+        tenant_id: str,
+        user_id: str,
+        session_id: str,
+        version: int,
+        turns: Sequence[Turn],
+        epoch: int | None = None,
     ) -> None:
         await self._replace(
-            keys=self._keys(tenant_id, user_id, session_id),
-            args=[version, self._ttl_s, *(encode_turn(t) for t in turns)],
+            keys=[*self._keys(tenant_id, user_id, session_id), self._epoch_key(tenant_id, user_id)],
+            args=[
+                version,
+                self._ttl_s,
+                "" if epoch is None else epoch,
+                *(encode_turn(t) for t in turns),
+            ],
         )
 
     async def recent(self, tenant_id: str, user_id: str, session_id: str) -> list[Turn] | None:
@@ -87,19 +122,24 @@ class RedisTurnBuffer:
         return [decode_turn(item) for item in raw] if raw else None
 
     async def drop(self, tenant_id: str, user_id: str, session_id: str) -> None:
-        await self._client.delete(*self._keys(tenant_id, user_id, session_id))
+        await self._drop(
+            keys=[self._epoch_key(tenant_id, user_id), *self._keys(tenant_id, user_id, session_id)],
+            args=[self._ttl_s * 2],
+        )
 
     async def drop_user(self, tenant_id: str, user_id: str) -> None:
+        epoch = self._epoch_key(tenant_id, user_id)
+        await self._drop(keys=[epoch], args=[self._ttl_s * 2])
         # The user's keys share one hash tag, so one pattern finds every session's list.
         pattern = _glob_escaped(user_key(tenant_id, user_id, "thread_store", "wm")) + ":*"
-        batch: list[bytes] = []
+        batch: list[str | bytes] = [epoch]
         async for key in self._client.scan_iter(match=pattern, count=500):
             batch.append(key)
             if len(batch) >= 500:
-                await self._client.delete(*batch)
-                batch.clear()
-        if batch:
-            await self._client.delete(*batch)
+                await self._drop(keys=batch, args=[self._ttl_s * 2])
+                batch = [epoch]
+        if len(batch) > 1:
+            await self._drop(keys=batch, args=[self._ttl_s * 2])
 
     async def close(self) -> None:
         await self._client.aclose()
