@@ -63,6 +63,10 @@ from memmesh.ledger_event import NewEvent
 MAX_PLAN_ATTEMPTS = 3
 # How long a request waits for the first attempt of its effects; the drainer retries the rest.
 FIRST_ATTEMPT_S = 2.0
+# A forget waits longer: its answer tells the caller the words are gone from the archive
+# (the next Brief's working memory and summary), and the ThreadStore's erasure rebuilds
+# what the words fed and reclaims their bytes, which takes longer on a loaded store.
+ERASURE_FIRST_ATTEMPT_S = 6.0
 
 
 @dataclass
@@ -200,7 +204,10 @@ class CapsuleService:
                 effects = queued_form(marker, commit.effects)
                 if effects:
                     await self._outbox.enqueue_and_deliver(
-                        tenant_id, user_id, effects, FIRST_ATTEMPT_S
+                        tenant_id,
+                        user_id,
+                        effects,
+                        FIRST_ATTEMPT_S if commit.erasure is None else ERASURE_FIRST_ATTEMPT_S,
                     )
                 if commit.erasure is not None:
                     # After the first delivery: the delivered effects carried the terms too.
