@@ -255,6 +255,24 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         rf"{_IMPERATIVE}(?:forget|delete|erase|scrub)\s+(?:that|this)\b(?!\s+(?:thread|conversation))",
     ),
     (Command.FORGET, rf"{_IMPERATIVE}forget\s+(?:about\s+)?my\s+{_TOPIC}{_END}"),
+    # "Forget the stuff about my aunt", "delete everything about her" (a pronoun points at
+    # what was just said about someone).
+    (
+        Command.FORGET,
+        rf"{_IMPERATIVE}{_ERASE}\s+(?:the\s+(?:thing|stuff|bit|part|fact|info|details?)s?\s+|"
+        rf"everything\s+|anything\s+|all\s+|what you know\s+)?about\s+(?!(?:it|that|this)\b)"
+        rf"(?:my\s+)?{_TOPIC}{_END}",
+    ),
+    # "Delete my aunt's info", "erase my cousin's address".
+    (
+        Command.FORGET,
+        rf"{_IMPERATIVE}{_ERASE}\s+my\s+(?P<target>[^,.!?;]+?'s\s+[^,.!?;]+?){_END}",
+    ),
+    # "Delete it.", "erase those" (what was just said).
+    (
+        Command.FORGET,
+        rf"{_IMPERATIVE}{_ERASE}\s+(?:it|those|these|them)\s*(?:[.!]|$|,?\s*please\b)",
+    ),
     (
         Command.RECALL_SUMMARY,
         r"\bwhat\s+(?:do|did)\s+you\s+(?:remember|know|recall)\s+about\s+me\b",

@@ -101,3 +101,34 @@ def test_forget_one_thing(text, target):
 )
 def test_ordinary_speech_is_no_command(text):
     assert extract(text).command is None
+
+
+@pytest.mark.parametrize(
+    "text, target",
+    [
+        ("Delete it.", None),
+        ("Can you remove those, please?", None),
+        ("Forget about her.", "her"),  # a pronoun: what was just said about someone
+        ("Forget the thing about my aunt.", "aunt"),
+        ("Delete everything about my cousin.", "cousin"),
+        ("Erase my aunt's info.", "aunt's info"),
+    ],
+)
+def test_forget_said_the_way_people_say_it(text, target):
+    result = extract(text)
+    assert result.command is Command.FORGET
+    assert result.command_target == target
+    assert result.facts == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Forget about it.",
+        "Forget about it, I'll do it myself.",
+        "I had to delete it.",
+        "I deleted those.",
+    ],
+)
+def test_dismissals_and_reports_of_deleting_are_not_forgets(text):
+    assert extract(text).command is None
