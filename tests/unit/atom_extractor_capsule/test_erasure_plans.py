@@ -258,3 +258,13 @@ async def test_do_not_store_by_command_refuses_every_later_turn_on_its_subject(
     assert await keys(service) == ["relationship.brother.kwame"]
     assert not [r for r in fakes.threads.redacted if r[0] == ("turn-2",)]
     assert secret not in " ".join(t for _, terms in fakes.threads.redacted for t in terms)
+
+
+async def test_a_forget_reaches_evidence_turns_older_than_the_atom_keeps(store):
+    fakes = Fakes()
+    service = service_with(store, fakes)
+    for n in range(1, 12):  # the atom keeps the ids of its latest 8 evidence turns only
+        await service.process(T, U, said(n, "My sister Ana lives in Porto."), NOW + n * SECOND)
+    await service.process(T, U, said(20, "forget about my sister"), NOW + 30 * SECOND)
+    reached = {t for turn_ids, terms in fakes.threads.redacted if "Ana" in terms for t in turn_ids}
+    assert {f"turn-{n}" for n in range(1, 12)} <= reached
