@@ -556,3 +556,46 @@ async def test_a_late_upsert_after_the_user_is_forgotten_adds_nothing(
         assert late.upserted_count == 0
     found = await _retrieve(clients, scope, "aunt", t0 + SECOND_US)
     assert not found.turns and city not in str(found)
+
+
+async def test_a_redaction_also_takes_the_words_out_of_the_assistants_later_replies(
+    backend: Backend, clients: Clients
+) -> None:
+    scope = new_scope()
+    name, city = _word(), _word()
+    t0 = _now_us()
+    await _append(
+        clients,
+        scope,
+        _turn("e0", "s1", f"Earlier I drove past {city}. Nice roads.", t0, user=False),
+        _turn("e1", "s1", f"My niece {name} lives in {city}.", t0 + SECOND_US),
+        _turn(
+            "e2",
+            "s1",
+            f"Got it, {name} lives in {city}. Anything else?",
+            t0 + 2 * SECOND_US,
+            user=False,
+        ),
+        _turn("e3", "s1", "Please delete that.", t0 + 3 * SECOND_US),
+    )
+    redacted = await clients.threads.RedactTurns(
+        pb.RedactTurnsRequest(
+            scope=scope, turn_ids=["e1"], forget_terms=[name, city], now=timestamp_of(t0)
+        )
+    )
+    # The reply after the named turn loses the sentence that repeated the words; a reply
+    # before it, and every turn of another session, are not the forget's to change.
+    assert list(redacted.redacted_turn_ids) == ["e1", "e2"]
+    assert list(redacted.emptied_turn_ids) == ["e1"]
+    context = await clients.threads.GetTurnContext(
+        pb.GetTurnContextRequest(scope=scope, session_id="s1", now=timestamp_of(t0 + 4 * SECOND_US))
+    )
+    texts = [t.text for t in context.working_memory.turns]
+    assert texts == [
+        f"Earlier I drove past {city}. Nice roads.",
+        "",
+        "Anything else?",
+        "Please delete that.",
+    ]
+    assert name not in str(context)
+    await _until_index_empty_of(clients, scope, t0, name)

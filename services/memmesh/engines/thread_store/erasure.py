@@ -4,7 +4,8 @@ Three scopes, one rule: every copy of the words goes, and what was built from th
 rebuilt from what remains.
 
 - Redacting turns removes the sentences that hold a forgotten term (or the whole text,
-  leaving an empty stub turn), then rebuilds the sessions' rolling summaries, graph,
+  leaving an empty stub turn) from the named turns and from the assistant's later replies
+  in their sessions (a reply may have repeated the words), then rebuilds the sessions' rolling summaries, graph,
   digests and episodes, deletes the loops the turns opened, drops the session buffers and
   replaces the turns' and digests' index copies.
 - Forgetting a session deletes its turns, summary, digest, episodes, loops and graph rows,
@@ -26,9 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memmesh.engines.thread_store.domain.episodes import MAX_EPISODES, episode_id_of
-from memmesh.engines.thread_store.domain.model import Digest, Episode, Turn
-from memmesh.engines.thread_store.domain.redaction import redact
-from memmesh.engines.thread_store.ports import IndexChange, ThreadStore, TurnBuffer
+from memmesh.engines.thread_store.domain.model import Digest, Episode, Role, Turn
+from memmesh.engines.thread_store.domain.redaction import redact, usable_terms
+from memmesh.engines.thread_store.ports import IndexChange, ThreadStore, TurnBuffer, UserTx
 from memmesh.engines.thread_store.restriction import drop_buffers, rebuild_session
 from memmesh.errors import DependencyFailed
 from memmesh.outbox import Effect
@@ -74,6 +75,30 @@ def _redacted(turns: Sequence[Turn], terms: Sequence[str]) -> list[Turn]:
     return changed
 
 
+async def _with_echoes(tx: UserTx, turn_ids: Sequence[str], terms: Sequence[str]) -> list[Turn]:
+    """The named turns and, when terms name what goes, the assistant's replies after them in
+    their sessions: a reply that repeated the forgotten words ("Got it, your sister lives in
+    Porto") loses those sentences too. Without terms only the named turns are read (a whole
+    turn goes, never a reply the user did not name)."""
+    named = await tx.turns_of(turn_ids)
+    if not usable_terms(terms):
+        return named
+    first: dict[str, tuple[int, str]] = {}
+    for turn in named:
+        at = (turn.time_us, turn.turn_id)
+        first[turn.session_id] = min(first.get(turn.session_id, at), at)
+    echoes: list[Turn] = []
+    for session_id, at in sorted(first.items()):
+        echoes += [
+            turn
+            for turn in await tx.session_turns(session_id, FORGET_SCAN_LIMIT)
+            if turn.role == Role.ASSISTANT and (turn.time_us, turn.turn_id) > at
+        ]
+    known = {turn.turn_id for turn in named}
+    every = [*named, *(turn for turn in echoes if turn.turn_id not in known)]
+    return sorted(every, key=lambda turn: (turn.time_us, turn.turn_id))
+
+
 def _episode_ids(session_ids: Sequence[str]) -> list[str]:
     # Every id an episode of the session can have, so none survives a re-segmentation.
     return [episode_id_of(s, n) for s in session_ids for n in range(1, MAX_EPISODES + 1)]
@@ -92,7 +117,7 @@ async def redact_turns(
     tenant_id, user_id = scope
     wanted = sorted(set(turn_ids))
     async with store.read(tenant_id, user_id) as tx:
-        planned = _redacted(await tx.turns_of(wanted), terms)
+        planned = _redacted(await _with_echoes(tx, wanted, terms), terms)
     if not planned:
         return Redaction(), []
     # The buffers go first: with Redis down nothing changes and the caller retries.
@@ -100,7 +125,7 @@ async def redact_turns(
     await drop_buffers(buffer, tenant_id, user_id, sessions, required=True)
     async with store.write(tenant_id, user_id) as tx:
         # Decided again under the user's lock, from the rows as they are now.
-        changed = _redacted(await tx.turns_of(wanted), terms)
+        changed = _redacted(await _with_echoes(tx, wanted, terms), terms)
         ids = [turn.turn_id for turn in changed]
         sessions = sorted({turn.session_id for turn in changed})
         await tx.set_turn_texts([(turn.turn_id, turn.text) for turn in changed])
