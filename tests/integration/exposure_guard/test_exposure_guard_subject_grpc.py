@@ -143,3 +143,24 @@ async def test_a_fact_about_someone_else_leaves_the_rule_as_it_is(
     await say(mesh, scope, "t1", "My sister Ama lives in Kumasi.")
     [listed] = (await guard.ListRules(pb.ListRulesRequest(scope=scope))).rules
     assert not {"ama", "kumasi"} & set(listed.subject_terms)
+
+
+async def test_a_turn_naming_the_person_with_the_relation_teaches_the_rule_the_name(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
+    """A relation the capsule has no atom about: the turn held back for saying "my barber"
+    gives the name, which the rule covers from then on (stored, so later Briefs too)."""
+    guard = pb_grpc.ExposureGuardServiceStub(mesh.channel("exposure_guard"))
+    rule = pb.Rule(
+        kind=pb.RULE_KIND_DO_NOT_MENTION, target_type=pb.TARGET_TYPE_TOPIC, target="barber"
+    )
+    await guard.SetRule(pb.SetRuleRequest(scope=scope, rule=rule, now=NOW))
+    texts = ("My barber Yaw just moved to Tamale.", "Remind me to pay Yaw on Friday.", "Tea.")
+    items = [pb.FilterItem(item_id=f"w{i}", text=t, exposure=SPEAK) for i, t in enumerate(texts)]
+    request = pb.FilterRequest(scope=scope, channel=memory_pb2.CHANNEL_VOICE, items=items)
+    assert list((await guard.Filter(request)).allowed_item_ids) == ["w2"]
+    [listed] = (await guard.ListRules(pb.ListRulesRequest(scope=scope))).rules
+    assert "yaw" in listed.subject_terms
+    later = [pb.FilterItem(item_id="e0", text="Yaw called.", exposure=SPEAK)]
+    request = pb.FilterRequest(scope=scope, channel=memory_pb2.CHANNEL_VOICE, items=later)
+    assert list((await guard.Filter(request)).allowed_item_ids) == []

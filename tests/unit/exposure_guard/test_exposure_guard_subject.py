@@ -24,6 +24,7 @@ from memmesh.engines.exposure_guard.domain.subject import (
     names_in,
     new_subject_names,
     normal_term,
+    said_names,
     subject_names,
 )
 from memmesh.engines.exposure_guard.use_cases import ExposureGuardService
@@ -279,3 +280,85 @@ def test_names_come_only_from_atoms_about_the_subject_and_graph_aliases_of_them(
     assert subject_names(portland, atoms) == ["Maine", "Portland Maine"]
     assert aliases(BROTHER, ["Kwame"], ["Kwame Mensah", "Accra", "Dana"]) == ["Kwame Mensah"]
     assert aliases(portland, [], ["Portland Maine", "Sarah"]) == ["Portland Maine"]
+
+
+MENTOR = RuleId(RuleKind.DO_NOT_MENTION, TargetType.TOPIC, "mentor")
+
+
+@pytest.mark.parametrize(
+    ("target", "text", "names"),
+    [
+        ("mentor", "My mentor Ama lives in Kumasi.", ["Ama"]),
+        ("boss", "By the way, my boss's name is Kofi and she's from Tema.", ["Kofi"]),
+        ("sister", "My sister is Åsa.", ["Åsa"]),
+        ("sister", "MY SISTERS Ama and Efua said hi", ["Ama"]),
+        ("barber", "Ama, my barber, is great.", ["Ama"]),
+        ("coach", "Kofi Mensah is my coach.", ["Kofi Mensah"]),
+        ("best friend", "my best friend Jo Smith lives in Leeds", ["Jo Smith"]),
+        ("landlord", "I'm visiting my landlord Kwesi in Accra next month.", ["Kwesi"]),
+        ("sister", "Then Tom, my sister, and I left.", ["Tom"]),
+    ],
+)
+def test_a_relation_said_with_a_name_gives_the_name(
+    target: str, text: str, names: list[str]
+) -> None:
+    assert said_names(RuleId(RuleKind.DO_NOT_MENTION, TargetType.TOPIC, target), text) == names
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my sister is happy today",
+        "My sister and I went to Paris.",
+        "My aunt's address is 5 Road Lane.",
+        "Remind me to call my uncle on Sunday.",
+        "He is my sister's friend in Lisbon",
+        "My brother Kwame lives in Accra.",
+    ],
+)
+def test_no_name_is_taken_from_words_that_do_not_name_the_subject(text: str) -> None:
+    """Lower-case words, pronouns, other relations and places after a verb are no name of
+    the subject (a rule on "sister" learns nothing from "my brother Kwame")."""
+    assert said_names(RuleId(RuleKind.DO_NOT_MENTION, TargetType.TOPIC, "sister"), text) == []
+
+
+def test_only_topic_rules_learn_names_from_what_is_said() -> None:
+    assert said_names(BROTHER_KEY, "My brother Kwame lives in Accra.") == []
+
+
+async def test_an_item_held_back_for_a_relation_teaches_the_rule_the_name_it_gives() -> None:
+    """No atom is about the mentor (the extractor knows no such fact yet): the working turn
+    that says "my mentor Ama" is held back by the rule's word, and the name it gives joins
+    the rule, so the loop and a later excerpt naming Ama alone are held back too."""
+    guard, store = service(Capsule(atoms=[]), Graph())
+    await guard.set_rule("t", "u", MENTOR, "", 1)
+    outcome = await guard.filter(
+        "t",
+        "u",
+        excerpts("My mentor Ama lives in Kumasi.", "Buy Ama a birthday present", "Tea at five"),
+        Channel.VOICE,
+        speak_text_allowed=False,
+        user_asked=False,
+    )
+    assert outcome.allowed_item_ids == ("e2",)
+    assert store.rules[MENTOR].terms == ("ama",)
+    later = await guard.filter(
+        "t",
+        "u",
+        excerpts("Ama called again"),
+        Channel.VOICE,
+        speak_text_allowed=False,
+        user_asked=False,
+    )
+    assert later.allowed_item_ids == ()
+
+
+async def test_a_fact_checked_for_storing_teaches_the_rule_its_subjects_name() -> None:
+    guard, store = service(Capsule(atoms=[]), Graph())
+    await guard.set_rule("t", "u", BROTHER, "", 1)
+    fact = Item("f1", "relationship.brother.kofi", (), "User has a brother named Kofi.")
+    assert await guard.check_store("t", "u", fact) is None
+    assert store.rules[BROTHER].terms == ("kofi",)
+    other = Item("f2", "relationship.sister.efua", (), "User has a sister named Efua.")
+    assert await guard.check_store("t", "u", other) is None
+    assert store.rules[BROTHER].terms == ("kofi",)

@@ -27,6 +27,7 @@ from memmesh.engines.exposure_guard.domain.subject import (
     graph_node_ids,
     merged_terms,
     new_subject_names,
+    said_subject_names,
     subject_names,
 )
 from memmesh.engines.exposure_guard.ports import RuleLedger, RuleStore, SubjectAtoms, SubjectGraph
@@ -160,14 +161,19 @@ class ExposureGuardService:
         user_asked: bool,
     ) -> FilterOutcome:
         """What may pass on the channel under the user's rules. An atom about a DO_NOT_MENTION
-        subject that carries a name the rule does not cover yet (a new atom on the subject)
-        adds it to the rule's terms, and the items are filtered again under the grown rule."""
+        subject that carries a name the rule does not cover yet (a new atom on the subject),
+        or an item a rule on a relation held back that names the person in so many words
+        ("my mentor Ama ..."), adds the name to the rule's terms, and the items are filtered
+        again under the grown rule."""
         rules = await self._compiled_rules(tenant_id, user_id)
         outcome = filter_items(
             rules, items, channel, speak_text_allowed=speak_text_allowed, user_asked=user_asked
         )
         if outcome.do_not_mention_hits:
-            found = new_subject_names(rules, [exposed.item for exposed in items])
+            offered = [exposed.item for exposed in items]
+            found = new_subject_names(rules, offered)
+            for rule_id, names in said_subject_names(rules, offered).items():
+                found[rule_id] = tuple(dict.fromkeys((*found.get(rule_id, ()), *names)))
             if found and await self._add_terms(tenant_id, user_id, found):
                 rules = await self._compiled_rules(tenant_id, user_id)
                 outcome = filter_items(

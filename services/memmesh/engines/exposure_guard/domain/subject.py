@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from memmesh.engines.exposure_guard.domain.filtering import CompiledRules
 from memmesh.engines.exposure_guard.domain.matching import Item, RuleMatcher
@@ -139,6 +140,59 @@ def merged_terms(*groups: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(terms)[:MAX_TERMS])
 
 
+# A name as said: one to three words (_name_part keeps the capitalised ones).
+_NAME_AS_SAID = r"[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*){0,2}"
+# Words between the relation and the name ("my sister's name is Ama", "my boss, Ama").
+_BEFORE_NAME = (
+    r"(?i:(?:'s|’s)?(?:\s*,\s*|\s+)(?:(?:whose\s+)?name\s+is\s+|is\s+(?:named|called)\s+|"
+    r"named\s+|called\s+|is\s+)?)"
+)
+_AFTER_NAME = r"(?i:\s*,\s*who\s+is\s+|\s*,\s*|\s+is\s+)"
+
+
+@cache
+def _said_patterns(phrase: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """How a relation and a name are said together, both ways round (the relation in any
+    case, the name as written)."""
+    relation = r"\s+".join(rf"{re.escape(word)}(?:s|es)?" for word in phrase.split())
+    after = re.compile(rf"(?i:\bmy\s+{relation}){_BEFORE_NAME}(?P<name>{_NAME_AS_SAID})")
+    before = re.compile(rf"(?P<name>{_NAME_AS_SAID}){_AFTER_NAME}(?i:my\s+{relation})\b")
+    return after, before
+
+
+def _name_part(raw: str, *, trailing: bool = False) -> str:
+    """The run of words of a matched name that are names: the leading run after the
+    relation (stops at "lives", "And"), the trailing one before it ("Then Tom, my sister")."""
+    words = raw.split()
+    kept: list[str] = []
+    for word in reversed(words) if trailing else words:
+        bare = word.strip("'’-")
+        if not bare or not bare[0].isupper() or normal_term(bare) == "":
+            break
+        kept.append(bare)
+    return " ".join(reversed(kept) if trailing else kept)
+
+
+def said_names(rule: RuleId, text: str) -> list[str]:
+    """Names a text gives the subject of a rule on a relation or topic in so many words
+    ("my mentor Ama", "my boss's name is Ama", "Ama, my barber", "Ama is my coach"): how a
+    DO_NOT_MENTION rule learns the name of someone no atom is about (a relation the
+    extractor does not know, or a fact still to be extracted)."""
+    if rule.target_type is not TargetType.TOPIC:
+        return []
+    phrase = " ".join(fold(rule.target).split())
+    if not phrase:
+        return []
+    found: dict[str, None] = {}
+    after, before = _said_patterns(phrase)
+    for pattern, trailing in ((after, False), (before, True)):
+        for match in pattern.finditer(text):
+            name = _name_part(match.group("name"), trailing=trailing)
+            if name:
+                found.setdefault(name, None)
+    return list(found)
+
+
 def new_subject_names(rules: CompiledRules, items: Sequence[Item]) -> dict[RuleId, tuple[str, ...]]:
     """Names carried by atom items that a DO_NOT_MENTION rule's own target matches, that are
     about its subject (is_about) and that the rule does not cover yet, by rule (empty when
@@ -157,6 +211,26 @@ def new_subject_names(rules: CompiledRules, items: Sequence[Item]) -> dict[RuleI
                 continue
             known = set(rules.terms.get(rule, ()))
             for name in names:
+                normal = normal_term(name)
+                if normal and normal not in known:
+                    found.setdefault(rule, {})[normal] = None
+    return {rule: tuple(names) for rule, names in found.items()}
+
+
+def said_subject_names(
+    rules: CompiledRules, items: Sequence[Item]
+) -> dict[RuleId, tuple[str, ...]]:
+    """Names the items give in so many words to the subject of a DO_NOT_MENTION rule on a
+    relation or topic that matched them (said_names) and that the rule does not cover yet,
+    by rule (empty when there are none)."""
+    matcher = rules.mention_targets
+    if matcher.empty or not matcher.probes:
+        return {}
+    found: dict[RuleId, dict[str, None]] = {}
+    for item, hits in zip(items, matcher.matches(items), strict=True):
+        for rule in hits:
+            known = set(rules.terms.get(rule, ()))
+            for name in said_names(rule, item.text):
                 normal = normal_term(name)
                 if normal and normal not in known:
                     found.setdefault(rule, {})[normal] = None
