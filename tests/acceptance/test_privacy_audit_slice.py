@@ -29,11 +29,9 @@ POSTGRES_SURFACES = ("db_rows", "db_pages", "redis", "other_files", "logs", "spa
 STILL_LEAKING: dict[tuple[str, str], str] = {
     ("sqlite", "db_files"): "forgotten turns and atoms stay in the SQLite files",
     ("sqlite", "db_rows"): "forgotten turns and atoms stay in live rows",
-    ("sqlite", "briefs"): "Briefs still carry forgotten and unmentionable values",
     ("postgres", "db_rows"): "forgotten turns and atoms stay in live rows",
     ("postgres", "db_pages"): "dead tuples keep forgotten values until VACUUM",
     ("postgres", "redis"): "the working-memory buffer keeps forgotten turns",
-    ("postgres", "briefs"): "Briefs still carry forgotten and unmentionable values",
 }
 
 
