@@ -268,3 +268,24 @@ async def test_a_forget_reaches_evidence_turns_older_than_the_atom_keeps(store):
     await service.process(T, U, said(20, "forget about my sister"), NOW + 30 * SECOND)
     reached = {t for turn_ids, terms in fakes.threads.redacted if "Ana" in terms for t in turn_ids}
     assert {f"turn-{n}" for n in range(1, 12)} <= reached
+
+
+class RecordingExtractor(DeterministicExtractor):
+    """The rules, recording every text handed to the turn extractor (a provider would get)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    async def extract(self, tenant_id, user_id, turn, now_us):
+        self.seen.append(turn.text)
+        return await super().extract(tenant_id, user_id, turn, now_us)
+
+
+async def test_a_turn_on_a_do_not_store_subject_never_reaches_the_turn_extractor(store):
+    fakes = Fakes()
+    extractor = RecordingExtractor()
+    service = fakes.service(store, extractor)
+    await service.run_command(T, U, Command.DO_NOT_STORE, "password", "s1", "r-1", NOW)
+    await service.process(T, U, said(1, "My wifi password is xuqab12."), NOW + SECOND)
+    await service.process(T, U, said(2, "My brother Kwame is a pilot."), NOW + 2 * SECOND)
+    assert extractor.seen == ["My brother Kwame is a pilot."]

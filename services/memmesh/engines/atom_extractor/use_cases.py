@@ -57,6 +57,7 @@ from memmesh.engines.atom_extractor.ports import (
 from memmesh.errors import VersionMismatch
 from memmesh.extraction.commands import carries_own_content
 from memmesh.extraction.model import Command, Correction, ExtractedFact
+from memmesh.extraction.rules import extract as extract_by_rules
 from memmesh.ledger_event import NewEvent
 
 # A concurrent writer (another engine process) makes a plan stale; re-plan on fresh state.
@@ -228,11 +229,16 @@ class CapsuleService:
             return ProcessOutcome(
                 False, (), None, "", None, (), Outcome(duplicate=True, pending_effects=pending)
             )
-        extraction, provenance = await self._extractor.extract(tenant_id, user_id, turn, now_us)
         late = await self._store.late_erasures(tenant_id, user_id, turn.turn_id, turn.session_id)
         # A turn that speaks of a subject the user said not to store keeps nothing, and the
         # sentences that speak of it leave the archive (the guard's rule judges only atoms).
         refused = blocked_words(tenant_id, user_id, turn.text, late)
+        if refused or late.covers_turn(now_us):
+            # Nothing of it is kept: only the local rules read it (for a command it may
+            # carry), so its words never reach a semantic provider.
+            extraction, provenance = extract_by_rules(turn.text, turn.role), None
+        else:
+            extraction, provenance = await self._extractor.extract(tenant_id, user_id, turn, now_us)
         keep_nothing = (
             extraction.command is Command.DO_NOT_STORE or late.covers_turn(now_us) or bool(refused)
         )
