@@ -87,7 +87,7 @@ class CapsuleStore(AtomReader, Protocol):
         ...
 
     async def last_said(self, tenant_id: str, user_id: str, session_id: str) -> str:
-        """The last turn of facts (no command) processed in the session; "" for none."""
+        """The last turn said (no command) processed in the session; "" for none."""
         ...
 
     async def late_erasures(

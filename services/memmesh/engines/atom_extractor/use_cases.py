@@ -575,7 +575,7 @@ class CapsuleService:
         self, tenant_id: str, user_id: str, command: Command | None, session_id: str
     ) -> tuple[frozenset[str], str]:
         """For a forget: every turn of the user the extractor saw (where the forgotten terms
-        are cut) and the last turn of facts said in the session ("forget that")."""
+        are cut) and the last turn said in the session (no command) ("forget that")."""
         if command not in (Command.FORGET, Command.DO_NOT_STORE):
             return frozenset(), ""
         said = frozenset(await self._store.user_turns(tenant_id, user_id))

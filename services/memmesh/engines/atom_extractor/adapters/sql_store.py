@@ -102,7 +102,7 @@ def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
                 erase_time_us {big} NOT NULL, PRIMARY KEY (tenant_id, user_id, kind, subject))""",
             ),
         ),
-        # The last turn of facts said in each session (ids only): what "forget that" means.
+        # The last turn said (no command) in each session (ids only): what "forget that" means.
         Migration(
             6,
             (

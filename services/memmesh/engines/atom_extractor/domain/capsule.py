@@ -215,7 +215,7 @@ class CapsuleCommit:
     # The turn this commit processed and its session (so a forgotten conversation's atoms
     # are known by their evidence).
     turn_session: tuple[str, str] | None = None
-    # The turn of facts (no command) just processed and its session: what a later "forget
+    # The turn said (no command) just processed and its session: what a later "forget
     # that" in the session points at.
     last_said: tuple[str, str] | None = None
     erasure: LocalErasure | None = None

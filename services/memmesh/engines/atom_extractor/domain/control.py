@@ -201,7 +201,7 @@ def plan_command(
     """Apply a command to the capsule and say what other engines must do. A command said in
     a turn names it (`command_turn_id`); forgetting a conversation is given the ids of the
     turns the extractor saw in it (`thread_turn_ids`); a forget, the ids of every turn of
-    the user the extractor saw (`said_turn_ids`) and the last turn of facts said in the
+    the user the extractor saw (`said_turn_ids`) and the last turn said (no command) in the
     session (`last_said`, what "forget that" points at)."""
     plan = CommandPlan(command=command)
     deictic = not target_words(target) and not _KEY.fullmatch(target.strip().lower())
