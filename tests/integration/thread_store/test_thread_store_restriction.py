@@ -35,8 +35,17 @@ class RecordingIndex:
     removed: list[str] = field(default_factory=list)
     turns: list[memory_pb2.Turn] = field(default_factory=list)
     digests: list[memory_pb2.Digest] = field(default_factory=list)
+    # The time each first attempt was given, by the first effect's kind.
+    timeouts: list[tuple[str, float | None]] = field(default_factory=list)
 
-    async def first_attempt(self, tenant_id: str, user_id: str, effects: Sequence[Effect]) -> None:
+    async def first_attempt(
+        self,
+        tenant_id: str,
+        user_id: str,
+        effects: Sequence[Effect],
+        timeout_s: float | None = None,
+    ) -> None:
+        self.timeouts.append((effects[0].kind, timeout_s))
         for effect in effects:
             if effect.kind == INDEX_REMOVE:
                 self.removed.extend(ranker_pb.RemoveRequest.FromString(effect.payload).doc_ids)
@@ -65,6 +74,9 @@ class Setup:
             return {t.turn_id: t.exposure for t in await tx.turns_of(turn_ids)}
 
 
+ERASURE_ATTEMPT_S = 1.25
+
+
 @pytest_asyncio.fixture(params=["sqlite", "postgres+redis"])
 async def setup(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Setup]:
     if request.param == "sqlite":
@@ -79,7 +91,10 @@ async def setup(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
         )
         buffer = RedisTurnBuffer.from_url(request.getfixturevalue("redis_url"))
     index = RecordingIndex()
-    yield Setup(ThreadStoreUseCases(store, buffer, DEFAULT_SESSION_GAP_US, 6, index), index, store)
+    service = ThreadStoreUseCases(
+        store, buffer, DEFAULT_SESSION_GAP_US, 6, index, erasure_attempt_s=ERASURE_ATTEMPT_S
+    )
+    yield Setup(service, index, store)
     if buffer is not None:
         await buffer.close()
     await store.close()
@@ -222,3 +237,19 @@ async def test_a_caller_may_archive_a_turn_stricter_but_never_looser(setup: Setu
     )
     assert (await service.append_turn(*who, stricter)).exposure == Exposure.SAFE_TO_TEXT
     assert (await service.append_turn(*who, looser)).exposure == Exposure.INTERNAL_ONLY
+
+
+async def test_an_erasure_gives_its_index_removal_the_longer_first_attempt(setup: Setup) -> None:
+    who = user()
+    await setup.service.append_turn(*who, turn(0, "My sister lives in Porto. I like tea."))
+    await setup.service.redact_turns(*who, ["turn-0"], ["Porto"])
+    await setup.service.forget_session(*who, "s1")
+    await setup.service.forget_user(*who)
+    # An append's first attempt is the short one; each erasure waits longer for the index,
+    # so its removal is in force when it answers whenever the ranker answers in time.
+    assert setup.index.timeouts == [
+        ("index_upsert", None),
+        ("index_remove", ERASURE_ATTEMPT_S),
+        ("index_remove", ERASURE_ATTEMPT_S),
+        ("index_forget_user", ERASURE_ATTEMPT_S),
+    ]

@@ -48,7 +48,12 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     outbox.start()
     index = OutboxIndexFeed(outbox, own.index_first_attempt_ms / 1000)
     service = ThreadStoreUseCases(
-        store, buffer, own.session_gap_s * 1_000_000, own.working_memory_turns, index
+        store,
+        buffer,
+        own.session_gap_s * 1_000_000,
+        own.working_memory_turns,
+        index,
+        erasure_attempt_s=own.index_erasure_attempt_ms / 1000,
     )
 
     async def close() -> None:

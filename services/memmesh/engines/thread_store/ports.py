@@ -232,6 +232,13 @@ class TurnBuffer(Protocol):
 class IndexFeed(Protocol):
     """Delivery of what a write queued for the retrieval index."""
 
-    async def first_attempt(self, tenant_id: str, user_id: str, effects: Sequence[Effect]) -> None:
-        """Try to deliver now, briefly; whatever fails stays queued and is delivered later."""
+    async def first_attempt(
+        self,
+        tenant_id: str,
+        user_id: str,
+        effects: Sequence[Effect],
+        timeout_s: float | None = None,
+    ) -> None:
+        """Try to deliver now, briefly (within `timeout_s` when given); whatever fails stays
+        queued and is delivered later."""
         ...

@@ -20,6 +20,9 @@ class ThreadStoreSettings(BaseSettings):
     # The index outbox: the first attempt a write makes before it answers, the deadline of
     # each later attempt, the longest wait between attempts, and attempts before a dead letter.
     index_first_attempt_ms: int = Field(default=300, gt=0)
+    # An erasure's first attempt waits longer (within the callers' 2 s deadline): its index
+    # removal should be in force when it answers, so the next Brief's excerpts obey it.
+    index_erasure_attempt_ms: int = Field(default=1200, gt=0)
     index_attempt_ms: int = Field(default=2000, gt=0)
     index_retry_max_s: float = Field(default=5.0, gt=0)
     index_max_attempts: int = Field(default=2000, gt=0)

@@ -77,8 +77,10 @@ class ThreadStoreUseCases:
         session_gap_us: int,
         working_memory_turns: int,
         index: IndexFeed | None = None,
+        erasure_attempt_s: float | None = None,
     ) -> None:
         self._store = store
+        self._erasure_attempt_s = erasure_attempt_s
         self._buffer = buffer
         self._index = index
         self._gap_us = session_gap_us
@@ -188,13 +190,15 @@ class ThreadStoreUseCases:
         await tx.save_session(row)
         return row
 
-    async def _first_attempt(self, tenant_id: str, user_id: str, queued: list[Effect]) -> None:
+    async def _first_attempt(
+        self, tenant_id: str, user_id: str, queued: list[Effect], timeout_s: float | None = None
+    ) -> None:
         """Deliver what a write queued for the index now, when the feed is wired; the outbox
         keeps whatever does not go through (the write stands either way)."""
         if self._index is None or not queued:
             return
         try:
-            await self._index.first_attempt(tenant_id, user_id, queued)
+            await self._index.first_attempt(tenant_id, user_id, queued, timeout_s)
         except Exception:
             log.warning(
                 "first attempt of index effects failed; the outbox delivers them later",
@@ -457,7 +461,7 @@ class ThreadStoreUseCases:
         the deleted bytes unreadable where the store can."""
         if not queued:
             return
-        await self._first_attempt(tenant_id, user_id, queued)
+        await self._first_attempt(tenant_id, user_id, queued, self._erasure_attempt_s)
         await self._store.reclaim_erased()
 
     async def restrict_turns(

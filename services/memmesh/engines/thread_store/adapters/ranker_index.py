@@ -176,9 +176,15 @@ class OutboxIndexFeed:
         self._outbox = outbox
         self._first_attempt_s = first_attempt_s
 
-    async def first_attempt(self, tenant_id: str, user_id: str, effects: Sequence[Effect]) -> None:
+    async def first_attempt(
+        self,
+        tenant_id: str,
+        user_id: str,
+        effects: Sequence[Effect],
+        timeout_s: float | None = None,
+    ) -> None:
         if effects:
             # What fails stays queued: the drainer delivers it once the ranker answers.
             await self._outbox.enqueue_and_deliver(
-                tenant_id, user_id, effects, self._first_attempt_s
+                tenant_id, user_id, effects, timeout_s or self._first_attempt_s
             )
