@@ -79,7 +79,8 @@ class CapsuleStore(AtomReader, Protocol):
         ...
 
     async def reclaim_erased(self) -> None:
-        """After a forget, make the deleted bytes unreadable where the store can (best effort)."""
+        """After a forget, start making the deleted bytes unreadable where the store can (best
+        effort, in the background: the caller does not wait for it)."""
         ...
 
     async def user_turns(self, tenant_id: str, user_id: str) -> list[str]:

@@ -64,9 +64,9 @@ from memmesh.ledger_event import NewEvent
 MAX_PLAN_ATTEMPTS = 3
 # How long a request waits for the first attempt of its effects; the drainer retries the rest.
 FIRST_ATTEMPT_S = 2.0
-# A forget waits longer: its answer tells the caller the words are gone from the archive
-# (the next Brief's working memory and summary), and the ThreadStore's erasure rebuilds
-# what the words fed and reclaims their bytes, which takes longer on a loaded store.
+# A forget waits longer when its caller allows: its answer tells the caller the words are
+# gone from the archive (the next Brief's working memory and summary), and the ThreadStore's
+# erasure rebuilds what the words fed, which takes longer on a loaded store.
 ERASURE_FIRST_ATTEMPT_S = 6.0
 
 

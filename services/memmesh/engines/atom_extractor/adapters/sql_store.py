@@ -4,6 +4,7 @@ atom versions catch any writer that planned on a state that has since moved on."
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -137,6 +138,9 @@ class SqlCapsuleStore:
 
     def __init__(self, database: Database) -> None:
         self._db = database
+        # One reclaim at a time, off the request path; a forget during one asks for another.
+        self._reclaim: asyncio.Task[None] | None = None
+        self._reclaim_again = False
 
     @property
     def database(self) -> Database:
@@ -363,9 +367,23 @@ class SqlCapsuleStore:
         return [codec.provenance_of(str(row[0])) for row in rows]
 
     async def reclaim_erased(self) -> None:
-        await self._db.reclaim_erased(_ERASED_TABLES)
+        """Start making the deleted bytes unreadable (WAL truncation, VACUUM) in the
+        background: a forget's answer never waits for it."""
+        if self._reclaim is not None and not self._reclaim.done():
+            self._reclaim_again = True
+            return
+        self._reclaim = asyncio.create_task(self._reclaim_until_done())
+
+    async def _reclaim_until_done(self) -> None:
+        while True:
+            self._reclaim_again = False
+            await self._db.reclaim_erased(_ERASED_TABLES)
+            if not self._reclaim_again:
+                return
 
     async def close(self) -> None:
+        if self._reclaim is not None:
+            await self._reclaim  # best effort inside: it never raises
         await self._db.close()
 
 
