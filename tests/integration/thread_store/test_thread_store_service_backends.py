@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -238,4 +239,45 @@ async def test_a_redaction_between_an_appends_read_and_its_buffer_refresh_is_not
         assert not any("Porto" in t.text for t in await buffer.recent(*who, "s1") or [])
     finally:
         await buffer.close()
+        await store.close()
+
+
+class GatedReclaimStore(SqlThreadStore):
+    """The real SQLite store, whose reclaim passes wait for a gate (a slow VACUUM)."""
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.gate = asyncio.Event()
+        self.started = 0
+        self.finished = 0
+
+    async def reclaim_erased(self) -> bool:
+        self.started += 1
+        await self.gate.wait()
+        self.finished += 1
+        return await super().reclaim_erased()
+
+
+async def test_an_erasure_answers_while_a_slow_reclaim_goes_on_and_a_burst_shares_passes(
+    tmp_path: Path,
+) -> None:
+    store = GatedReclaimStore(
+        SqliteDatabase.open(tmp_path / "thread_store.sqlite3", migrations(Dialect.SQLITE))
+    )
+    service = ThreadStoreUseCases(store, None, DEFAULT_SESSION_GAP_US, 6, reclaim_wait_s=0.05)
+    who = user()
+    try:
+        for n in range(3):
+            await service.append_turn(*who, turn(n, f"My sister lives in Porto. Note {n}."))
+        # Each erasure is in force when it answers, though the reclaim has not finished.
+        for n in range(3):
+            await service.redact_turns(*who, [f"turn-{n}"], ["Porto"])
+            memory = await service.working_memory(*who, "s1", 0)
+            assert [t.text for t in memory.turns][n] == f"Note {n}."
+        assert (store.started, store.finished) == (1, 0)
+        store.gate.set()
+        await service.close()
+        # The two erasures during the first pass share one more pass.
+        assert (store.started, store.finished) == (2, 2)
+    finally:
         await store.close()

@@ -15,7 +15,7 @@ from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.engine import BuiltEngine, run_engine
 from memmesh.runtime.server import ServiceRegistration
 from memmesh.runtime.settings import MeshSettings
-from memmesh.storage.sql import open_database
+from memmesh.storage.sql import Dialect, open_database
 from memmesh.thread_store.v1 import thread_store_service_pb2 as pb
 from memmesh.thread_store.v1 import thread_store_service_pb2_grpc as pb_grpc
 
@@ -54,9 +54,11 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         own.working_memory_turns,
         index,
         erasure_attempt_s=own.index_erasure_attempt_ms / 1000,
+        reclaim_wait_s=(None if database.dialect == Dialect.SQLITE else own.reclaim_wait_ms / 1000),
     )
 
     async def close() -> None:
+        await service.close()
         await outbox.stop()
         await ranker_channel.close()
         if buffer is not None:

@@ -23,6 +23,9 @@ class ThreadStoreSettings(BaseSettings):
     # An erasure's first attempt waits longer (within the callers' 2 s deadline): its index
     # removal should be in force when it answers, so the next Brief's excerpts obey it.
     index_erasure_attempt_ms: int = Field(default=1200, gt=0)
+    # On PostgreSQL an erasure answers once its VACUUM is done or after this long, whichever
+    # comes first (the VACUUM goes on); SQLite's WAL truncation is always awaited.
+    reclaim_wait_ms: int = Field(default=500, ge=0)
     index_attempt_ms: int = Field(default=2000, gt=0)
     index_retry_max_s: float = Field(default=5.0, gt=0)
     index_max_attempts: int = Field(default=2000, gt=0)
