@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 from ranker_fakes import (
+    ANALYZER,
     TENANT,
     USER,
     MemoryRankerStore,
@@ -19,7 +20,9 @@ from ranker_fakes import (
 )
 
 from memmesh.engines.retrieval_ranker.domain.documents import Caps, Kind
+from memmesh.engines.retrieval_ranker.mapping import decoder
 from memmesh.engines.retrieval_ranker.ports import StoredDoc
+from memmesh.engines.retrieval_ranker.use_cases import RankerService
 from memmesh.runtime.timeconv import timestamp_of
 
 CAPS = Caps(max_atoms=20, max_turns=5, max_digests=5)
@@ -275,3 +278,37 @@ async def test_a_load_outlives_the_caller_whose_deadline_ended_and_serves_the_ne
     assert store.loads == 1
     assert ids((await reader.retrieve(TENANT, USER, "tea", CAPS)).atoms) == ["a1"]
     assert store.loads == 1
+
+
+class GatedReclaimStore(MemoryRankerStore):
+    """A store whose reclaim passes wait for a gate (a slow VACUUM)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.started = 0
+        self.finished = 0
+
+    async def reclaim_erased(self) -> bool:
+        self.started += 1
+        await self.gate.wait()
+        self.finished += 1
+        return True
+
+
+async def test_an_erasing_remove_answers_while_a_slow_reclaim_goes_on_and_a_burst_shares_passes() -> (
+    None
+):
+    store = GatedReclaimStore()
+    service = RankerService(store, ANALYZER, decoder(ANALYZER), reclaim_wait_s=0.05)  # type: ignore[arg-type]
+    await service.upsert(TENANT, USER, [turn_doc(turn(f"t{n}", "Porto", n)) for n in range(3)])
+    for n in range(3):
+        assert await service.remove(TENANT, USER, [f"t{n}"], erase=True) == 1
+    # Every removal is in force though the first reclaim pass has not finished.
+    found = await service.retrieve(TENANT, USER, "Porto", Caps(5, 5, 5))
+    assert found.turns == ()
+    assert (store.started, store.finished) == (1, 0)
+    store.gate.set()
+    await service.close()
+    # The two erasures during the first pass share one more pass.
+    assert (store.started, store.finished) == (2, 2)

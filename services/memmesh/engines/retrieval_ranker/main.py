@@ -22,9 +22,17 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     own = RankerSettings()
     store = await SqlRankerStore.open(settings.storage_url, settings.data_dir)
     analyzer = Analyzer()
-    service = RankerService(store, analyzer, mapping.decoder(analyzer), own.max_cached_users)
+    on_sqlite = settings.storage_url == "sqlite"
+    service = RankerService(
+        store,
+        analyzer,
+        mapping.decoder(analyzer),
+        own.max_cached_users,
+        reclaim_wait_s=None if on_sqlite else own.reclaim_wait_ms / 1000,
+    )
 
     async def close() -> None:
+        await service.close()
         await store.close()
 
     return BuiltEngine(

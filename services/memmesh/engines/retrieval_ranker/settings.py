@@ -13,3 +13,7 @@ class RankerSettings(BaseSettings):
 
     # Users whose index stays in memory; a 10,000-atom + 10,000-turn user takes about 40 MB.
     max_cached_users: int = Field(default=64, ge=1)
+    # On PostgreSQL an erasing Remove or ForgetUser answers once its VACUUM is done or after
+    # this long, whichever comes first (the VACUUM goes on); SQLite's WAL truncation is
+    # always awaited.
+    reclaim_wait_ms: int = Field(default=500, ge=0)
