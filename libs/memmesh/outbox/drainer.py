@@ -61,6 +61,8 @@ class _Tally:
     results: dict[str, object] = field(default_factory=dict)
     dead: set[str] = field(default_factory=set)
     follow_ups: set[str] = field(default_factory=set)
+    # Keys whose first attempt may take all the time left, not just one attempt's share.
+    patient: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -98,13 +100,20 @@ class Outbox:
         self._wake.set()
 
     async def enqueue_and_deliver(
-        self, tenant_id: str, user_id: str, effects: Sequence[Effect], timeout_s: float
+        self,
+        tenant_id: str,
+        user_id: str,
+        effects: Sequence[Effect],
+        timeout_s: float,
+        patient: frozenset[str] = frozenset(),
     ) -> Delivery:
         """Queue effects durably, then make the first attempt now (within `timeout_s`) on
-        their lanes, follow-ups included; what fails stays queued for the drainer."""
+        their lanes, follow-ups included; what fails stays queued for the drainer. An effect
+        whose key is in `patient` may use all of `timeout_s` for its first attempt (one the
+        caller must see done before it answers), others one attempt's timeout."""
         deadline = asyncio.get_running_loop().time() + timeout_s
         lanes = sorted({effect.lane for effect in effects})
-        tally = _Tally()
+        tally = _Tally(patient=patient)
         held_lanes: set[LaneKey] = set()
         async with contextlib.AsyncExitStack() as held:
             # The lanes are held before the effects exist, so the drainer never takes them first.
@@ -246,6 +255,8 @@ class Outbox:
         while effect is not None:
             timeout_s = self._policy.attempt_timeout_s
             if deadline is not None:
+                if effect.key in tally.patient:
+                    timeout_s = deadline - loop.time()
                 timeout_s = min(timeout_s, deadline - loop.time())
                 if timeout_s <= 0:
                     # Out of time with the effect claimed: it goes back as it was.

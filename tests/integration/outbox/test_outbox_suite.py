@@ -152,6 +152,32 @@ async def test_enqueue_and_deliver_makes_the_first_attempt_now(open_db: Opener) 
     assert recorder.delivered == ["x", "down", "after"]
 
 
+async def test_a_patient_first_attempt_may_use_all_the_time_left(open_db: Opener) -> None:
+    async def slow(queued: QueuedEffect, timeout_s: float) -> object:
+        # A peer that needs longer than one attempt's share to answer.
+        needed_s = FAST.attempt_timeout_s + 0.3
+        if timeout_s < needed_s:
+            await asyncio.sleep(timeout_s)
+            raise DependencyFailed("peer", "DEADLINE_EXCEEDED")
+        await asyncio.sleep(needed_s)
+        return queued.key
+
+    outbox = Outbox(await open_db(), {"k": slow}, FAST)
+    tenant, user = who()
+    hurried = await outbox.enqueue_and_deliver(tenant, user, [effect("a", "one")], timeout_s=2.0)
+    # One attempt's share runs out first: the effect waits for the drainer.
+    assert hurried.results == {} and hurried.pending == {"a"}
+    await outbox.purge(tenant, user)
+    patient = await outbox.enqueue_and_deliver(
+        tenant,
+        user,
+        [effect("b", "one"), effect("c", "two")],
+        timeout_s=2.0,
+        patient=frozenset({"b"}),
+    )
+    assert patient.results == {"b": "b"} and patient.pending == {"c"}
+
+
 async def _drained(outbox: Outbox, tenant: str, user: str) -> bool:
     await outbox.run_once()
     return await _empty(outbox, tenant, user)

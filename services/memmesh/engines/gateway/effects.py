@@ -71,6 +71,15 @@ def extract_effect(scope: scope_pb2.UserScope, turn: memory_pb2.Turn) -> Effect:
     return Effect(EXTRACT, request.SerializeToString(), extract_key(turn.turn_id), EXTRACTOR_LANE)
 
 
+def carries_command(turn: memory_pb2.Turn) -> bool:
+    """Whether a user turn asks for a privacy command (forget, do not store, do not mention…):
+    its extraction is what puts the command in force, so the answer waits for it."""
+    return (
+        turn.role == memory_pb2.ROLE_USER
+        and detect_command(normalize(turn.text)).command is not None
+    )
+
+
 def turn_effects(scope: scope_pb2.UserScope, turn: memory_pb2.Turn) -> list[Effect]:
     """What follows the archiving of a user turn, in the order it is to happen (none for others)."""
     effects: list[Effect] = []

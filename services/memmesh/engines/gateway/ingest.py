@@ -23,7 +23,7 @@ from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.common.v1 import memory_pb2
 from memmesh.engines.gateway.budget import TurnBudget
 from memmesh.engines.gateway.control import SpokenRules
-from memmesh.engines.gateway.effects import extract_key, turn_effects
+from memmesh.engines.gateway.effects import carries_command, extract_key, turn_effects
 from memmesh.engines.gateway.mapping import command_name
 from memmesh.engines.gateway.ports import EffectOutbox, TurnArchive
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
@@ -57,8 +57,11 @@ class IngestHandler:
             ok=True, session_id=turn.session_id, mode=appended.mode, duplicate=appended.duplicate
         )
         effects = turn_effects(scope, turn)
+        # A turn that gives a command is acknowledged once the command is in force (or the
+        # budget is spent): its extraction gets the whole remaining budget, not one share.
+        patient = frozenset({extract_key(turn.turn_id)}) if carries_command(turn) else frozenset()
         delivery = await self._outbox.enqueue_and_deliver(
-            scope.tenant_id, scope.user_id, effects, budget.remaining_s()
+            scope.tenant_id, scope.user_id, effects, budget.remaining_s(), patient
         )
         if turn.role == memory_pb2.ROLE_USER:
             key = extract_key(turn.turn_id)

@@ -87,7 +87,12 @@ class EffectOutbox(Protocol):
     """The part of `memmesh.outbox.Outbox` the use cases call."""
 
     async def enqueue_and_deliver(
-        self, tenant_id: str, user_id: str, effects: Sequence[Effect], timeout_s: float
+        self,
+        tenant_id: str,
+        user_id: str,
+        effects: Sequence[Effect],
+        timeout_s: float,
+        patient: frozenset[str] = frozenset(),
     ) -> Delivery: ...
 
     async def count_pending(self, tenant_id: str, user_id: str, kind: str | None = None) -> int: ...
