@@ -73,6 +73,9 @@ class FakeGuard:
         if (kind, target_type, target) not in self.rules:
             self.rules.append((kind, target_type, target))
 
+    async def forget_user(self, tenant_id: str, user_id: str, now_us: int) -> None:
+        self.rules.clear()
+
 
 @dataclass
 class FakeState:

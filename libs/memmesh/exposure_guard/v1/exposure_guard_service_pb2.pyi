@@ -635,3 +635,55 @@ class RecallSummaryResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RecallSummaryResponse: _TypeAlias = RecallSummaryResponse  # noqa: Y015
+
+@_typing.final
+class ForgetUserRequest(_message.Message):
+    """Request of ExposureGuardService.ForgetUser."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose data."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetUserRequest: _TypeAlias = ForgetUserRequest  # noqa: Y015
+
+@_typing.final
+class ForgetUserResponse(_message.Message):
+    """Response of ExposureGuardService.ForgetUser."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REMOVED_RULE_COUNT_FIELD_NUMBER: _builtins.int
+    removed_rule_count: _builtins.int
+    """How many rules were removed (0 for an unknown user or a repeat)."""
+    def __init__(
+        self,
+        *,
+        removed_rule_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["removed_rule_count", b"removed_rule_count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetUserResponse: _TypeAlias = ForgetUserResponse  # noqa: Y015

@@ -66,6 +66,11 @@ class ExposureGuardServiceStub:
                 request_serializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.RecallSummaryRequest.SerializeToString,
                 response_deserializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.RecallSummaryResponse.FromString,
                 _registered_method=True)
+        self.ForgetUser = channel.unary_unary(
+                '/memmesh.exposure_guard.v1.ExposureGuardService/ForgetUser',
+                request_serializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.ForgetUserRequest.SerializeToString,
+                response_deserializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.ForgetUserResponse.FromString,
+                _registered_method=True)
 
 
 class ExposureGuardServiceServicer:
@@ -120,6 +125,17 @@ class ExposureGuardServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ForgetUser(self, request, context):
+        """Forgets everything the ExposureGuard holds about the user ("forget everything about
+        me"): every rule with its subject terms, the cached copy and the compiled copy, then
+        makes the deleted bytes unreadable where the store can (SQLite truncates its WAL,
+        PostgreSQL runs VACUUM). The change is recorded on the Ledger as one reason-coded
+        event carrying the count only, never a target. Idempotent: a repeat removes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ExposureGuardServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -152,6 +168,11 @@ def add_ExposureGuardServiceServicer_to_server(servicer, server):
                     servicer.RecallSummary,
                     request_deserializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.RecallSummaryRequest.FromString,
                     response_serializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.RecallSummaryResponse.SerializeToString,
+            ),
+            'ForgetUser': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetUser,
+                    request_deserializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.ForgetUserRequest.FromString,
+                    response_serializer=memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.ForgetUserResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -318,6 +339,33 @@ class ExposureGuardService:
             '/memmesh.exposure_guard.v1.ExposureGuardService/RecallSummary',
             memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.RecallSummaryRequest.SerializeToString,
             memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.RecallSummaryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetUser(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.exposure_guard.v1.ExposureGuardService/ForgetUser',
+            memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.ForgetUserRequest.SerializeToString,
+            memmesh_dot_exposure__guard_dot_v1_dot_exposure__guard__service__pb2.ForgetUserResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -53,6 +53,13 @@ class ExposureGuardServiceStub:
     """Tells whether a fact of this key and topics may be stored."""
     RecallSummary: _grpc.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.RecallSummaryRequest, _exposure_guard_service_pb2.RecallSummaryResponse]
     """Builds the bounded safe summary for "What do you remember about me?"."""
+    ForgetUser: _grpc.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.ForgetUserRequest, _exposure_guard_service_pb2.ForgetUserResponse]
+    """Forgets everything the ExposureGuard holds about the user ("forget everything about
+    me"): every rule with its subject terms, the cached copy and the compiled copy, then
+    makes the deleted bytes unreadable where the store can (SQLite truncates its WAL,
+    PostgreSQL runs VACUUM). The change is recorded on the Ledger as one reason-coded
+    event carrying the count only, never a target. Idempotent: a repeat removes nothing.
+    """
 
 @_typing.type_check_only
 class ExposureGuardServiceAsyncStub(ExposureGuardServiceStub):
@@ -79,6 +86,13 @@ class ExposureGuardServiceAsyncStub(ExposureGuardServiceStub):
     """Tells whether a fact of this key and topics may be stored."""
     RecallSummary: _aio.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.RecallSummaryRequest, _exposure_guard_service_pb2.RecallSummaryResponse]  # type: ignore[assignment]
     """Builds the bounded safe summary for "What do you remember about me?"."""
+    ForgetUser: _aio.UnaryUnaryMultiCallable[_exposure_guard_service_pb2.ForgetUserRequest, _exposure_guard_service_pb2.ForgetUserResponse]  # type: ignore[assignment]
+    """Forgets everything the ExposureGuard holds about the user ("forget everything about
+    me"): every rule with its subject terms, the cached copy and the compiled copy, then
+    makes the deleted bytes unreadable where the store can (SQLite truncates its WAL,
+    PostgreSQL runs VACUUM). The change is recorded on the Ledger as one reason-coded
+    event carrying the count only, never a target. Idempotent: a repeat removes nothing.
+    """
 
 class ExposureGuardServiceServicer(metaclass=_abc_1.ABCMeta):
     """The ExposureGuard owns exposure rules: DO_NOT_MENTION, do-not-store and
@@ -138,5 +152,18 @@ class ExposureGuardServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_exposure_guard_service_pb2.RecallSummaryResponse, _abc.Awaitable[_exposure_guard_service_pb2.RecallSummaryResponse]]:
         """Builds the bounded safe summary for "What do you remember about me?"."""
+
+    @_abc_1.abstractmethod
+    def ForgetUser(
+        self,
+        request: _exposure_guard_service_pb2.ForgetUserRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_exposure_guard_service_pb2.ForgetUserResponse, _abc.Awaitable[_exposure_guard_service_pb2.ForgetUserResponse]]:
+        """Forgets everything the ExposureGuard holds about the user ("forget everything about
+        me"): every rule with its subject terms, the cached copy and the compiled copy, then
+        makes the deleted bytes unreadable where the store can (SQLite truncates its WAL,
+        PostgreSQL runs VACUUM). The change is recorded on the Ledger as one reason-coded
+        event carrying the count only, never a target. Idempotent: a repeat removes nothing.
+        """
 
 def add_ExposureGuardServiceServicer_to_server(servicer: ExposureGuardServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

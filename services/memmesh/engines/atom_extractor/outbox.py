@@ -26,6 +26,7 @@ LANES = {
     EffectKind.INDEX_UPSERT: "index",
     EffectKind.INDEX_REMOVE: "index",
     EffectKind.GUARD_RULE: "guard",
+    EffectKind.GUARD_FORGET_USER: "guard",
     EffectKind.STATE_APPLY: "state",
     EffectKind.THREAD_FORGET: "threads",
     EffectKind.THREAD_RESTRICT: "threads",
@@ -156,6 +157,12 @@ class EffectHandlers:
                     str(payload["kind"]),
                     str(payload["target_type"]),
                     str(payload["target"]),
+                    int(payload["now_us"]),  # type: ignore[call-overload]
+                )
+            case EffectKind.GUARD_FORGET_USER:
+                await self._deps.guard.forget_user(
+                    tenant_id,
+                    user_id,
                     int(payload["now_us"]),  # type: ignore[call-overload]
                 )
             case EffectKind.STATE_APPLY:

@@ -158,6 +158,10 @@ class GuardPort(Protocol):
         self, tenant_id: str, user_id: str, kind: str, target_type: str, target: str, now_us: int
     ) -> None: ...
 
+    async def forget_user(self, tenant_id: str, user_id: str, now_us: int) -> None:
+        """Forget every exposure rule of the user, with its subject terms (idempotent)."""
+        ...
+
 
 class StatePort(Protocol):
     async def apply_command(

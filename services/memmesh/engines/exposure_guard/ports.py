@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from memmesh.engines.exposure_guard.domain.events import RuleEvent
+from memmesh.engines.exposure_guard.domain.events import ForgetEvent, RuleEvent
 from memmesh.engines.exposure_guard.domain.rules import Rule, RuleId
 from memmesh.engines.exposure_guard.domain.subject import SubjectAtom
 
@@ -32,6 +32,14 @@ class RuleStore(Protocol):
         """Replace a stored rule's subject terms; False when it is not stored."""
         ...
 
+    async def forget_user(self, tenant_id: str, user_id: str) -> list[Rule]:
+        """Delete every rule of the user; the rules deleted (none on a repeat)."""
+        ...
+
+    async def reclaim_erased(self) -> bool:
+        """Make deleted bytes unreadable where the store can; False when it could not now."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -40,6 +48,10 @@ class RuleLedger(Protocol):
 
     async def record(self, tenant_id: str, user_id: str, event: RuleEvent) -> None:
         """Append the rule change; Conflict when its key is stored with other content."""
+        ...
+
+    async def record_forget(self, tenant_id: str, user_id: str, event: ForgetEvent) -> None:
+        """Append the fact that the user's rules were forgotten (a count, no target)."""
         ...
 
 

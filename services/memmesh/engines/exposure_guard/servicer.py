@@ -79,3 +79,11 @@ class ExposureGuardServicer(pb_grpc.ExposureGuardServiceServicer):
             speak_text_allowed=request.speak_text_allowed,
         )
         return mapping.summary_response(summary)
+
+    async def ForgetUser(
+        self, request: pb.ForgetUserRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ForgetUserResponse:
+        removed = await self._service.forget_user(
+            request.scope.tenant_id, request.scope.user_id, micros_of(request.now)
+        )
+        return pb.ForgetUserResponse(removed_rule_count=removed)

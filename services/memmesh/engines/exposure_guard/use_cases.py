@@ -10,6 +10,7 @@ from dataclasses import replace
 from memmesh.engines.exposure_guard.domain.events import (
     RULE_REMOVED,
     RULE_SET,
+    forget_event,
     rule_event,
 )
 from memmesh.engines.exposure_guard.domain.filtering import (
@@ -149,6 +150,28 @@ class ExposureGuardService:
             removed = await self._store.remove_rule(tenant_id, user_id, rule_id)
         await self._refresh_cache(tenant_id, user_id)
         return removed
+
+    async def forget_user(self, tenant_id: str, user_id: str, now_us: int) -> int:
+        """Forget every rule of the user ("forget everything about me"): the stored rules with
+        their subject terms, the cached copy and the compiled copy; then make the deleted bytes
+        unreadable where the store can. The ledger records the count first (never a target),
+        so a retry after a failure records it once. The number of rules removed (0 on a repeat)."""
+        stored = await self._store.list_rules(tenant_id, user_id)
+        if stored:
+            event = forget_event(tenant_id, user_id, len(stored), now_us)
+            await self._ledger.record_forget(tenant_id, user_id, event)
+        removed = await self._store.forget_user(tenant_id, user_id)
+        key = user_key(tenant_id, user_id, "exposure_rules")
+        # The compiled copies are keyed by the encoded rules: drop those of the user's rules.
+        for rules in (stored, removed):
+            self._compiled.pop(encode_rules(rules), None)
+        cached = await self._cache.get(key)
+        if cached is not None:
+            self._compiled.pop(cached, None)
+        await self._cache.delete(key)
+        if removed:
+            await self._store.reclaim_erased()
+        return len(removed)
 
     async def filter(
         self,

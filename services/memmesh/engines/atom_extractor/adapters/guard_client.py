@@ -41,3 +41,9 @@ class GrpcGuard:
             reason_code=reasons.USER_COMMAND,
         )
         await call_engine("exposure_guard", self._stub.SetRule(request))
+
+    async def forget_user(self, tenant_id: str, user_id: str, now_us: int) -> None:
+        request = guard_pb.ForgetUserRequest(
+            scope=scope_message(tenant_id, user_id), now=timestamp_of(now_us)
+        )
+        await call_engine("exposure_guard", self._stub.ForgetUser(request))

@@ -120,6 +120,8 @@ def erasure_effects(erasure: Erasure, ctx: ChangeContext) -> list[Effect]:
         effects.append(Effect(EffectKind.THREAD_FORGET_USER, {"now_us": ctx.now_us}))
         effects.append(Effect(EffectKind.INDEX_FORGET_USER, {}))
         effects.append(Effect(EffectKind.DEVICE_FORGET_USER, {"now_us": ctx.now_us}))
+        # The guard's rules name the subjects (targets and subject terms).
+        effects.append(Effect(EffectKind.GUARD_FORGET_USER, {"now_us": ctx.now_us}))
         effects.append(Effect(EffectKind.LEDGER_SHRED, {"now_us": ctx.now_us}))
         return effects
     # A conversation itself is forgotten by the plan's THREAD_FORGET (ThreadStore.ForgetThread

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from memmesh.engines.exposure_guard.domain.events import RuleEvent
+from memmesh.engines.exposure_guard.domain.events import (
+    FORGET_REASON,
+    RULES_FORGOTTEN,
+    ForgetEvent,
+    RuleEvent,
+)
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from memmesh.ledger_writer import LedgerWriter, NewEvent
 
@@ -32,3 +37,14 @@ class GrpcRuleLedger:
     async def record(self, tenant_id: str, user_id: str, event: RuleEvent) -> None:
         """Append the event (a retried request finds its key stored and writes nothing)."""
         await self._writer.append(tenant_id, user_id, [new_event(event)])
+
+    async def record_forget(self, tenant_id: str, user_id: str, event: ForgetEvent) -> None:
+        """Append the forget (a count only; a retried request writes nothing)."""
+        forgotten = NewEvent(
+            idempotency_key=event.idempotency_key,
+            event_type=RULES_FORGOTTEN,
+            reason_code=FORGET_REASON,
+            attributes=(("removed_rule_count", event.removed_rule_count),),
+            occur_time_us=event.occur_time_us,
+        )
+        await self._writer.append(tenant_id, user_id, [forgotten])

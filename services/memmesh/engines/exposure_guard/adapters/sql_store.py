@@ -13,6 +13,8 @@ from memmesh.storage.sql import Database, Dialect, Row, open_database
 ENGINE = "exposure_guard"
 
 _COLUMNS = "kind, target_type, target, create_time_us, terms"
+# Every table holding a user's data, reclaimed after ForgetUser.
+_ERASED_TABLES = ("exposure_rules",)
 _RULE_ID = "tenant_id = ? AND user_id = ? AND kind = ? AND target_type = ? AND target = ?"
 
 
@@ -111,6 +113,21 @@ class SqlRuleStore:
                 f"DELETE FROM exposure_rules WHERE {_RULE_ID}", _key(tenant_id, user_id, rule_id)
             )
         return removed == 1
+
+    async def forget_user(self, tenant_id: str, user_id: str) -> list[Rule]:
+        async with self._db.write(tenant_id, user_id) as tx:
+            rows = await tx.fetchall(
+                f"SELECT {_COLUMNS} FROM exposure_rules WHERE tenant_id = ? AND user_id = ?",
+                (tenant_id, user_id),
+            )
+            await tx.execute(
+                "DELETE FROM exposure_rules WHERE tenant_id = ? AND user_id = ?",
+                (tenant_id, user_id),
+            )
+        return sorted((_rule(row) for row in rows), key=lambda r: r.id)
+
+    async def reclaim_erased(self) -> bool:
+        return await self._db.reclaim_erased(_ERASED_TABLES)
 
     async def close(self) -> None:
         await self._db.close()

@@ -56,3 +56,23 @@ def rule_event(
         key,
         now_us,
     )
+
+
+RULES_FORGOTTEN = "EXPOSURE_RULES_FORGOTTEN"
+FORGET_REASON = "USER_FORGET_EVERYTHING"
+
+
+@dataclass(frozen=True)
+class ForgetEvent:
+    """The fact that a user's rules were forgotten: how many, never which."""
+
+    removed_rule_count: int
+    idempotency_key: str
+    occur_time_us: int
+
+
+def forget_event(tenant_id: str, user_id: str, removed: int, now_us: int) -> ForgetEvent:
+    """The event of a ForgetUser; a retry of the same request (same now) is recorded once."""
+    request = "\x1f".join((RULES_FORGOTTEN, tenant_id, user_id, str(now_us)))
+    key = "exposure:" + hashlib.sha256(request.encode()).hexdigest()[:48]
+    return ForgetEvent(removed, key, now_us)
