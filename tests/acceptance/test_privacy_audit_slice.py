@@ -27,11 +27,8 @@ SQLITE_SURFACES = ("db_files", "db_wal", "db_rows", "other_files", "logs", "span
 POSTGRES_SURFACES = ("db_rows", "db_pages", "redis", "other_files", "logs", "spans")
 # (backend, surface) pairs that still keep forgotten values on the current tree.
 STILL_LEAKING: dict[tuple[str, str], str] = {
-    ("sqlite", "db_files"): "forgotten turns and atoms stay in the SQLite files",
-    ("sqlite", "db_rows"): "forgotten turns and atoms stay in live rows",
-    ("postgres", "db_rows"): "forgotten turns and atoms stay in live rows",
     ("postgres", "db_pages"): "dead tuples keep forgotten values until VACUUM",
-    ("postgres", "redis"): "the working-memory buffer keeps forgotten turns",
+    ("postgres", "redis"): "the ExposureGuard's rule cache keeps forgotten subjects' names",
 }
 
 
