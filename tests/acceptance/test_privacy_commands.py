@@ -29,6 +29,8 @@ from acceptance_mesh import ENGINES as PER_TURN_ENGINES
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
 from memmesh.client.gateway import GatewayClient
+from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
+from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
 from memmesh.ledger.v1 import ledger_service_pb2 as ledger_pb
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from memmesh.outbox_sync.v1 import outbox_sync_service_pb2 as sync_pb
@@ -112,6 +114,15 @@ async def subject_key_id(user: User) -> str:
             ledger_pb.GetSubjectKeyRequest(scope=user.scope)
         )
     return str(reply.key_id)
+
+
+async def guard_rules(user: User) -> list[guard_pb.Rule]:
+    """The user's exposure rules as the ExposureGuard holds them."""
+    async with engine_channel(user.mesh.addrs["exposure_guard"], INTERNAL_TOKEN, 5.0) as channel:
+        reply = await guard_grpc.ExposureGuardServiceStub(channel).ListRules(
+            guard_pb.ListRulesRequest(scope=user.scope)
+        )
+    return list(reply.rules)
 
 
 async def device_copies(user: User) -> list[sync_pb.OutboxItem]:
@@ -208,6 +219,13 @@ async def test_forget_this_conversation_forgets_its_atoms(user: User) -> None:
 
 
 async def test_forget_everything_through_command(user: User) -> None:
+    # A rule whose target is a name: the guard must not keep it after the forget.
+    await user.gateway.command(user.user_id, "s1", "DO_NOT_MENTION", NOW_US - SECOND_US, "Abena")
+
+    async def ruled() -> bool:
+        return [r.target for r in await guard_rules(user)] == ["abena"]
+
+    assert await eventually(ruled)
     await user.say("My brother Kwame is a pilot.", NOW_US)
     await user.say("I'm allergic to walnuts.", NOW_US + SECOND_US)
     atom_ids = [a.atom_id for a in await user.atoms()]
@@ -235,6 +253,12 @@ async def test_forget_everything_through_command(user: User) -> None:
         return await subject_key_id(user) != key_before
 
     assert await eventually(shredded)
+
+    # The ExposureGuard holds no rule of the user (its targets and subject terms name people).
+    async def unruled() -> bool:
+        return await guard_rules(user) == []
+
+    assert await eventually(unruled)
     async with engine_channel(user.mesh.addrs["ledger"], INTERNAL_TOKEN, 5.0) as channel:
         verified = await ledger_grpc.LedgerServiceStub(channel).Verify(
             ledger_pb.VerifyRequest(scope=user.scope)
