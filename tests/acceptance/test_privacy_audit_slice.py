@@ -28,7 +28,7 @@ POSTGRES_SURFACES = ("db_rows", "db_pages", "redis", "other_files", "logs", "spa
 # (backend, surface) pairs that still keep forgotten values on the current tree.
 STILL_LEAKING: dict[tuple[str, str], str] = {
     ("postgres", "db_pages"): "dead tuples keep forgotten values until VACUUM",
-    ("postgres", "redis"): "the ExposureGuard's rule cache keeps forgotten subjects' names",
+    ("postgres", "redis"): "the ThreadStore's working-memory buffer keeps forgotten turns",
 }
 
 
