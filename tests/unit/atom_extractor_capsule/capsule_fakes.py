@@ -56,6 +56,7 @@ class FakeIndex:
 @dataclass
 class FakeGuard:
     rules: list[tuple[str, str, str]] = field(default_factory=list)
+    forgotten_users: list[str] = field(default_factory=list)
 
     async def may_store(self, tenant_id: str, user_id: str, atom: AtomRecord) -> bool:
         for kind, target_type, target in self.rules:
@@ -75,6 +76,7 @@ class FakeGuard:
 
     async def forget_user(self, tenant_id: str, user_id: str, now_us: int) -> None:
         self.rules.clear()
+        self.forgotten_users.append(user_id)
 
 
 @dataclass

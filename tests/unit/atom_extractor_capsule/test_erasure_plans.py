@@ -140,6 +140,7 @@ async def test_forget_everything_reaches_every_engine_and_drops_queued_effects(s
     assert await keys(service) == []
     assert fakes.threads.forgotten_users == [U]
     assert fakes.devices.forgotten_users == [U]
+    assert fakes.guard.forgotten_users == [U]
     assert fakes.keys.shredded == [U]
     fakes.index.down = False
     await fakes.drain()

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from memmesh.engines.exposure_guard.domain.events import RULE_SET, RuleEvent, rule_event
+from memmesh.engines.exposure_guard.domain.events import (
+    RULE_SET,
+    ForgetEvent,
+    RuleEvent,
+    rule_event,
+)
 from memmesh.engines.exposure_guard.domain.filtering import Exposed
 from memmesh.engines.exposure_guard.domain.matching import Item
 from memmesh.engines.exposure_guard.domain.rules import (
@@ -27,6 +32,7 @@ SISTER = RuleId(RuleKind.DO_NOT_MENTION, TargetType.TOPIC, "sister")
 class FakeRuleStore:
     def __init__(self) -> None:
         self.rules: dict[tuple[str, str], dict[RuleId, Rule]] = {}
+        self.reclaims = 0
 
     async def list_rules(self, tenant_id: str, user_id: str) -> list[Rule]:
         return sorted(self.rules.get((tenant_id, user_id), {}).values(), key=lambda r: r.id)
@@ -44,6 +50,13 @@ class FakeRuleStore:
     async def remove_rule(self, tenant_id: str, user_id: str, rule_id: RuleId) -> bool:
         return self.rules.get((tenant_id, user_id), {}).pop(rule_id, None) is not None
 
+    async def forget_user(self, tenant_id: str, user_id: str) -> list[Rule]:
+        return sorted(self.rules.pop((tenant_id, user_id), {}).values(), key=lambda r: r.id)
+
+    async def reclaim_erased(self) -> bool:
+        self.reclaims += 1
+        return True
+
     async def close(self) -> None:
         return None
 
@@ -51,12 +64,18 @@ class FakeRuleStore:
 class FakeLedger:
     def __init__(self) -> None:
         self.events: list[tuple[str, str, RuleEvent]] = []
+        self.forgets: list[tuple[str, str, ForgetEvent]] = []
         self.down = False
 
     async def record(self, tenant_id: str, user_id: str, event: RuleEvent) -> None:
         if self.down:
             raise DependencyFailed("ledger", "UNAVAILABLE")
         self.events.append((tenant_id, user_id, event))
+
+    async def record_forget(self, tenant_id: str, user_id: str, event: ForgetEvent) -> None:
+        if self.down:
+            raise DependencyFailed("ledger", "UNAVAILABLE")
+        self.forgets.append((tenant_id, user_id, event))
 
 
 @pytest.fixture
@@ -149,3 +168,39 @@ async def test_check_store_names_the_do_not_store_rule_with_its_time(parts) -> N
         rule_id, 5
     )
     assert await service.check_store(*ALICE, Item("", key="identity.name")) is None
+
+
+async def test_forget_user_drops_rules_and_cached_copy_and_reclaims_once(parts) -> None:  # type: ignore[no-untyped-def]
+    service, store, ledger = parts
+    await service.set_rule(*ALICE, SISTER, "", 1_000)
+    await service.set_rule(*BOB, SISTER, "", 1_000)
+    assert (
+        await service.filter(
+            *ALICE, sister_item(), Channel.VOICE, speak_text_allowed=False, user_asked=False
+        )
+    ).allowed_item_ids == ()
+    assert await service.forget_user(*ALICE, 2_000) == 1
+    assert await service.list_rules(*ALICE) == []
+    assert [r.id for r in await service.list_rules(*BOB)] == [SISTER]
+    outcome = await service.filter(
+        *ALICE, sister_item(), Channel.VOICE, speak_text_allowed=False, user_asked=False
+    )
+    assert outcome.allowed_item_ids == ("a",)
+    assert store.reclaims == 1
+    [(_, _, forgot)] = ledger.forgets
+    assert forgot.removed_rule_count == 1
+    # A repeat removes, records and reclaims nothing.
+    assert await service.forget_user(*ALICE, 2_000) == 0
+    assert len(ledger.forgets) == 1 and store.reclaims == 1
+
+
+async def test_forget_user_keeps_the_rules_when_the_ledger_is_down(parts) -> None:  # type: ignore[no-untyped-def]
+    service, store, ledger = parts
+    await service.set_rule(*ALICE, SISTER, "", 1_000)
+    ledger.down = True
+    with pytest.raises(DependencyFailed):
+        await service.forget_user(*ALICE, 2_000)
+    assert [r.id for r in await service.list_rules(*ALICE)] == [SISTER]
+    ledger.down = False
+    assert await service.forget_user(*ALICE, 2_000) == 1
+    assert await service.list_rules(*ALICE) == []
