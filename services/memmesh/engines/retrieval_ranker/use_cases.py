@@ -12,6 +12,7 @@ from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.domain.user_index import IndexSummary, UserIndex, summary_of
 from memmesh.engines.retrieval_ranker.ports import RankerStore, StoredDoc
 from memmesh.errors import Conflict
+from memmesh.storage.reclaim import Reclaimer
 
 log = logging.getLogger(__name__)
 UserKey = tuple[str, str]
@@ -39,9 +40,7 @@ class RankerService:
         self._store = store
         # How long an erasure's answer waits for the store to reclaim the deleted bytes
         # (None: until done); the reclaim goes on in the background after that.
-        self._reclaim_wait_s = reclaim_wait_s
-        self._reclaim: asyncio.Task[None] | None = None
-        self._reclaim_again = False
+        self._reclaimer = Reclaimer(lambda: self._store.reclaim_erased(), reclaim_wait_s)
         self._analyzer = analyzer
         self._decode = decode
         self._max_cached_users = max_cached_users
@@ -162,38 +161,12 @@ class RankerService:
 
         self._apply_write((tenant_id, user_id), generation, apply)
         if erase and removed:
-            await self._reclaimed()
+            await self._reclaimer.reclaimed()
         return len(removed)
-
-    async def _reclaimed(self) -> None:
-        """Have the store reclaim erased bytes: one pass at a time, and one more pass after
-        it for the erasures that came meanwhile. The caller waits at most the reclaim wait."""
-        if self._reclaim is not None and not self._reclaim.done():
-            self._reclaim_again = True
-        else:
-            self._reclaim = asyncio.ensure_future(self._reclaim_passes())
-        if self._reclaim_wait_s is None:
-            await asyncio.shield(self._reclaim)
-            return
-        try:
-            await asyncio.wait_for(asyncio.shield(self._reclaim), self._reclaim_wait_s)
-        except TimeoutError:
-            pass  # the pass goes on; the documents are already gone from every read
-
-    async def _reclaim_passes(self) -> None:
-        while True:
-            self._reclaim_again = False
-            try:
-                await self._store.reclaim_erased()
-            except Exception:
-                log.warning("reclaiming erased bytes failed", exc_info=True)
-            if not self._reclaim_again:
-                return
 
     async def close(self) -> None:
         """Let a reclaim pass under way finish."""
-        if self._reclaim is not None:
-            await asyncio.gather(self._reclaim, return_exceptions=True)
+        await self._reclaimer.close()
 
     async def forget_user(self, tenant_id: str, user_id: str, version: int = 0) -> int:
         """Delete every document of the user from the store, drop the user's index from
@@ -202,7 +175,7 @@ class RankerService:
         or an older one is taken afterwards."""
         count = await self._store.forget_user(tenant_id, user_id, version)
         self._indexes.pop((tenant_id, user_id), None)
-        await self._reclaimed()
+        await self._reclaimer.reclaimed()
         return count
 
     async def retrieve(self, tenant_id: str, user_id: str, query: str, caps: Caps) -> Retrieval:

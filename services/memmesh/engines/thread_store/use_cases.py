@@ -53,6 +53,7 @@ from memmesh.engines.thread_store.restriction import restrict_turns
 from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.outbox import Effect
 from memmesh.policy.sensitivity import Exposure, exposure_of, stricter
+from memmesh.storage.reclaim import Reclaimer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -84,9 +85,7 @@ class ThreadStoreUseCases:
         self._erasure_attempt_s = erasure_attempt_s
         # How long an erasure's answer waits for the store to reclaim the deleted bytes
         # (None: until done); the reclaim goes on in the background after that.
-        self._reclaim_wait_s = reclaim_wait_s
-        self._reclaim: asyncio.Task[None] | None = None
-        self._reclaim_again = False
+        self._reclaimer = Reclaimer(lambda: self._store.reclaim_erased(), reclaim_wait_s)
         self._buffer = buffer
         self._index = index
         self._gap_us = session_gap_us
@@ -468,38 +467,11 @@ class ThreadStoreUseCases:
         if not queued:
             return
         await self._first_attempt(tenant_id, user_id, queued, self._erasure_attempt_s)
-        await self._reclaimed()
-
-    async def _reclaimed(self) -> None:
-        """Have the store reclaim erased bytes: one pass at a time, and one more pass after
-        it for the erasures that came meanwhile (so a burst of erasures does not queue a
-        VACUUM each). The caller waits at most the reclaim wait; the pass goes on."""
-        if self._reclaim is not None and not self._reclaim.done():
-            self._reclaim_again = True
-        else:
-            self._reclaim = asyncio.ensure_future(self._reclaim_passes())
-        if self._reclaim_wait_s is None:
-            await asyncio.shield(self._reclaim)
-            return
-        try:
-            await asyncio.wait_for(asyncio.shield(self._reclaim), self._reclaim_wait_s)
-        except TimeoutError:
-            log.info("reclaiming erased bytes goes on after the erasure answered")
-
-    async def _reclaim_passes(self) -> None:
-        while True:
-            self._reclaim_again = False
-            try:
-                await self._store.reclaim_erased()
-            except Exception:
-                log.warning("reclaiming erased bytes failed", exc_info=True)
-            if not self._reclaim_again:
-                return
+        await self._reclaimer.reclaimed()
 
     async def close(self) -> None:
         """Let a reclaim pass under way finish."""
-        if self._reclaim is not None:
-            await asyncio.gather(self._reclaim, return_exceptions=True)
+        await self._reclaimer.close()
 
     async def restrict_turns(
         self, tenant_id: str, user_id: str, turn_ids: list[str], exposure: Exposure
