@@ -27,39 +27,39 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from memmesh.common.v1 import memory_pb2 as memmesh_dot_common_dot_v1_dot_memory__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ememmesh/common/v1/bundle.proto\x12\x11memmesh.common.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ememmesh/common/v1/memory.proto\"\xa2\x01\n\nPushMemory\x12\x14\n\x0c\x64isplay_name\x18\x01 \x01(\t\x12\x18\n\x10primary_language\x18\x02 \x01(\t\x12\x1a\n\x12\x63ontact_preference\x18\x03 \x01(\t\x12\x10\n\x08timezone\x18\x04 \x01(\t\x12\x1a\n\x12\x61\x63tive_project_ids\x18\x05 \x03(\t\x12\x1a\n\x12\x64o_not_repeat_keys\x18\x06 \x03(\t\"\xb7\x01\n\x11TemporalAuthority\x12\'\n\x03now\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x39\n\x15last_interaction_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12>\n\x1btime_since_last_interaction\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\"\xbf\x01\n\nBundleTurn\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12%\n\x04role\x18\x03 \x01(\x0e\x32\x17.memmesh.common.v1.Role\x12\x0c\n\x04text\x18\x04 \x01(\t\x12(\n\x04time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12-\n\x08\x65xposure\x18\x06 \x01(\x0e\x32\x1b.memmesh.common.v1.Exposure\"\x97\x01\n\nActiveLoop\x12\x0f\n\x07loop_id\x18\x01 \x01(\t\x12\x11\n\tloop_type\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x10\n\x08salience\x18\x04 \x01(\x05\x12-\n\topen_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0esource_turn_id\x18\x06 \x01(\t\"\xf7\x01\n\nBundleAtom\x12\x0f\n\x07\x61tom_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x31\n\x08\x63\x61tegory\x18\x04 \x01(\x0e\x32\x1f.memmesh.common.v1.AtomCategory\x12)\n\x03tag\x18\x05 \x01(\x0e\x32\x1c.memmesh.common.v1.MemoryTag\x12-\n\x08\x65xposure\x18\x06 \x01(\x0e\x32\x1b.memmesh.common.v1.Exposure\x12\x15\n\rconfidence_bp\x18\x07 \x01(\x05\x12\x19\n\x11\x65vidence_turn_ids\x18\x08 \x03(\t\"o\n\x0c\x42undleDigest\x12\x11\n\tdigest_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x0f\n\x07summary\x18\x03 \x01(\t\x12\x19\n\x11\x65vidence_turn_ids\x18\x04 \x03(\t\x12\x11\n\tthread_id\x18\x05 \x01(\t\"n\n\x0c\x42undleEntity\x12\x0f\n\x07node_id\x18\x01 \x01(\t\x12\r\n\x05label\x18\x02 \x01(\t\x12\x17\n\x0frelated_node_id\x18\x03 \x01(\t\x12\x15\n\rrelated_label\x18\x04 \x01(\t\x12\x0e\n\x06weight\x18\x05 \x01(\x05\"m\n\x15\x43larificationQuestion\x12\x13\n\x0bquestion_id\x18\x01 \x01(\t\x12\x0f\n\x07\x61tom_id\x18\x02 \x01(\t\x12\x0b\n\x03key\x18\x03 \x01(\t\x12\x0c\n\x04text\x18\x04 \x01(\t\x12\x13\n\x0breason_code\x18\x05 \x01(\t\"\xc4\x04\n\rContextBundle\x12+\n\x04push\x18\x01 \x01(\x0b\x32\x1d.memmesh.common.v1.PushMemory\x12\x36\n\x08temporal\x18\x02 \x01(\x0b\x32$.memmesh.common.v1.TemporalAuthority\x12\x35\n\x0eworking_memory\x18\x03 \x03(\x0b\x32\x1d.memmesh.common.v1.BundleTurn\x12\x17\n\x0frolling_summary\x18\x04 \x01(\t\x12\x33\n\x0c\x61\x63tive_loops\x18\x05 \x03(\x0b\x32\x1d.memmesh.common.v1.ActiveLoop\x12,\n\x05\x61toms\x18\x06 \x03(\x0b\x32\x1d.memmesh.common.v1.BundleAtom\x12/\n\x08\x65xcerpts\x18\x07 \x03(\x0b\x32\x1d.memmesh.common.v1.BundleTurn\x12\x30\n\x07\x64igests\x18\x08 \x03(\x0b\x32\x1f.memmesh.common.v1.BundleDigest\x12\x16\n\x0e\x65pisode_bridge\x18\t \x01(\t\x12?\n\rclarification\x18\n \x01(\x0b\x32(.memmesh.common.v1.ClarificationQuestion\x12,\n\x04mode\x18\x0b \x01(\x0e\x32\x1e.memmesh.common.v1.SessionMode\x12\x31\n\x08\x65ntities\x18\x0c \x03(\x0b\x32\x1f.memmesh.common.v1.BundleEntity\"j\n\nHintBundle\x12\x10\n\x08language\x18\x01 \x01(\t\x12\x12\n\nvocabulary\x18\x02 \x03(\t\x12\x36\n\x0b\x63orrections\x18\x03 \x03(\x0b\x32!.memmesh.common.v1.CorrectionPair\".\n\x0e\x43orrectionPair\x12\r\n\x05heard\x18\x01 \x01(\t\x12\r\n\x05meant\x18\x02 \x01(\t\"\x1e\n\x0cToneGuidance\x12\x0e\n\x06labels\x18\x01 \x03(\t\"\x8d\x02\n\x0e\x42undleCounters\x12\x1c\n\x14\x63ontext_bundle_bytes\x18\x01 \x01(\x05\x12\x1c\n\x14\x61toms_selected_count\x18\x02 \x01(\x05\x12\x1f\n\x17\x65xcerpts_selected_count\x18\x03 \x01(\x05\x12\x17\n\x0f\x63onfirmed_count\x18\x04 \x01(\x05\x12\x17\n\x0ftentative_count\x18\x05 \x01(\x05\x12\x1e\n\x16\x63onflict_trigger_count\x18\x06 \x01(\x05\x12)\n!clarification_due_to_memory_count\x18\x07 \x01(\x05\x12!\n\x19\x64o_not_mention_hits_count\x18\x08 \x01(\x05*h\n\x0bSessionMode\x12\x1c\n\x18SESSION_MODE_UNSPECIFIED\x10\x00\x12\x1e\n\x1aSESSION_MODE_SESSION_START\x10\x01\x12\x1b\n\x17SESSION_MODE_IN_SESSION\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ememmesh/common/v1/bundle.proto\x12\x11memmesh.common.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ememmesh/common/v1/memory.proto\"\xa2\x01\n\nPushMemory\x12\x14\n\x0c\x64isplay_name\x18\x01 \x01(\t\x12\x18\n\x10primary_language\x18\x02 \x01(\t\x12\x1a\n\x12\x63ontact_preference\x18\x03 \x01(\t\x12\x10\n\x08timezone\x18\x04 \x01(\t\x12\x1a\n\x12\x61\x63tive_project_ids\x18\x05 \x03(\t\x12\x1a\n\x12\x64o_not_repeat_keys\x18\x06 \x03(\t\"\xb7\x01\n\x11TemporalAuthority\x12\'\n\x03now\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x39\n\x15last_interaction_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12>\n\x1btime_since_last_interaction\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\"\xd3\x01\n\nBundleTurn\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12%\n\x04role\x18\x03 \x01(\x0e\x32\x17.memmesh.common.v1.Role\x12\x0c\n\x04text\x18\x04 \x01(\t\x12(\n\x04time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12-\n\x08\x65xposure\x18\x06 \x01(\x0e\x32\x1b.memmesh.common.v1.Exposure\x12\x12\n\ndo_not_say\x18\x07 \x01(\x08\"\x97\x01\n\nActiveLoop\x12\x0f\n\x07loop_id\x18\x01 \x01(\t\x12\x11\n\tloop_type\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x10\n\x08salience\x18\x04 \x01(\x05\x12-\n\topen_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x16\n\x0esource_turn_id\x18\x06 \x01(\t\"\xa8\x02\n\nBundleAtom\x12\x0f\n\x07\x61tom_id\x18\x01 \x01(\t\x12\x0b\n\x03key\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x31\n\x08\x63\x61tegory\x18\x04 \x01(\x0e\x32\x1f.memmesh.common.v1.AtomCategory\x12)\n\x03tag\x18\x05 \x01(\x0e\x32\x1c.memmesh.common.v1.MemoryTag\x12-\n\x08\x65xposure\x18\x06 \x01(\x0e\x32\x1b.memmesh.common.v1.Exposure\x12\x15\n\rconfidence_bp\x18\x07 \x01(\x05\x12\x19\n\x11\x65vidence_turn_ids\x18\x08 \x03(\t\x12\x12\n\ndo_not_say\x18\t \x01(\x08\x12\x1b\n\x13standing_constraint\x18\n \x01(\x08\"o\n\x0c\x42undleDigest\x12\x11\n\tdigest_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x0f\n\x07summary\x18\x03 \x01(\t\x12\x19\n\x11\x65vidence_turn_ids\x18\x04 \x03(\t\x12\x11\n\tthread_id\x18\x05 \x01(\t\"n\n\x0c\x42undleEntity\x12\x0f\n\x07node_id\x18\x01 \x01(\t\x12\r\n\x05label\x18\x02 \x01(\t\x12\x17\n\x0frelated_node_id\x18\x03 \x01(\t\x12\x15\n\rrelated_label\x18\x04 \x01(\t\x12\x0e\n\x06weight\x18\x05 \x01(\x05\"m\n\x15\x43larificationQuestion\x12\x13\n\x0bquestion_id\x18\x01 \x01(\t\x12\x0f\n\x07\x61tom_id\x18\x02 \x01(\t\x12\x0b\n\x03key\x18\x03 \x01(\t\x12\x0c\n\x04text\x18\x04 \x01(\t\x12\x13\n\x0breason_code\x18\x05 \x01(\t\"\xc4\x04\n\rContextBundle\x12+\n\x04push\x18\x01 \x01(\x0b\x32\x1d.memmesh.common.v1.PushMemory\x12\x36\n\x08temporal\x18\x02 \x01(\x0b\x32$.memmesh.common.v1.TemporalAuthority\x12\x35\n\x0eworking_memory\x18\x03 \x03(\x0b\x32\x1d.memmesh.common.v1.BundleTurn\x12\x17\n\x0frolling_summary\x18\x04 \x01(\t\x12\x33\n\x0c\x61\x63tive_loops\x18\x05 \x03(\x0b\x32\x1d.memmesh.common.v1.ActiveLoop\x12,\n\x05\x61toms\x18\x06 \x03(\x0b\x32\x1d.memmesh.common.v1.BundleAtom\x12/\n\x08\x65xcerpts\x18\x07 \x03(\x0b\x32\x1d.memmesh.common.v1.BundleTurn\x12\x30\n\x07\x64igests\x18\x08 \x03(\x0b\x32\x1f.memmesh.common.v1.BundleDigest\x12\x16\n\x0e\x65pisode_bridge\x18\t \x01(\t\x12?\n\rclarification\x18\n \x01(\x0b\x32(.memmesh.common.v1.ClarificationQuestion\x12,\n\x04mode\x18\x0b \x01(\x0e\x32\x1e.memmesh.common.v1.SessionMode\x12\x31\n\x08\x65ntities\x18\x0c \x03(\x0b\x32\x1f.memmesh.common.v1.BundleEntity\"j\n\nHintBundle\x12\x10\n\x08language\x18\x01 \x01(\t\x12\x12\n\nvocabulary\x18\x02 \x03(\t\x12\x36\n\x0b\x63orrections\x18\x03 \x03(\x0b\x32!.memmesh.common.v1.CorrectionPair\".\n\x0e\x43orrectionPair\x12\r\n\x05heard\x18\x01 \x01(\t\x12\r\n\x05meant\x18\x02 \x01(\t\"\x1e\n\x0cToneGuidance\x12\x0e\n\x06labels\x18\x01 \x03(\t\"\x8d\x02\n\x0e\x42undleCounters\x12\x1c\n\x14\x63ontext_bundle_bytes\x18\x01 \x01(\x05\x12\x1c\n\x14\x61toms_selected_count\x18\x02 \x01(\x05\x12\x1f\n\x17\x65xcerpts_selected_count\x18\x03 \x01(\x05\x12\x17\n\x0f\x63onfirmed_count\x18\x04 \x01(\x05\x12\x17\n\x0ftentative_count\x18\x05 \x01(\x05\x12\x1e\n\x16\x63onflict_trigger_count\x18\x06 \x01(\x05\x12)\n!clarification_due_to_memory_count\x18\x07 \x01(\x05\x12!\n\x19\x64o_not_mention_hits_count\x18\x08 \x01(\x05*h\n\x0bSessionMode\x12\x1c\n\x18SESSION_MODE_UNSPECIFIED\x10\x00\x12\x1e\n\x1aSESSION_MODE_SESSION_START\x10\x01\x12\x1b\n\x17SESSION_MODE_IN_SESSION\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'memmesh.common.v1.bundle_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SESSIONMODE']._serialized_start=2478
-  _globals['_SESSIONMODE']._serialized_end=2582
+  _globals['_SESSIONMODE']._serialized_start=2547
+  _globals['_SESSIONMODE']._serialized_end=2651
   _globals['_PUSHMEMORY']._serialized_start=151
   _globals['_PUSHMEMORY']._serialized_end=313
   _globals['_TEMPORALAUTHORITY']._serialized_start=316
   _globals['_TEMPORALAUTHORITY']._serialized_end=499
   _globals['_BUNDLETURN']._serialized_start=502
-  _globals['_BUNDLETURN']._serialized_end=693
-  _globals['_ACTIVELOOP']._serialized_start=696
-  _globals['_ACTIVELOOP']._serialized_end=847
-  _globals['_BUNDLEATOM']._serialized_start=850
-  _globals['_BUNDLEATOM']._serialized_end=1097
-  _globals['_BUNDLEDIGEST']._serialized_start=1099
-  _globals['_BUNDLEDIGEST']._serialized_end=1210
-  _globals['_BUNDLEENTITY']._serialized_start=1212
-  _globals['_BUNDLEENTITY']._serialized_end=1322
-  _globals['_CLARIFICATIONQUESTION']._serialized_start=1324
-  _globals['_CLARIFICATIONQUESTION']._serialized_end=1433
-  _globals['_CONTEXTBUNDLE']._serialized_start=1436
-  _globals['_CONTEXTBUNDLE']._serialized_end=2016
-  _globals['_HINTBUNDLE']._serialized_start=2018
-  _globals['_HINTBUNDLE']._serialized_end=2124
-  _globals['_CORRECTIONPAIR']._serialized_start=2126
-  _globals['_CORRECTIONPAIR']._serialized_end=2172
-  _globals['_TONEGUIDANCE']._serialized_start=2174
-  _globals['_TONEGUIDANCE']._serialized_end=2204
-  _globals['_BUNDLECOUNTERS']._serialized_start=2207
-  _globals['_BUNDLECOUNTERS']._serialized_end=2476
+  _globals['_BUNDLETURN']._serialized_end=713
+  _globals['_ACTIVELOOP']._serialized_start=716
+  _globals['_ACTIVELOOP']._serialized_end=867
+  _globals['_BUNDLEATOM']._serialized_start=870
+  _globals['_BUNDLEATOM']._serialized_end=1166
+  _globals['_BUNDLEDIGEST']._serialized_start=1168
+  _globals['_BUNDLEDIGEST']._serialized_end=1279
+  _globals['_BUNDLEENTITY']._serialized_start=1281
+  _globals['_BUNDLEENTITY']._serialized_end=1391
+  _globals['_CLARIFICATIONQUESTION']._serialized_start=1393
+  _globals['_CLARIFICATIONQUESTION']._serialized_end=1502
+  _globals['_CONTEXTBUNDLE']._serialized_start=1505
+  _globals['_CONTEXTBUNDLE']._serialized_end=2085
+  _globals['_HINTBUNDLE']._serialized_start=2087
+  _globals['_HINTBUNDLE']._serialized_end=2193
+  _globals['_CORRECTIONPAIR']._serialized_start=2195
+  _globals['_CORRECTIONPAIR']._serialized_end=2241
+  _globals['_TONEGUIDANCE']._serialized_start=2243
+  _globals['_TONEGUIDANCE']._serialized_end=2273
+  _globals['_BUNDLECOUNTERS']._serialized_start=2276
+  _globals['_BUNDLECOUNTERS']._serialized_end=2545
 # @@protoc_insertion_point(module_scope)

@@ -140,6 +140,7 @@ class BundleTurn(_message.Message):
     TEXT_FIELD_NUMBER: _builtins.int
     TIME_FIELD_NUMBER: _builtins.int
     EXPOSURE_FIELD_NUMBER: _builtins.int
+    DO_NOT_SAY_FIELD_NUMBER: _builtins.int
     turn_id: _builtins.str
     """The turn."""
     session_id: _builtins.str
@@ -150,6 +151,12 @@ class BundleTurn(_message.Message):
     """What was said (bounded)."""
     exposure: _memory_pb2.Exposure.ValueType
     """How far the text may travel: the exposure the archive holds for the turn."""
+    do_not_say: _builtins.bool
+    """Use, do not say (seed 001 §2.11.11): the assistant may let the text shape its answer
+    but must not speak it or quote it. Set on the voice channel for SAFE_TO_TEXT content
+    the user did not ask for and whose contact preference does not allow speaking it;
+    never set on the text channel. INTERNAL_ONLY content never reaches a bundle.
+    """
     @_builtins.property
     def time(self) -> _timestamp_pb2.Timestamp:
         """When."""
@@ -163,10 +170,11 @@ class BundleTurn(_message.Message):
         text: _builtins.str = ...,
         time: _timestamp_pb2.Timestamp | None = ...,
         exposure: _memory_pb2.Exposure.ValueType = ...,
+        do_not_say: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["exposure", b"exposure", "role", b"role", "session_id", b"session_id", "text", b"text", "time", b"time", "turn_id", b"turn_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["do_not_say", b"do_not_say", "exposure", b"exposure", "role", b"role", "session_id", b"session_id", "text", b"text", "time", b"time", "turn_id", b"turn_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -230,6 +238,8 @@ class BundleAtom(_message.Message):
     EXPOSURE_FIELD_NUMBER: _builtins.int
     CONFIDENCE_BP_FIELD_NUMBER: _builtins.int
     EVIDENCE_TURN_IDS_FIELD_NUMBER: _builtins.int
+    DO_NOT_SAY_FIELD_NUMBER: _builtins.int
+    STANDING_CONSTRAINT_FIELD_NUMBER: _builtins.int
     atom_id: _builtins.str
     """The atom."""
     key: _builtins.str
@@ -244,6 +254,18 @@ class BundleAtom(_message.Message):
     """Its exposure."""
     confidence_bp: _builtins.int
     """Its confidence in basis points."""
+    do_not_say: _builtins.bool
+    """Use, do not say (seed 001 §2.11.11): honour the fact (a peanut allergy keeps peanuts
+    out of a suggested recipe) but do not speak it, quote it or attribute the answer to
+    it. Set on the voice channel for SAFE_TO_TEXT atoms (health, finances, secrets) unless
+    the user asked for them or their contact preference allows speaking them; never set
+    on the text channel. INTERNAL_ONLY atoms never reach a bundle.
+    """
+    standing_constraint: _builtins.bool
+    """Pushed as a standing constraint (allergy, intolerance, diet, health limit,
+    medication, accessibility need) because the request could touch it, whether or not
+    the request names it; such atoms are kept ahead of the other atoms under the caps.
+    """
     @_builtins.property
     def evidence_turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Turn ids it cites as evidence."""
@@ -259,10 +281,12 @@ class BundleAtom(_message.Message):
         exposure: _memory_pb2.Exposure.ValueType = ...,
         confidence_bp: _builtins.int = ...,
         evidence_turn_ids: _abc.Iterable[_builtins.str] | None = ...,
+        do_not_say: _builtins.bool = ...,
+        standing_constraint: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["atom_id", b"atom_id", "category", b"category", "confidence_bp", b"confidence_bp", "evidence_turn_ids", b"evidence_turn_ids", "exposure", b"exposure", "key", b"key", "tag", b"tag", "text", b"text"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["atom_id", b"atom_id", "category", b"category", "confidence_bp", b"confidence_bp", "do_not_say", b"do_not_say", "evidence_turn_ids", b"evidence_turn_ids", "exposure", b"exposure", "key", b"key", "standing_constraint", b"standing_constraint", "tag", b"tag", "text", b"text"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -430,7 +454,9 @@ class ContextBundle(_message.Message):
 
     @_builtins.property
     def atoms(self) -> _containers.RepeatedCompositeFieldContainer[Global___BundleAtom]:
-        """Pull atoms, at most 20, in rank order."""
+        """Pull atoms, at most 20: the standing constraints the request could touch first, then
+        the others in rank order. Each says whether it may be said (do_not_say).
+        """
 
     @_builtins.property
     def excerpts(self) -> _containers.RepeatedCompositeFieldContainer[Global___BundleTurn]:

@@ -102,7 +102,9 @@ class ComposeResponse(_message.Message):
     final gate downstream passes the same flag to the ExposureGuard.
     """
     speak_text_allowed: _builtins.bool
-    """SAFE_TO_TEXT items were allowed on a voice channel (contact preference or request)."""
+    """SAFE_TO_TEXT items may be said on a voice channel (contact preference or request);
+    otherwise they reach a voice bundle marked do_not_say.
+    """
     @_builtins.property
     def bundle(self) -> _bundle_pb2.ContextBundle:
         """The bundle."""

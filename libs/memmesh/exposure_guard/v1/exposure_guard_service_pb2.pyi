@@ -203,8 +203,9 @@ class RuleHit(_message.Message):
     TARGET_TYPE_FIELD_NUMBER: _builtins.int
     rule: _builtins.str
     """What held items back: DO_NOT_MENTION or PULL_ONLY (a rule, or with no target
-    the atom's own pull-only flag), INTERNAL_ONLY (exposure level, UNSPECIFIED
-    included) or SAFE_TO_TEXT_ON_VOICE (channel rule).
+    the atom's own pull-only flag) or INTERNAL_ONLY (exposure level, UNSPECIFIED
+    included). SAFE_TO_TEXT items on the voice channel are not held back: they pass
+    marked do-not-say (FilterResponse.do_not_say_item_ids).
     """
     target: _builtins.str
     """Target of the rule; empty for exposure, channel and flag hits."""
@@ -244,7 +245,9 @@ class FilterRequest(_message.Message):
     speak_text_allowed: _builtins.bool
     """The user's contact preference allows speaking SAFE_TO_TEXT items."""
     user_asked: _builtins.bool
-    """The user asked for these items explicitly (lets pull-only items pass)."""
+    """The user asked for these items explicitly (lets pull-only items pass, and SAFE_TO_TEXT
+    items be said on the voice channel).
+    """
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose rules."""
@@ -279,6 +282,7 @@ class FilterResponse(_message.Message):
     ALLOWED_ITEM_IDS_FIELD_NUMBER: _builtins.int
     HITS_FIELD_NUMBER: _builtins.int
     DO_NOT_MENTION_HITS_FIELD_NUMBER: _builtins.int
+    DO_NOT_SAY_ITEM_IDS_FIELD_NUMBER: _builtins.int
     do_not_mention_hits: _builtins.int
     """Items held back by DO_NOT_MENTION rules."""
     @_builtins.property
@@ -291,16 +295,24 @@ class FilterResponse(_message.Message):
         several rules counts once for each.
         """
 
+    @_builtins.property
+    def do_not_say_item_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Ids among allowed_item_ids to use but not say (seed 001 §2.11.11), in request order:
+        on the voice channel, the SAFE_TO_TEXT items when neither speak_text_allowed nor
+        user_asked is set. Always empty on the text channel.
+        """
+
     def __init__(
         self,
         *,
         allowed_item_ids: _abc.Iterable[_builtins.str] | None = ...,
         hits: _abc.Iterable[Global___RuleHit] | None = ...,
         do_not_mention_hits: _builtins.int = ...,
+        do_not_say_item_ids: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["allowed_item_ids", b"allowed_item_ids", "do_not_mention_hits", b"do_not_mention_hits", "hits", b"hits"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["allowed_item_ids", b"allowed_item_ids", "do_not_mention_hits", b"do_not_mention_hits", "do_not_say_item_ids", b"do_not_say_item_ids", "hits", b"hits"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -307,6 +307,7 @@ class RetrieveResponse(_message.Message):
     TURNS_FIELD_NUMBER: _builtins.int
     DIGESTS_FIELD_NUMBER: _builtins.int
     GENERIC_QUERY_FIELD_NUMBER: _builtins.int
+    STANDING_CONSTRAINTS_FIELD_NUMBER: _builtins.int
     generic_query: _builtins.bool
     """True when the query had no content terms ("what do you remember"): atoms are then
     chosen by the seed 001 §2.11.9 order alone, digests newest first, and no turns.
@@ -323,6 +324,16 @@ class RetrieveResponse(_message.Message):
     def digests(self) -> _containers.RepeatedCompositeFieldContainer[Global___Candidate]:
         """Digest candidates, most relevant first."""
 
+    @_builtins.property
+    def standing_constraints(self) -> _containers.RepeatedCompositeFieldContainer[Global___Candidate]:
+        """The user's standing constraints (allergies, intolerances, diets, health limits,
+        medication, accessibility needs) the query could touch although it may name none of
+        them ("what should I cook tonight?" touches a peanut allergy): decided by meaning (the
+        sentence encoder) with a word list beside it, and every standing constraint when the
+        encoder is unavailable. At most 8, in seed 001 §2.11.9 order; an atom may also be
+        among `atoms`. Empty for a generic query.
+        """
+
     def __init__(
         self,
         *,
@@ -330,10 +341,11 @@ class RetrieveResponse(_message.Message):
         turns: _abc.Iterable[Global___Candidate] | None = ...,
         digests: _abc.Iterable[Global___Candidate] | None = ...,
         generic_query: _builtins.bool = ...,
+        standing_constraints: _abc.Iterable[Global___Candidate] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["atoms", b"atoms", "digests", b"digests", "generic_query", b"generic_query", "turns", b"turns"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["atoms", b"atoms", "digests", b"digests", "generic_query", b"generic_query", "standing_constraints", b"standing_constraints", "turns", b"turns"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
