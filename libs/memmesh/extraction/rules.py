@@ -57,7 +57,7 @@ def extract(text: str, role: str = "user") -> ExtractionResult:
         return ExtractionResult(relevant=False, command=found.command, command_target=found.target)
     candidates = collect_candidates(found.fact_text)
     accepted, rejections = apply_gates(candidates, text)
-    facts = _deduplicate(accepted)[:MAX_FACTS_PER_TURN]
+    facts = deduplicate(accepted)[:MAX_FACTS_PER_TURN]
     return ExtractionResult(
         relevant=bool(facts),
         facts=tuple(facts),
@@ -68,9 +68,14 @@ def extract(text: str, role: str = "user") -> ExtractionResult:
     )
 
 
+def turn_clauses(normalized_text: str) -> tuple[Clause, ...]:
+    """The clauses the rules (and the learned heads) read, "remember that" prefixes dropped."""
+    return tuple(_strip_remember_prefix(c) for c in split_clauses(normalized_text))
+
+
 def collect_candidates(normalized_text: str) -> list[Candidate]:
     """Every candidate the rules propose for a normalised turn, in utterance order."""
-    clauses = tuple(_strip_remember_prefix(c) for c in split_clauses(normalized_text))
+    clauses = turn_clauses(normalized_text)
     contexts = _contexts(clauses)
     candidates, consumed = unit_system_candidates(clauses, contexts)
     for ctx in contexts:
@@ -142,7 +147,7 @@ def _strip_remember_prefix(clause: Clause) -> Clause:
     return Clause(stripped, clause.connector, clause.sentence, clause.index, clause.is_question)
 
 
-def _deduplicate(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+def deduplicate(facts: list[ExtractedFact]) -> list[ExtractedFact]:
     """One fact per key and evidence (two rules reading one clause): the most confident wins."""
     best: dict[tuple[str, str], ExtractedFact] = {}
     order: list[tuple[str, str]] = []

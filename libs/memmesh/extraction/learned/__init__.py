@@ -1,0 +1,19 @@
+"""The learned extraction path: a clause head over sentence embeddings beside the rules."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .extractor import HybridExtractor, Thresholds
+from .heads import SoftmaxHead
+from .model_files import CLAUSE_HEAD_PATH
+
+__all__ = ["HybridExtractor", "SoftmaxHead", "Thresholds", "default_hybrid_extractor"]
+
+
+@lru_cache(maxsize=1)
+def default_hybrid_extractor() -> HybridExtractor:
+    """The process-wide hybrid extractor: the shared encoder and the head shipped in the package."""
+    from memmesh.embedding import default_encoder
+
+    return HybridExtractor(default_encoder(), SoftmaxHead.load(CLAUSE_HEAD_PATH))

@@ -1,0 +1,149 @@
+"""The default extractor: the rules as high-precision proposals, a learned clause head for the
+rest, and seed 002's gates over both.
+
+For each clause the head gives the probability of "no durable fact" and of each category.
+A rule's candidate stands unless the head is nearly sure its clause holds nothing durable; a
+clause no rule understood becomes a fact when the head is confident, written in the user's
+own words (render.py) and scored with seed 002's four factors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..commands import detect_command
+from ..context import critical_tokens
+from ..gates import apply_gates
+from ..markers import HEDGED, HYPOTHETICAL, QUESTION, SARCASM
+from ..model import BASIS_POINTS_MAX, Candidate, Command, ExtractionResult, FactType
+from ..rules import MAX_FACTS_PER_TURN, collect_candidates, deduplicate
+from ..text import normalize
+from .heads import SoftmaxHead
+from .labels import NONE
+from .render import fact_body, fact_key, render_fact
+from .units import TextEncoder, Unit, turn_units, unit_features
+
+# Exclusions a learned candidate always honours, whatever the head says (seed 000).
+LEARNED_MARKERS = frozenset({HEDGED, HYPOTHETICAL, QUESTION, SARCASM})
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Probabilities in basis points: when a learned fact is proposed, when a rule is vetoed."""
+
+    accept_bp: int = 6000
+    veto_bp: int = 9000
+
+
+@dataclass(frozen=True)
+class HybridExtractor:
+    """Rules plus the learned clause head; deterministic for the same encoder and head."""
+
+    encoder: TextEncoder
+    head: SoftmaxHead
+    thresholds: Thresholds = Thresholds()
+
+    def extract(self, text: str, role: str = "user") -> ExtractionResult:
+        """Extract durable facts, a memory command and a correction pair from one turn."""
+        if role.strip().lower() != "user":
+            return ExtractionResult(relevant=False)
+        normalized = normalize(text)
+        if not normalized:
+            return ExtractionResult(relevant=False)
+        found = detect_command(normalized)
+        if found.command is Command.DO_NOT_STORE:
+            return ExtractionResult(
+                relevant=False, command=found.command, command_target=found.target
+            )
+        candidates = self.candidates(found.fact_text)
+        accepted, rejections = apply_gates(candidates, text)
+        facts = deduplicate(accepted)[:MAX_FACTS_PER_TURN]
+        return ExtractionResult(
+            relevant=bool(facts),
+            facts=tuple(facts),
+            command=found.command,
+            command_target=found.target,
+            correction=found.correction,
+            rejections=tuple(rejections),
+        )
+
+    def candidates(self, fact_text: str) -> list[Candidate]:
+        """Rule candidates the head does not veto, then learned candidates for the other clauses."""
+        units = turn_units(fact_text)
+        probabilities = self.head.probabilities(unit_features(units, self.encoder))
+        none_column = self.head.classes.index(NONE)
+        kept: list[Candidate] = []
+        covered: set[int] = set()
+        for candidate in collect_candidates(fact_text):
+            position = _unit_of(candidate.evidence_span, units)
+            if position is not None:
+                covered.add(position)
+                if (
+                    probabilities[position, none_column] * BASIS_POINTS_MAX
+                    >= self.thresholds.veto_bp
+                ):
+                    continue
+            kept.append(candidate)
+        for position, unit in enumerate(units):
+            if position in covered or unit.is_command:
+                continue
+            learned = self._learned_candidate(unit, probabilities[position], fact_text)
+            if learned is not None:
+                kept.append(learned)
+        return kept
+
+    def _learned_candidate(
+        self, unit: Unit, probabilities: np.ndarray, fact_text: str
+    ) -> Candidate | None:
+        ranked = sorted(
+            (
+                (float(p), name)
+                for name, p in zip(self.head.classes, probabilities, strict=True)
+                if name != NONE
+            ),
+            reverse=True,
+        )
+        probability, category = ranked[0]
+        if probability * BASIS_POINTS_MAX < self.thresholds.accept_bp:
+            return None
+        text = render_fact(unit.text, category)
+        if not text:
+            return None
+        return Candidate(
+            text=text,
+            category=category,
+            type=FactType.USER_FACT,
+            confidence_bp=four_factor_confidence_bp(unit.text, fact_text),
+            key=fact_key(category, unit.text),
+            critical_tokens=critical_tokens(text),
+            evidence_span=unit.text,
+            violations=tuple(sorted(unit.markers & LEARNED_MARKERS)),
+        )
+
+
+def four_factor_confidence_bp(clause: str, source: str) -> int:
+    """Seed 002's confidence for a single explicit statement of the user's.
+
+    Explicit mention: 0.30 when the fact is the user's words verbatim (the rendering only
+    changes pronouns), else 0.20. Repetition: +0.10 when said twice in the turn, +0.20 three
+    times. Consistency with known facts: +0.20; contradictions are settled later against the
+    stored state (CurrentState supersession), not in a single turn. Type credibility: +0.30
+    for an explicit USER_FACT.
+    """
+    body = fact_body(clause).lower()
+    source_lower = source.lower()
+    explicit = 3000 if body and body in source_lower else 2000
+    mentions = source_lower.count(body) if body else 0
+    repetition = 2000 if mentions >= 3 else 1000 if mentions == 2 else 0
+    return min(BASIS_POINTS_MAX, explicit + repetition + 2000 + 3000)
+
+
+def _unit_of(evidence: str, units: list[Unit]) -> int | None:
+    evidence_lower = evidence.lower()
+    for position, unit in enumerate(units):
+        text = unit.text.lower()
+        if evidence_lower and (evidence_lower in text or text in evidence_lower):
+            return position
+    return None

@@ -1,0 +1,7 @@
+"""Where the trained heads live: inside the package, so an install carries them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+CLAUSE_HEAD_PATH = Path(__file__).with_name("clause_head.npz")

@@ -1,0 +1,177 @@
+"""Turn a clause the classifier kept into a seed 000 fact statement about the user.
+
+The statement keeps the user's own words (so it stays grounded) with three changes: the
+speaker becomes "User", episodic time phrases ("last month", "in March", "about a year ago")
+are cut because the fact outlives the event, and discourse lead-ins are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text import conjugate_3sg, sentence_case_fact, slug
+
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+_NUMBER = r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple(?: of)?|\d+)"
+_UNIT = r"(?:days?|weeks?|months?|years?|decades?|summers?|winters?)"
+_EPISODIC_TIME = re.compile(
+    r"\s*\b(?:"
+    rf"(?:about|around|like|almost|nearly|over|roughly|maybe|just)?\s*{_NUMBER}\s+(?:and a half\s+)?{_UNIT}\s+ago"
+    r"|(?:since|from|back in|in|during|this|last|next|early|late)\s+(?:early\s+|late\s+)?"
+    rf"(?:{_MONTHS})\b(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:\s+\d{{4}})?"
+    r"|(?:since|from|back in|in|during)\s+(?:19|20)\d\d"
+    r"|(?:last|this|next|past)\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn|"
+    r"night|time|semester)"
+    r"|(?:yesterday|today|tonight|tomorrow|the other day|recently|lately|just now)"
+    r"|(?:a while|some time|a bit|a long time) (?:ago|back)"
+    r")\b",
+    re.I,
+)
+_LEAD_IN = re.compile(
+    r"^(?:(?:oh|ah|well|so|and|but|also|plus|anyway|anyways|yeah|yes|no|ok|okay|right|"
+    r"quick thing|real quick|fun fact|for the record|just so you know|heads up|btw|"
+    r"honestly|actually|basically|seriously|i mean|oh and|oh also)[,!:]?\s+)+",
+    re.I,
+)
+_TRAILING = re.compile(
+    r"[\s,;:-]+(?:please|thanks|thank you|lol|haha|ok|okay|though|too)?[\s.!?]*$", re.I
+)
+_ADVERB = re.compile(
+    r"^(?:\w+ly|also|still|just|always|never|only|even|totally|pretty much)$", re.I
+)
+_VERB_3SG = {
+    "am": "is",
+    "'m": "is",
+    "have": "has",
+    "do": "does",
+    "don't": "doesn't",
+    "dont": "doesn't",
+    "go": "goes",
+    "can": "can",
+    "can't": "can't",
+    "cannot": "cannot",
+    "could": "could",
+    "couldn't": "couldn't",
+    "will": "will",
+    "won't": "won't",
+    "would": "would",
+    "wouldn't": "wouldn't",
+    "should": "should",
+    "must": "must",
+    "might": "might",
+    "was": "was",
+    "wasn't": "wasn't",
+    "had": "had",
+    "did": "did",
+    "didn't": "didn't",
+    "need": "needs",
+    "haven't": "hasn't",
+    "aren't": "isn't",
+}
+_IRREGULAR_PAST = frozenset(
+    """went got grew became began came left took gave made found knew thought brought bought
+caught taught felt kept lost met paid ran said sent sold spent stood told understood won wrote
+drove ate fell forgot quit hurt put broke chose did had was were used swore wore rode flew
+hid let set shut spoke stole struck swam threw woke""".split()
+)
+_CONTRACTED_SUBJECT = (
+    (re.compile(r"^I'm\b", re.I), "User is"),
+    (re.compile(r"^I've\b", re.I), "User has"),
+    (re.compile(r"^I'd\b", re.I), "User would"),
+    (re.compile(r"^I'll\b", re.I), "User will"),
+    (re.compile(r"^my\b", re.I), "User's"),
+    (re.compile(r"^me and my\b", re.I), "User and their"),
+    (re.compile(r"^we're\b", re.I), "User's household is"),
+    (re.compile(r"^we've\b", re.I), "User's household has"),
+    (re.compile(r"^we\b", re.I), "User's household"),
+)
+_INNER_PRONOUNS = (
+    (re.compile(r"\bI'm\b"), "they're"),
+    (re.compile(r"\bI am\b"), "they are"),
+    (re.compile(r"\bI've\b"), "they've"),
+    (re.compile(r"\bI'd\b"), "they'd"),
+    (re.compile(r"\bI'll\b"), "they'll"),
+    (re.compile(r"\bI\b"), "they"),
+    (re.compile(r"\bmyself\b", re.I), "themselves"),
+    (re.compile(r"\bmine\b", re.I), "theirs"),
+    (re.compile(r"\bmy\b", re.I), "their"),
+    (re.compile(r"\bme\b", re.I), "them"),
+    (re.compile(r"\bours\b", re.I), "theirs"),
+    (re.compile(r"\bour\b", re.I), "their"),
+    (re.compile(r"\bus\b", re.I), "them"),
+)
+_CATEGORY_LEAD = {
+    "preference": "User's taste:",
+    "relationship": "User's circle:",
+    "identity": "User's background:",
+    "constraint": "User's limit:",
+}
+
+
+def strip_episodic_time(text: str) -> str:
+    """Remove time phrases that date an event, keeping the durable rest of the clause."""
+    return re.sub(r"\s{2,}", " ", _EPISODIC_TIME.sub("", text)).strip(" ,")
+
+
+def fact_body(clause: str) -> str:
+    """The clause without lead-ins, trailing courtesy words and episodic time phrases."""
+    body = _LEAD_IN.sub("", clause.strip())
+    body = strip_episodic_time(body)
+    body = _TRAILING.sub("", body)
+    return body.strip(" ,.;:-")
+
+
+def render_fact(clause: str, category: str) -> str:
+    """A statement starting with "User" in the third person, grounded in the clause's words."""
+    body = fact_body(clause)
+    if not body:
+        return ""
+    words = body.split()
+    if words[0] == "I" or words[0].lower() == "i":
+        rest = words[1:]
+        head: list[str] = []
+        while rest and _ADVERB.match(rest[0]):
+            head.append(rest.pop(0))
+        if rest:
+            verb = rest.pop(0)
+            head.append(_third_person_verb(verb))
+        statement = " ".join(["User", *head, *rest])
+    else:
+        statement = body
+        for pattern, replacement in _CONTRACTED_SUBJECT:
+            if pattern.match(statement):
+                statement = pattern.sub(replacement, statement, count=1)
+                break
+        else:
+            lead_in = _CATEGORY_LEAD.get(category, "User's note:")
+            statement = f"{lead_in} {statement}"
+    # The leading "User" is fixed; pronouns after it are rewritten to a narrator's view.
+    lead, _, tail = statement.partition(" ")
+    for pattern, replacement in _INNER_PRONOUNS:
+        tail = pattern.sub(replacement, tail)
+    return sentence_case_fact(f"{lead} {tail}")
+
+
+def _third_person_verb(verb: str) -> str:
+    low = verb.lower()
+    if low in _VERB_3SG:
+        return _VERB_3SG[low]
+    if low in _IRREGULAR_PAST or low.endswith(("ed", "n't")) or not low.isalpha():
+        return verb
+    return conjugate_3sg(verb)
+
+
+def fact_key(category: str, clause: str) -> str:
+    """A stable key for a learned fact: its category and the slug of its content words."""
+    statement = render_fact(clause, category)
+    statement = re.sub(
+        r"^User(?:'s)?(?: household| limit:| taste:| circle:| background:| note:)?\s+(?:is|has)?\s*",
+        "",
+        statement,
+    )
+    content = slug(statement)[:80].strip("_") or "general"
+    content = re.sub(r"[^a-z0-9_+#'-]", "", content.lower()) or "general"
+    return f"{category}.learned.{content}"

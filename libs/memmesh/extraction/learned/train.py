@@ -1,0 +1,42 @@
+"""Train the clause head from labelled corpora and write it beside the code.
+
+usage: python -m memmesh.extraction.learned.train [CORPUS.jsonl ...]
+With no argument it trains on the project's development split only
+(fixtures/extraction/dev.jsonl); the test split and the public file are never read here.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+from .heads import train_head
+from .labels import CLASSES, labelled_units, read_cases
+from .model_files import CLAUSE_HEAD_PATH
+from .units import unit_features
+
+DEFAULT_CORPORA = (Path("fixtures/extraction/dev.jsonl"),)
+
+
+def main(argv: list[str]) -> int:
+    """Train on the given corpora (default: the dev split) and save the clause head."""
+    from memmesh.embedding import default_encoder
+
+    corpora = tuple(Path(a) for a in argv) or DEFAULT_CORPORA
+    if any("test" in path.name for path in corpora):
+        print("error: the test split is for evaluation only", file=sys.stderr)
+        return 2
+    examples = list(labelled_units(read_cases(corpora)))
+    features = unit_features([e.unit for e in examples], default_encoder())
+    head = train_head(features, [e.label for e in examples], CLASSES)
+    head.save(CLAUSE_HEAD_PATH)
+    counts = Counter(e.label for e in examples)
+    print(
+        f"trained on {len(examples)} clauses {dict(sorted(counts.items()))} -> {CLAUSE_HEAD_PATH}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,100 @@
+"""The units the learned heads classify: a turn's clauses, each seen with its whole turn.
+
+A clause alone misreads "so none of that ever please" and a turn alone cannot say which of
+its clauses holds the fact; the features pair the two embeddings with the rule markers the
+seed 000 exclusions are built on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from ..commands import is_command_clause
+from ..markers import (
+    HEDGED,
+    HYPOTHETICAL,
+    PLAN,
+    QUESTION,
+    SARCASM,
+    THIRD_PARTY_OPINION,
+    TIME_BOUND,
+    VENTING,
+    clause_markers,
+    is_emotion,
+)
+from ..rules import turn_clauses
+from ..text import Clause
+
+MARKERS = (HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM, THIRD_PARTY_OPINION, TIME_BOUND, VENTING)
+
+
+class TextEncoder(Protocol):
+    """What the heads need of a sentence encoder (memmesh.embedding's Encoder satisfies it)."""
+
+    @property
+    def dimension(self) -> int: ...
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One clause of a turn with the signals the rules read from it."""
+
+    clause: Clause
+    turn: str
+    markers: frozenset[str]
+    is_command: bool
+    is_emotion: bool
+
+    @property
+    def text(self) -> str:
+        return self.clause.text
+
+
+def turn_units(normalized_turn: str) -> list[Unit]:
+    """Every clause of a normalised turn, in order, as the rules split it."""
+    return [
+        Unit(
+            clause=clause,
+            turn=normalized_turn,
+            markers=frozenset(clause_markers(clause)),
+            is_command=is_command_clause(clause.text),
+            is_emotion=is_emotion(clause.text),
+        )
+        for clause in turn_clauses(normalized_turn)
+    ]
+
+
+def feature_width(encoder_dimension: int) -> int:
+    """Clause vector, turn vector, one flag per marker, command, emotion, first person."""
+    return 2 * encoder_dimension + len(MARKERS) + 3
+
+
+def unit_features(units: Sequence[Unit], encoder: TextEncoder) -> np.ndarray:
+    """One feature row per unit; the turn is encoded once however many clauses it has."""
+    if not units:
+        return np.zeros((0, feature_width(encoder.dimension)), dtype=np.float32)
+    turns = list(dict.fromkeys(u.turn for u in units))
+    vectors = encoder.encode([u.text for u in units] + turns)
+    clause_vectors = vectors[: len(units)]
+    turn_index = {turn: len(units) + i for i, turn in enumerate(turns)}
+    turn_vectors = vectors[[turn_index[u.turn] for u in units]]
+    flags = np.array(
+        [
+            [float(m in u.markers) for m in MARKERS]
+            + [float(u.is_command), float(u.is_emotion), float(_first_person(u.text))]
+            for u in units
+        ],
+        dtype=np.float32,
+    )
+    return np.hstack([clause_vectors, turn_vectors, flags]).astype(np.float32)
+
+
+def _first_person(text: str) -> bool:
+    words = {w.strip(",.!?").lower() for w in text.split()}
+    return bool(words & {"i", "i'm", "i've", "my", "me", "mine", "we", "our", "us", "we're"})
