@@ -99,7 +99,9 @@ async def test_set_rule_then_filter_suppresses_and_counts(
     reply = await stub.Filter(
         pb.FilterRequest(scope=scope, channel=memory_pb2.CHANNEL_VOICE, items=items())
     )
-    assert list(reply.allowed_item_ids) == ["a2"]
+    # a4 (SAFE_TO_TEXT) goes on the voice channel to be used, not said.
+    assert list(reply.allowed_item_ids) == ["a2", "a4"]
+    assert list(reply.do_not_say_item_ids) == ["a4"]
     assert reply.do_not_mention_hits == 3
     hits = {(h.rule, h.target_type, h.target): h.hit_count for h in reply.hits}
     assert hits == {
@@ -107,7 +109,6 @@ async def test_set_rule_then_filter_suppresses_and_counts(
         ("DO_NOT_MENTION", pb.TARGET_TYPE_THREAD, "th-9"): 1,
         ("DO_NOT_MENTION", pb.TARGET_TYPE_WORK_ORDER, "wo-3"): 1,
         ("INTERNAL_ONLY", 0, ""): 1,
-        ("SAFE_TO_TEXT_ON_VOICE", 0, ""): 1,
         ("PULL_ONLY", 0, ""): 1,
     }
     asked = await stub.Filter(
@@ -116,6 +117,7 @@ async def test_set_rule_then_filter_suppresses_and_counts(
         )
     )
     assert list(asked.allowed_item_ids) == ["a2", "a4", "a5"]
+    assert list(asked.do_not_say_item_ids) == []
 
 
 async def test_rule_changes_are_on_the_ledger_as_keyed_hashes(

@@ -6,7 +6,6 @@ import pytest
 
 from memmesh.engines.exposure_guard.domain.filtering import (
     INTERNAL_ONLY,
-    SAFE_TO_TEXT_ON_VOICE,
     CompiledRules,
     Exposed,
     HitKey,
@@ -58,13 +57,43 @@ def test_exposure_levels_on_voice_and_text() -> None:
         exposed("internal", INTERNAL),
         exposed("unset", exposure_of_wire(0)),
     ]
-    assert allowed([], items, Channel.VOICE) == ["speak"]
+    assert allowed([], items, Channel.VOICE) == ["speak", "text"]
     assert allowed([], items, Channel.VOICE, speak_text_allowed=True) == ["speak", "text"]
     assert allowed([], items, Channel.TEXT) == ["speak", "text"]
     assert allowed([], items, Channel.TEXT, speak_text_allowed=True, user_asked=True) == [
         "speak",
         "text",
     ]
+
+
+def test_safe_to_text_on_voice_passes_marked_do_not_say_and_internal_only_stays_out() -> None:
+    items = [
+        exposed("speak", SPEAK),
+        exposed("allergy", TEXT, key="constraint.allergy", text="User is allergic to peanuts."),
+        exposed("internal", INTERNAL),
+        exposed("unset", exposure_of_wire(0)),
+    ]
+    voice = run([], items, Channel.VOICE)
+    assert voice.allowed_item_ids == ("speak", "allergy")
+    assert voice.do_not_say_item_ids == ("allergy",)
+    assert voice.hits == ((HitKey(INTERNAL_ONLY, 0, ""), 2),)
+    # Said only when the user asked or their contact preference allows it; never marked in text.
+    assert run([], items, Channel.VOICE, user_asked=True).do_not_say_item_ids == ()
+    assert run([], items, Channel.VOICE, speak_text_allowed=True).do_not_say_item_ids == ()
+    assert run([], items, Channel.TEXT).do_not_say_item_ids == ()
+    assert run([], items, Channel.TEXT).allowed_item_ids == ("speak", "allergy")
+
+
+def test_do_not_mention_and_pull_only_still_hold_back_safe_to_text_on_voice() -> None:
+    items = [
+        exposed("a", TEXT, key="constraint.allergy", text="User is allergic to peanuts."),
+        exposed("b", TEXT, key="constraint.medical.asthma", text="User has asthma."),
+        exposed("c", TEXT, pull_only=True, key="finance.salary", text="User earns a lot."),
+    ]
+    outcome = run([RuleId(DNM, TargetType.TOPIC, "peanuts")], items, Channel.VOICE)
+    assert outcome.allowed_item_ids == ("b",)
+    assert outcome.do_not_say_item_ids == ("b",)
+    assert outcome.do_not_mention_hits == 1
 
 
 def test_an_unset_exposure_on_the_wire_counts_as_internal_only() -> None:
@@ -187,6 +216,7 @@ def test_hits_count_every_reason_per_rule_in_sorted_order() -> None:
         exposed("d", SPEAK),
     ]
     outcome = run(rules, items)
+    # b (SAFE_TO_TEXT on voice) is held back by its thread's pull-only rule, not the channel.
     assert outcome.allowed_item_ids == ("d",)
     assert outcome.do_not_mention_hits == 2
     assert outcome.hits == (
@@ -195,7 +225,6 @@ def test_hits_count_every_reason_per_rule_in_sorted_order() -> None:
         (HitKey(INTERNAL_ONLY, 0, ""), 1),
         (HitKey("PULL_ONLY", 0, ""), 1),
         (HitKey("PULL_ONLY", TargetType.THREAD, "th-1"), 1),
-        (HitKey(SAFE_TO_TEXT_ON_VOICE, 0, ""), 1),
     )
 
 

@@ -140,8 +140,6 @@ def forbidden(
     exposure = case.exposed.exposure
     if exposure not in (Exposure.SAFE_TO_SPEAK, Exposure.SAFE_TO_TEXT):
         return True
-    if exposure is Exposure.SAFE_TO_TEXT and channel is Channel.VOICE and not speak_text_allowed:
-        return True
     if any(r.kind is RuleKind.DO_NOT_MENTION and rule_applies(r, case) for r in rules):
         return True
     pulled = case.exposed.pull_only or any(
@@ -172,6 +170,16 @@ def test_exactly_the_items_not_forbidden_pass(
         if not forbidden(c, rule_list, channel, speak_text_allowed, user_asked)
     ]
     assert list(outcome.allowed_item_ids) == expected
+    # Seed 001 §2.11.11: SAFE_TO_TEXT on voice is used, not said, unless asked or allowed.
+    unsaid = [
+        c.exposed.item.item_id
+        for c in items
+        if c.exposed.item.item_id in expected
+        and c.exposed.exposure is Exposure.SAFE_TO_TEXT
+        and channel is Channel.VOICE
+        and not (speak_text_allowed or user_asked)
+    ]
+    assert list(outcome.do_not_say_item_ids) == unsaid
     mentioned = [
         c
         for c in items

@@ -101,6 +101,7 @@ def filter_response(outcome: FilterOutcome) -> pb.FilterResponse:
             for key, count in outcome.hits
         ],
         do_not_mention_hits=outcome.do_not_mention_hits,
+        do_not_say_item_ids=outcome.do_not_say_item_ids,
     )
 
 

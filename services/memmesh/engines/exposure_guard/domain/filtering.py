@@ -11,9 +11,8 @@ from memmesh.engines.exposure_guard.domain.matching import Item, RuleMatcher
 from memmesh.engines.exposure_guard.domain.rules import Channel, RuleId, RuleKind
 from memmesh.policy.sensitivity import Exposure
 
-# Hit names besides the rule kinds: the exposure level and the channel rule.
+# Hit name besides the rule kinds: the exposure level.
 INTERNAL_ONLY = "INTERNAL_ONLY"
-SAFE_TO_TEXT_ON_VOICE = "SAFE_TO_TEXT_ON_VOICE"
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,8 +25,8 @@ class Exposed:
 
 
 class HitKey(NamedTuple):
-    """What held items back: a rule (kind, target type, target) or an exposure or channel
-    rule (name, 0, ''). The atom's own pull-only flag is (PULL_ONLY, 0, '')."""
+    """What held items back: a rule (kind, target type, target) or the exposure level
+    (INTERNAL_ONLY, 0, ''). The atom's own pull-only flag is (PULL_ONLY, 0, '')."""
 
     rule: str
     target_type: int
@@ -39,6 +38,8 @@ class FilterOutcome:
     allowed_item_ids: tuple[str, ...]
     hits: tuple[tuple[HitKey, int], ...]
     do_not_mention_hits: int
+    # Allowed items to use but not say (SAFE_TO_TEXT on the voice channel), in request order.
+    do_not_say_item_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,6 @@ class CompiledRules:
 _ITEM = attrgetter("item")
 _FLAG_PULL_ONLY = HitKey(RuleKind.PULL_ONLY.value, 0, "")
 _HIT_INTERNAL = HitKey(INTERNAL_ONLY, 0, "")
-_HIT_TEXT_ON_VOICE = HitKey(SAFE_TO_TEXT_ON_VOICE, 0, "")
 
 
 def _hit_key(rule: RuleId) -> HitKey:
@@ -88,8 +88,9 @@ def _hit_key(rule: RuleId) -> HitKey:
 
 
 def may_travel(exposure: Exposure, channel: Channel, speak_text_allowed: bool) -> bool:
-    """Exposure and channel rules: INTERNAL_ONLY never; SAFE_TO_TEXT not
-    spoken unless the user's contact preference allows it."""
+    """Whether text that is said or written as it is (the recall summary) may go out:
+    INTERNAL_ONLY never; SAFE_TO_TEXT not spoken unless the user's contact preference
+    allows it."""
     if exposure is Exposure.SAFE_TO_SPEAK:
         return True
     if exposure is Exposure.SAFE_TO_TEXT:
@@ -105,28 +106,35 @@ def filter_items(
     speak_text_allowed: bool,
     user_asked: bool,
 ) -> FilterOutcome:
-    """Allowed ids in request order; every reason that held an item back is counted."""
+    """Allowed ids in request order; every reason that held an item back is counted.
+
+    Seed 001 §2.11.11: INTERNAL_ONLY never enters a bundle; SAFE_TO_TEXT must not be
+    *spoken* unless the user asks or their contact preference allows it, so on the voice
+    channel it passes marked do-not-say (the assistant honours it silently) instead of
+    being dropped: a voice answer that forgets an allergy is worse than one that does
+    not mention it. DO_NOT_MENTION and pull-only still hold items back whatever the mark."""
     surfacing = rules.surfacing
     plain = list(map(_ITEM, items)) if not surfacing.empty else []
     topic_hits = surfacing.topic_matches(plain) if surfacing.probes else {}
     touched = surfacing.touched_by_ids(plain) if plain else set()
     touched.update(topic_hits)
-    text_passes = channel is Channel.TEXT or speak_text_allowed
+    # An explicit ask lets SAFE_TO_TEXT be said, as the contact preference does.
+    text_passes = channel is Channel.TEXT or speak_text_allowed or user_asked
     pull_blocks = not user_asked
     speak, text = Exposure.SAFE_TO_SPEAK, Exposure.SAFE_TO_TEXT
     allowed: list[str] = []
+    unsaid: list[str] = []
     rule_counts: dict[HitKey, int] = {}
-    internal = text_on_voice = flagged = suppressed = 0
+    internal = flagged = suppressed = 0
     for index, exposed in enumerate(items):
         exposure = exposed.exposure
-        blocked = False
+        blocked = do_not_say = False
         if exposure is not speak:
             if exposure is not text:
                 internal += 1
                 blocked = True
-            elif not text_passes:
-                text_on_voice += 1
-                blocked = True
+            else:
+                do_not_say = not text_passes
         if pull_blocks and exposed.pull_only:
             flagged += 1
             blocked = True
@@ -144,14 +152,14 @@ def filter_items(
             blocked = blocked or bool(held)
         if not blocked:
             allowed.append(exposed.item.item_id)
-    for key, count in (
-        (_HIT_INTERNAL, internal),
-        (_HIT_TEXT_ON_VOICE, text_on_voice),
-        (_FLAG_PULL_ONLY, flagged),
-    ):
+            if do_not_say:
+                unsaid.append(exposed.item.item_id)
+    for key, count in ((_HIT_INTERNAL, internal), (_FLAG_PULL_ONLY, flagged)):
         if count:
             rule_counts[key] = count
-    return FilterOutcome(tuple(allowed), tuple(sorted(rule_counts.items())), suppressed)
+    return FilterOutcome(
+        tuple(allowed), tuple(sorted(rule_counts.items())), suppressed, tuple(unsaid)
+    )
 
 
 def store_blocked_by(rules: CompiledRules, item: Item) -> RuleId | None:
