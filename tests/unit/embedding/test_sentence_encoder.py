@@ -1,0 +1,127 @@
+"""The numpy sentence encoder matches HF transformers' all-MiniLM-L6-v2 and behaves as an
+embedding should: batch-invariant, deterministic, total on odd input, meaningful."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memmesh.embedding import Encoder, EncoderUnavailable, default_encoder
+from memmesh.embedding.weights import model_directory
+
+REFERENCE = json.loads((Path(__file__).parent / "reference_vectors.json").read_text("utf-8"))
+REFERENCE_TEXTS = [row["text"] for row in REFERENCE["vectors"]]
+REFERENCE_VECTORS = np.array([row["vector"] for row in REFERENCE["vectors"]], dtype=np.float32)
+
+
+@pytest.fixture(scope="module")
+def encoder() -> Encoder:
+    # No cache: every call below runs the forward pass.
+    return Encoder.load(cache_size=0)
+
+
+def _assert_matches_reference(vectors: np.ndarray) -> None:
+    cosines = np.sum(vectors * REFERENCE_VECTORS, axis=1) / np.linalg.norm(
+        REFERENCE_VECTORS, axis=1
+    )
+    assert cosines.min() >= 0.9999, dict(zip(REFERENCE_TEXTS, cosines.tolist(), strict=True))
+    assert np.abs(vectors - REFERENCE_VECTORS).max() <= 1e-4
+
+
+def test_each_text_alone_matches_the_transformers_reference(encoder: Encoder) -> None:
+    vectors = np.concatenate([encoder.encode([text]) for text in REFERENCE_TEXTS])
+    _assert_matches_reference(vectors)
+
+
+def test_one_padded_batch_matches_the_transformers_reference(encoder: Encoder) -> None:
+    vectors = encoder.encode(REFERENCE_TEXTS)
+    assert {row["token_count"] for row in REFERENCE["vectors"]} != {2}  # lengths differ: padding
+    _assert_matches_reference(vectors)
+
+
+def test_vectors_are_float32_unit_rows_of_the_model_dimension(encoder: Encoder) -> None:
+    vectors = encoder.encode(["a short clause", "another one"])
+    assert encoder.dimension == 384
+    assert vectors.dtype == np.float32
+    assert vectors.shape == (2, 384)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+    assert encoder.encode([]).shape == (0, 384)
+
+
+def test_a_batch_gives_the_vectors_each_text_gets_alone(encoder: Encoder) -> None:
+    texts = ["I take the bus to work.", "", "Call Bo.", "My sister lives in Porto with two cats."]
+    alone = np.concatenate([encoder.encode([text]) for text in texts])
+    np.testing.assert_allclose(encoder.encode(texts), alone, atol=1e-6)
+    many = texts * 20  # more than one chunk
+    np.testing.assert_allclose(encoder.encode(many), np.tile(alone, (20, 1)), atol=1e-6)
+
+
+def test_empty_and_very_long_texts_encode(encoder: Encoder) -> None:
+    long_text = " ".join(f"word{index} and then some more" for index in range(3000))
+    empty, long = encoder.encode(["", long_text])
+    assert np.isfinite(empty).all() and np.isfinite(long).all()
+    # Everything past the first 128 tokens is cut off, so appending text changes nothing.
+    np.testing.assert_allclose(encoder.encode([long_text + " the end"])[0], long, atol=1e-6)
+
+
+def test_paraphrases_are_closer_than_unrelated_sentences(encoder: Encoder) -> None:
+    pairs = [
+        ("Remind me to call my mother tomorrow.", "Don't let me forget to phone mum tomorrow."),
+        ("I am allergic to peanuts.", "Peanuts give me an allergic reaction."),
+        ("My daughter starts school in September.", "In September my girl begins school."),
+        ("We moved to Lisbon last year.", "Last year we relocated to Lisbon."),
+    ]
+    first = encoder.encode([a for a, _ in pairs])
+    second = encoder.encode([b for _, b in pairs])
+    similarity = first @ second.T
+    for index in range(len(pairs)):
+        unrelated = np.delete(similarity[index], index)
+        assert similarity[index, index] > 0.6
+        assert similarity[index, index] > unrelated.max() + 0.2, pairs[index]
+
+
+def test_two_encoders_give_identical_vectors() -> None:
+    texts = ["The kettle is broken again.", "Book a table for four at eight."]
+    np.testing.assert_array_equal(Encoder.load().encode(texts), Encoder.load().encode(texts))
+
+
+def test_cached_vectors_equal_computed_ones_and_callers_cannot_corrupt_them() -> None:
+    cached = Encoder.load(cache_size=2)
+    first = cached.encode(["tea with milk", "coffee, black"])
+    expected = first.copy()
+    first[:] = 0.0  # the caller owns what it is given
+    np.testing.assert_array_equal(cached.encode(["coffee, black", "tea with milk"]), expected[::-1])
+    cached.encode(["a third text"])  # evicts the least recently used
+    np.testing.assert_array_equal(cached.encode(["tea with milk"]), expected[:1])
+
+
+def test_concurrent_callers_get_the_serial_results(encoder: Encoder) -> None:
+    texts = [f"note number {index} about the garden" for index in range(8)]
+    serial = encoder.encode(texts)
+    results: dict[int, np.ndarray] = {}
+
+    def call(index: int) -> None:
+        results[index] = encoder.encode(texts[index:] + texts[:index])
+
+    threads = [threading.Thread(target=call, args=(index,)) for index in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for index, vectors in results.items():
+        np.testing.assert_allclose(vectors, np.roll(serial, -index, axis=0), atol=1e-6)
+
+
+def test_default_encoder_is_loaded_once() -> None:
+    assert default_encoder() is default_encoder()
+
+
+def test_missing_weights_package_is_reported_clearly(tmp_path: Path) -> None:
+    with pytest.raises(EncoderUnavailable, match="no_such_weights_package"):
+        model_directory("no_such_weights_package")
+    with pytest.raises(EncoderUnavailable):
+        Encoder.load(tmp_path)  # a directory without the model files
