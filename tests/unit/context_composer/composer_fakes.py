@@ -99,19 +99,20 @@ class RuleGuard:
         if self.fail:
             raise self.fail
         self.calls.append(tuple(items))
-        allowed, hits = set(), 0
+        allowed, unsaid, hits = set(), set(), 0
         for item in items:
             if self.blocked_by_rule(item):
                 hits += 1
                 continue
             if item.exposure in ("INTERNAL_ONLY", "UNSPECIFIED", ""):
                 continue
-            if item.exposure == "SAFE_TO_TEXT" and channel == "VOICE" and not speak_text_allowed:
-                continue
             if item.pull_only and not user_asked:
                 continue
             allowed.add(item.item_id)
-        return GuardVerdict(frozenset(allowed), hits)
+            said = speak_text_allowed or user_asked
+            if item.exposure == "SAFE_TO_TEXT" and channel == "VOICE" and not said:
+                unsaid.add(item.item_id)
+        return GuardVerdict(frozenset(allowed), hits, frozenset(unsaid))
 
 
 def pass_all(items: Sequence[GuardItem]) -> GuardVerdict:

@@ -97,12 +97,21 @@ def test_caps_determinism_and_no_leak(
     )
     for tagged in bundle.atoms:
         assert tagged.atom.exposure not in ("INTERNAL_ONLY", "UNSPECIFIED")
-        assert not (
+        # Seed 001 §2.11.11: SAFE_TO_TEXT on a voice channel is used, not said.
+        assert tagged.do_not_say == (
             channel == "VOICE"
             and tagged.atom.exposure == "SAFE_TO_TEXT"
             and not plan.speak_text_allowed
         )
         assert not (tagged.atom.pull_only and not plan.user_asked)
+    for turn in bundle.excerpts + bundle.working_memory:
+        assert turn.exposure not in ("INTERNAL_ONLY", "UNSPECIFIED")
+        assert turn.do_not_say == (
+            channel == "VOICE" and turn.exposure == "SAFE_TO_TEXT" and not plan.speak_text_allowed
+        )
+    if bundle.question is not None:
+        asked_about = next(t for t in bundle.atoms if t.atom.atom_id == bundle.question.atom_id)
+        assert not asked_about.do_not_say
     texts = [t.atom.text for t in bundle.atoms] + [
         t.text for t in bundle.excerpts + bundle.working_memory
     ]

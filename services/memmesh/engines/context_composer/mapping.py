@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol, TypeVar
 
 from google.protobuf.duration_pb2 import Duration
@@ -127,6 +128,11 @@ def retrieved_of(response: ranker_pb.RetrieveResponse) -> Retrieved:
         ),
         turns=tuple(_turn_of(c) for c in response.turns),
         digests=tuple(_digest_of(c) for c in response.digests if c.document.HasField("digest")),
+        standing=tuple(
+            replace(atom_of(c.document.atom), standing=True)
+            for c in response.standing_constraints
+            if c.document.HasField("atom")
+        ),
     )
 
 
@@ -212,7 +218,11 @@ def facts_of(state: state_pb.UserState) -> UserFacts:
 
 def verdict_of(response: guard_pb.FilterResponse) -> GuardVerdict:
     """The guard's verdict in domain terms."""
-    return GuardVerdict(frozenset(response.allowed_item_ids), response.do_not_mention_hits)
+    return GuardVerdict(
+        frozenset(response.allowed_item_ids),
+        response.do_not_mention_hits,
+        frozenset(response.do_not_say_item_ids),
+    )
 
 
 def mode_number(mode: str) -> bundle_pb2.SessionMode.ValueType:
@@ -232,6 +242,7 @@ def _turn_message(turn: TurnRecord) -> bundle_pb2.BundleTurn:
         role=_number(memory_pb2.Role, turn.role or "UNSPECIFIED", "ROLE_"),
         text=turn.text,
         exposure=_number(memory_pb2.Exposure, turn.exposure or "UNSPECIFIED", "EXPOSURE_"),
+        do_not_say=turn.do_not_say,
     )
     if turn.time_us:
         message.time.CopyFrom(timestamp_of(turn.time_us))
@@ -277,6 +288,8 @@ def bundle_message(bundle: Bundle) -> bundle_pb2.ContextBundle:
                 ),
                 confidence_bp=t.atom.confidence_bp,
                 evidence_turn_ids=list(t.atom.evidence_turn_ids),
+                do_not_say=t.do_not_say,
+                standing_constraint=t.atom.standing,
             )
             for t in bundle.atoms
         ],

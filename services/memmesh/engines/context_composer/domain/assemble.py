@@ -7,7 +7,7 @@ gathered state and request give the same bundle.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 from memmesh import bundle_items as items_of
@@ -26,7 +26,9 @@ from memmesh.engines.context_composer.domain.model import (
     Gathered,
     GuardVerdict,
     Loop,
+    MemoryAtom,
     PushMemory,
+    Retrieved,
     TaggedAtom,
     TurnRecord,
 )
@@ -90,13 +92,21 @@ class GuardPlan:
     speak_text_allowed: bool
 
 
+def candidate_atoms(retrieved: Retrieved) -> tuple[MemoryAtom, ...]:
+    """The standing constraints the request could touch first, then the other ranked atoms:
+    caps and the byte cap drop from the end, so a short allergy is the last atom to go."""
+    standing = [replace(a, standing=True) for a in retrieved.standing]
+    pushed = {a.atom_id for a in standing}
+    return (*standing, *(a for a in retrieved.atoms if a.atom_id not in pushed))
+
+
 def guard_plan(query: ComposeQuery, gathered: Gathered) -> GuardPlan:
     """Every candidate item, as it would appear in the bundle, for the ExposureGuard."""
     facts, retrieved, session = gathered.facts, gathered.retrieved, gathered.session
     user_asked = asks_for_recall(query.query)
     items = [
         items_of.atom_item(i, a.atom_id, a.key, a.text, a.exposure, a.topics, a.pull_only)
-        for i, a in enumerate(retrieved.atoms)
+        for i, a in enumerate(candidate_atoms(retrieved))
     ]
     # A turn's own exposure: the archive's, tightened by the atoms it evidences.
     items += [
@@ -172,6 +182,17 @@ def _bridge(query: ComposeQuery, gathered: Gathered, allowed: frozenset[str]) ->
     )
 
 
+def _marked_turns(
+    prefix: str, turns: Sequence[TurnRecord], allowed: Collection[str], unsaid: Collection[str]
+) -> list[TurnRecord]:
+    """The turns the guard let pass, each marked do-not-say when the verdict says so."""
+    return [
+        replace(turn, do_not_say=f"{prefix}{i}" in unsaid)
+        for i, turn in enumerate(turns)
+        if f"{prefix}{i}" in allowed
+    ]
+
+
 @dataclass
 class _Parts:
     """The candidate parts after filtering, before the byte cap trims them."""
@@ -211,25 +232,30 @@ def compose_bundle(
 ) -> Composed:
     """The bundle, hints, tone and counters for one turn."""
     facts, retrieved, session = gathered.facts, gathered.retrieved, gathered.session
-    allowed = verdict.allowed_item_ids
+    allowed, unsaid = verdict.allowed_item_ids, verdict.do_not_say_item_ids
     pull_allowed = plan.user_asked or not facts.recall_only_when_asked
 
-    atoms = kept(items_of.ATOM, retrieved.atoms, allowed) if pull_allowed else []
-    tagged = [
-        TaggedAtom(a, tag_atom(a, facts, query.now_us)) for a in atoms if a.status != "SUPERSEDED"
-    ]
+    tagged = (
+        [
+            TaggedAtom(a, tag_atom(a, facts, query.now_us), f"{items_of.ATOM}{i}" in unsaid)
+            for i, a in enumerate(candidate_atoms(retrieved))
+            if f"{items_of.ATOM}{i}" in allowed and a.status != "SUPERSEDED"
+        ]
+        if pull_allowed
+        else []
+    )
     dnr = do_not_repeat_keys(facts, tagged)
     _, unanswered = choose_question(query, tagged, dnr.keys)
     tagged = [t for t in tagged if t.atom.atom_id not in unanswered][:MAX_ATOMS]
 
     working = [
         replace(t, text=cut_words(t.text, WORKING_TURN_CHARS))
-        for t in kept(items_of.WORKING_TURN, session.turns, allowed)
+        for t in _marked_turns(items_of.WORKING_TURN, session.turns, allowed, unsaid)
     ][-MAX_WORKING_TURNS:]
     in_working = {t.turn_id for t in working}
     excerpts: list[TurnRecord] = []
     if pull_allowed:
-        for turn in kept(items_of.EXCERPT, retrieved.turns, allowed):
+        for turn in _marked_turns(items_of.EXCERPT, retrieved.turns, allowed, unsaid):
             if turn.turn_id not in in_working and len(excerpts) < MAX_EXCERPTS:
                 excerpts.append(replace(turn, text=cut_words(turn.text, EXCERPT_CHARS)))
     digests = (

@@ -41,6 +41,8 @@ class MemoryAtom:
     evidence_turn_ids: tuple[str, ...] = ()
     status: str = "ACTIVE"
     topics: tuple[str, ...] = ()
+    # A standing constraint the ranker pushed because the request could touch it.
+    standing: bool = False
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,8 @@ class TurnRecord:
     text: str
     time_us: int
     exposure: str = "SAFE_TO_SPEAK"
+    # Use, do not say (seed 001 §2.11.11): set by the guard's verdict on a voice channel.
+    do_not_say: bool = False
 
 
 @dataclass(frozen=True)
@@ -95,11 +99,13 @@ class UserFacts:
 
 @dataclass(frozen=True)
 class Retrieved:
-    """Ranker candidates: atoms in seed 001 §2.11.9 order, turns and digests by relevance."""
+    """Ranker candidates: atoms in seed 001 §2.11.9 order, turns and digests by relevance,
+    and the standing constraints the request could touch (flagged `standing`)."""
 
     atoms: tuple[MemoryAtom, ...] = ()
     turns: tuple[TurnRecord, ...] = ()
     digests: tuple[Digest, ...] = ()
+    standing: tuple[MemoryAtom, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -182,18 +188,21 @@ class Gathered:
 
 @dataclass(frozen=True)
 class GuardVerdict:
-    """The ExposureGuard's answer: the ids that may pass and the DO_NOT_MENTION hit count."""
+    """The ExposureGuard's answer: the ids that may pass, those of them to use but not
+    say, and the DO_NOT_MENTION hit count."""
 
     allowed_item_ids: frozenset[str]
     do_not_mention_hits: int = 0
+    do_not_say_item_ids: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
 class TaggedAtom:
-    """An atom in the bundle with its §2.11.10 tag."""
+    """An atom in the bundle with its §2.11.10 tag and whether it may be said (§2.11.11)."""
 
     atom: MemoryAtom
     tag: str
+    do_not_say: bool = False
 
 
 @dataclass(frozen=True)

@@ -150,6 +150,9 @@ def choose_question(
     chosen: Question | None = None
     for second_pass in (False, True):
         for tagged in atoms:
+            if tagged.do_not_say:
+                # A question says its fact aloud: never about one to use but not say.
+                continue
             reason = _reason(tagged, stable_keys, query, second_pass)
             if reason is None:
                 continue
