@@ -89,3 +89,28 @@ def test_final_gate_passing_everything_returns_the_bundle_unchanged() -> None:
     items = gate_items(bundle)
     gated = apply_gate(bundle, items, {i.item_id for i in items})
     assert gated.bundle is bundle and gated.removed_texts == ()
+
+
+def test_final_gate_marks_what_the_guard_lets_pass_do_not_say_and_keeps_composer_marks() -> None:
+    bundle = sample_bundle()
+    bundle.atoms[1].do_not_say = True  # marked by the composer: the gate never clears a mark
+    bundle.excerpts.add(turn_id="t0", session_id="s0", text="I'm allergic to peanuts")
+    items = gate_items(bundle)
+    everything = {i.item_id for i in items}
+    gated = apply_gate(bundle, items, everything, {"a0", "e0"})
+    assert [a.do_not_say for a in gated.bundle.atoms] == [True, True]
+    assert gated.bundle.excerpts[0].do_not_say
+    assert not gated.bundle.working_memory[0].do_not_say
+    assert gated.removed_texts == ()
+    assert not bundle.atoms[0].do_not_say  # the composed bundle itself is left as it was
+    # A question about a fact not to be said would say it: it goes, the atom stays.
+    asked = apply_gate(bundle, items, everything, {"q"})
+    assert not asked.bundle.HasField("clarification")
+    assert [a.atom_id for a in asked.bundle.atoms] == ["a1", "a2"]
+
+
+def test_final_gate_marks_survive_removals_at_the_index_the_guard_named() -> None:
+    bundle = sample_bundle()
+    items = gate_items(bundle)
+    gated = apply_gate(bundle, items, {"a1", "w0", "n"}, {"a1"})
+    assert [(a.atom_id, a.do_not_say) for a in gated.bundle.atoms] == [("a2", True)]

@@ -180,7 +180,9 @@ class BriefHandler:
         if budget.expired:
             raise DeadlineExpired("the Brief's budget is spent")
         bundle_items = items[: len(items) - hint_count]
-        gated = apply_gate(composed.bundle, bundle_items, verdict.allowed_item_ids)
+        gated = apply_gate(
+            composed.bundle, bundle_items, verdict.allowed_item_ids, verdict.do_not_say_item_ids
+        )
         hints = gate_hints(composed.hints, verdict.allowed_item_ids)
         if gated.removed_texts:
             log.info("final gate held back items=%d", len(gated.removed_texts))
@@ -199,7 +201,7 @@ class BriefHandler:
             hints=prune_vocabulary(hints, gated.removed_texts),
             tone=composed.tone,
             counters=recount(composed.counters, bundle, verdict.do_not_mention_hits)
-            if gated.removed_texts
+            if bundle is not composed.bundle
             else composed.counters,
             degraded=bool(degraded_parts),
             reason_code=TIER2_DEGRADED if degraded_parts else "",

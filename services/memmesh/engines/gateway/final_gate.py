@@ -1,5 +1,6 @@
 """The last gate of every bundle: each item is offered to the ExposureGuard again and
-whatever it holds back now is removed (rules may have changed since composition)."""
+whatever it holds back now is removed (rules may have changed since composition); what it
+lets pass to be used but not said is marked do_not_say (a mark the composer set stays)."""
 
 from __future__ import annotations
 
@@ -93,14 +94,47 @@ _LISTED_PARTS = (
 )
 
 
+_MARKABLE_PARTS = (
+    ("atoms", items_of.ATOM),
+    ("excerpts", items_of.EXCERPT),
+    ("working_memory", items_of.WORKING_TURN),
+)
+
+
+def _unmarked(bundle: bundle_pb2.ContextBundle, unsaid: set[str]) -> bool:
+    """Whether the verdict marks an item the bundle does not mark yet (or the question)."""
+    if items_of.QUESTION in unsaid and bundle.HasField("clarification"):
+        return True
+    return any(
+        f"{prefix}{i}" in unsaid and not part.do_not_say
+        for field, prefix in _MARKABLE_PARTS
+        for i, part in enumerate(getattr(bundle, field))
+    )
+
+
 def apply_gate(
-    bundle: bundle_pb2.ContextBundle, items: list[GuardItem], allowed_ids: Iterable[str]
+    bundle: bundle_pb2.ContextBundle,
+    items: list[GuardItem],
+    allowed_ids: Iterable[str],
+    do_not_say_ids: Iterable[str] = (),
 ) -> GateResult:
-    """A copy of the bundle without the items the guard held back."""
-    allowed = set(allowed_ids)
+    """A copy of the bundle without the items the guard held back, and with the items it
+    lets pass do-not-say marked so."""
+    allowed, unsaid = set(allowed_ids), set(do_not_say_ids)
     removed = withheld_texts(items, allowed)
-    if not removed:
+    if not removed and not _unmarked(bundle, unsaid):
         return GateResult(bundle, ())
+    if unsaid:
+        # Marks first, while every part still sits at the index its item id names.
+        marked = bundle_pb2.ContextBundle()
+        marked.CopyFrom(bundle)
+        for field, prefix in _MARKABLE_PARTS:
+            for i, part in enumerate(getattr(marked, field)):
+                if f"{prefix}{i}" in unsaid:
+                    part.do_not_say = True
+        if not removed and items_of.QUESTION not in unsaid:
+            return GateResult(marked, ())
+        bundle = marked
     gated = bundle_pb2.ContextBundle()
     gated.CopyFrom(bundle)
     for field, prefix in _LISTED_PARTS:
@@ -116,8 +150,11 @@ def apply_gate(
     if items_of.NAME not in allowed:
         gated.push.display_name = ""
     kept_atoms = {atom.atom_id for atom in gated.atoms}
+    # A question says its fact aloud: one the guard would have used but not said goes too.
     if gated.HasField("clarification") and (
-        items_of.QUESTION not in allowed or gated.clarification.atom_id not in kept_atoms
+        items_of.QUESTION not in allowed
+        or items_of.QUESTION in unsaid
+        or gated.clarification.atom_id not in kept_atoms
     ):
         gated.ClearField("clarification")
     return GateResult(gated, removed)
