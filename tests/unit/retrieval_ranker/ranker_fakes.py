@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from memmesh.common.v1 import memory_pb2
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.domain.documents import IndexDoc
+from memmesh.engines.retrieval_ranker.domain.reach import ConstraintReach
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.ports import Changes, Snapshot, StoredDoc
 from memmesh.engines.retrieval_ranker.use_cases import RankerService
@@ -164,11 +165,14 @@ def digest_doc(d: memory_pb2.Digest) -> IndexDoc:
     return mapping.index_doc(pb.Document(digest=d), ANALYZER)
 
 
-def new_service(store: object | None = None, max_cached_users: int = 8) -> RankerService:
-    """A service over an in-memory store (or the given one)."""
+def new_service(
+    store: object | None = None, max_cached_users: int = 8, reach: ConstraintReach | None = None
+) -> RankerService:
+    """A service over an in-memory store (or the given one); without `reach`, no encoder."""
     return RankerService(
         store or MemoryRankerStore(),  # type: ignore[arg-type]
         ANALYZER,
         mapping.decoder(ANALYZER),
         max_cached_users,
+        reach=reach,
     )

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import logging
+
+from memmesh.embedding import EncoderUnavailable, default_encoder
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
+from memmesh.engines.retrieval_ranker.domain.reach import ConstraintReach, SentenceEncoder
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.servicer import RetrievalRankerServicer
 from memmesh.engines.retrieval_ranker.settings import RankerSettings
@@ -15,6 +19,18 @@ from memmesh.runtime.server import ServiceRegistration
 from memmesh.runtime.settings import MeshSettings
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["RetrievalRankerService"].full_name
+log = logging.getLogger(__name__)
+
+
+def sentence_encoder(enabled: bool) -> SentenceEncoder | None:
+    """The shared sentence encoder, loaded now (not on a Brief's clock), or None."""
+    if not enabled:
+        return None
+    try:
+        return default_encoder()
+    except EncoderUnavailable:
+        log.warning("sentence encoder unavailable: every request gets the standing constraints")
+        return None
 
 
 async def build(settings: MeshSettings) -> BuiltEngine:
@@ -29,6 +45,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         mapping.decoder(analyzer),
         own.max_cached_users,
         reclaim_wait_s=None if on_sqlite else own.reclaim_wait_ms / 1000,
+        reach=ConstraintReach(sentence_encoder(own.sentence_encoder)),
     )
 
     async def close() -> None:

@@ -23,6 +23,7 @@ from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.domain.user_index import IndexSummary
 from memmesh.engines.retrieval_ranker.ports import StoredDoc
 from memmesh.errors import FieldViolation, InvalidInput
+from memmesh.policy.standing import is_standing_constraint
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 from memmesh.runtime.timeconv import micros_of
 
@@ -115,6 +116,15 @@ def _terms(document: pb.Document, analyzer: Analyzer) -> tuple[str, ...]:
     return tuple(terms)
 
 
+def _constraint_text(document: pb.Document) -> str:
+    """The atom's text when it is a standing constraint, else ''."""
+    if not document.HasField("atom"):
+        return ""
+    atom = document.atom
+    category = memory_pb2.AtomCategory.Name(atom.category).removeprefix("ATOM_CATEGORY_")
+    return atom.text if is_standing_constraint(atom.key, atom.text, category) else ""
+
+
 def index_doc(canonical: pb.Document, analyzer: Analyzer) -> IndexDoc:
     """The domain document of a canonical document."""
     return IndexDoc(
@@ -124,6 +134,7 @@ def index_doc(canonical: pb.Document, analyzer: Analyzer) -> IndexDoc:
         time_us=_time_us(canonical),
         signals=_signals(canonical),
         payload=canonical.SerializeToString(deterministic=True),
+        constraint_text=_constraint_text(canonical),
     )
 
 
@@ -206,6 +217,7 @@ def retrieve_response(retrieval: Retrieval) -> pb.RetrieveResponse:
         turns=[_candidate(c) for c in retrieval.turns],
         digests=[_candidate(c) for c in retrieval.digests],
         generic_query=retrieval.generic_query,
+        standing_constraints=[_candidate(c) for c in retrieval.standing],
     )
 
 

@@ -17,3 +17,6 @@ class RankerSettings(BaseSettings):
     # this long, whichever comes first (the VACUUM goes on); SQLite's WAL truncation is
     # always awaited.
     reclaim_wait_ms: int = Field(default=500, ge=0)
+    # Decide by meaning (memmesh.embedding) whether a request could touch the user's
+    # standing constraints; off, or without the model installed, every request does.
+    sentence_encoder: bool = True

@@ -8,6 +8,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc, Retrieval
+from memmesh.engines.retrieval_ranker.domain.reach import ConstraintReach
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.domain.user_index import IndexSummary, UserIndex, summary_of
 from memmesh.engines.retrieval_ranker.ports import RankerStore, StoredDoc
@@ -36,8 +37,11 @@ class RankerService:
         decode: Callable[[StoredDoc], IndexDoc],
         max_cached_users: int = 64,
         reclaim_wait_s: float | None = None,
+        reach: ConstraintReach | None = None,
     ) -> None:
         self._store = store
+        # Without an encoder every request touches the standing constraints (reach.py).
+        self._reach = reach or ConstraintReach(None)
         # How long an erasure's answer waits for the store to reclaim the deleted bytes
         # (None: until done); the reclaim goes on in the background after that.
         self._reclaimer = Reclaimer(lambda: self._store.reclaim_erased(), reclaim_wait_s)
@@ -179,9 +183,24 @@ class RankerService:
         return count
 
     async def retrieve(self, tenant_id: str, user_id: str, query: str, caps: Caps) -> Retrieval:
-        """Candidates for the query within caps, from the user's index as of now."""
+        """Candidates for the query within caps, from the user's index as of now, with the
+        standing constraints the query could touch."""
         index = await self._current(tenant_id, user_id)
-        return index.retrieve(self._analyzer.query_terms(query), caps)
+        terms = self._analyzer.query_terms(query)
+        standing = index.standing_constraints() if terms else ()
+        if standing and not await self._touches(query, terms, standing):
+            standing = ()
+        return index.retrieve(terms, caps, standing)
+
+    async def _touches(
+        self, query: str, terms: tuple[str, ...], standing: Sequence[IndexDoc]
+    ) -> bool:
+        names_domain = self._analyzer.names_constraint_domain(terms)
+        texts = [doc.constraint_text for doc in standing]
+        if names_domain or not self._reach.semantic:
+            return self._reach.touches(query, names_domain, texts)
+        # The encoder's arithmetic releases the GIL: other retrievals go on meanwhile.
+        return await asyncio.to_thread(self._reach.touches, query, names_domain, texts)
 
     async def reindex(self, tenant_id: str, user_id: str) -> IndexSummary:
         """Rebuild the user's index from the documents the owners pushed (the store keeps each

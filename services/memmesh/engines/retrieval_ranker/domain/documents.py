@@ -40,6 +40,9 @@ class IndexDoc:
     time_us: int
     signals: AtomSignals
     payload: bytes
+    # An atom that is a standing constraint (memmesh.policy.standing) carries its text here,
+    # so a request can be compared with it; empty for every other document.
+    constraint_text: str = ""
 
     @cached_property
     def atom_order(self) -> tuple[int, int, int, int, int, str]:
@@ -82,3 +85,5 @@ class Retrieval:
     turns: tuple[Candidate, ...]
     digests: tuple[Candidate, ...]
     generic_query: bool
+    # The user's standing constraints the request could touch, in §2.11.9 order.
+    standing: tuple[Candidate, ...] = ()

@@ -28,6 +28,32 @@ DIET_WORDS = frozenset(
 )
 
 
+# The domains a standing constraint (allergy, diet, health limit, medication, accessibility)
+# can matter to, by the words that name them: a request with one of these words touches the
+# user's standing constraints without asking the sentence encoder (domain/reach.py decides
+# the rest by meaning). Generous on purpose: a missed allergy costs far more than one short
+# extra atom.
+CONSTRAINT_DOMAIN_WORDS = FOOD_WORDS | frozenset(
+    """
+    cook bake grill roast fry barbecue bbq potluck picnic party parties feast supper pizza
+    burger sandwich salad soup pasta cake cookies chocolate candy sweets treat treats fruit
+    coffee tea beer wine cocktail cocktails smoothie juice bar pub cafe bakery takeaway
+    delivery catering buffet chef kitchen hungry thirsty starving taste flavor flavour
+    trip travel travelling traveling vacation holiday holidays flight flights fly flying
+    hotel hotels airbnb cruise weekend getaway abroad visit tour itinerary pack packing
+    camping hike hiking walk walking run running marathon gym workout exercise sport sports
+    swim swimming bike cycling yoga climb climbing ski skiing tennis football soccer match
+    medicine medication medicines pill pills painkiller painkillers headache migraine fever
+    cough cold flu sick ill pain ache nausea nauseous doctor pharmacy prescription vaccine
+    shot symptoms allergy allergic health
+    buy buying shop shopping purchase gift gifts present presents groceries supermarket
+    market order store
+    event events wedding birthday celebration celebrate concert festival show theater
+    theatre cinema movie date anniversary gathering host hosting guests invite
+    """.split()
+)
+
+
 class Analyzer:
     """Turns text into index terms, and a query into the terms it is scored by."""
 
@@ -35,6 +61,7 @@ class Analyzer:
         self._generic_stems = frozenset(stem(w) for w in GENERIC_RECALL_WORDS)
         self._food_stems = frozenset(stem(w) for w in FOOD_WORDS)
         self._diet_stems = frozenset(stem(w) for w in DIET_WORDS)
+        self._constraint_domain_stems = frozenset(stem(w) for w in CONSTRAINT_DOMAIN_WORDS)
 
     def terms(self, text: str) -> list[str]:
         """Stemmed content terms of a text, in text order, stop words and single letters dropped."""
@@ -48,3 +75,7 @@ class Analyzer:
         if terms & self._food_stems:
             terms |= self._diet_stems
         return tuple(sorted(terms))
+
+    def names_constraint_domain(self, query_terms: tuple[str, ...]) -> bool:
+        """Whether a query's scoring terms name a domain standing constraints matter to."""
+        return not self._constraint_domain_stems.isdisjoint(query_terms)

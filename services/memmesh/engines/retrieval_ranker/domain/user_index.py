@@ -8,8 +8,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
-from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc, Kind, Retrieval
+from memmesh.engines.retrieval_ranker.domain.documents import (
+    Candidate,
+    Caps,
+    IndexDoc,
+    Kind,
+    Retrieval,
+)
 from memmesh.engines.retrieval_ranker.domain.ranking import select_atoms, select_by_relevance
+
+# Standing constraints pushed into one retrieval at most (the first in §2.11.9 order).
+MAX_STANDING = 8
 
 
 class UserIndex:
@@ -18,6 +27,9 @@ class UserIndex:
     def __init__(self, generation: int = 0, docs: Iterable[IndexDoc] = ()) -> None:
         self.generation = generation
         self._kinds = {kind: KindIndex() for kind in Kind}
+        # Standing-constraint atoms by id, kept beside the index so a retrieval finds them
+        # without a scan.
+        self._standing: dict[str, IndexDoc] = {}
         for doc in docs:
             self.upsert(doc)
 
@@ -30,11 +42,22 @@ class UserIndex:
         if holder is not None and holder is not self._kinds[doc.kind]:
             holder.remove(doc.doc_id)
         self._kinds[doc.kind].add(doc)
+        if doc.constraint_text and not doc.signals.superseded:
+            self._standing[doc.doc_id] = doc
+        else:
+            self._standing.pop(doc.doc_id, None)
 
     def remove(self, doc_id: str) -> bool:
         """Drop a document; True when it was indexed."""
+        self._standing.pop(doc_id, None)
         holder = self._find(doc_id)
         return holder is not None and holder.remove(doc_id) is not None
+
+    def standing_constraints(self) -> tuple[IndexDoc, ...]:
+        """The user's standing constraints, at most MAX_STANDING, in §2.11.9 order."""
+        if not self._standing:
+            return ()
+        return tuple(sorted(self._standing.values(), key=lambda d: d.atom_order)[:MAX_STANDING])
 
     def count(self, kind: Kind | None = None) -> int:
         """Documents of a kind, or of every kind."""
@@ -42,8 +65,11 @@ class UserIndex:
             return len(self._kinds[kind])
         return sum(len(index) for index in self._kinds.values())
 
-    def retrieve(self, query_terms: tuple[str, ...], caps: Caps) -> Retrieval:
-        """Candidates for the query terms within caps (see ranking.py for the rule)."""
+    def retrieve(
+        self, query_terms: tuple[str, ...], caps: Caps, standing: Iterable[IndexDoc] = ()
+    ) -> Retrieval:
+        """Candidates for the query terms within caps (see ranking.py for the rule), and the
+        `standing` constraints the caller decided the query could touch."""
         return Retrieval(
             atoms=select_atoms(self._kinds[Kind.ATOM], query_terms, caps.max_atoms),
             turns=select_by_relevance(self._kinds[Kind.TURN], query_terms, caps.max_turns)
@@ -51,6 +77,7 @@ class UserIndex:
             else (),
             digests=select_by_relevance(self._kinds[Kind.DIGEST], query_terms, caps.max_digests),
             generic_query=not query_terms,
+            standing=tuple(Candidate(doc, 0, 0) for doc in standing),
         )
 
     def checksum(self) -> str:
