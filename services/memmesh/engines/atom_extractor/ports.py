@@ -17,6 +17,7 @@ from memmesh.engines.atom_extractor.domain.capsule import (
     TurnInput,
 )
 from memmesh.extraction.model import ExtractionResult
+from memmesh.extraction.patterns import Observation
 from memmesh.ledger_event import NewEvent
 from memmesh.outbox import Delivery
 from memmesh.outbox import Effect as QueuedForm
@@ -100,6 +101,10 @@ class CapsuleStore(AtomReader, Protocol):
     async def commit(self, tenant_id: str, user_id: str, commit: CapsuleCommit) -> bool:
         """Write everything atomically; False (nothing written) when the marker is stored already.
         Raise VersionMismatch when an atom moved on since it was loaded."""
+        ...
+
+    async def observations(self, tenant_id: str, user_id: str) -> list[Observation]:
+        """The user's behaviour observations (the pattern learner's), oldest first."""
         ...
 
     async def list_corrections(

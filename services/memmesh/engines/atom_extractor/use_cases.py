@@ -35,10 +35,12 @@ from memmesh.engines.atom_extractor.domain.erasure import (
     blocked_words,
     erasure_effects,
     late_dropped,
+    late_kept_observations,
     late_terms,
     local_erasure,
 )
 from memmesh.engines.atom_extractor.domain.events import command_event, correction_event, effects_of
+from memmesh.engines.atom_extractor.domain.learned_patterns import Learning, candidate_atoms, learn
 from memmesh.engines.atom_extractor.domain.references import record_use, referenced_ids, turn_words
 from memmesh.engines.atom_extractor.domain.updates import (
     apply_fact,
@@ -57,6 +59,7 @@ from memmesh.engines.atom_extractor.ports import (
 from memmesh.errors import VersionMismatch
 from memmesh.extraction.commands import carries_own_content
 from memmesh.extraction.model import Command, Correction, ExtractedFact
+from memmesh.extraction.patterns import Observation, observe
 from memmesh.extraction.rules import extract as extract_by_rules
 from memmesh.ledger_event import NewEvent
 
@@ -156,6 +159,7 @@ class CapsuleService:
         session_id: str,
         planner: Planner,
         related: Related | None = None,
+        learning: Learning | None = None,
     ) -> Outcome:
         lock = self._lock(tenant_id, user_id)
         async with lock:
@@ -175,12 +179,14 @@ class CapsuleService:
                 erasure = applied.plan.erasure if applied.plan is not None else None
                 if erasure is None:
                     erasure = applied.erasure
+                # Patterns follow the facts and the forget (the caps, the evidence left).
+                learned = learn(ws, ctx, learning, erasure) if learning is not None else None
                 commit = CapsuleCommit(
                     marker=marker,
                     upserts=ws.upserts(),
                     deletes=ws.deletes(),
                     corrections=applied.corrections,
-                    rejections=applied.rejections,
+                    rejections=[*applied.rejections, *(learned.proposals if learned else ())],
                     provenance=applied.provenance,
                     session_refs=(session_id, tuple(applied.touched))
                     if session_id and applied.touched
@@ -190,6 +196,7 @@ class CapsuleService:
                     turn_session=applied.turn_session,
                     last_said=applied.last_said,
                     erasure=local_erasure(erasure, ctx) if erasure is not None else None,
+                    observations=learned.write if learned is not None else None,
                 )
                 try:
                     written = await self._store.commit(tenant_id, user_id, commit)
@@ -270,6 +277,20 @@ class CapsuleService:
         )
         probe = ChangeContext(tenant_id, user_id, marker, now_us, turn.session_id)
         blocked = await self._blocked(tenant_id, user_id, facts, probe)
+        learning = None
+        if turn.role == "user":
+            # What the user asks for is observed only in a turn that is kept and commands nothing.
+            observed = (
+                observe(turn.text, turn.turn_id, turn.session_id, now_us)
+                if not keep_nothing and extraction.command is None and not extraction.correction
+                else ()
+            )
+            learning = await self._learning(
+                tenant_id,
+                user_id,
+                late_kept_observations(tenant_id, user_id, observed, late, now_us),
+                probe,
+            )
         rejections = [
             RejectionEntry(
                 candidate_text=r.candidate_text,
@@ -353,12 +374,14 @@ class CapsuleService:
         if extraction.correction is None and extraction.command is None:
             ids = [atom_id_of(tenant_id, user_id, fact.key, fact.text) for fact in facts]
             related = Related(
-                tuple(sorted({fact.key for fact in facts})),
+                tuple(
+                    sorted({fact.key for fact in facts} | set(learning.keys() if learning else ()))
+                ),
                 tuple(sorted(set(ids))),
                 tuple(sorted(turn_words(turn.text))),
             )
         outcome = await self._mutate(
-            tenant_id, user_id, marker, now_us, turn.session_id, planner, related
+            tenant_id, user_id, marker, now_us, turn.session_id, planner, related, learning
         )
         return ProcessOutcome(
             relevant=extraction.relevant and bool(facts),
@@ -382,6 +405,25 @@ class CapsuleService:
             *(self._deps.guard.may_store(tenant_id, user_id, a) for a in atoms)
         )
         return {position for position, allowed in enumerate(verdicts) if not allowed}
+
+    async def _learning(
+        self,
+        tenant_id: str,
+        user_id: str,
+        observed: tuple[Observation, ...],
+        ctx: ChangeContext,
+    ) -> Learning:
+        """The learner's input: the user's observations, the turn's, and the signatures whose
+        pattern a do-not-store rule refuses (a guard that does not answer fails the request)."""
+        learning = Learning(tuple(await self._store.observations(tenant_id, user_id)), observed)
+        candidates = candidate_atoms(learning, ctx) if observed else []
+        verdicts = await asyncio.gather(
+            *(self._deps.guard.may_store(tenant_id, user_id, atom) for _, atom in candidates)
+        )
+        refused = frozenset(
+            s for (s, _), allowed in zip(candidates, verdicts, strict=True) if not allowed
+        )
+        return replace(learning, refused=refused) if refused else learning
 
     async def run_command(
         self,
@@ -413,7 +455,10 @@ class CapsuleService:
             )
             return Applied(events=[command_event(plan, target, ctx)], plan=plan)
 
-        return await self._mutate(tenant_id, user_id, marker, now_us, session_id, planner)
+        learning = Learning(tuple(await self._store.observations(tenant_id, user_id)))
+        return await self._mutate(
+            tenant_id, user_id, marker, now_us, session_id, planner, learning=learning
+        )
 
     async def forget(
         self,
@@ -467,8 +512,15 @@ class CapsuleService:
                 )
             )
 
+        learning = Learning(tuple(await self._store.observations(tenant_id, user_id)))
         return await self._mutate(
-            tenant_id, user_id, marker, now_us, session_id if last_referenced else "", planner
+            tenant_id,
+            user_id,
+            marker,
+            now_us,
+            session_id if last_referenced else "",
+            planner,
+            learning=learning,
         )
 
     async def correct(

@@ -21,6 +21,7 @@ from memmesh.engines.atom_extractor.domain.capsule import (
 )
 from memmesh.engines.atom_extractor.outbox import LANES, queued_form
 from memmesh.errors import VersionMismatch
+from memmesh.extraction.patterns import Observation, ObservationWrite
 from memmesh.outbox import (
     PurgeFilter,
     enqueue_in,
@@ -110,6 +111,20 @@ def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
                 """CREATE TABLE capsule_session_last (
                 tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
                 turn_id TEXT NOT NULL, PRIMARY KEY (tenant_id, user_id, session_id))""",
+            ),
+        ),
+        # The pattern learner's behaviour observations: a request's signature per turn, with
+        # its session and time (no turn text), bounded per user.
+        Migration(
+            7,
+            (
+                f"""CREATE TABLE capsule_observations (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, turn_id TEXT NOT NULL,
+                signature TEXT NOT NULL, session_id TEXT NOT NULL, observe_time_us {big} NOT NULL,
+                verb TEXT NOT NULL, label TEXT NOT NULL, kind TEXT NOT NULL, negated INTEGER NOT NULL,
+                PRIMARY KEY (tenant_id, user_id, turn_id, signature))""",
+                "CREATE INDEX capsule_observations_by_time ON capsule_observations "
+                "(tenant_id, user_id, observe_time_us)",
             ),
         ),
     )
@@ -275,6 +290,10 @@ class SqlCapsuleStore:
             if commit.erasure is not None:
                 # Before this commit's own effects are queued: they carry what the forget needs.
                 await _erase(tx, scope, commit.erasure)
+            if commit.observations is not None:
+                await _write_observations(
+                    tx, scope, commit.observations, _bytewise(self._db.dialect)
+                )
             await enqueue_in(
                 tx, tenant_id, user_id, queued_form(commit.marker, commit.effects), wall_clock_us()
             )
@@ -331,6 +350,16 @@ class SqlCapsuleStore:
             else:
                 words.append((frozenset(str(subject).split(",")), int(erase_us)))
         return LateErasures(turn_erased, session_us, user_us, tuple(words), tuple(blocked))
+
+    async def observations(self, tenant_id: str, user_id: str) -> list[Observation]:
+        c = _bytewise(self._db.dialect)
+        async with self._db.read() as tx:
+            rows = await tx.fetchall(
+                f"SELECT {_OBSERVATION_COLUMNS} FROM capsule_observations WHERE tenant_id = ? "
+                f"AND user_id = ? ORDER BY observe_time_us, turn_id{c}, signature{c}",
+                (tenant_id, user_id),
+            )
+        return [_observation_of(row) for row in rows]
 
     async def list_corrections(
         self, tenant_id: str, user_id: str, limit: int
@@ -394,9 +423,91 @@ _ERASED_TABLES = (
     "capsule_rejections",
     "capsule_provenance",
     "capsule_corrections",
+    "capsule_observations",
     "outbox_effects",
     "outbox_dead",
 )
+_OBSERVATION_COLUMNS = "turn_id, session_id, observe_time_us, signature, verb, label, kind, negated"
+
+
+def _observation_of(row: Sequence[object]) -> Observation:
+    turn_id, session_id, time_us, signature, verb, label, kind, negated = row
+    return Observation(
+        str(turn_id),
+        str(session_id),
+        int(str(time_us)),
+        str(signature),
+        str(verb),
+        str(label),
+        str(kind),
+        bool(negated),
+    )
+
+
+async def _write_observations(
+    tx: SqlTx, scope: tuple[str, str], write: ObservationWrite, collate: str
+) -> None:
+    """Erase what the forget takes, add the turn's observations, evict the oldest beyond the
+    support horizon and the per-user cap."""
+    taken = write.erasure
+    if taken is not None and taken.everything:
+        await tx.execute(
+            "DELETE FROM capsule_observations WHERE tenant_id = ? AND user_id = ?", scope
+        )
+    elif taken is not None:
+        rows = await tx.fetchall(
+            f"SELECT {_OBSERVATION_COLUMNS} FROM capsule_observations "
+            "WHERE tenant_id = ? AND user_id = ?",
+            scope,
+        )
+        gone = [(o.turn_id, o.signature) for o in map(_observation_of, rows) if taken.covers(o)]
+        await _delete_observations(tx, scope, gone)
+    if write.added:
+        await tx.executemany(
+            "INSERT INTO capsule_observations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT DO NOTHING",
+            [
+                (
+                    *scope,
+                    o.turn_id,
+                    o.signature,
+                    o.session_id,
+                    o.observe_time_us,
+                    o.verb,
+                    o.label,
+                    o.kind,
+                    int(o.negated),
+                )
+                for o in write.added
+            ],
+        )
+    await tx.execute(
+        "DELETE FROM capsule_observations WHERE tenant_id = ? AND user_id = ? "
+        "AND observe_time_us < ?",
+        (*scope, write.keep_after_us),
+    )
+    row = await tx.fetchone(
+        "SELECT COUNT(*) FROM capsule_observations WHERE tenant_id = ? AND user_id = ?", scope
+    )
+    over = int(str(row[0])) - write.cap if row else 0
+    if over > 0:
+        oldest = await tx.fetchall(
+            "SELECT turn_id, signature FROM capsule_observations WHERE tenant_id = ? AND user_id = ? "
+            f"ORDER BY observe_time_us, turn_id{collate}, signature{collate} LIMIT ?",
+            (*scope, over),
+        )
+        await _delete_observations(tx, scope, [(str(t), str(s)) for t, s in oldest])
+
+
+async def _delete_observations(
+    tx: SqlTx, scope: tuple[str, str], keys: Sequence[tuple[str, str]]
+) -> None:
+    if keys:
+        await tx.executemany(
+            "DELETE FROM capsule_observations WHERE tenant_id = ? AND user_id = ? "
+            "AND turn_id = ? AND signature = ?",
+            [(*scope, turn_id, signature) for turn_id, signature in keys],
+        )
 
 
 async def _atoms_where(
@@ -512,6 +623,7 @@ async def _erase(tx: SqlTx, scope: tuple[str, str], erasure: LocalErasure) -> No
             "capsule_turn_sessions",
             "capsule_session_last",
             "capsule_erasures",
+            "capsule_observations",
         ):
             await tx.execute(f"DELETE FROM {table} WHERE tenant_id = ? AND user_id = ?", scope)
         await purge_in(

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from memmesh.extraction.model import FactType
+from memmesh.extraction.patterns import ObservationWrite
 from memmesh.policy.sensitivity import Exposure  # how far an atom may travel (seed 001 §2.11.11)
 
 CONFIDENCE_MAX_BP = 10_000
@@ -220,6 +221,8 @@ class CapsuleCommit:
     # that" in the session points at.
     last_said: tuple[str, str] | None = None
     erasure: LocalErasure | None = None
+    # What the request does to the user's behaviour observations (the pattern learner's).
+    observations: ObservationWrite | None = None
 
 
 def digest(*parts: str) -> str:

@@ -26,6 +26,7 @@ from memmesh.engines.atom_extractor.domain.capsule import (
 )
 from memmesh.engines.atom_extractor.domain.working_set import ChangeContext
 from memmesh.extraction.model import ExtractedFact
+from memmesh.extraction.patterns import Observation, ObservationErasure
 
 # ThreadStore.RedactTurns takes at most 128 turn ids and 128 terms of 128 characters.
 REDACT_BATCH = 128
@@ -206,6 +207,45 @@ def late_terms(
             if word_hash(tenant_id, user_id, word) in named and len(word) > 2:
                 terms.add(word)
     return tuple(sorted(t[:MAX_TERM_LEN] for t in terms))[:MAX_TERMS]
+
+
+def observation_erasure(
+    erasure: Erasure | None, forgotten_signatures: Sequence[str] = ()
+) -> ObservationErasure | None:
+    """The behaviour observations a forget takes: every one for everything, a forgotten
+    conversation's, whole turns', those of the patterns it forgot, and those whose object holds
+    a forgotten term (as the archive keeps a turn's other sentences, the learner keeps the
+    turn's other requests); None when it takes none."""
+    plan = erasure or Erasure()
+    taken = ObservationErasure(
+        everything=plan.everything,
+        session_ids=(plan.session_id,) if plan.session_id else (),
+        turn_ids=tuple(sorted(set(plan.whole_turn_ids))),
+        signatures=tuple(sorted(set(forgotten_signatures))),
+        terms=plan.terms,
+    )
+    return None if taken.is_empty() else taken
+
+
+def late_kept_observations(
+    tenant_id: str,
+    user_id: str,
+    observations: Sequence[Observation],
+    late: LateErasures,
+    now_us: int,
+) -> tuple[Observation, ...]:
+    """A turn's observations less those a forget made after it was said has taken back
+    (every word the forget named is in the observation's object), as `late_dropped` does
+    for facts."""
+    sets = [words for words, erase_us in late.word_sets if erase_us >= now_us and words]
+    kept = []
+    for observation in observations:
+        said = words_of(observation.label) | set(observation.signature.partition("|")[2].split())
+        hashes = {word_hash(tenant_id, user_id, w) for w in said}
+        hashes |= {word_hash(tenant_id, user_id, w.removesuffix("s")) for w in said}
+        if not any(words <= hashes for words in sets):
+            kept.append(observation)
+    return tuple(kept)
 
 
 def blocked_hashes(tenant_id: str, user_id: str, words: Sequence[str]) -> tuple[str, ...]:
