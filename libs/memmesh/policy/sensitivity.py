@@ -1,8 +1,10 @@
 """How far a piece of memory text may travel (seed 001 §2.11.5, §2.11.11, §2.14).
 
 One classifier for atoms (key and text) and for transcript turns: credentials never leave
-the engines (INTERNAL_ONLY); health, finances and secrets are written, never spoken by
-default (SAFE_TO_TEXT); everything else is SAFE_TO_SPEAK. Pure and deterministic; the
+the engines (INTERNAL_ONLY); health, diets, finances and secrets are written, never spoken
+by default (SAFE_TO_TEXT: on a voice channel they are used, not said); everything else is
+SAFE_TO_SPEAK. A diet counts because it so often says something about health or faith
+(gluten free, kosher, halal) that the assistant should not announce it aloud. Pure and deterministic; the
 stricter class always wins, and adding text to a text never makes it less strict.
 """
 
@@ -34,6 +36,7 @@ class Sensitivity:
 
 CREDENTIALS = Sensitivity("credentials", Exposure.INTERNAL_ONLY)
 HEALTH = Sensitivity("health", Exposure.SAFE_TO_TEXT)
+DIET = Sensitivity("diet", Exposure.SAFE_TO_TEXT)
 FINANCES = Sensitivity("finances", Exposure.SAFE_TO_TEXT)
 SECRET = Sensitivity("secret", Exposure.SAFE_TO_TEXT)
 
@@ -56,6 +59,10 @@ _HEALTH_TERMS = (
     "surgery disease disorder illness condition insulin epilepsy migraine hiv deaf blind disability "
     "prescription"
 ).split() + ["blood pressure", "blood sugar", "blood test"]
+_DIET_TERMS = (
+    "diet diets dietary vegetarian vegan pescatarian pescetarian kosher halal celiac coeliac "
+    "lactose keto paleo"
+).split() + ["gluten free", "dairy free", "nut free"]
 _FINANCE_TERMS = (
     "salary income debt loan mortgage bank banking account credit card savings money finances "
     "financial budget rent tax taxes invoice payment wage bankrupt"
@@ -81,6 +88,7 @@ def _terms(terms: Iterable[str]) -> re.Pattern[str]:
 _CLASSES: tuple[tuple[Sensitivity, re.Pattern[str]], ...] = (
     (CREDENTIALS, _terms(_CREDENTIAL_TERMS)),
     (HEALTH, _terms(_HEALTH_TERMS)),
+    (DIET, _terms(_DIET_TERMS)),
     (FINANCES, _terms(_FINANCE_TERMS)),
     (SECRET, _terms(_SECRET_TERMS)),
 )

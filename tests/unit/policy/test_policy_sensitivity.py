@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from memmesh.policy.sensitivity import (
     CREDENTIALS,
+    DIET,
     FINANCES,
     HEALTH,
     SECRET,
@@ -42,6 +43,9 @@ FILLER = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",
         ("My password is hunter2!", CREDENTIALS),
         ("My mother's maiden name is Smith.", CREDENTIALS),
         ("I have diabetes.", HEALTH),
+        ("I am a vegetarian.", DIET),
+        ("User keeps kosher.", DIET),
+        ("I eat gluten-free.", DIET),
         ("My blood pressure is high.", HEALTH),
         ("My salary is 90000 dollars.", FINANCES),
         ("I'll tell you a secret.", SECRET),
