@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
+from threadpoolctl import threadpool_limits
 from tokenizers import Tokenizer
 
 from memmesh.embedding.model import encode_tokens
@@ -22,6 +24,10 @@ from memmesh.embedding.weights import (
 # 4096 vectors of 384 float32 are 6 MiB a process: enough for the turns and clauses an
 # extractor and a ranker see again within a conversation, small next to the 90 MiB of weights.
 DEFAULT_CACHE_SIZE = 4096
+# BLAS threads for the whole process once default_encoder() loads (0 leaves numpy's default):
+# engines run as several processes on few cores, and a multi-threaded GEMM then waits for
+# cores the other processes hold (8 processes on 2 cores: 1 thread each served ~20x more).
+BLAS_THREADS_VARIABLE = "MEMMESH_EMBEDDING_BLAS_THREADS"
 # Texts are sorted by length and encoded in chunks this big, so little is spent on padding.
 MAX_BATCH = 32
 
@@ -102,9 +108,15 @@ _default_lock = threading.Lock()
 
 
 def default_encoder() -> Encoder:
-    """The process-wide encoder, loaded on first use; raises EncoderUnavailable without weights."""
+    """The process-wide encoder, loaded on first use; raises EncoderUnavailable without weights.
+
+    Loading also limits numpy's BLAS to MEMMESH_EMBEDDING_BLAS_THREADS threads (default 1).
+    """
     global _default
     with _default_lock:
         if _default is None:
             _default = Encoder.load()
+            blas_threads = int(os.environ.get(BLAS_THREADS_VARIABLE, "1"))
+            if blas_threads > 0:
+                threadpool_limits(limits=blas_threads, user_api="blas")
         return _default

@@ -52,7 +52,7 @@ class BertWeights:
     embedding_norm_bias: Matrix
     layers: tuple[LayerWeights, ...]
     head_count: int
-    layer_norm_eps: float
+    eps: float  # LayerNorm epsilon
 
     @property
     def hidden_size(self) -> int:
@@ -149,5 +149,5 @@ def load_weights(directory: Path) -> BertWeights:
         embedding_norm_bias=vector("embeddings.LayerNorm.bias"),
         layers=tuple(layers),
         head_count=head_count,
-        layer_norm_eps=float(config["layer_norm_eps"]),
+        eps=float(config["layer_norm_eps"]),
     )

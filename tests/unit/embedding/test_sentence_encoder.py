@@ -9,8 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_info
 
 from memmesh.embedding import Encoder, EncoderUnavailable, default_encoder
+from memmesh.embedding.encoder import BLAS_THREADS_VARIABLE
 from memmesh.embedding.weights import model_directory
 
 REFERENCE = json.loads((Path(__file__).parent / "reference_vectors.json").read_text("utf-8"))
@@ -116,8 +118,12 @@ def test_concurrent_callers_get_the_serial_results(encoder: Encoder) -> None:
         np.testing.assert_allclose(vectors, np.roll(serial, -index, axis=0), atol=1e-6)
 
 
-def test_default_encoder_is_loaded_once() -> None:
+def test_default_encoder_is_loaded_once_and_runs_blas_on_one_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(BLAS_THREADS_VARIABLE, raising=False)
     assert default_encoder() is default_encoder()
+    assert {pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"} == {1}
 
 
 def test_missing_weights_package_is_reported_clearly(tmp_path: Path) -> None:

@@ -1,0 +1,122 @@
+"""Sentence encoder latency: `python -m memmesh.bench.embedding [--calls N] [--callers N]`.
+
+One 12-word sentence and a batch of 4 clauses, p50/p99 in one process with numpy's BLAS on
+1 thread and on every core; then N callers in separate processes sharing the machine, each
+with 1 and with every BLAS thread; and the resident memory of a process with the encoder
+loaded. The cache is off, so every call runs the model. The last line is all figures as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import time
+from collections.abc import Sequence
+from multiprocessing.synchronize import Barrier
+
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from memmesh.bench.stats import summary
+from memmesh.embedding import Encoder
+
+SENTENCE = "Remind me to call my sister Anna on Sunday evening after her shift."
+CLAUSES = (
+    "my daughter starts school in September",
+    "she is allergic to peanuts",
+    "we moved to Lisbon last spring",
+    "remind me to water the plants on Friday",
+)
+WARMUP_CALLS = 20
+
+
+def _blas_threads() -> int:
+    return max((pool["num_threads"] for pool in threadpool_info()), default=1)
+
+
+def _time_calls(encoder: Encoder, texts: Sequence[str], calls: int) -> list[float]:
+    for _ in range(WARMUP_CALLS):
+        encoder.encode(texts)
+    samples = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        encoder.encode(texts)
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+def _caller(
+    threads: int, calls: int, barrier: Barrier, results: multiprocessing.Queue[object]
+) -> None:
+    threadpool_limits(limits=threads, user_api="blas")
+    encoder = Encoder.load(cache_size=0)
+    _time_calls(encoder, [SENTENCE], 1)  # warm before the others start
+    barrier.wait()
+    results.put(_time_calls(encoder, [SENTENCE], calls))
+
+
+def bench_concurrent(callers: int, threads: int, calls: int) -> dict[str, float]:
+    """`callers` processes each encoding the sentence `calls` times at once."""
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(callers + 1)
+    results: multiprocessing.Queue[object] = context.Queue()
+    processes = [
+        context.Process(target=_caller, args=(threads, calls, barrier, results))
+        for _ in range(callers)
+    ]
+    for process in processes:
+        process.start()
+    barrier.wait()
+    start = time.perf_counter()
+    samples: list[float] = []
+    for _ in processes:
+        got = results.get()
+        assert isinstance(got, list)
+        samples.extend(got)
+    elapsed = time.perf_counter() - start
+    for process in processes:
+        process.join()
+    return {**summary(samples), "sentences_per_s": round(len(samples) / elapsed, 1)}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=300, help="timed calls per measurement")
+    parser.add_argument("--callers", type=int, default=8, help="concurrent caller processes")
+    args = parser.parse_args(argv)
+    results: dict[str, object] = {}
+    rss_before = _rss_mib()
+    encoder = Encoder.load(cache_size=0)
+    encoder.encode([SENTENCE])
+    results["rss_mib"] = {"before_load": rss_before, "encoder_loaded": _rss_mib()}
+    print(f"resident memory: {json.dumps(results['rss_mib'])}", flush=True)
+    cores = os.cpu_count() or 1
+    for threads in sorted({1, cores}):
+        with threadpool_limits(limits=threads, user_api="blas"):
+            assert _blas_threads() == threads
+            for name, texts in (("one_sentence", [SENTENCE]), ("four_clauses", list(CLAUSES))):
+                figures = summary(_time_calls(encoder, texts, args.calls))
+                results[f"{name}.blas_threads_{threads}"] = figures
+                print(f"{name}, BLAS threads {threads}: {json.dumps(figures)}", flush=True)
+    for threads in sorted({1, cores}):
+        figures = bench_concurrent(args.callers, threads, args.calls // 2)
+        results[f"concurrent_{args.callers}_processes.blas_threads_{threads}"] = figures
+        print(
+            f"{args.callers} caller processes, one sentence each call, BLAS threads {threads}: "
+            f"{json.dumps(figures)}",
+            flush=True,
+        )
+    print(json.dumps(results, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
