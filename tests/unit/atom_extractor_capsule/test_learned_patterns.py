@@ -231,3 +231,18 @@ async def test_the_store_keeps_a_bounded_number_of_observations_evicting_the_old
     assert [o.turn_id for o in await store.observations("t", "u")] == ["t10", "t11"]
     # Another user's observations are untouched by either.
     assert await store.observations("t", "other") == []
+
+
+async def test_a_turn_extracted_late_rolls_no_pattern_back_in_time(
+    store: SqlCapsuleStore,
+) -> None:
+    service = service_of(store, Fakes())
+    await three_evenings(service)
+    (before,) = await patterns(store)
+    changes = await say(service, "late", "s0", "I play the cello.", EVENING + HOUR)
+    assert not [c for c in changes if c[1].startswith("PATTERN_")]
+    (after,) = await patterns(store)
+    assert (after.confidence_bp, after.evidence_turn_ids) == (
+        before.confidence_bp,
+        before.evidence_turn_ids,
+    )

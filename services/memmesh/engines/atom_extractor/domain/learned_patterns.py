@@ -70,7 +70,8 @@ def candidate_atoms(learning: Learning, ctx: ChangeContext) -> list[tuple[str, A
     """(signature, atom) of each pattern the turn's observations would apply: what a
     do-not-store rule is asked about before anything is stored."""
     observed = {o.signature for o in learning.observed}
-    patterns = infer((*learning.history, *learning.observed), ctx.now_us)
+    everything = (*learning.history, *learning.observed)
+    patterns = infer(everything, max([ctx.now_us, *(o.observe_time_us for o in everything)]))
     return [
         (p.signature, _record(p, ctx, None))
         for p in patterns
@@ -101,7 +102,10 @@ def learn(
     remaining = [
         o for o in (*learning.history, *learning.observed) if taken is None or not taken.covers(o)
     ]
-    patterns = {p.signature: p for p in infer(remaining, ctx.now_us)}
+    # A turn extracted late (its `now` before observations already stored) never rolls the
+    # patterns back in time: they are judged at the latest moment known.
+    at = max([ctx.now_us, *(o.observe_time_us for o in remaining)])
+    patterns = {p.signature: p for p in infer(remaining, at)}
     observed_now = {o.signature for o in learning.observed}
     proposals: list[RejectionEntry] = []
     for signature in sorted(known):
@@ -124,7 +128,7 @@ def learn(
         if o.signature not in learning.refused and (taken is None or not taken.covers(o))
     )
     return Learned(
-        ObservationWrite(added, taken, keep_after_us=ctx.now_us - SUPPORT_HORIZON_US),
+        ObservationWrite(added, taken, keep_after_us=at - SUPPORT_HORIZON_US),
         tuple(proposals),
     )
 
