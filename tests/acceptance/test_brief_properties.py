@@ -148,14 +148,20 @@ async def check_example(
                     spec.exposure == memory_pb2.EXPOSURE_INTERNAL_ONLY
                     or spec.topic in hidden_topics
                 )
-                # Pull-only items, and text-only items on a voice channel, pass only when the user asks.
-                if "remember" not in words and (
-                    spec.pull_only
-                    or (channel == "voice" and spec.exposure == memory_pb2.EXPOSURE_SAFE_TO_TEXT)
-                ):
+                # Pull-only items pass only when the user asks.
+                if "remember" not in words and spec.pull_only:
                     forbidden = True
                 if forbidden:
                     assert atom.atom_id not in text and marker not in text, (spec, text)
+                # Text-only items on a voice channel are used, not said, unless the user asks.
+                unsaid = (
+                    "remember" not in words
+                    and channel == "voice"
+                    and spec.exposure == memory_pb2.EXPOSURE_SAFE_TO_TEXT
+                )
+                for carried in response.bundle.atoms:
+                    if carried.atom_id == atom.atom_id:
+                        assert carried.do_not_say == unsaid, (spec, text)
             for topic in hidden_topics:
                 assert not mentions(response_text(response.bundle), topic), (topic, text)
                 assert not any(mentions(term, topic) for term in response.hints.vocabulary)

@@ -353,15 +353,18 @@ async def test_at_q12_mem_no_internal_leak_in_atoms_hints_and_recall(user: User)
         assert hidden.atom_id not in ids
         assert response.bundle.clarification.atom_id != hidden.atom_id
         assert not any("Boston" in term for term in response.hints.vocabulary)
-        # SAFE_TO_TEXT is not spoken on a voice channel.
-        assert (health.atom_id in ids) == (channel == "text")
+        # SAFE_TO_TEXT is used, not said, on a voice channel (seed 001 §2.11.11).
+        carried = next(a for a in response.bundle.atoms if a.atom_id == health.atom_id)
+        assert carried.do_not_say == (channel == "voice")
+        assert response.bundle.clarification.atom_id != health.atom_id or channel == "text"
         recalled = " ".join(await user.gateway.remember(user.user_id, channel=channel))
         assert "Boston" not in recalled and "jazz" in recalled
         assert ("diabetes" in recalled) == (channel == "text")
     # The contact preference "speak" lets SAFE_TO_TEXT be spoken.
     await user.set_profile(NOW_US, set_contact_preference=state_pb.CONTACT_PREFERENCE_SPEAK)
     spoken = await user.brief(query, NOW_US + 1, "leak-speak", channel="voice")
-    assert health.atom_id in {a.atom_id for a in spoken.bundle.atoms}
+    said = next(a for a in spoken.bundle.atoms if a.atom_id == health.atom_id)
+    assert not said.do_not_say
     assert hidden.atom_id not in {a.atom_id for a in spoken.bundle.atoms}
 
 

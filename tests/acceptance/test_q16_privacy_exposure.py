@@ -157,12 +157,15 @@ async def test_at_q16_mem_exposure_filter(client: Client) -> None:
     assert atoms["User lives in Boston."].exposure == memory_pb2.EXPOSURE_INTERNAL_ONLY
     voice = await client.filtered(memory_pb2.CHANNEL_VOICE, list(atoms.values()))
     text = await client.filtered(memory_pb2.CHANNEL_TEXT, list(atoms.values()))
-    assert list(voice.allowed_item_ids) == [atoms["User prefers tea over coffee."].atom_id]
-    assert set(text.allowed_item_ids) == {
-        atoms["User prefers tea over coffee."].atom_id,
-        atoms["User has diabetes."].atom_id,
-    }
+    tea, diabetes = atoms["User prefers tea over coffee."], atoms["User has diabetes."]
+    # Seed 001 §2.11.11: SAFE_TO_TEXT reaches a voice bundle to be used, never said;
+    # INTERNAL_ONLY reaches no bundle at all.
+    assert set(voice.allowed_item_ids) == {tea.atom_id, diabetes.atom_id}
+    assert list(voice.do_not_say_item_ids) == [diabetes.atom_id]
+    assert set(text.allowed_item_ids) == {tea.atom_id, diabetes.atom_id}
+    assert list(text.do_not_say_item_ids) == []
     assert boston.atom_id not in set(voice.allowed_item_ids) | set(text.allowed_item_ids)
+    assert {h.rule: h.hit_count for h in voice.hits} == {"INTERNAL_ONLY": 1}
 
 
 async def test_at_q16_mem_do_not_mention(client: Client) -> None:
