@@ -268,6 +268,8 @@ class EffectQueue:
             )
             if follow_ups:
                 await _insert(tx, tenant_id, user_id, follow_ups, now_us)
+            # The delivered effect carried the user's words: its bytes go too, soon.
+            self._db.reclaim_deleted_soon("outbox_effects")
             if claim is None:
                 return None
             next_claim = Claim((effect.lane,), claim.lease_us, claim.early)

@@ -8,6 +8,7 @@ lock key and hides the dialect. Schema differences are the few type names of `Di
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import logging
 import sqlite3
@@ -84,10 +85,19 @@ class Database(Protocol):
 
     async def reclaim_erased(self, tables: Sequence[str]) -> bool:
         """After an erasure, make the deleted bytes unreadable where the store can: SQLite
-        (secure_delete already zeroes freed pages) checkpoints and truncates its WAL, which
-        still holds the old page images; PostgreSQL runs VACUUM on the given tables of the
-        engine's schema, outside any transaction. Best effort: a failure or a busy reader is
-        logged and reported as False, never raised (the erasure itself has committed)."""
+        rebuilds the file (VACUUM) and truncates its WAL, which still holds the old page
+        images; PostgreSQL has the given tables of the engine's schema rewritten within
+        about a second, in the background (as `reclaim_deleted_soon`). Best effort: a
+        failure is logged and reported as False, never raised (the erasure has committed)."""
+        ...
+
+    def reclaim_deleted_soon(self, table: str) -> None:
+        """Rows just deleted from this table (not an erasure: e.g. delivered outbox
+        effects, which carried the user's words) leave no bytes in its files for long:
+        PostgreSQL rewrites the table in the background (VACUUM FULL: new files holding
+        only the live rows, indexes and TOAST rebuilt, the old files unlinked), at most
+        once per `DELETED_REWRITE_INTERVAL_S` and once more on close; SQLite's
+        secure_delete already zeroes them."""
         ...
 
     async def close(self) -> None: ...
@@ -127,6 +137,29 @@ def _no_nul_rows(rows: Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:
     return rows
 
 
+def _rebuild(path: Path) -> bool:
+    """VACUUM the file, then checkpoint and truncate its WAL; False when a reader of
+    another process held part of the WAL back (the next erasure's pass takes it)."""
+    # secure_delete zeroes deleted cells and freed pages, but a page rebalanced by an
+    # insert keeps stale copies of the cells it moved away in its unused gap, and those
+    # outlive the rows' deletion. VACUUM writes every page afresh from the live rows.
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute(f"PRAGMA busy_timeout={int(SQLITE_LOCK_WAIT_S * 1000)}")
+        connection.execute("PRAGMA secure_delete=ON")
+        # VACUUM's working copy of the database stays in memory, never in a temporary file.
+        connection.execute("PRAGMA temp_store=MEMORY")
+        connection.execute("VACUUM")
+        # (busy, frames in the WAL, frames checkpointed)
+        row = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    finally:
+        connection.close()
+    if row is None or int(row[0]) != 0:
+        log.warning("WAL checkpoint after an erasure was blocked by a reader of %s", path.name)
+        return False
+    return True
+
+
 class _SqliteTx:
     dialect = Dialect.SQLITE
 
@@ -161,15 +194,16 @@ class SqliteDatabase:
 
     dialect = Dialect.SQLITE
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self._db = connection
+        self._path = path
         self._db.execute("PRAGMA busy_timeout=0")
         self._lock = asyncio.Lock()
         self._tx = _SqliteTx(self)
 
     @classmethod
     def open(cls, path: Path, migrations: Sequence[Migration]) -> SqliteDatabase:
-        return cls(open_sqlite(path, migrations))
+        return cls(open_sqlite(path, migrations), path)
 
     async def run(self, call: Callable[[sqlite3.Connection], T]) -> T:
         """Run one call on the connection, retrying while another process holds the lock."""
@@ -207,20 +241,16 @@ class SqliteDatabase:
             yield self._tx
 
     async def reclaim_erased(self, tables: Sequence[str]) -> bool:
-        async with self._lock:
-            try:
-                row = await self.run(
-                    lambda db: db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-                )
-            except sqlite3.Error:
-                log.warning("WAL checkpoint after an erasure failed", exc_info=True)
-                return False
-        # (busy, frames in the WAL, frames checkpointed): busy means a reader of another
-        # process kept part of the WAL; the next erasure's checkpoint takes it.
-        if row is None or int(row[0]) != 0:
-            log.warning("WAL checkpoint after an erasure was blocked by a reader")
+        # On a connection of its own in a worker thread: this process's reads go on
+        # meanwhile, and its writers wait for the file's lock as for any other writer.
+        try:
+            return await asyncio.to_thread(_rebuild, self._path)
+        except sqlite3.Error:
+            log.warning("rebuilding %s after an erasure failed", self._path.name, exc_info=True)
             return False
-        return True
+
+    def reclaim_deleted_soon(self, table: str) -> None:
+        pass
 
     async def close(self) -> None:
         self._db.close()
@@ -256,6 +286,36 @@ class _PostgresTx:
             await cursor.executemany(_postgres_sql(sql), rows)
 
 
+# VACUUM FULL holds an ACCESS EXCLUSIVE lock while it rewrites (about 30 ms for 10k rows
+# of 400 bytes), and readers arriving while it waits for the lock queue behind it: the
+# lock timeout bounds that wait, and a table that stays busy is tried again a little later.
+REWRITE_LOCK_TIMEOUT_MS = 50
+REWRITE_ATTEMPTS = 3
+# How often a table with deletions (erased rows, delivered outbox effects) is rewritten
+# at most: one pass per interval however many deletions came.
+DELETED_REWRITE_INTERVAL_S = 1.0
+_REWRITE_PAUSE_S = 0.2
+
+
+async def _rewritten(connection: AsyncConnection, table: pg_sql.Identifier) -> bool:
+    """Rewrite the table under a lock timeout; False when its lock stayed taken."""
+    await connection.execute(
+        "SELECT set_config('lock_timeout', %s, false)", (f"{REWRITE_LOCK_TIMEOUT_MS}ms",)
+    )
+    try:
+        for attempt in range(REWRITE_ATTEMPTS):
+            if attempt:
+                await asyncio.sleep(_REWRITE_PAUSE_S * attempt)
+            try:
+                await connection.execute(pg_sql.SQL("VACUUM FULL {}").format(table))
+                return True
+            except psycopg.errors.LockNotAvailable:
+                continue
+        return False
+    finally:
+        await connection.execute("RESET lock_timeout")
+
+
 class PostgresDatabase:
     """A connection pool on the engine's schema; writers holding the same lock key
     serialise on a transaction-scoped advisory lock, across any number of processes."""
@@ -265,6 +325,10 @@ class PostgresDatabase:
     def __init__(self, pool: AsyncConnectionPool, schema: str) -> None:
         self._pool = pool
         self._schema = schema
+        # Tables with deletions not yet rewritten, and the task that rewrites them.
+        self._deleted_from: set[str] = set()
+        self._deleted_rewrite: asyncio.Task[None] | None = None
+        self._closing = asyncio.Event()
 
     @classmethod
     async def open(cls, url: str, schema: str, migrations: Sequence[Migration]) -> PostgresDatabase:
@@ -286,23 +350,57 @@ class PostgresDatabase:
             yield _PostgresTx(connection)
 
     async def reclaim_erased(self, tables: Sequence[str]) -> bool:
+        # A rewrite locks its table against reads for its duration: it runs in the
+        # background with the other deletions' rewrites, never in an erasure's answer.
+        for table in tables:
+            self.reclaim_deleted_soon(table)
+        return True
+
+    async def _rewrite(self, table: str) -> bool:
+        """VACUUM FULL of one table; plain VACUUM when its lock stays taken."""
+        # Plain VACUUM only marks dead tuples free: their bytes stay in the pages until
+        # reused. A rewrite copies the live rows to new files and unlinks the old ones.
+        name = pg_sql.Identifier(self._schema, table)
         # Pool connections are in autocommit, so VACUUM runs outside a transaction.
-        done = True
-        for table in dict.fromkeys(tables):
-            statement = pg_sql.SQL("VACUUM {}.{}").format(
-                pg_sql.Identifier(self._schema), pg_sql.Identifier(table)
-            )
+        async with self._pool.connection() as connection:
             try:
-                async with self._pool.connection() as connection:
-                    await connection.execute(statement)
+                if await _rewritten(connection, name):
+                    return True
+                log.warning(
+                    "%s.%s stayed locked by other work; its deleted bytes wait for the next "
+                    "rewrite (plain VACUUM meanwhile)",
+                    self._schema,
+                    table,
+                )
+                await connection.execute(pg_sql.SQL("VACUUM {}").format(name))
             except psycopg.Error:
                 log.warning(
-                    "VACUUM of %s.%s after an erasure failed", self._schema, table, exc_info=True
+                    "rewriting %s.%s to reclaim deleted bytes failed",
+                    self._schema,
+                    table,
+                    exc_info=True,
                 )
-                done = False
-        return done
+        return False
+
+    def reclaim_deleted_soon(self, table: str) -> None:
+        self._deleted_from.add(table)
+        if self._deleted_rewrite is None or self._deleted_rewrite.done():
+            self._deleted_rewrite = asyncio.ensure_future(self._rewrite_deleted())
+
+    async def _rewrite_deleted(self) -> None:
+        # Closing skips the wait, so a graceful stop leaves no deleted bytes behind.
+        while self._deleted_from:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), DELETED_REWRITE_INTERVAL_S)
+            tables, self._deleted_from = sorted(self._deleted_from), set()
+            for table in tables:
+                if not await self._rewrite(table) and not self._closing.is_set():
+                    self._deleted_from.add(table)  # busy: the next pass tries again
 
     async def close(self) -> None:
+        self._closing.set()
+        if self._deleted_rewrite is not None:
+            await asyncio.gather(self._deleted_rewrite, return_exceptions=True)
         await self._pool.close()
 
 

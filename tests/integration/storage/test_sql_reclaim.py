@@ -1,0 +1,167 @@
+"""After an erasure the SQL store leaves no byte of the deleted rows in its files: SQLite
+rebuilds the file and truncates its WAL, PostgreSQL rewrites the table in the background;
+a table whose lock stays taken is left for the next pass instead of stalling its readers."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+import time
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from memmesh.storage.migrations import Migration
+from memmesh.storage.sql import (
+    DELETED_REWRITE_INTERVAL_S,
+    REWRITE_LOCK_TIMEOUT_MS,
+    Dialect,
+    PostgresDatabase,
+    SqliteDatabase,
+)
+
+SECRET = b"Qyzorafumeta"
+ROWS = 1500
+
+
+def migrations(dialect: Dialect) -> list[Migration]:
+    return [
+        Migration(
+            1,
+            (
+                f"CREATE TABLE notes (owner TEXT NOT NULL, n {dialect.big_int} NOT NULL, "
+                f"body {dialect.blob} NOT NULL, PRIMARY KEY (n, owner))",
+                "CREATE INDEX notes_body ON notes (body)",
+            ),
+        )
+    ]
+
+
+async def _fill_then_forget(database: SqliteDatabase | PostgresDatabase) -> None:
+    """The secret's rows and kept rows interleaved, of varied sizes and inserted out of
+    order, so inserts rebalance pages holding the secret; then the secret's rows go."""
+    rng = random.Random(5)
+    order = list(range(ROWS))
+    rng.shuffle(order)
+    for start in range(0, ROWS, 30):
+        rows = []
+        for n in order[start : start + 30]:
+            rows.append(("secret", n, SECRET + bytes(rng.randint(10, 600))))
+            rows.append(("kept", n, b"kept" + bytes(rng.randint(10, 600))))
+        async with database.write("notes") as tx:
+            await tx.executemany("INSERT INTO notes (owner, n, body) VALUES (?, ?, ?)", rows)
+    async with database.write("notes") as tx:
+        await tx.execute("DELETE FROM notes WHERE owner = ?", ("secret",))
+
+
+def _sqlite_bytes(path: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
+
+
+async def test_sqlite_reclaim_leaves_no_byte_of_a_deleted_row(tmp_path: Path) -> None:
+    path = tmp_path / "notes.sqlite3"
+    database = SqliteDatabase.open(path, migrations(Dialect.SQLITE))
+    try:
+        await _fill_then_forget(database)
+        # secure_delete and a truncated WAL alone: a rebalanced page's gap still holds it.
+        checkpoint = sqlite3.connect(path)
+        checkpoint.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        checkpoint.close()
+        assert SECRET in _sqlite_bytes(path)
+        assert await database.reclaim_erased(["notes"])
+        assert SECRET not in _sqlite_bytes(path)
+        async with database.read() as tx:
+            row = await tx.fetchone("SELECT COUNT(*) FROM notes WHERE owner = ?", ("kept",))
+        assert row == (ROWS,)
+    finally:
+        await database.close()
+
+
+@pytest.fixture
+async def postgres(postgres_url: str) -> AsyncIterator[tuple[PostgresDatabase, str]]:
+    schema = f"reclaim_{uuid.uuid4().hex[:10]}"
+    database = await PostgresDatabase.open(postgres_url, schema, migrations(Dialect.POSTGRES))
+    yield database, schema
+    await database.close()
+    async with await psycopg.AsyncConnection.connect(postgres_url, autocommit=True) as admin:
+        await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+async def _relation_bytes(postgres_url: str, schema: str) -> bytes:
+    """The table's heap, TOAST and index files as PostgreSQL has them on disk."""
+    async with await psycopg.AsyncConnection.connect(postgres_url, autocommit=True) as admin:
+        await admin.execute("CHECKPOINT")
+        cursor = await admin.execute(
+            "SELECT pg_read_binary_file(pg_relation_filepath(c.oid)) FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = %s "
+            "OR c.oid = (SELECT reltoastrelid FROM pg_class WHERE oid = %s::regclass)",
+            (schema, f'"{schema}".notes'),
+        )
+        return b"".join(bytes(row[0]) for row in await cursor.fetchall() if row[0] is not None)
+
+
+async def _gone_from_files(postgres_url: str, schema: str, within_s: float = 10.0) -> bool:
+    give_up = time.monotonic() + within_s
+    while SECRET in await _relation_bytes(postgres_url, schema):
+        if time.monotonic() > give_up:
+            return False
+        await asyncio.sleep(0.25)
+    return True
+
+
+@pytest.mark.postgres
+async def test_postgres_reclaim_rewrites_the_table_without_the_deleted_rows(
+    postgres: tuple[PostgresDatabase, str], postgres_url: str
+) -> None:
+    database, schema = postgres
+    await _fill_then_forget(database)
+    assert SECRET in await _relation_bytes(postgres_url, schema)  # dead tuples, until rewritten
+    assert await database.reclaim_erased(["notes"])  # answers at once; the rewrite follows
+    assert await _gone_from_files(postgres_url, schema)
+    async with database.read() as tx:
+        row = await tx.fetchone("SELECT COUNT(*) FROM notes WHERE owner = ?", ("kept",))
+    assert row == (ROWS,)
+
+
+@pytest.mark.postgres
+async def test_postgres_rewrite_waits_out_a_busy_table_without_stalling_its_readers(
+    postgres: tuple[PostgresDatabase, str], postgres_url: str
+) -> None:
+    database, schema = postgres
+    await _fill_then_forget(database)
+    async with await psycopg.AsyncConnection.connect(postgres_url) as holder:
+        # An open transaction that has read the table holds its lock against a rewrite.
+        await holder.execute(f'SELECT COUNT(*) FROM "{schema}".notes')
+        assert await database.reclaim_erased(["notes"])
+        slowest = 0.0
+        busy_until = time.monotonic() + DELETED_REWRITE_INTERVAL_S + 1.5
+        while time.monotonic() < busy_until:
+            started = time.perf_counter()
+            async with database.read() as tx:
+                await tx.fetchone("SELECT COUNT(*) FROM notes WHERE owner = ?", ("kept",))
+            slowest = max(slowest, time.perf_counter() - started)
+            await asyncio.sleep(0.01)
+        await holder.rollback()
+    # A reader waits at most for the rewrite's lock timeout (plus a loaded machine's slack).
+    assert slowest < REWRITE_LOCK_TIMEOUT_MS / 1000 + 0.4
+    assert await _gone_from_files(postgres_url, schema)  # the next pass found it free
+
+
+@pytest.mark.postgres
+async def test_postgres_close_rewrites_what_deletions_left(postgres_url: str) -> None:
+    schema = f"reclaim_{uuid.uuid4().hex[:10]}"
+    database = await PostgresDatabase.open(postgres_url, schema, migrations(Dialect.POSTGRES))
+    try:
+        await _fill_then_forget(database)
+        database.reclaim_deleted_soon("notes")
+    finally:
+        await database.close()  # without waiting out the interval
+    try:
+        assert SECRET not in await _relation_bytes(postgres_url, schema)
+    finally:
+        async with await psycopg.AsyncConnection.connect(postgres_url, autocommit=True) as admin:
+            await admin.execute(f'DROP SCHEMA "{schema}" CASCADE')
