@@ -3,6 +3,7 @@ by meaning (the shared sentence encoder), and always when there is no encoder.""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import pytest
@@ -13,6 +14,7 @@ from memmesh.embedding import default_encoder
 from memmesh.engines.retrieval_ranker.domain.documents import Caps
 from memmesh.engines.retrieval_ranker.domain.reach import ConstraintReach, Vectors
 from memmesh.engines.retrieval_ranker.domain.user_index import MAX_STANDING
+from memmesh.runtime import deadlines
 
 CAPS = Caps(max_atoms=20, max_turns=5, max_digests=5)
 CONSTRAINTS = ("User is allergic to peanuts.", "User is vegetarian.")
@@ -130,3 +132,29 @@ async def test_at_most_eight_are_pushed_in_the_seed_order() -> None:
     await service.upsert(TENANT, USER, [atom_doc(a) for a in many])
     pushed = standing_ids(await service.retrieve(TENANT, USER, "dinner ideas", CAPS))
     assert pushed == [f"c-{i:02d}" for i in range(11, 11 - MAX_STANDING, -1)]
+
+
+class SlowEncoder:
+    """Answers like the real encoder, after a pause longer than the call's time share."""
+
+    def __init__(self, pause_s: float) -> None:
+        self._pause_s = pause_s
+
+    def encode(self, texts: Sequence[str]) -> Vectors:
+        time.sleep(self._pause_s)
+        return default_encoder().encode(texts)
+
+
+async def test_an_encoder_slower_than_its_time_share_pushes_them_rather_than_delay_the_brief() -> (
+    None
+):
+    service = new_service(reach=ConstraintReach(SlowEncoder(0.3)))
+    await service.upsert(TENANT, USER, [atom_doc(a) for a in capsule()])
+    deadlines.set_inbound_deadline(0.05)
+    try:
+        started = time.perf_counter()
+        result = await service.retrieve(TENANT, USER, "how tall is Everest", CAPS)
+        assert time.perf_counter() - started < 0.25
+    finally:
+        deadlines.set_inbound_deadline(None)
+    assert standing_ids(result) == ["c-allergy", "c-diet"]

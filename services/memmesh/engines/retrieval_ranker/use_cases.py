@@ -13,12 +13,17 @@ from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.domain.user_index import IndexSummary, UserIndex, summary_of
 from memmesh.engines.retrieval_ranker.ports import RankerStore, StoredDoc
 from memmesh.errors import Conflict
+from memmesh.runtime import deadlines
 from memmesh.storage.reclaim import Reclaimer
 
 log = logging.getLogger(__name__)
 UserKey = tuple[str, str]
 # Rebuilds started over when writes keep landing between the read and the replace.
 REINDEX_ATTEMPTS = 5
+# The sentence encoder may use this share of a Retrieve's time left (ENCODE_DEFAULT_S
+# without an inbound deadline) to decide whether the request touches standing constraints.
+ENCODE_TIME_SHARE = 0.5
+ENCODE_DEFAULT_S = 1.0
 
 
 def _stored(doc: IndexDoc, version: int = 0) -> StoredDoc:
@@ -188,19 +193,31 @@ class RankerService:
         index = await self._current(tenant_id, user_id)
         terms = self._analyzer.query_terms(query)
         standing = index.standing_constraints() if terms else ()
-        if standing and not await self._touches(query, terms, standing):
-            standing = ()
-        return index.retrieve(terms, caps, standing)
-
-    async def _touches(
-        self, query: str, terms: tuple[str, ...], standing: Sequence[IndexDoc]
-    ) -> bool:
+        if not standing:
+            return index.retrieve(terms, caps)
         names_domain = self._analyzer.names_constraint_domain(terms)
         texts = [doc.constraint_text for doc in standing]
         if names_domain or not self._reach.semantic:
-            return self._reach.touches(query, names_domain, texts)
-        # The encoder's arithmetic releases the GIL: other retrievals go on meanwhile.
-        return await asyncio.to_thread(self._reach.touches, query, names_domain, texts)
+            touched = self._reach.touches(query, names_domain, texts)
+        else:
+            touched = await self._touches_in_time(query, texts)
+            # Writes may have landed meanwhile (a forget among them): read the index again.
+            index = await self._current(tenant_id, user_id)
+        return index.retrieve(terms, caps, index.standing_constraints() if touched else ())
+
+    async def _touches_in_time(self, query: str, texts: Sequence[str]) -> bool:
+        """The encoder's verdict, in a worker thread (its arithmetic releases the GIL, so
+        other retrievals go on), or True when it cannot answer within its share of the
+        call's time: on an overloaded machine the constraints are pushed rather than the
+        Brief losing every pulled atom to a timeout (the encoder still caches the vector)."""
+        limit = deadlines.outbound_timeout(ENCODE_DEFAULT_S) * ENCODE_TIME_SHARE
+        try:
+            return await asyncio.wait_for(
+                asyncio.to_thread(self._reach.touches, query, False, texts), limit
+            )
+        except TimeoutError:
+            log.info("sentence encoder over its time share; pushing the standing constraints")
+            return True
 
     async def reindex(self, tenant_id: str, user_id: str) -> IndexSummary:
         """Rebuild the user's index from the documents the owners pushed (the store keeps each
