@@ -134,3 +134,17 @@ def test_no_clarification_question_is_asked_about_an_atom_not_to_be_said() -> No
     assert voice.bundle.question is None
     text = compose(gathered, "what should I cook tonight?", channel="TEXT")
     assert text.bundle.question is not None
+
+
+def test_atoms_not_to_be_said_lend_no_term_to_the_hint_bundle() -> None:
+    secret_diet = atom(
+        904,
+        atom_id="atom-kosher",
+        text="User keeps kosher.",
+        exposure="SAFE_TO_TEXT",
+        critical_tokens=("Kashrut",),
+    )
+    gathered = Gathered(UserFacts(), Retrieved(atoms=(secret_diet, atom(1))), SessionMemory())
+    assert "Kashrut" not in compose(gathered).hints.vocabulary
+    assert "Thing1" in compose(gathered).hints.vocabulary
+    assert "Kashrut" in compose(gathered, channel="TEXT").hints.vocabulary

@@ -37,8 +37,10 @@ def hint_bundle(
     corrections: Sequence[CorrectionPair],
     names: Sequence[str] = (),
 ) -> Hints:
-    """Names and terms of the selected atoms plus what corrections meant, sorted and bounded."""
-    terms = {t.strip() for a in atoms for t in a.atom.critical_tokens} | {n.strip() for n in names}
+    """Names and terms of the selected atoms plus what corrections meant, sorted and bounded;
+    atoms to use but not say lend no term (the hints travel beside the bundle, unmarked)."""
+    terms = {t.strip() for a in atoms if not a.do_not_say for t in a.atom.critical_tokens}
+    terms |= {n.strip() for n in names}
     terms |= {c.meant.strip() for c in corrections}
     vocabulary = sorted(t for t in terms if t and len(t) <= MAX_TERM_CHARS)[:MAX_VOCABULARY]
     pairs = sorted({(c.heard, c.meant) for c in corrections if c.heard and c.meant})[
