@@ -105,10 +105,16 @@ def learn(
     # A turn extracted late (its `now` before observations already stored) never rolls the
     # patterns back in time: they are judged at the latest moment known.
     at = max([ctx.now_us, *(o.observe_time_us for o in remaining)])
-    patterns = {p.signature: p for p in infer(remaining, at)}
     observed_now = {o.signature for o in learning.observed}
+    keys = {signature: pattern_key(signature) for signature in known}
+    # Only a signature seen now or holding an atom can change state: the rest are not scored.
+    held = {
+        s for s, key in keys.items() if ws.get(pattern_atom_id(ctx.tenant_id, ctx.user_id, key))
+    }
+    judged = observed_now | held
+    patterns = {p.signature: p for p in infer((o for o in remaining if o.signature in judged), at)}
     proposals: list[RejectionEntry] = []
-    for signature in sorted(known):
+    for signature in sorted(judged):
         pattern = None if signature in learning.refused else patterns.get(signature)
         was_applied = _reconcile(ws, ctx, signature, pattern, taken is not None)
         if (
@@ -117,10 +123,13 @@ def learn(
             and (signature in observed_now or was_applied)
         ):
             proposals += _proposal(pattern, ctx)
-    keys = {pattern_key(s) for s in known}
     for atom in ws.atoms():
         # A pattern whose every observation is gone (evicted) has nothing to stand on.
-        if atom.key.startswith(PATTERN_KEY_PREFIX) and atom.key not in keys and not atom.pinned:
+        if (
+            atom.key.startswith(PATTERN_KEY_PREFIX)
+            and atom.key not in keys.values()
+            and not atom.pinned
+        ):
             _remove(ws, atom, PATTERN_EXPIRED)
     added = tuple(
         o
