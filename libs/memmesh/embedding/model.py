@@ -1,8 +1,9 @@
 """A BERT forward pass in numpy, with mean pooling and L2 normalisation (sentence-transformers'
 all-MiniLM-L6-v2 pipeline), float32 throughout.
 
-Token vectors are kept as one (batch · length, hidden) matrix so that each dense layer is a
-single GEMM over the whole batch; elementwise steps work in place to spare allocations.
+The dense layers, which are nearly all of the work, run as one GEMM over the real tokens of
+the whole batch, packed as one (tokens, hidden) matrix: padding costs nothing there. Only
+attention sees the padded (batch, length) layout. Elementwise steps work in place.
 """
 
 from __future__ import annotations
@@ -27,34 +28,44 @@ def encode_tokens(
 ) -> Matrix:
     """Unit-length sentence embeddings (batch, hidden) for padded token ids (batch, length)."""
     batch, length = token_ids.shape
-    mask = attention_mask.astype(np.float32)
-    hidden = weights.word_embeddings[token_ids.reshape(-1)]
-    positioned = hidden.reshape(batch, length, -1)  # a view: the sum lands in `hidden`
-    positioned += weights.position_embeddings[:length]
+    # Flat (batch · length) positions of the real tokens, in order, so each text's are adjacent.
+    real = np.flatnonzero(attention_mask)
+    hidden = weights.word_embeddings[token_ids.reshape(-1)[real]]
+    hidden += weights.position_embeddings[real % length]
     _layer_norm(hidden, weights.embedding_norm_weight, weights.embedding_norm_bias, weights.eps)
     # (batch, 1, 1, length): broadcast over heads and query positions.
-    score_bias = ((1.0 - mask) * _MASKED)[:, None, None, :]
+    score_bias = ((1 - attention_mask.astype(np.float32)) * _MASKED)[:, None, None, :]
     for layer in weights.layers:
-        hidden = _layer(hidden, layer, score_bias, weights.head_count, weights.eps)
-    token_vectors = hidden.reshape(batch, length, -1)
-    pooled = np.einsum("bsh,bs->bh", token_vectors, mask)
-    pooled /= np.maximum(mask.sum(axis=1, keepdims=True), np.float32(1e-9))
+        hidden = _layer(hidden, real, layer, score_bias, weights.head_count, weights.eps)
+    token_counts = np.count_nonzero(attention_mask, axis=1)  # at least [CLS] and [SEP]
+    starts = np.concatenate(([0], np.cumsum(token_counts)[:-1]))
+    pooled = np.add.reduceat(hidden, starts, axis=0)
+    pooled /= token_counts[:, None].astype(np.float32)
     pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
     embeddings: Matrix = pooled
     return embeddings
 
 
 def _layer(
-    hidden: Matrix, layer: LayerWeights, score_bias: Matrix, head_count: int, eps: float
+    hidden: Matrix,
+    real: NDArray[np.intp],
+    layer: LayerWeights,
+    score_bias: Matrix,
+    head_count: int,
+    eps: float,
 ) -> Matrix:
-    """One encoder layer over (batch · length, hidden) token vectors."""
+    """One encoder layer over the packed (tokens, hidden) vectors of the batch's real tokens."""
     batch, _, _, length = score_bias.shape
     size = hidden.shape[1]
     head_size = size // head_count
     qkv = hidden @ layer.qkv_weight
     qkv += layer.qkv_bias
+    padded = qkv
+    if len(real) != batch * length:  # spread the tokens out to the padded layout
+        padded = np.zeros((batch * length, 3 * size), dtype=np.float32)
+        padded[real] = qkv
     # (3, batch, heads, length, head_size)
-    query, key, value = qkv.reshape(batch, length, 3, head_count, head_size).transpose(
+    query, key, value = padded.reshape(batch, length, 3, head_count, head_size).transpose(
         2, 0, 3, 1, 4
     )
     scores = query @ key.transpose(0, 1, 3, 2)  # the query is pre-scaled by 1/sqrt(head_size)
@@ -62,7 +73,7 @@ def _layer(
     scores -= scores.max(axis=-1, keepdims=True)
     np.exp(scores, out=scores)
     scores /= scores.sum(axis=-1, keepdims=True)
-    context = (scores @ value).transpose(0, 2, 1, 3).reshape(batch * length, size)
+    context = (scores @ value).transpose(0, 2, 1, 3).reshape(batch * length, size)[real]
     attended = context @ layer.attention_output_weight
     attended += layer.attention_output_bias
     attended += hidden

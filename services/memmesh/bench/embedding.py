@@ -35,14 +35,24 @@ def _blas_threads() -> int:
     return max((pool["num_threads"] for pool in threadpool_info()), default=1)
 
 
-def _time_calls(encoder: Encoder, texts: Sequence[str], calls: int) -> list[float]:
-    for _ in range(WARMUP_CALLS):
+def _time_calls(
+    encoder: Encoder,
+    texts: Sequence[str],
+    calls: int,
+    budget_s: float = 60.0,
+    warmup_calls: int = WARMUP_CALLS,
+) -> list[float]:
+    """Latencies (ms) of up to `calls` calls, stopping early once `budget_s` has passed."""
+    for _ in range(warmup_calls):
         encoder.encode(texts)
     samples = []
+    deadline = time.perf_counter() + budget_s
     for _ in range(calls):
         start = time.perf_counter()
         encoder.encode(texts)
         samples.append((time.perf_counter() - start) * 1000)
+        if start > deadline:
+            break
     return samples
 
 
@@ -59,13 +69,15 @@ def _caller(
 ) -> None:
     threadpool_limits(limits=threads, user_api="blas")
     encoder = Encoder.load(cache_size=0)
-    _time_calls(encoder, [SENTENCE], 1)  # warm before the others start
+    for _ in range(WARMUP_CALLS):  # alone, before the others start
+        encoder.encode([SENTENCE])
     barrier.wait()
-    results.put(_time_calls(encoder, [SENTENCE], calls))
+    # Oversubscribed BLAS threads can make a call take seconds: bound the run in time too.
+    results.put(_time_calls(encoder, [SENTENCE], calls, budget_s=20.0, warmup_calls=0))
 
 
 def bench_concurrent(callers: int, threads: int, calls: int) -> dict[str, float]:
-    """`callers` processes each encoding the sentence `calls` times at once."""
+    """`callers` processes each encoding the sentence up to `calls` times at once."""
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(callers + 1)
     results: multiprocessing.Queue[object] = context.Queue()
@@ -108,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 results[f"{name}.blas_threads_{threads}"] = figures
                 print(f"{name}, BLAS threads {threads}: {json.dumps(figures)}", flush=True)
     for threads in sorted({1, cores}):
-        figures = bench_concurrent(args.callers, threads, args.calls // 2)
+        figures = bench_concurrent(args.callers, threads, args.calls)
         results[f"concurrent_{args.callers}_processes.blas_threads_{threads}"] = figures
         print(
             f"{args.callers} caller processes, one sentence each call, BLAS threads {threads}: "
