@@ -71,7 +71,8 @@ def candidate_atoms(learning: Learning, ctx: ChangeContext) -> list[tuple[str, A
     do-not-store rule is asked about before anything is stored."""
     observed = {o.signature for o in learning.observed}
     everything = (*learning.history, *learning.observed)
-    patterns = infer(everything, max([ctx.now_us, *(o.observe_time_us for o in everything)]))
+    at = max([ctx.now_us, *(o.observe_time_us for o in everything)])  # as `learn` judges
+    patterns = infer((o for o in everything if o.signature in observed), at)
     return [
         (p.signature, _record(p, ctx, None))
         for p in patterns
