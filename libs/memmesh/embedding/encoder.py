@@ -76,18 +76,19 @@ class Encoder:
         return vectors
 
     def _encode_uncached(self, texts: list[str]) -> NDArray[np.float32]:
-        encodings = self._tokenizer.encode_batch(texts, add_special_tokens=True)
-        lengths = [sum(encoding.attention_mask) for encoding in encodings]
-        order = sorted(range(len(texts)), key=lengths.__getitem__)
+        # One by one: encode_batch's thread pool costs more than it saves on a few short texts.
+        token_ids = [self._tokenizer.encode(text).ids for text in texts]
+        order = sorted(range(len(texts)), key=lambda row: len(token_ids[row]))
         vectors = np.empty((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(order), MAX_BATCH):
             rows = order[start : start + MAX_BATCH]
-            length = max(lengths[row] for row in rows)
-            token_ids = np.array([encodings[row].ids[:length] for row in rows], dtype=np.int64)
-            mask = np.array(
-                [encodings[row].attention_mask[:length] for row in rows], dtype=np.int64
-            )
-            vectors[rows] = encode_tokens(self._weights, token_ids, mask)
+            length = len(token_ids[rows[-1]])  # sorted: the chunk's longest is last
+            padded = np.zeros((len(rows), length), dtype=np.int64)
+            mask = np.zeros((len(rows), length), dtype=np.int64)
+            for index, row in enumerate(rows):
+                padded[index, : len(token_ids[row])] = token_ids[row]
+                mask[index, : len(token_ids[row])] = 1
+            vectors[rows] = encode_tokens(self._weights, padded, mask)
         return vectors
 
     def _remember(self, texts: Sequence[str], vectors: NDArray[np.float32]) -> None:

@@ -76,14 +76,14 @@ def model_directory(package: str = WEIGHTS_PACKAGE) -> Path:
 
 
 def load_tokenizer(directory: Path) -> Tokenizer:
-    """The model's WordPiece tokenizer, truncating at MAX_TOKENS and padding to the longest text."""
+    """The model's WordPiece tokenizer, truncating at MAX_TOKENS, without padding."""
     try:
         tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
     except Exception as exc:  # the Rust tokenizer raises plain Exception subclasses
         raise EncoderUnavailable(f"cannot read {directory / 'tokenizer.json'}: {exc}") from exc
     tokenizer.enable_truncation(max_length=MAX_TOKENS)
-    # tokenizer.json pads every text to 128 tokens; padding to the batch's longest is far cheaper.
-    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    # tokenizer.json pads every text to 128 tokens; the encoder pads a batch to its longest.
+    tokenizer.no_padding()
     return tokenizer
 
 
