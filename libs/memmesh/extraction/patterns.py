@@ -56,12 +56,9 @@ _ACTION_FRAMES = (
     ("go", "ahead", "and"),
     ("let's",),
     ("please",),
-    ("just",),
-    ("now",),
-    ("then",),
-    ("also",),
-    ("and",),
 )
+# Words that lead into a clause without making it a request ("and then play ...").
+_LEAD_WORDS = frozenset("and then also just now so ok okay oh hey".split())
 # Openings of a wish: an action after "to", else the thing wished for ("I'd like a latte").
 _WANT_FRAMES = (
     ("i", "would", "like"),
@@ -225,14 +222,16 @@ def _request_of(tokens: list[str], is_question: bool) -> tuple[str, str, bool, l
     if not said or said[0] in ("if", "when", "whenever"):
         return None  # a condition or a hypothetical, not a request
     start, framed, negated, kind = 0, False, False, REQUEST
+    while start < len(said) and said[start] in _LEAD_WORDS:
+        start += 1
     while taken := _strip_frame(said[start:], _ACTION_FRAMES):
         start, framed = start + taken, True
     if taken := _strip_frame(said[start:], _NEGATIONS):
         start, framed, negated = start + taken, True, True
     elif said[start : start + 1] == ["stop"] and _is_gerund(said[start + 1 : start + 2]):
         start, framed, negated = start + 1, True, True  # "stop playing lo-fi"
-    if not framed and (taken := _strip_frame(said, _WANT_FRAMES)):
-        start, kind = taken, WANT
+    if not framed and (taken := _strip_frame(said[start:], _WANT_FRAMES)):
+        start, kind = start + taken, WANT
         if said[start : start + 1] != ["to"]:
             return ("get", WANT, False, tokens[start:]) if start < len(said) else None
         start += 1

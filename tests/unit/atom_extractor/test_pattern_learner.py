@@ -53,6 +53,7 @@ def test_the_same_request_in_other_words_has_one_signature() -> None:
     assert signatures("play some lo-fi") == [LOFI]
     assert signatures("Can you play some lo-fi music please?") == [LOFI]
     assert signatures("put on some lo-fi") == [LOFI]
+    assert signatures("ok, and then play some lo-fi") == [LOFI]
     assert signatures("what's the weather in Lyon today?") == ["ask|lyon weather"]
     assert signatures("can you tell me what the weather is like in Lyon") == ["ask|lyon weather"]
     assert signatures("Set a timer for 25 minutes.") == signatures("set a timer for 25 minutes")
@@ -67,6 +68,8 @@ def test_statements_greetings_and_hypotheticals_are_no_requests() -> None:
         "thanks!",
         "if you could play jazz that would be great",
         "I always listen to lo-fi when I work",
+        "just finished my run",
+        "and then we had dinner",
     ):
         assert observe(text, "t", "s", MONDAY_EVENING) == (), text
 
