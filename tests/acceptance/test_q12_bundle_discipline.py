@@ -103,8 +103,11 @@ async def test_at_q12_mem_bundle_budgets(user: User) -> None:
     bundle = response.bundle
     ranked = await user.retrieve("how is my garden doing?", now)
     assert len(ranked.atoms) == MAX_ATOMS
-    # Only the top-ranked go in, in the ranker's §2.11.9 order.
-    assert [a.atom_id for a in bundle.atoms] == [c.doc_id for c in ranked.atoms]
+    # Only the top-ranked go in, in the ranker's §2.11.9 order, after the standing
+    # constraints the request could touch (the vegetarian diet, if the ranker pushed it).
+    pushed = [c.doc_id for c in ranked.standing_constraints]
+    expected = pushed + [c.doc_id for c in ranked.atoms if c.doc_id not in pushed]
+    assert [a.atom_id for a in bundle.atoms] == expected[:MAX_ATOMS]
     assert len(bundle.working_memory) == MAX_WORKING_TURNS
     assert [t.text for t in bundle.working_memory] == [
         f"Turn {n} of today about the weather and the garden." for n in range(3, 9)
@@ -120,7 +123,10 @@ async def test_at_q12_mem_bundle_budgets(user: User) -> None:
     kept = [a.atom_id for a in heavy.bundle.atoms]
     ranked = await user.retrieve("how is my garden doing?", now)
     assert 0 < len(kept) < MAX_ATOMS
-    assert kept == [c.doc_id for c in ranked.atoms][: len(kept)]
+    pushed = [c.doc_id for c in ranked.standing_constraints]
+    assert (
+        kept == (pushed + [c.doc_id for c in ranked.atoms if c.doc_id not in pushed])[: len(kept)]
+    )
     assert len(heavy.bundle.SerializeToString()) <= BUNDLE_BYTES_CAP
 
     # The recall summary: at most 10 items and 1 KB.

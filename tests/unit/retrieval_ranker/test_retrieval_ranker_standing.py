@@ -150,7 +150,7 @@ async def test_an_encoder_slower_than_its_time_share_pushes_them_rather_than_del
 ):
     service = new_service(reach=ConstraintReach(SlowEncoder(0.3)))
     await service.upsert(TENANT, USER, [atom_doc(a) for a in capsule()])
-    deadlines.set_inbound_deadline(0.05)
+    deadlines.set_inbound_deadline(0.1)
     try:
         started = time.perf_counter()
         result = await service.retrieve(TENANT, USER, "how tall is Everest", CAPS)

@@ -21,8 +21,11 @@ UserKey = tuple[str, str]
 # Rebuilds started over when writes keep landing between the read and the replace.
 REINDEX_ATTEMPTS = 5
 # The sentence encoder may use this share of a Retrieve's time left (ENCODE_DEFAULT_S
-# without an inbound deadline) to decide whether the request touches standing constraints.
-ENCODE_TIME_SHARE = 0.5
+# without an inbound deadline) to decide whether the request touches standing constraints;
+# the rest is kept for the retrieval and the answer. Only an encode that would make the
+# whole Retrieve late is cut short, so the decision stays the encoder's whenever the
+# Retrieve could answer in time at all.
+ENCODE_TIME_SHARE = 0.8
 ENCODE_DEFAULT_S = 1.0
 
 
@@ -209,7 +212,8 @@ class RankerService:
         """The encoder's verdict, in a worker thread (its arithmetic releases the GIL, so
         other retrievals go on), or True when it cannot answer within its share of the
         call's time: on an overloaded machine the constraints are pushed rather than the
-        Brief losing every pulled atom to a timeout (the encoder still caches the vector)."""
+        Brief losing every pulled atom to a late Retrieve (the encoder still caches the
+        vector for the next time)."""
         limit = deadlines.outbound_timeout(ENCODE_DEFAULT_S) * ENCODE_TIME_SHARE
         try:
             return await asyncio.wait_for(
