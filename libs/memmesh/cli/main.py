@@ -146,10 +146,10 @@ def cmd_certs(args: argparse.Namespace) -> int:
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
-    """Run the deterministic extractor over standard input, one utterance per line."""
+    """Run the embedded extractor over standard input, one utterance per line."""
     from memmesh.extraction.cli import cli_extract
 
-    return cli_extract(sys.stdin, sys.stdout)
+    return cli_extract(sys.stdin, sys.stdout, rules_only=args.rules)
 
 
 def _gateway_client(args: argparse.Namespace) -> GatewayClient:
@@ -226,9 +226,11 @@ def parser() -> argparse.ArgumentParser:
         "--new-ca", action="store_true", help="replace the CA in DIR instead of reusing it"
     )
     certs.set_defaults(func=cmd_certs)
-    commands.add_parser("extract", help="extract facts from utterances on stdin").set_defaults(
-        func=cmd_extract
+    extract = commands.add_parser("extract", help="extract facts from utterances on stdin")
+    extract.add_argument(
+        "--rules", action="store_true", help="the rules alone, without the learned clause head"
     )
+    extract.set_defaults(func=cmd_extract)
     chat = commands.add_parser("chat", help="talk as a user and see each turn's bundle")
     _gateway_options(chat)
     chat.add_argument("--user", default="me")

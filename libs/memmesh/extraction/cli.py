@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from .model import BASIS_POINTS_MAX, ExtractionResult
-from .rules import extract
+from .rules import extract as extract_by_rules
 
 
 def result_to_json(result: ExtractionResult) -> dict[str, Any]:
@@ -32,8 +33,15 @@ def result_to_json(result: ExtractionResult) -> dict[str, Any]:
     return {"relevant": True, "facts": facts, "command": command, "correction": correction}
 
 
-def cli_extract(stdin: TextIO, stdout: TextIO) -> int:
-    """Read utterances line by line and write one JSON object per line; returns the exit code."""
+def cli_extract(stdin: TextIO, stdout: TextIO, *, rules_only: bool = False) -> int:
+    """Read utterances line by line and write one JSON object per line; returns the exit code.
+    The default is the engine's embedded path (rules plus the learned clause head)."""
+    if rules_only:
+        extract: Callable[[str], ExtractionResult] = extract_by_rules
+    else:
+        from .learned import default_hybrid_extractor
+
+        extract = default_hybrid_extractor().extract
     for line in stdin:
         utterance = line.rstrip("\r\n")
         stdout.write(json.dumps(result_to_json(extract(utterance)), ensure_ascii=False) + "\n")

@@ -275,6 +275,7 @@ class RecordingExtractor(DeterministicExtractor):
     """The rules, recording every text handed to the turn extractor (a provider would get)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.seen: list[str] = []
 
     async def extract(self, tenant_id, user_id, turn, now_us):

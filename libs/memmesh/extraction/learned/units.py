@@ -7,6 +7,7 @@ seed 000 exclusions are built on.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -70,9 +71,23 @@ def turn_units(normalized_turn: str) -> list[Unit]:
     ]
 
 
+_CONTINUATION = re.compile(
+    r"^(?:he|she|they|it|its|his|her|their|them|him|who|which|that|this|these|those|"
+    r"he's|she's|they're|it's|that's|there|and (?:he|she|they|it))\b",
+    re.I,
+)
+
+
+def is_continuation(text: str) -> bool:
+    """True when a clause goes on about what the clause before it named ("…, she lives in
+    Cork"), so it adds to that fact instead of making one of its own."""
+    return bool(_CONTINUATION.match(text.strip()))
+
+
 def feature_width(encoder_dimension: int) -> int:
-    """Clause vector, turn vector, one flag per marker, command, emotion, first person."""
-    return 2 * encoder_dimension + len(MARKERS) + 3
+    """Clause vector, turn vector, one flag per marker, command, emotion, first person,
+    continuation, first clause, short clause."""
+    return 2 * encoder_dimension + len(MARKERS) + 6
 
 
 def unit_features(units: Sequence[Unit], encoder: TextEncoder) -> np.ndarray:
@@ -87,7 +102,14 @@ def unit_features(units: Sequence[Unit], encoder: TextEncoder) -> np.ndarray:
     flags = np.array(
         [
             [float(m in u.markers) for m in MARKERS]
-            + [float(u.is_command), float(u.is_emotion), float(_first_person(u.text))]
+            + [
+                float(u.is_command),
+                float(u.is_emotion),
+                float(_first_person(u.text)),
+                float(is_continuation(u.text)),
+                float(u.clause.index == 0),
+                float(len(u.text.split()) <= 3),
+            ]
             for u in units
         ],
         dtype=np.float32,

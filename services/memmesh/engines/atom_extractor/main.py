@@ -47,10 +47,20 @@ DEPENDENCIES = (
 )
 
 
-def turn_extractor(settings: AtomExtractorSettings) -> TurnExtractor:
-    """The rules alone, or the semantic path falling back to them (seed 004)."""
-    if settings.mode == "deterministic_only" or not settings.provider_base_url:
+def embedded_extractor(settings: AtomExtractorSettings) -> DeterministicExtractor:
+    """The in-process path; the hybrid one loads the encoder and the head now, not on the
+    first turn."""
+    if settings.embedded == "rules":
         return DeterministicExtractor()
+    from memmesh.extraction.learned import default_hybrid_extractor
+
+    return DeterministicExtractor(default_hybrid_extractor().extract)
+
+
+def turn_extractor(settings: AtomExtractorSettings) -> TurnExtractor:
+    """The embedded path, or the semantic path falling back to it (seed 004)."""
+    if settings.mode == "deterministic_only" or not settings.provider_base_url:
+        return embedded_extractor(settings)
     config = ProviderConfig(
         name=settings.provider_name,
         base_url=settings.provider_base_url,
@@ -62,7 +72,7 @@ def turn_extractor(settings: AtomExtractorSettings) -> TurnExtractor:
         turn_token_budget=settings.provider_turn_token_budget,
         redact=settings.provider_redact,
     )
-    return SemanticExtractor(ChatCompletionsProvider(config), DeterministicExtractor())
+    return SemanticExtractor(ChatCompletionsProvider(config), embedded_extractor(settings))
 
 
 async def build(settings: MeshSettings) -> BuiltEngine:

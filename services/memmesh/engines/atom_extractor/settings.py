@@ -17,6 +17,8 @@ class AtomExtractorSettings(BaseSettings):
 
     # seed 004: the semantic path is optional; the rules are the default and the fallback.
     mode: Literal["deterministic_only", "semantic_with_fallback"] = "deterministic_only"
+    # The embedded path: the rules with the learned clause head ("hybrid"), or the rules alone.
+    embedded: Literal["hybrid", "rules"] = "hybrid"
     # seed 002 decay windows, in days.
     user_fact_window_days: int = Field(default=30, ge=1)
     user_pattern_window_days: int = Field(default=14, ge=1)

@@ -1,16 +1,24 @@
-"""The seed 000/002 rules as the AtomExtractor's TurnExtractor (the default mode)."""
+"""The embedded extractor as the AtomExtractor's TurnExtractor (the default mode)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from memmesh.engines.atom_extractor.domain.capsule import ProvenanceEntry, TurnInput
 from memmesh.extraction.model import ExtractionResult
-from memmesh.extraction.rules import extract
+from memmesh.extraction.rules import extract as extract_by_rules
+
+ExtractFunction = Callable[[str, str], ExtractionResult]
 
 
 class DeterministicExtractor:
-    """The rules alone: no provider, no provenance record."""
+    """An in-process extractor (the rules, or the rules with the learned clause head): no
+    provider, no provenance record, the same answer for the same turn."""
+
+    def __init__(self, extract: ExtractFunction = extract_by_rules) -> None:
+        self._extract = extract
 
     async def extract(
         self, tenant_id: str, user_id: str, turn: TurnInput, now_us: int
     ) -> tuple[ExtractionResult, ProvenanceEntry | None]:
-        return extract(turn.text, turn.role), None
+        return self._extract(turn.text, turn.role), None
