@@ -23,9 +23,11 @@ def audit_backend(
     concurrency: int = 4,
     settle_s: float = 5.0,
     time_limit_s: float = float("inf"),
+    server_wal: bool = True,
 ) -> dict[str, object]:
     """Run the script through a fresh mesh on one backend ("sqlite", or "postgres" with
-    Redis) and scan what it left; the scratch PostgreSQL database is dropped after."""
+    Redis) and scan what it left (PostgreSQL's WAL too, with `server_wal`); the scratch
+    PostgreSQL database is dropped after."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}, expected one of {BACKENDS}")
     with tempfile.TemporaryDirectory(prefix="memmesh-audit-") as work:
@@ -38,7 +40,7 @@ def audit_backend(
                 settle_s=settle_s,
                 time_limit_s=time_limit_s,
             )
-            return scanner.scan(run, script)
+            return scanner.scan(run, script, server_wal=server_wal)
         with driver.scratch_database(POSTGRES_ADMIN_URL, driver.new_database_name()) as url:
             run = driver.run(
                 script,
@@ -50,4 +52,4 @@ def audit_backend(
                 settle_s=settle_s,
                 time_limit_s=time_limit_s,
             )
-            return scanner.scan(run, script)
+            return scanner.scan(run, script, server_wal=server_wal)

@@ -12,7 +12,8 @@ Surfaces: `db_files` (raw bytes of each SQLite file), `db_wal` (SQLite write-ahe
 every PostgreSQL relation file of the run's database after a CHECKPOINT: heap, TOAST and
 index pages, dead tuples included), `redis` (every key and value), `other_files` (anything
 else under the data directory), `logs` (engine stdout and stderr), `spans` (every OTLP
-export). Counts are occurrences; `*_markers` counts distinct markers.
+export). Counts are occurrences; `*_markers` counts distinct markers. PostgreSQL's WAL
+segments (`server_wal`) are counted apart: the server writes them for every database.
 """
 
 from __future__ import annotations
@@ -229,6 +230,26 @@ def scan_postgres(report: Report, needles: Needles, url: str) -> None:
                 segment += 1
 
 
+_WAL_SEGMENT = re.compile(r"[0-9A-F]{24}")
+
+
+def scan_pg_wal(report: Report, needles: Needles, url: str) -> None:
+    """Every segment of the server's write-ahead log (pg_wal), whole. The WAL is shared by
+    every database of the server, so only markers of this run's script count."""
+    with psycopg.connect(url, autocommit=True) as connection:
+        segments = connection.execute(
+            "SELECT name, size FROM pg_ls_waldir() ORDER BY name"
+        ).fetchall()
+        for name, size in segments:
+            if not _WAL_SEGMENT.fullmatch(name):
+                continue
+            row = connection.execute(
+                "SELECT pg_read_binary_file(%s::text, 0, %s, true)", (f"pg_wal/{name}", size)
+            ).fetchone()
+            if row is not None and row[0] is not None:
+                _scan(report, needles, "pg_wal", name, bytes(row[0]))
+
+
 def scan_redis(report: Report, needles: Needles, url: str) -> None:
     """Every key of the Redis database and its value, whatever its type."""
     client = redis.Redis.from_url(url)
@@ -314,14 +335,19 @@ SQLITE_SURFACES = ("db_files", "db_wal", "db_rows", "other_files", "logs", "span
 POSTGRES_SURFACES = ("db_rows", "db_pages", "redis", "other_files", "logs", "spans")
 
 
-def scan(run: Run, script: Script) -> dict[str, object]:
-    """Every surface of one run, then its Briefs; the counts as JSON-ready data."""
+def scan(run: Run, script: Script, *, server_wal: bool = True) -> dict[str, object]:
+    """Every surface of one run, then its Briefs; the counts as JSON-ready data. With
+    `server_wal`, PostgreSQL's WAL is read too and its copies counted on their own."""
     needles = Needles(script)
     report = Report(run.label)
     scan_files(report, needles, run.data_dir)
+    wal: Report | None = None
     if run.postgres_url:
         scan_postgres(report, needles, run.postgres_url)
         surfaces = POSTGRES_SURFACES
+        if server_wal:
+            wal = Report(run.label)
+            scan_pg_wal(wal, needles, run.postgres_url)
     else:
         scan_sqlite_rows(report, needles, run.data_dir)
         surfaces = SQLITE_SURFACES
@@ -331,6 +357,14 @@ def scan(run: Run, script: Script) -> dict[str, object]:
     scan_spans(report, needles, run.span_exports)
     scan_briefs(report, needles, run)
     result = report.as_json(surfaces)
+    if wal is not None:
+        # The server's WAL, not the mesh's files: every database of the server writes it,
+        # and only the server's checkpoints and settings retire it (see the README).
+        result["server_wal"] = {
+            "surviving_copies": wal.copies["pg_wal"],
+            "surviving_markers": len(wal.markers["pg_wal"]),
+            "controls_found": len(wal.controls["pg_wal"]),
+        }
     result["errors"] = dict(sorted(run.errors.items()))
     result["error_details"] = dict(sorted(run.error_details.items()))
     result["users_played"] = run.users_played
