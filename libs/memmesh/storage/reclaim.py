@@ -1,8 +1,9 @@
 """Making erased bytes unreadable without holding every erasure behind it.
 
-A reclaim (SQLite WAL truncation, PostgreSQL VACUUM) can take long; erasures that arrive
-while one runs share the next pass instead of queueing one each, and an erasure's answer
-waits at most `wait_s` for it (the pass goes on; the rows are already gone from every read).
+A reclaim (SQLite VACUUM and WAL truncation; on PostgreSQL it only schedules a background
+VACUUM FULL) can take long; erasures that arrive while one runs share the next pass instead
+of queueing one each, and an erasure's answer waits at most `wait_s` for it (the pass goes
+on; the rows are already gone from every read).
 """
 
 from __future__ import annotations
