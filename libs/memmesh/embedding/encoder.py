@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections import OrderedDict
@@ -23,6 +24,7 @@ from memmesh.embedding.weights import (
 
 # 4096 vectors of 384 float32 are 6 MiB a process: enough for the turns and clauses an
 # extractor and a ranker see again within a conversation, small next to the 90 MiB of weights.
+# The cache is keyed by a hash of the text, so it keeps no text a user may ask to forget.
 DEFAULT_CACHE_SIZE = 4096
 # BLAS threads for the whole process once default_encoder() loads (0 leaves numpy's default):
 # engines run as several processes on few cores, and a multi-threaded GEMM then waits for
@@ -41,7 +43,7 @@ class Encoder:
         self._weights = weights
         self._tokenizer = tokenizer
         self._cache_size = cache_size
-        self._cache: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._cache: OrderedDict[bytes, NDArray[np.float32]] = OrderedDict()
         self._cache_lock = threading.Lock()
 
     @classmethod
@@ -61,11 +63,12 @@ class Encoder:
         missing: dict[str, list[int]] = {}
         with self._cache_lock:
             for row, text in enumerate(texts):
-                cached = self._cache.get(text)
+                key = _cache_key(text)
+                cached = self._cache.get(key)
                 if cached is None:
                     missing.setdefault(text, []).append(row)
                 else:
-                    self._cache.move_to_end(text)
+                    self._cache.move_to_end(key)
                     vectors[row] = cached
         if not missing:
             return vectors
@@ -74,6 +77,11 @@ class Encoder:
             vectors[missing[text]] = vector
         self._remember(list(missing), computed)
         return vectors
+
+    def clear_cache(self) -> None:
+        """Drops every cached vector (for instance once a user's data is erased)."""
+        with self._cache_lock:
+            self._cache.clear()
 
     def _encode_uncached(self, texts: list[str]) -> NDArray[np.float32]:
         # One by one: encode_batch's thread pool costs more than it saves on a few short texts.
@@ -98,10 +106,15 @@ class Encoder:
             for text, vector in zip(texts, vectors, strict=True):
                 stored = vector.copy()
                 stored.flags.writeable = False
-                self._cache[text] = stored
-                self._cache.move_to_end(text)
+                key = _cache_key(text)
+                self._cache[key] = stored
+                self._cache.move_to_end(key)
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
+
+
+def _cache_key(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
 
 
 _default: Encoder | None = None

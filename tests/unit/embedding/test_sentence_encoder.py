@@ -99,6 +99,8 @@ def test_cached_vectors_equal_computed_ones_and_callers_cannot_corrupt_them() ->
     np.testing.assert_array_equal(cached.encode(["coffee, black", "tea with milk"]), expected[::-1])
     cached.encode(["a third text"])  # evicts the least recently used
     np.testing.assert_array_equal(cached.encode(["tea with milk"]), expected[:1])
+    cached.clear_cache()
+    np.testing.assert_array_equal(cached.encode(["tea with milk"]), expected[:1])
 
 
 def test_concurrent_callers_get_the_serial_results(encoder: Encoder) -> None:
