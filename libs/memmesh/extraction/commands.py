@@ -18,23 +18,60 @@ _IMPERATIVE = (
 )
 # Words that erase (a forget is said many ways).
 _ERASE = (
-    r"(?:forget|delete|erase|remove|wipe|scrub|purge|clear|drop|discard|trash|destroy|get rid of)"
+    r"(?:forget|delete|erase|remove|wipe|scrub|purge|clear|drop|discard|trash|destroy|get rid of|"
+    r"nuke|zap|blow away)"
 )
 # What a memory of the user is called.
 _HOLDINGS = (
-    r"(?:everything|all|anything|all (?:of )?(?:the )?(?:stuff|things|data|info|information|memories|"
-    r"details|facts))"
+    r"(?:everything|all|anything|every (?:single |last )?(?:thing|bit|detail|fact|memory)|"
+    r"all (?:of )?(?:the )?(?:stuff|things|data|info|information|memories|details|facts))"
 )
 _YOU_KEEP = (
     r"(?:(?:you(?:'ve| have)?\s+(?:ever\s+|got\s+)?(?:know|have|remember(?:ed)?|stored|saved|kept|"
     r"learned|learnt|collected|gathered|recorded|got|picked up)(?:\s+(?:stored|saved|on file))?|"
     r"I(?:'ve| have)?\s+(?:ever\s+)?(?:told you|said|shared|mentioned))\s+)"
 )
+# Starting over, as people say it after a full wipe.
+_START_OVER = r"(?:start(?:ing)? (?:over|again|fresh|from (?:zero|scratch|nothing))|from scratch)"
 # What the user said in this conversation (as opposed to one topic).
 _IN_THIS_TALK = (
     r"(?:today|so far|just now|earlier|in this (?:conversation|chat|session|call|talk)|here|"
     r"this (?:morning|afternoon|evening|session))"
 )
+
+# Going back to an earlier topic.
+_RETURN_TO = (
+    r"(?:resume|continue(?:\s+with)?|reopen|re-open|revisit|return to|(?:go|get|come|head|circle|"
+    r"jump|switch)\s+back\s+(?:in)?to|pick\s+(?:back\s+)?up(?:\s+on)?)"
+)
+_THREAD = r"(?:thread|conversation|chat|discussion|talk)"
+# A politeness word people slip between a verb and its object ("continue please the chat").
+_PLEASE = r"(?:(?:please|kindly|just|now|again)\s+)?"
+# "back to the hotel", "back to my parents for Christmas": going somewhere, not to a topic.
+_TOPIC_NOT_A_PLACE = (
+    r"(?!(?:home|house|hotel|office|work|school|college|class|gym|bed|sleep|city|town|country|"
+    r"beach|car|airport|station|store|shop|flat|place|room|kitchen|hospital|doctor|dentist|"
+    r"restaurant|cafe|bar|park|museum|mall|market|church|pool|lake|island|village|"
+    r"drawing board|grind|beginning|start|top|basics|normal|reality|future|past)\b)"
+)
+# A short topic that ends the clause (no "for Christmas", "tomorrow" or other plan words in it).
+_SHORT_TOPIC = (
+    r"(?P<target>[\w'-]+(?:\s+(?!(?:tomorrow|tonight|today|next|later|soon|after|for|from|at|this|on|"
+    r"in|with|when|once|by|and|but|so)\b)[\w'-]+){0,3})"
+)
+_MENTION = (
+    r"(?:mention|bring up|talk about|speak about|ask (?:me )?about|remind me (?:of|about)|raise|"
+    r"go on about|discuss)"
+)
+# Words for the user's stored memories as a whole (global recall mode, not one item).
+_REMEMBERED_STUFF = (
+    r"(?:(?:my|your|the|old|past)\s+memories|memories|old (?:stuff|things|conversations|topics)|"
+    r"past (?:stuff|things|conversations)|(?:the\s+)?(?:things|stuff|anything|what|everything)\s+"
+    r"(?:that\s+)?you\s+(?:remember|know|have (?:stored|saved)|stored|saved)(?:\s+about\s+me)?)"
+)
+# Where a memory of the user is kept.
+_MEMORY_PLACE = r"(?:memory|memories|memory bank|notes|records?|profile|long-term memory)"
+_DONT = r"(?:don't|do not|never|please don't|(?:can|could|would|will) you not)"
 
 # Ordered: forgetting everything before a thread, thread commands before generic forget/store,
 # global recall mode before pull-only.
@@ -47,12 +84,14 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.FORGET_EVERYTHING,
         r"\bforget\s+(?:about\s+)?(?:me|who I am|(?:that\s+)?I (?:ever\s+)?exist(?:ed)?)"
-        r"(?:\s+(?:entirely|completely|altogether|for good|forever))?\s*(?:[,.!?;]|$|\s+please\b)",
+        r"(?:\s+(?:entirely|completely|altogether|for good|forever|totally))?\s*"
+        rf"(?:[,.!?;]|$|\s+(?:please|and|{_START_OVER})\b)",
     ),
     (
         Command.FORGET_EVERYTHING,
-        rf"\b{_ERASE}\s+(?:all\s+(?:of\s+)?|everything\s+(?:in\s+)?)?my\s+(?:personal\s+)?(?:data|info|"
-        r"information|profile|memories|records|details|file)\b(?!\s+(?:about|on|for|from)\b)",
+        rf"\b{_ERASE}\s+(?:all\s+(?:of\s+)?|everything\s+(?:in\s+)?)?my\s+(?:whole\s+|entire\s+)?"
+        r"(?:personal\s+)?(?:data|info|information|profile|memories|records|details|file)\b"
+        r"(?!\s+(?:about|on|for|from)\b)",
     ),
     (
         Command.FORGET_EVERYTHING,
@@ -92,13 +131,36 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.RESUME_THREAD,
-        rf"\b(?:resume|continue|reopen|go back to|get back to)\s+(?:the|our|that)\s+"
-        rf"(?:thread|conversation|chat|discussion)\s+(?:about|on)\s+{_TOPIC}{_END}",
+        rf"\b{_RETURN_TO}\s+{_PLEASE}(?:the|our|that)\s+(?:old\s+|earlier\s+|previous\s+)?{_THREAD}\s+"
+        rf"(?:about|on)\s+{_TOPIC}{_END}",
     ),
     (
         Command.RESUME_THREAD,
-        rf"\b(?:resume|continue|reopen|pick\s+(?:back\s+)?up(?:\s+on)?|go back to|get back to)\s+"
-        rf"(?:the|our|that)\s+{_TOPIC}\s+(?:thread|conversation|chat|discussion)\b",
+        rf"\b{_RETURN_TO}\s+{_PLEASE}(?:the|our|that)\s+{_TOPIC}\s+{_THREAD}\b",
+    ),
+    # "open the guitar thread again": plain "open" names a file or an app unless it is "again".
+    (
+        Command.RESUME_THREAD,
+        rf"\b(?:open|pull up|bring back)\s+(?:the|our|that)\s+{_TOPIC}\s+{_THREAD}\s+(?:again|back up)\b",
+    ),
+    # "let's get back to the Japan itinerary", "back to the budget spreadsheet."
+    (
+        Command.RESUME_THREAD,
+        r"(?:(?:^|[.!?;]\s*)(?:(?:ok|okay|right|alright|anyway|so|now)[ ,]+)?|\b(?:let's|let us|can we|"
+        r"could we|shall we|we can|we could|I want to|I'd like to|please|now)\s+(?:(?:go|get|come|head|"
+        r"circle|jump|switch)\s+)?)back\s+to\s+(?:the|our|that|my)\s+"
+        rf"{_TOPIC_NOT_A_PLACE}{_SHORT_TOPIC}{_END}",
+    ),
+    (
+        Command.RESUME_THREAD,
+        r"\b(?:let's|let us|can we|could we|shall we|we can|we could|I want to|I'd like to)\s+"
+        rf"(?:return to|revisit)\s+(?:the|our|that|my)\s+{_TOPIC_NOT_A_PLACE}{_SHORT_TOPIC}{_END}",
+    ),
+    # "where were we with the garden planning"
+    (
+        Command.RESUME_THREAD,
+        r"\bwhere\s+(?:were we|did we (?:leave off|leave it|leave things|get to|stop)|was I)\s+"
+        rf"(?:with|on)\s+(?:the\s+|our\s+|my\s+)?{_TOPIC}{_END}",
     ),
     (
         Command.RESUME_THREAD,
@@ -106,8 +168,42 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         rf"{_END}",
     ),
     (
+        Command.RESUME_THREAD,
+        r"\b(?:continue|carry on|resume)\s+(?:from\s+)?where\s+we\s+(?:left off|stopped)\s+(?:on|with)\s+"
+        rf"(?:the\s+|our\s+|my\s+)?{_TOPIC}{_END}",
+    ),
+    (
+        Command.RESUME_THREAD,
+        r"\b(?:let's|let us|can we|could we|shall we)\s+(?:continue|carry on)\s+(?:with|on)\s+"
+        rf"(?:the|our|my)\s+{_TOPIC_NOT_A_PLACE}{_SHORT_TOPIC}{_END}",
+    ),
+    (
         Command.RECALL_ONLY_IF_ASKED,
         r"\b(?:don't|do not|never)\s+(?:auto-?resume|resume\b[^,.!?]*\bautomatically)",
+    ),
+    # "stop automatically resuming where we left off", "quit picking things up on your own"
+    (
+        Command.RECALL_ONLY_IF_ASKED,
+        r"\b(?:don't|do not|never|stop|quit|no more)\s+(?:\w+\s+)?(?:auto-?resum(?:e|ing)\b|"
+        r"automatically\s+(?:resum|continu|pick)|(?:resum(?:e|ing)|continu(?:e|ing)|pick(?:ing)?\s+"
+        r"(?:things\s+)?up)\b[^,.!?]*\b(?:automatically|on your own|by yourself|unprompted))",
+    ),
+    # "don't use my memories by yourself", "I'd rather you didn't volunteer things you remember"
+    (
+        Command.RECALL_ONLY_IF_ASKED,
+        r"\b(?:don't|do not|never|didn't|did not|not|stop|quit)\s+(?:\w+\s+)?(?:use|using|bring up|"
+        r"bringing up|mention|mentioning|volunteer|volunteering|surface|surfacing|pull up|pulling up|"
+        rf"raise|raising|offer|offering|recall|recalling)\s+{_REMEMBERED_STUFF}",
+    ),
+    (
+        Command.RECALL_ONLY_IF_ASKED,
+        r"\bonly\s+(?:use|bring up|mention|recall|surface|pull up|raise)\s+"
+        rf"{_REMEMBERED_STUFF}\s+(?:if|when|once)\s+I\s+(?:ask|say so|want)",
+    ),
+    (
+        Command.RECALL_ONLY_IF_ASKED,
+        r"\b(?:keep|put|have)\s+(?:everything|all of it|it all|all (?:of )?my (?:stuff|memories|info)|"
+        rf"{_REMEMBERED_STUFF})\s+on\s+a\s+need[- ]to[- ](?:ask|know)\s+basis",
     ),
     (
         Command.RECALL_ONLY_IF_ASKED,
@@ -145,7 +241,32 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.PULL_ONLY,
         r"\b(?:don't|do not|never)\s+(?:bring|mention|raise)\s+(?:this|that|it)\s+(?:up\s+)?"
-        r"unless\s+I\s+ask",
+        r"unless\s+I\s+(?:ask|do|say so|bring it up|mention it|raise it)\b",
+    ),
+    # "say it only if I ask", "use it only when I ask you"
+    (
+        Command.PULL_ONLY,
+        r"\b(?:say|mention|use|recall|bring|raise|talk about|surface|share|remind me of)\s+"
+        r"(?:it|this|that|them|those|these)\s+(?:up\s+)?only\s+(?:if|when|once)\s+I\s+"
+        r"(?:ask|say so|bring it up|mention it|want)",
+    ),
+    # "keep the therapy stuff on a need-to-ask basis"
+    (
+        Command.PULL_ONLY,
+        r"(?:\b(?:keep|put|have|leave)\s+(?P<target>[^,.!?;]+?)\s+)?\bon\s+a\s+need[- ]to[- ]"
+        r"(?:ask|know)\s+basis\b",
+    ),
+    # "I don't want it coming up on its own", "don't bring it up by yourself"
+    (
+        Command.PULL_ONLY,
+        r"\b(?:don't|do not)\s+want\s+(?:it|this|that|them|those)\s+(?:to\s+)?(?:coming|come|popping|"
+        r"pop|showing|show|turning|turn)\s+up\s+(?:on its own|by itself|on their own|by themselves|"
+        r"unprompted|randomly|out of (?:nowhere|the blue)|unless I)",
+    ),
+    (
+        Command.PULL_ONLY,
+        r"\b(?:don't|do not|never)\s+(?:bring|raise|mention)\s+(?:it|this|that|them)\s+(?:up\s+)?"
+        r"(?:on your own|by yourself|yourself|unprompted|out of the blue)",
     ),
     (
         Command.DO_NOT_MENTION,
@@ -153,9 +274,25 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         rf"asking (?:me )?about|nagging me about)\s*{_TOPIC}?{_END}",
     ),
     (Command.DO_NOT_MENTION, r"\b(?:stop|quit)\s+bringing\s+(?P<target>[^,.!?]+?)\s+up\b"),
+    # "don't talk about my brother anymore", "you don't bring up Gloria, at all"; said of
+    # oneself or others ("I don't talk about it anymore") it is no command.
     (
         Command.DO_NOT_MENTION,
-        rf"\b(?:don't|do not|never)\s+(?:mention|bring up)\s+{_TOPIC}\s+(?:again|anymore|ever again)\b",
+        r"(?:^|[,.!?;:]\s*|\b(?:please|just|you|and|so|now|then|ok|okay|also)\s+)(?:don't|do not|never)\s+"
+        r"(?:ever\s+)?"
+        rf"{_MENTION}\s+{_TOPIC},?\s+(?:again|anymore|any more|ever again|at all|ever|from now on|"
+        r"going forward|in (?:the )?future)\b",
+    ),
+    (
+        Command.DO_NOT_MENTION,
+        r"\bI (?:don't|do not) want to (?:hear|talk) about\s+"
+        rf"{_TOPIC}\s+(?:again|anymore|any more|ever again)\b",
+    ),
+    # "no more reminders about the dentist thing"
+    (
+        Command.DO_NOT_MENTION,
+        r"\bno more\s+(?:reminders?|mentions?|mentioning|talk(?:ing)?|questions|asking|nagging|"
+        rf"bringing up)\s+(?:(?:about|of|on)\s+)?{_TOPIC}{_END}",
     ),
     (
         Command.DO_NOT_MENTION,
@@ -164,16 +301,58 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.REMEMBER_EVERYTHING,
-        r"(?<!do you )(?<!did you )(?<!don't )(?<!do not )(?<!never )\b(?:remember|save|store|"
-        r"keep track of|keep|log|record)\s+(?:absolutely\s+)?(?:everything|all of it|it all)\b",
+        r"(?<!do you )(?<!did you )(?<!don't )(?<!do not )(?<!never )(?<!\bI )(?<!\bwe )(?<!\bthey )"
+        r"(?<!\bhe )(?<!\bshe )\b(?:remember|save|store|"
+        r"keep track of|keep|log|record)\s+(?:absolutely\s+)?(?:everything|all of it|it all)\b"
+        # "keep everything in pesos", "keep it all short": a format, not a retention setting.
+        r"(?!\s+(?:in|as|at|on|to|under|within|below|short|simple|brief|tidy|neat|clean|together|"
+        r"organi[sz]ed|separate|consistent)\b)",
     ),
     (
         Command.DO_NOT_STORE,
-        r"\b(?:don't|do not|never|please don't|you shouldn't|you should not)\s+(?:ever\s+)?"
+        rf"\b(?:{_DONT}|you shouldn't|you should not)\s+(?:ever\s+)?"
         r"(?:remember|save|store|record|log|keep|write down|note down|note|memorize|memorise|hold on to|"
-        r"hang on to|file away|retain)\s+(?:this|that|it|any of this|any of that|any of it|anything|"
+        r"hang on to|file away|retain)\s+(?:(?:this|that)\s+(?:one|bit|part)|this|that|it|any of this|"
+        r"any of that|any of it|anything|"
         r"what I'm (?:about to say|saying|going to say|gonna say)|the next (?:bit|part|thing))\b"
         r"(?!\s+(?:is|was)\b)",
+    ),
+    # "can you not write this one down", "don't put it in the memory"
+    (
+        Command.DO_NOT_STORE,
+        rf"\b{_DONT}\s+(?:ever\s+)?(?:write|note|jot|put)\s+(?:this|that|it)(?:\s+(?:one|bit|part))?\s+"
+        r"down\b",
+    ),
+    (
+        Command.DO_NOT_STORE,
+        rf"\b{_DONT}\s+(?:ever\s+)?(?:put|add|write|save|store|enter|include|keep|stick)\s+(?:this|that|"
+        r"it|any of (?:this|that|it))(?:\s+(?:one|bit|part))?\s+(?:in|into|to|on)\s+(?:your\s+|the\s+|"
+        rf"my\s+)?{_MEMORY_PLACE}\b",
+    ),
+    # "keep this out of memory"
+    (
+        Command.DO_NOT_STORE,
+        r"\b(?:keep|leave)\s+(?:this|that|it|all of this|any of this)(?:\s+(?:one|bit|part))?\s+"
+        rf"out\s+of\s+(?:your\s+|the\s+|my\s+)?{_MEMORY_PLACE}\b",
+    ),
+    # "This you don't keep, okay?"
+    (
+        Command.DO_NOT_STORE,
+        r"(?:^|[.!?;,]\s*)(?:this|that)(?:\s+(?:one|bit|part))?\s+(?:you\s+)?(?:don't|do not|"
+        r"shouldn't|should not|won't|mustn't|must not)\s+(?:keep|save|store|remember|record|"
+        r"write down|note|log)(?=\s*(?:[,.!?;]|$|(?:okay|ok|please|alright)\b))",
+    ),
+    (
+        Command.DO_NOT_STORE,
+        r"\b(?:this|that|it)(?:'s| is)(?:n't| not)\s+(?:for|going in(?:to)?)\s+(?:your\s+|the\s+)?"
+        rf"(?:record|{_MEMORY_PLACE})\b",
+    ),
+    # "no saving. just venting."
+    (
+        Command.DO_NOT_STORE,
+        r"(?:^|[.!?;,:]\s*)no\s+(?:saving|storing|recording|logging|remembering|note-taking|memorizing|"
+        r"memorising)(?:\s+(?:this|that|it|please|of (?:this|that|it)|here|this time|today|okay|ok))?"
+        r"\s*(?:[.!?,;:]|$)",
     ),
     (
         Command.DO_NOT_STORE,
@@ -216,7 +395,7 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.FORGET,
-        rf"{_IMPERATIVE}{_ERASE}\s+(?:what|everything|anything|all|whatever|the stuff|the things?)\s+"
+        rf"{_IMPERATIVE}{_ERASE}\s+{_PLEASE}(?:what|everything|anything|all|whatever|the stuff|the things?)\s+"
         r"(?:that\s+)?I(?:'ve| have)?\s+(?:ever\s+|just\s+)?(?:told|said|mentioned|shared|said to)"
         rf"(?:\s+you)?(?:\s+(?:earlier|before))?(?:\s+(?:about|regarding|on)\s+{_TOPIC}{_END})?",
     ),
@@ -259,7 +438,9 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     # what was just said about someone).
     (
         Command.FORGET,
-        rf"{_IMPERATIVE}{_ERASE}\s+(?:the\s+(?:thing|stuff|bit|part|fact|info|details?)s?\s+|"
+        rf"{_IMPERATIVE}{_ERASE}\s+{_PLEASE}(?:the\s+(?:thing|stuff|bit|part|fact|info|information|data|"
+        r"details?|notes?|memory|memories|entry|entries|record)s?\s+|the (?:bit|part) (?:where|when) I "
+        r"(?:said|mentioned|talked|told you)\s+(?:anything\s+|something\s+)?|"
         rf"everything\s+|anything\s+|all\s+|what you know\s+)?about\s+(?!(?:it|that|this)\b)"
         rf"(?:my\s+)?{_TOPIC}{_END}",
     ),
@@ -287,6 +468,35 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.RECALL_SUMMARY,
         r"\b(?:tell|show)\s+me\s+(?:what|everything)\s+you\s+(?:remember|know|have)\s+(?:about|on)\s+me",
+    ),
+    # "which informations you are keeping about me", "what you remember about me?"
+    (
+        Command.RECALL_SUMMARY,
+        r"\b(?:what|which)\b(?:\s+[\w']+){0,3}?\s+(?:do\s+|did\s+|have\s+|are\s+)?you(?:'ve|'re|\s+have|"
+        r"\s+are)?\s+(?:got\s+|still\s+|already\s+|actually\s+)?(?:remember(?:ed|ing)?|know|recall|"
+        r"keep(?:ing)?|kept|stor(?:e|ed|ing)|sav(?:e|ed|ing)|hold(?:ing)?|have|got|record(?:ed|ing)?|"
+        r"collect(?:ed|ing)?|track(?:ed|ing)?|learn(?:ed|t)|gathered|picked up)"
+        r"(?:\s+(?:stored|saved|on file|so far|in (?:your )?memory))?\s+(?:about|on|of)\s+me\b",
+    ),
+    (
+        Command.RECALL_SUMMARY,
+        r"\bwhat(?:'s| is| have| has)\s+(?:been\s+)?(?:stored|saved|kept|recorded|remembered|on file)\s+"
+        r"(?:about|on)\s+me\b",
+    ),
+    (
+        Command.RECALL_SUMMARY,
+        r"\bdo\s+you\s+(?:still\s+)?(?:remember|know|have)\s+anything\s+(?:about|on)\s+me\b",
+    ),
+    # "my profile. what's in it?", "what's in my profile"
+    (
+        Command.RECALL_SUMMARY,
+        rf"\b(?:my|your)\s+(?:memory\s+)?(?:profile|{_MEMORY_PLACE})\b[^.!?]{{0,20}}[.!?,:]?\s*"
+        r"what(?:'s| is)\s+in\s+(?:it|there)\b",
+    ),
+    (
+        Command.RECALL_SUMMARY,
+        r"\b(?:what(?:'s| is)\s+(?:in|on)|(?:show|read|give)\s+me|can I see)\s+my\s+(?:memory\s+)?"
+        r"(?:profile|memories)\b",
     ),
 )
 _COMPILED = tuple((command, re.compile(pattern, re.I)) for command, pattern in _COMMAND_PATTERNS)
@@ -352,72 +562,301 @@ def _target(command: Command, match: re.Match[str], text: str) -> str | None:
     return target or None
 
 
+# A sign that the turn corrects what was heard; without one, a pair must sound alike.
 _CORRECTION_TRIGGER = re.compile(
-    r"^(?:no|nope|nah|wrong|correction|sorry)\b|\b(?:I said|I meant|I mean|misheard|mis-heard|"
-    r"you heard|heard me wrong|not what I said|I didn't say|I did not say|spelled|spelt|"
-    r"spell it)\b|^not\s+\w",
+    r"^(?:no|nope|nah)\b(?!\s+(?:worries|problem|thanks|thank you|way|idea|clue|rush|pressure|"
+    r"big deal|doubt|offen[cs]e|kidding|more|need|matter|longer)\b)|^(?:wrong|correction|sorry)\b|"
+    r"\b(?:I said|I meant|I mean|misheard|mis-heard|you heard|heard me wrong|not what I said|"
+    r"I didn't say|I did not say|spelled|spelt|spell it)\b|^not\s+\w|"
+    r"\b(?:got|get|gets|getting|heard|wrote|written|typed|spelled|spelt|understood|transcribed|"
+    r"came through|"
+    r"came out|that's|that is|you're|you are)\s+(?:(?:it|that|this|me|my \w+|the \w+)\s+)?"
+    r"(?:all\s+)?wrong\b",
     re.I,
 )
-_X_NOT_Y = re.compile(r"(?P<meant>[^,.;!?]+?),?\s+not\s+(?P<heard>[^,.;!?]+)", re.I)
-_NOT_Y_X = re.compile(r"(?:^|[.;!?]\s*)not\s+(?P<heard>[^,.;!?]+),\s*(?P<meant>[^,.;!?]+)", re.I)
-_SPELLED = re.compile(r"\b(?:[A-Za-z]-){2,}[A-Za-z]\b")
+# Misheard words sound alike (Cairns/Cannes 0.67, Bern/Berlin 0.8); contrasts such as
+# kilos/pounds or tea/coffee fall well below.
+_SOUNDS_ALIKE = 0.55
+_INTERJECTIONS = (
+    r"(?:(?:no|nope|nah|ugh|argh|sorry|wait|hang on|hold on|oops|oh|uh|um|wrong|correction)\b"
+    r"[ ,!]*)*"
+)
+_COPULA = (
+    r"(?:it's|its|it is|is|that's|that is|I'm|I am|he's|she's|he is|she is|they're|we're|"
+    r"name's|name is|it was|was|that was)"
+)
+_NAME_IS = r"(?:(?:the|his|her|their|your)\s+|my \w+'s\s+)?name(?:'s|\s+is)\b"
+# "it's X, not Y" / "is not Y, is X" name a thing, not the speaker ("I'm vegan, not vegetarian").
+_IMPERSONAL_LEAD = re.compile(
+    rf"^(?:(?:but|so|and|no|nope|yeah|okay|ok)[ ,]+)*(?:it's|its|it is|is|that's|that is|"
+    rf"it should be|{_NAME_IS})",
+    re.I,
+)
+# "not Y, X" at the start of a sentence: "not Austin, Boston", "ugh, not ducks, DOCS".
+_NOT_Y_X = re.compile(
+    rf"(?:^|[.;!?]\s*){_INTERJECTIONS}not\s+(?P<heard>[^,.;!?]+?)(?:,\s*|\s+but\s+)(?P<meant>[^,.;!?]+)",
+    re.I,
+)
+# "not eighty grams eighteen grams": no comma, so the pair must sound alike.
+_NOT_Y_X_RUN_ON = re.compile(rf"(?:^|[.;!?]\s*){_INTERJECTIONS}not\s+(?P<rest>[^,.;!?]+)", re.I)
+# "is not Lyon, is Lille", "it isn't Tom, it's Tim", "I'm not a vegetarian, I'm a veterinarian",
+# "I didn't say Bern, I said Berlin"
+_PARALLEL = re.compile(
+    rf"\b(?P<lead>{_COPULA}\s+not|(?:it|that)\s+(?:isn't|wasn't)|isn't|I\s+(?:didn't|did not|never)\s+"
+    rf"say)\s+(?P<heard>[^,.;!?]+?),?\s+(?:{_COPULA}|I said|I meant|but)\s+(?P<meant>[^,.;!?]+)",
+    re.I,
+)
+# "you've written Brown there, but it's Braun"
+_YOU_WROTE_BUT = re.compile(
+    r"\byou(?:'ve| have)?\s+(?:written|wrote|typed|put(?:\s+down)?|spelled|spelt|heard|got|saved|"
+    r"noted)\s+(?P<heard>[^,.;!?]+?)(?:\s+(?:there|here|down|in there))?\s*,?\s*but\s+(?:it's|its|"
+    r"it is|it should be|should be|I said|I meant|I'm|I am|my \w+(?:'s| is))\s+(?P<meant>[^,.;!?]+)",
+    re.I,
+)
+_NEGATED_VERB = re.compile(
+    r"\b(?:do|does|did|is|are|was|were|am|be|been|have|has|had|can|could|will|would|should|must|"
+    r"may|might|shall|need|or|if|whether|why)$",
+    re.I,
+)
+# "X, not Y": what follows "not" up to the clause end.
+_NOT_HEARD = re.compile(r",?\s+not\s+(?P<region>[^,.;!?]+)", re.I)
+# Letters spelled out; a spoken "U" reaches us as "you".
+_SPELLED = re.compile(r"\b(?:(?:[A-Za-z]|you)-){2,}(?:[A-Za-z]|you)\b")
 _LEAD_IN = re.compile(
-    r"^(?:(?:no|nope|nah|sorry|wrong)[ ,]+)*(?:you misheard(?: me)?[ ,]+)?(?:I said|I meant|"
-    r"I mean|it's spelled|it's|it is|its|that's|that is|I'm|I am|I live in|"
-    r"my \w+(?:'s| is)(?: name is)?)?\s*",
+    rf"^(?:(?:no|nope|nah|sorry|wrong|but|and|so|okay|ok)[ ,]+)*(?:you misheard(?: me)?[ ,]+)?"
+    r"(?:I said|I meant|I mean|it's spelled|it should be|it's|it is|its|is|that's|that is|I'm|I am|"
+    rf"I live in|{_NAME_IS}|my \w+(?:'s| is)(?: name is)?)?\s*",
     re.I,
 )
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)
 _INTERJECTION = re.compile(r"^(?:(?:no|nope|nah|sorry|wrong|correction)\b[ ,!.]*)+", re.I)
+# Words that start the next clause, so they end a misheard span ("citalopram I take ...").
+_SPAN_STOP = frozenset(
+    "i i'm i've i'd i'll my it's its that's haha lol and but because so which please thanks "
+    "ok okay you we he she they".split()
+)
+_MAX_SPAN_WORDS = 3
+
+
+@dataclass(frozen=True)
+class _Pair:
+    heard: str
+    meant: str
+    fact_text: str
 
 
 def detect_correction(text: str) -> tuple[Correction | None, str]:
     """Return the heard/meant pair of a correction and the turn with the misheard part removed."""
-    if not _CORRECTION_TRIGGER.search(text):
+    cleaned = re.sub(r",\s*,", ",", _SPELLED.sub("", text))
+    triggered = bool(_CORRECTION_TRIGGER.search(text))
+    pair = (
+        _you_wrote_but(cleaned)
+        or _not_heard_then_meant(cleaned)
+        or _parallel_copulas(cleaned, triggered)
+        or _not_heard_then_meant_run_on(cleaned)
+        or _meant_then_heard(cleaned, triggered)
+    )
+    if pair is None:
         return None, text
-    cleaned = _SPELLED.sub("", text)
-    cleaned = re.sub(r",\s*,", ",", cleaned)
-    leading = _NOT_Y_X.search(cleaned)
-    if leading and _is_short_pair(leading.group("heard"), leading.group("meant")):
-        heard, meant = leading.group("heard"), leading.group("meant")
-        fact_text = cleaned.replace(leading.group(0), " ", 1)
-    else:
-        match = _X_NOT_Y.search(cleaned)
-        if not match:
-            return None, text
-        heard, meant = match.group("heard"), match.group("meant")
-        fact_text = cleaned[: match.start("meant")] + meant + cleaned[match.end("heard") :]
-    fact_text = _INTERJECTION.sub("", fact_text.strip())
-    heard_span = _ARTICLE.sub("", heard.strip())
-    meant_span = _closest_span(_ARTICLE.sub("", _LEAD_IN.sub("", meant.strip())), heard_span)
-    if not heard_span or not meant_span or heard_span.lower() == meant_span.lower():
+    heard, meant = _trim_shared_words(pair.heard, pair.meant)
+    if not heard or not meant or heard.lower() == meant.lower():
         return None, text
-    return Correction(heard=heard_span, meant=meant_span), fact_text
+    return Correction(heard=heard, meant=meant), _INTERJECTION.sub("", pair.fact_text.strip())
+
+
+def _you_wrote_but(text: str) -> _Pair | None:
+    found = _YOU_WROTE_BUT.search(text)
+    if not found or len(found.group("heard").split()) > _MAX_SPAN_WORDS:
+        return None
+    meant = _first_words(found.group("meant"), _MAX_SPAN_WORDS)
+    heard, _ = _heard_span(found.group("heard"), meant)
+    fact_text = text[: found.start()] + text[found.start("meant") :]
+    return _Pair(heard, _closest_span(meant, heard), fact_text)
+
+
+def _not_heard_then_meant(text: str) -> _Pair | None:
+    found = _NOT_Y_X.search(text)
+    if not found:
+        return None
+    heard = _ARTICLE.sub("", found.group("heard").strip())
+    meant = _ARTICLE.sub("", _LEAD_IN.sub("", found.group("meant").strip()))
+    if not _is_short_pair(heard, meant):
+        return None
+    return _Pair(heard, meant, text.replace(found.group(0), " ", 1))
+
+
+def _parallel_copulas(text: str, triggered: bool) -> _Pair | None:
+    found = _PARALLEL.search(text)
+    if not found:
+        return None
+    heard = _ARTICLE.sub("", found.group("heard").strip())
+    meant = _first_words(_ARTICLE.sub("", found.group("meant").strip()), len(heard.split()))
+    if not _is_short_pair(heard, meant):
+        return None
+    # "it's not Lyon, it's Lille": two names in the impersonal shape are a correction even
+    # when they do not sound alike; "I'm not Hindu, I'm an atheist" is a statement.
+    names = heard[:1].isupper() and meant[:1].isupper()
+    impersonal = bool(_IMPERSONAL_LEAD.match(found.group("lead"))) or "n't" in found.group("lead")
+    if not (triggered or _likeness(heard, meant) >= _SOUNDS_ALIKE or (impersonal and names)):
+        return None
+    return _Pair(heard, meant, text[: found.start()] + text[found.end("heard") :].lstrip(" ,"))
+
+
+def _not_heard_then_meant_run_on(text: str) -> _Pair | None:
+    found = _NOT_Y_X_RUN_ON.search(text)
+    if not found:
+        return None
+    words = found.group("rest").split()
+    if words and _ARTICLE.match(words[0] + " "):
+        words = words[1:]
+    best: tuple[float, int, str, str] | None = None
+    for size in range(1, min(_MAX_SPAN_WORDS, len(words)) + 1):
+        heard = " ".join(words[:size])
+        for start in range(size, min(size + 3, len(words))):
+            for length in range(1, _MAX_SPAN_WORDS + 1):
+                if start + length > len(words):
+                    break
+                meant = " ".join(words[start : start + length])
+                score = _likeness(heard, meant)
+                if heard.lower() == meant.lower() or min(len(heard), len(meant)) < 3:
+                    continue
+                if best is None or (score, -(size + length)) > (best[0], best[1]):
+                    best = (score, -(size + length), heard, meant)
+    if best is None or best[0] < 0.6 or not _is_short_pair(best[2], best[3]):
+        return None
+    fact_text = text[: found.start()] + " " + found.group("rest").replace(best[2], "", 1)
+    return _Pair(best[2], best[3], fact_text)
+
+
+def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
+    """ "X, not Y": X is the clause before "not" or, when that does not sound like Y, an earlier
+    one of the sentence ("it's Worcester, the one in Massachusetts, not Wooster")."""
+    for found in _NOT_HEARD.finditer(text):
+        if _NEGATED_VERB.search(text[: found.start()]):
+            continue  # "the letter did not arrive": a verb negated, nothing misheard
+        sentence_start = max(text.rfind(mark, 0, found.start()) for mark in ".;!?") + 1
+        segments = _segments_nearest_first(text[sentence_start : found.start()])
+        if not segments:
+            continue
+        region = found.group("region")
+        chosen: tuple[str, str, int, str] | None = None
+        for segment in segments[:3]:
+            meant_raw = _ARTICLE.sub("", _LEAD_IN.sub("", segment.strip()))
+            heard, consumed = _heard_span(region, meant_raw)
+            meant = _closest_span(meant_raw, heard)
+            alike = _likeness(heard, meant) >= _SOUNDS_ALIKE
+            # "the name is Niamh, not Neve": a name is said as it is spelled, however it sounds.
+            if meant.lower() != heard.lower() and (alike or re.search(_NAME_IS, segment, re.I)):
+                chosen = (heard, meant, consumed, segment)
+                break
+        if chosen is None and triggered:
+            meant_raw = _ARTICLE.sub("", _LEAD_IN.sub("", segments[0].strip()))
+            heard, consumed = _heard_span(region, meant_raw)
+            chosen = (heard, _closest_span(meant_raw, heard), consumed, segments[0])
+        if chosen is None:
+            continue
+        heard, meant, consumed, segment = chosen
+        if _NOT_A_MISHEARD_START.match(heard):
+            continue
+        # "Cairns, not Cannes." said on its own, with nothing before or after.
+        bare = len(segments) == 1 and segment.strip() == _LEAD_IN.sub("", segment.strip())
+        bare = bare and len(segment.split()) <= _MAX_SPAN_WORDS and not region[consumed:].strip()
+        if not (triggered or bare or _IMPERSONAL_LEAD.match(segment.strip())):
+            continue
+        end = found.start("region") + consumed
+        return _Pair(heard, meant, text[: found.start()] + text[end:])
+    return None
+
+
+def _segments_nearest_first(sentence_part: str) -> list[str]:
+    return [s for s in reversed(sentence_part.split(",")) if s.strip()]
+
+
+def _heard_span(region: str, meant: str) -> tuple[str, int]:
+    """The start of `region` that sounds most like `meant` (shortest on ties), stopping at the
+    next clause, and how many characters of `region` it takes."""
+    words = list(re.finditer(r"\S+", region))
+    if words and _ARTICLE.match(words[0].group() + " "):
+        words = words[1:]
+    kept = []
+    for position, word in enumerate(words[:_MAX_SPAN_WORDS]):
+        if position and word.group().lower() in _SPAN_STOP:
+            break
+        kept.append(word)
+    if not kept:
+        return "", 0
+    best, best_score = 1, -1.0
+    for size in range(1, len(kept) + 1):
+        score = _likeness(" ".join(w.group() for w in kept[:size]), meant)
+        if score > best_score:
+            best, best_score = size, score
+    span = region[kept[0].start() : kept[best - 1].end()]
+    return span.strip(" ,."), kept[best - 1].end()
+
+
+def _first_words(text: str, count: int) -> str:
+    return " ".join(text.split()[: max(count, 1)])
+
+
+def _trim_shared_words(heard: str, meant: str) -> tuple[str, str]:
+    """ "two fifty" / "two thirty" -> "fifty" / "thirty": only the words that differ."""
+    heard_words, meant_words = heard.strip(" ,.").split(), meant.strip(" ,.").split()
+    while (
+        len(heard_words) > 1
+        and len(meant_words) > 1
+        and heard_words[0].lower() == meant_words[0].lower()
+    ):
+        heard_words, meant_words = heard_words[1:], meant_words[1:]
+    while (
+        len(heard_words) > 1
+        and len(meant_words) > 1
+        and heard_words[-1].lower() == meant_words[-1].lower()
+    ):
+        heard_words, meant_words = heard_words[:-1], meant_words[:-1]
+    return " ".join(heard_words), " ".join(meant_words)
+
+
+def _likeness(first: str, second: str) -> float:
+    """How alike two spans sound, roughly: letter overlap, ignoring case and spaces."""
+    a, b = re.sub(r"[^a-z0-9]", "", first.lower()), re.sub(r"[^a-z0-9]", "", second.lower())
+    return difflib.SequenceMatcher(None, a, b).ratio() if a and b else 0.0
 
 
 def _is_short_pair(heard: str, meant: str) -> bool:
     """ "not Y, X" is a correction only for short spans; longer ones are ordinary negation."""
     return (
-        len(heard.split()) <= 3
-        and len(meant.split()) <= 3
+        0 < len(heard.split()) <= _MAX_SPAN_WORDS
+        and 0 < len(meant.split()) <= _MAX_SPAN_WORDS
         and not _NOT_A_CORRECTION_START.match(meant.strip())
+        and not _NOT_A_MISHEARD_START.match(heard.strip())
     )
 
 
 _NOT_A_CORRECTION_START = re.compile(
-    r"^(?:never|always|have|has|had|I|it|that|but|just|so|like|really|way|not|or|and)\b", re.I
+    r"^(?:never|always|have|has|had|I|it|that|but|just|so|like|really|way|not|or|and|thanks|"
+    r"thank|please|maybe|probably|perhaps|though|either|anymore|sure)\b",
+    re.I,
+)
+# "not sure, maybe", "not now, later", "not me, my sister": negation, not a misheard word.
+_NOT_A_MISHEARD_START = re.compile(
+    r"^(?:sure|really|exactly|quite|much|at all|yet|now|today|tonight|anymore|always|ever|even|"
+    r"just|only|so|too|very|bad|great|good|a fan|a big|that|this|it|me|you|him|her|us|them|mine|"
+    r"yours|my|in the mood|anything|everything|nothing|a lot|the point|a problem|problem|an issue|"
+    r"a big deal)\b",
+    re.I,
 )
 
 
 def _closest_span(meant: str, heard: str) -> str:
-    """The shortest span of `meant` aligned with `heard` (\"fifteen minutes\" vs \"fifty\")."""
+    """The shortest span of `meant` aligned with `heard` ("fifteen minutes" vs "fifty"); all of
+    `meant` when no part of it sounds like `heard` ("mechanical engineering" vs "marketing")."""
     words, size = meant.split(), len(heard.split())
     if len(words) <= size or all(w[:1].isupper() for w in words):
         return meant.strip()
     best, best_score = "", -1.0
     for start in range(len(words) - size + 1):
         window = " ".join(words[start : start + size])
-        score = difflib.SequenceMatcher(None, window.lower(), heard.lower()).ratio()
+        score = _likeness(window, heard)
         if score > best_score:
             best, best_score = window, score
-    return best
+    return best if best_score >= 0.5 else meant.strip()

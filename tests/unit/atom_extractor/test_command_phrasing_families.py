@@ -1,0 +1,228 @@
+"""Each memory command is heard across its family of phrasings; corrections in every shape
+give the shortest heard/meant spans; look-alike ordinary speech stays ordinary."""
+
+import pytest
+
+from memmesh.extraction import Command, Correction, extract
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what info do you have on me",
+        "which details have you stored about me?",
+        "What things you know of me?",
+        "what have you learned about me so far",
+        "what is stored about me",
+        "do you remember anything about me?",
+        "what do you have in your memory about me",
+        "what's in my profile?",
+        "my memory profile. what's in there?",
+    ],
+)
+def test_asking_what_is_kept_is_a_recall_summary(text: str) -> None:
+    assert extract(text).command is Command.RECALL_SUMMARY
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "nuke everything you know about me",
+        "wipe my entire profile",
+        "blow away all my data",
+        "forget me and start over",
+        "erase every last thing about me",
+        "forget me totally, start fresh",
+    ],
+)
+def test_wiping_the_user_is_forget_everything(text: str) -> None:
+    result = extract(text)
+    assert result.command is Command.FORGET_EVERYTHING
+    assert result.command_target is None
+
+
+@pytest.mark.parametrize(
+    "text, target",
+    [
+        ("delete please what I told you about my debts", "debts"),
+        ("remove the note about my old job", "old job"),
+        ("erase the part where I talked about my debt", None),
+    ],
+)
+def test_forget_with_a_word_between_verb_and_object(text: str, target: str | None) -> None:
+    result = extract(text)
+    assert result.command is Command.FORGET
+    assert result.command_target == target
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "please don't put this in your notes",
+        "don't add that to my profile, but I'm pregnant",
+        "leave this out of your memory: I was fired",
+        "could you not save this",
+        "would you not write that down",
+        "no recording, please. I'm struggling at work",
+        "this isn't for your memory, my dad is sick",
+        "That one you don't save.",
+        "please don't log this one",
+    ],
+)
+def test_keeping_something_out_of_memory_is_do_not_store(text: str) -> None:
+    result = extract(text)
+    assert result.command is Command.DO_NOT_STORE
+    assert result.facts == ()
+
+
+@pytest.mark.parametrize(
+    "text, target",
+    [
+        ("mention it only when I ask", None),
+        ("use this only if I ask for it", None),
+        ("don't bring it up unless I do", None),
+        ("keep my divorce on a need-to-know basis", "divorce"),
+        ("my diagnosis, I don't want it popping up randomly", None),
+        ("the money stuff, don't raise it on your own", None),
+    ],
+)
+def test_one_item_recalled_only_on_request_is_pull_only(text: str, target: str | None) -> None:
+    result = extract(text)
+    assert result.command is Command.PULL_ONLY
+    assert result.command_target == target
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "don't bring up stuff you remember unless I ask",
+        "never volunteer what you know about me",
+        "stop auto-resuming old chats",
+        "don't automatically pick up where we left off",
+        "only use my memories when I ask",
+        "keep everything you know about me on a need-to-ask basis",
+    ],
+)
+def test_all_memories_recalled_only_on_request_is_the_global_mode(text: str) -> None:
+    assert extract(text).command is Command.RECALL_ONLY_IF_ASKED
+
+
+@pytest.mark.parametrize(
+    "text, target",
+    [
+        ("don't bring up my ex ever again", "ex"),
+        ("never talk about my weight again", "weight"),
+        ("please don't ask me about work anymore", "work"),
+        ("no more questions about my job", "job"),
+        ("don't remind me about the gym from now on", "gym"),
+        ("I don't want to hear about the move anymore", "move"),
+        ("we agreed you don't raise Pedro, at all", "Pedro"),
+    ],
+)
+def test_asking_never_to_raise_a_topic_is_do_not_mention(text: str, target: str | None) -> None:
+    result = extract(text)
+    assert result.command is Command.DO_NOT_MENTION
+    assert result.command_target == target
+
+
+@pytest.mark.parametrize(
+    "text, target",
+    [
+        ("let's go back to the wedding planning", "wedding planning"),
+        ("can we get back to my thesis outline", "thesis outline"),
+        ("anyway, back to the wedding speech.", "wedding speech"),
+        ("let's continue the conversation about the garden", "garden"),
+        ("pick up the conversation about my thesis", "thesis"),
+        ("let's revisit the budget", "budget"),
+        ("where did we leave off with the novel", "novel"),
+        ("return to our chat on taxes", "taxes"),
+        ("continue where we left off on the car loan", "car loan"),
+        ("open the tax return thread again", "tax return"),
+    ],
+)
+def test_returning_to_a_topic_resumes_its_thread(text: str, target: str | None) -> None:
+    result = extract(text)
+    assert result.command is Command.RESUME_THREAD
+    assert result.command_target == target
+
+
+@pytest.mark.parametrize(
+    "text, heard, meant",
+    [
+        ("Marseille, not Marsala.", "Marsala", "Marseille"),
+        ("it's Ljubljana, not Ljubjana", "Ljubjana", "Ljubljana"),
+        ("its fourteen not forty", "forty", "fourteen"),
+        ("it's seventeen forty not seventy forty", "seventy", "seventeen"),
+        ("the name is Niamh, not Neve", "Neve", "Niamh"),
+        ("hmm, not Sonia, Sonja, with a j", "Sonia", "Sonja"),
+        ("not Bern but Berlin", "Bern", "Berlin"),
+        ("not sixty sixteen", "sixty", "sixteen"),
+        ("it's not Greta, it's Gretchen", "Greta", "Gretchen"),
+        ("it isn't Tom, it's Tim", "Tom", "Tim"),
+        ("Is not Porto, is Pordenone", "Porto", "Pordenone"),
+        ("I didn't say Bern, I said Berlin", "Bern", "Berlin"),
+        ("I'm not Craig, I'm Greg, you keep getting that wrong", "Craig", "Greg"),
+        ("you've got it wrong, I'm a dentist, not a dancer", "dancer", "dentist"),
+        ("you wrote Jon there but it's John", "Jon", "John"),
+        ("you put Mark down, but it's Marc, M-A-R-C", "Mark", "Marc"),
+        ("I said the blue one not the blues", "blues", "blue"),
+        ("I meant ibuprofen not paracetamol I take it daily", "paracetamol", "ibuprofen"),
+    ],
+)
+def test_correction_shapes_give_the_shortest_spans(text: str, heard: str, meant: str) -> None:
+    result = extract(text)
+    assert result.command is Command.CORRECTION
+    assert result.correction == Correction(heard=heard, meant=meant)
+
+
+def test_correction_keeps_what_was_meant_for_the_facts() -> None:
+    result = extract("sorry, that came out wrong, I'm not a pianist, I'm a pharmacist")
+    assert result.correction == Correction(heard="pianist", meant="pharmacist")
+    assert [f.category for f in result.facts] == ["identity"]
+    assert "pharmacist" in result.facts[0].text and "pianist" not in result.facts[0].text
+
+
+def test_a_whole_occupation_is_meant_when_no_word_of_it_sounds_like_the_misheard_one() -> None:
+    result = extract("no, I said civil engineering, not accounting")
+    assert result.correction == Correction(heard="accounting", meant="civil engineering")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what do you think about me",
+        "what do you know about meditation",
+        "don't put it in the fridge",
+        "keep this out of reach of the kids",
+        "no saving money this month, ugh",
+        "That you don't remember my birthday hurts",
+        "I don't talk about my brother anymore",
+        "we never talk about politics at all",
+        "my parents don't mention it anymore",
+        "let's go back to the hotel",
+        "back to work tomorrow",
+        "let's go back to the restaurant from last week",
+        "let's get back to the car before it rains",
+        "keep everything in pesos",
+        "save everything to the cloud",
+        "I save everything, I'm a hoarder",
+        "I'm vegan, not vegetarian",
+        "Celsius, not Fahrenheit.",
+        "It's a cat, not a dog",
+        "Not bad, thanks",
+        "not sure, maybe Tuesday",
+        "not me, my sister",
+        "no worries, not a problem",
+        "I'm not Hindu, I'm an atheist",
+        "I'm not Christian, I'm Jewish",
+        "the problem is not money, it's time",
+        "it isn't cheap, it's free",
+        "I'm a night owl, not a morning person",
+        "the parcel did not reach the depot",
+        "open the group chat",
+    ],
+)
+def test_look_alike_ordinary_speech_is_no_command(text: str) -> None:
+    result = extract(text)
+    assert result.command is None
+    assert result.correction is None
