@@ -1,0 +1,86 @@
+"""The learned head shipped in the package: it loads, it is what training on the dev split
+gives, and the hybrid extractor built on it reads natural speech the rules alone miss."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memmesh.embedding import default_encoder
+from memmesh.extraction.learned import default_hybrid_extractor
+from memmesh.extraction.learned.heads import SoftmaxHead, train_head
+from memmesh.extraction.learned.labels import CLASSES, labelled_units, read_cases
+from memmesh.extraction.learned.model_files import CLAUSE_HEAD_PATH
+from memmesh.extraction.learned.train import (
+    TRAINING_L2,
+    TRAINING_LEARNING_RATE,
+    TRAINING_STEPS,
+)
+from memmesh.extraction.learned.units import feature_width, unit_features
+from memmesh.extraction.rules import extract as extract_by_rules
+
+DEV_SPLIT = Path(__file__).parents[3] / "fixtures" / "extraction" / "dev.jsonl"
+
+
+def test_the_shipped_head_loads_with_the_feature_width_of_the_encoder() -> None:
+    head = SoftmaxHead.load(CLAUSE_HEAD_PATH)
+    assert head.classes == CLASSES
+    assert head.weights.shape == (feature_width(default_encoder().dimension), len(CLASSES))
+
+
+def test_the_shipped_head_is_what_training_on_the_dev_split_gives() -> None:
+    examples = list(labelled_units(read_cases([DEV_SPLIT])))
+    features = unit_features([e.unit for e in examples], default_encoder())
+    retrained = train_head(
+        features,
+        [e.label for e in examples],
+        CLASSES,
+        steps=TRAINING_STEPS,
+        l2=TRAINING_L2,
+        learning_rate=TRAINING_LEARNING_RATE,
+    )
+    shipped = SoftmaxHead.load(CLAUSE_HEAD_PATH)
+    assert np.allclose(retrained.weights, shipped.weights, atol=1e-3)
+    agreement = (
+        retrained.probabilities(features).argmax(axis=1)
+        == shipped.probabilities(features).argmax(axis=1)
+    ).mean()
+    assert agreement == 1.0
+
+
+@pytest.mark.parametrize(
+    ("utterance", "category", "token"),
+    [
+        ("I drive a Tesla, had it for years", "constraint", "tesla"),
+        ("I'm terrified of flying", "constraint", "flying"),
+        ("cilantro tastes like soap to me", "preference", "cilantro"),
+    ],
+)
+def test_the_hybrid_extractor_reads_speech_the_rules_miss(
+    utterance: str, category: str, token: str
+) -> None:
+    facts = default_hybrid_extractor().extract(utterance).facts
+    assert any(token in f.text.lower() and f.category == category for f in facts), facts
+    assert extract_by_rules(utterance).facts == ()
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    [
+        "what's the weather like in Oslo tomorrow",
+        "if I won the lottery I'd buy a boat",
+        "maybe I kinda like jazz, not sure",
+        "set a timer for ten minutes",
+    ],
+)
+def test_the_hybrid_extractor_keeps_nothing_from_non_durable_talk(utterance: str) -> None:
+    assert default_hybrid_extractor().extract(utterance).facts == ()
+    assert extract_by_rules(utterance).facts == ()
+
+
+def test_the_hybrid_extractor_is_deterministic() -> None:
+    utterance = "my partner Joaquin works nights as an ER nurse and I went vegan last year"
+    first = default_hybrid_extractor().extract(utterance)
+    assert all(default_hybrid_extractor().extract(utterance) == first for _ in range(3))
