@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .commands import detect_command, is_command_clause
 from .constraints import constraint_candidates
@@ -44,8 +45,16 @@ _REMEMBER_PREFIX = re.compile(
 )
 
 
-def extract(text: str, role: str = "user") -> ExtractionResult:
-    """Extract durable facts, a memory command and a correction pair from one turn."""
+def extract(
+    text: str,
+    role: str = "user",
+    propose: Callable[[str], list[Candidate]] | None = None,
+) -> ExtractionResult:
+    """Extract durable facts, a memory command and a correction pair from one turn.
+
+    `propose` turns the turn's text (its command removed) into candidates; the rules'
+    `collect_candidates` by default, the hybrid extractor's own proposals otherwise. The
+    command, the gates and the per-turn cap are the same for every proposer."""
     if role.strip().lower() != "user":
         return ExtractionResult(relevant=False)
     normalized = normalize(text)
@@ -55,7 +64,7 @@ def extract(text: str, role: str = "user") -> ExtractionResult:
     if found.command is Command.DO_NOT_STORE:
         # The user asked for nothing to be kept: no facts and no rejection log of the content.
         return ExtractionResult(relevant=False, command=found.command, command_target=found.target)
-    candidates = collect_candidates(found.fact_text)
+    candidates = (propose or collect_candidates)(found.fact_text)
     accepted, rejections = apply_gates(candidates, text)
     facts = deduplicate(accepted)[:MAX_FACTS_PER_TURN]
     return ExtractionResult(

@@ -13,13 +13,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..commands import detect_command
 from ..context import critical_tokens
-from ..gates import apply_gates
 from ..markers import HEDGED, HYPOTHETICAL, QUESTION, SARCASM
-from ..model import BASIS_POINTS_MAX, Candidate, Command, ExtractionResult, FactType
-from ..rules import MAX_FACTS_PER_TURN, collect_candidates, deduplicate
-from ..text import normalize
+from ..model import BASIS_POINTS_MAX, Candidate, ExtractionResult, FactType
+from ..rules import collect_candidates
+from ..rules import extract as extract_by_rules
 from .heads import SoftmaxHead
 from .labels import NONE
 from .render import fact_body, fact_key, render_fact
@@ -49,27 +47,7 @@ class HybridExtractor:
 
     def extract(self, text: str, role: str = "user") -> ExtractionResult:
         """Extract durable facts, a memory command and a correction pair from one turn."""
-        if role.strip().lower() != "user":
-            return ExtractionResult(relevant=False)
-        normalized = normalize(text)
-        if not normalized:
-            return ExtractionResult(relevant=False)
-        found = detect_command(normalized)
-        if found.command is Command.DO_NOT_STORE:
-            return ExtractionResult(
-                relevant=False, command=found.command, command_target=found.target
-            )
-        candidates = self.candidates(found.fact_text)
-        accepted, rejections = apply_gates(candidates, text)
-        facts = deduplicate(accepted)[:MAX_FACTS_PER_TURN]
-        return ExtractionResult(
-            relevant=bool(facts),
-            facts=tuple(facts),
-            command=found.command,
-            command_target=found.target,
-            correction=found.correction,
-            rejections=tuple(rejections),
-        )
+        return extract_by_rules(text, role, propose=self.candidates)
 
     def candidates(self, fact_text: str) -> list[Candidate]:
         """Rule candidates the head does not veto, then learned candidates for the other clauses."""
