@@ -12,7 +12,7 @@ import contextlib
 import enum
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -85,10 +85,11 @@ class Database(Protocol):
 
     async def reclaim_erased(self, tables: Sequence[str]) -> bool:
         """After an erasure, make the deleted bytes unreadable where the store can: SQLite
-        rebuilds the file (VACUUM) and truncates its WAL, which still holds the old page
-        images; PostgreSQL has the given tables of the engine's schema rewritten within
-        about a second, in the background (as `reclaim_deleted_soon`). Best effort: a
-        failure is logged and reported as False, never raised (the erasure has committed)."""
+        truncates its WAL, which still holds the old page images, at once and has the file
+        rebuilt (VACUUM) in the background within about two seconds; PostgreSQL has the
+        given tables of the engine's schema rewritten within about a second, in the
+        background (as `reclaim_deleted_soon`). Best effort: a failure is logged and
+        reported as False, never raised (the erasure has committed)."""
         ...
 
     def reclaim_deleted_soon(self, table: str) -> None:
@@ -108,6 +109,9 @@ def marks(count: int) -> str:
     return ",".join("?" * count)
 
 
+# A rebuild rewrites the whole file (about 70 ms for 7 MB): at most one per interval
+# however many erasures came.
+SQLITE_REBUILD_INTERVAL_S = 2.0
 # How long a statement waits for another process's lock on the file before failing, and
 # the longest pause between two tries (the loop keeps serving other calls meanwhile).
 SQLITE_LOCK_WAIT_S = 5.0
@@ -137,9 +141,44 @@ def _no_nul_rows(rows: Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:
     return rows
 
 
+class _Paced:
+    """Background passes of `work`: at most one per `interval_s` while asked for, and one
+    more, without the wait, on close. A pass that could not finish is asked for again."""
+
+    def __init__(self, work: Callable[[], Awaitable[bool]], interval_s: float) -> None:
+        self._work = work
+        self._interval_s = interval_s
+        self._asked = False
+        self._task: asyncio.Task[None] | None = None
+        self._closing = asyncio.Event()
+
+    def ask(self) -> None:
+        self._asked = True
+        if self._task is None or self._task.done():
+            self._task = asyncio.ensure_future(self._passes())
+
+    async def _passes(self) -> None:
+        while self._asked:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closing.wait(), self._interval_s)
+            self._asked = False
+            try:
+                done = await self._work()
+            except Exception:
+                log.warning("a background pass reclaiming deleted bytes failed", exc_info=True)
+                done = False
+            if not done and not self._closing.is_set():
+                self._asked = True
+
+    async def close(self) -> None:
+        self._closing.set()
+        if self._task is not None:
+            await asyncio.gather(self._task, return_exceptions=True)
+
+
 def _rebuild(path: Path) -> bool:
     """VACUUM the file, then checkpoint and truncate its WAL; False when a reader of
-    another process held part of the WAL back (the next erasure's pass takes it)."""
+    another process held part of the WAL back (the next pass takes it)."""
     # secure_delete zeroes deleted cells and freed pages, but a page rebalanced by an
     # insert keeps stale copies of the cells it moved away in its unused gap, and those
     # outlive the rows' deletion. VACUUM writes every page afresh from the live rows.
@@ -196,7 +235,11 @@ class SqliteDatabase:
 
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self._db = connection
-        self._path = path
+        # On a connection of its own in a worker thread: this process's reads go on
+        # meanwhile, and its writers wait for the file's lock as for any other writer.
+        self._rebuilds = _Paced(
+            lambda: asyncio.to_thread(_rebuild, path), SQLITE_REBUILD_INTERVAL_S
+        )
         self._db.execute("PRAGMA busy_timeout=0")
         self._lock = asyncio.Lock()
         self._tx = _SqliteTx(self)
@@ -241,18 +284,28 @@ class SqliteDatabase:
             yield self._tx
 
     async def reclaim_erased(self, tables: Sequence[str]) -> bool:
-        # On a connection of its own in a worker thread: this process's reads go on
-        # meanwhile, and its writers wait for the file's lock as for any other writer.
-        try:
-            return await asyncio.to_thread(_rebuild, self._path)
-        except sqlite3.Error:
-            log.warning("rebuilding %s after an erasure failed", self._path.name, exc_info=True)
+        # The WAL's old page images go now; the file's rebuild follows in the background.
+        self._rebuilds.ask()
+        async with self._lock:
+            try:
+                row = await self.run(
+                    lambda db: db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                )
+            except sqlite3.Error:
+                log.warning("WAL checkpoint after an erasure failed", exc_info=True)
+                return False
+        # (busy, frames in the WAL, frames checkpointed): busy means a reader of another
+        # process kept part of the WAL; the rebuild's checkpoint takes it.
+        if row is None or int(row[0]) != 0:
+            log.warning("WAL checkpoint after an erasure was blocked by a reader")
             return False
+        return True
 
     def reclaim_deleted_soon(self, table: str) -> None:
         pass
 
     async def close(self) -> None:
+        await self._rebuilds.close()
         self._db.close()
 
 
@@ -291,14 +344,42 @@ class _PostgresTx:
 # lock timeout bounds that wait, and a table that stays busy is tried again a little later.
 REWRITE_LOCK_TIMEOUT_MS = 50
 REWRITE_ATTEMPTS = 3
+# How long a rewrite waits for snapshots older than it to end (reads take milliseconds).
+_SNAPSHOT_WAIT_S = 1.0
 # How often a table with deletions (erased rows, delivered outbox effects) is rewritten
 # at most: one pass per interval however many deletions came.
 DELETED_REWRITE_INTERVAL_S = 1.0
 _REWRITE_PAUSE_S = 0.2
 
 
+async def _older_snapshots_gone(connection: AsyncConnection) -> None:
+    """Wait, at most `_SNAPSHOT_WAIT_S`, until every transaction of the server running now
+    has ended and no other session of the database holds a snapshot taken before now: a
+    rewrite keeps each deleted row such a snapshot may still see, and its own snapshot's
+    horizon is the oldest transaction still running anywhere on the server."""
+    cursor = await connection.execute("SELECT pg_snapshot_xmax(pg_current_snapshot())::text")
+    row = await cursor.fetchone()
+    if row is None:
+        return
+    now = row[0]
+    give_up = asyncio.get_running_loop().time() + _SNAPSHOT_WAIT_S
+    while asyncio.get_running_loop().time() < give_up:
+        cursor = await connection.execute(
+            "SELECT pg_snapshot_xmin(pg_current_snapshot()) >= %s::xid8 AND NOT EXISTS ("
+            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL "
+            "AND age(backend_xmin) > age(xid(%s::xid8)))",
+            (now, now),
+        )
+        settled = await cursor.fetchone()
+        if settled is None or settled[0]:
+            return
+        await asyncio.sleep(0.02)
+
+
 async def _rewritten(connection: AsyncConnection, table: pg_sql.Identifier) -> bool:
     """Rewrite the table under a lock timeout; False when its lock stayed taken."""
+    await _older_snapshots_gone(connection)
     await connection.execute(
         "SELECT set_config('lock_timeout', %s, false)", (f"{REWRITE_LOCK_TIMEOUT_MS}ms",)
     )
@@ -325,10 +406,9 @@ class PostgresDatabase:
     def __init__(self, pool: AsyncConnectionPool, schema: str) -> None:
         self._pool = pool
         self._schema = schema
-        # Tables with deletions not yet rewritten, and the task that rewrites them.
+        # Tables with deletions not yet rewritten, and the passes that rewrite them.
         self._deleted_from: set[str] = set()
-        self._deleted_rewrite: asyncio.Task[None] | None = None
-        self._closing = asyncio.Event()
+        self._rewrites = _Paced(self._rewrite_deleted, DELETED_REWRITE_INTERVAL_S)
 
     @classmethod
     async def open(cls, url: str, schema: str, migrations: Sequence[Migration]) -> PostgresDatabase:
@@ -384,23 +464,19 @@ class PostgresDatabase:
 
     def reclaim_deleted_soon(self, table: str) -> None:
         self._deleted_from.add(table)
-        if self._deleted_rewrite is None or self._deleted_rewrite.done():
-            self._deleted_rewrite = asyncio.ensure_future(self._rewrite_deleted())
+        self._rewrites.ask()
 
-    async def _rewrite_deleted(self) -> None:
-        # Closing skips the wait, so a graceful stop leaves no deleted bytes behind.
-        while self._deleted_from:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._closing.wait(), DELETED_REWRITE_INTERVAL_S)
-            tables, self._deleted_from = sorted(self._deleted_from), set()
-            for table in tables:
-                if not await self._rewrite(table) and not self._closing.is_set():
-                    self._deleted_from.add(table)  # busy: the next pass tries again
+    async def _rewrite_deleted(self) -> bool:
+        tables, self._deleted_from = sorted(self._deleted_from), set()
+        done = True
+        for table in tables:
+            if not await self._rewrite(table):
+                self._deleted_from.add(table)  # busy: the next pass tries again
+                done = False
+        return done
 
     async def close(self) -> None:
-        self._closing.set()
-        if self._deleted_rewrite is not None:
-            await asyncio.gather(self._deleted_rewrite, return_exceptions=True)
+        await self._rewrites.close()
         await self._pool.close()
 
 
