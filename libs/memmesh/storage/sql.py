@@ -86,8 +86,8 @@ class Database(Protocol):
     async def reclaim_erased(self, tables: Sequence[str]) -> bool:
         """After an erasure, make the deleted bytes unreadable where the store can: SQLite
         truncates its WAL, which still holds the old page images, at once and has the file
-        rebuilt (VACUUM) in the background within about two seconds; PostgreSQL has the
-        given tables of the engine's schema rewritten within about a second, in the
+        rebuilt (VACUUM) in the background within about 20 s; PostgreSQL has the
+        given tables of the engine's schema rewritten within about 5 s, in the
         background (as `reclaim_deleted_soon`). Best effort: a failure is logged and
         reported as False, never raised (the erasure has committed)."""
         ...
@@ -109,9 +109,10 @@ def marks(count: int) -> str:
     return ",".join("?" * count)
 
 
-# A rebuild rewrites the whole file (about 70 ms for 7 MB): at most one per interval
-# however many erasures came.
-SQLITE_REBUILD_INTERVAL_S = 2.0
+# A rebuild holds the file's write lock while it rewrites the whole file (about 70 ms for
+# 7 MB, far longer on a loaded machine), and a forget's own writes wait behind it: at
+# most one per interval however many erasures came. The WAL is truncated at once.
+SQLITE_REBUILD_INTERVAL_S = 20.0
 # How long a statement waits for another process's lock on the file before failing, and
 # the longest pause between two tries (the loop keeps serving other calls meanwhile).
 SQLITE_LOCK_WAIT_S = 5.0
@@ -233,20 +234,28 @@ class SqliteDatabase:
 
     dialect = Dialect.SQLITE
 
-    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+    def __init__(
+        self,
+        connection: sqlite3.Connection,
+        path: Path,
+        rebuild_interval_s: float = SQLITE_REBUILD_INTERVAL_S,
+    ) -> None:
         self._db = connection
         # On a connection of its own in a worker thread: this process's reads go on
         # meanwhile, and its writers wait for the file's lock as for any other writer.
-        self._rebuilds = _Paced(
-            lambda: asyncio.to_thread(_rebuild, path), SQLITE_REBUILD_INTERVAL_S
-        )
+        self._rebuilds = _Paced(lambda: asyncio.to_thread(_rebuild, path), rebuild_interval_s)
         self._db.execute("PRAGMA busy_timeout=0")
         self._lock = asyncio.Lock()
         self._tx = _SqliteTx(self)
 
     @classmethod
-    def open(cls, path: Path, migrations: Sequence[Migration]) -> SqliteDatabase:
-        return cls(open_sqlite(path, migrations), path)
+    def open(
+        cls,
+        path: Path,
+        migrations: Sequence[Migration],
+        rebuild_interval_s: float = SQLITE_REBUILD_INTERVAL_S,
+    ) -> SqliteDatabase:
+        return cls(open_sqlite(path, migrations), path, rebuild_interval_s)
 
     async def run(self, call: Callable[[sqlite3.Connection], T]) -> T:
         """Run one call on the connection, retrying while another process holds the lock."""
@@ -347,8 +356,9 @@ REWRITE_ATTEMPTS = 3
 # How long a rewrite waits for snapshots older than it to end (reads take milliseconds).
 _SNAPSHOT_WAIT_S = 1.0
 # How often a table with deletions (erased rows, delivered outbox effects) is rewritten
-# at most: one pass per interval however many deletions came.
-DELETED_REWRITE_INTERVAL_S = 1.0
+# at most: one pass per interval however many deletions came, since each rewrite briefly
+# locks its table against the writes of the forgets that follow.
+DELETED_REWRITE_INTERVAL_S = 5.0
 _REWRITE_PAUSE_S = 0.2
 
 
@@ -403,16 +413,27 @@ class PostgresDatabase:
 
     dialect = Dialect.POSTGRES
 
-    def __init__(self, pool: AsyncConnectionPool, schema: str) -> None:
+    def __init__(
+        self,
+        pool: AsyncConnectionPool,
+        schema: str,
+        rewrite_interval_s: float = DELETED_REWRITE_INTERVAL_S,
+    ) -> None:
         self._pool = pool
         self._schema = schema
         # Tables with deletions not yet rewritten, and the passes that rewrite them.
         self._deleted_from: set[str] = set()
-        self._rewrites = _Paced(self._rewrite_deleted, DELETED_REWRITE_INTERVAL_S)
+        self._rewrites = _Paced(self._rewrite_deleted, rewrite_interval_s)
 
     @classmethod
-    async def open(cls, url: str, schema: str, migrations: Sequence[Migration]) -> PostgresDatabase:
-        return cls(await open_pool(url, schema, migrations), schema)
+    async def open(
+        cls,
+        url: str,
+        schema: str,
+        migrations: Sequence[Migration],
+        rewrite_interval_s: float = DELETED_REWRITE_INTERVAL_S,
+    ) -> PostgresDatabase:
+        return cls(await open_pool(url, schema, migrations), schema, rewrite_interval_s)
 
     @asynccontextmanager
     async def write(self, *lock_key: str) -> AsyncIterator[SqlTx]:

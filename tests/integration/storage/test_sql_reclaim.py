@@ -17,7 +17,6 @@ import pytest
 
 from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import (
-    DELETED_REWRITE_INTERVAL_S,
     REWRITE_LOCK_TIMEOUT_MS,
     Dialect,
     PostgresDatabase,
@@ -25,6 +24,8 @@ from memmesh.storage.sql import (
 )
 
 SECRET = b"Qyzorafumeta"
+# Background passes this often here (the defaults are longer).
+INTERVAL_S = 0.3
 # Enough rows for SQLite to rebalance pages holding the secret; PostgreSQL needs fewer.
 SQLITE_ROWS, PG_ROWS = 1500, 300
 
@@ -65,7 +66,7 @@ def _sqlite_bytes(path: Path) -> bytes:
 
 async def test_sqlite_reclaim_leaves_no_byte_of_a_deleted_row(tmp_path: Path) -> None:
     path = tmp_path / "notes.sqlite3"
-    database = SqliteDatabase.open(path, migrations(Dialect.SQLITE))
+    database = SqliteDatabase.open(path, migrations(Dialect.SQLITE), INTERVAL_S)
     try:
         await _fill_then_forget(database, SQLITE_ROWS)
         # secure_delete and a truncated WAL alone: a rebalanced page's gap still holds it.
@@ -100,7 +101,9 @@ def scratch_url(postgres_url: str) -> Iterator[str]:
 @pytest.fixture
 async def postgres(scratch_url: str) -> AsyncIterator[tuple[PostgresDatabase, str]]:
     schema = f"reclaim_{uuid.uuid4().hex[:10]}"
-    database = await PostgresDatabase.open(scratch_url, schema, migrations(Dialect.POSTGRES))
+    database = await PostgresDatabase.open(
+        scratch_url, schema, migrations(Dialect.POSTGRES), INTERVAL_S
+    )
     yield database, schema
     await database.close()
 
@@ -152,7 +155,7 @@ async def test_postgres_rewrite_waits_out_a_busy_table_without_stalling_its_read
         await holder.execute(f'SELECT COUNT(*) FROM "{schema}".notes')
         assert await database.reclaim_erased(["notes"])
         slowest = 0.0
-        busy_until = time.monotonic() + DELETED_REWRITE_INTERVAL_S + 0.5
+        busy_until = time.monotonic() + INTERVAL_S + 1.2
         while time.monotonic() < busy_until:
             started = time.perf_counter()
             async with database.read() as tx:
@@ -168,7 +171,9 @@ async def test_postgres_rewrite_waits_out_a_busy_table_without_stalling_its_read
 @pytest.mark.postgres
 async def test_postgres_close_rewrites_what_deletions_left(scratch_url: str) -> None:
     schema = f"reclaim_{uuid.uuid4().hex[:10]}"
-    database = await PostgresDatabase.open(scratch_url, schema, migrations(Dialect.POSTGRES))
+    database = await PostgresDatabase.open(
+        scratch_url, schema, migrations(Dialect.POSTGRES), INTERVAL_S
+    )
     try:
         await _fill_then_forget(database, PG_ROWS)
         database.reclaim_deleted_soon("notes")
