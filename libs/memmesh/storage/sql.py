@@ -86,7 +86,7 @@ class Database(Protocol):
     async def reclaim_erased(self, tables: Sequence[str]) -> bool:
         """After an erasure, make the deleted bytes unreadable where the store can: SQLite
         truncates its WAL, which still holds the old page images, at once and has the file
-        rebuilt (VACUUM) in the background within about 20 s; PostgreSQL has the
+        rebuilt (VACUUM) in the background within 5 minutes; PostgreSQL has the
         given tables of the engine's schema rewritten within about 5 s, in the
         background (as `reclaim_deleted_soon`). Best effort: a failure is logged and
         reported as False, never raised (the erasure has committed)."""
@@ -110,9 +110,11 @@ def marks(count: int) -> str:
 
 
 # A rebuild holds the file's write lock while it rewrites the whole file (about 70 ms for
-# 7 MB, far longer on a loaded machine), and a forget's own writes wait behind it: at
-# most one per interval however many erasures came. The WAL is truncated at once.
-SQLITE_REBUILD_INTERVAL_S = 20.0
+# 7 MB, seconds on a loaded machine), and the writes of the forgets that follow wait
+# behind it, so it runs rarely: what it removes (stale cells in rebalanced pages) is rare
+# and unreadable through SQL, while the WAL, which every reader can replay, is truncated
+# at once.
+SQLITE_REBUILD_INTERVAL_S = 300.0
 # How long a statement waits for another process's lock on the file before failing, and
 # the longest pause between two tries (the loop keeps serving other calls meanwhile).
 SQLITE_LOCK_WAIT_S = 5.0
