@@ -202,9 +202,27 @@ def _stored_bytes(backend: Backend, scope: scope_pb2.UserScope) -> list[bytes]:
     return blobs
 
 
-def _vacuumed_since(postgres_url: str, since: float) -> None:
-    """PostgreSQL ran VACUUM on the archive and the index documents after `since`."""
-    deadline = time.monotonic() + 10
+_RECLAIMED_TABLES = (("thread_store", "thread_turns"), ("retrieval_ranker", "ranker_documents"))
+
+
+def _table_files(postgres_url: str) -> dict[tuple[str, str], int]:
+    """The relation file number of the archive and of the index documents."""
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        rows = connection.execute(
+            "SELECT n.nspname, c.relname, c.relfilenode FROM pg_class c "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE (n.nspname, c.relname) IN (('thread_store', 'thread_turns'), "
+            "('retrieval_ranker', 'ranker_documents'))"
+        ).fetchall()
+    return {(row[0], row[1]): int(row[2]) for row in rows}
+
+
+def _vacuumed_since(
+    postgres_url: str, since: float, files_before: dict[tuple[str, str], int]
+) -> None:
+    """PostgreSQL reclaimed the archive and the index documents after `since`: a plain VACUUM
+    (recorded in last_vacuum) or a rewrite (VACUUM FULL gives the table new files)."""
+    deadline = time.monotonic() + 20
     with psycopg.connect(postgres_url, autocommit=True) as connection:
         while True:
             rows = connection.execute(
@@ -212,12 +230,14 @@ def _vacuumed_since(postgres_url: str, since: float) -> None:
                 "WHERE (schemaname, relname) IN (('thread_store', 'thread_turns'), "
                 "('retrieval_ranker', 'ranker_documents'))"
             ).fetchall()
-            done = {
+            vacuumed = {
                 (row[0], row[1])
                 for row in rows
                 if row[2] is not None and float(row[2]) >= since - 1
             }
-            if len(done) == 2:
+            files_now = _table_files(postgres_url)
+            rewritten = {t for t in _RECLAIMED_TABLES if files_now.get(t) != files_before.get(t)}
+            if len(vacuumed | rewritten) == 2:
                 return
             assert time.monotonic() < deadline, f"no VACUUM after the erasure: {rows}"
             time.sleep(0.2)
@@ -401,6 +421,7 @@ async def test_forget_user_removes_everything_of_the_user_and_nothing_of_others(
     )
     later = t0 + 3 * HOUR_US
 
+    files_before = _table_files(backend.postgres_url) if backend.postgres_url else {}
     forgotten_at = time.time()
     forgotten = await clients.threads.ForgetUser(
         pb.ForgetUserRequest(scope=scope, now=timestamp_of(later))
@@ -427,7 +448,7 @@ async def test_forget_user_removes_everything_of_the_user_and_nothing_of_others(
     )
     await _nowhere_stored(backend, scope, secret)
     if backend.postgres_url is not None:
-        _vacuumed_since(backend.postgres_url, forgotten_at)
+        _vacuumed_since(backend.postgres_url, forgotten_at, files_before)
     # The other user keeps everything.
     kept = await _context(clients, other, "s2", later, [])
     assert [t.turn_id for t in kept.working_memory.turns] == ["u3"]
