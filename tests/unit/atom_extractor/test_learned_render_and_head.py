@@ -63,7 +63,7 @@ def test_rendered_facts_pass_the_seed_002_gates() -> None:
             category=category,
             type=FactType.USER_FACT,
             confidence_bp=four_factor_confidence_bp(clause, source),
-            key=fact_key(category, clause),
+            key=fact_key(category, render_fact(clause, category)),
             evidence_span=clause,
         )
         for clause, category in (

@@ -95,7 +95,7 @@ class HybridExtractor:
             category=category,
             type=FactType.USER_FACT,
             confidence_bp=four_factor_confidence_bp(unit.text, fact_text),
-            key=fact_key(category, unit.text),
+            key=fact_key(category, text),
             critical_tokens=critical_tokens(text),
             evidence_span=unit.text,
             violations=tuple(sorted(unit.markers & LEARNED_MARKERS)),

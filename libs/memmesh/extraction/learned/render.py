@@ -110,6 +110,17 @@ _CATEGORY_LEAD = {
     "constraint": "User's limit:",
 }
 
+_DEFAULT_LEAD = "User's note:"
+# What a statement says before its content: "User", "User's household", a lead-in above.
+_STATEMENT_LEAD = re.compile(
+    r"^User(?:'s)?(?: (?:household|"
+    + "|".join(
+        re.escape(lead.removeprefix("User's "))
+        for lead in (*_CATEGORY_LEAD.values(), _DEFAULT_LEAD)
+    )
+    + r"))?\s+(?:is|has)?\s*"
+)
+
 
 def strip_episodic_time(text: str) -> str:
     """Remove time phrases that date an event, keeping the durable rest of the clause."""
@@ -146,7 +157,7 @@ def render_fact(clause: str, category: str) -> str:
                 statement = pattern.sub(replacement, statement, count=1)
                 break
         else:
-            lead_in = _CATEGORY_LEAD.get(category, "User's note:")
+            lead_in = _CATEGORY_LEAD.get(category, _DEFAULT_LEAD)
             statement = f"{lead_in} {statement}"
     # The leading "User" is fixed; pronouns after it are rewritten to a narrator's view.
     lead, _, tail = statement.partition(" ")
@@ -164,14 +175,9 @@ def _third_person_verb(verb: str) -> str:
     return conjugate_3sg(verb)
 
 
-def fact_key(category: str, clause: str) -> str:
-    """A stable key for a learned fact: its category and the slug of its content words."""
-    statement = render_fact(clause, category)
-    statement = re.sub(
-        r"^User(?:'s)?(?: household| limit:| taste:| circle:| background:| note:)?\s+(?:is|has)?\s*",
-        "",
-        statement,
-    )
-    content = slug(statement)[:80].strip("_") or "general"
+def fact_key(category: str, statement: str) -> str:
+    """A stable key for a learned fact: its category and the slug of the content words of
+    its statement (as `render_fact` wrote it)."""
+    content = slug(_STATEMENT_LEAD.sub("", statement))[:80].strip("_") or "general"
     content = re.sub(r"[^a-z0-9_+#'-]", "", content.lower()) or "general"
     return f"{category}.learned.{content}"
