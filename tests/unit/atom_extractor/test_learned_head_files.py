@@ -10,15 +10,11 @@ import pytest
 
 from memmesh.embedding import default_encoder
 from memmesh.extraction.learned import default_hybrid_extractor
-from memmesh.extraction.learned.heads import SoftmaxHead, train_head
-from memmesh.extraction.learned.labels import CLASSES, labelled_units, read_cases
+from memmesh.extraction.learned.heads import SoftmaxHead
+from memmesh.extraction.learned.labels import CLASSES
 from memmesh.extraction.learned.model_files import CLAUSE_HEAD_PATH
-from memmesh.extraction.learned.train import (
-    TRAINING_L2,
-    TRAINING_LEARNING_RATE,
-    TRAINING_STEPS,
-)
-from memmesh.extraction.learned.units import feature_width, unit_features
+from memmesh.extraction.learned.train import train_clause_head
+from memmesh.extraction.learned.units import feature_width
 from memmesh.extraction.rules import extract as extract_by_rules
 
 DEV_SPLIT = Path(__file__).parents[3] / "fixtures" / "extraction" / "dev.jsonl"
@@ -31,16 +27,8 @@ def test_the_shipped_head_loads_with_the_feature_width_of_the_encoder() -> None:
 
 
 def test_the_shipped_head_is_what_training_on_the_dev_split_gives() -> None:
-    examples = list(labelled_units(read_cases([DEV_SPLIT])))
-    features = unit_features([e.unit for e in examples], default_encoder())
-    retrained = train_head(
-        features,
-        [e.label for e in examples],
-        CLASSES,
-        steps=TRAINING_STEPS,
-        l2=TRAINING_L2,
-        learning_rate=TRAINING_LEARNING_RATE,
-    )
+    trained = train_clause_head([DEV_SPLIT], default_encoder())
+    retrained, features = trained.head, trained.features
     shipped = SoftmaxHead.load(CLAUSE_HEAD_PATH)
     assert np.allclose(retrained.weights, shipped.weights, atol=1e-3)
     agreement = (

@@ -9,17 +9,45 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from .heads import train_head
-from .labels import CLASSES, labelled_units, read_cases
+import numpy as np
+
+from .heads import SoftmaxHead, train_head
+from .labels import CLASSES, LabelledUnit, labelled_units, read_cases
 from .model_files import CLAUSE_HEAD_PATH
-from .units import unit_features
+from .units import TextEncoder, unit_features
 
 DEFAULT_CORPORA = (Path("fixtures/extraction/dev.jsonl"),)
 # Chosen by 5-fold cross-validation on the dev split (folds by id hash) together with the
 # extractor's thresholds: a tighter fit with a high acceptance bar beat a looser one.
 TRAINING_STEPS, TRAINING_L2, TRAINING_LEARNING_RATE = 2000, 1e-4, 1.0
+
+
+@dataclass(frozen=True)
+class TrainedHead:
+    """A head with what it was trained on: the labelled clauses and their features."""
+
+    head: SoftmaxHead
+    examples: list[LabelledUnit]
+    features: np.ndarray
+
+
+def train_clause_head(corpora: Sequence[Path], encoder: TextEncoder) -> TrainedHead:
+    """The clause head the corpora give, with the training settings chosen above."""
+    examples = list(labelled_units(read_cases(corpora)))
+    features = unit_features([e.unit for e in examples], encoder)
+    head = train_head(
+        features,
+        [e.label for e in examples],
+        CLASSES,
+        steps=TRAINING_STEPS,
+        l2=TRAINING_L2,
+        learning_rate=TRAINING_LEARNING_RATE,
+    )
+    return TrainedHead(head, examples, features)
 
 
 def main(argv: list[str]) -> int:
@@ -30,20 +58,12 @@ def main(argv: list[str]) -> int:
     if any("test" in path.name for path in corpora):
         print("error: the test split is for evaluation only", file=sys.stderr)
         return 2
-    examples = list(labelled_units(read_cases(corpora)))
-    features = unit_features([e.unit for e in examples], default_encoder())
-    head = train_head(
-        features,
-        [e.label for e in examples],
-        CLASSES,
-        steps=TRAINING_STEPS,
-        l2=TRAINING_L2,
-        learning_rate=TRAINING_LEARNING_RATE,
-    )
-    head.save(CLAUSE_HEAD_PATH)
-    counts = Counter(e.label for e in examples)
+    trained = train_clause_head(corpora, default_encoder())
+    trained.head.save(CLAUSE_HEAD_PATH)
+    counts = Counter(e.label for e in trained.examples)
     print(
-        f"trained on {len(examples)} clauses {dict(sorted(counts.items()))} -> {CLAUSE_HEAD_PATH}"
+        f"trained on {len(trained.examples)} clauses {dict(sorted(counts.items()))} "
+        f"-> {CLAUSE_HEAD_PATH}"
     )
     return 0
 
