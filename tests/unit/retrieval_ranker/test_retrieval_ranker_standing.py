@@ -70,6 +70,33 @@ def test_without_an_encoder_or_with_a_broken_one_every_request_touches_them() ->
         assert not fallback.touches("how tall is Everest", False, ())
 
 
+class CountingEncoder:
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def encode(self, texts: Sequence[str]) -> Vectors:
+        self.texts.extend(texts)
+        return default_encoder().encode(texts)
+
+
+def test_warming_encodes_the_domain_examples_once_before_any_request() -> None:
+    encoder = CountingEncoder()
+    warmed = ConstraintReach(encoder)
+    warmed.warm()
+    warmed.warm()
+    examples = list(encoder.texts)
+    assert len(examples) == len(set(examples)) > 0
+    encoder.texts.clear()
+    assert warmed.touches("what should I cook tonight?", False, CONSTRAINTS)
+    assert encoder.texts == ["what should I cook tonight?"]
+
+
+def test_warming_with_a_broken_encoder_keeps_the_safe_fallback() -> None:
+    broken = ConstraintReach(BrokenEncoder())
+    broken.warm()
+    assert broken.touches("how tall is Everest", False, CONSTRAINTS)
+
+
 def allergy(atom_id: str = "c-allergy", **fields: object) -> memory_pb2.Atom:
     return atom(
         atom_id,

@@ -39,13 +39,15 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     store = await SqlRankerStore.open(settings.storage_url, settings.data_dir)
     analyzer = Analyzer()
     on_sqlite = settings.storage_url == "sqlite"
+    reach = ConstraintReach(sentence_encoder(own.sentence_encoder))
+    reach.warm()
     service = RankerService(
         store,
         analyzer,
         mapping.decoder(analyzer),
         own.max_cached_users,
         reclaim_wait_s=None if on_sqlite else own.reclaim_wait_ms / 1000,
-        reach=ConstraintReach(sentence_encoder(own.sentence_encoder)),
+        reach=reach,
     )
 
     async def close() -> None:

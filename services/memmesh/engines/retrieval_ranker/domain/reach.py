@@ -95,6 +95,16 @@ class ConstraintReach:
         self._encoder = encoder
         self._examples: Vectors | None = None
 
+    def warm(self) -> None:
+        """Encode the domain examples now (at start-up) rather than on the first Brief that
+        needs them; a failure leaves that to the first such Brief, which falls back safely."""
+        if self._encoder is None or self._examples is not None:
+            return
+        try:
+            self._examples = _examples_of(self._encoder)
+        except Exception:
+            log.exception("sentence encoder failed on the domain examples")
+
     @property
     def semantic(self) -> bool:
         """Whether the decision can use meaning (an encoder is present)."""
@@ -117,9 +127,13 @@ class ConstraintReach:
         self, encoder: SentenceEncoder, query: str, constraint_texts: Sequence[str]
     ) -> bool:
         if self._examples is None:
-            self._examples = np.vstack([encoder.encode([text]) for text in DOMAIN_EXAMPLES])
+            self._examples = _examples_of(encoder)
         asked = encoder.encode([query])[0]
         if float(np.max(self._examples @ asked)) >= DOMAIN_THRESHOLD:
             return True
         constraints = np.vstack([encoder.encode([text]) for text in constraint_texts])
         return float(np.max(constraints @ asked)) >= CONSTRAINT_THRESHOLD
+
+
+def _examples_of(encoder: SentenceEncoder) -> Vectors:
+    return np.vstack([encoder.encode([text]) for text in DOMAIN_EXAMPLES])
