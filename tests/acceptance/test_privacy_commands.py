@@ -301,3 +301,44 @@ async def test_a_queued_extraction_of_a_forgotten_fact_is_dropped_and_its_turn_r
 
     assert await eventually(forgotten)
     assert [a.key for a in await user.atoms()] == ["identity.hobby.general"]
+
+
+@pytest.mark.parametrize("sent", [False, True], ids=["spoken", "command"])
+async def test_a_forget_whose_index_part_is_still_queued_never_leaks_into_a_brief(
+    mesh: Mesh, user: User, sent: bool
+) -> None:
+    """With the RetrievalRanker down, a forget (spoken or sent) is acknowledged while the
+    index still holds the words (the ThreadStore and the extractor keep the removals queued). Once the
+    ranker is back, every Brief either fails closed or obeys the forget until the removals
+    are delivered; none brings the forgotten words back from the index."""
+    await user.say("My sister Ana lives in Porto.", NOW_US)
+    await user.say("I live in Lisbon and I'm a nurse.", NOW_US + SECOND_US)
+    await user.gateway.close_session(user.user_id, "s1", NOW_US + 2 * SECOND_US)
+    gone = ("Ana", "Porto")
+    query = "where does my sister live"
+    before = await user.gateway.brief(user.user_id, "s2", NEXT_SESSION_US, query)
+    assert leaked(response_text(before.bundle), gone)  # the index can give the words back
+
+    mesh.kill("retrieval_ranker")
+    try:
+        if sent:
+            await user.gateway.command(user.user_id, "s2", "FORGET", NEXT_SESSION_US, "sister")
+        else:
+            reply = await user.say(
+                "please forget what I told you about my sister", NEXT_SESSION_US, "s2"
+            )
+            assert reply.command == "FORGET"
+    finally:
+        await asyncio.to_thread(mesh.start, ["retrieval_ranker"])
+
+    clean = 0
+    deadline = time.monotonic() + SETTLE_S
+    while clean < 3 and time.monotonic() < deadline:
+        brief = await user.gateway.brief(user.user_id, "s3", NEXT_SESSION_US + MINUTE_US, query)
+        assert not leaked(response_text(brief), gone)
+        if brief.reason_code in ("", "TIER2_DEGRADED") and brief.bundle.ByteSize():
+            clean += 1
+        await asyncio.sleep(0.1)
+    assert clean == 3  # the forget's removals were delivered and Briefs came back
+    kept = await user.brief("where do I live", NEXT_SESSION_US + MINUTE_US, "s3")
+    assert "Lisbon" in response_text(kept)

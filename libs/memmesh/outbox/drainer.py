@@ -124,18 +124,13 @@ class Outbox:
             heads = await self._queue.enqueue(
                 tenant_id, user_id, effects, self._now_us(), self._claim(mine, True)
             )
-            follow_up_lanes = await self._deliver_lanes(
+            await self._deliver_with_follow_ups(
+                held,
+                held_lanes,
                 [((tenant_id, user_id, lane), head) for lane, head in heads.items()],
                 deadline,
                 tally,
             )
-            while follow_up_lanes:
-                todo: list[tuple[LaneKey, QueuedEffect | None]] = []
-                for lane in sorted(follow_up_lanes):
-                    key = (tenant_id, user_id, lane)
-                    if key in held_lanes or await self._hold(held, held_lanes, key, deadline):
-                        todo.append((key, None))
-                follow_up_lanes = await self._deliver_lanes(todo, deadline, tally)
         done = tally.results.keys() | tally.dead
         pending = frozenset(
             key for key in ({e.key for e in effects} | tally.follow_ups) if key not in done
@@ -143,6 +138,44 @@ class Outbox:
         if pending:
             self._wake.set()
         return Delivery(tally.results, pending)
+
+    async def deliver_queued(self, tenant_id: str, user_id: str, timeout_s: float) -> int:
+        """Deliver what the user has queued now (effects still backing off included) within
+        `timeout_s`, as a caller that must not answer before they are through does; how many
+        of the user's effects are still pending afterwards."""
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        lanes = sorted({effect.lane for effect in await self._queue.pending(tenant_id, user_id)})
+        held_lanes: set[LaneKey] = set()
+        async with contextlib.AsyncExitStack() as held:
+            todo: list[tuple[LaneKey, QueuedEffect | None]] = []
+            for lane in lanes:
+                key = (tenant_id, user_id, lane)
+                if await self._hold(held, held_lanes, key, deadline):
+                    todo.append((key, None))
+            await self._deliver_with_follow_ups(held, held_lanes, todo, deadline, _Tally())
+        pending = await self._queue.count_pending(tenant_id, user_id)
+        if pending:
+            self._wake.set()
+        return pending
+
+    async def _deliver_with_follow_ups(
+        self,
+        held: contextlib.AsyncExitStack,
+        held_lanes: set[LaneKey],
+        lanes: Sequence[tuple[LaneKey, QueuedEffect | None]],
+        deadline: float,
+        tally: _Tally,
+    ) -> None:
+        """Deliver held lanes, then the lanes their follow-ups went to (taken as they come)."""
+        follow_up_lanes = await self._deliver_lanes(lanes, deadline, tally)
+        while follow_up_lanes:
+            todo: list[tuple[LaneKey, QueuedEffect | None]] = []
+            tenant_id, user_id, _ = lanes[0][0]
+            for lane in sorted(follow_up_lanes):
+                key = (tenant_id, user_id, lane)
+                if key in held_lanes or await self._hold(held, held_lanes, key, deadline):
+                    todo.append((key, None))
+            follow_up_lanes = await self._deliver_lanes(todo, deadline, tally)
 
     async def _deliver_lanes(
         self, lanes: Sequence[tuple[LaneKey, QueuedEffect | None]], deadline: float, tally: _Tally

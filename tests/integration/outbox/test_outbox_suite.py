@@ -292,3 +292,31 @@ async def test_purge_drops_queued_and_dead_effects(open_db: Opener) -> None:
 def test_backoff_doubles_and_is_capped() -> None:
     policy = RetryPolicy(initial_backoff_s=0.2, max_backoff_s=1.0)
     assert [policy.backoff_s(n) for n in (1, 2, 3, 4, 10)] == [0.2, 0.4, 0.8, 1.0, 1.0]
+
+
+async def test_deliver_queued_delivers_a_users_backing_off_effects_now(open_db: Opener) -> None:
+    """What a caller that must not answer before the user's effects are through uses: the
+    effects waiting out a long backoff are attempted now, in order, follow-ups included; what
+    still fails is counted, and other users' effects are left to the drainer."""
+    recorder = Recorder()
+    slow = RetryPolicy(attempt_timeout_s=0.5, initial_backoff_s=60, max_backoff_s=60)
+
+    async def spawn(effect_: QueuedEffect, timeout_s: float) -> object:
+        await recorder(effect_, timeout_s)
+        return Done(None, then=[effect("child", lane="other")])
+
+    outbox = Outbox(await open_db(), {"k": recorder, "spawn": spawn}, slow)
+    tenant, user = who()
+    _, other = who()
+    recorder.failures["a"] = [RuntimeError("down"), RuntimeError("down again")]
+    delivery = await outbox.enqueue_and_deliver(
+        tenant, user, [effect("a"), effect("b", kind="spawn")], 2.0
+    )
+    await outbox.enqueue(tenant, other, [effect("theirs")])
+    assert delivery.pending == {"a", "b"}  # "a" backs off a minute, "b" waits behind it
+
+    assert await outbox.deliver_queued(tenant, user, 2.0) == 2  # "a" failed again, "b" waits
+    assert recorder.delivered == []
+    assert await outbox.deliver_queued(tenant, user, 2.0) == 0
+    assert recorder.delivered == ["a", "b", "child"]
+    assert await outbox.count_pending(tenant, other) == 1

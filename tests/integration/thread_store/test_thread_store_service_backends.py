@@ -137,7 +137,7 @@ async def test_forget_thread_removes_turns_loops_graph_and_buffer(
     who = user()
     await service.append_turn(*who, turn(0, "Remind me to email Sarah and Tom."))
     await service.close_session(*who, "s1")
-    assert await service.forget_thread(*who, "s1")
+    assert (await service.forget_session(*who, "s1")).forgotten
     memory = await service.working_memory(*who, "s1", 0)
     assert memory.turns == () and memory.active_loops == () and memory.rolling_summary == ""
     assert (await service.expand(*who, ["entity:sarah"], 2, 5)).nodes == ()

@@ -650,16 +650,23 @@ class ForgetThreadResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     FORGOTTEN_FIELD_NUMBER: _builtins.int
+    PENDING_INDEX_EFFECTS_FIELD_NUMBER: _builtins.int
     forgotten: _builtins.bool
     """True when a thread was forgotten."""
+    pending_index_effects: _builtins.int
+    """How many of the user's index changes the ThreadStore still holds queued (the
+    RetrievalRanker did not take them in time): until 0 the index may still find the words,
+    so an eraser that must see them gone retries the call (a repeat delivers them first).
+    """
     def __init__(
         self,
         *,
         forgotten: _builtins.bool = ...,
+        pending_index_effects: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["forgotten", b"forgotten"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["forgotten", b"forgotten", "pending_index_effects", b"pending_index_effects"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -890,6 +897,12 @@ class RedactTurnsResponse(_message.Message):
 
     REDACTED_TURN_IDS_FIELD_NUMBER: _builtins.int
     EMPTIED_TURN_IDS_FIELD_NUMBER: _builtins.int
+    PENDING_INDEX_EFFECTS_FIELD_NUMBER: _builtins.int
+    pending_index_effects: _builtins.int
+    """How many of the user's index changes the ThreadStore still holds queued (the
+    RetrievalRanker did not take them in time): until 0 the index may still find the words,
+    so an eraser that must see them gone retries the call (a repeat delivers them first).
+    """
     @_builtins.property
     def redacted_turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The turns whose text this call changed, in archive order (none on a repeat)."""
@@ -903,10 +916,11 @@ class RedactTurnsResponse(_message.Message):
         *,
         redacted_turn_ids: _abc.Iterable[_builtins.str] | None = ...,
         emptied_turn_ids: _abc.Iterable[_builtins.str] | None = ...,
+        pending_index_effects: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["emptied_turn_ids", b"emptied_turn_ids", "redacted_turn_ids", b"redacted_turn_ids"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["emptied_turn_ids", b"emptied_turn_ids", "pending_index_effects", b"pending_index_effects", "redacted_turn_ids", b"redacted_turn_ids"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -954,8 +968,14 @@ class ForgetSessionResponse(_message.Message):
 
     FORGOTTEN_FIELD_NUMBER: _builtins.int
     TURN_IDS_FIELD_NUMBER: _builtins.int
+    PENDING_INDEX_EFFECTS_FIELD_NUMBER: _builtins.int
     forgotten: _builtins.bool
     """True when the session had anything stored (false for an unknown session or a repeat)."""
+    pending_index_effects: _builtins.int
+    """How many of the user's index changes the ThreadStore still holds queued (the
+    RetrievalRanker did not take them in time): until 0 the index may still find the words,
+    so an eraser that must see them gone retries the call (a repeat delivers them first).
+    """
     @_builtins.property
     def turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Ids of every turn the session had, sorted; a repeat answers the same ids (the
@@ -967,10 +987,11 @@ class ForgetSessionResponse(_message.Message):
         *,
         forgotten: _builtins.bool = ...,
         turn_ids: _abc.Iterable[_builtins.str] | None = ...,
+        pending_index_effects: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["forgotten", b"forgotten", "turn_ids", b"turn_ids"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["forgotten", b"forgotten", "pending_index_effects", b"pending_index_effects", "turn_ids", b"turn_ids"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1014,19 +1035,26 @@ class ForgetUserResponse(_message.Message):
 
     FORGOTTEN_FIELD_NUMBER: _builtins.int
     REMOVED_TURN_COUNT_FIELD_NUMBER: _builtins.int
+    PENDING_INDEX_EFFECTS_FIELD_NUMBER: _builtins.int
     forgotten: _builtins.bool
     """True when the user had anything stored (false for an unknown user or a repeat)."""
     removed_turn_count: _builtins.int
     """How many archived turns were removed."""
+    pending_index_effects: _builtins.int
+    """How many of the user's index changes the ThreadStore still holds queued (the
+    RetrievalRanker did not take them in time): until 0 the index may still find the words,
+    so an eraser that must see them gone retries the call (a repeat delivers them first).
+    """
     def __init__(
         self,
         *,
         forgotten: _builtins.bool = ...,
         removed_turn_count: _builtins.int = ...,
+        pending_index_effects: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["forgotten", b"forgotten", "removed_turn_count", b"removed_turn_count"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["forgotten", b"forgotten", "pending_index_effects", b"pending_index_effects", "removed_turn_count", b"removed_turn_count"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -23,7 +23,7 @@ from memmesh.context_composer.v1 import context_composer_service_pb2 as composer
 from memmesh.context_composer.v1 import context_composer_service_pb2_grpc as composer_grpc
 from memmesh.engines.gateway.asked_questions import AskedQuestions
 from memmesh.engines.gateway.budget import TurnBudget, call_within
-from memmesh.engines.gateway.control import SpokenRules
+from memmesh.engines.gateway.control import HeldCommands
 from memmesh.engines.gateway.final_gate import (
     apply_gate,
     gate_hints,
@@ -85,11 +85,11 @@ class BriefHandler:
         asked: AskedQuestions,
         budget_s: float,
         concurrency: int,
-        spoken: SpokenRules | None = None,
+        held: HeldCommands | None = None,
     ) -> None:
         self._composer = composer
         # Rule commands said in speech and not yet known to be in force: put in force first.
-        self._spoken = spoken
+        self._held = held
         self._guard = guard
         self._asked = asked
         self._budget_s = budget_s
@@ -133,8 +133,8 @@ class BriefHandler:
 
     async def _compose(self, request: pb.BriefRequest, budget: TurnBudget) -> pb.BriefResponse:
         scope = request.scope
-        if self._spoken is not None:
-            await self._spoken.settle(scope, budget)
+        if self._held is not None:
+            await self._held.settle(scope, budget)
         # An unspecified mode goes to the composer as it is: the ThreadStore decides it in the
         # same call that reads the working memory (no separate OpenSession hop).
         asked = await self._asked.asked(scope.tenant_id, scope.user_id, request.session_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -47,6 +48,15 @@ RULE_COMMANDS = frozenset(
 SPOKEN_RULE_COMMANDS = frozenset(
     {extractor_pb.COMMAND_DO_NOT_MENTION, extractor_pb.COMMAND_PULL_ONLY}
 )
+# Commands that take the user's words out of every copy.
+ERASURE_COMMANDS = frozenset(
+    {
+        extractor_pb.COMMAND_FORGET,
+        extractor_pb.COMMAND_DO_NOT_STORE,
+        extractor_pb.COMMAND_FORGET_THREAD,
+        extractor_pb.COMMAND_FORGET_EVERYTHING,
+    }
+)
 
 
 class ControlHandler:
@@ -58,6 +68,7 @@ class ControlHandler:
         guard: ExposureGuardPeer,
         outbox: ErasingOutbox,
         budget_s: float,
+        held: HeldCommands | None = None,
     ) -> None:
         self._threads = threads
         self._state = state
@@ -65,6 +76,8 @@ class ControlHandler:
         self._guard = guard
         self._outbox = outbox
         self._budget_s = budget_s
+        # Erasures acknowledged with effects still queued, settled by the next Brief.
+        self._held = held
         # The rules recent commands requested, by request, for their retries.
         self._requested: OrderedDict[bytes, tuple[str, ...]] = OrderedDict()
 
@@ -92,6 +105,10 @@ class ControlHandler:
             while len(self._requested) > REMEMBERED_COMMANDS:
                 self._requested.popitem(last=False)
         await enforce_rules(self._guard, request.scope, request.now, labels, budget)
+        if self._held is not None:
+            self._held.sent(
+                request.scope, hashlib.sha256(key).hexdigest(), run.command, reply, request.now
+            )
         reasons = sorted({change.reason_code for change in reply.changes if change.reason_code})
         name = pb.UserCommand.Name(request.command).removeprefix("USER_COMMAND_")
         return pb.CommandResponse(
@@ -247,8 +264,9 @@ async def enforce_rules(
 
 @dataclass
 class HeardCommand:
-    """A rule command said in a turn whose rules are not known to be in force yet (and the
-    rules it requested, once the extractor has named them)."""
+    """A privacy command not known to be in force yet. A rule command keeps what it takes to
+    run it again (and the rules it requested, once the extractor has named them); an
+    erasure only waits for its effects to be through."""
 
     command: extractor_pb.Command.ValueType
     target: str
@@ -258,18 +276,28 @@ class HeardCommand:
     rules: tuple[str, ...] | None = None
 
 
-class SpokenRules:
-    """Rule commands heard during Ingest, held until their rules are in force. A spoken
-    command is enforced inside Ingest when the mesh is healthy (the extractor's first attempt
-    of its rule effects is made before Process answers); when Ingest cannot tell that it was
-    (the extraction or one of its effects is still queued), the user's next Brief runs the
-    command's rules onto the ExposureGuard itself first and fails closed while it cannot, so
-    the next Brief always obeys what was said. Held in this gateway process (a restart or
-    another gateway replica falls back to the extractor's queued effects)."""
+class HeldCommands:
+    """Privacy commands whose effects were still queued when they were acknowledged, held
+    until they are in force: the user's next Brief settles them first and fails closed
+    while it cannot, so it always obeys what was said or sent.
 
-    def __init__(self, extractor: CapsulePeer, guard: ExposureGuardPeer) -> None:
+    - A spoken rule command (do not mention, pull only) is run onto the ExposureGuard by
+      the Brief itself.
+    - An erasure (forget, do not store, forget the thread, forget everything), spoken or
+      sent through Command, is in force once nothing of it is queued: the turn's extraction
+      in the gateway's outbox, the extractor's effects (archive, index, devices, guard), and
+      behind them the ThreadStore's index changes (the extractor's effect waits for those).
+      Until then the archive or the index may still hold the words.
+
+    Held in this gateway process (a restart or another gateway replica falls back to the
+    queued effects alone)."""
+
+    def __init__(
+        self, extractor: CapsulePeer, guard: ExposureGuardPeer, outbox: ErasingOutbox
+    ) -> None:
         self._extractor = extractor
         self._guard = guard
+        self._outbox = outbox
         self._held: dict[tuple[str, str], dict[str, HeardCommand]] = {}
 
     def heard(
@@ -278,9 +306,9 @@ class SpokenRules:
         turn: memory_pb2.Turn,
         processed: extractor_pb.ProcessResponse | None,
     ) -> None:
-        """Hold the turn's rule command unless the extraction shows it fully delivered."""
+        """Hold the turn's privacy command unless the extraction shows it fully delivered."""
         if processed is not None:
-            if processed.command not in SPOKEN_RULE_COMMANDS or not processed.pending_effects:
+            if not processed.pending_effects:
                 return
             command, target = processed.command, processed.command_target
         else:
@@ -288,32 +316,64 @@ class SpokenRules:
             if match.command is None:
                 return
             command = extractor_pb.Command.Value(f"COMMAND_{match.command.value}")
-            if command not in SPOKEN_RULE_COMMANDS:
-                return
             target = match.target or ""
-        held = self._held.setdefault((scope.tenant_id, scope.user_id), {})
-        held[turn.turn_id] = HeardCommand(command, target, turn.session_id, turn.turn_id, turn.time)
+        self._hold(scope, HeardCommand(command, target, turn.session_id, turn.turn_id, turn.time))
+
+    def sent(
+        self,
+        scope: scope_pb2.UserScope,
+        request_key: str,
+        command: extractor_pb.Command.ValueType,
+        reply: extractor_pb.RunCommandResponse,
+        now: Timestamp,
+    ) -> None:
+        """Hold a Command's erasure whose effects are still queued (its rules, if any, are
+        in force before Command answers)."""
+        if reply.pending_effects and command in ERASURE_COMMANDS:
+            self._hold(scope, HeardCommand(command, "", "", request_key, now, rules=()))
+
+    def _hold(self, scope: scope_pb2.UserScope, heard: HeardCommand) -> None:
+        if heard.command in SPOKEN_RULE_COMMANDS or heard.command in ERASURE_COMMANDS:
+            held = self._held.setdefault((scope.tenant_id, scope.user_id), {})
+            held[heard.turn_id] = heard
 
     async def settle(self, scope: scope_pb2.UserScope, budget: TurnBudget) -> None:
-        """Put the user's held rule commands in force; DependencyFailed while that fails."""
+        """Put the user's held commands in force; DependencyFailed while that fails."""
         held = self._held.get((scope.tenant_id, scope.user_id))
         if not held:
             return
-        for turn_id, heard in sorted(held.items()):
-            if heard.rules is None:
-                reply = await self._extractor.run_command(
-                    extractor_pb.RunCommandRequest(
-                        scope=scope,
-                        command=heard.command,
-                        target=heard.target,
-                        session_id=heard.session_id,
-                        now=heard.now,
-                        request_id=f"spoken-{turn_id}"[:128],
-                    ),
-                    budget.remaining_s(),
-                )
-                heard.rules = requested_rules(reply, None, True)
-            await enforce_rules(self._guard, scope, heard.now, heard.rules, budget)
-            held.pop(turn_id, None)
+        for key, heard in sorted(held.items()):
+            if heard.command in ERASURE_COMMANDS:
+                await self._erased(scope, budget)
+            else:
+                if heard.rules is None:
+                    reply = await self._extractor.run_command(
+                        extractor_pb.RunCommandRequest(
+                            scope=scope,
+                            command=heard.command,
+                            target=heard.target,
+                            session_id=heard.session_id,
+                            now=heard.now,
+                            request_id=f"spoken-{key}"[:128],
+                        ),
+                        budget.remaining_s(),
+                    )
+                    heard.rules = requested_rules(reply, None, True)
+                await enforce_rules(self._guard, scope, heard.now, heard.rules, budget)
+            held.pop(key, None)
         if not held:
             self._held.pop((scope.tenant_id, scope.user_id), None)
+
+    async def _erased(self, scope: scope_pb2.UserScope, budget: TurnBudget) -> None:
+        """Nothing of the user's erasures is queued any more; DependencyFailed otherwise."""
+        if await self._outbox.count_pending(scope.tenant_id, scope.user_id, EXTRACT):
+            raise DependencyFailed(
+                "atom_extractor", "UNAVAILABLE", "a forget's extraction is still queued"
+            )
+        effects = await self._extractor.list_effects(
+            extractor_pb.ListEffectsRequest(scope=scope), budget.remaining_s()
+        )
+        if any(entry.startswith("pending:") for entry in effects.effects):
+            raise DependencyFailed(
+                "atom_extractor", "UNAVAILABLE", "a forget's effects are still queued"
+            )

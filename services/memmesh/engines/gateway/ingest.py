@@ -22,7 +22,7 @@ from __future__ import annotations
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.common.v1 import memory_pb2
 from memmesh.engines.gateway.budget import TurnBudget
-from memmesh.engines.gateway.control import SpokenRules
+from memmesh.engines.gateway.control import HeldCommands
 from memmesh.engines.gateway.effects import carries_command, extract_key, turn_effects
 from memmesh.engines.gateway.mapping import command_name
 from memmesh.engines.gateway.ports import EffectOutbox, TurnArchive
@@ -36,13 +36,13 @@ class IngestHandler:
         threads: TurnArchive,
         outbox: EffectOutbox,
         budget_s: float,
-        spoken: SpokenRules | None = None,
+        held: HeldCommands | None = None,
     ) -> None:
         self._threads = threads
         self._outbox = outbox
         self._budget_s = budget_s
-        # Rule commands said in a turn, held until the next Brief has them in force.
-        self._spoken = spoken
+        # Privacy commands said in a turn, held until the next Brief has them in force.
+        self._held = held
 
     async def ingest(
         self, request: pb.IngestRequest, inbound_remaining_s: float | None
@@ -69,9 +69,9 @@ class IngestHandler:
             response.extraction_queued = key in delivery.pending
             if isinstance(processed, extractor_pb.ProcessResponse):
                 response.command = command_name(processed.command)
-            if self._spoken is not None:
+            if self._held is not None:
                 extracted = (
                     processed if isinstance(processed, extractor_pb.ProcessResponse) else None
                 )
-                self._spoken.heard(scope, turn, extracted)
+                self._held.heard(scope, turn, extracted)
         return response

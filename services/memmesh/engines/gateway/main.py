@@ -21,7 +21,7 @@ from memmesh.engines.gateway.adapters.sql_store import (
 from memmesh.engines.gateway.adapters.thread_store import ThreadStoreClient
 from memmesh.engines.gateway.asked_questions import AskedQuestions
 from memmesh.engines.gateway.brief import BriefHandler
-from memmesh.engines.gateway.control import ControlHandler, SpokenRules
+from memmesh.engines.gateway.control import ControlHandler, HeldCommands
 from memmesh.engines.gateway.effects import EffectHandlers, extract_effect
 from memmesh.engines.gateway.ingest import IngestHandler
 from memmesh.engines.gateway.servicer import GatewayServicer
@@ -92,11 +92,12 @@ async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) 
     composer = composer_grpc.ContextComposerServiceStub(channels["context_composer"])
     guard = guard_grpc.ExposureGuardServiceStub(channels["exposure_guard"])
     rules = ExposureGuardClient(channels["exposure_guard"])
-    spoken = SpokenRules(extractor, rules)
+    # Privacy commands acknowledged with effects still queued, settled by the next Brief.
+    held = HeldCommands(extractor, rules, outbox)
     servicer = GatewayServicer(
-        BriefHandler(composer, guard, AskedQuestions(cache), gateway.brief_budget_ms / 1000, gateway.brief_concurrency, spoken),
-        IngestHandler(threads, outbox, gateway.ingest_budget_ms / 1000, spoken),
-        ControlHandler(threads, state, extractor, rules, outbox, gateway.control_budget_ms / 1000),
+        BriefHandler(composer, guard, AskedQuestions(cache), gateway.brief_budget_ms / 1000, gateway.brief_concurrency, held),
+        IngestHandler(threads, outbox, gateway.ingest_budget_ms / 1000, held),
+        ControlHandler(threads, state, extractor, rules, outbox, gateway.control_budget_ms / 1000, held),
     )  # fmt: skip
 
     async def close() -> None:

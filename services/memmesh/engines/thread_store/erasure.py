@@ -47,6 +47,8 @@ class Redaction:
 
     redacted_turn_ids: tuple[str, ...] = ()
     emptied_turn_ids: tuple[str, ...] = ()
+    # The user's index changes still queued once the call answers (see _after_erasure).
+    pending_index_effects: int = 0
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,7 @@ class SessionForgotten:
 
     forgotten: bool
     turn_ids: tuple[str, ...]
+    pending_index_effects: int = 0
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ class UserForgotten:
 
     forgotten: bool
     removed_turn_count: int
+    pending_index_effects: int = 0
 
 
 def _redacted(turns: Sequence[Turn], terms: Sequence[str]) -> list[Turn]:

@@ -242,3 +242,9 @@ class IndexFeed(Protocol):
         """Try to deliver now, briefly (within `timeout_s` when given); whatever fails stays
         queued and is delivered later."""
         ...
+
+    async def settle(self, tenant_id: str, user_id: str, timeout_s: float | None = None) -> int:
+        """Deliver what the user has queued for the index now (within `timeout_s` when given,
+        else a first attempt's time); how many of the user's index changes are still
+        queued afterwards."""
+        ...

@@ -99,10 +99,13 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
     async def ForgetThread(
         self, request: pb.ForgetThreadRequest, context: grpc.aio.ServicerContext
     ) -> pb.ForgetThreadResponse:
-        forgotten = await self._threads.forget_thread(
+        # A session thread: forgetting it is forgetting the session.
+        forgotten = await self._threads.forget_session(
             request.scope.tenant_id, request.scope.user_id, request.thread_id
         )
-        return pb.ForgetThreadResponse(forgotten=forgotten)
+        return pb.ForgetThreadResponse(
+            forgotten=forgotten.forgotten, pending_index_effects=forgotten.pending_index_effects
+        )
 
     async def RedactTurns(
         self, request: pb.RedactTurnsRequest, context: grpc.aio.ServicerContext
@@ -116,6 +119,7 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
         return pb.RedactTurnsResponse(
             redacted_turn_ids=redaction.redacted_turn_ids,
             emptied_turn_ids=redaction.emptied_turn_ids,
+            pending_index_effects=redaction.pending_index_effects,
         )
 
     async def ForgetSession(
@@ -124,14 +128,20 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
         forgotten = await self._threads.forget_session(
             request.scope.tenant_id, request.scope.user_id, request.session_id
         )
-        return pb.ForgetSessionResponse(forgotten=forgotten.forgotten, turn_ids=forgotten.turn_ids)
+        return pb.ForgetSessionResponse(
+            forgotten=forgotten.forgotten,
+            turn_ids=forgotten.turn_ids,
+            pending_index_effects=forgotten.pending_index_effects,
+        )
 
     async def ForgetUser(
         self, request: pb.ForgetUserRequest, context: grpc.aio.ServicerContext
     ) -> pb.ForgetUserResponse:
         forgotten = await self._threads.forget_user(request.scope.tenant_id, request.scope.user_id)
         return pb.ForgetUserResponse(
-            forgotten=forgotten.forgotten, removed_turn_count=forgotten.removed_turn_count
+            forgotten=forgotten.forgotten,
+            removed_turn_count=forgotten.removed_turn_count,
+            pending_index_effects=forgotten.pending_index_effects,
         )
 
     async def RestrictTurns(

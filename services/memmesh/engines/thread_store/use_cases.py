@@ -427,11 +427,6 @@ class ThreadStoreUseCases:
             labels.update(await tx.node_labels([n for n in reached if n not in labels]))
         return Expansion(tuple(GraphNode(n, labels.get(n, "")) for n in reached), tuple(edges))
 
-    async def forget_thread(self, tenant_id: str, user_id: str, thread_id: str) -> bool:
-        """Forget a thread (a session thread: as forget_session); True if anything was there."""
-        forgotten = await self.forget_session(tenant_id, user_id, thread_id)
-        return forgotten.forgotten
-
     async def forget_session(
         self, tenant_id: str, user_id: str, session_id: str
     ) -> erasure.SessionForgotten:
@@ -439,8 +434,8 @@ class ThreadStoreUseCases:
         forgotten, queued = await erasure.forget_session(
             self._store, self._buffer, (tenant_id, user_id), session_id
         )
-        await self._after_erasure(tenant_id, user_id, queued)
-        return forgotten
+        pending = await self._after_erasure(tenant_id, user_id, queued)
+        return dataclasses.replace(forgotten, pending_index_effects=pending)
 
     async def redact_turns(
         self, tenant_id: str, user_id: str, turn_ids: Sequence[str], terms: Sequence[str]
@@ -450,24 +445,33 @@ class ThreadStoreUseCases:
         redaction, queued = await erasure.redact_turns(
             self._store, self._buffer, (tenant_id, user_id), turn_ids, terms, DIGEST_WINDOW_TURNS
         )
-        await self._after_erasure(tenant_id, user_id, queued)
-        return redaction
+        pending = await self._after_erasure(tenant_id, user_id, queued)
+        return dataclasses.replace(redaction, pending_index_effects=pending)
 
     async def forget_user(self, tenant_id: str, user_id: str) -> erasure.UserForgotten:
         """Delete everything the ThreadStore holds about the user, and the user's index."""
         forgotten, queued = await erasure.forget_user(
             self._store, self._buffer, (tenant_id, user_id)
         )
-        await self._after_erasure(tenant_id, user_id, queued)
-        return forgotten
+        pending = await self._after_erasure(tenant_id, user_id, queued)
+        return dataclasses.replace(forgotten, pending_index_effects=pending)
 
-    async def _after_erasure(self, tenant_id: str, user_id: str, queued: list[Effect]) -> None:
+    async def _after_erasure(self, tenant_id: str, user_id: str, queued: list[Effect]) -> int:
         """Deliver the index's part of an erasure now (the outbox keeps what fails), then make
-        the deleted bytes unreadable where the store can."""
-        if not queued:
-            return
-        await self._first_attempt(tenant_id, user_id, queued, self._erasure_attempt_s)
-        await self._reclaimer.reclaimed()
+        the deleted bytes unreadable where the store can; how many of the user's index
+        changes are still queued. The erasure stands either way, but until that count is 0
+        the index may still find the words: the caller hears it and retries, and a repeat
+        (with nothing new to erase) delivers what is queued first."""
+        if queued:
+            await self._first_attempt(tenant_id, user_id, queued, self._erasure_attempt_s)
+            await self._reclaimer.reclaimed()
+        if self._index is None:
+            return 0
+        try:
+            return await self._index.settle(tenant_id, user_id, self._erasure_attempt_s)
+        except Exception:
+            log.warning("the index's queued changes could not be delivered", exc_info=True)
+            return 1
 
     async def close(self) -> None:
         """Let a reclaim pass under way finish."""

@@ -188,3 +188,8 @@ class OutboxIndexFeed:
             await self._outbox.enqueue_and_deliver(
                 tenant_id, user_id, effects, timeout_s or self._first_attempt_s
             )
+
+    async def settle(self, tenant_id: str, user_id: str, timeout_s: float | None = None) -> int:
+        return await self._outbox.deliver_queued(
+            tenant_id, user_id, timeout_s or self._first_attempt_s
+        )
