@@ -1,9 +1,13 @@
 """Retrieval-quality harness: the engine's own scoring over plain documents, and its
-evidence recall on LoCoMo (`python -m memmesh.bench.eval_ranking FILE`).
+evidence recall on LoCoMo (`python -m memmesh.bench.eval_ranking FILE [--minilm-documents]`).
 
-Two measures:
+Measures:
 - raw-turn recall@k: every turn "(session date) speaker: text" is a document, ranked by
   relevance alone (the reference BM25 figure is 0.684 at k = 20);
+- the same with the engine's turn selection by BM25 alone, dense alone and fused, per
+  split: dev (conversations 0-1, where the dense settings were chosen) and test (2-9);
+  with --minilm-documents also dense and fused with the documents embedded by the full
+  encoder (queries stay static: the full encoder is too slow for a Brief);
 - the selection study: the same turns treated as atoms with synthetic §2.11.9 signals,
   selected by several policies at the atom cap of 20, to show how much recall each way
   of combining relevance with the §2.11.9 order keeps.
@@ -21,13 +25,23 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memmesh.embedding import default_encoder
+from memmesh.embedding.static import default_static_encoder
 from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
+from memmesh.engines.retrieval_ranker.domain.dense import DenseIndex, RetrievalMode, quantised
 from memmesh.engines.retrieval_ranker.domain.documents import AtomSignals, IndexDoc, Kind
-from memmesh.engines.retrieval_ranker.domain.ranking import RankingPolicy, select_atoms
+from memmesh.engines.retrieval_ranker.domain.ranking import (
+    RankingPolicy,
+    Related,
+    select_atoms,
+    select_by_relevance,
+)
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 
 ATOM_CAP = 20
 CATEGORIES = (1, 2, 3, 4)
+# Conversations the dense settings were chosen on; the others are the test split.
+DEV_CONVERSATIONS = 2
 _EVIDENCE_ID = re.compile(r"D\d+:\d+")
 
 # Selection policies compared by the study; "engine" is the one Retrieve uses.
@@ -56,10 +70,13 @@ class EvaluationIndex:
         documents: Iterable[EvalDocument],
         analyzer: Analyzer | None = None,
         signals: Callable[[str], AtomSignals] | None = None,
+        vectors: Sequence[bytes] = (),
     ) -> None:
         self._analyzer = analyzer or Analyzer()
         self._index = KindIndex()
-        for document in documents:
+        self._dense = DenseIndex()
+        for position, document in enumerate(documents):
+            self._dense.add(document.doc_id, vectors[position] if vectors else b"")
             self._index.add(
                 IndexDoc(
                     doc_id=document.doc_id,
@@ -79,6 +96,17 @@ class EvaluationIndex:
             (-score, -doc.time_us, doc.doc_id) for score, doc in docs if doc is not None
         )
         return [doc_id for _, _, doc_id in ranked[:limit]]
+
+    def select_turns(self, query: str, limit: int, mode: RetrievalMode) -> list[str]:
+        """Ids a turn retrieval in `mode` returns: relevance, then newer time, then id."""
+        terms = self._analyzer.query_terms(query)
+        related = None
+        if mode is not RetrievalMode.BM25:
+            ranking = self._dense.related(self._analyzer.vector(query))
+            related = Related(ranking, lexical=mode is RetrievalMode.FUSED)
+        return [
+            c.doc.doc_id for c in select_by_relevance(self._index, terms, limit, related=related)
+        ]
 
     def select(self, query: str, limit: int, policy: RankingPolicy) -> list[str]:
         """Ids an atom retrieval under `policy` returns, in the seed 001 §2.11.9 order."""
@@ -127,21 +155,46 @@ def _recall(found: Iterable[str], evidence: set[str]) -> float:
     return len(evidence & set(found)) / len(evidence)
 
 
-def locomo_figures(path: Path, k: int = 20) -> dict[str, object]:
-    """Evidence recall@k of raw-turn ranking and of each selection policy, categories 1-4."""
+def _mean(values: Sequence[float]) -> float:
+    return round(sum(values) / len(values), 3)
+
+
+def locomo_figures(path: Path, k: int = 20, minilm_documents: bool = False) -> dict[str, object]:
+    """Evidence recall@k of raw-turn ranking, of each retrieval mode and of each selection
+    policy, categories 1-4."""
     samples = json.loads(path.read_text())
-    analyzer = Analyzer()
+    analyzer = Analyzer(default_static_encoder())
     raw: dict[int, list[float]] = defaultdict(list)
     selected: dict[str, list[float]] = defaultdict(list)
-    for sample in samples:
-        index = EvaluationIndex(
-            locomo_documents(sample["conversation"]), analyzer, synthetic_signals
-        )
+    # (documents' encoder, mode, split) -> recalls; "all" and per category as well.
+    by_mode: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    encoders = ["static", "minilm"] if minilm_documents else ["static"]
+    for number, sample in enumerate(samples):
+        split = "dev" if number < DEV_CONVERSATIONS else "test"
+        documents = locomo_documents(sample["conversation"])
+        indexes = {}
+        for encoder in encoders:
+            if encoder == "static":
+                vectors = [analyzer.vector(d.text) for d in documents]
+            else:
+                vectors = [
+                    quantised(v) for v in default_encoder().encode([d.text for d in documents])
+                ]
+            indexes[encoder] = EvaluationIndex(documents, analyzer, synthetic_signals, vectors)
+        index = indexes["static"]
         for qa in sample["qa"]:
             evidence = set(_EVIDENCE_ID.findall(" ".join(qa.get("evidence", []))))
             if qa["category"] not in CATEGORIES or not evidence:
                 continue
             raw[qa["category"]].append(_recall(index.rank(qa["question"], k), evidence))
+            for encoder, mode in [("static", RetrievalMode.BM25)] + [
+                (encoder, mode)
+                for encoder in encoders
+                for mode in (RetrievalMode.DENSE, RetrievalMode.FUSED)
+            ]:
+                recall = _recall(indexes[encoder].select_turns(qa["question"], k, mode), evidence)
+                for part in (split, f"cat{qa['category']}", "all"):
+                    by_mode[(encoder, mode.value, part)].append(recall)
             for name, policy in POLICIES.items():
                 selected[name].append(
                     _recall(index.select(qa["question"], ATOM_CAP, policy), evidence)
@@ -154,14 +207,20 @@ def locomo_figures(path: Path, k: int = 20) -> dict[str, object]:
         f"atom_selection_recall_at_{ATOM_CAP}": {
             name: round(sum(values) / len(values), 3) for name, values in selected.items()
         },
+        f"turn_selection_recall_at_{k}": {
+            f"{encoder}/{mode}/{part}": _mean(values)
+            for (encoder, mode, part), values in sorted(by_mode.items())
+        },
     }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Print the LoCoMo figures as one JSON line."""
     args = list(sys.argv[1:] if argv is None else argv)
-    path = Path(args[0] if args else "../shared/datasets/locomo10.json")
-    print(json.dumps(locomo_figures(path), sort_keys=True))
+    minilm = "--minilm-documents" in args
+    paths = [arg for arg in args if not arg.startswith("--")]
+    path = Path(paths[0] if paths else "../shared/datasets/locomo10.json")
+    print(json.dumps(locomo_figures(path, minilm_documents=minilm), sort_keys=True))
 
 
 if __name__ == "__main__":

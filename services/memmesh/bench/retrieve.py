@@ -20,8 +20,10 @@ from pathlib import Path
 
 from memmesh.bench.stats import percentile
 from memmesh.common.v1 import memory_pb2
+from memmesh.embedding.static import default_static_encoder
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
+from memmesh.engines.retrieval_ranker.domain.dense import RetrievalMode
 from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.use_cases import RankerService
@@ -45,15 +47,24 @@ def _sentence(rng: random.Random, words: list[str], weights: list[float], length
     return " ".join(rng.choices(words, weights=weights, k=length))
 
 
+def analyzer_for(mode: RetrievalMode) -> Analyzer:
+    """The engine's analyzer for a retrieval mode (with the static encoder unless BM25)."""
+    return Analyzer(None if mode is RetrievalMode.BM25 else default_static_encoder())
+
+
 def corpus(
-    atoms: int, turns: int, head_offset: int = 10, seed: int = 7
+    atoms: int,
+    turns: int,
+    head_offset: int = 10,
+    seed: int = 7,
+    analyzer: Analyzer | None = None,
 ) -> tuple[list[IndexDoc], list[str]]:
     """Seeded documents (atoms, then turns) and 200 queries."""
     rng = random.Random(seed)
     words = _vocabulary(rng)
     rng.shuffle(words)
     weights = [1 / (rank + 1 + head_offset) for rank in range(len(words))]
-    analyzer = Analyzer()
+    analyzer = analyzer or Analyzer()
     docs = []
     for n in range(atoms):
         atom = memory_pb2.Atom(
@@ -82,12 +93,12 @@ def corpus(
 
 
 async def _bench(
-    atoms: int, turns: int, rounds: int, head_offset: int, data_dir: Path
-) -> dict[str, float]:
-    docs, queries = corpus(atoms, turns, head_offset)
+    atoms: int, turns: int, rounds: int, head_offset: int, data_dir: Path, mode: RetrievalMode
+) -> dict[str, object]:
+    analyzer = analyzer_for(mode)
+    docs, queries = corpus(atoms, turns, head_offset, analyzer=analyzer)
     store = await SqlRankerStore.open("sqlite", data_dir)
-    analyzer = Analyzer()
-    service = RankerService(store, analyzer, mapping.decoder(analyzer))
+    service = RankerService(store, analyzer, mapping.decoder(analyzer), mode=mode)
     try:
         await service.upsert(TENANT, USER, docs)
         started = time.perf_counter()
@@ -102,6 +113,7 @@ async def _bench(
     finally:
         await store.close()
     return {
+        "mode": mode.value,
         "atoms": atoms,
         "turns": turns,
         "head_offset": head_offset,
@@ -112,13 +124,18 @@ async def _bench(
 
 
 def bench_retrieve(
-    atoms: int = 10_000, turns: int = 10_000, rounds: int = 1_000, head_offset: int = 10
-) -> dict[str, float]:
+    atoms: int = 10_000,
+    turns: int = 10_000,
+    rounds: int = 1_000,
+    head_offset: int = 10,
+    mode: RetrievalMode = RetrievalMode.FUSED,
+) -> dict[str, object]:
     """Retrieve p50/p99 in milliseconds, in-process, over one user with `atoms` + `turns` documents."""
     with tempfile.TemporaryDirectory() as data_dir:
-        return asyncio.run(_bench(atoms, turns, rounds, head_offset, Path(data_dir)))
+        return asyncio.run(_bench(atoms, turns, rounds, head_offset, Path(data_dir), mode))
 
 
 if __name__ == "__main__":
-    print(json.dumps(bench_retrieve()))
-    print(json.dumps(bench_retrieve(head_offset=0)))
+    for mode in (RetrievalMode.BM25, RetrievalMode.FUSED):
+        print(json.dumps(bench_retrieve(mode=mode)))
+        print(json.dumps(bench_retrieve(head_offset=0, mode=mode)))

@@ -5,10 +5,12 @@ from __future__ import annotations
 import logging
 
 from memmesh.embedding import EncoderUnavailable, default_encoder
+from memmesh.embedding.static import default_static_encoder
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
+from memmesh.engines.retrieval_ranker.domain.dense import RetrievalMode
 from memmesh.engines.retrieval_ranker.domain.reach import ConstraintReach, SentenceEncoder
-from memmesh.engines.retrieval_ranker.domain.text import Analyzer
+from memmesh.engines.retrieval_ranker.domain.text import Analyzer, TextVectors
 from memmesh.engines.retrieval_ranker.servicer import RetrievalRankerServicer
 from memmesh.engines.retrieval_ranker.settings import RankerSettings
 from memmesh.engines.retrieval_ranker.use_cases import RankerService
@@ -33,11 +35,22 @@ def sentence_encoder(enabled: bool) -> SentenceEncoder | None:
         return None
 
 
+def text_vectors(mode: RetrievalMode) -> TextVectors | None:
+    """The static encoder for dense retrieval (its table distilled now if not cached), or None."""
+    if mode is RetrievalMode.BM25:
+        return None
+    try:
+        return default_static_encoder()
+    except EncoderUnavailable:
+        log.warning("static embedding unavailable: retrieval is BM25 alone")
+        return None
+
+
 async def build(settings: MeshSettings) -> BuiltEngine:
     """Wire the ranker from settings."""
     own = RankerSettings()
     store = await SqlRankerStore.open(settings.storage_url, settings.data_dir)
-    analyzer = Analyzer()
+    analyzer = Analyzer(text_vectors(own.retrieval_mode))
     on_sqlite = settings.storage_url == "sqlite"
     reach = ConstraintReach(sentence_encoder(own.sentence_encoder))
     reach.warm()
@@ -48,6 +61,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         own.max_cached_users,
         reclaim_wait_s=None if on_sqlite else own.reclaim_wait_ms / 1000,
         reach=reach,
+        mode=own.retrieval_mode,
     )
 
     async def close() -> None:

@@ -125,8 +125,12 @@ def _constraint_text(document: pb.Document) -> str:
     return atom.text if is_standing_constraint(atom.key, atom.text, category) else ""
 
 
-def index_doc(canonical: pb.Document, analyzer: Analyzer) -> IndexDoc:
-    """The domain document of a canonical document."""
+def index_doc(canonical: pb.Document, analyzer: Analyzer, vector: bytes | None = None) -> IndexDoc:
+    """The domain document of a canonical document; its dense vector is `vector` when given
+    (as stored), else derived from its text."""
+    superseded = canonical.atom.status == memory_pb2.ATOM_STATUS_SUPERSEDED
+    if vector is None:
+        vector = b"" if superseded else analyzer.vector(_text(canonical))
     return IndexDoc(
         doc_id=doc_id_of(canonical),
         kind=_KIND_OF_SOURCE[str(canonical.WhichOneof("source"))],
@@ -135,6 +139,7 @@ def index_doc(canonical: pb.Document, analyzer: Analyzer) -> IndexDoc:
         signals=_signals(canonical),
         payload=canonical.SerializeToString(deterministic=True),
         constraint_text=_constraint_text(canonical),
+        vector=vector,
     )
 
 
@@ -165,13 +170,14 @@ def _legacy_digest(document: pb.Document) -> pb.Document:
 
 
 def decoder(analyzer: Analyzer) -> Callable[[StoredDoc], IndexDoc]:
-    """Turns a stored row back into a domain document."""
+    """Turns a stored row back into a domain document, with the vector stored beside it
+    (derived again when the row has none: stored before vectors were, or by a Reindex)."""
 
     def decode(stored: StoredDoc) -> IndexDoc:
         document = pb.Document.FromString(stored.payload)
         if document.WhichOneof("source") is None:
             document = _legacy_digest(document)
-        return index_doc(document, analyzer)
+        return index_doc(document, analyzer, stored.vector or None)
 
     return decode
 

@@ -16,6 +16,8 @@ class StoredDoc:
     payload: bytes
     # The source's order of the change that wrote it (0: unordered).
     version: int = 0
+    # The dense vector derived from it at write time (derived data: b'' means derive again).
+    vector: bytes = b""
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from memmesh.engines.retrieval_ranker.domain.dense import RetrievalMode
+
 
 class RankerSettings(BaseSettings):
     """Defaults suit one process on a small machine."""
@@ -20,3 +22,6 @@ class RankerSettings(BaseSettings):
     # Decide by meaning (memmesh.embedding) whether a request could touch the user's
     # standing constraints; off, or without the model installed, every request does.
     sentence_encoder: bool = True
+    # Dense vectors from memmesh.embedding's static table, fused with BM25 (RANKING.md);
+    # bm25 or dense alone serve to measure each (make eval-retrieval).
+    retrieval_mode: RetrievalMode = RetrievalMode.FUSED

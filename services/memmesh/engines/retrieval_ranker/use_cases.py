@@ -6,7 +6,9 @@ import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
+from memmesh.engines.retrieval_ranker.domain.dense import RetrievalMode
 from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc, Retrieval
 from memmesh.engines.retrieval_ranker.domain.reach import ConstraintReach
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
@@ -30,7 +32,7 @@ ENCODE_DEFAULT_S = 1.0
 
 
 def _stored(doc: IndexDoc, version: int = 0) -> StoredDoc:
-    return StoredDoc(doc.doc_id, doc.kind.value, doc.payload, version)
+    return StoredDoc(doc.doc_id, doc.kind.value, doc.payload, version, doc.vector)
 
 
 class RankerService:
@@ -46,8 +48,12 @@ class RankerService:
         max_cached_users: int = 64,
         reclaim_wait_s: float | None = None,
         reach: ConstraintReach | None = None,
+        mode: RetrievalMode = RetrievalMode.FUSED,
     ) -> None:
         self._store = store
+        # FUSED needs an analyzer with an encoder; without one every document and query has
+        # no vector and retrieval is BM25 alone whatever the mode.
+        self._mode = mode
         # Without an encoder every request touches the standing constraints (reach.py).
         self._reach = reach or ConstraintReach(None)
         # How long an erasure's answer waits for the store to reclaim the deleted bytes
@@ -195,9 +201,10 @@ class RankerService:
         standing constraints the query could touch."""
         index = await self._current(tenant_id, user_id)
         terms = self._analyzer.query_terms(query)
+        vector = self._analyzer.vector(query) if terms and self._mode != RetrievalMode.BM25 else b""
         standing = index.standing_constraints() if terms else ()
         if not standing:
-            return index.retrieve(terms, caps)
+            return index.retrieve(terms, caps, (), vector, self._mode)
         names_domain = self._analyzer.names_constraint_domain(terms)
         texts = [doc.constraint_text for doc in standing]
         if names_domain or not self._reach.semantic:
@@ -206,7 +213,8 @@ class RankerService:
             touched = await self._touches_in_time(query, texts)
             # Writes may have landed meanwhile (a forget among them): read the index again.
             index = await self._current(tenant_id, user_id)
-        return index.retrieve(terms, caps, index.standing_constraints() if touched else ())
+        standing = index.standing_constraints() if touched else ()
+        return index.retrieve(terms, caps, standing, vector, self._mode)
 
     async def _touches_in_time(self, query: str, texts: Sequence[str]) -> bool:
         """The encoder's verdict, in a worker thread (its arithmetic releases the GIL, so
@@ -229,7 +237,9 @@ class RankerService:
         cannot be rebuilt or the store fails. A write that lands meanwhile makes it start over."""
         for _ in range(REINDEX_ATTEMPTS):
             snapshot = await self._store.load(tenant_id, user_id)
-            docs = {doc.doc_id: doc for doc in map(self._decode, snapshot.docs)}
+            # Stored vectors are derived data: derived again like every other indexed form.
+            derived = (self._decode(replace(stored, vector=b"")) for stored in snapshot.docs)
+            docs = {doc.doc_id: doc for doc in derived}
             ordered = [docs[doc_id] for doc_id in sorted(docs)]
             # Each document keeps the version its source gave it.
             versions = {stored.doc_id: stored.version for stored in snapshot.docs}

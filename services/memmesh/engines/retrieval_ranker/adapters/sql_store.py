@@ -61,6 +61,12 @@ def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
                 f"ALTER TABLE ranker_users ADD COLUMN forgotten_version {dialect.big_int} NOT NULL DEFAULT 0",
             ),
         ),
+        # Each document's dense vector, derived at write time so a load does not derive it
+        # again (NULL for rows written before: derived on load, stored by the next Reindex).
+        Migration(
+            3,
+            (f"ALTER TABLE ranker_documents ADD COLUMN vector {dialect.blob}",),
+        ),
     )
 
 
@@ -144,11 +150,14 @@ async def _write(
     clear_removals: bool = True,
 ) -> None:
     await tx.executemany(
-        "INSERT INTO ranker_documents (tenant_id, user_id, doc_id, kind, payload, change_generation, version) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, doc_id) DO UPDATE SET "
+        "INSERT INTO ranker_documents (tenant_id, user_id, doc_id, kind, payload, change_generation, version, "
+        "vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, doc_id) DO UPDATE SET "
         "kind = excluded.kind, payload = excluded.payload, change_generation = excluded.change_generation, "
-        "version = excluded.version",
-        [(tenant_id, user_id, d.doc_id, d.kind, d.payload, generation, d.version) for d in docs],
+        "version = excluded.version, vector = excluded.vector",
+        [
+            (tenant_id, user_id, d.doc_id, d.kind, d.payload, generation, d.version, d.vector)
+            for d in docs
+        ],
     )
     if not clear_removals:
         return
@@ -161,8 +170,8 @@ async def _write(
 
 def _docs(rows: Sequence[Row]) -> list[StoredDoc]:
     return [
-        StoredDoc(str(doc_id), int(kind), bytes(payload), int(version))
-        for doc_id, kind, payload, version in rows
+        StoredDoc(str(doc_id), int(kind), bytes(payload), int(version), bytes(vector or b""))
+        for doc_id, kind, payload, version, vector in rows
     ]
 
 
@@ -297,7 +306,7 @@ class SqlRankerStore:
     async def load(self, tenant_id: str, user_id: str) -> Snapshot:
         async def read(tx: SqlTx, generation: int, _rebuilt: int) -> Snapshot:
             rows = await tx.fetchall(
-                "SELECT doc_id, kind, payload, version FROM ranker_documents WHERE tenant_id = ? AND user_id = ? "
+                "SELECT doc_id, kind, payload, version, vector FROM ranker_documents WHERE tenant_id = ? AND user_id = ? "
                 "ORDER BY doc_id",
                 (tenant_id, user_id),
             )
@@ -311,7 +320,7 @@ class SqlRankerStore:
                 return None
             scope = (tenant_id, user_id, generation)
             upserted = await tx.fetchall(
-                "SELECT doc_id, kind, payload, version FROM ranker_documents WHERE tenant_id = ? AND user_id = ? "
+                "SELECT doc_id, kind, payload, version, vector FROM ranker_documents WHERE tenant_id = ? AND user_id = ? "
                 "AND change_generation > ? ORDER BY doc_id",
                 scope,
             )

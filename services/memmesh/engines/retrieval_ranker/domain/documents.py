@@ -43,6 +43,8 @@ class IndexDoc:
     # An atom that is a standing constraint (memmesh.policy.standing) carries its text here,
     # so a request can be compared with it; empty for every other document.
     constraint_text: str = ""
+    # The text's quantised dense vector (dense.py), derived at write time; b'' for none.
+    vector: bytes = b""
 
     @cached_property
     def atom_order(self) -> tuple[int, int, int, int, int, str]:

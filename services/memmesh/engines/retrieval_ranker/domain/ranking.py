@@ -17,10 +17,11 @@ digests newest first and returns no turns: recalling random history is a dump.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
+from memmesh.engines.retrieval_ranker.domain.dense import DEFAULT_DENSE_POLICY, fused_scores
 from memmesh.engines.retrieval_ranker.domain.documents import Candidate, IndexDoc
 
 
@@ -131,14 +132,58 @@ def _atom_bands(
     ]
 
 
+@dataclass(frozen=True)
+class Related:
+    """What dense retrieval adds to a kind's ranking: its related documents, closest first,
+    and whether BM25 still counts (off only to measure dense retrieval alone)."""
+
+    ranking: Sequence[tuple[str, int]]
+    lexical: bool = True
+
+
+def _relevance(
+    index: KindIndex,
+    terms: tuple[str, ...],
+    policy: RankingPolicy,
+    top_k: int | None,
+    related: Related | None,
+) -> dict[str, int]:
+    """BM25 scores, or with `related` the reciprocal rank fusion of BM25's candidates
+    (best first, ties by id) and the dense ranking."""
+    if related is None:
+        return index.score(terms, policy.useful_from(top_k))
+    rankings = [related.ranking]
+    if related.lexical:
+        scores = index.score(terms, policy.useful_from(None))
+        lowest = policy.useful_from(None)(scores) if scores else 0
+        depth = DEFAULT_DENSE_POLICY.depth
+        lexical = heapq.nsmallest(
+            depth, ((-score, doc_id) for doc_id, score in scores.items() if score >= lowest)
+        )
+        # Those tied with the last kept are kept too: a tie is one rank (fused_scores).
+        if lexical:
+            last = -lexical[-1][0]
+            lexical += sorted(
+                (-score, doc_id)
+                for doc_id, score in scores.items()
+                if score == last and (-score, doc_id) > lexical[-1]
+            )
+        rankings.insert(0, [(doc_id, -negated) for negated, doc_id in lexical])
+    return fused_scores(rankings)
+
+
 def select_atoms(
-    index: KindIndex, terms: tuple[str, ...], limit: int, policy: RankingPolicy = DEFAULT_POLICY
+    index: KindIndex,
+    terms: tuple[str, ...],
+    limit: int,
+    policy: RankingPolicy = DEFAULT_POLICY,
+    related: Related | None = None,
 ) -> tuple[Candidate, ...]:
     """Atom candidates kept by the cap, listed in the seed 001 §2.11.9 order."""
     if limit <= 0:
         return ()
     if terms:
-        ranked = _atom_bands(index, index.score(terms, policy.useful_from(None)), policy, limit)
+        ranked = _atom_bands(index, _relevance(index, terms, policy, None, related), policy, limit)
     else:
         ranked = [(0, doc.atom_order, 0, doc) for doc in index.docs() if not doc.signals.superseded]
     kept = heapq.nsmallest(limit, ranked)
@@ -149,7 +194,11 @@ def select_atoms(
 
 
 def select_by_relevance(
-    index: KindIndex, terms: tuple[str, ...], limit: int, policy: RankingPolicy = DEFAULT_POLICY
+    index: KindIndex,
+    terms: tuple[str, ...],
+    limit: int,
+    policy: RankingPolicy = DEFAULT_POLICY,
+    related: Related | None = None,
 ) -> tuple[Candidate, ...]:
     """Turn or digest candidates: relevance, then newer time, then id."""
     if limit <= 0:
@@ -157,7 +206,7 @@ def select_by_relevance(
     if terms:
         # Only scores at least the limit-th best can be kept; ties on it are settled below,
         # and a tie can hold hundreds of equal turns: a Candidate is built for the kept only.
-        scored = _scored(index.score(terms, policy.useful_from(limit)), policy, limit)
+        scored = _scored(_relevance(index, terms, policy, limit, related), policy, limit)
         get = index.get
         ranked = [
             (-score, -doc.time_us, doc_id, tier, doc)

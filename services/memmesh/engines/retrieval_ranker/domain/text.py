@@ -3,6 +3,13 @@ words and stems come from memmesh.text)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from memmesh.engines.retrieval_ranker.domain.dense import quantised
 from memmesh.text import INDEX_STOP_WORDS, index_words, stem
 
 # Words that ask about memory in general; a query made only of these is generic.
@@ -54,10 +61,21 @@ CONSTRAINT_DOMAIN_WORDS = FOOD_WORDS | frozenset(
 )
 
 
-class Analyzer:
-    """Turns text into index terms, and a query into the terms it is scored by."""
+class TextVectors(Protocol):
+    """memmesh.embedding's static encoder, as far as the analyzer uses it."""
 
-    def __init__(self) -> None:
+    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """One L2-normalised float32 row per text (zero for a text with no content)."""
+        ...
+
+
+class Analyzer:
+    """Turns text into index terms and a dense vector, and a query into the terms and the
+    vector it is scored by."""
+
+    def __init__(self, vectors: TextVectors | None = None) -> None:
+        # Without an encoder every vector is b'' and retrieval is BM25 alone.
+        self._vectors = vectors
         self._generic_stems = frozenset(stem(w) for w in GENERIC_RECALL_WORDS)
         self._food_stems = frozenset(stem(w) for w in FOOD_WORDS)
         self._diet_stems = frozenset(stem(w) for w in DIET_WORDS)
@@ -67,6 +85,12 @@ class Analyzer:
         """Stemmed content terms of a text, in text order, stop words and single letters dropped."""
         words = index_words(text)
         return [stem(w) for w in words if w not in INDEX_STOP_WORDS and (len(w) > 1 or w.isdigit())]
+
+    def vector(self, text: str) -> bytes:
+        """The text's quantised dense vector (dense.py), b'' without an encoder or content."""
+        if self._vectors is None or not text:
+            return b""
+        return quantised(self._vectors.encode([text])[0])
 
     def query_terms(self, text: str) -> tuple[str, ...]:
         """Distinct scoring terms of a query, sorted; generic recall words do not count, and a

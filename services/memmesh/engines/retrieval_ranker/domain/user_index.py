@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
+from memmesh.engines.retrieval_ranker.domain.dense import DenseIndex, RetrievalMode
 from memmesh.engines.retrieval_ranker.domain.documents import (
     Candidate,
     Caps,
@@ -15,7 +16,11 @@ from memmesh.engines.retrieval_ranker.domain.documents import (
     Kind,
     Retrieval,
 )
-from memmesh.engines.retrieval_ranker.domain.ranking import select_atoms, select_by_relevance
+from memmesh.engines.retrieval_ranker.domain.ranking import (
+    Related,
+    select_atoms,
+    select_by_relevance,
+)
 
 # Standing constraints pushed into one retrieval at most (the first in §2.11.9 order).
 MAX_STANDING = 8
@@ -27,6 +32,7 @@ class UserIndex:
     def __init__(self, generation: int = 0, docs: Iterable[IndexDoc] = ()) -> None:
         self.generation = generation
         self._kinds = {kind: KindIndex() for kind in Kind}
+        self._dense = {kind: DenseIndex() for kind in Kind}
         # Standing-constraint atoms by id, kept beside the index so a retrieval finds them
         # without a scan.
         self._standing: dict[str, IndexDoc] = {}
@@ -41,7 +47,10 @@ class UserIndex:
         holder = self._find(doc.doc_id)
         if holder is not None and holder is not self._kinds[doc.kind]:
             holder.remove(doc.doc_id)
+            for dense in self._dense.values():
+                dense.remove(doc.doc_id)
         self._kinds[doc.kind].add(doc)
+        self._dense[doc.kind].add(doc.doc_id, b"" if doc.signals.superseded else doc.vector)
         if doc.constraint_text and not doc.signals.superseded:
             self._standing[doc.doc_id] = doc
         else:
@@ -51,7 +60,11 @@ class UserIndex:
         """Drop a document; True when it was indexed."""
         self._standing.pop(doc_id, None)
         holder = self._find(doc_id)
-        return holder is not None and holder.remove(doc_id) is not None
+        if holder is None:
+            return False
+        for dense in self._dense.values():
+            dense.remove(doc_id)
+        return holder.remove(doc_id) is not None
 
     def standing_constraints(self) -> tuple[IndexDoc, ...]:
         """The user's standing constraints, at most MAX_STANDING, in §2.11.9 order."""
@@ -65,23 +78,58 @@ class UserIndex:
             return len(self._kinds[kind])
         return sum(len(index) for index in self._kinds.values())
 
+    def dense_bytes(self) -> int:
+        """Bytes held by the dense vectors of every kind."""
+        return sum(dense.nbytes for dense in self._dense.values())
+
+    def _related(
+        self, kind: Kind, query_terms: tuple[str, ...], query_vector: bytes, mode: RetrievalMode
+    ) -> Related | None:
+        # A generic query (no content terms) keeps its own rule (ranking.py); so does BM25 mode.
+        if not query_terms or mode is RetrievalMode.BM25:
+            return None
+        return Related(self._dense[kind].related(query_vector), mode is RetrievalMode.FUSED)
+
     def retrieve(
-        self, query_terms: tuple[str, ...], caps: Caps, standing: Iterable[IndexDoc] = ()
+        self,
+        query_terms: tuple[str, ...],
+        caps: Caps,
+        standing: Iterable[IndexDoc] = (),
+        query_vector: bytes = b"",
+        mode: RetrievalMode = RetrievalMode.BM25,
     ) -> Retrieval:
-        """Candidates for the query terms within caps (see ranking.py for the rule), and the
-        `standing` constraints the caller decided the query could touch."""
+        """Candidates for the query terms (and, unless `mode` is BM25, the query's dense
+        vector) within caps (see ranking.py for the rule), and the `standing` constraints the
+        caller decided the query could touch."""
+        atoms, turns, digests = (self._kinds[kind] for kind in (Kind.ATOM, Kind.TURN, Kind.DIGEST))
         return Retrieval(
-            atoms=select_atoms(self._kinds[Kind.ATOM], query_terms, caps.max_atoms),
-            turns=select_by_relevance(self._kinds[Kind.TURN], query_terms, caps.max_turns)
+            atoms=select_atoms(
+                atoms,
+                query_terms,
+                caps.max_atoms,
+                related=self._related(Kind.ATOM, query_terms, query_vector, mode),
+            ),
+            turns=select_by_relevance(
+                turns,
+                query_terms,
+                caps.max_turns,
+                related=self._related(Kind.TURN, query_terms, query_vector, mode),
+            )
             if query_terms
             else (),
-            digests=select_by_relevance(self._kinds[Kind.DIGEST], query_terms, caps.max_digests),
+            digests=select_by_relevance(
+                digests,
+                query_terms,
+                caps.max_digests,
+                related=self._related(Kind.DIGEST, query_terms, query_vector, mode),
+            ),
             generic_query=not query_terms,
             standing=tuple(Candidate(doc, 0, 0) for doc in standing),
         )
 
     def checksum(self) -> str:
-        """SHA-256 hex over every document's id, kind, payload and term counts, in id order."""
+        """SHA-256 hex over every document's id, kind, payload, term counts and dense vector
+        (when it has one), in id order."""
         digest = hashlib.sha256()
         docs = sorted(
             (doc for index in self._kinds.values() for doc in index.docs()), key=lambda d: d.doc_id
@@ -92,6 +140,8 @@ class UserIndex:
             )
             digest.update(f"{doc.doc_id}\x1f{doc.kind.value}\x1f{terms}\x1f".encode())
             digest.update(hashlib.sha256(doc.payload).digest())
+            if doc.vector:
+                digest.update(hashlib.sha256(doc.vector).digest())
         return digest.hexdigest()
 
 

@@ -1,0 +1,157 @@
+"""Dense retrieval beside BM25: quantised text vectors, a nearest-neighbour index per kind, and
+reciprocal rank fusion of the two rankings (RANKING.md gives the figures behind the numbers).
+
+Vectors are unit vectors quantised to int8 (x 127). Stored as float32 holding those integers,
+every dot product is an exact integer below 2^24 (384 x 127 x 127 = 6.2 million), so the
+score of a document never depends on BLAS summation order: equal inputs, equal outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+from numpy.typing import NDArray
+
+VECTOR_SCALE = 127
+# A dot product of two quantised unit vectors is cosine x UNIT.
+UNIT = VECTOR_SCALE * VECTOR_SCALE
+# Rows added at a time when the matrix grows.
+GROWTH_ROWS = 256
+
+
+def quantised(vector: NDArray[np.float32]) -> bytes:
+    """A unit vector as int8 bytes (x VECTOR_SCALE); a zero vector (no content) is b''."""
+    if not np.any(vector):
+        return b""
+    return (
+        np.rint(vector * VECTOR_SCALE).clip(-VECTOR_SCALE, VECTOR_SCALE).astype(np.int8).tobytes()
+    )
+
+
+def as_row(vector: bytes) -> NDArray[np.float32]:
+    """Quantised bytes back to a float32 row of the same integers."""
+    return np.frombuffer(vector, dtype=np.int8).astype(np.float32)
+
+
+class RetrievalMode(StrEnum):
+    """What ranks: BM25 and dense fused (the engine's), or either alone (to measure them)."""
+
+    FUSED = "fused"
+    BM25 = "bm25"
+    DENSE = "dense"
+
+
+@dataclass(frozen=True)
+class DensePolicy:
+    """Which nearest neighbours count as related, and how rankings are fused."""
+
+    # Cosine from which a document can be related at all (in the centred static space
+    # unrelated short texts score about -0.1 to 0.2)...
+    min_cosine_percent: int = 15
+    # ...and within this share of the best neighbour's cosine: a query with one close
+    # memory does not also pull every loosely related one.
+    relative_percent: int = 60
+    # Neighbours read from each kind.
+    depth: int = 50
+    # Reciprocal rank fusion: a document's fused score is the sum over the rankings it is in
+    # of RRF_SCALE // (RRF_K + rank), rank from 1; RRF_K = 60 as in Cormack et al. (2009).
+    rrf_k: int = 60
+
+    @property
+    def rrf_scale(self) -> int:
+        """Makes the first rank of one ranking worth one million micro-units."""
+        return 1_000_000 * (self.rrf_k + 1)
+
+
+DEFAULT_DENSE_POLICY = DensePolicy()
+
+
+class DenseIndex:
+    """Quantised vectors of one document kind, one matrix row each (a removed row is filled
+    with the last one, so the matrix stays dense)."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, int] = {}
+        self._ids: list[str] = []
+        self._matrix = np.zeros((0, 0), dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the matrix (capacity included)."""
+        return int(self._matrix.nbytes)
+
+    def add(self, doc_id: str, vector: bytes) -> None:
+        """Index a document's vector (replacing its previous one); b'' leaves it out."""
+        self.remove(doc_id)
+        if not vector:
+            return
+        row = as_row(vector)
+        if self._matrix.shape[1] != len(row):
+            if self._ids:
+                raise ValueError(
+                    f"vector of {len(row)} dimensions in an index of {self._matrix.shape[1]}"
+                )
+            self._matrix = np.zeros((GROWTH_ROWS, len(row)), dtype=np.float32)
+        if len(self._ids) == len(self._matrix):
+            grown = np.zeros((len(self._matrix) * 2, len(row)), dtype=np.float32)
+            grown[: len(self._ids)] = self._matrix
+            self._matrix = grown
+        self._rows[doc_id] = len(self._ids)
+        self._matrix[len(self._ids)] = row
+        self._ids.append(doc_id)
+
+    def remove(self, doc_id: str) -> None:
+        """Drop a document's vector, if it has one."""
+        row = self._rows.pop(doc_id, None)
+        if row is None:
+            return
+        last = len(self._ids) - 1
+        if row != last:
+            moved = self._ids[last]
+            self._matrix[row] = self._matrix[last]
+            self._ids[row] = moved
+            self._rows[moved] = row
+        self._ids.pop()
+
+    def related(
+        self, query: bytes, policy: DensePolicy = DEFAULT_DENSE_POLICY
+    ) -> list[tuple[str, int]]:
+        """(id, similarity) of the related documents, closest first (ties by id), at most
+        policy.depth of them plus those tied with the last."""
+        count = len(self._ids)
+        if not query or count == 0 or self._matrix.shape[1] != len(query):
+            return []
+        dots = self._matrix[:count] @ as_row(query)
+        best = float(dots.max())
+        floor = max(policy.min_cosine_percent * UNIT / 100, best * policy.relative_percent / 100)
+        if count > policy.depth:
+            # Only the depth-th best and above are kept, with every document tied with it.
+            floor = max(
+                floor, float(np.partition(dots, count - policy.depth)[count - policy.depth])
+            )
+        rows = np.flatnonzero(dots >= floor)
+        ranked = sorted((-int(dots[row]), self._ids[row]) for row in rows)
+        return [(doc_id, -negated) for negated, doc_id in ranked]
+
+
+def fused_scores(
+    rankings: Sequence[Sequence[tuple[str, int]]], policy: DensePolicy = DEFAULT_DENSE_POLICY
+) -> dict[str, int]:
+    """Reciprocal rank fusion of rankings of (id, score), best first, into integer scores.
+    Equal scores share a rank (the first of them), so documents a ranking cannot tell apart
+    stay equally relevant and the §2.11.9 order decides between them."""
+    scale, k = policy.rrf_scale, policy.rrf_k
+    fused: dict[str, int] = {}
+    for ranking in rankings:
+        rank, previous = 0, None
+        for position, (doc_id, score) in enumerate(ranking, start=1):
+            if score != previous:
+                rank, previous = position, score
+            fused[doc_id] = fused.get(doc_id, 0) + scale // (k + rank)
+    return fused

@@ -1,0 +1,140 @@
+"""Dense retrieval beside BM25: exact integer similarities, reciprocal rank fusion, paraphrases
+found by meaning without pulling unrelated memories, vectors rebuilt by Reindex."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from ranker_fakes import TENANT, USER, MemoryRankerStore, atom, turn
+
+from memmesh.embedding.static import default_static_encoder
+from memmesh.engines.retrieval_ranker import mapping
+from memmesh.engines.retrieval_ranker.domain.dense import (
+    UNIT,
+    DenseIndex,
+    DensePolicy,
+    RetrievalMode,
+    fused_scores,
+    quantised,
+)
+from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc
+from memmesh.engines.retrieval_ranker.domain.text import Analyzer
+from memmesh.engines.retrieval_ranker.use_cases import RankerService
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
+
+CAPS = Caps(max_atoms=20, max_turns=5, max_digests=5)
+MEMORIES = {
+    "fiancee": "User's fiancée Rosa teaches chemistry at the high school.",
+    "volvo": "User still drives their dad's old Volvo.",
+    "spicy": "Spicy food wrecks the user's stomach.",
+    "dog": "User has a golden retriever named Biscuit.",
+    "city": "User lives in Lisbon.",
+    "passport": "User renewed their passport in March.",
+    "chess": "User is learning to play chess.",
+}
+
+
+@pytest.fixture(scope="module")
+def analyzer() -> Analyzer:
+    return Analyzer(default_static_encoder())
+
+
+def _service(analyzer: Analyzer, store: MemoryRankerStore, mode: RetrievalMode) -> RankerService:
+    return RankerService(store, analyzer, mapping.decoder(analyzer), mode=mode)
+
+
+def _atoms(analyzer: Analyzer) -> list[IndexDoc]:
+    return [
+        mapping.index_doc(pb.Document(atom=atom(atom_id, text)), analyzer)
+        for atom_id, text in MEMORIES.items()
+    ]
+
+
+def test_similarities_are_exact_integers_whatever_the_order_of_the_rows() -> None:
+    rng = np.random.default_rng(5)
+    vectors = [v / np.linalg.norm(v) for v in rng.normal(size=(40, 384)).astype(np.float32)]
+    forward, backward = DenseIndex(), DenseIndex()
+    for number, vector in enumerate(vectors):
+        forward.add(f"d{number:02d}", quantised(vector))
+    for number, vector in reversed(list(enumerate(vectors))):
+        backward.add(f"d{number:02d}", quantised(vector))
+    query = quantised(vectors[7])
+    loose = DensePolicy(min_cosine_percent=-100, relative_percent=0, depth=40)
+    assert forward.related(query, loose) == backward.related(query, loose)
+    assert forward.related(query, loose)[0][0] == "d07"
+    own = np.frombuffer(query, dtype=np.int8).astype(np.int64)
+    assert int(own @ own) <= UNIT * 1.01
+
+
+def test_a_removed_vector_is_never_returned_and_the_others_stay() -> None:
+    index = DenseIndex()
+    unit = np.zeros(384, dtype=np.float32)
+    for number in range(5):
+        row = unit.copy()
+        row[0], row[number + 1] = 0.9, 0.43
+        index.add(f"d{number}", quantised(row / np.linalg.norm(row)))
+    index.remove("d1")
+    index.add("d3", b"")  # a document without content loses its vector
+    query = unit.copy()
+    query[0] = 1.0
+    assert sorted(doc_id for doc_id, _ in index.related(quantised(query))) == ["d0", "d2", "d4"]
+    assert len(index) == 3
+
+
+def test_reciprocal_rank_fusion_favours_documents_both_rankings_agree_on() -> None:
+    scores = fused_scores([[("a", 9), ("b", 8), ("c", 7)], [("c", 5), ("a", 4), ("d", 3)]])
+    assert max(scores, key=lambda doc_id: scores[doc_id]) == "a"
+    assert scores["a"] > scores["c"] > scores["b"] > scores["d"]
+    assert scores["d"] == DensePolicy().rrf_scale // (DensePolicy().rrf_k + 3)
+
+
+def test_documents_a_ranking_cannot_tell_apart_stay_equally_relevant() -> None:
+    scores = fused_scores([[("a", 9), ("b", 9), ("c", 7)], [("b", 5), ("a", 5), ("c", 5)]])
+    assert scores["a"] == scores["b"] > scores["c"]
+
+
+@pytest.mark.parametrize(
+    ("query", "found", "not_found"),
+    [
+        ("what my future wife does at work", "fiancee", "passport"),
+        ("get the car ready for winter", "volvo", "chess"),
+        ("a curry recipe", "spicy", "passport"),
+        ("which city do I live in", "city", "dog"),
+        ("what board game am I learning", "chess", "spicy"),
+    ],
+)
+async def test_a_paraphrase_with_no_shared_word_is_found_by_meaning_and_an_unrelated_memory_is_not(
+    analyzer: Analyzer, query: str, found: str, not_found: str
+) -> None:
+    store = MemoryRankerStore()
+    fused = _service(analyzer, store, RetrievalMode.FUSED)
+    await fused.upsert(TENANT, USER, _atoms(analyzer))
+    atoms = [c.doc.doc_id for c in (await fused.retrieve(TENANT, USER, query, CAPS)).atoms]
+    assert found in atoms
+    assert not_found not in atoms
+
+
+async def test_bm25_alone_misses_the_paraphrase_fusion_finds(analyzer: Analyzer) -> None:
+    store = MemoryRankerStore()
+    await _service(analyzer, store, RetrievalMode.FUSED).upsert(TENANT, USER, _atoms(analyzer))
+    lexical = _service(analyzer, store, RetrievalMode.BM25)
+    answer = await lexical.retrieve(TENANT, USER, "get the car ready for winter", CAPS)
+    assert "volvo" not in [c.doc.doc_id for c in answer.atoms]
+
+
+async def test_reindex_derives_the_same_vectors_checksum_and_answers(analyzer: Analyzer) -> None:
+    store = MemoryRankerStore()
+    live = _service(analyzer, store, RetrievalMode.FUSED)
+    turns = [turn("t1", "we drove the Volvo to the coast", 10), turn("t2", "Rosa graded tests", 20)]
+    await live.upsert(TENANT, USER, _atoms(analyzer))
+    await live.upsert(
+        TENANT, USER, [mapping.index_doc(pb.Document(turn=t), analyzer) for t in turns]
+    )
+    before = await live.describe(TENANT, USER)
+    queries = ("my future wife", "the car", "a curry recipe", "what do you remember")
+    answers = [await live.retrieve(TENANT, USER, q, CAPS) for q in queries]
+    rebuilt = _service(analyzer, store, RetrievalMode.FUSED)
+    assert await rebuilt.reindex(TENANT, USER) == before
+    assert [await rebuilt.retrieve(TENANT, USER, q, CAPS) for q in queries] == answers
+    stored = next(iter(store.users.values())).docs
+    assert all(doc.vector for doc, _ in stored.values())
