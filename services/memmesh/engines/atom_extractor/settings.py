@@ -17,9 +17,9 @@ class AtomExtractorSettings(BaseSettings):
 
     # seed 004: the semantic path is optional; the rules are the default and the fallback.
     mode: Literal["deterministic_only", "semantic_with_fallback"] = "deterministic_only"
-    # The embedded path: the rules alone, or with the learned clause head ("hybrid": opt-in
-    # until forget-by-topic is proven on the facts it writes in the user's own words).
-    embedded: Literal["hybrid", "rules"] = "rules"
+    # The embedded path: the rules with the learned clause head (what natural speech says
+    # beyond the rules' patterns becomes memory), or the rules alone.
+    embedded: Literal["hybrid", "rules"] = "hybrid"
     # seed 002 decay windows, in days.
     user_fact_window_days: int = Field(default=30, ge=1)
     user_pattern_window_days: int = Field(default=14, ge=1)
