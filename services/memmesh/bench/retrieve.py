@@ -12,7 +12,9 @@ SQLite store, query analysis, scoring, selection and the proto response.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import os
 import random
 import tempfile
 import time
@@ -26,6 +28,7 @@ from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
 from memmesh.engines.retrieval_ranker.domain.dense import RetrievalMode
 from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
+from memmesh.engines.retrieval_ranker.domain.user_index import UserIndex
 from memmesh.engines.retrieval_ranker.use_cases import RankerService
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.runtime.timeconv import timestamp_of
@@ -135,7 +138,34 @@ def bench_retrieve(
         return asyncio.run(_bench(atoms, turns, rounds, head_offset, Path(data_dir), mode))
 
 
+def _resident_bytes() -> int:
+    gc.collect()
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def index_memory(
+    atoms: int = 5_000, turns: int = 5_000, mode: RetrievalMode = RetrievalMode.FUSED
+) -> dict[str, object]:
+    """Resident memory one user's index adds (documents included) beside the estimate the
+    ranker's byte-bounded cache counts, per 10,000 documents (Linux /proc)."""
+    analyzer = analyzer_for(mode)
+    before = _resident_bytes()
+    docs, _ = corpus(atoms, turns, analyzer=analyzer)
+    index = UserIndex(1, docs)
+    del docs
+    per_10k = 10_000 / (atoms + turns)
+    return {
+        "mode": mode.value,
+        "documents": atoms + turns,
+        "rss_mb_per_10k_documents": round((_resident_bytes() - before) * per_10k / 2**20, 1),
+        "estimate_mb_per_10k_documents": round(index.approximate_bytes() * per_10k / 2**20, 1),
+    }
+
+
 if __name__ == "__main__":
+    for mode in (RetrievalMode.BM25, RetrievalMode.FUSED):
+        print(json.dumps(index_memory(mode=mode)))
     for mode in (RetrievalMode.BM25, RetrievalMode.FUSED):
         print(json.dumps(bench_retrieve(mode=mode)))
         print(json.dumps(bench_retrieve(head_offset=0, mode=mode)))

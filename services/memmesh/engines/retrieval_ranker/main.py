@@ -62,6 +62,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         reclaim_wait_s=None if on_sqlite else own.reclaim_wait_ms / 1000,
         reach=reach,
         mode=own.retrieval_mode,
+        max_cache_bytes=own.max_cache_mb * 1024 * 1024,
     )
 
     async def close() -> None:

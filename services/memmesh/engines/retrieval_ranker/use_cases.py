@@ -29,6 +29,8 @@ REINDEX_ATTEMPTS = 5
 # Retrieve could answer in time at all.
 ENCODE_TIME_SHARE = 0.8
 ENCODE_DEFAULT_S = 1.0
+# Bytes the cached user indexes may hold together (RankerSettings.max_cache_mb).
+DEFAULT_CACHE_BYTES = 1024 * 1024 * 1024
 
 
 def _stored(doc: IndexDoc, version: int = 0) -> StoredDoc:
@@ -49,6 +51,7 @@ class RankerService:
         reclaim_wait_s: float | None = None,
         reach: ConstraintReach | None = None,
         mode: RetrievalMode = RetrievalMode.FUSED,
+        max_cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
         self._store = store
         # FUSED needs an analyzer with an encoder; without one every document and query has
@@ -62,6 +65,9 @@ class RankerService:
         self._analyzer = analyzer
         self._decode = decode
         self._max_cached_users = max_cached_users
+        # The cached indexes together stay under this many bytes (UserIndex.approximate_bytes),
+        # the least recently used going first; the index just used always stays.
+        self._max_cache_bytes = max_cache_bytes
         self._indexes: OrderedDict[UserKey, UserIndex] = OrderedDict()
         # One full load per user at a time, shared by every caller waiting for it.
         self._loads: dict[UserKey, asyncio.Future[UserIndex]] = {}
@@ -71,6 +77,10 @@ class RankerService:
         self._indexes.move_to_end(key)
         while len(self._indexes) > self._max_cached_users:
             self._indexes.popitem(last=False)
+        cached = sum(held.approximate_bytes() for held in self._indexes.values())
+        while cached > self._max_cache_bytes and len(self._indexes) > 1:
+            _, evicted = self._indexes.popitem(last=False)
+            cached -= evicted.approximate_bytes()
         return index
 
     async def _current(self, tenant_id: str, user_id: str) -> UserIndex:

@@ -24,6 +24,18 @@ from memmesh.engines.retrieval_ranker.domain.ranking import (
 
 # Standing constraints pushed into one retrieval at most (the first in §2.11.9 order).
 MAX_STANDING = 8
+# Memory a document takes in an index besides its payload and its dense row, measured with
+# CPython 3.11 (python -m memmesh.bench.retrieve prints the check): the IndexDoc and its
+# containers, and per index term its string, tuple slot and postings entry. The static
+# embedding table (23 MB, memory-mapped and shared) is the process's, not a user's.
+DOC_BYTES = 600
+TERM_BYTES = 120
+
+
+def document_bytes(doc: IndexDoc) -> int:
+    """Approximate memory of a document in the index, dense row excluded (DenseIndex.nbytes)."""
+    texts = len(doc.payload) + len(doc.constraint_text) + len(doc.vector)
+    return DOC_BYTES + texts + TERM_BYTES * len(doc.terms)
 
 
 class UserIndex:
@@ -36,6 +48,7 @@ class UserIndex:
         # Standing-constraint atoms by id, kept beside the index so a retrieval finds them
         # without a scan.
         self._standing: dict[str, IndexDoc] = {}
+        self._document_bytes = 0
         for doc in docs:
             self.upsert(doc)
 
@@ -45,11 +58,13 @@ class UserIndex:
     def upsert(self, doc: IndexDoc) -> None:
         """Index a document; an id is unique across kinds, so a same-id document of another kind goes."""
         holder = self._find(doc.doc_id)
-        if holder is not None and holder is not self._kinds[doc.kind]:
-            holder.remove(doc.doc_id)
+        if holder is not None:
+            replaced = holder.remove(doc.doc_id)
+            self._document_bytes -= document_bytes(replaced) if replaced else 0
             for dense in self._dense.values():
                 dense.remove(doc.doc_id)
         self._kinds[doc.kind].add(doc)
+        self._document_bytes += document_bytes(doc)
         self._dense[doc.kind].add(doc.doc_id, b"" if doc.signals.superseded else doc.vector)
         if doc.constraint_text and not doc.signals.superseded:
             self._standing[doc.doc_id] = doc
@@ -64,7 +79,9 @@ class UserIndex:
             return False
         for dense in self._dense.values():
             dense.remove(doc_id)
-        return holder.remove(doc_id) is not None
+        removed = holder.remove(doc_id)
+        self._document_bytes -= document_bytes(removed) if removed else 0
+        return removed is not None
 
     def standing_constraints(self) -> tuple[IndexDoc, ...]:
         """The user's standing constraints, at most MAX_STANDING, in §2.11.9 order."""
@@ -81,6 +98,10 @@ class UserIndex:
     def dense_bytes(self) -> int:
         """Bytes held by the dense vectors of every kind."""
         return sum(dense.nbytes for dense in self._dense.values())
+
+    def approximate_bytes(self) -> int:
+        """Approximate memory of the whole index: documents, postings and dense vectors."""
+        return self._document_bytes + self.dense_bytes()
 
     def _related(
         self, kind: Kind, query_terms: tuple[str, ...], query_vector: bytes, mode: RetrievalMode
