@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from .consequences import consequence_candidates
 from .context import SELF_STATEMENT_MARKERS, ClauseContext, build
 from .lexicon import (
     BODY_PARTS,
@@ -126,6 +127,7 @@ def constraint_candidates(ctx: ClauseContext) -> list[Candidate]:
         _limitation,
         _devices,
         _tools,
+        consequence_candidates,
     ):
         found = rule(ctx, text)
         if found:

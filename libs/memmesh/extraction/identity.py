@@ -20,7 +20,7 @@ from .lexicon import (
 )
 from .markers import TIME_BOUND
 from .model import Candidate
-from .phrases import ADVERBS, I_AM, clean_object
+from .phrases import ADVERBS, EPISODIC_PURPOSE, I_AM, clean_object
 from .places import language_fact, origin_fact, residence_fact
 from .text import conjugate_3sg, slug, third_person
 
@@ -30,6 +30,23 @@ _NAME = re.compile(
     re.I,
 )
 _I_AM_NAME = re.compile(r"^(?:I'm|I am)\s+(?P<name>[A-Z][a-z'-]+)$")
+_GREETING = r"(?:hi|hey|hello|hiya|heya|yo|morning|evening|good (?:morning|evening|afternoon))\b"
+_FILLERS = r"(?:(?:uh|um|yeah|so|ok|okay|there|again)\b[\s,]*)*"
+# Self-introductions as people say them on a call: "it's Ana here", "Ana speaking", "this is
+# ana", "you're talking to Ana", "just call me Ana".
+_INTRODUCTION = re.compile(
+    rf"^(?P<greeting>{_GREETING}[\s,]*)?{_FILLERS}"
+    r"(?:(?:it's|it is|this is)\s+(?P<name>[^\W\d_][\w'-]*)"
+    r"(?P<tail>(?:\s+(?:here|speaking|calling|again|by the way))*)"
+    r"|(?P<name2>[^\W\d_][\w'-]*)\s+(?:here|speaking)"
+    r"|(?:you're|you are)\s+(?:talking|speaking)\s+(?:to|with)\s+(?P<name3>[^\W\d_][\w'-]*)"
+    r"|(?:just\s+|you can\s+(?:just\s+)?)?call me\s+(?P<name4>[^\W\d_][\w'-]*))$",
+    re.I,
+)
+_NOT_INTRODUCED = frozenset(
+    """same right over everyone everybody nobody someone anyone all monday tuesday wednesday
+    thursday friday saturday sunday christmas morning evening night noon late early""".split()
+)
 _I_AM_A = re.compile(
     rf"^(?:{I_AM}\s+(?P<neg>not\s+)?|I(?:'ve| have)\s+(?P<been>been)\s+)"
     rf"{ADVERBS}(?:a|an)\s+(?P<np>.+)$",
@@ -57,6 +74,13 @@ _STUDIES = re.compile(
     r"(?P<what>(?:a|an|my)\s+(?:phd|ph\.d\.?|master's|masters|degree|bachelor's|doctorate|mba|"
     r"residency|apprenticeship)\b.*|[\w ]+?)$|^I'm\s+in\s+(?P<school>(?:med|law|grad|nursing|"
     r"medical|art)\s+school.*)$",
+    re.I,
+)
+_LEARNING_LANGUAGE = re.compile(
+    r"^(?:(?:ya|yeah|so|and|um|uh|oh|well|ok|okay|also|plus|honestly|actually)[\s,]+)*"
+    rf"(?:{I_AM}\s+(?:currently\s+|also\s+|still\s+)?|I(?:'ve| have)\s+been\s+)"
+    r"(?P<verb>learning|studying|picking up|teaching myself|taking|doing|practi[cs]ing)\s+"
+    r"(?P<language>[A-Za-z]+)(?P<course>\s+(?:classes|lessons|courses?))?\b",
     re.I,
 )
 _BEEN_DOING = re.compile(
@@ -121,6 +145,7 @@ def identity_candidates(ctx: ClauseContext) -> list[Candidate]:
         language_fact,
         residence_fact,
         origin_fact,
+        _learning_language,
         _studies,
         _retired,
         _trait,
@@ -144,7 +169,7 @@ def _identity(ctx: ClauseContext, text: str, key: str, confidence_bp: int = 9000
 def _name(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _NAME.match(text) or _I_AM_NAME.match(text)
     if not match:
-        return []
+        return _introduction(ctx, text)
     words = [w for w in match.group("name").split() if w.lower() not in NOT_A_NAME]
     name = " ".join(w[:1].upper() + w[1:] for w in words[:2])
     lowered = name.lower()
@@ -153,7 +178,43 @@ def _name(ctx: ClauseContext, text: str) -> list[Candidate]:
     return [_identity(ctx, f"User's name is {name}", "identity.name", 9500)]
 
 
+def _introduction(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _INTRODUCTION.match(text)
+    if not match:
+        return []
+    name = next(n for n in match.group("name", "name2", "name3", "name4") if n)
+    lowered = name.lower()
+    if (
+        lowered in NOT_A_NAME | _NOT_INTRODUCED | DEMONYMS | RELIGIONS | EMOTION_WORDS
+        or lowered in LANGUAGES
+        or re.search(r"(?:ing|ed|ly)$", lowered)
+    ):
+        return []
+    # An all-lowercase transcript gives no capital to trust: "it's cold here" must not name
+    # anyone, so a lowercase word is a name only in an unmistakable frame.
+    greeted = bool(match.group("greeting")) or any(
+        re.fullmatch(rf"{_GREETING}[\s\w,]*", c.text, re.I) for c in ctx.previous()
+    )
+    if not name[0].isupper() and not (greeted or match.group("name3") or match.group("name4")):
+        return []
+    if match.group("name") and not (greeted or match.group("tail")):
+        return []
+    return [_identity(ctx, f"User's name is {name[:1].upper()}{name[1:]}", "identity.name", 9500)]
+
+
+def _learning_language(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _LEARNING_LANGUAGE.match(text)
+    if not match or match.group("language").lower() not in LANGUAGES:
+        return []
+    # The user's own verb keeps the fact grounded in what was said (seed 002).
+    verb = match.group("verb").lower().replace("teaching myself", "teaching themselves")
+    language = match.group("language").capitalize()
+    statement = f"User is {verb} {language}{(match.group('course') or '').lower()}"
+    return [_identity(ctx, statement, f"identity.learning.{slug(language)}")]
+
+
 def _studies(ctx: ClauseContext, text: str) -> list[Candidate]:
+    text = EPISODIC_PURPOSE.sub("", text)
     match = _STUDIES.match(text)
     if not match:
         return []

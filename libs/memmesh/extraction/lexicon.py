@@ -126,6 +126,32 @@ PERSON_ROLES: dict[str, str] = {
     "cat": "pet_cat",
     "puppy": "pet_dog",
     "kitten": "pet_cat",
+    # Pets are persistent companions (fixtures/extraction/README.md): kept by kind or breed.
+    "greyhound": "pet_dog",
+    "beagle": "pet_dog",
+    "labrador": "pet_dog",
+    "husky": "pet_dog",
+    "terrier": "pet_dog",
+    "poodle": "pet_dog",
+    "collie": "pet_dog",
+    "border collie": "pet_dog",
+    "spaniel": "pet_dog",
+    "retriever": "pet_dog",
+    "whippet": "pet_dog",
+    "lurcher": "pet_dog",
+    "dachshund": "pet_dog",
+    "pug": "pet_dog",
+    "tabby": "pet_cat",
+    "parrot": "pet",
+    "rabbit": "pet",
+    "bunny": "pet",
+    "hamster": "pet",
+    "tortoise": "pet",
+    "horse": "pet",
+    "pony": "pet",
+    "guinea pig": "pet",
+    "ferret": "pet",
+    "budgie": "pet",
 }
 ROLE_MODIFIERS = ("old", "former", "new", "longtime", "long-time", "personal", "family", "work")
 # Roles a person normally has one of, rendered "User's <role> is <Name>".
@@ -162,6 +188,7 @@ to in on at for from with of by about as into over under after before again too 
 finally really very here there now then today tonight tomorrow yesterday says said say told tells
 called calls got gets get keeps kept thinks thought wants wanted loves likes hates lives lived
 works worked knows knew goes went came comes is's it it's its he she they them his her their him
+makes gives takes drives needs sends puts teaches runs owns
 i me my we us our you your last next every some all over back home right later soon first
 either anyway though well please lol haha yeah yes no ok okay won made took gave left ran bought
 sent brought found lost broke fell met saw came went did put set let cut hit quit wrote drove ate

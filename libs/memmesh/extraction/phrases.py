@@ -19,6 +19,14 @@ _TRAILING_NOISE = re.compile(
     r"at this point|hands down|in it))+$",
     re.I,
 )
+# The occasion a durable habit is for ("learning Greek for a trip to Crete") is episodic
+# (labelling rule 3): the fact ends before it.
+EPISODIC_PURPOSE = re.compile(
+    r"\s+(?:for|before|ahead of)\s+(?:a|an|the|my|our|this|that|his|her|their)\s+"
+    r"(?:\w+\s+)?(?:trip|holiday|vacation|move|honeymoon|wedding|visit|journey|tour|cruise)"
+    r"\b.*$",
+    re.I,
+)
 PRONOUN_OBJECT = re.compile(
     r"^(?:it|that|this|these|those|them|you|him|her|when|how|what|the way|that one|this one|"
     r"it all|all of it|one|another|any more|anything)\b",

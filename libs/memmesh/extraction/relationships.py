@@ -19,7 +19,7 @@ _LETTERS = r"(?:[^\W\d_]|['-])*"
 _CAP_NAME = rf"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?-i:{_UPPER}{_LETTERS}(?:\s+{_UPPER}{_LETTERS})?)"
 _ANY_NAME = rf"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[^\W\d_]{_LETTERS}(?:\s+{_UPPER}{_LETTERS})?"
 
-_MY_ROLE_NAME = re.compile(rf"\bmy\s+{_ROLE_PHRASE}\s+(?P<tail>.+)$", re.I)
+_MY_ROLE_NAME = re.compile(rf"\b(?:my|our)\s+{_ROLE_PHRASE}\s+(?P<tail>.+)$", re.I)
 _MY_ROLE_IS_NAME = re.compile(
     rf"\bmy\s+{_ROLE_PHRASE}(?:'s|\s+is)\s+(?:name\s+is\s+|named\s+|called\s+)?"
     rf"(?P<name>{_CAP_NAME})\s*$|\bmy\s+{_ROLE_PHRASE.replace('role', 'role2')}(?:'s|\s+is)\s+"
@@ -85,6 +85,19 @@ _MARRIED_TO = re.compile(
 _DURABLE_PREDICATE = re.compile(
     r"^\s*(?:'s|is|has|has got|'s got)\s+(?P<pred>(?:a|an)\s+[\w\s-]+|allergic to [\w\s-]+|"
     r"(?:vegan|vegetarian|diabetic|deaf|blind|autistic)\b[\w\s-]*)$",
+    re.I,
+)
+
+# A standing activity of the person named: a job or a habit in the simple present.
+_HABITUAL_PREDICATE = re.compile(
+    r"^\s*,?\s*(?:(?:he|she|they)\s+)?(?P<pred>(?:works|teaches|runs|owns|coaches|manages|"
+    r"drives|studies|volunteers|does|is(?!\s+(?:not|just|\w+ing)\b))\s+[\w\s'-]{2,80})$",
+    re.I,
+)
+_ONE_OFF_TIME = re.compile(
+    r"\b(?:today|tonight|tomorrow|yesterday|this (?:week|weekend|morning|evening)|next|last|"
+    r"right now|at the moment|for now|again|birthday|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday)\b",
     re.I,
 )
 
@@ -254,10 +267,20 @@ def _predicate(rest: str, ctx: ClauseContext) -> str | None:
         return None
     match = _DURABLE_PREDICATE.match(rest)
     if not match:
-        return None
+        return _habitual_predicate(rest)
     pred = match.group("pred").strip()
     verb = "has" if re.match(r"^(?:has|'s got|has got)", rest.strip(), re.I) else "is"
     return f"{verb} {third_person(pred)}"
+
+
+def _habitual_predicate(rest: str) -> str | None:
+    """What the person does for a living or as a standing habit ("works nights as an ER
+    nurse", "teaches yoga", non-native "he is engineer for trains"), never a one-off."""
+    match = _HABITUAL_PREDICATE.match(rest)
+    if not match or _ONE_OFF_TIME.search(rest):
+        return None
+    pred = match.group("pred").strip(" ,.;")
+    return third_person(pred)
 
 
 def _fact(

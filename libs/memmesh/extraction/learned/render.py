@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from ..phrases import EPISODIC_PURPOSE
 from ..text import conjugate_3sg, sentence_case_fact, slug
 
 _MONTHS = (
@@ -128,8 +129,10 @@ def strip_episodic_time(text: str) -> str:
 
 
 def fact_body(clause: str) -> str:
-    """The clause without lead-ins, trailing courtesy words and episodic time phrases."""
+    """The clause without lead-ins, trailing courtesy words, episodic time phrases and the
+    one-off occasion it is for."""
     body = _LEAD_IN.sub("", clause.strip())
+    body = EPISODIC_PURPOSE.sub("", body)
     body = strip_episodic_time(body)
     body = _TRAILING.sub("", body)
     return body.strip(" ,.;:-")

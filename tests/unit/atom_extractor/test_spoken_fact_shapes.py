@@ -1,0 +1,62 @@
+"""Rules for facts as people say them aloud: introductions, reactions, pets, jobs of people
+close to the user, languages being learned (labelling rules 1, 3 and 4)."""
+
+import pytest
+
+from memmesh.extraction import extract
+
+
+@pytest.mark.parametrize(
+    "text, category, tokens, absent",
+    [
+        ("hi, it's Ottoline here", "identity", ["ottoline"], []),
+        ("Bartholomew speaking", "identity", ["bartholomew"], []),
+        ("hello um this is wendeline by the way", "identity", ["wendeline"], []),
+        ("you're talking to Ingeborg", "identity", ["ingeborg"], []),
+        ("so sesame lands me in the ER, keep it out", "constraint", ["sesame"], []),
+        ("like shrimp makes my lips swell up", "constraint", ["shrimp"], []),
+        (
+            "we rescued a whippet called Noodle in May",
+            "relationship",
+            ["whippet", "noodle"],
+            ["may"],
+        ),
+        ("our cat Marzipan hates the vacuum", "relationship", ["marzipan"], []),
+        ("my uncle Bertrand works as a ferry pilot", "relationship", ["bertrand", "pilot"], []),
+        ("my sister Odile teaches piano", "relationship", ["odile", "piano"], []),
+        (
+            "I'm learning Icelandic for a trip to Reykjavik",
+            "identity",
+            ["icelandic"],
+            ["reykjavik"],
+        ),
+        ("i'm taking welsh lessons", "identity", ["welsh"], []),
+    ],
+)
+def test_spoken_shape_gives_one_grounded_fact(text, category, tokens, absent):
+    result = extract(text)
+    assert [f.category for f in result.facts] == [category], result.facts
+    fact = result.facts[0].text.lower()
+    assert all(t in fact for t in tokens), fact
+    assert not any(t in fact for t in absent), fact
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "it's cold here",
+        "hey, it's me again",
+        "same here",
+        "the curry last night made me sick",
+        "my boss makes me furious",
+        "coffee gives me energy",
+        "we went to a greyhound race yesterday",
+    ],
+)
+def test_look_alikes_store_nothing(text):
+    assert extract(text).facts == ()
+
+
+def test_news_about_a_named_relative_keeps_the_person_without_the_news():
+    facts = extract("my sister Odile is coming over tomorrow").facts
+    assert [f.text for f in facts] == ["User has a sister named Odile."]
