@@ -3,7 +3,8 @@
 People rarely say "I am allergic to sesame" on a call; they say "sesame sends me to the ER"
 or "when I eat gluten I get sick for days". A generic trigger (no "the", "that", no time)
 with a bodily reaction is a standing constraint, not a one-off: "that curry made me sick
-last night" names one dish on one night and stays out.
+last night" names one dish on one night and stays out. The key's area is `health`, so the
+fact is a standing constraint and is used, not said, on a voice channel (seed 001 §2.11.11).
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def consequence_candidates(ctx: ClauseContext, text: str) -> list[Candidate]:
             ctx,
             f"User's limit: {third_person(said)}",
             "constraint",
-            f"constraint.reaction.{slug(trigger)}",
+            f"constraint.health.{slug(trigger)}",
             9000,
             SELF_STATEMENT_MARKERS,
         )
