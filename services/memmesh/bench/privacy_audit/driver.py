@@ -122,6 +122,8 @@ class LoggedMesh(Mesh):
 
 
 START_ATTEMPTS = 3
+# The longest wait after the last call for the users' queued effects to be delivered.
+DRAIN_LIMIT_S = 300.0
 
 
 def _start_mesh(env: dict[str, str], log_dir: Path) -> LoggedMesh:
@@ -167,6 +169,10 @@ class Run:
     # Mean latency of each kind of call, milliseconds.
     mean_ms: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
+    # How long the queued effects took to drain after the last call, and the users whose
+    # effects were still queued when the wait gave up.
+    drain_seconds: float = 0.0
+    users_undrained: int = 0
 
 
 @contextmanager
@@ -265,6 +271,28 @@ async def _drive(
     return briefs
 
 
+async def _drain(gateway: str, tenant: str, played: list[UserScript], limit_s: float) -> int:
+    """Wait until no played user has an effect queued in the gateway or the extractor (the
+    scan then judges what the mesh keeps, not what it has yet to deliver), at most `limit_s`;
+    how many users still had effects queued at the end."""
+    deadline = time.monotonic() + limit_s
+    waiting = [user.user_id for user in played]
+    async with GatewayClient(
+        gateway, TENANT_KEY, tenant_id=tenant, internal_token=INTERNAL_TOKEN
+    ) as client:
+        while waiting:
+            still: list[str] = []
+            for user_id in waiting:
+                debug = await client.debug_user(user_id, timeout=10.0)
+                if any("pending:" in entry for entry in debug.effects):
+                    still.append(user_id)
+            waiting = still
+            if not waiting or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(1.0)
+    return len(waiting)
+
+
 def run(
     script: Script,
     label: str,
@@ -286,6 +314,7 @@ def run(
     error_details: dict[str, str] = {}
     busy: dict[str, float] = defaultdict(float)
     played: list[UserScript] = []
+    drain_s, undrained = [0.0], [0]
     started = time.perf_counter()
 
     async def main() -> list[BriefRecord]:
@@ -324,7 +353,10 @@ def run(
                 played,
                 time.monotonic() + time_limit_s,
             )
-            # Queued effects and span batches get time to land before the mesh stops.
+            drain_started = time.monotonic()
+            undrained[0] = await _drain(mesh.addrs["gateway"], tenant, played, DRAIN_LIMIT_S)
+            drain_s[0] = time.monotonic() - drain_started
+            # Span batches and the reclaim passes get time to land before the mesh stops.
             await asyncio.sleep(settle_s)
         finally:
             await asyncio.to_thread(mesh.stop)
@@ -348,4 +380,6 @@ def run(
         },
         users_played=len(played),
         seconds=round(time.perf_counter() - started, 1),
+        drain_seconds=round(drain_s[0], 1),
+        users_undrained=undrained[0],
     )

@@ -370,4 +370,6 @@ def scan(run: Run, script: Script, *, server_wal: bool = True) -> dict[str, obje
     result["users_played"] = run.users_played
     result["mean_ms"] = run.mean_ms
     result["seconds"] = run.seconds
+    result["drain_seconds"] = run.drain_seconds
+    result["users_undrained"] = run.users_undrained
     return result

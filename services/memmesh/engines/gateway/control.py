@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -48,6 +49,10 @@ RULE_COMMANDS = frozenset(
 SPOKEN_RULE_COMMANDS = frozenset(
     {extractor_pb.COMMAND_DO_NOT_MENTION, extractor_pb.COMMAND_PULL_ONLY}
 )
+# A Brief settling a held erasure spends at most this share of its time left on it, and
+# asks the extractor this often whether its effects are through.
+ERASURE_WAIT_SHARE = 0.5
+ERASURE_POLL_S = 0.05
 # Commands that take the user's words out of every copy.
 ERASURE_COMMANDS = frozenset(
     {
@@ -365,15 +370,26 @@ class HeldCommands:
             self._held.pop((scope.tenant_id, scope.user_id), None)
 
     async def _erased(self, scope: scope_pb2.UserScope, budget: TurnBudget) -> None:
-        """Nothing of the user's erasures is queued any more; DependencyFailed otherwise."""
-        if await self._outbox.count_pending(scope.tenant_id, scope.user_id, EXTRACT):
-            raise DependencyFailed(
-                "atom_extractor", "UNAVAILABLE", "a forget's extraction is still queued"
+        """Nothing of the user's erasures is queued any more; DependencyFailed otherwise.
+        Half of what is left of the Brief may go to getting them through: the gateway's own
+        queued extraction is delivered now, the extractor's effects are waited for."""
+        tenant_id, user_id = scope.tenant_id, scope.user_id
+        deadline = budget.remaining_s() * ERASURE_WAIT_SHARE
+        waited = TurnBudget(deadline)
+        if await self._outbox.count_pending(tenant_id, user_id, EXTRACT):
+            await self._outbox.deliver_queued(tenant_id, user_id, waited.remaining_s())
+            if await self._outbox.count_pending(tenant_id, user_id, EXTRACT):
+                raise DependencyFailed(
+                    "atom_extractor", "UNAVAILABLE", "a forget's extraction is still queued"
+                )
+        while True:
+            effects = await self._extractor.list_effects(
+                extractor_pb.ListEffectsRequest(scope=scope), budget.remaining_s()
             )
-        effects = await self._extractor.list_effects(
-            extractor_pb.ListEffectsRequest(scope=scope), budget.remaining_s()
-        )
-        if any(entry.startswith("pending:") for entry in effects.effects):
-            raise DependencyFailed(
-                "atom_extractor", "UNAVAILABLE", "a forget's effects are still queued"
-            )
+            if not any(entry.startswith("pending:") for entry in effects.effects):
+                return
+            if waited.remaining_s() < ERASURE_POLL_S:
+                raise DependencyFailed(
+                    "atom_extractor", "UNAVAILABLE", "a forget's effects are still queued"
+                )
+            await asyncio.sleep(ERASURE_POLL_S)

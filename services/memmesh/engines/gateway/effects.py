@@ -151,6 +151,8 @@ class ErasingOutbox(EffectOutbox, Protocol):
 
     async def tally(self, tenant_id: str, user_id: str) -> list[tuple[str, str, int]]: ...
 
+    async def deliver_queued(self, tenant_id: str, user_id: str, timeout_s: float) -> int: ...
+
 
 def _turn_of(effect: QueuedEffect | DeadEffect) -> memory_pb2.Turn | None:
     """The turn a queued extraction carries (None for other kinds or an undecodable one)."""
