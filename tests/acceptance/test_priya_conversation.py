@@ -55,7 +55,8 @@ async def _first_conversation(user: User) -> list[memory_pb2.Atom]:
     for n, text in enumerate(CONVERSATION):
         await user.say(text, YESTERDAY + n * MINUTE_US, "day-1")
     await user.gateway.close_session(user.user_id, "day-1", YESTERDAY + 30 * MINUTE_US)
-    return await user.atoms()
+    atoms: list[memory_pb2.Atom] = await user.atoms()
+    return atoms
 
 
 def _atom_for(atoms: list[memory_pb2.Atom], fact: str) -> memory_pb2.Atom:

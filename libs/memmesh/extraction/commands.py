@@ -498,6 +498,65 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"\b(?:what(?:'s| is)\s+(?:in|on)|(?:show|read|give)\s+me|can I see)\s+my\s+(?:memory\s+)?"
         r"(?:profile|memories)\b",
     ),
+    *(
+        # Families heard less often, tried only when none of the above matched.
+        (
+            Command.RECALL_SUMMARY,
+            r"\b(?:show|list|read|tell|give|recap|summari[sz]e|run through|go through)\s+(?:me\s+)?"
+            r"(?:back\s+)?(?:all\s+|every\s+)?(?:the\s+)?(?:things|stuff|info|information|everything|"
+            r"what|memories)\s+(?:that\s+)?you(?:'ve|'re| have| are)?\s+(?:got\s+|already\s+)?(?:know|"
+            r"saved|stored|remember(?:ed)?|kept|keep|have|got|collected)\s+(?:of|about|on)\s+me\b",
+        ),
+        (
+            Command.RECALL_SUMMARY,
+            r"\b(?:(?:list|show|read)\s+(?:me\s+)?(?:my|your)\s+memories|my\s+memories[.,:!]?\s+"
+            r"(?:list|show|read)\s+(?:them|me))\b",
+        ),
+        (
+            Command.FORGET,
+            rf"{_IMPERATIVE}(?:scrap|ditch|bin|toss|unsave|un-save|take out)\s+{_PLEASE}(?:what|"
+            r"everything|whatever|the (?:bit|part|stuff|thing))\s+(?:that\s+)?(?:I\s+(?:said|told you|"
+            rf"mentioned)\s+)?about\s+(?:my\s+)?{_TOPIC}{_END}",
+        ),
+        (
+            Command.FORGET,
+            rf"{_IMPERATIVE}(?:{_ERASE}|take)\s+(?:out\s+)?(?:from|out of)\s+(?:your\s+|the\s+|my\s+)?"
+            rf"{_MEMORY_PLACE}\s+(?:my\s+|the\s+)?{_TOPIC}{_END}",
+        ),
+        (
+            Command.FORGET,
+            r"(?:^|[,.!?;]\s*|\b(?:please|just|ok|okay|oh)\s+)(?:unsave|un-save|scrap|ditch)\s+"
+            r"(?:that|this|it)\s*(?:[.!]|$|,?\s*please\b)",
+        ),
+        (
+            Command.FORGET_THREAD,
+            r"\b(?:bin|ditch|toss|nuke|kill)\s+(?:this|that|the|our)\s+(?:whole\s+|entire\s+)?"
+            r"(?:thread|conversation|chat|discussion|session)\b",
+        ),
+        (
+            Command.DO_NOT_STORE,
+            rf"\b(?:off\s+the\s+books|not\s+for\s+(?:your\s+|the\s+)?{_MEMORY_PLACE}\s*(?=[:,.!]|$)|"
+            rf"no\s+{_MEMORY_PLACE}\s*[:,]|(?:don't|do not)\s+(?:keep|save|store)\s+any\s+of\s+"
+            r"(?:this|that|it))\b",
+        ),
+        (
+            Command.DO_NOT_MENTION,
+            r"\b(?:can|could|would|will)\s+you\s+(?:like\s+|please\s+|just\s+)?(?:never|not)\s+"
+            rf"(?:ever\s+)?{_MENTION}\s+{_TOPIC},?\s+(?:again|anymore|any more|ever again)\b",
+        ),
+        (
+            Command.PULL_ONLY,
+            r"\bkeep\s+(?:it|this|that|them)(?:\s*,?\s*but)?\s+only\s+(?:if|when)\s+I\s+"
+            r"(?:ask|say so|bring it up)\b",
+        ),
+        (
+            Command.REMEMBER_EVERYTHING,
+            r"(?<!don't )(?<!do not )(?<!never )(?<!\bI )(?<!\bwe )(?<!\bthey )"
+            r"\b(?:hang on to|hang onto|hold on to|hold onto|"
+            r"keep hold of)\s+(?:absolutely\s+)?(?:everything|all of it|it all)\b"
+            r"(?:\s+(?:I|that I)\s+(?:say|tell you|mention))?",
+        ),
+    ),
 )
 _COMPILED = tuple((command, re.compile(pattern, re.I)) for command, pattern in _COMMAND_PATTERNS)
 

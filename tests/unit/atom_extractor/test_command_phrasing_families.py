@@ -226,3 +226,36 @@ def test_look_alike_ordinary_speech_is_no_command(text: str) -> None:
     result = extract(text)
     assert result.command is None
     assert result.correction is None
+
+
+@pytest.mark.parametrize(
+    "text, command",
+    [
+        ("read me back all the stuff you have on me", Command.RECALL_SUMMARY),
+        ("list your memories of me", Command.RECALL_SUMMARY),
+        ("ditch what I told you about the lawsuit", Command.FORGET),
+        ("take out of your notes my old address", Command.FORGET),
+        ("unsave that, please", Command.FORGET),
+        ("toss this whole conversation", Command.FORGET_THREAD),
+        ("not for your records: I owe my brother money", Command.DO_NOT_STORE),
+        ("could you please never bring up my ex again", Command.DO_NOT_MENTION),
+        ("the visa stuff, keep it but only when I ask", Command.PULL_ONLY),
+        ("going forward hold on to everything I mention", Command.REMEMBER_EVERYTHING),
+    ],
+)
+def test_less_common_phrasings_are_heard(text: str, command: Command) -> None:
+    assert extract(text).command is command
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I hang on to everything, I'm a hoarder",
+        "keep it simple only if I ask for more",
+        "this bread is not for the memory of my gran",
+        "scrap the plan, we're staying home",
+        "show me the things you know about Paris",
+    ],
+)
+def test_look_alikes_of_the_less_common_phrasings_are_no_command(text: str) -> None:
+    assert extract(text).command is None
