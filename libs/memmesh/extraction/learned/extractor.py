@@ -9,12 +9,13 @@ own words (render.py) and scored with seed 002's four factors.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..context import critical_tokens
-from ..markers import HEDGED, HYPOTHETICAL, QUESTION, SARCASM
+from ..markers import HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM
 from ..model import BASIS_POINTS_MAX, Candidate, ExtractionResult, FactType
 from ..rules import collect_candidates
 from ..rules import extract as extract_by_rules
@@ -24,7 +25,11 @@ from .render import fact_body, fact_key, render_fact
 from .units import TextEncoder, Unit, is_continuation, turn_units, unit_features
 
 # Exclusions a learned candidate always honours, whatever the head says (seed 000).
-LEARNED_MARKERS = frozenset({HEDGED, HYPOTHETICAL, QUESTION, SARCASM})
+LEARNED_MARKERS = frozenset({HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM})
+# "my friend's dad is a pilot": news about someone else's relative, no one of the user's own
+# (labelling rule 4) unless that person is named ("my brother's wife Sara").
+_SOMEONE_ELSES = re.compile(r"^(?:\w+\s+){0,2}?(?:my|our)\s+[\w-]+'s\s+(?!name\b)[\w-]+", re.I)
+_NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]+")
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,8 @@ class HybridExtractor:
             (name for name in self.head.classes if name != NONE),
             key=lambda name: float(probabilities[self.head.classes.index(name)]),
         )
+        if category == "relationship" and _about_someone_elses(unit.text):
+            return None
         text = render_fact(unit.text, category)
         if not text:
             return None
@@ -100,6 +107,10 @@ class HybridExtractor:
             evidence_span=unit.text,
             violations=tuple(sorted(unit.markers & LEARNED_MARKERS)),
         )
+
+
+def _about_someone_elses(clause: str) -> bool:
+    return bool(_SOMEONE_ELSES.match(clause)) and not _NAMED.search(clause)
 
 
 def four_factor_confidence_bp(clause: str, source: str) -> int:

@@ -1,0 +1,93 @@
+"""k-fold cross-validation of the hybrid extractor on the development split only.
+
+usage: python -m memmesh.bench.cv_extraction [--folds K]
+Folds are by id hash (`int(sha256(id), 16) % K`); each fold is scored with the shared scorer
+by a clause head trained on the other folds, with the shipped thresholds. The mean of the
+folds' figures is printed as JSON. The test split is never read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memmesh.bench.eval_extraction import FIGURES, SPLITS, score_file
+from memmesh.extraction.learned.extractor import HybridExtractor
+from memmesh.extraction.learned.train import train_clause_head
+from memmesh.extraction.learned.units import TextEncoder
+
+DEV_SPLIT = SPLITS[0]
+
+
+class MemoEncoder:
+    """An encoder that computes each distinct text once across all folds (same vectors)."""
+
+    def __init__(self, encoder: TextEncoder) -> None:
+        self._encoder = encoder
+        self._vectors: dict[str, np.ndarray] = {}
+
+    @property
+    def dimension(self) -> int:
+        return self._encoder.dimension
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if missing:
+            self._vectors.update(zip(missing, self._encoder.encode(missing), strict=True))
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack([self._vectors[t] for t in texts])
+
+
+def fold_of(case_id: str, folds: int) -> int:
+    """The fold a case belongs to."""
+    return int(hashlib.sha256(case_id.encode()).hexdigest(), 16) % folds
+
+
+def cross_validate(
+    cases: list[dict[str, Any]], encoder: TextEncoder, folds: int = 5
+) -> dict[str, float]:
+    """Mean figures over the folds, each scored by a head trained on the others."""
+    per_fold: dict[str, list[float]] = {name: [] for name in FIGURES}
+    for fold in range(folds):
+        with tempfile.TemporaryDirectory() as workdir:
+            train_path, held_path = Path(workdir, "train.jsonl"), Path(workdir, "held.jsonl")
+            for path, keep in ((train_path, False), (held_path, True)):
+                path.write_text(
+                    "".join(
+                        json.dumps(c) + "\n"
+                        for c in cases
+                        if (fold_of(c["id"], folds) == fold) == keep
+                    ),
+                    encoding="utf-8",
+                )
+            head = train_clause_head([train_path], encoder).head
+            summary, _ = score_file(held_path, HybridExtractor(encoder, head).extract, [])
+        for name in FIGURES:
+            value = summary.get(name)
+            if isinstance(value, float | int):
+                per_fold[name].append(float(value))
+    return {name: round(float(np.mean(v)), 3) for name, v in per_fold.items() if v}
+
+
+def main(argv: list[str]) -> int:
+    """Cross-validate on the dev split and print the mean figures."""
+    from memmesh.embedding import default_encoder
+
+    folds = int(argv[argv.index("--folds") + 1]) if "--folds" in argv else 5
+    with DEV_SPLIT.open(encoding="utf-8") as lines:
+        cases = [json.loads(line) for line in lines if line.strip()]
+    figures = cross_validate(cases, MemoEncoder(default_encoder()), folds)
+    print(json.dumps({"dev_cross_validation": {"folds": folds, **figures}}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
