@@ -91,7 +91,9 @@ _DURABLE_PREDICATE = re.compile(
 # A standing activity of the person named: a job or a habit in the simple present.
 _HABITUAL_PREDICATE = re.compile(
     r"^\s*,?\s*(?:(?:he|she|they)\s+)?(?P<pred>(?:works|teaches|runs|owns|coaches|manages|"
-    r"drives|studies|volunteers|does|is(?!\s+(?:not|just|\w+ing)\b))\s+[\w\s'-]{2,80})$",
+    r"drives|studies|volunteers|does|lives|(?:only\s+)?speaks|has(?!\s+(?:to|just|got)\b)|"
+    r"(?:can't|cannot|can not)\s+(?:eat|have|drink|stand|do)|is(?!\s+(?:not|just|\w+ing)\b))"
+    r"\s+[\w\s'-]{2,80})$",
     re.I,
 )
 _ONE_OFF_TIME = re.compile(
@@ -226,28 +228,43 @@ def _split_name(raw: str, strict: bool = True) -> tuple[str | None, str]:
     """Split "Aiyana has a peanut allergy" into the name and the rest of the clause."""
     words = raw.split()
     name_words: list[str] = []
+    titled = False
     used = 0
     for position, word in enumerate(words):
         bare = re.sub(r"'s$", "", word).strip(",.'")
-        if not name_words and bare.lower() in ("dr", "mr", "mrs", "ms", "prof"):
-            name_words.append(bare.capitalize() + ".")
+        if not name_words and bare.lower() in _TITLES:
+            name_words.append(_TITLES[bare.lower()] or bare.capitalize())
+            titled = True
             used = position + 1
             continue
         if not bare or bare.lower() in NOT_A_NAME or not bare.replace("-", "").isalpha():
             break
         if not bare[0].isupper():
-            if (name_words and not name_words[-1].endswith(".")) or not (
-                _plausible_lowercase_name(bare, strict)
-            ):
+            if (len(name_words) > int(titled)) or not (_plausible_lowercase_name(bare, strict)):
                 break
             bare = bare.capitalize()
         name_words.append(bare)
         used = position + 1
         if word.endswith("'s"):
             return " ".join(name_words), " ".join(["'s"] + words[used:])
-    if not name_words or name_words[-1].endswith("."):
+    if len(name_words) <= int(titled):
         return None, raw
     return " ".join(name_words), " ".join(words[used:])
+
+
+# Titles before a name, as written ("Dr" -> "Dr.") or as a transcript spells them out
+# ("mister petrov" -> "Mister Petrov", kept as said so the fact stays grounded).
+_TITLES = {
+    "dr": "Dr.",
+    "mr": "Mr.",
+    "mrs": "Mrs.",
+    "ms": "Ms.",
+    "prof": "Prof.",
+    "doctor": "",
+    "mister": "",
+    "missus": "",
+    "professor": "",
+}
 
 
 def _plausible_lowercase_name(word: str, strict: bool) -> bool:

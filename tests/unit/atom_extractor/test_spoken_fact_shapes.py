@@ -60,3 +60,21 @@ def test_look_alikes_store_nothing(text):
 def test_news_about_a_named_relative_keeps_the_person_without_the_news():
     facts = extract("my sister Odile is coming over tomorrow").facts
     assert [f.text for f in facts] == ["User has a sister named Odile."]
+
+
+@pytest.mark.parametrize(
+    "text, statement",
+    [
+        (
+            "my son Teodor has type one diabetes",
+            "User has a son named Teodor, who has type one diabetes.",
+        ),
+        (
+            "my partner Ilse can't have anything with gluten",
+            "User's partner is Ilse, who can't have anything with gluten.",
+        ),
+        ("so my landlord mister okafor is fixing the boiler", "User's landlord is Mister Okafor."),
+    ],
+)
+def test_a_named_persons_durable_fact_and_spoken_title_stay_with_them(text, statement):
+    assert [f.text for f in extract(text).facts] == [statement]
