@@ -33,6 +33,13 @@ _VERB_RENDER = {
 }
 _VERBS = "|".join(re.escape(v) for v in sorted(_VERB_RENDER, key=len, reverse=True))
 _I_VERB = re.compile(rf"^I\s+{ADVERBS}(?P<verb>{_VERBS})\s+(?P<obj>.+)$", re.I)
+# Terse speech drops the subject of a strong like or dislike ("Hate mayo.", "love jazz");
+# "love being on hold" is how sarcasm sounds, so a situation (a gerund) is not taken.
+_DROPPED_SUBJECT = re.compile(
+    r"^(?P<verb>hate|love|adore|despise|loathe|detest|can't stand|cannot stand)\s+"
+    r"(?!\w+ing\b|when\b|it\b|how\b)(?P<obj>.+)$",
+    re.I,
+)
 _PREFER_OVER = re.compile(
     r"^(?P<x>.+?)\s+(?P<cmp>over|to|rather than|more than|than)\s+(?P<y>.+)$", re.I
 )
@@ -59,7 +66,8 @@ _X_FAN = re.compile(
 _FIND_ADJ = re.compile(
     r"^I\s+find\s+(?P<obj>(?P<head>[\w' -]+?)\s+(?:so\s+|really\s+|super\s+|incredibly\s+)?"
     r"(?:boring|annoying|overrated|relaxing|fascinating|delicious|disgusting|gross|soothing|"
-    r"tedious|exhausting|fun|calming|stressful|unbearable))$",
+    r"tedious|exhausting|fun|calming|stressful|unbearable|insufferable|pretentious|tiresome|"
+    r"tacky|cringe|cringey|hilarious|beautiful))(?:,?\s+(?:always have|always did))?$",
     re.I,
 )
 _MY_FOOD_STYLE = re.compile(
@@ -147,7 +155,7 @@ def _pref(ctx: ClauseContext, text: str, key_object: str, confidence_bp: int) ->
 
 
 def _verb_preference(ctx: ClauseContext, text: str) -> list[Candidate]:
-    match = _I_VERB.match(text)
+    match = _I_VERB.match(text) or _DROPPED_SUBJECT.match(text)
     if not match:
         return []
     verb = match.group("verb").lower()

@@ -78,3 +78,22 @@ def test_news_about_a_named_relative_keeps_the_person_without_the_news():
 )
 def test_a_named_persons_durable_fact_and_spoken_title_stay_with_them(text, statement):
     assert [f.text for f in extract(text).facts] == [statement]
+
+
+@pytest.mark.parametrize(
+    "text, statement",
+    [
+        ("Hate anchovies.", "User hates anchovies."),
+        ("I find opera pretentious, always have", "User finds opera pretentious."),
+    ],
+)
+def test_terse_and_judging_dislikes_are_preferences(text, statement):
+    assert [(f.category, f.text) for f in extract(text).facts] == [("preference", statement)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["love you", "hate when that happens", "hate to say it, but yes", "love waiting in line"],
+)
+def test_dropped_subject_look_alikes_store_nothing(text):
+    assert extract(text).facts == ()
