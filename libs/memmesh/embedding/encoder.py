@@ -121,16 +121,22 @@ _default: Encoder | None = None
 _default_lock = threading.Lock()
 
 
+def limit_blas_threads() -> None:
+    """Limits numpy's BLAS, for the whole process, to MEMMESH_EMBEDDING_BLAS_THREADS threads
+    (default 1; 0 leaves numpy's default)."""
+    blas_threads = int(os.environ.get(BLAS_THREADS_VARIABLE, "1"))
+    if blas_threads > 0:
+        threadpool_limits(limits=blas_threads, user_api="blas")
+
+
 def default_encoder() -> Encoder:
     """The process-wide encoder, loaded on first use; raises EncoderUnavailable without weights.
 
-    Loading also limits numpy's BLAS to MEMMESH_EMBEDDING_BLAS_THREADS threads (default 1).
+    Loading also limits numpy's BLAS threads (limit_blas_threads).
     """
     global _default
     with _default_lock:
         if _default is None:
             _default = Encoder.load()
-            blas_threads = int(os.environ.get(BLAS_THREADS_VARIABLE, "1"))
-            if blas_threads > 0:
-                threadpool_limits(limits=blas_threads, user_api="blas")
+            limit_blas_threads()
         return _default

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 from tokenizers import Tokenizer
 
+from memmesh.embedding.encoder import limit_blas_threads
 from memmesh.embedding.model import encode_tokens
 from memmesh.embedding.weights import (
     BertWeights,
@@ -35,9 +36,15 @@ from memmesh.text import INDEX_STOP_WORDS
 # Where the distilled table is kept (default: $XDG_CACHE_HOME/memmesh or ~/.cache/memmesh).
 CACHE_DIR_VARIABLE = "MEMMESH_EMBEDDING_CACHE_DIR"
 # Raised whenever the distillation changes, so an older table is never read as a newer one.
-DISTILLATION_VERSION = 2
+DISTILLATION_VERSION = 3
+# Principal components kept: half of the encoder's 384 lost nothing on LoCoMo (RANKING.md).
+DIMENSIONS = 192
 # Tokens encoded per forward pass while distilling (3 positions each).
 DISTILL_BATCH = 2048
+
+# Every atom is written about "User" ("User's sister is Sarah."): the word says nothing of
+# what an atom is about, and kept it makes every atom look alike.
+SUBJECT_WORDS = frozenset({"user"})
 
 Table = NDArray[np.float16]
 Vectors = NDArray[np.float32]
@@ -56,13 +63,16 @@ def distil_rows(weights: BertWeights, tokenizer: Tokenizer, token_ids: Sequence[
 
 
 def distil_table(weights: BertWeights, tokenizer: Tokenizer) -> Table:
-    """Every vocabulary token's row less the mean row, stored as float16 (half the bytes,
-    ample precision). Centring removes the direction every row shares: without it any two
-    texts score a cosine of 0.5-0.7, and a floor on similarity cannot tell related from not."""
+    """Every vocabulary token's row, centred and projected on the rows' DIMENSIONS principal
+    components, stored as float16 (ample precision). Centring removes the direction every
+    row shares: without it any two texts score a cosine of 0.5-0.7, and a floor on similarity
+    cannot tell related from not. The projection halves every stored vector (RANKING.md)."""
     vocabulary_size = int(weights.word_embeddings.shape[0])
-    rows = distil_rows(weights, tokenizer, range(vocabulary_size))
-    rows -= rows.mean(axis=0, dtype=np.float64).astype(np.float32)
-    return rows.astype(np.float16)
+    rows = distil_rows(weights, tokenizer, range(vocabulary_size)).astype(np.float64)
+    rows -= rows.mean(axis=0)
+    _, _, components = np.linalg.svd(rows, full_matrices=False)
+    table: Table = (rows @ components[:DIMENSIONS].T).astype(np.float16)
+    return table
 
 
 def static_tokenizer(directory: Path) -> Tokenizer:
@@ -122,13 +132,16 @@ def cached_table(directory: Path) -> Table:
 
 def content_token_mask(tokenizer: Tokenizer, vocabulary_size: int) -> NDArray[np.bool_]:
     """True for the tokens a text's vector is made of: not special, not punctuation, not a
-    stop word (they are in nearly every text and would pull every vector together)."""
+    single character, not a stop word nor a SUBJECT_WORDS word (they are in nearly every text
+    and would pull every vector together)."""
     mask = np.zeros(vocabulary_size, dtype=np.bool_)
     for token, token_id in tokenizer.get_vocab().items():
         mask[token_id] = (
             not token.startswith("[")
+            and len(token) > 1
             and any(character.isalnum() for character in token)
             and token not in INDEX_STOP_WORDS
+            and token not in SUBJECT_WORDS
         )
     return mask
 
@@ -150,7 +163,7 @@ class StaticEncoder:
 
     @property
     def dimension(self) -> int:
-        """Length of every vector (384)."""
+        """Length of every vector (DIMENSIONS)."""
         return int(self._table.shape[1])
 
     def content_tokens(self, text: str) -> list[int]:
@@ -177,11 +190,16 @@ _default_lock = threading.Lock()
 
 
 def default_static_encoder() -> StaticEncoder:
-    """The process-wide static encoder; raises EncoderUnavailable without the weights package."""
+    """The process-wide static encoder; raises EncoderUnavailable without the weights package.
+
+    Loading also limits numpy's BLAS threads (limit_blas_threads): the vectors it gives are
+    compared by matrix products, which wait for cores other processes hold when threaded.
+    """
     global _default
     with _default_lock:
         if _default is None:
             _default = StaticEncoder.load()
+            limit_blas_threads()
         return _default
 
 

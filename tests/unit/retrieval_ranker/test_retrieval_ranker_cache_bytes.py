@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ranker_fakes import TENANT, MemoryRankerStore, atom
 
-from memmesh.embedding.static import default_static_encoder
+from memmesh.embedding.static import DIMENSIONS, default_static_encoder
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
@@ -46,7 +46,7 @@ def test_an_index_estimate_counts_documents_and_vectors_and_returns_after_remova
     index = UserIndex(1, docs[:200])
     grown = index.approximate_bytes()
     assert grown > empty.approximate_bytes()
-    assert index.dense_bytes() >= 200 * 384 * 4
+    assert index.dense_bytes() >= 200 * DIMENSIONS * 4
     for doc in docs[200:]:
         index.upsert(doc)
     for doc in docs[200:]:

@@ -2,7 +2,7 @@
 reciprocal rank fusion of the two rankings (RANKING.md gives the figures behind the numbers).
 
 Vectors are unit vectors quantised to int8 (x 127). Stored as float32 holding those integers,
-every dot product is an exact integer below 2^24 (384 x 127 x 127 = 6.2 million), so the
+every dot product is an exact integer below 2^24 (up to 1,040 dimensions: 1,040 x 127²), so the
 score of a document never depends on BLAS summation order: equal inputs, equal outputs.
 """
 
@@ -53,7 +53,7 @@ class DensePolicy:
     min_cosine_percent: int = 15
     # ...and within this share of the best neighbour's cosine: a query with one close
     # memory does not also pull every loosely related one.
-    relative_percent: int = 60
+    relative_percent: int = 75
     # Neighbours read from each kind.
     depth: int = 50
     # Reciprocal rank fusion: a document's fused score is the sum over the rankings it is in

@@ -1,7 +1,9 @@
 """How relevance and the seed 001 §2.11.9 order combine (RANKING.md explains the choice).
 
-1. Relevance decides what is a candidate: a BM25 score of at least min_relevance_micros
-   and at least floor_percent of the best score of the same kind.
+1. Relevance decides what is a candidate: a score of at least min_relevance_micros and at
+   least floor_percent of the best score of the same kind. The score is BM25's, or, with
+   dense retrieval (dense.py), the reciprocal rank fusion of BM25's candidates and the
+   documents related by meaning.
 2. Candidates fall into tier_count equal relevance bands between the best score and the
    floor; band 0 is the strongest.
 3. The cap keeps the candidates that come first by (band, §2.11.9 order): a weaker band
@@ -154,9 +156,10 @@ def _relevance(
         return index.score(terms, policy.useful_from(top_k))
     rankings = [related.ranking]
     if related.lexical:
-        scores = index.score(terms, policy.useful_from(None))
-        lowest = policy.useful_from(None)(scores) if scores else 0
         depth = DEFAULT_DENSE_POLICY.depth
+        # Pruned to what can be among the best `depth`: the scores returned are exact.
+        scores = index.score(terms, policy.useful_from(depth))
+        lowest = policy.useful_from(None)(scores) if scores else 0
         lexical = heapq.nsmallest(
             depth, ((-score, doc_id) for doc_id, score in scores.items() if score >= lowest)
         )

@@ -27,7 +27,7 @@ MAX_STANDING = 8
 # Memory a document takes in an index besides its payload and its dense row, measured with
 # CPython 3.11 (python -m memmesh.bench.retrieve prints the check): the IndexDoc and its
 # containers, and per index term its string, tuple slot and postings entry. The static
-# embedding table (23 MB, memory-mapped and shared) is the process's, not a user's.
+# embedding table (12 MB, memory-mapped and shared) is the process's, not a user's.
 DOC_BYTES = 600
 TERM_BYTES = 120
 
