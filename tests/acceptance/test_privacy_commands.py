@@ -303,6 +303,34 @@ async def test_a_queued_extraction_of_a_forgotten_fact_is_dropped_and_its_turn_r
     assert [a.key for a in await user.atoms()] == ["identity.hobby.general"]
 
 
+async def test_forget_that_sent_while_the_turn_is_still_queued_forgets_that_turn(
+    mesh: Mesh, user: User
+) -> None:
+    """ "Forget that" sent through Command points at the last thing said, even when that
+    turn's extraction is still queued in the gateway: the turn before it stays, and no later
+    delivery of the queued extraction brings the words back into the capsule, the archive
+    or the index."""
+    await user.say("I play the cello.", NOW_US)
+    mesh.pause("atom_extractor")
+    try:
+        queued = await user.say(
+            "By the way, my neighbor's name is Zofia and she's from Gdansk.", NOW_US + SECOND_US
+        )
+    finally:
+        mesh.resume("atom_extractor")
+    assert queued.extraction_queued
+
+    await user.gateway.command(user.user_id, "s1", "FORGET", NOW_US + 2 * SECOND_US)
+
+    async def forgotten_in(session_id: str, now_us: int) -> bool:
+        said = await everything_said_back(user, session_id, now_us, "who is my neighbor")
+        return not leaked(said, ("Zofia", "Gdansk"))
+
+    assert await eventually(lambda: forgotten_in("s1", LATER_US))
+    assert await eventually(lambda: forgotten_in("s2", NEXT_SESSION_US))
+    assert [a.key for a in await user.atoms()] == ["identity.hobby.general"]
+
+
 @pytest.mark.parametrize("sent", [False, True], ids=["spoken", "command"])
 async def test_a_forget_whose_index_part_is_still_queued_never_leaks_into_a_brief(
     mesh: Mesh, user: User, sent: bool

@@ -13,7 +13,13 @@ from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.engines.gateway.budget import TurnBudget
-from memmesh.engines.gateway.effects import EXTRACT, ErasingOutbox, drop_forgotten, effect_counts
+from memmesh.engines.gateway.effects import (
+    EXTRACT,
+    ErasingOutbox,
+    deliver_queued_extractions,
+    drop_forgotten,
+    effect_counts,
+)
 from memmesh.engines.gateway.mapping import atom_counts, extractor_command
 from memmesh.engines.gateway.ports import (
     CapsulePeer,
@@ -53,6 +59,17 @@ SPOKEN_RULE_COMMANDS = frozenset(
 # asks the extractor this often whether its effects are through.
 ERASURE_WAIT_SHARE = 0.5
 ERASURE_POLL_S = 0.05
+# Commands whose empty target means "that": the last thing the user said.
+DEICTIC_COMMANDS = frozenset(
+    {
+        pb.USER_COMMAND_FORGET,
+        pb.USER_COMMAND_DO_NOT_STORE,
+        pb.USER_COMMAND_PULL_ONLY,
+        pb.USER_COMMAND_DO_NOT_MENTION,
+    }
+)
+# Such a command spends at most this share of its time getting earlier turns extracted.
+EARLIER_TURNS_WAIT_SHARE = 0.5
 # Commands that take the user's words out of every copy.
 ERASURE_COMMANDS = frozenset(
     {
@@ -91,6 +108,14 @@ class ControlHandler:
     ) -> pb.CommandResponse:
         """Run a user control command through the AtomExtractor."""
         budget = TurnBudget(self._budget_s, inbound)
+        if request.command in DEICTIC_COMMANDS and not request.target.strip():
+            # The extractor resolves "that" to the last turn it has extracted, so a turn whose
+            # extraction is still queued goes first (as a spoken command's own extraction
+            # waits behind it in the user's lane); otherwise the command would act on the
+            # turn before, and the late extraction would keep what the user asked to forget.
+            await deliver_queued_extractions(
+                self._outbox, request.scope, budget.remaining_s() * EARLIER_TURNS_WAIT_SHARE
+            )
         run = extractor_pb.RunCommandRequest(
             scope=request.scope,
             command=extractor_command(request.command),
@@ -373,15 +398,8 @@ class HeldCommands:
         """Nothing of the user's erasures is queued any more; DependencyFailed otherwise.
         Half of what is left of the Brief may go to getting them through: the gateway's own
         queued extraction is delivered now, the extractor's effects are waited for."""
-        tenant_id, user_id = scope.tenant_id, scope.user_id
-        deadline = budget.remaining_s() * ERASURE_WAIT_SHARE
-        waited = TurnBudget(deadline)
-        if await self._outbox.count_pending(tenant_id, user_id, EXTRACT):
-            await self._outbox.deliver_queued(tenant_id, user_id, waited.remaining_s())
-            if await self._outbox.count_pending(tenant_id, user_id, EXTRACT):
-                raise DependencyFailed(
-                    "atom_extractor", "UNAVAILABLE", "a forget's extraction is still queued"
-                )
+        waited = TurnBudget(budget.remaining_s() * ERASURE_WAIT_SHARE)
+        await deliver_queued_extractions(self._outbox, scope, waited.remaining_s())
         while True:
             effects = await self._extractor.list_effects(
                 extractor_pb.ListEffectsRequest(scope=scope), budget.remaining_s()

@@ -22,6 +22,7 @@ from memmesh.engines.gateway.ports import (
     ExtractionPeer,
     TurnRedactor,
 )
+from memmesh.errors import DependencyFailed
 from memmesh.extraction.commands import detect_command
 from memmesh.extraction.profile import PROFILE_REASON, stated_profile
 from memmesh.extraction.text import normalize
@@ -151,8 +152,6 @@ class ErasingOutbox(EffectOutbox, Protocol):
 
     async def tally(self, tenant_id: str, user_id: str) -> list[tuple[str, str, int]]: ...
 
-    async def deliver_queued(self, tenant_id: str, user_id: str, timeout_s: float) -> int: ...
-
 
 def _turn_of(effect: QueuedEffect | DeadEffect) -> memory_pb2.Turn | None:
     """The turn a queued extraction carries (None for other kinds or an undecodable one)."""
@@ -248,6 +247,29 @@ async def drop_forgotten(
             REDACT_FIRST_ATTEMPT_S,
         )
     return dropped
+
+
+async def deliver_queued_extractions(
+    outbox: ErasingOutbox, scope: scope_pb2.UserScope, timeout_s: float
+) -> None:
+    """Deliver the user's queued extractions now, in their order, each allowed the whole
+    `timeout_s` (a loaded extractor can take longer than one background attempt's deadline);
+    DependencyFailed (UNAVAILABLE, naming the extractor) while one is still queued."""
+    tenant_id, user_id = scope.tenant_id, scope.user_id
+    queued = [
+        Effect(effect.kind, effect.payload, effect.key, effect.lane)
+        for effect in await outbox.pending(tenant_id, user_id)
+        if effect.kind == EXTRACT
+    ]
+    if not queued:
+        return
+    # Keys already queued are not queued again: this claims and delivers the queued ones.
+    keys = frozenset(effect.key for effect in queued)
+    delivery = await outbox.enqueue_and_deliver(tenant_id, user_id, queued, timeout_s, keys)
+    if keys & delivery.pending:
+        raise DependencyFailed(
+            "atom_extractor", "UNAVAILABLE", "an earlier turn's extraction is still queued"
+        )
 
 
 def effect_counts(tally: list[tuple[str, str, int]]) -> tuple[list[str], int]:
