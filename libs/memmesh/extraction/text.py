@@ -150,8 +150,39 @@ def split_clauses(text: str) -> list[Clause]:
 def _split_sentence(sentence: str) -> list[tuple[str, str]]:
     result: list[tuple[str, str]] = []
     for chunk in re.split(r"\s*[,;:]\s*|\s+-\s+", sentence):
-        result.extend(_split_conjunctions(chunk.strip()))
+        for piece in _split_run_on(chunk.strip()):
+            result.extend(_split_conjunctions(piece))
     return [(c, b.strip(" ,.")) for c, b in result if b.strip(" ,.")]
+
+
+# Unpunctuated speech runs statements together ("my brain is fried I'm a nurse"): a new
+# "I'm" after a few words starts a new clause unless the word before it binds it to what
+# came first ("I think I'm", "the thing I'm", "so I'm").
+_RUN_ON_SUBJECT = re.compile(r"^(?:I'm|I am)$", re.I)
+_BINDS_NEXT = frozenset(
+    """that and but or because cause cuz cos if when so as since than where which who what how
+    why like think thought know knew guess said say mean feel felt hope bet sure whether until
+    before after while though although unless thing things everything anything something one
+    person kind sort reason way time place where's now then also just even still all yes yeah
+    no well oh okay ok i""".split()
+)
+_RUN_ON_MIN_WORDS = 4
+
+
+def _split_run_on(chunk: str) -> list[str]:
+    words = chunk.split()
+    pieces: list[str] = []
+    start = 0
+    for i, word in enumerate(words):
+        if (
+            i - start >= _RUN_ON_MIN_WORDS
+            and _RUN_ON_SUBJECT.match(word)
+            and words[i - 1].lower().strip(".,") not in _BINDS_NEXT
+        ):
+            pieces.append(" ".join(words[start:i]))
+            start = i
+    pieces.append(" ".join(words[start:]))
+    return pieces
 
 
 def _split_conjunctions(chunk: str) -> list[tuple[str, str]]:

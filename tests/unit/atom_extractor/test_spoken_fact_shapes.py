@@ -97,3 +97,12 @@ def test_terse_and_judging_dislikes_are_preferences(text, statement):
 )
 def test_dropped_subject_look_alikes_store_nothing(text):
     assert extract(text).facts == ()
+
+
+def test_an_unpunctuated_run_on_statement_is_read_as_its_own_clause():
+    text = "what oil works best on a wok im a line cook so i use one every shift"
+    assert [f.text for f in extract(text).facts] == ["User is a line cook."]
+
+
+def test_a_bound_im_is_not_split_off():
+    assert extract("the one thing I'm sure about is that it rained").facts == ()
