@@ -1,13 +1,11 @@
 """Retrieval-quality harness: the engine's own scoring over plain documents, and its
-evidence recall on LoCoMo (`python -m memmesh.bench.eval_ranking FILE [--minilm-documents]`).
+evidence recall on LoCoMo (`python -m memmesh.bench.eval_ranking FILE`).
 
 Measures:
 - raw-turn recall@k: every turn "(session date) speaker: text" is a document, ranked by
   relevance alone (the reference BM25 figure is 0.684 at k = 20);
 - the same with the engine's turn selection by BM25 alone, dense alone and fused, per
   split: dev (conversations 0-1, where the dense settings were chosen) and test (2-9);
-  with --minilm-documents also dense and fused with the documents embedded by the full
-  encoder (queries stay static: the full encoder is too slow for a Brief);
 - the selection study: the same turns treated as atoms with synthetic §2.11.9 signals,
   selected by several policies at the atom cap of 20, to show how much recall each way
   of combining relevance with the §2.11.9 order keeps.
@@ -25,10 +23,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memmesh.embedding import default_encoder
 from memmesh.embedding.static import default_static_encoder
 from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
-from memmesh.engines.retrieval_ranker.domain.dense import DenseIndex, RetrievalMode, quantised
+from memmesh.engines.retrieval_ranker.domain.dense import DenseIndex, RetrievalMode
 from memmesh.engines.retrieval_ranker.domain.documents import AtomSignals, IndexDoc, Kind
 from memmesh.engines.retrieval_ranker.domain.ranking import (
     RankingPolicy,
@@ -159,42 +156,29 @@ def _mean(values: Sequence[float]) -> float:
     return round(sum(values) / len(values), 3)
 
 
-def locomo_figures(path: Path, k: int = 20, minilm_documents: bool = False) -> dict[str, object]:
+def locomo_figures(path: Path, k: int = 20) -> dict[str, object]:
     """Evidence recall@k of raw-turn ranking, of each retrieval mode and of each selection
     policy, categories 1-4."""
     samples = json.loads(path.read_text())
     analyzer = Analyzer(default_static_encoder())
     raw: dict[int, list[float]] = defaultdict(list)
     selected: dict[str, list[float]] = defaultdict(list)
-    # (documents' encoder, mode, split) -> recalls; "all" and per category as well.
-    by_mode: dict[tuple[str, str, str], list[float]] = defaultdict(list)
-    encoders = ["static", "minilm"] if minilm_documents else ["static"]
+    # (mode, split) -> recalls; "all" and per category as well.
+    by_mode: dict[tuple[str, str], list[float]] = defaultdict(list)
     for number, sample in enumerate(samples):
         split = "dev" if number < DEV_CONVERSATIONS else "test"
         documents = locomo_documents(sample["conversation"])
-        indexes = {}
-        for encoder in encoders:
-            if encoder == "static":
-                vectors = [analyzer.vector(d.text) for d in documents]
-            else:
-                vectors = [
-                    quantised(v) for v in default_encoder().encode([d.text for d in documents])
-                ]
-            indexes[encoder] = EvaluationIndex(documents, analyzer, synthetic_signals, vectors)
-        index = indexes["static"]
+        vectors = [analyzer.vector(d.text) for d in documents]
+        index = EvaluationIndex(documents, analyzer, synthetic_signals, vectors)
         for qa in sample["qa"]:
             evidence = set(_EVIDENCE_ID.findall(" ".join(qa.get("evidence", []))))
             if qa["category"] not in CATEGORIES or not evidence:
                 continue
             raw[qa["category"]].append(_recall(index.rank(qa["question"], k), evidence))
-            for encoder, mode in [("static", RetrievalMode.BM25)] + [
-                (encoder, mode)
-                for encoder in encoders
-                for mode in (RetrievalMode.DENSE, RetrievalMode.FUSED)
-            ]:
-                recall = _recall(indexes[encoder].select_turns(qa["question"], k, mode), evidence)
+            for mode in RetrievalMode:
+                recall = _recall(index.select_turns(qa["question"], k, mode), evidence)
                 for part in (split, f"cat{qa['category']}", "all"):
-                    by_mode[(encoder, mode.value, part)].append(recall)
+                    by_mode[(mode.value, part)].append(recall)
             for name, policy in POLICIES.items():
                 selected[name].append(
                     _recall(index.select(qa["question"], ATOM_CAP, policy), evidence)
@@ -208,8 +192,7 @@ def locomo_figures(path: Path, k: int = 20, minilm_documents: bool = False) -> d
             name: round(sum(values) / len(values), 3) for name, values in selected.items()
         },
         f"turn_selection_recall_at_{k}": {
-            f"{encoder}/{mode}/{part}": _mean(values)
-            for (encoder, mode, part), values in sorted(by_mode.items())
+            f"{mode}/{part}": _mean(values) for (mode, part), values in sorted(by_mode.items())
         },
     }
 
@@ -217,10 +200,8 @@ def locomo_figures(path: Path, k: int = 20, minilm_documents: bool = False) -> d
 def main(argv: Sequence[str] | None = None) -> None:
     """Print the LoCoMo figures as one JSON line."""
     args = list(sys.argv[1:] if argv is None else argv)
-    minilm = "--minilm-documents" in args
-    paths = [arg for arg in args if not arg.startswith("--")]
-    path = Path(paths[0] if paths else "../shared/datasets/locomo10.json")
-    print(json.dumps(locomo_figures(path, minilm_documents=minilm), sort_keys=True))
+    path = Path(args[0] if args else "../shared/datasets/locomo10.json")
+    print(json.dumps(locomo_figures(path), sort_keys=True))
 
 
 if __name__ == "__main__":
