@@ -87,6 +87,10 @@ class VoiceMemory:
             finally:
                 self._ingests.task_done()
 
+    async def ingested(self) -> None:
+        """Wait until every queued turn has been ingested (or given up)."""
+        await self._ingests.join()
+
     def close_soon(self) -> None:
         """aclose() from a synchronous callback (a framework's event); the task is kept here."""
         if self._closing is None:
@@ -99,7 +103,7 @@ class VoiceMemory:
         self._closed = True
         try:
             async with asyncio.timeout(self.settings.close_budget_ms / 1000):
-                await self._ingests.join()
+                await self.ingested()
                 await self.session.close(TurnBudget.of_ms(self.settings.close_budget_ms))
         except Exception as error:
             log.warning("memory close incomplete: %s", getattr(error, "reason_code", error))

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 import pytest
 
 from memmesh.client.memory_client import GatewaySettings, MemoryClient
 from memmesh.client.session import MemorySession
 from memmesh.runtime.supervisor import Mesh, built_engines
+from memmesh.voice.prompt import HEADER
 from memmesh.voice.turns import VoiceMemory, VoiceMemorySettings
 
 # The per-turn mesh: every engine but device sync.
@@ -63,3 +65,56 @@ def conversation_memory(client: MemoryClient, user_id: str, clock: SteppingClock
 def gateway_settings(mesh: Mesh) -> GatewaySettings:
     """The SDK's settings for the test tenant."""
     return GatewaySettings(addr=mesh.addrs["gateway"], tenant_key=TENANT_KEY, tenant_id=TENANT)
+
+
+# One call through a framework: the user's turns in, the LLM's context (its messages'
+# texts) on each turn out.
+Call = Callable[[VoiceMemory, list[str]], Awaitable[list[list[str]]]]
+
+
+def memory_in(context: list[str]) -> str:
+    """The memory message of an LLM context ("" when there is none)."""
+    return next((text for text in context if text.startswith(HEADER)), "")
+
+
+async def calls_of_one_user(mesh: Mesh, call: Call, caplog: pytest.LogCaptureFixture) -> None:
+    """Three calls of one user: a fact said in the first is in the LLM's context in the
+    second, a subject the user asked not to mention is not, and with the gateway stopped
+    the third is still answered, without memory, with the reason logged."""
+    user_id, clock = new_user_id(), SteppingClock()
+    async with MemoryClient(gateway_settings(mesh)) as client:
+        first = await call(
+            conversation_memory(client, user_id, clock),
+            [
+                "hi, my sister Sarah lives in Chicago",
+                "my brother Kwame is a pilot and his birthday is next week",
+                "what should I get my brother for his birthday?",
+                "Please stop mentioning my brother.",
+                "ok thanks",
+            ],
+        )
+        # Within the call memory names him, so the rule below has something to hide.
+        assert "Kwame" in memory_in(first[2])
+
+        clock.now_us += DAY_US
+        second = await call(
+            conversation_memory(client, user_id, clock),
+            ["what should I get my sister for her birthday?", "and my brother?"],
+        )
+        assert "Sarah" in memory_in(second[0])
+        said = "\n".join(text for context in second for text in context)
+        assert "Kwame" not in said and "pilot" not in said
+
+        mesh.kill("gateway")
+        try:
+            clock.now_us += DAY_US
+            memory = conversation_memory(client, user_id, clock)
+            with caplog.at_level(logging.WARNING, logger="memmesh.voice"):
+                third = await call(memory, ["what should I cook tonight?"])
+            assert len(third) == 1
+            assert "what should I cook tonight?" in third[0]
+            assert memory_in(third[0]) == ""
+            assert memory.last_brief.reason_code == "UNAVAILABLE"
+            assert "memory degraded: UNAVAILABLE" in caplog.text
+        finally:
+            mesh.start(["gateway"])
