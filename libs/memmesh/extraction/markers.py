@@ -34,8 +34,12 @@ _PLAN = re.compile(
     r"\b(?:going to|planning|plan to|plan on|thinking (?:about|of)|want to|hoping to|hope to|"
     r"trying to|try to|about to|intend|considering|someday|one day|soon|will|I'll|"
     r"gonna|starting|startin|next (?:week|month|year|time|summer|winter|spring|fall)|"
-    r"signing up|sign up|in the (?:spring|summer|fall|autumn|winter))\b",
+    r"signing up|sign up|(?P<season>in the (?:spring|summer|fall|autumn|winter)))\b",
     re.I,
+)
+# "we moved in the spring" reports what happened; only without a past verb is a season a plan.
+_PAST_VERB = re.compile(
+    r"\b(?:moved|relocated|emigrated|adopted|started|began|got|went|was|were|had|did)\b", re.I
 )
 _TIME_BOUND = re.compile(
     r"\b(?:today|tonight|tomorrow|yesterday|this (?:morning|afternoon|evening|week|weekend|month|"
@@ -82,7 +86,8 @@ def clause_markers(clause: Clause) -> frozenset[str]:
         found.add(HYPOTHETICAL)
     if _HEDGE.search(text):
         found.add(HEDGED)
-    if _PLAN.search(text):
+    plan = _PLAN.search(text)
+    if plan and not (plan.group("season") and _PAST_VERB.search(text)):
         found.add(PLAN)
     if _TIME_BOUND.search(text) or (
         _SHORT_SPAN.search(text) and not re.search(r"\bbeen\b", text, re.I)

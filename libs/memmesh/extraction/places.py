@@ -17,8 +17,12 @@ _LIVE_IN = re.compile(
     r"(?P<rest>.+)$|^(?:I'm|I am)\s+(?:based|living)\s+(?P<rest2>(?:in|out of)\s+.+)$",
     re.I,
 )
+# "I moved to Lyon", "we relocated to Tucson", terse "just moved to Nairobi", "moved into the
+# new place in Denver": the move is episodic, where the user now lives is durable.
 _MOVED_TO = re.compile(
-    r"^I\s+(?:just\s+|recently\s+|finally\s+)?moved\s+to\s+"
+    r"^(?:(?:I|we)(?:'ve|\s+have)?\s+)?(?:just\s+|recently\s+|finally\s+|also\s+)?"
+    r"(?:moved|relocated|emigrated)\s+(?:back\s+|over\s+|out\s+)?(?:to|into\s+(?:a|the|our|my)\s+"
+    r"(?:new\s+)?(?:place|flat|apartment|house|home|condo)\s+in)\s+"
     r"(?P<place>[A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)*)",
     re.I,
 )

@@ -106,3 +106,20 @@ def test_an_unpunctuated_run_on_statement_is_read_as_its_own_clause():
 
 def test_a_bound_im_is_not_split_off():
     assert extract("the one thing I'm sure about is that it rained").facts == ()
+
+
+@pytest.mark.parametrize(
+    "text, statement",
+    [
+        ("we relocated to Ghent in the spring", "User lives in Ghent."),
+        ("just moved to Windhoek", "User lives in Windhoek."),
+        ("we finally moved into the new flat in Bergen", "User lives in Bergen."),
+    ],
+)
+def test_a_move_said_any_way_leaves_where_the_user_lives(text, statement):
+    assert [f.text for f in extract(text).facts] == [statement]
+
+
+@pytest.mark.parametrize("text", ["we're moving to Ghent next month", "my aunt moved to Bergen"])
+def test_a_planned_move_or_someone_elses_leaves_no_residence(text):
+    assert [f for f in extract(text).facts if f.category == "identity"] == []
