@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Self, TypeVar
 
 import grpc
 
@@ -169,7 +169,7 @@ class MemoryClient:
         """Close the channel."""
         await self._gateway.close()
 
-    async def __aenter__(self) -> MemoryClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
