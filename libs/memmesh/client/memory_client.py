@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Self, TypeVar
+from typing import Self, TypeVar, Unpack
 
 import grpc
 
 from memmesh.client.budget import TurnBudget
 from memmesh.client.gateway import GatewayClient
+from memmesh.client.requests import BriefOptions
 from memmesh.client.results import MODE_NAMES, BriefResult, CommandResult, IngestResult
 from memmesh.runtime.channels import CHANNEL_OPTIONS
 
@@ -81,23 +82,14 @@ class MemoryClient:
         now_us: int,
         query: str,
         *,
-        channel: str = "voice",
-        mode: str | None = None,
-        identity_verified: bool = True,
         budget: TurnBudget | None = None,
+        **options: Unpack[BriefOptions],
     ) -> BriefResult:
-        """The Context Bundle for the user's turn `query`."""
+        """The Context Bundle for the user's turn `query` (voice channel, verified speaker
+        unless the options say otherwise)."""
+        timeout = self._timeout(budget)
         response = await _typed(
-            self._gateway.brief(
-                user_id,
-                session_id,
-                now_us,
-                query,
-                channel=channel,
-                mode=mode,
-                identity_verified=identity_verified,
-                timeout=self._timeout(budget),
-            )
+            self._gateway.brief(user_id, session_id, now_us, query, timeout=timeout, **options)
         )
         return BriefResult.of(response)
 

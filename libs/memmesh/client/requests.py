@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from memmesh.common.v1 import bundle_pb2, memory_pb2, scope_pb2
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.runtime.timeconv import timestamp_of
@@ -13,6 +15,17 @@ MODES = {
     "session_start": bundle_pb2.SESSION_MODE_SESSION_START,
     "in_session": bundle_pb2.SESSION_MODE_IN_SESSION,
 }
+
+
+class BriefOptions(TypedDict, total=False):
+    """How a Brief is asked for, beyond whose turn and when (BriefRequest's fields)."""
+
+    channel: str
+    mode: str | None
+    identity_verified: bool
+    unanswered_question_ids: tuple[str, ...]
+    user_review_requested: bool
+    device_restored: bool
 
 
 def user_scope(tenant_id: str, user_id: str) -> scope_pb2.UserScope:

@@ -6,10 +6,11 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 from memmesh.client.budget import TurnBudget
 from memmesh.client.memory_client import GatewaySettings, MemoryClient
+from memmesh.client.requests import BriefOptions
 from memmesh.client.results import BriefResult, CommandResult, IngestResult
 
 T = TypeVar("T")
@@ -44,24 +45,12 @@ class SyncMemoryClient:
         now_us: int,
         query: str,
         *,
-        channel: str = "voice",
-        mode: str | None = None,
-        identity_verified: bool = True,
         budget: TurnBudget | None = None,
+        **options: Unpack[BriefOptions],
     ) -> BriefResult:
         """The Context Bundle for the user's turn `query`."""
-        return self._run(
-            self._client.brief(
-                user_id,
-                session_id,
-                now_us,
-                query,
-                channel=channel,
-                mode=mode,
-                identity_verified=identity_verified,
-                budget=budget,
-            )
-        )
+        call = self._client.brief(user_id, session_id, now_us, query, budget=budget, **options)
+        return self._run(call)
 
     def ingest(
         self,
