@@ -7,7 +7,8 @@ services go::
               transport.output(), context.assistant()])
 
 On each LLM context frame it Briefs the latest user message and puts the rendered bundle
-into the context as one system message (replacing the previous turn's), then queues the
+into the context as one "developer" message after the instructions (Pipecat turns it into
+what each provider takes; it replaces the previous turn's), then queues the
 new user and assistant messages for Ingest. When the pipeline ends it ingests the last
 reply and closes the session. Memory that fails or runs late leaves the context as it was.
 """
@@ -23,6 +24,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from memmesh.voice.turns import VoiceMemory
 
 SPEAKERS = ("user", "assistant")
+INSTRUCTIONS = ("system", "developer")
 
 
 def message_text(message: Any) -> str:
@@ -41,25 +43,35 @@ def message_text(message: Any) -> str:
     return ""
 
 
+def after_instructions(messages: list[Any]) -> int:
+    """The index just past the leading system and developer messages."""
+    index = 0
+    while index < len(messages) and message_role(messages[index]) in INSTRUCTIONS:
+        index += 1
+    return index
+
+
+def message_role(message: Any) -> str:
+    """The role of a standard context message ("" for a provider-specific one)."""
+    return str(message.get("role", "")) if isinstance(message, dict) else ""
+
+
 class MemmeshMemoryService(FrameProcessor):
     """Brief before the LLM, Ingest after, for one conversation's VoiceMemory."""
 
-    def __init__(self, memory: VoiceMemory, *, position: int = 1, **kwargs: Any) -> None:
+    def __init__(self, memory: VoiceMemory, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.memory = memory
-        # Where the memory message goes: after the system prompt by default.
-        self.position = position
         self._memory_message: LLMStandardMessage | None = None
         self._context: LLMContext | None = None
         self._ingested = 0
 
     def _conversation(self, context: LLMContext) -> list[tuple[str, str]]:
         return [
-            (message["role"], message_text(message))
+            (message_role(message), message_text(message))
             for message in context.get_messages()
             if message is not self._memory_message
-            and isinstance(message, dict)
-            and message.get("role") in SPEAKERS
+            and message_role(message) in SPEAKERS
             and message_text(message)
         ]
 
@@ -80,10 +92,10 @@ class MemmeshMemoryService(FrameProcessor):
         previous = self._memory_message
         if new_user_texts:
             prompt = await self.memory.prompt_for(new_user_texts[-1])
-            self._memory_message = {"role": "system", "content": prompt} if prompt else None
+            self._memory_message = {"role": "developer", "content": prompt} if prompt else None
         messages = [m for m in context.get_messages() if m is not previous]
         if self._memory_message is not None:
-            messages.insert(max(0, min(self.position, len(messages))), self._memory_message)
+            messages.insert(after_instructions(messages), self._memory_message)
         context.set_messages(messages)
         # Ingested after the Brief, so the turn's own words are not in its bundle twice.
         self._remember(new_turns)
