@@ -45,6 +45,7 @@ CATEGORIES = (1, 2, 3, 4)
 MODES = ("bm25", "dense", "fused")
 MODE_VARIABLE = "MEMMESH_RETRIEVAL_RANKER_RETRIEVAL_MODE"
 RANKER = "retrieval_ranker"
+BUDGET_VARIABLE = "MEMMESH_GATEWAY_BRIEF_BUDGET_MS"
 _DIA_ID = re.compile(r"D\d+:\d+")
 
 
@@ -217,7 +218,9 @@ def ask_every_question(
     }
 
 
-def evaluate(dataset: Path, limit: int | None) -> dict[str, dict[str, object]]:
+def evaluate(
+    dataset: Path, limit: int | None, brief_budget_ms: int | None = None
+) -> dict[str, dict[str, object]]:
     """Ingest every conversation once, then the figures of each retrieval mode."""
     samples = json.loads(dataset.read_text())[:limit]
     figures: dict[str, dict[str, object]] = {}
@@ -228,6 +231,8 @@ def evaluate(dataset: Path, limit: int | None) -> dict[str, dict[str, object]]:
             "MEMMESH_GATEWAY_TENANT_KEYS": json.dumps({TENANT: KEY}),
             MODE_VARIABLE: "fused",
         }
+        if brief_budget_ms is not None:
+            env[BUDGET_VARIABLE] = str(brief_budget_ms)
         mesh = Mesh(built_engines(), env=env)
         mesh.start()
         gateway = Gateway(mesh.addrs["gateway"])
@@ -263,12 +268,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
     parser.add_argument("--limit", type=int, default=None, help="only the first N conversations")
+    parser.add_argument(
+        "--brief-budget-ms",
+        type=int,
+        default=None,
+        help="the gateway's Brief budget (default: the gateway's own); a generous one measures "
+        "retrieval quality apart from degradation on a loaded machine",
+    )
     args = parser.parse_args()
     if not args.dataset.exists():
         raise SystemExit(
             f"{args.dataset} not found: run from the repository with ../shared beside it"
         )
-    by_mode = evaluate(args.dataset, args.limit)
+    by_mode = evaluate(args.dataset, args.limit, args.brief_budget_ms)
     for mode, figures in by_mode.items():
         print(
             f"{mode}: evidence recall {figures['evidence_recall']} over {figures['questions']} "
