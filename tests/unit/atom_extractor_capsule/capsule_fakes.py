@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -186,3 +187,22 @@ class ScriptedExtractor:
         self, tenant_id: str, user_id: str, turn: TurnInput, now_us: int
     ) -> tuple[ExtractionResult, ProvenanceEntry | None]:
         return self.script.get(turn.text, ExtractionResult(relevant=False)), None
+
+
+class HeldExtractor(ScriptedExtractor):
+    """Scripted, but the extraction of one text waits until `release` is set (a slow
+    provider), after setting `entered`."""
+
+    def __init__(self, script: dict[str, ExtractionResult], held_text: str) -> None:
+        super().__init__(script)
+        self.held_text = held_text
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def extract(
+        self, tenant_id: str, user_id: str, turn: TurnInput, now_us: int
+    ) -> tuple[ExtractionResult, ProvenanceEntry | None]:
+        if turn.text == self.held_text:
+            self.entered.set()
+            await self.release.wait()
+        return await super().extract(tenant_id, user_id, turn, now_us)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from capsule_fakes import Fakes, ScriptedExtractor
+from capsule_fakes import Fakes, HeldExtractor, ScriptedExtractor
 
 from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
 from memmesh.engines.atom_extractor.domain.capsule import ChangeKind, TurnInput
@@ -30,8 +31,18 @@ SISTER = ExtractedFact(
     ("Sarah",),
     "",
 )
+CELLO = ExtractedFact(
+    "User plays the cello.",
+    "preference",
+    FactType.USER_FACT,
+    9000,
+    "identity.hobby.cello",
+    ("cello",),
+    "",
+)
 SCRIPT = {
     "I have a sister named Sarah.": ExtractionResult(relevant=True, facts=(SISTER,)),
+    "I play the cello.": ExtractionResult(relevant=True, facts=(CELLO,)),
     "No, I said Sandra, not Sarah.": ExtractionResult(
         relevant=False,
         command=Command.CORRECTION,
@@ -120,6 +131,33 @@ async def test_forget_that_removes_the_last_referenced_atom_everywhere(
     assert await store.load_atoms("t", "u") == [] and fakes.index.documents == {}
     forgotten = [e for e in fakes.ledger.events if e.event_type == "ATOM_FORGOTTEN"]
     assert len(forgotten) == 1 and "Sarah" not in repr(forgotten)
+
+
+async def test_forget_that_sent_while_the_last_turn_is_extracted_forgets_that_turn(
+    store: SqlCapsuleStore,
+) -> None:
+    """A command planned while the turn before it is still being extracted waits for it:
+    "that" is the turn just said, not the one before (whose words would be cut instead)."""
+    fakes = Fakes()
+    extractor = HeldExtractor(SCRIPT, "I have a sister named Sarah.")
+    service = fakes.service(store, extractor)
+    await service.process("t", "u", turn(1, "I play the cello."), NOW)
+    said = asyncio.create_task(
+        service.process("t", "u", turn(2, "I have a sister named Sarah."), NOW + 1)
+    )
+    await extractor.entered.wait()
+    command = asyncio.create_task(
+        service.run_command("t", "u", Command.FORGET, "", "session-1", "req-1", NOW + 2)
+    )
+    # Whatever the command can read before the extraction ends, it reads now.
+    await asyncio.sleep(0.2)
+    extractor.release.set()
+    await said
+    forgotten = await command
+    assert [c.atom.key for c in forgotten.changes] == ["relationship.sister.sarah"]
+    assert [a.key for a in await store.load_atoms("t", "u")] == ["identity.hobby.cello"]
+    emptied = [turn_ids for turn_ids, terms in fakes.threads.redacted if not terms]
+    assert emptied == [("turn-2",)]
 
 
 async def test_a_turn_that_mentions_an_atom_records_its_use(store: SqlCapsuleStore) -> None:

@@ -161,75 +161,78 @@ class CapsuleService:
         related: Related | None = None,
         learning: Learning | None = None,
     ) -> Outcome:
-        lock = self._lock(tenant_id, user_id)
-        async with lock:
-            for attempt in range(MAX_PLAN_ATTEMPTS):
-                if await self._store.is_processed(tenant_id, user_id, marker):
-                    return Outcome(
-                        duplicate=True, pending_effects=await self._pending(tenant_id, user_id)
-                    )
-                ws = WorkingCapsule(await self._load(tenant_id, user_id, related))
-                refs = (
-                    await self._store.session_refs(tenant_id, user_id, session_id)
-                    if session_id
-                    else ()
-                )
-                ctx = ChangeContext(tenant_id, user_id, marker, now_us, session_id)
-                applied = planner(ws, ctx, refs)
-                erasure = applied.plan.erasure if applied.plan is not None else None
-                if erasure is None:
-                    erasure = applied.erasure
-                # Patterns follow the facts and the forget (the caps, the evidence left).
-                learned = learn(ws, ctx, learning, erasure) if learning is not None else None
-                commit = CapsuleCommit(
-                    marker=marker,
-                    upserts=ws.upserts(),
-                    deletes=ws.deletes(),
-                    corrections=applied.corrections,
-                    rejections=[*applied.rejections, *(learned.proposals if learned else ())],
-                    provenance=applied.provenance,
-                    session_refs=(session_id, tuple(applied.touched))
-                    if session_id and applied.touched
-                    else None,
-                    effects=effects_of(ws, ctx, applied.events, applied.plan)
-                    + self._erasure_effects(erasure, ctx),
-                    turn_session=applied.turn_session,
-                    last_said=applied.last_said,
-                    erasure=local_erasure(erasure, ctx) if erasure is not None else None,
-                    observations=learned.write if learned is not None else None,
-                )
-                try:
-                    written = await self._store.commit(tenant_id, user_id, commit)
-                except VersionMismatch:
-                    if attempt + 1 == MAX_PLAN_ATTEMPTS:
-                        raise
-                    continue
-                if not written:
-                    return Outcome(
-                        duplicate=True, pending_effects=await self._pending(tenant_id, user_id)
-                    )
-                # The effects are queued with the commit: the first attempt is made now.
-                effects = queued_form(marker, commit.effects)
-                if effects:
-                    await self._outbox.enqueue_and_deliver(
-                        tenant_id,
-                        user_id,
-                        effects,
-                        FIRST_ATTEMPT_S if commit.erasure is None else ERASURE_FIRST_ATTEMPT_S,
-                    )
-                if commit.erasure is not None:
-                    # After the first delivery: the delivered effects carried the terms too.
-                    await self._store.reclaim_erased()
-                pending = await self._pending(tenant_id, user_id)
+        """Plan on fresh state and commit; the caller holds the user's lock."""
+        for attempt in range(MAX_PLAN_ATTEMPTS):
+            if await self._store.is_processed(tenant_id, user_id, marker):
                 return Outcome(
-                    changes=tuple(ws.changes), plan=applied.plan, pending_effects=pending
+                    duplicate=True, pending_effects=await self._pending(tenant_id, user_id)
                 )
+            ws = WorkingCapsule(await self._load(tenant_id, user_id, related))
+            refs = (
+                await self._store.session_refs(tenant_id, user_id, session_id) if session_id else ()
+            )
+            ctx = ChangeContext(tenant_id, user_id, marker, now_us, session_id)
+            applied = planner(ws, ctx, refs)
+            erasure = applied.plan.erasure if applied.plan is not None else None
+            if erasure is None:
+                erasure = applied.erasure
+            # Patterns follow the facts and the forget (the caps, the evidence left).
+            learned = learn(ws, ctx, learning, erasure) if learning is not None else None
+            commit = CapsuleCommit(
+                marker=marker,
+                upserts=ws.upserts(),
+                deletes=ws.deletes(),
+                corrections=applied.corrections,
+                rejections=[*applied.rejections, *(learned.proposals if learned else ())],
+                provenance=applied.provenance,
+                session_refs=(session_id, tuple(applied.touched))
+                if session_id and applied.touched
+                else None,
+                effects=effects_of(ws, ctx, applied.events, applied.plan)
+                + self._erasure_effects(erasure, ctx),
+                turn_session=applied.turn_session,
+                last_said=applied.last_said,
+                erasure=local_erasure(erasure, ctx) if erasure is not None else None,
+                observations=learned.write if learned is not None else None,
+            )
+            try:
+                written = await self._store.commit(tenant_id, user_id, commit)
+            except VersionMismatch:
+                if attempt + 1 == MAX_PLAN_ATTEMPTS:
+                    raise
+                continue
+            if not written:
+                return Outcome(
+                    duplicate=True, pending_effects=await self._pending(tenant_id, user_id)
+                )
+            # The effects are queued with the commit: the first attempt is made now.
+            effects = queued_form(marker, commit.effects)
+            if effects:
+                await self._outbox.enqueue_and_deliver(
+                    tenant_id,
+                    user_id,
+                    effects,
+                    FIRST_ATTEMPT_S if commit.erasure is None else ERASURE_FIRST_ATTEMPT_S,
+                )
+            if commit.erasure is not None:
+                # After the first delivery: the delivered effects carried the terms too.
+                await self._store.reclaim_erased()
+            pending = await self._pending(tenant_id, user_id)
+            return Outcome(changes=tuple(ws.changes), plan=applied.plan, pending_effects=pending)
         raise AssertionError("unreachable")
 
     async def process(
         self, tenant_id: str, user_id: str, turn: TurnInput, now_us: int
     ) -> ProcessOutcome:
         """Extract from one turn and apply facts, correction and command; idempotent by turn id."""
+        # Held from the first read: the forgets it must obey, and a "forget that" planned
+        # meanwhile must see this turn as said.
+        async with self._lock(tenant_id, user_id):
+            return await self._process(tenant_id, user_id, turn, now_us)
+
+    async def _process(
+        self, tenant_id: str, user_id: str, turn: TurnInput, now_us: int
+    ) -> ProcessOutcome:
         marker = f"turn:{turn.turn_id}"
         if await self._store.is_processed(tenant_id, user_id, marker):
             pending = await self._pending(tenant_id, user_id)
@@ -436,29 +439,34 @@ class CapsuleService:
         now_us: int,
     ) -> Outcome:
         """Run a user control command directly; idempotent by request id."""
-        marker = f"command:{request_id or digest(command.value, target, session_id, str(now_us))}"
-        thread_id = target or session_id
-        thread_turns = await self._thread_turns(tenant_id, user_id, command, thread_id)
-        said, last = await self._said(tenant_id, user_id, command, session_id)
-
-        def planner(ws: WorkingCapsule, ctx: ChangeContext, refs: tuple[str, ...]) -> Applied:
-            plan = plan_command(
-                ws,
-                command,
-                target,
-                refs,
-                ctx,
-                thread_id=thread_id,
-                thread_turn_ids=thread_turns,
-                said_turn_ids=said,
-                last_said=last,
+        # Held from the first read: which turn was said last ("that") and which turns a
+        # conversation had must not change before the plan is committed.
+        async with self._lock(tenant_id, user_id):
+            marker = (
+                f"command:{request_id or digest(command.value, target, session_id, str(now_us))}"
             )
-            return Applied(events=[command_event(plan, target, ctx)], plan=plan)
+            thread_id = target or session_id
+            thread_turns = await self._thread_turns(tenant_id, user_id, command, thread_id)
+            said, last = await self._said(tenant_id, user_id, command, session_id)
 
-        learning = Learning(tuple(await self._store.observations(tenant_id, user_id)))
-        return await self._mutate(
-            tenant_id, user_id, marker, now_us, session_id, planner, learning=learning
-        )
+            def planner(ws: WorkingCapsule, ctx: ChangeContext, refs: tuple[str, ...]) -> Applied:
+                plan = plan_command(
+                    ws,
+                    command,
+                    target,
+                    refs,
+                    ctx,
+                    thread_id=thread_id,
+                    thread_turn_ids=thread_turns,
+                    said_turn_ids=said,
+                    last_said=last,
+                )
+                return Applied(events=[command_event(plan, target, ctx)], plan=plan)
+
+            learning = Learning(tuple(await self._store.observations(tenant_id, user_id)))
+            return await self._mutate(
+                tenant_id, user_id, marker, now_us, session_id, planner, learning=learning
+            )
 
     async def forget(
         self,
@@ -472,56 +480,58 @@ class CapsuleService:
         now_us: int,
     ) -> Outcome:
         """Forget atoms named by id, by target, or last referenced in the session."""
-        marker = "forget:" + digest(
-            ",".join(sorted(atom_ids)),
-            target,
-            session_id,
-            str(last_referenced),
-            reason,
-            str(now_us),
-        )
-
-        said, last = await self._said(
-            tenant_id, user_id, Command.FORGET, session_id if last_referenced else ""
-        )
-
-        def planner(ws: WorkingCapsule, ctx: ChangeContext, refs: tuple[str, ...]) -> Applied:
-            chosen = (
-                {a.atom_id: a for a in matching_atoms(ws, target, include_superseded=True)}
-                if target
-                else {}
+        # Held from the first read, as for a command: the turn said last must not change.
+        async with self._lock(tenant_id, user_id):
+            marker = "forget:" + digest(
+                ",".join(sorted(atom_ids)),
+                target,
+                session_id,
+                str(last_referenced),
+                reason,
+                str(now_us),
             )
-            for atom_id in [*atom_ids, *(refs if last_referenced else ())]:
-                atom = ws.get(atom_id)
-                if atom is not None:
-                    chosen[atom_id] = atom
-            atoms = list(chosen.values())
-            forgotten = forget(ws, atoms, ctx, reason)
-            # The same reach as a spoken forget: the user's turns holding the forgotten terms,
-            # devices, logs, late extractions.
-            return Applied(
-                erasure=erasure_of(
-                    atoms,
-                    forgotten,
-                    target,
-                    ctx,
-                    "",
-                    whole_turn=False,
-                    said_turn_ids=said,
-                    said_last=last if last_referenced else "",
+
+            said, last = await self._said(
+                tenant_id, user_id, Command.FORGET, session_id if last_referenced else ""
+            )
+
+            def planner(ws: WorkingCapsule, ctx: ChangeContext, refs: tuple[str, ...]) -> Applied:
+                chosen = (
+                    {a.atom_id: a for a in matching_atoms(ws, target, include_superseded=True)}
+                    if target
+                    else {}
                 )
-            )
+                for atom_id in [*atom_ids, *(refs if last_referenced else ())]:
+                    atom = ws.get(atom_id)
+                    if atom is not None:
+                        chosen[atom_id] = atom
+                atoms = list(chosen.values())
+                forgotten = forget(ws, atoms, ctx, reason)
+                # The same reach as a spoken forget: the user's turns holding the forgotten terms,
+                # devices, logs, late extractions.
+                return Applied(
+                    erasure=erasure_of(
+                        atoms,
+                        forgotten,
+                        target,
+                        ctx,
+                        "",
+                        whole_turn=False,
+                        said_turn_ids=said,
+                        said_last=last if last_referenced else "",
+                    )
+                )
 
-        learning = Learning(tuple(await self._store.observations(tenant_id, user_id)))
-        return await self._mutate(
-            tenant_id,
-            user_id,
-            marker,
-            now_us,
-            session_id if last_referenced else "",
-            planner,
-            learning=learning,
-        )
+            learning = Learning(tuple(await self._store.observations(tenant_id, user_id)))
+            return await self._mutate(
+                tenant_id,
+                user_id,
+                marker,
+                now_us,
+                session_id if last_referenced else "",
+                planner,
+                learning=learning,
+            )
 
     async def correct(
         self, tenant_id: str, user_id: str, heard: str, meant: str, turn_id: str, now_us: int
@@ -535,7 +545,8 @@ class CapsuleService:
                 corrections=[CorrectionPair(heard, meant, turn_id, now_us)],
             )
 
-        return await self._mutate(tenant_id, user_id, f"turn:{turn_id}", now_us, "", planner)
+        async with self._lock(tenant_id, user_id):
+            return await self._mutate(tenant_id, user_id, f"turn:{turn_id}", now_us, "", planner)
 
     async def confirm(
         self, tenant_id: str, user_id: str, atom_id: str, turn_id: str, now_us: int
@@ -547,7 +558,8 @@ class CapsuleService:
             confirm_atom(ws, atom_id, ctx)
             return Applied()
 
-        return await self._mutate(tenant_id, user_id, marker, now_us, "", planner)
+        async with self._lock(tenant_id, user_id):
+            return await self._mutate(tenant_id, user_id, marker, now_us, "", planner)
 
     async def mark(
         self,
@@ -573,9 +585,10 @@ class CapsuleService:
                     ws.put(marked, change(ChangeKind.MARKED, marked, reasons.MARK_REQUEST))
             return Applied()
 
-        return await self._mutate(
-            tenant_id, user_id, marker, now_us, session_id if not target else "", planner
-        )
+        async with self._lock(tenant_id, user_id):
+            return await self._mutate(
+                tenant_id, user_id, marker, now_us, session_id if not target else "", planner
+            )
 
     async def list_atoms(
         self, tenant_id: str, user_id: str, after: tuple[str, str] | None, limit: int
