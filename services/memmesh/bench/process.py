@@ -24,18 +24,36 @@ ENGINES = [
 ]
 NOW = 1_767_225_600_000_000
 # A voice session's mix: durable facts (new, restated, changed), small talk and questions.
+# The details change from turn to turn, so no text is seen twice and every turn pays for
+# its own sentence encoding (a repeated text would be answered from the encoder's cache).
 TYPICAL_TURNS = (
-    "I prefer tea over coffee.",
-    "Hey, how are you doing today?",
-    "I'm going to visit my sister Sarah in Chicago next week.",
-    "Can you help me write a poem?",
-    "I love jazz.",
-    "What's the weather like tomorrow?",
-    "My favorite color is blue.",
-    "I prefer tea over coffee.",
-    "Thanks, that was helpful!",
-    "I live in Boston.",
+    "I prefer {drink} with my {food}.",
+    "Hey, how are you doing this {daypart} in {city}?",
+    "I'm going to visit my sister {name} in {city} next week.",
+    "Can you help me write a poem about {food} and {music}?",
+    "I love {music}, especially with {drink}.",
+    "What's the weather like in {city} this {daypart}?",
+    "My favorite food is {food} with {drink}.",
+    "Actually I prefer {drink} in the {daypart}.",
+    "Thanks, that {food} recipe from {name} was helpful!",
+    "I live in {city} near my friend {name}.",
 )
+# List lengths chosen so that each template's pair of slots repeats only after 77 cycles.
+FILLERS = {
+    "drink": "tea cocoa kombucha lemonade matcha chai espresso cider kefir horchata milk".split(),
+    "daypart": "morning afternoon evening weekend Monday Friday lunchtime".split(),
+    "name": "Sarah Ana Priya Kwame Lena Tomas Yuki Omar Ines Farah Bea Dev".split(),
+    "city": "Chicago Boston Lisbon Denver Osaka Accra Quito Porto Lyon Perth Oslo Pune Cork".split(),
+    "food": "ramen paella dumplings tacos pho risotto falafel pierogi curry sushi".split(),
+    "music": "jazz opera salsa bluegrass techno reggae flamenco grunge gospel".split(),
+}
+
+
+def typical_turn(number: int) -> str:
+    """The number-th turn of the mix; each cycle through the templates takes new details."""
+    cycle = number // len(TYPICAL_TURNS)
+    template = TYPICAL_TURNS[number % len(TYPICAL_TURNS)]
+    return template.format(**{slot: words[cycle % len(words)] for slot, words in FILLERS.items()})
 
 
 async def _measure(turns: int, users: int, data_dir: Path) -> dict[str, float]:
@@ -46,7 +64,7 @@ async def _measure(turns: int, users: int, data_dir: Path) -> dict[str, float]:
         for user in range(users):
             scope = scope_pb2.UserScope(tenant_id="bench", user_id=f"user-{user}")
             for number in range(turns):
-                text = TYPICAL_TURNS[number % len(TYPICAL_TURNS)]
+                text = typical_turn(user * turns + number)
                 now = NOW + number * 1_000_000
                 turn = memory_pb2.Turn(
                     turn_id=f"turn-{number}",
