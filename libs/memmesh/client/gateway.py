@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import grpc
 
 from memmesh.client.requests import (
+    BriefOptions,
     brief_request,
     close_session_request,
     command_request,
@@ -53,27 +54,12 @@ class GatewayClient:
         now_us: int,
         query: str,
         *,
-        channel: str = "voice",
-        mode: str | None = None,
-        identity_verified: bool = True,
-        unanswered_question_ids: tuple[str, ...] = (),
-        user_review_requested: bool = False,
-        device_restored: bool = False,
         timeout: float | None = 5.0,
+        **options: Unpack[BriefOptions],
     ) -> pb.BriefResponse:
-        """The bundle for a turn."""
-        request = brief_request(
-            user_scope(self.tenant_id, user_id),
-            session_id,
-            now_us,
-            query,
-            channel=channel,
-            mode=mode,
-            identity_verified=identity_verified,
-            unanswered_question_ids=unanswered_question_ids,
-            user_review_requested=user_review_requested,
-            device_restored=device_restored,
-        )
+        """The bundle for a turn (voice channel, verified speaker unless options say otherwise)."""
+        scope = user_scope(self.tenant_id, user_id)
+        request = brief_request(scope, session_id, now_us, query, **options)
         response: pb.BriefResponse = await self._stub.Brief(
             request, metadata=self._metadata, timeout=timeout
         )
