@@ -5,11 +5,13 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 
 import pytest
 
 from memmesh.client.memory_client import GatewaySettings, MemoryClient
 from memmesh.client.session import MemorySession
+from memmesh.runtime import tls
 from memmesh.runtime.supervisor import Mesh, built_engines
 from memmesh.voice.prompt import HEADER
 from memmesh.voice.turns import VoiceMemory, VoiceMemorySettings
@@ -27,9 +29,12 @@ BUDGET_MS = 3000
 
 @pytest.fixture(scope="module")
 def mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
-    """The per-turn engines as real processes on loopback, on embedded storage."""
+    """The per-turn engines as real processes on loopback, on embedded storage, over TLS."""
+    certificates = tmp_path_factory.mktemp("voice-certs")
+    tls.make_certificates(certificates, built_engines())
     env = {
         "MEMMESH_DATA_DIR": str(tmp_path_factory.mktemp("voice")),
+        "MEMMESH_TLS_DIR": str(certificates),
         "MEMMESH_STORAGE_URL": "sqlite",
         "MEMMESH_GATEWAY_TENANT_KEYS": f'{{"{TENANT}": "{TENANT_KEY}"}}',
         "MEMMESH_GATEWAY_BRIEF_BUDGET_MS": str(BUDGET_MS),
@@ -63,8 +68,13 @@ def conversation_memory(client: MemoryClient, user_id: str, clock: SteppingClock
 
 
 def gateway_settings(mesh: Mesh) -> GatewaySettings:
-    """The SDK's settings for the test tenant."""
-    return GatewaySettings(addr=mesh.addrs["gateway"], tenant_key=TENANT_KEY, tenant_id=TENANT)
+    """The SDK's settings for the test tenant: TLS with the mesh's CA."""
+    return GatewaySettings(
+        addr=mesh.addrs["gateway"],
+        tenant_key=TENANT_KEY,
+        tenant_id=TENANT,
+        root_certificates=(Path(mesh.env["MEMMESH_TLS_DIR"]) / "ca.pem").read_bytes(),
+    )
 
 
 # One call through a framework: the user's turns in, the LLM's context (its messages'

@@ -1,8 +1,10 @@
 """The client SDK against the engines as real processes: typed results from every call,
-sync and async alike, errors as reason codes, deadlines from the turn budget, and the
+sync and async alike, over TLS, errors as reason codes, deadlines from the turn budget, and the
 session helper's 30-minute rule as the gateway sees it."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 from conftest import NOW_US, SECOND_US, TENANT_KEY, SteppingClock, gateway_settings, new_user_id
@@ -10,7 +12,6 @@ from conftest import NOW_US, SECOND_US, TENANT_KEY, SteppingClock, gateway_setti
 from memmesh.client import (
     BudgetSpent,
     GatewayCallFailed,
-    GatewaySettings,
     MemoryClient,
     MemorySession,
     SyncMemoryClient,
@@ -48,11 +49,17 @@ def test_the_sync_client_answers_every_call_with_a_typed_result(mesh: Mesh) -> N
 async def test_failures_come_back_as_reason_codes_and_a_spent_budget_makes_no_call(
     mesh: Mesh,
 ) -> None:
-    wrong_key = GatewaySettings(addr=mesh.addrs["gateway"], tenant_key="not-" + TENANT_KEY)
+    wrong_key = replace(gateway_settings(mesh), tenant_key="not-" + TENANT_KEY)
     async with MemoryClient(wrong_key) as client:
         with pytest.raises(GatewayCallFailed) as failed:
             await client.brief(new_user_id(), "s1", NOW_US, "hello")
         assert failed.value.reason_code in ("UNAUTHENTICATED", "PERMISSION_DENIED")
+    # The gateway speaks TLS only: without the CA configured, nothing gets through.
+    plaintext = replace(gateway_settings(mesh), root_certificates=b"")
+    async with MemoryClient(plaintext) as client:
+        with pytest.raises(GatewayCallFailed) as refused:
+            await client.brief(new_user_id(), "s1", NOW_US, "hello")
+        assert refused.value.reason_code == "UNAVAILABLE"
     async with MemoryClient(gateway_settings(mesh)) as client:
         with pytest.raises(BudgetSpent):
             await client.brief(new_user_id(), "s1", NOW_US, "hello", budget=TurnBudget.of_ms(0))
