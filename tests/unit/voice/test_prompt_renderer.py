@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from memmesh.common.v1 import bundle_pb2, memory_pb2
 from memmesh.runtime.timeconv import timestamp_of
-from memmesh.voice.prompt import DO_NOT_SAY_INSTRUCTION, HEADER, render_bundle
+from memmesh.voice.prompt import DO_NOT_SAY_INSTRUCTION, HEADER, clip, render_bundle
 
 NOW_US = 1_767_225_600_000_000
 
@@ -118,3 +118,43 @@ def test_a_short_budget_leaves_out_the_least_important_first() -> None:
     short = render_bundle(fixed_bundle(), ("calm",), budget_bytes=len(full.encode()) // 2)
     assert "Tone:" not in short and "Related:" not in short
     assert DO_NOT_SAY_INSTRUCTION in short and "allergic to peanuts" in short
+
+
+@st.composite
+def bundles(draw: st.DrawFn) -> bundle_pb2.ContextBundle:
+    """Bundles of any size: atoms and turns of random text, some of them do-not-say."""
+    words = st.text(alphabet="abcdefghij éü字", min_size=1, max_size=400)
+    bundle = bundle_pb2.ContextBundle(rolling_summary=draw(words))
+    for index, (text, hidden, tag) in enumerate(
+        draw(st.lists(st.tuples(words, st.booleans(), st.integers(0, 4)), max_size=25))
+    ):
+        bundle.atoms.add(
+            atom_id=f"a{index}", text=f"atom{index} {text}", do_not_say=hidden, tag=tag
+        )
+    for index, (text, hidden) in enumerate(
+        draw(st.lists(st.tuples(words, st.booleans()), max_size=6))
+    ):
+        bundle.working_memory.add(
+            turn_id=f"t{index}",
+            role=memory_pb2.ROLE_USER,
+            text=f"turn{index} {text}",
+            do_not_say=hidden,
+        )
+    return bundle
+
+
+@given(bundles(), st.integers(min_value=0, max_value=4096))
+def test_any_bundle_renders_the_same_text_within_budget_with_the_instruction_over_its_items(
+    bundle: bundle_pb2.ContextBundle, budget: int
+) -> None:
+    text = render_bundle(bundle, budget_bytes=budget)
+    copy = bundle_pb2.ContextBundle.FromString(bundle.SerializeToString())
+    assert render_bundle(copy, budget_bytes=budget) == text
+    assert len(text.encode()) <= budget
+    lines = text.splitlines()
+    hidden = [f"- {clip(a.text)}" for a in bundle.atoms if a.do_not_say]
+    hidden += [f"- user: {clip(t.text)}" for t in bundle.working_memory if t.do_not_say]
+    shown = [line for line in hidden if line in lines]
+    if shown:
+        instruction = lines.index(DO_NOT_SAY_INSTRUCTION)
+        assert all(lines.index(line) > instruction for line in shown)
