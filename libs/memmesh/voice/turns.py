@@ -51,8 +51,10 @@ class VoiceMemory:
             result = await self.session.brief(
                 user_text, TurnBudget.of_ms(self.settings.brief_budget_ms)
             )
-        except (GatewayCallFailed, BudgetSpent) as error:
-            result = BriefResult.without_memory(getattr(error, "reason_code", "BUDGET_SPENT"))
+        except GatewayCallFailed as error:
+            result = BriefResult.without_memory(error.reason_code)
+        except BudgetSpent:
+            result = BriefResult.without_memory("BUDGET_SPENT")
         except Exception as error:  # the voice must never stall on memory
             result = BriefResult.without_memory(f"CLIENT_ERROR:{type(error).__name__}")
         if result.degraded:
