@@ -27,7 +27,7 @@ from memmesh.embedding.encoder import limit_blas_threads
 from memmesh.embedding.model import encode_tokens
 from memmesh.embedding.weights import (
     BertWeights,
-    EncoderUnavailable,
+    load_tokenizer,
     load_weights,
     model_directory,
 )
@@ -76,14 +76,8 @@ def distil_table(weights: BertWeights, tokenizer: Tokenizer) -> Table:
 
 
 def static_tokenizer(directory: Path) -> Tokenizer:
-    """The model's WordPiece tokenizer without truncation or padding (a mean has no length limit)."""
-    try:
-        tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
-    except Exception as exc:  # the Rust tokenizer raises plain Exception subclasses
-        raise EncoderUnavailable(f"cannot read {directory / 'tokenizer.json'}: {exc}") from exc
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
-    return tokenizer
+    """The model's WordPiece tokenizer without truncation (a mean has no length limit)."""
+    return load_tokenizer(directory, max_tokens=None)
 
 
 def weights_digest(directory: Path) -> str:

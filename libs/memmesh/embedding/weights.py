@@ -75,13 +75,16 @@ def model_directory(package: str = WEIGHTS_PACKAGE) -> Path:
     return directory
 
 
-def load_tokenizer(directory: Path) -> Tokenizer:
-    """The model's WordPiece tokenizer, truncating at MAX_TOKENS, without padding."""
+def load_tokenizer(directory: Path, max_tokens: int | None = MAX_TOKENS) -> Tokenizer:
+    """The model's WordPiece tokenizer, truncating at max_tokens (None: never), without padding."""
     try:
         tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
     except Exception as exc:  # the Rust tokenizer raises plain Exception subclasses
         raise EncoderUnavailable(f"cannot read {directory / 'tokenizer.json'}: {exc}") from exc
-    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    if max_tokens is None:
+        tokenizer.no_truncation()
+    else:
+        tokenizer.enable_truncation(max_length=max_tokens)
     # tokenizer.json pads every text to 128 tokens; the encoder pads a batch to its longest.
     tokenizer.no_padding()
     return tokenizer
