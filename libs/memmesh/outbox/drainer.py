@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memmesh.errors import DependencyFailed
@@ -139,21 +139,40 @@ class Outbox:
             self._wake.set()
         return Delivery(tally.results, pending)
 
-    async def deliver_queued(self, tenant_id: str, user_id: str, timeout_s: float) -> int:
+    async def deliver_queued(
+        self,
+        tenant_id: str,
+        user_id: str,
+        timeout_s: float,
+        *,
+        lanes: Collection[str] | None = None,
+        patient: bool = False,
+    ) -> int:
         """Deliver what the user has queued now (effects still backing off included) within
-        `timeout_s`, as a caller that must not answer before they are through does; how many
-        of the user's effects are still pending afterwards."""
+        `timeout_s`, as a caller that must not answer before they are through does: in
+        `lanes` only, when given, and with `patient` each queued effect's attempt may take
+        all the time left (not one background attempt's deadline). How many of the user's
+        effects (in those lanes) are still pending afterwards."""
         deadline = asyncio.get_running_loop().time() + timeout_s
-        lanes = sorted({effect.lane for effect in await self._queue.pending(tenant_id, user_id)})
+        queued = [
+            effect
+            for effect in await self._queue.pending(tenant_id, user_id)
+            if lanes is None or effect.lane in lanes
+        ]
+        tally = _Tally(patient=frozenset(e.key for e in queued) if patient else frozenset())
         held_lanes: set[LaneKey] = set()
         async with contextlib.AsyncExitStack() as held:
             todo: list[tuple[LaneKey, QueuedEffect | None]] = []
-            for lane in lanes:
+            for lane in sorted({effect.lane for effect in queued}):
                 key = (tenant_id, user_id, lane)
                 if await self._hold(held, held_lanes, key, deadline):
                     todo.append((key, None))
-            await self._deliver_with_follow_ups(held, held_lanes, todo, deadline, _Tally())
-        pending = await self._queue.count_pending(tenant_id, user_id)
+            await self._deliver_with_follow_ups(held, held_lanes, todo, deadline, tally)
+        if lanes is None:
+            pending = await self._queue.count_pending(tenant_id, user_id)
+        else:
+            remaining = await self._queue.pending(tenant_id, user_id)
+            pending = sum(1 for effect in remaining if effect.lane in lanes)
         if pending:
             self._wake.set()
         return pending

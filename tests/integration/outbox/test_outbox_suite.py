@@ -320,3 +320,25 @@ async def test_deliver_queued_delivers_a_users_backing_off_effects_now(open_db: 
     assert await outbox.deliver_queued(tenant, user, 2.0) == 0
     assert recorder.delivered == ["a", "b", "child"]
     assert await outbox.count_pending(tenant, other) == 1
+
+
+async def test_deliver_queued_keeps_to_its_lanes_and_a_patient_caller_waits_past_one_attempt(
+    open_db: Opener,
+) -> None:
+    slow = RetryPolicy(attempt_timeout_s=0.2, initial_backoff_s=60, max_backoff_s=60)
+    delivered: list[str] = []
+
+    async def sluggish(effect_: QueuedEffect, timeout_s: float) -> object:
+        await asyncio.sleep(0.9)  # longer than one attempt's deadline and its grace
+        delivered.append(effect_.key)
+        return None
+
+    outbox = Outbox(await open_db(), {"k": sluggish}, slow)
+    tenant, user = who()
+    await outbox.enqueue(tenant, user, [effect("mine", lane="a"), effect("other", lane="b")])
+
+    assert await outbox.deliver_queued(tenant, user, 2.0, lanes=("a",)) == 1
+    assert delivered == []  # one attempt's deadline cut it short
+    assert await outbox.deliver_queued(tenant, user, 2.0, lanes=("a",), patient=True) == 0
+    assert delivered == ["mine"]  # lane "b" was left to the drainer
+    assert await outbox.count_pending(tenant, user) == 1

@@ -6,7 +6,7 @@ not the gateway's: the ThreadStore feeds the index the turns and digests it arch
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Protocol, TypeVar
 
 from google.protobuf import timestamp_pb2
@@ -152,6 +152,16 @@ class ErasingOutbox(EffectOutbox, Protocol):
 
     async def tally(self, tenant_id: str, user_id: str) -> list[tuple[str, str, int]]: ...
 
+    async def deliver_queued(
+        self,
+        tenant_id: str,
+        user_id: str,
+        timeout_s: float,
+        *,
+        lanes: Collection[str] | None = None,
+        patient: bool = False,
+    ) -> int: ...
+
 
 def _turn_of(effect: QueuedEffect | DeadEffect) -> memory_pb2.Turn | None:
     """The turn a queued extraction carries (None for other kinds or an undecodable one)."""
@@ -255,18 +265,9 @@ async def deliver_queued_extractions(
     """Deliver the user's queued extractions now, in their order, each allowed the whole
     `timeout_s` (a loaded extractor can take longer than one background attempt's deadline);
     DependencyFailed (UNAVAILABLE, naming the extractor) while one is still queued."""
-    tenant_id, user_id = scope.tenant_id, scope.user_id
-    queued = [
-        Effect(effect.kind, effect.payload, effect.key, effect.lane)
-        for effect in await outbox.pending(tenant_id, user_id)
-        if effect.kind == EXTRACT
-    ]
-    if not queued:
-        return
-    # Keys already queued are not queued again: this claims and delivers the queued ones.
-    keys = frozenset(effect.key for effect in queued)
-    delivery = await outbox.enqueue_and_deliver(tenant_id, user_id, queued, timeout_s, keys)
-    if keys & delivery.pending:
+    if await outbox.deliver_queued(
+        scope.tenant_id, scope.user_id, timeout_s, lanes=(EXTRACTOR_LANE,), patient=True
+    ):
         raise DependencyFailed(
             "atom_extractor", "UNAVAILABLE", "an earlier turn's extraction is still queued"
         )
