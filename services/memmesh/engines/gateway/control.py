@@ -372,24 +372,27 @@ class HeldCommands:
         held = self._held.get((scope.tenant_id, scope.user_id))
         if not held:
             return
+        # One check covers every held erasure: it waits for all of the user's effects.
+        erasures = [key for key, heard in held.items() if heard.command in ERASURE_COMMANDS]
+        if erasures:
+            await self._erased(scope, budget)
+            for key in erasures:
+                held.pop(key, None)
         for key, heard in sorted(held.items()):
-            if heard.command in ERASURE_COMMANDS:
-                await self._erased(scope, budget)
-            else:
-                if heard.rules is None:
-                    reply = await self._extractor.run_command(
-                        extractor_pb.RunCommandRequest(
-                            scope=scope,
-                            command=heard.command,
-                            target=heard.target,
-                            session_id=heard.session_id,
-                            now=heard.now,
-                            request_id=f"spoken-{key}"[:128],
-                        ),
-                        budget.remaining_s(),
-                    )
-                    heard.rules = requested_rules(reply, None, True)
-                await enforce_rules(self._guard, scope, heard.now, heard.rules, budget)
+            if heard.rules is None:
+                reply = await self._extractor.run_command(
+                    extractor_pb.RunCommandRequest(
+                        scope=scope,
+                        command=heard.command,
+                        target=heard.target,
+                        session_id=heard.session_id,
+                        now=heard.now,
+                        request_id=f"spoken-{key}"[:128],
+                    ),
+                    budget.remaining_s(),
+                )
+                heard.rules = requested_rules(reply, None, True)
+            await enforce_rules(self._guard, scope, heard.now, heard.rules, budget)
             held.pop(key, None)
         if not held:
             self._held.pop((scope.tenant_id, scope.user_id), None)
