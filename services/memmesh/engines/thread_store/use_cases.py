@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import time
 from collections.abc import Awaitable, Sequence
 from typing import TypeVar
 
@@ -461,17 +462,26 @@ class ThreadStoreUseCases:
         the deleted bytes unreadable where the store can; how many of the user's index
         changes are still queued. The erasure stands either way, but until that count is 0
         the index may still find the words: the caller hears it and retries, and a repeat
-        (with nothing new to erase) delivers what is queued first."""
+        (with nothing new to erase) delivers what is queued first. The first attempt and
+        the delivery of what is left share one erasure attempt's time."""
+        started = time.monotonic()
         if queued:
             await self._first_attempt(tenant_id, user_id, queued, self._erasure_attempt_s)
+        pending = 0
+        if self._index is not None:
+            left = (
+                None
+                if self._erasure_attempt_s is None
+                else max(self._erasure_attempt_s - (time.monotonic() - started), 0.0)
+            )
+            try:
+                pending = await self._index.settle(tenant_id, user_id, left)
+            except Exception:
+                log.warning("the index's queued changes could not be delivered", exc_info=True)
+                pending = 1
+        if queued:
             await self._reclaimer.reclaimed()
-        if self._index is None:
-            return 0
-        try:
-            return await self._index.settle(tenant_id, user_id, self._erasure_attempt_s)
-        except Exception:
-            log.warning("the index's queued changes could not be delivered", exc_info=True)
-            return 1
+        return pending
 
     async def close(self) -> None:
         """Let a reclaim pass under way finish."""

@@ -191,5 +191,5 @@ class OutboxIndexFeed:
 
     async def settle(self, tenant_id: str, user_id: str, timeout_s: float | None = None) -> int:
         return await self._outbox.deliver_queued(
-            tenant_id, user_id, timeout_s or self._first_attempt_s
+            tenant_id, user_id, self._first_attempt_s if timeout_s is None else timeout_s
         )
