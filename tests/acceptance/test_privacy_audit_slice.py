@@ -145,3 +145,33 @@ def test_the_scanner_finds_a_value_in_any_case_escaped_inflected_or_on_a_free_pa
     scan_files(files, needles, tmp_path)
     assert rows.copies["db_rows"] == 0
     assert files.copies["db_files"] == 1
+
+
+def test_the_redis_scan_skips_only_another_audit_runs_keys() -> None:
+    """The Redis server is shared: another run's tenant keys are not this run's copies, but
+    every other key (this run's, or one naming no audit tenant) is read."""
+    import redis
+
+    from memmesh.bench.privacy_audit.audit import REDIS_URL
+    from memmesh.bench.privacy_audit.scanner import scan_redis
+
+    script = generate(seed=SLICE_SEED, users=10, turns_per_user=SLICE_TURNS, tag_nonce=2)
+    forgotten = next(m for m in script.markers if m.fate is Fate.FORGOTTEN and not m.numeric)
+    ours, theirs = "audit-0000aaaa", "audit-0000bbbb"
+    keys = [
+        f"memmesh:{{{ours}\x1fu1}}:scan-test:{time.time_ns()}",
+        f"memmesh:{{{theirs}\x1fu1}}:scan-test:{time.time_ns()}",
+        f"memmesh:untagged:scan-test:{time.time_ns()}",
+    ]
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        for key in keys:
+            client.set(key, f"my sister {forgotten.text}", ex=60)
+        report = Report("redis")
+        scan_redis(report, Needles(script), REDIS_URL, ours)
+    finally:
+        client.delete(*keys)
+        client.close()
+    found = {hit.where for hit in report.examples if hit.surface == "redis"}
+    assert report.copies["redis"] == 2
+    assert found == {keys[0][:80], keys[2][:80]}

@@ -169,6 +169,8 @@ class Run:
     # Mean latency of each kind of call, milliseconds.
     mean_ms: dict[str, float] = field(default_factory=dict)
     seconds: float = 0.0
+    # The tenant the run's users belonged to (another run's keys are not this run's copies).
+    tenant: str = ""
     # How long the queued effects took to drain after the last call, and the users whose
     # effects were still queued when the wait gave up.
     drain_seconds: float = 0.0
@@ -366,6 +368,7 @@ def run(
     briefs = asyncio.run(main())
     return Run(
         label=label,
+        tenant=tenant,
         data_dir=data_dir,
         log_dir=log_dir,
         postgres_url=postgres_url,

@@ -250,12 +250,21 @@ def scan_pg_wal(report: Report, needles: Needles, url: str) -> None:
                 _scan(report, needles, "pg_wal", name, bytes(row[0]))
 
 
-def scan_redis(report: Report, needles: Needles, url: str) -> None:
-    """Every key of the Redis database and its value, whatever its type."""
+# A key's hash tag names the tenant whose data it holds: "{<tenant>\x1f<user>}".
+_AUDIT_TENANT_TAG = re.compile(r"\{(audit-[0-9a-f]+)\x1f")
+
+
+def scan_redis(report: Report, needles: Needles, url: str, tenant: str = "") -> None:
+    """Every key of the Redis database and its value, whatever its type, except the keys
+    of another audit run's tenant: the Redis server is shared and keeps them for a day,
+    and their made-up words can look like this run's (markers are matched by stem)."""
     client = redis.Redis.from_url(url)
     try:
         for key in client.scan_iter(count=1000):
             where = bytes(key).decode("utf-8", errors="replace")[:80]
+            tagged = _AUDIT_TENANT_TAG.search(where)
+            if tenant and tagged is not None and tagged.group(1) != tenant:
+                continue
             for value in [key, *_redis_values(client, key)]:
                 text = _value_text(value)
                 if text is not None:
@@ -352,7 +361,7 @@ def scan(run: Run, script: Script, *, server_wal: bool = True) -> dict[str, obje
         scan_sqlite_rows(report, needles, run.data_dir)
         surfaces = SQLITE_SURFACES
     if run.redis_url:
-        scan_redis(report, needles, run.redis_url)
+        scan_redis(report, needles, run.redis_url, run.tenant)
     scan_logs(report, needles, run.log_dir)
     scan_spans(report, needles, run.span_exports)
     scan_briefs(report, needles, run)
