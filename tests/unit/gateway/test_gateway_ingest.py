@@ -167,6 +167,15 @@ async def test_with_the_extractor_down_the_extraction_is_queued_once(gateway: Ga
     assert not later.extraction_queued and await gateway.outbox.count_pending("t", "u") == 0
 
 
+async def test_a_command_whose_extraction_is_queued_is_still_reported(gateway: Gateway) -> None:
+    # The next Brief puts the held command in force, so the caller is told it was heard.
+    gateway.extractor.down = True
+    reply = await gateway.ingest("t1", "Please stop mentioning my brother.")
+    assert reply.extraction_queued and reply.command == "DO_NOT_MENTION"
+    plain = await gateway.ingest("t2", "my brother lives in Lisbon")
+    assert plain.extraction_queued and plain.command == ""
+
+
 async def test_a_stated_name_fills_an_empty_profile_in_the_same_ingest(gateway: Gateway) -> None:
     await gateway.ingest("t1", "I'm Ana.")
     assert gateway.state.state.profile.display_name == "Ana"

@@ -16,6 +16,7 @@ from memmesh.engines.gateway.budget import TurnBudget
 from memmesh.engines.gateway.effects import (
     EXTRACT,
     ErasingOutbox,
+    SpokenCommand,
     deliver_queued_extractions,
     drop_forgotten,
     effect_counts,
@@ -29,8 +30,6 @@ from memmesh.engines.gateway.ports import (
 )
 from memmesh.errors import DependencyFailed
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
-from memmesh.extraction.commands import detect_command
-from memmesh.extraction.text import normalize
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
@@ -334,6 +333,7 @@ class HeldCommands:
         self,
         scope: scope_pb2.UserScope,
         turn: memory_pb2.Turn,
+        spoken: SpokenCommand | None,
         processed: extractor_pb.ProcessResponse | None,
     ) -> None:
         """Hold the turn's privacy command unless the extraction shows it fully delivered."""
@@ -341,12 +341,10 @@ class HeldCommands:
             if not processed.pending_effects:
                 return
             command, target = processed.command, processed.command_target
+        elif spoken is not None:
+            command, target = spoken.command, spoken.target
         else:
-            match = detect_command(normalize(turn.text))
-            if match.command is None:
-                return
-            command = extractor_pb.Command.Value(f"COMMAND_{match.command.value}")
-            target = match.target or ""
+            return
         self._hold(scope, HeardCommand(command, target, turn.session_id, turn.turn_id, turn.time))
 
     def sent(

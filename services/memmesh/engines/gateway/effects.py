@@ -7,6 +7,7 @@ not the gateway's: the ThreadStore feeds the index the turns and digests it arch
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from google.protobuf import timestamp_pb2
@@ -72,12 +73,24 @@ def extract_effect(scope: scope_pb2.UserScope, turn: memory_pb2.Turn) -> Effect:
     return Effect(EXTRACT, request.SerializeToString(), extract_key(turn.turn_id), EXTRACTOR_LANE)
 
 
-def carries_command(turn: memory_pb2.Turn) -> bool:
-    """Whether a user turn asks for a privacy command (forget, do not store, do not mention…):
-    its extraction is what puts the command in force, so the answer waits for it."""
-    return (
-        turn.role == memory_pb2.ROLE_USER
-        and detect_command(normalize(turn.text)).command is not None
+@dataclass(frozen=True)
+class SpokenCommand:
+    """A privacy command a user turn asks for, as the extractor names it."""
+
+    command: extractor_pb.Command.ValueType
+    target: str
+
+
+def spoken_command(turn: memory_pb2.Turn) -> SpokenCommand | None:
+    """The privacy command (forget, do not store, do not mention…) a user turn asks for, if
+    any: its extraction is what puts the command in force, so the answer waits for it."""
+    if turn.role != memory_pb2.ROLE_USER:
+        return None
+    match = detect_command(normalize(turn.text))
+    if match.command is None:
+        return None
+    return SpokenCommand(
+        extractor_pb.Command.Value(f"COMMAND_{match.command.value}"), match.target or ""
     )
 
 

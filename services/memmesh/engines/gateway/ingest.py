@@ -23,7 +23,7 @@ from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.common.v1 import memory_pb2
 from memmesh.engines.gateway.budget import TurnBudget
 from memmesh.engines.gateway.control import HeldCommands
-from memmesh.engines.gateway.effects import carries_command, extract_key, turn_effects
+from memmesh.engines.gateway.effects import extract_key, spoken_command, turn_effects
 from memmesh.engines.gateway.mapping import command_name
 from memmesh.engines.gateway.ports import EffectOutbox, TurnArchive
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
@@ -59,19 +59,22 @@ class IngestHandler:
         effects = turn_effects(scope, turn)
         # A turn that gives a command is acknowledged once the command is in force (or the
         # budget is spent): its extraction gets the whole remaining budget, not one share.
-        patient = frozenset({extract_key(turn.turn_id)}) if carries_command(turn) else frozenset()
+        spoken = spoken_command(turn)
+        patient = frozenset({extract_key(turn.turn_id)}) if spoken else frozenset()
         delivery = await self._outbox.enqueue_and_deliver(
             scope.tenant_id, scope.user_id, effects, budget.remaining_s(), patient
         )
         if turn.role == memory_pb2.ROLE_USER:
             key = extract_key(turn.turn_id)
-            processed = delivery.results.get(key)
+            result = delivery.results.get(key)
+            processed = result if isinstance(result, extractor_pb.ProcessResponse) else None
             response.extraction_queued = key in delivery.pending
-            if isinstance(processed, extractor_pb.ProcessResponse):
+            # The extractor's reading wins; an extraction still queued reports the command the
+            # turn was heard to give, which the next Brief puts in force before it answers.
+            if processed is not None:
                 response.command = command_name(processed.command)
+            elif spoken is not None:
+                response.command = command_name(spoken.command)
             if self._held is not None:
-                extracted = (
-                    processed if isinstance(processed, extractor_pb.ProcessResponse) else None
-                )
-                self._held.heard(scope, turn, extracted)
+                self._held.heard(scope, turn, spoken, processed)
         return response
