@@ -13,6 +13,7 @@ import grpc
 
 from memmesh.runtime import channels, tls
 from memmesh.runtime.interceptors import Authenticator, InternalTokenAuthenticator
+from memmesh.runtime.metrics import setup_metrics
 from memmesh.runtime.server import (
     EngineServer,
     ServiceRegistration,
@@ -129,14 +130,18 @@ def run_engine(name: str, build: Callable[[MeshSettings], Awaitable[BuiltEngine]
         stream=sys.stderr,
         format=f"%(asctime)s {name} %(levelname)s %(name)s %(message)s",
     )
-    provider = setup_tracing(name, settings.otlp_endpoint)
+    provider = setup_tracing(name, settings.otlp_target)
+    meters = setup_metrics(name, settings.otlp_target, settings.otlp_metric_interval_ms)
 
     async def run() -> None:
         server, built = await start_engine(settings, build, name)
         print(f"{READY_PREFIX} {name} {settings.host}:{server.port}", flush=True)
         await serve_until_signal(server, built.close)
+        # Flush what is still batched: the last spans and a final metrics export.
         if provider is not None:
             provider.shutdown()
+        if meters is not None:
+            meters.shutdown()
 
     try:
         asyncio.run(run())

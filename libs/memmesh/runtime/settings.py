@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from memmesh.runtime.telemetry import OtlpTarget
 from memmesh.runtime.tls import TlsFiles, files_in
 
 ENGINE_NAMES = (
@@ -59,8 +60,15 @@ class MeshSettings(BaseSettings):
     # A plaintext port serving only grpc.health.v1 (0: none), for probes that cannot speak
     # TLS (the kubelet's gRPC probe); it reveals SERVING or NOT_SERVING and nothing else.
     health_port: int = Field(default=0, ge=0, le=65535)
-    # OTLP/gRPC collector endpoint, e.g. http://127.0.0.1:4317; unset disables export.
+    # OTLP/gRPC collector endpoint, e.g. http://127.0.0.1:4317; unset disables export of
+    # spans and metrics.
     otlp_endpoint: str | None = None
+    # A CA file verifying the collector's certificate: the export goes over TLS.
+    otlp_ca_file: Path | None = None
+    # Force plaintext (true) or TLS (false); unset: plaintext to http:// and loopback only.
+    otlp_insecure: bool | None = None
+    # How often metrics are exported, milliseconds.
+    otlp_metric_interval_ms: int = Field(default=15000, ge=10)
     log_level: str = "INFO"
     # Addresses of the other engines, host:port.
     ledger_addr: str = "127.0.0.1:50051"
@@ -74,6 +82,13 @@ class MeshSettings(BaseSettings):
     gateway_addr: str = "127.0.0.1:50050"
     # Deadline of an engine-to-engine call made without an inbound deadline, seconds.
     default_call_timeout_s: float = Field(default=2.0, gt=0)
+
+    @property
+    def otlp_target(self) -> OtlpTarget | None:
+        """Where spans and metrics are exported, and how; None: nowhere."""
+        if not self.otlp_endpoint:
+            return None
+        return OtlpTarget(self.otlp_endpoint, self.otlp_ca_file, self.otlp_insecure)
 
     @property
     def tls_enabled(self) -> bool:

@@ -1,26 +1,83 @@
-"""OpenTelemetry wiring: one tracer provider per process, OTLP export when configured."""
+"""OpenTelemetry wiring: one tracer and one meter provider per process, OTLP export when
+configured, and the W3C trace context a queued effect keeps of the turn that caused it."""
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
 
+import grpc
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+from opentelemetry.trace import Link, SpanContext
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 ATTR_TENANT = "memmesh.tenant_id"
 ATTR_USER = "memmesh.user_pseudonym"
+_TRACEPARENT = "traceparent"
 
 
-def setup_tracing(service_name: str, otlp_endpoint: str | None) -> TracerProvider | None:
+@dataclass(frozen=True)
+class OtlpTarget:
+    """Where and how a process exports: the collector endpoint, and its transport security.
+
+    `insecure` None decides by the endpoint: plaintext for http:// and loopback (a
+    collector beside the process), TLS for https:// or any other host. A CA file always
+    means TLS, verified against that CA."""
+
+    endpoint: str
+    ca_file: Path | None = None
+    insecure: bool | None = None
+
+    @property
+    def plaintext(self) -> bool:
+        """Whether the exporter sends without TLS."""
+        if self.ca_file is not None:
+            return False
+        if self.insecure is not None:
+            return self.insecure
+        parts = urlsplit(self.endpoint if "//" in self.endpoint else f"//{self.endpoint}")
+        return parts.scheme == "http" or _loopback(parts.hostname or "")
+
+    def credentials(self) -> grpc.ChannelCredentials | None:
+        """The channel credentials of a TLS export (system roots without a CA file)."""
+        if self.plaintext:
+            return None
+        root = self.ca_file.read_bytes() if self.ca_file is not None else None
+        return grpc.ssl_channel_credentials(root_certificates=root)
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def service_resource(service_name: str) -> Resource:
+    """The resource every span and metric of this process carries."""
+    return Resource.create({"service.name": f"memmesh.{service_name}"})
+
+
+def setup_tracing(service_name: str, target: OtlpTarget | str | None) -> TracerProvider | None:
     """Install a tracer provider exporting over OTLP/gRPC; without an endpoint, do nothing."""
-    if not otlp_endpoint:
+    if isinstance(target, str):
+        target = OtlpTarget(target)
+    if target is None or not target.endpoint:
         return None
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
 
-    exporter: SpanExporter = OTLPSpanExporter(endpoint=otlp_endpoint, insecure=True)
-    provider = TracerProvider(resource=Resource.create({"service.name": f"memmesh.{service_name}"}))
+    exporter: SpanExporter = OTLPSpanExporter(
+        endpoint=target.endpoint, insecure=target.plaintext, credentials=target.credentials()
+    )
+    provider = TracerProvider(resource=service_resource(service_name))
     # Short delay so a turn's spans reach the collector quickly; batching keeps the RPC path free.
     provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=200))
     trace.set_tracer_provider(provider)
@@ -50,3 +107,22 @@ def annotate_scope(tenant_id: str, user_id: str) -> None:
     if span.is_recording():
         span.set_attribute(ATTR_TENANT, tenant_id)
         span.set_attribute(ATTR_USER, user_pseudonym(tenant_id, user_id))
+
+
+def current_traceparent() -> str:
+    """The W3C traceparent of the current span ('' outside a sampled trace), to store with
+    work queued now so whoever does it later can link back to this turn."""
+    if not trace.get_current_span().get_span_context().is_valid:
+        return ""
+    carrier: dict[str, str] = {}
+    TraceContextTextMapPropagator().inject(carrier)
+    return carrier.get(_TRACEPARENT, "")
+
+
+def link_to(traceparent: str) -> Link | None:
+    """A span link to the span a stored traceparent names; None when it names none."""
+    if not traceparent:
+        return None
+    context = TraceContextTextMapPropagator().extract({_TRACEPARENT: traceparent})
+    span_context: SpanContext = trace.get_current_span(context).get_span_context()
+    return Link(span_context) if span_context.is_valid else None

@@ -32,6 +32,7 @@ from memmesh.engines.gateway.final_gate import (
     prune_vocabulary,
     recount,
 )
+from memmesh.engines.gateway.observe import GatewayObserver
 from memmesh.engines.gateway.outcomes import (
     BUDGET_EXCEEDED,
     IDENTITY_UNVERIFIED,
@@ -86,8 +87,10 @@ class BriefHandler:
         budget_s: float,
         concurrency: int,
         held: HeldCommands | None = None,
+        observer: GatewayObserver | None = None,
     ) -> None:
         self._composer = composer
+        self._observer = observer or GatewayObserver()
         # Rule commands said in speech and not yet known to be in force: put in force first.
         self._held = held
         self._guard = guard
@@ -99,7 +102,15 @@ class BriefHandler:
     async def brief(
         self, request: pb.BriefRequest, inbound_remaining_s: float | None
     ) -> pb.BriefResponse:
-        """The bundle of one turn, or an empty one with a reason code."""
+        """The bundle of one turn, or an empty one with a reason code; its outcome, budget
+        left and counts go on the span and into the metrics."""
+        tenant_id = request.scope.tenant_id
+        with self._observer.call("Brief", tenant_id, self._budget_s, inbound_remaining_s) as seen:
+            return self._observer.brief(seen, await self._answer(request, inbound_remaining_s))
+
+    async def _answer(
+        self, request: pb.BriefRequest, inbound_remaining_s: float | None
+    ) -> pb.BriefResponse:
         budget = TurnBudget(self._budget_s, inbound_remaining_s)
         if not request.identity_verified:
             return empty_response(request, IDENTITY_UNVERIFIED)

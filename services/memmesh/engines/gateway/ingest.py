@@ -25,6 +25,7 @@ from memmesh.engines.gateway.budget import TurnBudget
 from memmesh.engines.gateway.control import HeldCommands
 from memmesh.engines.gateway.effects import extract_key, spoken_command, turn_effects
 from memmesh.engines.gateway.mapping import command_name
+from memmesh.engines.gateway.observe import GatewayObserver
 from memmesh.engines.gateway.ports import EffectOutbox, TurnArchive
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
@@ -37,8 +38,10 @@ class IngestHandler:
         outbox: EffectOutbox,
         budget_s: float,
         held: HeldCommands | None = None,
+        observer: GatewayObserver | None = None,
     ) -> None:
         self._threads = threads
+        self._observer = observer or GatewayObserver()
         self._outbox = outbox
         self._budget_s = budget_s
         # Privacy commands said in a turn, held until the next Brief has them in force.
@@ -47,7 +50,15 @@ class IngestHandler:
     async def ingest(
         self, request: pb.IngestRequest, inbound_remaining_s: float | None
     ) -> pb.IngestResponse:
-        """Archive one turn (a failure fails the Ingest), then queue and first-attempt its effects."""
+        """Archive one turn (a failure fails the Ingest), then queue and first-attempt its
+        effects; the outcome and budget left go on the span and into the metrics."""
+        tenant_id = request.scope.tenant_id
+        with self._observer.call("Ingest", tenant_id, self._budget_s, inbound_remaining_s) as seen:
+            return self._observer.ingest(seen, await self._archive(request, inbound_remaining_s))
+
+    async def _archive(
+        self, request: pb.IngestRequest, inbound_remaining_s: float | None
+    ) -> pb.IngestResponse:
         budget = TurnBudget(self._budget_s, inbound_remaining_s)
         scope, turn = request.scope, request.turn
         appended = await self._threads.append_turn(
