@@ -30,6 +30,7 @@ from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_g
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from memmesh.outbox import Outbox, RetryPolicy
+from memmesh.quality.measurement import open_measurement_log
 from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.engine import BuiltEngine, run_engine
 from memmesh.runtime.interceptors import TenantKeyAuthenticator
@@ -94,10 +95,12 @@ async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) 
     rules = ExposureGuardClient(channels["exposure_guard"])
     # Privacy commands acknowledged with effects still queued, settled by the next Brief.
     held = HeldCommands(extractor, rules, outbox)
+    measurement = open_measurement_log(gateway.measurement_log, settings.data_dir)
     servicer = GatewayServicer(
         BriefHandler(composer, guard, AskedQuestions(cache), gateway.brief_budget_ms / 1000, gateway.brief_concurrency, held),
         IngestHandler(threads, outbox, gateway.ingest_budget_ms / 1000, held),
         ControlHandler(threads, state, extractor, rules, outbox, gateway.control_budget_ms / 1000, held),
+        measurement,
     )  # fmt: skip
 
     async def close() -> None:
@@ -106,6 +109,7 @@ async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) 
             await channel.close()
         await cache.close()
         await database.close()
+        measurement.close()
 
     return BuiltEngine(
         registrations=[

@@ -9,18 +9,29 @@ from memmesh.engines.gateway.control import ControlHandler
 from memmesh.engines.gateway.ingest import IngestHandler
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
+from memmesh.quality.measurement import MeasurementLog
 
 
 class GatewayServicer(pb_grpc.GatewayServiceServicer):
-    def __init__(self, brief: BriefHandler, ingest: IngestHandler, control: ControlHandler) -> None:
+    def __init__(
+        self,
+        brief: BriefHandler,
+        ingest: IngestHandler,
+        control: ControlHandler,
+        measurement: MeasurementLog | None = None,
+    ) -> None:
         self._brief = brief
         self._ingest = ingest
         self._control = control
+        # Non-authoritative: told about each answered Brief, it feeds nothing back.
+        self._measurement = measurement or MeasurementLog(None)
 
     async def Brief(
         self, request: pb.BriefRequest, context: grpc.aio.ServicerContext
     ) -> pb.BriefResponse:
-        return await self._brief.brief(request, context.time_remaining())
+        response = await self._brief.brief(request, context.time_remaining())
+        self._measurement.record(response)
+        return response
 
     async def Ingest(
         self, request: pb.IngestRequest, context: grpc.aio.ServicerContext

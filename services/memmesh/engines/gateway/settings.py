@@ -32,3 +32,6 @@ class GatewaySettings(BaseSettings):
     retry_max_s: float = Field(default=30.0, gt=0)
     # Failed attempts before an effect moves to the dead letters (about 50 minutes at the cap).
     effect_max_attempts: int = Field(default=100, gt=0)
+    # Per-turn measurement events (seed 001 §2.12): a JSON-lines file, relative paths under
+    # the data dir; "" turns measurement off. Write-only: nothing reads it back.
+    measurement_log: str = "measurement.jsonl"
