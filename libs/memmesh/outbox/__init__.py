@@ -11,7 +11,8 @@ an effect that cannot succeed moves to the dead letters and never blocks those b
     delivery = await outbox.enqueue_and_deliver(tenant, user, effects, timeout_s=0.5)
     await outbox.stop()
 
-The tables come from `outbox_migration(dialect, version)` in the engine's migrations.
+The tables come from `outbox_migration(dialect, version)` and `outbox_trace_migration()` in
+the engine's migrations.
 """
 
 from memmesh.outbox.drainer import (
@@ -39,6 +40,7 @@ from memmesh.outbox.queue import (
     enqueue_in,
     outbox_lock,
     outbox_migration,
+    outbox_trace_migration,
     purge_in,
 )
 
@@ -62,6 +64,7 @@ __all__ = [
     "enqueue_in",
     "outbox_lock",
     "outbox_migration",
+    "outbox_trace_migration",
     "purge_in",
     "wall_clock_us",
 ]

@@ -25,7 +25,17 @@ from memmesh.outbox.effects import (
     QueuedEffect,
     RetryPolicy,
 )
+from memmesh.outbox.observe import (
+    ATTR_ERROR,
+    ATTR_OUTCOME,
+    DELIVERED,
+    FAILED,
+    StatusCode,
+    delivery_span,
+)
 from memmesh.outbox.queue import Claim, EffectQueue, PurgeFilter
+from memmesh.runtime.metrics import Instruments, instruments, metrics_enabled
+from memmesh.runtime.telemetry import tracing_enabled
 from memmesh.storage.sql import Database
 
 log = logging.getLogger("memmesh.outbox")
@@ -72,6 +82,8 @@ class _Outcome:
     follow_ups: tuple[Effect, ...] = ()
     error: str = ""
     permanent: bool = False
+    # A bounded word for spans and metrics (a status or a class name, never a message).
+    code: str = ""
 
 
 class Outbox:
@@ -83,8 +95,11 @@ class Outbox:
         handlers: Mapping[str, Handler],
         policy: RetryPolicy | None = None,
         clock_us: Callable[[], int] = wall_clock_us,
+        meters: Instruments | None = None,
     ) -> None:
         self._queue = EffectQueue(database)
+        # Explicit instruments are always recorded (tests); the process's only when exported.
+        self._given_meters = meters
         self._handlers = dict(handlers)
         self._policy = policy or RetryPolicy()
         self._now_us = clock_us
@@ -249,6 +264,21 @@ class Outbox:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        meters = self._meters()
+        if meters is not None:
+            meters.drop_outbox(self)
+
+    def _meters(self) -> Instruments | None:
+        if self._given_meters is not None:
+            return self._given_meters
+        return instruments() if metrics_enabled() else None
+
+    async def report_depth(self) -> None:
+        """Tell the depth gauge how many effects wait and how many are dead (when exported)."""
+        meters = self._meters()
+        if meters is not None:
+            pending, dead = await self._queue.depth()
+            meters.set_outbox_depth(self, pending, dead)
 
     async def run_once(self) -> int:
         """Deliver every lane whose first effect is due; how many effects were delivered."""
@@ -268,6 +298,7 @@ class Outbox:
             self._wake.clear()
             try:
                 await self.run_once()
+                await self.report_depth()
                 next_us = await self._queue.next_due_us()
             except Exception:
                 log.exception("outbox pass failed")
@@ -340,6 +371,10 @@ class Outbox:
                 )
                 await self._queue.bury(effect, attempts, why, self._now_us())
                 tally.dead.add(effect.key)
+                meters = self._meters()
+                if meters is not None:
+                    reason = outcome.code if outcome.permanent else ATTEMPTS_EXHAUSTED
+                    meters.outbox_dead_letters.add(1, {"kind": effect.kind, "reason": reason})
                 effect = await self._queue.claim_head(
                     tenant_id, user_id, lane, self._now_us(), claim
                 )
@@ -362,20 +397,43 @@ class Outbox:
         return follow_up_lanes
 
     async def _attempt(self, effect: QueuedEffect, timeout_s: float) -> _Outcome:
+        """One delivery attempt, as a span linked to the call that queued the effect (a
+        later delivery by the drainer is its own trace, linked to the turn's)."""
+        if not tracing_enabled():
+            outcome = await self._try(effect, timeout_s)
+        else:
+            with delivery_span(effect) as span:
+                outcome = await self._try(effect, timeout_s)
+                span.set_attribute(ATTR_OUTCOME, DELIVERED if outcome.delivered else FAILED)
+                if not outcome.delivered:
+                    span.set_attribute(ATTR_ERROR, outcome.code)
+                    span.set_status(StatusCode.ERROR)
+        meters = self._meters()
+        if meters is not None:
+            outcome_word = DELIVERED if outcome.delivered else FAILED
+            meters.outbox_deliveries.add(1, {"kind": effect.kind, "outcome": outcome_word})
+        return outcome
+
+    async def _try(self, effect: QueuedEffect, timeout_s: float) -> _Outcome:
         handler = self._handlers.get(effect.kind)
         if handler is None:
-            return _Outcome(False, error=f"{NO_HANDLER}: {effect.kind}", permanent=True)
+            return _Outcome(
+                False, error=f"{NO_HANDLER}: {effect.kind}", permanent=True, code=NO_HANDLER
+            )
         try:
             # A little grace over the handler's own deadline, so its peer's answer wins the race.
             result = await asyncio.wait_for(handler(effect, timeout_s), timeout_s + 0.5)
         except DependencyFailed as error:
             return _Outcome(
-                False, error=f"{error.engine}:{error.peer_status}", permanent=error.caused_by_input
+                False,
+                error=f"{error.engine}:{error.peer_status}",
+                permanent=error.caused_by_input,
+                code=error.peer_status,
             )
         except EffectRejected as error:
-            return _Outcome(False, error=f"{REFUSED}: {error}", permanent=True)
+            return _Outcome(False, error=f"{REFUSED}: {error}", permanent=True, code=REFUSED)
         except Exception as error:  # anything else may pass: retried, up to the cap
-            return _Outcome(False, error=type(error).__name__)
+            return _Outcome(False, error=type(error).__name__, code=type(error).__name__)
         if isinstance(result, Done):
             return _Outcome(True, result.result, tuple(result.then))
         return _Outcome(True, result)

@@ -44,6 +44,8 @@ class QueuedEffect(StoredEffect):
 
     next_attempt_us: int
     last_error: str = ""
+    # W3C traceparent of the call that queued it ('' when that call was not traced).
+    trace_parent: str = ""
 
 
 @dataclass(frozen=True)

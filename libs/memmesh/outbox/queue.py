@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memmesh.outbox.effects import DeadEffect, Effect, QueuedEffect
+from memmesh.runtime.telemetry import current_traceparent
 from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect, Row, SqlTx, marks
 
@@ -39,8 +40,21 @@ def outbox_migration(dialect: Dialect, version: int) -> Migration:
     )
 
 
+# The outbox's own later steps, numbered apart from any engine's so none takes another's number.
+OUTBOX_TRACE_VERSION = 1001
+
+
+def outbox_trace_migration() -> Migration:
+    """The W3C traceparent of the call that queued each effect ('' when it was not traced),
+    so its delivery, however late, links back to the turn that caused it."""
+    return Migration(
+        OUTBOX_TRACE_VERSION,
+        ("ALTER TABLE outbox_effects ADD COLUMN trace_parent TEXT NOT NULL DEFAULT ''",),
+    )
+
+
 _COMMON = "tenant_id, user_id, seq, lane, kind, idempotency_key, payload, attempts, enqueued_us"
-_QUEUED = f"{_COMMON}, next_attempt_us, last_error"
+_QUEUED = f"{_COMMON}, next_attempt_us, last_error, trace_parent"
 _DEAD = f"{_COMMON}, dead_us, reason"
 # Row `e` is the first effect of its lane.
 _LANE_HEAD = (
@@ -55,7 +69,7 @@ def _queued(row: Row) -> QueuedEffect:
     ]
     return QueuedEffect(
         tenant_id, user_id, int(seq), lane, kind, key, bytes(payload),
-        int(attempts), int(enqueued_us), int(next_us), error,
+        int(attempts), int(enqueued_us), int(next_us), error, row[11],
     )  # fmt: skip
 
 
@@ -87,8 +101,16 @@ async def enqueue_in(
 
 
 async def _insert(
-    tx: SqlTx, tenant_id: str, user_id: str, effects: Sequence[Effect], now_us: int
+    tx: SqlTx,
+    tenant_id: str,
+    user_id: str,
+    effects: Sequence[Effect],
+    now_us: int,
+    trace_parent: str | None = None,
 ) -> None:
+    """Insert effects after the user's last; they keep the traceparent of the call queueing
+    them (the current span's unless `trace_parent` is given)."""
+    parent = current_traceparent() if trace_parent is None else trace_parent
     # Sequence numbers are per user and never reused while a row (queued or dead) holds one.
     top = await tx.fetchone(
         "SELECT MAX(seq) FROM (SELECT seq FROM outbox_effects WHERE tenant_id = ? AND user_id = ? "
@@ -110,12 +132,13 @@ async def _insert(
                 effect.payload,
                 now_us,
                 now_us,
+                parent,
             )
         )
     await tx.executemany(
         "INSERT INTO outbox_effects (tenant_id, user_id, seq, lane, kind, idempotency_key, payload, attempts, "
-        "enqueued_us, next_attempt_us, leased_until_us, last_error) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, '') "
-        "ON CONFLICT DO NOTHING",
+        "enqueued_us, next_attempt_us, leased_until_us, last_error, trace_parent) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, '', ?) ON CONFLICT DO NOTHING",
         rows,
     )
 
@@ -186,7 +209,7 @@ async def _claim_heads(
     heads = {}
     for row in rows:
         effect = _queued(row)
-        if int(row[11]) <= now_us and (claim.early or effect.next_attempt_us <= now_us):
+        if int(row[12]) <= now_us and (claim.early or effect.next_attempt_us <= now_us):
             heads[effect.lane] = effect
     if heads:
         seqs = [effect.seq for effect in heads.values()]
@@ -267,7 +290,8 @@ class EffectQueue:
                 (tenant_id, user_id, effect.seq),
             )
             if follow_ups:
-                await _insert(tx, tenant_id, user_id, follow_ups, now_us)
+                # A follow-up belongs to the turn that queued the effect it follows.
+                await _insert(tx, tenant_id, user_id, follow_ups, now_us, effect.trace_parent)
             # The delivered effect carried the user's words: its bytes go too, soon.
             self._db.reclaim_deleted_soon("outbox_effects")
             if claim is None:
@@ -363,6 +387,13 @@ class EffectQueue:
             await tx.execute(
                 "DELETE FROM outbox_dead WHERE tenant_id = ? AND user_id = ?", (tenant_id, user_id)
             )
+
+    async def depth(self) -> tuple[int, int]:
+        """How many effects wait, and how many are dead, over every user."""
+        rows = await self._read(
+            "SELECT (SELECT COUNT(*) FROM outbox_effects), (SELECT COUNT(*) FROM outbox_dead)"
+        )
+        return int(rows[0][0]), int(rows[0][1])
 
     async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         async with self._db.read() as tx:

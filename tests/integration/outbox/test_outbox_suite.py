@@ -25,6 +25,7 @@ from memmesh.outbox import (
     QueuedEffect,
     RetryPolicy,
     outbox_migration,
+    outbox_trace_migration,
 )
 from memmesh.storage.sql import Database, Dialect, PostgresDatabase, SqliteDatabase
 
@@ -48,12 +49,13 @@ async def open_db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
     async def opener() -> Database:
         if request.param == "sqlite":
             database: Database = SqliteDatabase.open(
-                tmp_path / "engine.sqlite3", [outbox_migration(Dialect.SQLITE, 1)]
+                tmp_path / "engine.sqlite3",
+                [outbox_migration(Dialect.SQLITE, 1), outbox_trace_migration()],
             )
         else:
             url = request.getfixturevalue("postgres_url")
             database = await PostgresDatabase.open(
-                url, schema, [outbox_migration(Dialect.POSTGRES, 1)]
+                url, schema, [outbox_migration(Dialect.POSTGRES, 1), outbox_trace_migration()]
             )
         opened.append(database)
         return database

@@ -27,6 +27,7 @@ from memmesh.outbox import (
     enqueue_in,
     outbox_lock,
     outbox_migration,
+    outbox_trace_migration,
     purge_in,
     wall_clock_us,
 )
@@ -127,6 +128,7 @@ def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
                 "(tenant_id, user_id, observe_time_us)",
             ),
         ),
+        outbox_trace_migration(),
     )
 
 

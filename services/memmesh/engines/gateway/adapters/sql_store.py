@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memmesh.outbox import outbox_migration
+from memmesh.outbox import outbox_migration, outbox_trace_migration
 from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect, open_database
 
@@ -29,7 +29,7 @@ def migrations_for(dialect: Dialect) -> Sequence[Migration]:
             "CREATE INDEX pending_extractions_due ON pending_extractions (next_attempt_us)",
         ),
     )
-    return (legacy, outbox_migration(dialect, 2))
+    return (legacy, outbox_migration(dialect, 2), outbox_trace_migration())
 
 
 async def open_gateway_database(storage_url: str, data_dir: Path) -> Database:

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from memmesh.engines.thread_store.adapters.sql_tx import USER_TABLES, SqlUserTx
-from memmesh.outbox import outbox_lock, outbox_migration
+from memmesh.outbox import outbox_lock, outbox_migration, outbox_trace_migration
 from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect
 
@@ -42,6 +42,7 @@ def migrations(dialect: Dialect) -> tuple[Migration, ...]:
                 PRIMARY KEY (tenant_id, user_id))""",
             ),
         ),
+        outbox_trace_migration(),
     )
 
 
