@@ -45,6 +45,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_REFUSED
     log_format = "%(asctime)s memmesh-run %(levelname)s %(message)s"
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format=log_format)
+    from memmesh.runtime.metrics import setup_metrics
+
+    # The supervisor's own metrics (engine restarts); each engine exports its own.
+    meters = setup_metrics("supervisor", settings.otlp_target, settings.otlp_metric_interval_ms)
     engines = built_engines()
     mesh = Mesh(engines, ports=_default_ports(settings), host=settings.host)
     supervisor = Supervisor(lambda name: mesh.spawn(name).process, settings.data_dir / STATE_FILE)
@@ -68,6 +72,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         mesh.stop()
         supervisor.close()
+        if meters is not None:
+            meters.shutdown()
         print("stopped.")
     return 0
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, Protocol
 
 from memmesh.runtime.engine import READY_PREFIX
+from memmesh.runtime.metrics import Instruments, instruments, metrics_enabled
 from memmesh.runtime.settings import ENGINE_NAMES
 
 START_TIMEOUT_S = 30.0
@@ -276,8 +277,11 @@ class Supervisor:
         *,
         clock: Callable[[], float] = time.monotonic,
         backoff: Callable[[], Backoff] = Backoff,
+        meters: Instruments | None = None,
     ) -> None:
         self._spawn = spawn
+        # Explicit instruments are always recorded (tests); the process's only when exported.
+        self._meters = meters
         self._state_path = state_path
         self._clock = clock
         self._backoff = backoff
@@ -326,6 +330,9 @@ class Supervisor:
                 )
                 engine.restarts += 1
                 changed = True
+                meters = self._meters or (instruments() if metrics_enabled() else None)
+                if meters is not None:
+                    meters.engine_restarts.add(1, {"engine": engine.name})
         if changed:
             self._write_state()
 

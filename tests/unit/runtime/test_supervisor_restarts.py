@@ -9,6 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+
+from memmesh.runtime.metrics import ENGINE_RESTARTS, Instruments
 from memmesh.runtime.supervisor import Backoff, Supervisor, describe_exit, read_supervisor_state
 
 
@@ -136,3 +140,28 @@ def test_closing_removes_the_state_file(tmp_path: Path) -> None:
     supervisor.close()
     assert not (tmp_path / "state.json").exists()
     assert read_supervisor_state(tmp_path / "state.json") == {}
+
+
+def test_each_restart_counts_in_the_engine_restarts_metric(tmp_path: Path) -> None:
+    reader = InMemoryMetricReader()
+    meters = Instruments(MeterProvider(metric_readers=[reader]).get_meter("test"))
+    engines, clock = FakeEngines(), FakeClock()
+    supervisor = Supervisor(engines, clock=clock, meters=meters)
+    supervisor.adopt("ledger", "127.0.0.1:5001", FakeProcess(pid=10, exit_code=1))
+    supervisor.adopt("gateway", "127.0.0.1:5002", FakeProcess(pid=11))
+    engines.crash_on_start = True
+    for _ in range(3):
+        supervisor.check()
+        clock.now += 5.0
+        supervisor.check()
+    data = reader.get_metrics_data()
+    assert data is not None
+    (metric,) = [
+        m
+        for r in data.resource_metrics
+        for s in r.scope_metrics
+        for m in s.metrics
+        if m.name == ENGINE_RESTARTS
+    ]
+    counts = {p.attributes["engine"]: p.value for p in metric.data.data_points}  # type: ignore[index,union-attr]
+    assert counts == {"ledger": 3}
