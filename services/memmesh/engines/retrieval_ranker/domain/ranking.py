@@ -158,19 +158,12 @@ def _relevance(
     if related.lexical:
         depth = DEFAULT_DENSE_POLICY.depth
         # Pruned to what can be among the best `depth`: the scores returned are exact.
-        scores = index.score(terms, policy.useful_from(depth))
-        lowest = policy.useful_from(None)(scores) if scores else 0
-        lexical = heapq.nsmallest(
-            depth, ((-score, doc_id) for doc_id, score in scores.items() if score >= lowest)
-        )
-        # Those tied with the last kept are kept too: a tie is one rank (fused_scores).
-        if lexical:
-            last = -lexical[-1][0]
-            lexical += sorted(
-                (-score, doc_id)
-                for doc_id, score in scores.items()
-                if score == last and (-score, doc_id) > lexical[-1]
-            )
+        useful = policy.useful_from(depth)
+        scores = index.score(terms, useful)
+        # The depth best with every document tied with the last of them (a tie is one rank
+        # in fused_scores), best first, ties by id.
+        lowest = useful(scores) if scores else 0
+        lexical = sorted((-score, doc_id) for doc_id, score in scores.items() if score >= lowest)
         rankings.insert(0, [(doc_id, -negated) for negated, doc_id in lexical])
     return fused_scores(rankings)
 
