@@ -12,7 +12,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export GRPC_VERBOSITY ?= ERROR
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 
-.PHONY: run test setup proto proto-check lint format unit contract integration acceptance bench privacy-audit eval-extraction eval-retrieval clean
+.PHONY: run test setup proto proto-check lint format unit contract integration acceptance bench privacy-audit eval-extraction eval-retrieval eval-quality proof clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -81,6 +81,16 @@ eval-extraction: $(STAMP)
 
 eval-retrieval: $(STAMP)
 	$(PY) -m memmesh.bench.eval_retrieval
+
+# Seed 001 §2.12 memory quality metrics of the labelled conversations in fixtures/quality,
+# replayed through a real mesh, per fixture and overall, and the per-turn measurement cost.
+eval-quality: $(STAMP)
+	$(PY) -m memmesh.quality
+
+# Runs the acceptance suites and writes the completion ledger of the Q12-Q18 acceptance ids
+# (taken from seed 001) to proof/ledger.md and proof/ledger.json.
+proof: $(STAMP)
+	$(PY) -m memmesh.quality.proof
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .hypothesis
