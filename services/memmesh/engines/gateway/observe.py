@@ -130,10 +130,9 @@ class GatewayObserver:
             meters.bundle_size.record(response.counters.context_bundle_bytes, tenant)
             if response.degraded:
                 meters.brief_degraded.add(1, {**tenant, ATTR_OUTCOME: outcome, ATTR_REASON: reason})
+            # Zeros too: every counter's series exists from the first Brief on.
             for field, counter in meters.brief_counters.items():
-                value = getattr(response.counters, field)
-                if value:
-                    counter.add(value, tenant)
+                counter.add(getattr(response.counters, field), tenant)
         return response
 
     def ingest(self, watch: Observation, response: pb.IngestResponse) -> pb.IngestResponse:
