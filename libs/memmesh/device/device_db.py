@@ -56,6 +56,20 @@ MIGRATIONS = (
             )""",
         ),
     ),
+    # Learning packages applied on this device (seed 001 §2.4.4): versions kept for rollback.
+    Migration(
+        2,
+        (
+            """CREATE TABLE learning_packages (
+                package_id TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                sha256 TEXT NOT NULL,
+                artifact BLOB NOT NULL,
+                rolled_back INTEGER NOT NULL,
+                PRIMARY KEY (package_id, version)
+            )""",
+        ),
+    ),
 )
 
 

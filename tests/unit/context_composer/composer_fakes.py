@@ -17,6 +17,7 @@ from memmesh.engines.context_composer.domain.model import (
     Retrieved,
     SessionContext,
     SessionMemory,
+    SpeechHints,
     TurnRecord,
     UserFacts,
 )
@@ -183,9 +184,9 @@ class FakeSources:
             entities = None
         return SessionContext(mode, self.session, resume, entities)
 
-    async def corrections(self, tenant_id: str, user_id: str) -> tuple[CorrectionPair, ...]:
+    async def corrections(self, tenant_id: str, user_id: str) -> SpeechHints:
         self._check("corrections")
-        return self.pairs
+        return SpeechHints(tuple(self.pairs))
 
 
 class StatePort:

@@ -134,6 +134,62 @@ CHANGE_KIND_DROPPED: ChangeKind.ValueType  # 8
 """Dropped: over the per-turn cap or under a do-not-store rule."""
 Global___ChangeKind: _TypeAlias = ChangeKind  # noqa: Y015
 
+class _VocabularyKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _VocabularyKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_VocabularyKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    VOCABULARY_KIND_UNSPECIFIED: _VocabularyKind.ValueType  # 0
+    """Not set; refused."""
+    VOCABULARY_KIND_PRODUCT: _VocabularyKind.ValueType  # 1
+    """A product or service name."""
+    VOCABULARY_KIND_TERM: _VocabularyKind.ValueType  # 2
+    """An approved domain term or jargon."""
+    VOCABULARY_KIND_ROLE: _VocabularyKind.ValueType  # 3
+    """A common, non-sensitive role word."""
+    VOCABULARY_KIND_PERSON_NAME: _VocabularyKind.ValueType  # 4
+    """A person's name: stored only when the tenant's policy permits private names."""
+
+class VocabularyKind(_VocabularyKind, metaclass=_VocabularyKindEnumTypeWrapper):
+    """The kind of a company vocabulary entry."""
+
+VOCABULARY_KIND_UNSPECIFIED: VocabularyKind.ValueType  # 0
+"""Not set; refused."""
+VOCABULARY_KIND_PRODUCT: VocabularyKind.ValueType  # 1
+"""A product or service name."""
+VOCABULARY_KIND_TERM: VocabularyKind.ValueType  # 2
+"""An approved domain term or jargon."""
+VOCABULARY_KIND_ROLE: VocabularyKind.ValueType  # 3
+"""A common, non-sensitive role word."""
+VOCABULARY_KIND_PERSON_NAME: VocabularyKind.ValueType  # 4
+"""A person's name: stored only when the tenant's policy permits private names."""
+Global___VocabularyKind: _TypeAlias = VocabularyKind  # noqa: Y015
+
+class _PackageAction:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PackageActionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PackageAction.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    PACKAGE_ACTION_UNSPECIFIED: _PackageAction.ValueType  # 0
+    """Not set; refused."""
+    PACKAGE_ACTION_APPLIED: _PackageAction.ValueType  # 1
+    """Applied."""
+    PACKAGE_ACTION_ROLLED_BACK: _PackageAction.ValueType  # 2
+    """Rolled back to the previous version."""
+
+class PackageAction(_PackageAction, metaclass=_PackageActionEnumTypeWrapper):
+    """What a device did with a package."""
+
+PACKAGE_ACTION_UNSPECIFIED: PackageAction.ValueType  # 0
+"""Not set; refused."""
+PACKAGE_ACTION_APPLIED: PackageAction.ValueType  # 1
+"""Applied."""
+PACKAGE_ACTION_ROLLED_BACK: PackageAction.ValueType  # 2
+"""Rolled back to the previous version."""
+Global___PackageAction: _TypeAlias = PackageAction  # noqa: Y015
+
 @_typing.final
 class ListEffectsRequest(_message.Message):
     """Request of AtomExtractorService.ListEffects."""
@@ -1070,8 +1126,11 @@ class ListCorrectionsRequest(_message.Message):
 
     SCOPE_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
+    IDENTITY_VERIFIED_FIELD_NUMBER: _builtins.int
     limit: _builtins.int
     """At most this many, newest first; 0 means 100."""
+    identity_verified: _builtins.bool
+    """The speaker's voice is verified: the response then carries the learning capsule's hints."""
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose pairs."""
@@ -1081,10 +1140,11 @@ class ListCorrectionsRequest(_message.Message):
         *,
         scope: _scope_pb2.UserScope | None = ...,
         limit: _builtins.int = ...,
+        identity_verified: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["limit", b"limit", "scope", b"scope"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["identity_verified", b"identity_verified", "limit", b"limit", "scope", b"scope"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1097,18 +1157,24 @@ class ListCorrectionsResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     CORRECTIONS_FIELD_NUMBER: _builtins.int
+    LEARNING_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def corrections(self) -> _containers.RepeatedCompositeFieldContainer[Global___CorrectionRecord]:
         """Pairs, newest first."""
+
+    @_builtins.property
+    def learning(self) -> Global___LearningHints:
+        """The learning capsule's and the company pack's hints (voice-verified requests only)."""
 
     def __init__(
         self,
         *,
         corrections: _abc.Iterable[Global___CorrectionRecord] | None = ...,
+        learning: Global___LearningHints | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["learning", b"learning"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["corrections", b"corrections"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["corrections", b"corrections", "learning", b"learning"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1175,3 +1241,713 @@ class ConfirmAtomResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ConfirmAtomResponse: _TypeAlias = ConfirmAtomResponse  # noqa: Y015
+
+@_typing.final
+class LearningHints(_message.Message):
+    """The learning capsule's hints for speech recognition, already bounded and ordered."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VOCABULARY_FIELD_NUMBER: _builtins.int
+    PAIRS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def vocabulary(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The user's vocabulary then the company pack's terms, in priority order."""
+
+    @_builtins.property
+    def pairs(self) -> _containers.RepeatedCompositeFieldContainer[Global___Correction]:
+        """Heard -> meant pairs: corrections, slang, pronunciations, preferred phrasing."""
+
+    def __init__(
+        self,
+        *,
+        vocabulary: _abc.Iterable[_builtins.str] | None = ...,
+        pairs: _abc.Iterable[Global___Correction] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["pairs", b"pairs", "vocabulary", b"vocabulary"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LearningHints: _TypeAlias = LearningHints  # noqa: Y015
+
+@_typing.final
+class GetLearningProfileRequest(_message.Message):
+    """Request of AtomExtractorService.GetLearningProfile."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    IDENTITY_VERIFIED_FIELD_NUMBER: _builtins.int
+    identity_verified: _builtins.bool
+    """The speaker's voice is verified; otherwise the response is empty (voice-locked)."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose capsule."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        identity_verified: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["identity_verified", b"identity_verified", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetLearningProfileRequest: _TypeAlias = GetLearningProfileRequest  # noqa: Y015
+
+@_typing.final
+class LearnedPair(_message.Message):
+    """A slang or phrasing entry of the capsule: what the user says and what they mean."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SAID_FIELD_NUMBER: _builtins.int
+    MEANT_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    said: _builtins.str
+    """What the user says (or how a term sounds)."""
+    meant: _builtins.str
+    """What they mean (or how it is spelled)."""
+    kind: _builtins.str
+    """CORRECTION, SLANG, PRONUNCIATION or PHRASING."""
+    def __init__(
+        self,
+        *,
+        said: _builtins.str = ...,
+        meant: _builtins.str = ...,
+        kind: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "meant", b"meant", "said", b"said"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LearnedPair: _TypeAlias = LearnedPair  # noqa: Y015
+
+@_typing.final
+class GetLearningProfileResponse(_message.Message):
+    """Response of AtomExtractorService.GetLearningProfile."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SERVED_FIELD_NUMBER: _builtins.int
+    PAIRS_FIELD_NUMBER: _builtins.int
+    NAMES_FIELD_NUMBER: _builtins.int
+    VENDORS_FIELD_NUMBER: _builtins.int
+    TERMS_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    GLOBAL_SIGNALS_OPT_IN_FIELD_NUMBER: _builtins.int
+    served: _builtins.bool
+    """False when the request was not voice-verified (nothing else is set then)."""
+    version: _builtins.int
+    """Capsule version (one per change)."""
+    global_signals_opt_in: _builtins.bool
+    """The user opted in to global derived signals."""
+    @_builtins.property
+    def pairs(self) -> _containers.RepeatedCompositeFieldContainer[Global___LearnedPair]:
+        """Learned pairs, in the capsule's order."""
+
+    @_builtins.property
+    def names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Names the user uses."""
+
+    @_builtins.property
+    def vendors(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Vendors the user deals with."""
+
+    @_builtins.property
+    def terms(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Internal terms."""
+
+    def __init__(
+        self,
+        *,
+        served: _builtins.bool = ...,
+        pairs: _abc.Iterable[Global___LearnedPair] | None = ...,
+        names: _abc.Iterable[_builtins.str] | None = ...,
+        vendors: _abc.Iterable[_builtins.str] | None = ...,
+        terms: _abc.Iterable[_builtins.str] | None = ...,
+        version: _builtins.int = ...,
+        global_signals_opt_in: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["global_signals_opt_in", b"global_signals_opt_in", "names", b"names", "pairs", b"pairs", "served", b"served", "terms", b"terms", "vendors", b"vendors", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetLearningProfileResponse: _TypeAlias = GetLearningProfileResponse  # noqa: Y015
+
+@_typing.final
+class VocabularyEntry(_message.Message):
+    """One entry of a company vocabulary pack."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TERM_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    SOUNDS_LIKE_FIELD_NUMBER: _builtins.int
+    term: _builtins.str
+    """The term."""
+    kind: Global___VocabularyKind.ValueType
+    """Its kind."""
+    sounds_like: _builtins.str
+    """How it sounds, when STT tends to mishear it (optional)."""
+    def __init__(
+        self,
+        *,
+        term: _builtins.str = ...,
+        kind: Global___VocabularyKind.ValueType = ...,
+        sounds_like: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "sounds_like", b"sounds_like", "term", b"term"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VocabularyEntry: _TypeAlias = VocabularyEntry  # noqa: Y015
+
+@_typing.final
+class PutVocabularyPackRequest(_message.Message):
+    """Request of AtomExtractorService.PutVocabularyPack. The scope names the tenant and the
+    operator adding the version (recorded as "who").
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    ENTRIES_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    reason: _builtins.str
+    """Why the version was added (audit)."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """The tenant and the operator."""
+
+    @_builtins.property
+    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___VocabularyEntry]:
+        """The whole pack (a new version replaces the previous one)."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now (audit "when")."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        entries: _abc.Iterable[Global___VocabularyEntry] | None = ...,
+        reason: _builtins.str = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entries", b"entries", "now", b"now", "reason", b"reason", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PutVocabularyPackRequest: _TypeAlias = PutVocabularyPackRequest  # noqa: Y015
+
+@_typing.final
+class PutVocabularyPackResponse(_message.Message):
+    """Response of AtomExtractorService.PutVocabularyPack."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    SHA256_FIELD_NUMBER: _builtins.int
+    UNCHANGED_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The version stored (1 for the first)."""
+    sha256: _builtins.str
+    """SHA-256 hex of the stored pack's canonical form."""
+    unchanged: _builtins.bool
+    """True when the same entries were the latest version already (nothing stored)."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        sha256: _builtins.str = ...,
+        unchanged: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["sha256", b"sha256", "unchanged", b"unchanged", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PutVocabularyPackResponse: _TypeAlias = PutVocabularyPackResponse  # noqa: Y015
+
+@_typing.final
+class ListVocabularyPacksRequest(_message.Message):
+    """Request of AtomExtractorService.ListVocabularyPacks."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """The tenant (and the operator asking)."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListVocabularyPacksRequest: _TypeAlias = ListVocabularyPacksRequest  # noqa: Y015
+
+@_typing.final
+class VocabularyPackVersion(_message.Message):
+    """One stored version of a company vocabulary pack, with its audit record."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    ENTRIES_FIELD_NUMBER: _builtins.int
+    ADDED_BY_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    ADD_TIME_FIELD_NUMBER: _builtins.int
+    SHA256_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """Version."""
+    added_by: _builtins.str
+    """Who added it."""
+    reason: _builtins.str
+    """Why."""
+    sha256: _builtins.str
+    """SHA-256 hex of its canonical form."""
+    @_builtins.property
+    def entries(self) -> _containers.RepeatedCompositeFieldContainer[Global___VocabularyEntry]:
+        """Its entries."""
+
+    @_builtins.property
+    def add_time(self) -> _timestamp_pb2.Timestamp:
+        """When."""
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        entries: _abc.Iterable[Global___VocabularyEntry] | None = ...,
+        added_by: _builtins.str = ...,
+        reason: _builtins.str = ...,
+        add_time: _timestamp_pb2.Timestamp | None = ...,
+        sha256: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["add_time", b"add_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["add_time", b"add_time", "added_by", b"added_by", "entries", b"entries", "reason", b"reason", "sha256", b"sha256", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VocabularyPackVersion: _TypeAlias = VocabularyPackVersion  # noqa: Y015
+
+@_typing.final
+class ListVocabularyPacksResponse(_message.Message):
+    """Response of AtomExtractorService.ListVocabularyPacks."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSIONS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def versions(self) -> _containers.RepeatedCompositeFieldContainer[Global___VocabularyPackVersion]:
+        """Versions, newest first."""
+
+    def __init__(
+        self,
+        *,
+        versions: _abc.Iterable[Global___VocabularyPackVersion] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["versions", b"versions"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListVocabularyPacksResponse: _TypeAlias = ListVocabularyPacksResponse  # noqa: Y015
+
+@_typing.final
+class SetLearningConsentRequest(_message.Message):
+    """Request of AtomExtractorService.SetLearningConsent."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    GLOBAL_SIGNALS_OPT_IN_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    global_signals_opt_in: _builtins.bool
+    """Contribute derived, de-identified signals to global learning."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose consent."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        global_signals_opt_in: _builtins.bool = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["global_signals_opt_in", b"global_signals_opt_in", "now", b"now", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetLearningConsentRequest: _TypeAlias = SetLearningConsentRequest  # noqa: Y015
+
+@_typing.final
+class SetLearningConsentResponse(_message.Message):
+    """Response of AtomExtractorService.SetLearningConsent."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GLOBAL_SIGNALS_OPT_IN_FIELD_NUMBER: _builtins.int
+    global_signals_opt_in: _builtins.bool
+    """The consent now in force."""
+    def __init__(
+        self,
+        *,
+        global_signals_opt_in: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["global_signals_opt_in", b"global_signals_opt_in"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetLearningConsentResponse: _TypeAlias = SetLearningConsentResponse  # noqa: Y015
+
+@_typing.final
+class ReleaseGlobalSignalsRequest(_message.Message):
+    """Request of AtomExtractorService.ReleaseGlobalSignals."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    limit: _builtins.int
+    """At most this many signals, most contributors first; 0 means 100."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """The operator asking (the signals are global: no user's data is returned)."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        limit: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["limit", b"limit", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReleaseGlobalSignalsRequest: _TypeAlias = ReleaseGlobalSignalsRequest  # noqa: Y015
+
+@_typing.final
+class GlobalSignal(_message.Message):
+    """One derived signal: a generic heard -> meant mapping and how many users contributed."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    HEARD_FIELD_NUMBER: _builtins.int
+    MEANT_FIELD_NUMBER: _builtins.int
+    CONTRIBUTORS_FIELD_NUMBER: _builtins.int
+    kind: _builtins.str
+    """SLANG or CORRECTION."""
+    heard: _builtins.str
+    """What was heard or said."""
+    meant: _builtins.str
+    """What was meant."""
+    contributors: _builtins.int
+    """Distinct contributing users (at least the threshold)."""
+    def __init__(
+        self,
+        *,
+        kind: _builtins.str = ...,
+        heard: _builtins.str = ...,
+        meant: _builtins.str = ...,
+        contributors: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["contributors", b"contributors", "heard", b"heard", "kind", b"kind", "meant", b"meant"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GlobalSignal: _TypeAlias = GlobalSignal  # noqa: Y015
+
+@_typing.final
+class ReleaseGlobalSignalsResponse(_message.Message):
+    """Response of AtomExtractorService.ReleaseGlobalSignals."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SIGNALS_FIELD_NUMBER: _builtins.int
+    K_THRESHOLD_FIELD_NUMBER: _builtins.int
+    k_threshold: _builtins.int
+    """The k-anonymity threshold applied."""
+    @_builtins.property
+    def signals(self) -> _containers.RepeatedCompositeFieldContainer[Global___GlobalSignal]:
+        """Signals at or over the threshold, most contributors first then by text."""
+
+    def __init__(
+        self,
+        *,
+        signals: _abc.Iterable[Global___GlobalSignal] | None = ...,
+        k_threshold: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["k_threshold", b"k_threshold", "signals", b"signals"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReleaseGlobalSignalsResponse: _TypeAlias = ReleaseGlobalSignalsResponse  # noqa: Y015
+
+@_typing.final
+class LearningPackage(_message.Message):
+    """A signed learning package: a versioned artifact, its hash and an Ed25519 signature."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PACKAGE_ID_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    ARTIFACT_FIELD_NUMBER: _builtins.int
+    SHA256_FIELD_NUMBER: _builtins.int
+    SIGNATURE_FIELD_NUMBER: _builtins.int
+    KEY_ID_FIELD_NUMBER: _builtins.int
+    package_id: _builtins.str
+    """Stable id of the artifact line ("stt:<pseudonymous user>")."""
+    version: _builtins.int
+    """Version; a device applies versions of one package in order."""
+    artifact: _builtins.bytes
+    """The artifact's canonical JSON bytes."""
+    sha256: _builtins.str
+    """SHA-256 hex of the artifact."""
+    signature: _builtins.bytes
+    """Ed25519 signature over the package id, version and hash."""
+    key_id: _builtins.str
+    """Id of the signing key."""
+    def __init__(
+        self,
+        *,
+        package_id: _builtins.str = ...,
+        version: _builtins.int = ...,
+        artifact: _builtins.bytes = ...,
+        sha256: _builtins.str = ...,
+        signature: _builtins.bytes = ...,
+        key_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["artifact", b"artifact", "key_id", b"key_id", "package_id", b"package_id", "sha256", b"sha256", "signature", b"signature", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LearningPackage: _TypeAlias = LearningPackage  # noqa: Y015
+
+@_typing.final
+class BuildLearningPackageRequest(_message.Message):
+    """Request of AtomExtractorService.BuildLearningPackage."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    IDENTITY_VERIFIED_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    identity_verified: _builtins.bool
+    """The speaker's voice is verified (the artifact holds the capsule's hints)."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose artifact."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        identity_verified: _builtins.bool = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["identity_verified", b"identity_verified", "now", b"now", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BuildLearningPackageRequest: _TypeAlias = BuildLearningPackageRequest  # noqa: Y015
+
+@_typing.final
+class BuildLearningPackageResponse(_message.Message):
+    """Response of AtomExtractorService.BuildLearningPackage."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PACKAGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def package(self) -> Global___LearningPackage:
+        """The package (a new version only when the artifact changed)."""
+
+    def __init__(
+        self,
+        *,
+        package: Global___LearningPackage | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["package", b"package"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["package", b"package"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BuildLearningPackageResponse: _TypeAlias = BuildLearningPackageResponse  # noqa: Y015
+
+@_typing.final
+class GetPackageSigningKeyRequest(_message.Message):
+    """Request of AtomExtractorService.GetPackageSigningKey."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """The caller."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetPackageSigningKeyRequest: _TypeAlias = GetPackageSigningKeyRequest  # noqa: Y015
+
+@_typing.final
+class GetPackageSigningKeyResponse(_message.Message):
+    """Response of AtomExtractorService.GetPackageSigningKey."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PUBLIC_KEY_FIELD_NUMBER: _builtins.int
+    KEY_ID_FIELD_NUMBER: _builtins.int
+    public_key: _builtins.bytes
+    """Raw 32-byte Ed25519 public key."""
+    key_id: _builtins.str
+    """Its id."""
+    def __init__(
+        self,
+        *,
+        public_key: _builtins.bytes = ...,
+        key_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["key_id", b"key_id", "public_key", b"public_key"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetPackageSigningKeyResponse: _TypeAlias = GetPackageSigningKeyResponse  # noqa: Y015
+
+@_typing.final
+class RecordPackageEventRequest(_message.Message):
+    """Request of AtomExtractorService.RecordPackageEvent."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    PACKAGE_ID_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    ACTION_FIELD_NUMBER: _builtins.int
+    DEVICE_ID_FIELD_NUMBER: _builtins.int
+    SHA256_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    package_id: _builtins.str
+    """The package."""
+    version: _builtins.int
+    """Its version."""
+    action: Global___PackageAction.ValueType
+    """Applied or rolled back."""
+    device_id: _builtins.str
+    """The device."""
+    sha256: _builtins.str
+    """SHA-256 hex of the artifact the device verified."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose device."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """When the device did it."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        package_id: _builtins.str = ...,
+        version: _builtins.int = ...,
+        action: Global___PackageAction.ValueType = ...,
+        device_id: _builtins.str = ...,
+        sha256: _builtins.str = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "device_id", b"device_id", "now", b"now", "package_id", b"package_id", "scope", b"scope", "sha256", b"sha256", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RecordPackageEventRequest: _TypeAlias = RecordPackageEventRequest  # noqa: Y015
+
+@_typing.final
+class RecordPackageEventResponse(_message.Message):
+    """Response of AtomExtractorService.RecordPackageEvent."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    DUPLICATE_FIELD_NUMBER: _builtins.int
+    sequence: _builtins.int
+    """The ledger sequence of the event."""
+    duplicate: _builtins.bool
+    """True when this event was recorded before (nothing new written)."""
+    def __init__(
+        self,
+        *,
+        sequence: _builtins.int = ...,
+        duplicate: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate", b"duplicate", "sequence", b"sequence"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RecordPackageEventResponse: _TypeAlias = RecordPackageEventResponse  # noqa: Y015

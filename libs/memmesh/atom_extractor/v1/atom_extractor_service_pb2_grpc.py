@@ -91,6 +91,46 @@ class AtomExtractorServiceStub:
                 request_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListEffectsRequest.SerializeToString,
                 response_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListEffectsResponse.FromString,
                 _registered_method=True)
+        self.GetLearningProfile = channel.unary_unary(
+                '/memmesh.atom_extractor.v1.AtomExtractorService/GetLearningProfile',
+                request_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.GetLearningProfileRequest.SerializeToString,
+                response_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.GetLearningProfileResponse.FromString,
+                _registered_method=True)
+        self.PutVocabularyPack = channel.unary_unary(
+                '/memmesh.atom_extractor.v1.AtomExtractorService/PutVocabularyPack',
+                request_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.PutVocabularyPackRequest.SerializeToString,
+                response_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.PutVocabularyPackResponse.FromString,
+                _registered_method=True)
+        self.ListVocabularyPacks = channel.unary_unary(
+                '/memmesh.atom_extractor.v1.AtomExtractorService/ListVocabularyPacks',
+                request_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListVocabularyPacksRequest.SerializeToString,
+                response_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListVocabularyPacksResponse.FromString,
+                _registered_method=True)
+        self.SetLearningConsent = channel.unary_unary(
+                '/memmesh.atom_extractor.v1.AtomExtractorService/SetLearningConsent',
+                request_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.SetLearningConsentRequest.SerializeToString,
+                response_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.SetLearningConsentResponse.FromString,
+                _registered_method=True)
+        self.ReleaseGlobalSignals = channel.unary_unary(
+                '/memmesh.atom_extractor.v1.AtomExtractorService/ReleaseGlobalSignals',
+                request_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ReleaseGlobalSignalsRequest.SerializeToString,
+                response_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ReleaseGlobalSignalsResponse.FromString,
+                _registered_method=True)
+        self.BuildLearningPackage = channel.unary_unary(
+                '/memmesh.atom_extractor.v1.AtomExtractorService/BuildLearningPackage',
+                request_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.BuildLearningPackageRequest.SerializeToString,
+                response_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.BuildLearningPackageResponse.FromString,
+                _registered_method=True)
+        self.GetPackageSigningKey = channel.unary_unary(
+                '/memmesh.atom_extractor.v1.AtomExtractorService/GetPackageSigningKey',
+                request_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.GetPackageSigningKeyRequest.SerializeToString,
+                response_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.GetPackageSigningKeyResponse.FromString,
+                _registered_method=True)
+        self.RecordPackageEvent = channel.unary_unary(
+                '/memmesh.atom_extractor.v1.AtomExtractorService/RecordPackageEvent',
+                request_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.RecordPackageEventRequest.SerializeToString,
+                response_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.RecordPackageEventResponse.FromString,
+                _registered_method=True)
 
 
 class AtomExtractorServiceServicer:
@@ -175,6 +215,62 @@ class AtomExtractorServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetLearningProfile(self, request, context):
+        """The user's learning capsule (seed 001 §2.4.1), for a verified voice only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PutVocabularyPack(self, request, context):
+        """Operator: stores a new version of the tenant's company vocabulary pack (seed 001 §2.4.2).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListVocabularyPacks(self, request, context):
+        """Operator: the versions of the tenant's vocabulary pack with who, when and why.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetLearningConsent(self, request, context):
+        """The user's consent to contribute derived, de-identified signals (seed 001 §2.4.3).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReleaseGlobalSignals(self, request, context):
+        """Operator: the global derived signals that meet the k-anonymity threshold.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def BuildLearningPackage(self, request, context):
+        """Packages the user's STT adaptation artifact, signed and hashed (seed 001 §2.4.4).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetPackageSigningKey(self, request, context):
+        """The public key devices pin to verify learning packages.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RecordPackageEvent(self, request, context):
+        """A device reports that it applied or rolled back a package: recorded on the ledger once.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AtomExtractorServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -232,6 +328,46 @@ def add_AtomExtractorServiceServicer_to_server(servicer, server):
                     servicer.ListEffects,
                     request_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListEffectsRequest.FromString,
                     response_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListEffectsResponse.SerializeToString,
+            ),
+            'GetLearningProfile': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLearningProfile,
+                    request_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.GetLearningProfileRequest.FromString,
+                    response_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.GetLearningProfileResponse.SerializeToString,
+            ),
+            'PutVocabularyPack': grpc.unary_unary_rpc_method_handler(
+                    servicer.PutVocabularyPack,
+                    request_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.PutVocabularyPackRequest.FromString,
+                    response_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.PutVocabularyPackResponse.SerializeToString,
+            ),
+            'ListVocabularyPacks': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListVocabularyPacks,
+                    request_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListVocabularyPacksRequest.FromString,
+                    response_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListVocabularyPacksResponse.SerializeToString,
+            ),
+            'SetLearningConsent': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetLearningConsent,
+                    request_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.SetLearningConsentRequest.FromString,
+                    response_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.SetLearningConsentResponse.SerializeToString,
+            ),
+            'ReleaseGlobalSignals': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReleaseGlobalSignals,
+                    request_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ReleaseGlobalSignalsRequest.FromString,
+                    response_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ReleaseGlobalSignalsResponse.SerializeToString,
+            ),
+            'BuildLearningPackage': grpc.unary_unary_rpc_method_handler(
+                    servicer.BuildLearningPackage,
+                    request_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.BuildLearningPackageRequest.FromString,
+                    response_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.BuildLearningPackageResponse.SerializeToString,
+            ),
+            'GetPackageSigningKey': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPackageSigningKey,
+                    request_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.GetPackageSigningKeyRequest.FromString,
+                    response_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.GetPackageSigningKeyResponse.SerializeToString,
+            ),
+            'RecordPackageEvent': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordPackageEvent,
+                    request_deserializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.RecordPackageEventRequest.FromString,
+                    response_serializer=memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.RecordPackageEventResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -533,6 +669,222 @@ class AtomExtractorService:
             '/memmesh.atom_extractor.v1.AtomExtractorService/ListEffects',
             memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListEffectsRequest.SerializeToString,
             memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListEffectsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLearningProfile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.atom_extractor.v1.AtomExtractorService/GetLearningProfile',
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.GetLearningProfileRequest.SerializeToString,
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.GetLearningProfileResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PutVocabularyPack(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.atom_extractor.v1.AtomExtractorService/PutVocabularyPack',
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.PutVocabularyPackRequest.SerializeToString,
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.PutVocabularyPackResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListVocabularyPacks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.atom_extractor.v1.AtomExtractorService/ListVocabularyPacks',
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListVocabularyPacksRequest.SerializeToString,
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ListVocabularyPacksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetLearningConsent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.atom_extractor.v1.AtomExtractorService/SetLearningConsent',
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.SetLearningConsentRequest.SerializeToString,
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.SetLearningConsentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReleaseGlobalSignals(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.atom_extractor.v1.AtomExtractorService/ReleaseGlobalSignals',
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ReleaseGlobalSignalsRequest.SerializeToString,
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.ReleaseGlobalSignalsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BuildLearningPackage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.atom_extractor.v1.AtomExtractorService/BuildLearningPackage',
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.BuildLearningPackageRequest.SerializeToString,
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.BuildLearningPackageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPackageSigningKey(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.atom_extractor.v1.AtomExtractorService/GetPackageSigningKey',
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.GetPackageSigningKeyRequest.SerializeToString,
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.GetPackageSigningKeyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordPackageEvent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.atom_extractor.v1.AtomExtractorService/RecordPackageEvent',
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.RecordPackageEventRequest.SerializeToString,
+            memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2.RecordPackageEventResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -57,6 +57,22 @@ class AtomExtractorServiceStub:
     """The user confirmed one atom: it becomes verified and its conflict partner is superseded."""
     ListEffects: _grpc.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ListEffectsRequest, _atom_extractor_service_pb2.ListEffectsResponse]
     """Operator view: the user's effects in the extractor's outbox, pending and dead, by kind."""
+    GetLearningProfile: _grpc.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.GetLearningProfileRequest, _atom_extractor_service_pb2.GetLearningProfileResponse]
+    """The user's learning capsule (seed 001 §2.4.1), for a verified voice only."""
+    PutVocabularyPack: _grpc.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.PutVocabularyPackRequest, _atom_extractor_service_pb2.PutVocabularyPackResponse]
+    """Operator: stores a new version of the tenant's company vocabulary pack (seed 001 §2.4.2)."""
+    ListVocabularyPacks: _grpc.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ListVocabularyPacksRequest, _atom_extractor_service_pb2.ListVocabularyPacksResponse]
+    """Operator: the versions of the tenant's vocabulary pack with who, when and why."""
+    SetLearningConsent: _grpc.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.SetLearningConsentRequest, _atom_extractor_service_pb2.SetLearningConsentResponse]
+    """The user's consent to contribute derived, de-identified signals (seed 001 §2.4.3)."""
+    ReleaseGlobalSignals: _grpc.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ReleaseGlobalSignalsRequest, _atom_extractor_service_pb2.ReleaseGlobalSignalsResponse]
+    """Operator: the global derived signals that meet the k-anonymity threshold."""
+    BuildLearningPackage: _grpc.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.BuildLearningPackageRequest, _atom_extractor_service_pb2.BuildLearningPackageResponse]
+    """Packages the user's STT adaptation artifact, signed and hashed (seed 001 §2.4.4)."""
+    GetPackageSigningKey: _grpc.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.GetPackageSigningKeyRequest, _atom_extractor_service_pb2.GetPackageSigningKeyResponse]
+    """The public key devices pin to verify learning packages."""
+    RecordPackageEvent: _grpc.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.RecordPackageEventRequest, _atom_extractor_service_pb2.RecordPackageEventResponse]
+    """A device reports that it applied or rolled back a package: recorded on the ledger once."""
 
 @_typing.type_check_only
 class AtomExtractorServiceAsyncStub(AtomExtractorServiceStub):
@@ -87,6 +103,22 @@ class AtomExtractorServiceAsyncStub(AtomExtractorServiceStub):
     """The user confirmed one atom: it becomes verified and its conflict partner is superseded."""
     ListEffects: _aio.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ListEffectsRequest, _atom_extractor_service_pb2.ListEffectsResponse]  # type: ignore[assignment]
     """Operator view: the user's effects in the extractor's outbox, pending and dead, by kind."""
+    GetLearningProfile: _aio.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.GetLearningProfileRequest, _atom_extractor_service_pb2.GetLearningProfileResponse]  # type: ignore[assignment]
+    """The user's learning capsule (seed 001 §2.4.1), for a verified voice only."""
+    PutVocabularyPack: _aio.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.PutVocabularyPackRequest, _atom_extractor_service_pb2.PutVocabularyPackResponse]  # type: ignore[assignment]
+    """Operator: stores a new version of the tenant's company vocabulary pack (seed 001 §2.4.2)."""
+    ListVocabularyPacks: _aio.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ListVocabularyPacksRequest, _atom_extractor_service_pb2.ListVocabularyPacksResponse]  # type: ignore[assignment]
+    """Operator: the versions of the tenant's vocabulary pack with who, when and why."""
+    SetLearningConsent: _aio.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.SetLearningConsentRequest, _atom_extractor_service_pb2.SetLearningConsentResponse]  # type: ignore[assignment]
+    """The user's consent to contribute derived, de-identified signals (seed 001 §2.4.3)."""
+    ReleaseGlobalSignals: _aio.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.ReleaseGlobalSignalsRequest, _atom_extractor_service_pb2.ReleaseGlobalSignalsResponse]  # type: ignore[assignment]
+    """Operator: the global derived signals that meet the k-anonymity threshold."""
+    BuildLearningPackage: _aio.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.BuildLearningPackageRequest, _atom_extractor_service_pb2.BuildLearningPackageResponse]  # type: ignore[assignment]
+    """Packages the user's STT adaptation artifact, signed and hashed (seed 001 §2.4.4)."""
+    GetPackageSigningKey: _aio.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.GetPackageSigningKeyRequest, _atom_extractor_service_pb2.GetPackageSigningKeyResponse]  # type: ignore[assignment]
+    """The public key devices pin to verify learning packages."""
+    RecordPackageEvent: _aio.UnaryUnaryMultiCallable[_atom_extractor_service_pb2.RecordPackageEventRequest, _atom_extractor_service_pb2.RecordPackageEventResponse]  # type: ignore[assignment]
+    """A device reports that it applied or rolled back a package: recorded on the ledger once."""
 
 class AtomExtractorServiceServicer(metaclass=_abc_1.ABCMeta):
     """The AtomExtractor owns the per-user memory capsule (atoms) and the extraction
@@ -180,5 +212,69 @@ class AtomExtractorServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_atom_extractor_service_pb2.ListEffectsResponse, _abc.Awaitable[_atom_extractor_service_pb2.ListEffectsResponse]]:
         """Operator view: the user's effects in the extractor's outbox, pending and dead, by kind."""
+
+    @_abc_1.abstractmethod
+    def GetLearningProfile(
+        self,
+        request: _atom_extractor_service_pb2.GetLearningProfileRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_atom_extractor_service_pb2.GetLearningProfileResponse, _abc.Awaitable[_atom_extractor_service_pb2.GetLearningProfileResponse]]:
+        """The user's learning capsule (seed 001 §2.4.1), for a verified voice only."""
+
+    @_abc_1.abstractmethod
+    def PutVocabularyPack(
+        self,
+        request: _atom_extractor_service_pb2.PutVocabularyPackRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_atom_extractor_service_pb2.PutVocabularyPackResponse, _abc.Awaitable[_atom_extractor_service_pb2.PutVocabularyPackResponse]]:
+        """Operator: stores a new version of the tenant's company vocabulary pack (seed 001 §2.4.2)."""
+
+    @_abc_1.abstractmethod
+    def ListVocabularyPacks(
+        self,
+        request: _atom_extractor_service_pb2.ListVocabularyPacksRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_atom_extractor_service_pb2.ListVocabularyPacksResponse, _abc.Awaitable[_atom_extractor_service_pb2.ListVocabularyPacksResponse]]:
+        """Operator: the versions of the tenant's vocabulary pack with who, when and why."""
+
+    @_abc_1.abstractmethod
+    def SetLearningConsent(
+        self,
+        request: _atom_extractor_service_pb2.SetLearningConsentRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_atom_extractor_service_pb2.SetLearningConsentResponse, _abc.Awaitable[_atom_extractor_service_pb2.SetLearningConsentResponse]]:
+        """The user's consent to contribute derived, de-identified signals (seed 001 §2.4.3)."""
+
+    @_abc_1.abstractmethod
+    def ReleaseGlobalSignals(
+        self,
+        request: _atom_extractor_service_pb2.ReleaseGlobalSignalsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_atom_extractor_service_pb2.ReleaseGlobalSignalsResponse, _abc.Awaitable[_atom_extractor_service_pb2.ReleaseGlobalSignalsResponse]]:
+        """Operator: the global derived signals that meet the k-anonymity threshold."""
+
+    @_abc_1.abstractmethod
+    def BuildLearningPackage(
+        self,
+        request: _atom_extractor_service_pb2.BuildLearningPackageRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_atom_extractor_service_pb2.BuildLearningPackageResponse, _abc.Awaitable[_atom_extractor_service_pb2.BuildLearningPackageResponse]]:
+        """Packages the user's STT adaptation artifact, signed and hashed (seed 001 §2.4.4)."""
+
+    @_abc_1.abstractmethod
+    def GetPackageSigningKey(
+        self,
+        request: _atom_extractor_service_pb2.GetPackageSigningKeyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_atom_extractor_service_pb2.GetPackageSigningKeyResponse, _abc.Awaitable[_atom_extractor_service_pb2.GetPackageSigningKeyResponse]]:
+        """The public key devices pin to verify learning packages."""
+
+    @_abc_1.abstractmethod
+    def RecordPackageEvent(
+        self,
+        request: _atom_extractor_service_pb2.RecordPackageEventRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_atom_extractor_service_pb2.RecordPackageEventResponse, _abc.Awaitable[_atom_extractor_service_pb2.RecordPackageEventResponse]]:
+        """A device reports that it applied or rolled back a package: recorded on the ledger once."""
 
 def add_AtomExtractorServiceServicer_to_server(servicer: AtomExtractorServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -17,6 +17,7 @@ from memmesh.engines.atom_extractor.adapters.semantic_extractor import SemanticE
 from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
 from memmesh.engines.atom_extractor.adapters.state_client import GrpcState
 from memmesh.engines.atom_extractor.adapters.thread_client import GrpcThreads
+from memmesh.engines.atom_extractor.learning.wiring import learning_service
 from memmesh.engines.atom_extractor.outbox import effect_outbox
 from memmesh.engines.atom_extractor.ports import Dependencies, TurnExtractor
 from memmesh.engines.atom_extractor.servicer import AtomExtractorServicer
@@ -113,6 +114,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     )
     outbox = effect_outbox(store.database, store, dependencies, policy)
     service = CapsuleService(store, dependencies, turn_extractor(own), outbox)
+    learning, learning_store = await learning_service(own, settings, writer)
     outbox.start()
 
     async def close() -> None:
@@ -120,11 +122,12 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         for channel in channels.values():
             await channel.close()
         await store.close()
+        await learning_store.close()
 
     return BuiltEngine(
         registrations=[
             ServiceRegistration(
-                AtomExtractorServicer(service),
+                AtomExtractorServicer(service, learning),
                 pb_grpc.add_AtomExtractorServiceServicer_to_server,
                 SERVICE_NAME,
             )

@@ -10,6 +10,9 @@ from memmesh.common.v1 import memory_pb2
 from memmesh.engines.atom_extractor import mapping
 from memmesh.engines.atom_extractor.domain.capsule import ChangeKind, TurnInput
 from memmesh.engines.atom_extractor.domain.control import MarkFlags
+from memmesh.engines.atom_extractor.learning import mapping as learning_mapping
+from memmesh.engines.atom_extractor.learning.rpcs import LearningRpcs
+from memmesh.engines.atom_extractor.learning.service import LearningService
 from memmesh.engines.atom_extractor.use_cases import CapsuleService
 from memmesh.extraction.model import Command
 from memmesh.policy.sensitivity import Exposure
@@ -27,9 +30,10 @@ def _limit(value: int) -> int:
 MAX_THREAD_ID = 128
 
 
-class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
-    def __init__(self, service: CapsuleService) -> None:
+class AtomExtractorServicer(LearningRpcs, pb_grpc.AtomExtractorServiceServicer):
+    def __init__(self, service: CapsuleService, learning: LearningService) -> None:
         self._service = service
+        self._learning = learning
 
     async def Process(
         self, request: pb.ProcessRequest, context: grpc.aio.ServicerContext
@@ -58,6 +62,13 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
         if result.correction is not None:
             response.correction.CopyFrom(
                 pb.Correction(heard=result.correction.heard, meant=result.correction.meant)
+            )
+        await self._erase_learning(mapping.scope_of(request.scope), erasure)
+        learns = result.command in (None, Command.CORRECTION)
+        if role == "user" and learns and not outcome.duplicate:
+            correction = response.correction if result.correction is not None else None
+            await self._learn_from_turn(
+                mapping.scope_of(request.scope), turn.text, correction, response.facts
             )
         return response
 
@@ -110,6 +121,8 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
             micros_of(request.now),
         )
         response = pb.CorrectResponse(pair_recorded=not outcome.duplicate)
+        if not outcome.duplicate:
+            await self._learn_from_turn(mapping.scope_of(request.scope), "", request.correction, ())
         corrected = next((c for c in outcome.changes if c.kind is ChangeKind.CORRECTED), None)
         if corrected is not None:
             response.change.CopyFrom(mapping.change_message(corrected))
@@ -185,15 +198,20 @@ class AtomExtractorServicer(pb_grpc.AtomExtractorServiceServicer):
         erasure = mapping.erasure_message(outcome.plan.erasure if outcome.plan else None)
         if erasure is not None:
             response.erasure.CopyFrom(erasure)
+        await self._erase_learning(mapping.scope_of(request.scope), erasure)
         return response
 
     async def ListCorrections(
         self, request: pb.ListCorrectionsRequest, context: grpc.aio.ServicerContext
     ) -> pb.ListCorrectionsResponse:
-        pairs = await self._service.list_corrections(
-            *mapping.scope_of(request.scope), _limit(request.limit)
+        scope = mapping.scope_of(request.scope)
+        pairs = await self._service.list_corrections(*scope, _limit(request.limit))
+        # The composer's hint fetch: the learning capsule rides along for a verified voice.
+        hints = await self._learning.hints(*scope, request.identity_verified)
+        return pb.ListCorrectionsResponse(
+            corrections=[mapping.correction_record(p) for p in pairs],
+            learning=learning_mapping.hints_message(hints),
         )
-        return pb.ListCorrectionsResponse(corrections=[mapping.correction_record(p) for p in pairs])
 
     async def ConfirmAtom(
         self, request: pb.ConfirmAtomRequest, context: grpc.aio.ServicerContext

@@ -8,6 +8,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memmesh.engines.atom_extractor.domain.freshness import FreshnessWindows
+from memmesh.engines.atom_extractor.learning.profile import LearningCaps
 
 
 class AtomExtractorSettings(BaseSettings):
@@ -51,11 +52,44 @@ class AtomExtractorSettings(BaseSettings):
     # mesh without it (a warning says so at start).
     device_sync: bool | None = None
 
+    # Learning stores (seed 001 §2.4). The master secret wraps every tenant's key that wraps
+    # each user's capsule key; the signing seed (32 bytes, base64) signs learning packages.
+    # Unset, both derive from the mesh's internal token (development only: production
+    # refuses to start without them).
+    learning_master_secret: str = ""
+    learning_signing_seed: str = ""
+    learning_max_pairs: int = Field(default=100, ge=1, le=1000)
+    learning_max_names: int = Field(default=100, ge=1, le=1000)
+    learning_max_vendors: int = Field(default=50, ge=1, le=1000)
+    learning_max_terms: int = Field(default=100, ge=1, le=1000)
+    learning_max_entry_chars: int = Field(default=64, ge=8, le=200)
+    # Bytes of learned hints one Brief's Hint Bundle may carry.
+    learning_hint_max_bytes: int = Field(default=4096, ge=64, le=16384)
+    # A global signal is released only once this many distinct users contributed it.
+    learning_k_threshold: int = Field(default=5, ge=2)
+    # Tenants whose policy permits private names in their vocabulary pack, comma-separated.
+    learning_private_name_tenants: str = ""
+
     def windows(self) -> FreshnessWindows:
         return FreshnessWindows(
             user_fact_days=self.user_fact_window_days,
             user_pattern_days=self.user_pattern_window_days,
             shared_narrative_days=self.shared_narrative_window_days,
+        )
+
+    def learning_caps(self) -> LearningCaps:
+        return LearningCaps(
+            max_pairs=self.learning_max_pairs,
+            max_names=self.learning_max_names,
+            max_vendors=self.learning_max_vendors,
+            max_terms=self.learning_max_terms,
+            max_entry_chars=self.learning_max_entry_chars,
+            hint_max_bytes=self.learning_hint_max_bytes,
+        )
+
+    def private_name_tenants(self) -> frozenset[str]:
+        return frozenset(
+            t.strip() for t in self.learning_private_name_tenants.split(",") if t.strip()
         )
 
     def model_ids(self) -> tuple[str, ...]:

@@ -8,10 +8,10 @@ from typing import Protocol
 
 from memmesh.bundle_items import GuardItem
 from memmesh.engines.context_composer.domain.model import (
-    CorrectionPair,
     GuardVerdict,
     Retrieved,
     SessionContext,
+    SpeechHints,
     UserFacts,
 )
 
@@ -70,6 +70,6 @@ class Guard(Protocol):
 
 
 class Corrections(Protocol):
-    async def corrections(self, tenant_id: str, user_id: str) -> tuple[CorrectionPair, ...]:
-        """The user's heard -> meant pairs."""
+    async def corrections(self, tenant_id: str, user_id: str) -> SpeechHints:
+        """The user's heard -> meant pairs and learned vocabulary (seed 001 §2.4)."""
         ...

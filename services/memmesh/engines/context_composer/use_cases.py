@@ -112,8 +112,9 @@ class Composer:
             retrieved or Retrieved(),
             session,
             resume,
-            tuple(corrections) if corrections else (),
+            corrections.pairs if corrections else (),
             related_entities(entities or (), named),
+            corrections.vocabulary if corrections else (),
         )
         plan = guard_plan(query, gathered)
         verdict = await self._guard.filter(

@@ -322,7 +322,13 @@ def compose_bundle(
             break
 
     corrections = kept(items_of.CORRECTION, gathered.corrections or (), allowed)
-    hints = hint_bundle(facts.primary_language, bundle.atoms, corrections, (name,) if name else ())
+    hints = hint_bundle(
+        facts.primary_language,
+        bundle.atoms,
+        corrections,
+        (name,) if name else (),
+        gathered.learned_vocabulary,
+    )
     return Composed(
         bundle=bundle,
         hints=hints,

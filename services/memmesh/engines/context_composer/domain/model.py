@@ -147,6 +147,15 @@ class CorrectionPair:
 
 
 @dataclass(frozen=True)
+class SpeechHints:
+    """What the AtomExtractor lends the Hint Bundle: heard -> meant pairs (corrections, then
+    the learning capsule's and the company pack's) and learned vocabulary."""
+
+    pairs: tuple[CorrectionPair, ...] = ()
+    vocabulary: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ComposeQuery:
     """One Compose request in domain terms."""
 
@@ -184,6 +193,8 @@ class Gathered:
     resume: ResumeCandidate | None = None
     corrections: tuple[CorrectionPair, ...] | None = None
     entities: tuple[Entity, ...] = ()
+    # The learning capsule's and company pack's terms, in their owner's priority order.
+    learned_vocabulary: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
