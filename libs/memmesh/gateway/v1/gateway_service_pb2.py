@@ -23,13 +23,14 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as memmesh_dot_atom__extractor_dot_v1_dot_atom__extractor__service__pb2
 from memmesh.common.v1 import bundle_pb2 as memmesh_dot_common_dot_v1_dot_bundle__pb2
 from memmesh.common.v1 import field_rules_pb2 as memmesh_dot_common_dot_v1_dot_field__rules__pb2
 from memmesh.common.v1 import memory_pb2 as memmesh_dot_common_dot_v1_dot_memory__pb2
 from memmesh.common.v1 import scope_pb2 as memmesh_dot_common_dot_v1_dot_scope__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n(memmesh/gateway/v1/gateway_service.proto\x12\x12memmesh.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ememmesh/common/v1/bundle.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1ememmesh/common/v1/memory.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\xdc\x03\n\x0c\x42riefRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12,\n\x04mode\x18\x04 \x01(\x0e\x32\x1e.memmesh.common.v1.SessionMode\x12\x30\n\x05query\x18\x05 \x01(\tB!\xca\xf3\x18\x1d\x10\x80 2\x18what is my sister called\x12\x42\n\x07\x63hannel\x18\x06 \x01(\x0e\x32\x1a.memmesh.common.v1.ChannelB\x15\xca\xf3\x18\x11\x08\x01\x32\rCHANNEL_VOICE\x12\x19\n\x11identity_verified\x18\x07 \x01(\x08\x12\x1b\n\npersona_id\x18\x08 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12(\n\x17unanswered_question_ids\x18\t \x03(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12\x1d\n\x15user_review_requested\x18\n \x01(\x08\x12\x17\n\x0f\x64\x65vice_restored\x18\x0b \x01(\x08\"\x92\x02\n\rBriefResponse\x12\x30\n\x06\x62undle\x18\x01 \x01(\x0b\x32 .memmesh.common.v1.ContextBundle\x12,\n\x05hints\x18\x02 \x01(\x0b\x32\x1d.memmesh.common.v1.HintBundle\x12-\n\x04tone\x18\x03 \x01(\x0b\x32\x1f.memmesh.common.v1.ToneGuidance\x12\x33\n\x08\x63ounters\x18\x04 \x01(\x0b\x32!.memmesh.common.v1.BundleCounters\x12\x10\n\x08\x64\x65graded\x18\x05 \x01(\x08\x12\x13\n\x0breason_code\x18\x06 \x01(\t\x12\x16\n\x0e\x64\x65graded_parts\x18\x07 \x03(\t\"s\n\rIngestRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12-\n\x04turn\x18\x02 \x01(\x0b\x32\x17.memmesh.common.v1.TurnB\x06\xca\xf3\x18\x02\x08\x01\"\x9d\x01\n\x0eIngestResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12,\n\x04mode\x18\x03 \x01(\x0e\x32\x1e.memmesh.common.v1.SessionMode\x12\x11\n\tduplicate\x18\x04 \x01(\x08\x12\x19\n\x11\x65xtraction_queued\x18\x05 \x01(\x08\x12\x0f\n\x07\x63ommand\x18\x06 \x01(\t\"\x98\x02\n\x0e\x43ommandRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12U\n\x07\x63ommand\x18\x02 \x01(\x0e\x32\x1f.memmesh.gateway.v1.UserCommandB#\xca\xf3\x18\x1f\x08\x01\x32\x1bUSER_COMMAND_DO_NOT_MENTION\x12\x1f\n\x06target\x18\x03 \x01(\tB\x0f\xca\xf3\x18\x0b\x10\xc8\x01\x32\x06sister\x12(\n\nsession_id\x18\x04 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"8\n\x0f\x43ommandResponse\x12\x10\n\x08\x61tom_ids\x18\x01 \x03(\t\x12\x13\n\x0breason_code\x18\x02 \x01(\t\"\xa4\x01\n\x12OpenSessionRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"C\n\x13OpenSessionResponse\x12,\n\x04mode\x18\x01 \x01(\x0e\x32\x1e.memmesh.common.v1.SessionMode\"\xa5\x01\n\x13\x43loseSessionRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\".\n\x14\x43loseSessionResponse\x12\x16\n\x0e\x64igest_summary\x18\x01 \x01(\t\"\xa5\x01\n\x0fRememberRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x42\n\x07\x63hannel\x18\x02 \x01(\x0e\x32\x1a.memmesh.common.v1.ChannelB\x15\xca\xf3\x18\x11\x08\x01\x32\rCHANNEL_VOICE\x12\x19\n\x11identity_verified\x18\x03 \x01(\x08\"!\n\x10RememberResponse\x12\r\n\x05items\x18\x01 \x03(\t\"G\n\x10\x44\x65\x62ugUserRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"\xc0\x01\n\x11\x44\x65\x62ugUserResponse\x12\x17\n\x0flast_session_id\x18\x01 \x01(\t\x12\x39\n\x15last_interaction_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x61tom_counts\x18\x03 \x03(\t\x12\x1b\n\x13pending_extractions\x18\x04 \x01(\x05\x12\x0f\n\x07\x65\x66\x66\x65\x63ts\x18\x05 \x03(\t\x12\x14\n\x0c\x64\x65\x61\x64_effects\x18\x06 \x01(\x05*\xb1\x02\n\x0bUserCommand\x12\x1c\n\x18USER_COMMAND_UNSPECIFIED\x10\x00\x12\x17\n\x13USER_COMMAND_FORGET\x10\x01\x12\x1d\n\x19USER_COMMAND_DO_NOT_STORE\x10\x02\x12\x1a\n\x16USER_COMMAND_PULL_ONLY\x10\x03\x12%\n!USER_COMMAND_RECALL_ONLY_IF_ASKED\x10\x04\x12\x1f\n\x1bUSER_COMMAND_DO_NOT_MENTION\x10\x05\x12$\n USER_COMMAND_REMEMBER_EVERYTHING\x10\x06\x12\x1e\n\x1aUSER_COMMAND_FORGET_THREAD\x10\x07\x12\"\n\x1eUSER_COMMAND_FORGET_EVERYTHING\x10\x08\x32\xf7\x04\n\x0eGatewayService\x12L\n\x05\x42rief\x12 .memmesh.gateway.v1.BriefRequest\x1a!.memmesh.gateway.v1.BriefResponse\x12O\n\x06Ingest\x12!.memmesh.gateway.v1.IngestRequest\x1a\".memmesh.gateway.v1.IngestResponse\x12R\n\x07\x43ommand\x12\".memmesh.gateway.v1.CommandRequest\x1a#.memmesh.gateway.v1.CommandResponse\x12^\n\x0bOpenSession\x12&.memmesh.gateway.v1.OpenSessionRequest\x1a\'.memmesh.gateway.v1.OpenSessionResponse\x12\x61\n\x0c\x43loseSession\x12\'.memmesh.gateway.v1.CloseSessionRequest\x1a(.memmesh.gateway.v1.CloseSessionResponse\x12U\n\x08Remember\x12#.memmesh.gateway.v1.RememberRequest\x1a$.memmesh.gateway.v1.RememberResponse\x12X\n\tDebugUser\x12$.memmesh.gateway.v1.DebugUserRequest\x1a%.memmesh.gateway.v1.DebugUserResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n(memmesh/gateway/v1/gateway_service.proto\x12\x12memmesh.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x36memmesh/atom_extractor/v1/atom_extractor_service.proto\x1a\x1ememmesh/common/v1/bundle.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1ememmesh/common/v1/memory.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\xdc\x03\n\x0c\x42riefRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12,\n\x04mode\x18\x04 \x01(\x0e\x32\x1e.memmesh.common.v1.SessionMode\x12\x30\n\x05query\x18\x05 \x01(\tB!\xca\xf3\x18\x1d\x10\x80 2\x18what is my sister called\x12\x42\n\x07\x63hannel\x18\x06 \x01(\x0e\x32\x1a.memmesh.common.v1.ChannelB\x15\xca\xf3\x18\x11\x08\x01\x32\rCHANNEL_VOICE\x12\x19\n\x11identity_verified\x18\x07 \x01(\x08\x12\x1b\n\npersona_id\x18\x08 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12(\n\x17unanswered_question_ids\x18\t \x03(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12\x1d\n\x15user_review_requested\x18\n \x01(\x08\x12\x17\n\x0f\x64\x65vice_restored\x18\x0b \x01(\x08\"\x92\x02\n\rBriefResponse\x12\x30\n\x06\x62undle\x18\x01 \x01(\x0b\x32 .memmesh.common.v1.ContextBundle\x12,\n\x05hints\x18\x02 \x01(\x0b\x32\x1d.memmesh.common.v1.HintBundle\x12-\n\x04tone\x18\x03 \x01(\x0b\x32\x1f.memmesh.common.v1.ToneGuidance\x12\x33\n\x08\x63ounters\x18\x04 \x01(\x0b\x32!.memmesh.common.v1.BundleCounters\x12\x10\n\x08\x64\x65graded\x18\x05 \x01(\x08\x12\x13\n\x0breason_code\x18\x06 \x01(\t\x12\x16\n\x0e\x64\x65graded_parts\x18\x07 \x03(\t\"s\n\rIngestRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12-\n\x04turn\x18\x02 \x01(\x0b\x32\x17.memmesh.common.v1.TurnB\x06\xca\xf3\x18\x02\x08\x01\"\x9d\x01\n\x0eIngestResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12,\n\x04mode\x18\x03 \x01(\x0e\x32\x1e.memmesh.common.v1.SessionMode\x12\x11\n\tduplicate\x18\x04 \x01(\x08\x12\x19\n\x11\x65xtraction_queued\x18\x05 \x01(\x08\x12\x0f\n\x07\x63ommand\x18\x06 \x01(\t\"\x98\x02\n\x0e\x43ommandRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12U\n\x07\x63ommand\x18\x02 \x01(\x0e\x32\x1f.memmesh.gateway.v1.UserCommandB#\xca\xf3\x18\x1f\x08\x01\x32\x1bUSER_COMMAND_DO_NOT_MENTION\x12\x1f\n\x06target\x18\x03 \x01(\tB\x0f\xca\xf3\x18\x0b\x10\xc8\x01\x32\x06sister\x12(\n\nsession_id\x18\x04 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"8\n\x0f\x43ommandResponse\x12\x10\n\x08\x61tom_ids\x18\x01 \x03(\t\x12\x13\n\x0breason_code\x18\x02 \x01(\t\"\xa4\x01\n\x12OpenSessionRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"C\n\x13OpenSessionResponse\x12,\n\x04mode\x18\x01 \x01(\x0e\x32\x1e.memmesh.common.v1.SessionMode\"\xa5\x01\n\x13\x43loseSessionRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\".\n\x14\x43loseSessionResponse\x12\x16\n\x0e\x64igest_summary\x18\x01 \x01(\t\"\xa5\x01\n\x0fRememberRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x42\n\x07\x63hannel\x18\x02 \x01(\x0e\x32\x1a.memmesh.common.v1.ChannelB\x15\xca\xf3\x18\x11\x08\x01\x32\rCHANNEL_VOICE\x12\x19\n\x11identity_verified\x18\x03 \x01(\x08\"!\n\x10RememberResponse\x12\r\n\x05items\x18\x01 \x03(\t\"G\n\x10\x44\x65\x62ugUserRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"\xc0\x01\n\x11\x44\x65\x62ugUserResponse\x12\x17\n\x0flast_session_id\x18\x01 \x01(\t\x12\x39\n\x15last_interaction_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x61tom_counts\x18\x03 \x03(\t\x12\x1b\n\x13pending_extractions\x18\x04 \x01(\x05\x12\x0f\n\x07\x65\x66\x66\x65\x63ts\x18\x05 \x03(\t\x12\x14\n\x0c\x64\x65\x61\x64_effects\x18\x06 \x01(\x05\"\xf5\x01\n\x18PutVocabularyPackRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x46\n\x07\x65ntries\x18\x02 \x03(\x0b\x32*.memmesh.atom_extractor.v1.VocabularyEntryB\t\xca\xf3\x18\x05\x08\x01\x10\xf4\x03\x12+\n\x06reason\x18\x03 \x01(\tB\x1b\xca\xf3\x18\x17\x08\x01\x10\xc8\x01\x32\x10new product line\x12/\n\x03now\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"O\n\x19PutVocabularyPackResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0e\n\x06sha256\x18\x02 \x01(\t\x12\x11\n\tunchanged\x18\x03 \x01(\x08*\xb1\x02\n\x0bUserCommand\x12\x1c\n\x18USER_COMMAND_UNSPECIFIED\x10\x00\x12\x17\n\x13USER_COMMAND_FORGET\x10\x01\x12\x1d\n\x19USER_COMMAND_DO_NOT_STORE\x10\x02\x12\x1a\n\x16USER_COMMAND_PULL_ONLY\x10\x03\x12%\n!USER_COMMAND_RECALL_ONLY_IF_ASKED\x10\x04\x12\x1f\n\x1bUSER_COMMAND_DO_NOT_MENTION\x10\x05\x12$\n USER_COMMAND_REMEMBER_EVERYTHING\x10\x06\x12\x1e\n\x1aUSER_COMMAND_FORGET_THREAD\x10\x07\x12\"\n\x1eUSER_COMMAND_FORGET_EVERYTHING\x10\x08\x32\xe9\x05\n\x0eGatewayService\x12L\n\x05\x42rief\x12 .memmesh.gateway.v1.BriefRequest\x1a!.memmesh.gateway.v1.BriefResponse\x12O\n\x06Ingest\x12!.memmesh.gateway.v1.IngestRequest\x1a\".memmesh.gateway.v1.IngestResponse\x12R\n\x07\x43ommand\x12\".memmesh.gateway.v1.CommandRequest\x1a#.memmesh.gateway.v1.CommandResponse\x12^\n\x0bOpenSession\x12&.memmesh.gateway.v1.OpenSessionRequest\x1a\'.memmesh.gateway.v1.OpenSessionResponse\x12\x61\n\x0c\x43loseSession\x12\'.memmesh.gateway.v1.CloseSessionRequest\x1a(.memmesh.gateway.v1.CloseSessionResponse\x12U\n\x08Remember\x12#.memmesh.gateway.v1.RememberRequest\x1a$.memmesh.gateway.v1.RememberResponse\x12X\n\tDebugUser\x12$.memmesh.gateway.v1.DebugUserRequest\x1a%.memmesh.gateway.v1.DebugUserResponse\x12p\n\x11PutVocabularyPack\x12,.memmesh.gateway.v1.PutVocabularyPackRequest\x1a-.memmesh.gateway.v1.PutVocabularyPackResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -82,36 +83,48 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_REMEMBERREQUEST'].fields_by_name['channel']._serialized_options = b'\312\363\030\021\010\0012\rCHANNEL_VOICE'
   _globals['_DEBUGUSERREQUEST'].fields_by_name['scope']._loaded_options = None
   _globals['_DEBUGUSERREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
-  _globals['_USERCOMMAND']._serialized_start=2527
-  _globals['_USERCOMMAND']._serialized_end=2832
-  _globals['_BRIEFREQUEST']._serialized_start=230
-  _globals['_BRIEFREQUEST']._serialized_end=706
-  _globals['_BRIEFRESPONSE']._serialized_start=709
-  _globals['_BRIEFRESPONSE']._serialized_end=983
-  _globals['_INGESTREQUEST']._serialized_start=985
-  _globals['_INGESTREQUEST']._serialized_end=1100
-  _globals['_INGESTRESPONSE']._serialized_start=1103
-  _globals['_INGESTRESPONSE']._serialized_end=1260
-  _globals['_COMMANDREQUEST']._serialized_start=1263
-  _globals['_COMMANDREQUEST']._serialized_end=1543
-  _globals['_COMMANDRESPONSE']._serialized_start=1545
-  _globals['_COMMANDRESPONSE']._serialized_end=1601
-  _globals['_OPENSESSIONREQUEST']._serialized_start=1604
-  _globals['_OPENSESSIONREQUEST']._serialized_end=1768
-  _globals['_OPENSESSIONRESPONSE']._serialized_start=1770
-  _globals['_OPENSESSIONRESPONSE']._serialized_end=1837
-  _globals['_CLOSESESSIONREQUEST']._serialized_start=1840
-  _globals['_CLOSESESSIONREQUEST']._serialized_end=2005
-  _globals['_CLOSESESSIONRESPONSE']._serialized_start=2007
-  _globals['_CLOSESESSIONRESPONSE']._serialized_end=2053
-  _globals['_REMEMBERREQUEST']._serialized_start=2056
-  _globals['_REMEMBERREQUEST']._serialized_end=2221
-  _globals['_REMEMBERRESPONSE']._serialized_start=2223
-  _globals['_REMEMBERRESPONSE']._serialized_end=2256
-  _globals['_DEBUGUSERREQUEST']._serialized_start=2258
-  _globals['_DEBUGUSERREQUEST']._serialized_end=2329
-  _globals['_DEBUGUSERRESPONSE']._serialized_start=2332
-  _globals['_DEBUGUSERRESPONSE']._serialized_end=2524
-  _globals['_GATEWAYSERVICE']._serialized_start=2835
-  _globals['_GATEWAYSERVICE']._serialized_end=3466
+  _globals['_PUTVOCABULARYPACKREQUEST'].fields_by_name['scope']._loaded_options = None
+  _globals['_PUTVOCABULARYPACKREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
+  _globals['_PUTVOCABULARYPACKREQUEST'].fields_by_name['entries']._loaded_options = None
+  _globals['_PUTVOCABULARYPACKREQUEST'].fields_by_name['entries']._serialized_options = b'\312\363\030\005\010\001\020\364\003'
+  _globals['_PUTVOCABULARYPACKREQUEST'].fields_by_name['reason']._loaded_options = None
+  _globals['_PUTVOCABULARYPACKREQUEST'].fields_by_name['reason']._serialized_options = b'\312\363\030\027\010\001\020\310\0012\020new product line'
+  _globals['_PUTVOCABULARYPACKREQUEST'].fields_by_name['now']._loaded_options = None
+  _globals['_PUTVOCABULARYPACKREQUEST'].fields_by_name['now']._serialized_options = b'\312\363\030\002\010\001'
+  _globals['_USERCOMMAND']._serialized_start=2912
+  _globals['_USERCOMMAND']._serialized_end=3217
+  _globals['_BRIEFREQUEST']._serialized_start=286
+  _globals['_BRIEFREQUEST']._serialized_end=762
+  _globals['_BRIEFRESPONSE']._serialized_start=765
+  _globals['_BRIEFRESPONSE']._serialized_end=1039
+  _globals['_INGESTREQUEST']._serialized_start=1041
+  _globals['_INGESTREQUEST']._serialized_end=1156
+  _globals['_INGESTRESPONSE']._serialized_start=1159
+  _globals['_INGESTRESPONSE']._serialized_end=1316
+  _globals['_COMMANDREQUEST']._serialized_start=1319
+  _globals['_COMMANDREQUEST']._serialized_end=1599
+  _globals['_COMMANDRESPONSE']._serialized_start=1601
+  _globals['_COMMANDRESPONSE']._serialized_end=1657
+  _globals['_OPENSESSIONREQUEST']._serialized_start=1660
+  _globals['_OPENSESSIONREQUEST']._serialized_end=1824
+  _globals['_OPENSESSIONRESPONSE']._serialized_start=1826
+  _globals['_OPENSESSIONRESPONSE']._serialized_end=1893
+  _globals['_CLOSESESSIONREQUEST']._serialized_start=1896
+  _globals['_CLOSESESSIONREQUEST']._serialized_end=2061
+  _globals['_CLOSESESSIONRESPONSE']._serialized_start=2063
+  _globals['_CLOSESESSIONRESPONSE']._serialized_end=2109
+  _globals['_REMEMBERREQUEST']._serialized_start=2112
+  _globals['_REMEMBERREQUEST']._serialized_end=2277
+  _globals['_REMEMBERRESPONSE']._serialized_start=2279
+  _globals['_REMEMBERRESPONSE']._serialized_end=2312
+  _globals['_DEBUGUSERREQUEST']._serialized_start=2314
+  _globals['_DEBUGUSERREQUEST']._serialized_end=2385
+  _globals['_DEBUGUSERRESPONSE']._serialized_start=2388
+  _globals['_DEBUGUSERRESPONSE']._serialized_end=2580
+  _globals['_PUTVOCABULARYPACKREQUEST']._serialized_start=2583
+  _globals['_PUTVOCABULARYPACKREQUEST']._serialized_end=2828
+  _globals['_PUTVOCABULARYPACKRESPONSE']._serialized_start=2830
+  _globals['_PUTVOCABULARYPACKRESPONSE']._serialized_end=2909
+  _globals['_GATEWAYSERVICE']._serialized_start=3220
+  _globals['_GATEWAYSERVICE']._serialized_end=3965
 # @@protoc_insertion_point(module_scope)

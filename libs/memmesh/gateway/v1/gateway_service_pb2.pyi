@@ -9,6 +9,7 @@ from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as _atom_extractor_service_pb2
 from memmesh.common.v1 import bundle_pb2 as _bundle_pb2
 from memmesh.common.v1 import memory_pb2 as _memory_pb2
 from memmesh.common.v1 import scope_pb2 as _scope_pb2
@@ -593,3 +594,75 @@ class DebugUserResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DebugUserResponse: _TypeAlias = DebugUserResponse  # noqa: Y015
+
+@_typing.final
+class PutVocabularyPackRequest(_message.Message):
+    """Request of GatewayService.PutVocabularyPack. The scope names the tenant and the operator
+    adding the version (kept with it as "who").
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    ENTRIES_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    reason: _builtins.str
+    """Why the version was added."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """The tenant and the operator."""
+
+    @_builtins.property
+    def entries(self) -> _containers.RepeatedCompositeFieldContainer[_atom_extractor_service_pb2.VocabularyEntry]:
+        """The whole pack (a new version replaces the previous one)."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        entries: _abc.Iterable[_atom_extractor_service_pb2.VocabularyEntry] | None = ...,
+        reason: _builtins.str = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entries", b"entries", "now", b"now", "reason", b"reason", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PutVocabularyPackRequest: _TypeAlias = PutVocabularyPackRequest  # noqa: Y015
+
+@_typing.final
+class PutVocabularyPackResponse(_message.Message):
+    """Response of GatewayService.PutVocabularyPack."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    SHA256_FIELD_NUMBER: _builtins.int
+    UNCHANGED_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The version stored."""
+    sha256: _builtins.str
+    """SHA-256 hex of the stored pack's canonical form."""
+    unchanged: _builtins.bool
+    """True when the same entries were the latest version already."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        sha256: _builtins.str = ...,
+        unchanged: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["sha256", b"sha256", "unchanged", b"unchanged", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PutVocabularyPackResponse: _TypeAlias = PutVocabularyPackResponse  # noqa: Y015

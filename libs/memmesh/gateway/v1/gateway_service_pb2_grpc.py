@@ -73,6 +73,11 @@ class GatewayServiceStub:
                 request_serializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.DebugUserRequest.SerializeToString,
                 response_deserializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.DebugUserResponse.FromString,
                 _registered_method=True)
+        self.PutVocabularyPack = channel.unary_unary(
+                '/memmesh.gateway.v1.GatewayService/PutVocabularyPack',
+                request_serializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.PutVocabularyPackRequest.SerializeToString,
+                response_deserializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.PutVocabularyPackResponse.FromString,
+                _registered_method=True)
 
 
 class GatewayServiceServicer:
@@ -131,6 +136,14 @@ class GatewayServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PutVocabularyPack(self, request, context):
+        """Operator: stores a new version of the tenant's company vocabulary pack (seed 001 §2.4.2;
+        internal token required as well). Refused naming the entry when it is not non-sensitive.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GatewayServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -168,6 +181,11 @@ def add_GatewayServiceServicer_to_server(servicer, server):
                     servicer.DebugUser,
                     request_deserializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.DebugUserRequest.FromString,
                     response_serializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.DebugUserResponse.SerializeToString,
+            ),
+            'PutVocabularyPack': grpc.unary_unary_rpc_method_handler(
+                    servicer.PutVocabularyPack,
+                    request_deserializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.PutVocabularyPackRequest.FromString,
+                    response_serializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.PutVocabularyPackResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -363,6 +381,33 @@ class GatewayService:
             '/memmesh.gateway.v1.GatewayService/DebugUser',
             memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.DebugUserRequest.SerializeToString,
             memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.DebugUserResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PutVocabularyPack(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.gateway.v1.GatewayService/PutVocabularyPack',
+            memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.PutVocabularyPackRequest.SerializeToString,
+            memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.PutVocabularyPackResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -51,6 +51,10 @@ class GatewayServiceStub:
     """"What do you remember about me?": a bounded safe summary."""
     DebugUser: _grpc.UnaryUnaryMultiCallable[_gateway_service_pb2.DebugUserRequest, _gateway_service_pb2.DebugUserResponse]
     """Operator view of a user (internal token required as well)."""
+    PutVocabularyPack: _grpc.UnaryUnaryMultiCallable[_gateway_service_pb2.PutVocabularyPackRequest, _gateway_service_pb2.PutVocabularyPackResponse]
+    """Operator: stores a new version of the tenant's company vocabulary pack (seed 001 §2.4.2;
+    internal token required as well). Refused naming the entry when it is not non-sensitive.
+    """
 
 @_typing.type_check_only
 class GatewayServiceAsyncStub(GatewayServiceStub):
@@ -75,6 +79,10 @@ class GatewayServiceAsyncStub(GatewayServiceStub):
     """"What do you remember about me?": a bounded safe summary."""
     DebugUser: _aio.UnaryUnaryMultiCallable[_gateway_service_pb2.DebugUserRequest, _gateway_service_pb2.DebugUserResponse]  # type: ignore[assignment]
     """Operator view of a user (internal token required as well)."""
+    PutVocabularyPack: _aio.UnaryUnaryMultiCallable[_gateway_service_pb2.PutVocabularyPackRequest, _gateway_service_pb2.PutVocabularyPackResponse]  # type: ignore[assignment]
+    """Operator: stores a new version of the tenant's company vocabulary pack (seed 001 §2.4.2;
+    internal token required as well). Refused naming the entry when it is not non-sensitive.
+    """
 
 class GatewayServiceServicer(metaclass=_abc_1.ABCMeta):
     """The Gateway is what a voice pipeline calls: Brief before the assistant answers,
@@ -138,5 +146,15 @@ class GatewayServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_gateway_service_pb2.DebugUserResponse, _abc.Awaitable[_gateway_service_pb2.DebugUserResponse]]:
         """Operator view of a user (internal token required as well)."""
+
+    @_abc_1.abstractmethod
+    def PutVocabularyPack(
+        self,
+        request: _gateway_service_pb2.PutVocabularyPackRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_service_pb2.PutVocabularyPackResponse, _abc.Awaitable[_gateway_service_pb2.PutVocabularyPackResponse]]:
+        """Operator: stores a new version of the tenant's company vocabulary pack (seed 001 §2.4.2;
+        internal token required as well). Refused naming the entry when it is not non-sensitive.
+        """
 
 def add_GatewayServiceServicer_to_server(servicer: GatewayServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -26,6 +26,7 @@ from memmesh.engines.gateway.effects import EffectHandlers, extract_effect
 from memmesh.engines.gateway.ingest import IngestHandler
 from memmesh.engines.gateway.servicer import GatewayServicer
 from memmesh.engines.gateway.settings import GatewaySettings
+from memmesh.engines.gateway.vocabulary import VocabularyPackHandler
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
@@ -42,7 +43,8 @@ from memmesh.storage.sql import Database
 
 log = logging.getLogger("memmesh.gateway")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GatewayService"].full_name
-DEBUG_METHODS = {f"/{SERVICE_NAME}/DebugUser"}
+# Operator methods: the internal token is needed beside the tenant key.
+DEBUG_METHODS = {f"/{SERVICE_NAME}/DebugUser", f"/{SERVICE_NAME}/PutVocabularyPack"}
 ENGINES = ("context_composer", "exposure_guard", "thread_store", "current_state", "atom_extractor")
 
 
@@ -100,6 +102,7 @@ async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) 
         BriefHandler(composer, guard, AskedQuestions(cache), gateway.brief_budget_ms / 1000, gateway.brief_concurrency, held),
         IngestHandler(threads, outbox, gateway.ingest_budget_ms / 1000, held),
         ControlHandler(threads, state, extractor, rules, outbox, gateway.control_budget_ms / 1000, held),
+        VocabularyPackHandler(extractor, gateway.control_budget_ms / 1000),
         measurement,
     )  # fmt: skip
 

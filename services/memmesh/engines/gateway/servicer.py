@@ -7,6 +7,7 @@ import grpc
 from memmesh.engines.gateway.brief import BriefHandler
 from memmesh.engines.gateway.control import ControlHandler
 from memmesh.engines.gateway.ingest import IngestHandler
+from memmesh.engines.gateway.vocabulary import VocabularyPackHandler
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from memmesh.quality.measurement import MeasurementLog
@@ -18,6 +19,7 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         brief: BriefHandler,
         ingest: IngestHandler,
         control: ControlHandler,
+        vocabulary: VocabularyPackHandler,
         measurement: MeasurementLog | None = None,
     ) -> None:
         self._brief = brief
@@ -25,6 +27,7 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         self._control = control
         # Non-authoritative: told about each answered Brief, it feeds nothing back.
         self._measurement = measurement or MeasurementLog(None)
+        self._vocabulary = vocabulary
 
     async def Brief(
         self, request: pb.BriefRequest, context: grpc.aio.ServicerContext
@@ -62,3 +65,8 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         self, request: pb.DebugUserRequest, context: grpc.aio.ServicerContext
     ) -> pb.DebugUserResponse:
         return await self._control.debug_user(request, context.time_remaining())
+
+    async def PutVocabularyPack(
+        self, request: pb.PutVocabularyPackRequest, context: grpc.aio.ServicerContext
+    ) -> pb.PutVocabularyPackResponse:
+        return await self._vocabulary.put(request, context.time_remaining())

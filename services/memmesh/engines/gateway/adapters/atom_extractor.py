@@ -34,3 +34,8 @@ class AtomExtractorClient:
         self, request: extractor_pb.ListEffectsRequest, timeout_s: float
     ) -> extractor_pb.ListEffectsResponse:
         return await call_engine(ENGINE, self._stub.ListEffects(request, timeout=timeout_s))
+
+    async def put_vocabulary_pack(
+        self, request: extractor_pb.PutVocabularyPackRequest, timeout_s: float
+    ) -> extractor_pb.PutVocabularyPackResponse:
+        return await call_engine(ENGINE, self._stub.PutVocabularyPack(request, timeout=timeout_s))
