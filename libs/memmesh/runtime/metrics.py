@@ -162,9 +162,7 @@ def setup_metrics(
         return None
     from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import OTLPMetricExporter
 
-    exporter: MetricExporter = OTLPMetricExporter(
-        endpoint=target.endpoint, insecure=target.plaintext, credentials=target.credentials()
-    )
+    exporter: MetricExporter = OTLPMetricExporter(**target.exporter_options())
     reader = PeriodicExportingMetricReader(exporter, export_interval_millis=interval_ms)
     provider = MeterProvider(resource=service_resource(service_name), metric_readers=[reader])
     metrics.set_meter_provider(provider)

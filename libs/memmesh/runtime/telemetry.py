@@ -7,6 +7,7 @@ import hashlib
 import ipaddress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import grpc
@@ -26,9 +27,9 @@ _TRACEPARENT = "traceparent"
 class OtlpTarget:
     """Where and how a process exports: the collector endpoint, and its transport security.
 
-    `insecure` None decides by the endpoint: plaintext for http:// and loopback (a
-    collector beside the process), TLS for https:// or any other host. A CA file always
-    means TLS, verified against that CA."""
+    `insecure` None decides by the endpoint: plaintext for http://, TLS for https://, and
+    without a scheme plaintext to loopback only (a collector beside the process). A CA file
+    always means TLS, verified against that CA."""
 
     endpoint: str
     ca_file: Path | None = None
@@ -42,7 +43,9 @@ class OtlpTarget:
         if self.insecure is not None:
             return self.insecure
         parts = urlsplit(self.endpoint if "//" in self.endpoint else f"//{self.endpoint}")
-        return parts.scheme == "http" or _loopback(parts.hostname or "")
+        if parts.scheme in ("http", "https"):
+            return parts.scheme == "http"
+        return _loopback(parts.hostname or "")
 
     def credentials(self) -> grpc.ChannelCredentials | None:
         """The channel credentials of a TLS export (system roots without a CA file)."""
@@ -50,6 +53,14 @@ class OtlpTarget:
             return None
         root = self.ca_file.read_bytes() if self.ca_file is not None else None
         return grpc.ssl_channel_credentials(root_certificates=root)
+
+    def exporter_options(self) -> dict[str, Any]:
+        """Endpoint and transport security as the OTLP/gRPC exporters take them."""
+        return {
+            "endpoint": self.endpoint,
+            "insecure": self.plaintext,
+            "credentials": self.credentials(),
+        }
 
 
 def _loopback(host: str) -> bool:
@@ -66,17 +77,20 @@ def service_resource(service_name: str) -> Resource:
     return Resource.create({"service.name": f"memmesh.{service_name}"})
 
 
+def span_exporter(target: OtlpTarget, timeout_s: float | None = None) -> SpanExporter:
+    """The OTLP/gRPC span exporter to the target (`timeout_s`: per export, retries included)."""
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+
+    return OTLPSpanExporter(**target.exporter_options(), timeout=timeout_s)
+
+
 def setup_tracing(service_name: str, target: OtlpTarget | str | None) -> TracerProvider | None:
     """Install a tracer provider exporting over OTLP/gRPC; without an endpoint, do nothing."""
     if isinstance(target, str):
         target = OtlpTarget(target)
     if target is None or not target.endpoint:
         return None
-    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
-
-    exporter: SpanExporter = OTLPSpanExporter(
-        endpoint=target.endpoint, insecure=target.plaintext, credentials=target.credentials()
-    )
+    exporter = span_exporter(target)
     provider = TracerProvider(resource=service_resource(service_name))
     # Short delay so a turn's spans reach the collector quickly; batching keeps the RPC path free.
     provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=200))
