@@ -12,7 +12,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export GRPC_VERBOSITY ?= ERROR
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 
-.PHONY: run test setup proto proto-check lint format unit contract integration acceptance bench privacy-audit eval-extraction eval-retrieval eval-quality proof clean
+.PHONY: run test setup proto proto-check lint format unit contract integration acceptance bench soak privacy-audit eval-extraction eval-retrieval eval-quality proof clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -70,6 +70,13 @@ test: $(STAMP) proto-check lint
 
 bench: $(STAMP)
 	$(PY) -m memmesh.bench
+
+# Brief + Ingest paced open-loop against the whole mesh on SQLite; per-minute p50/p99 and
+# engine RSS, then PASS/FAIL (p99 within 20 %, RSS growth < 10 %). SOAK_ARGS overrides,
+# e.g. make soak SOAK_ARGS="--minutes 1 --brief-rate 10 --ingest-rate 10".
+SOAK_ARGS ?= --minutes 10 --brief-rate 50 --ingest-rate 50
+soak: $(STAMP)
+	$(PY) -m memmesh.bench.soak $(SOAK_ARGS)
 
 # Seeded privacy commands through the gateway on SQLite and PostgreSQL + Redis, then a scan
 # of every byte the mesh wrote and every Brief; prints the counts as JSON, fails unless 0.

@@ -174,7 +174,7 @@ async def _brief_throughput(addr: str, user: str, callers: int, seconds: float) 
     async def caller(n: int) -> None:
         nonlocal done, empty
         rng = random.Random(n)
-        async with GatewayClient(addr, KEY, tenant_id=TENANT, credentials=_gateway_tls()) as client:
+        async with gateway_client(addr) as client:
             deadline = time.perf_counter() + seconds
             while time.perf_counter() < deadline:
                 response = await client.brief(user, f"bench-{n}", now, _query(rng))
@@ -271,7 +271,7 @@ async def _ingest_throughput(
     async def caller(n: int) -> None:
         nonlocal done
         rng = random.Random(100 + n)
-        async with GatewayClient(addr, KEY, tenant_id=TENANT, credentials=_gateway_tls()) as client:
+        async with gateway_client(addr) as client:
             deadline = time.perf_counter() + seconds
             while time.perf_counter() < deadline:
                 await client.ingest(
@@ -289,20 +289,30 @@ async def _ingest_throughput(
     return {"per_s": round(done / (time.perf_counter() - started)), "n": done}
 
 
+def gateway_mesh(data_dir: str, storage_url: str, redis_url: str | None) -> Mesh:
+    """Every built engine on loopback, not yet started, the gateway taking the bench tenant."""
+    env = {
+        "MEMMESH_DATA_DIR": data_dir,
+        "MEMMESH_STORAGE_URL": storage_url,
+        "MEMMESH_INTERNAL_TOKEN": TOKEN,
+        "MEMMESH_LOG_LEVEL": "WARNING",
+        "MEMMESH_GATEWAY_TENANT_KEYS": f'{{"{TENANT}": "{KEY}"}}',
+    }
+    if redis_url:
+        env["MEMMESH_REDIS_URL"] = redis_url
+    return Mesh(built_engines(), env=env)
+
+
+def gateway_client(addr: str) -> GatewayClient:
+    """A client of the bench tenant (TLS when the mesh runs it)."""
+    return GatewayClient(addr, KEY, tenant_id=TENANT, credentials=_gateway_tls())
+
+
 def run(storage_url: str, redis_url: str | None, label: str) -> dict[str, object]:
     """Brief and Ingest figures on one storage configuration."""
     figures: dict[str, object] = {"storage": label}
     with tempfile.TemporaryDirectory() as data_dir:
-        env = {
-            "MEMMESH_DATA_DIR": data_dir,
-            "MEMMESH_STORAGE_URL": storage_url,
-            "MEMMESH_INTERNAL_TOKEN": TOKEN,
-            "MEMMESH_LOG_LEVEL": "WARNING",
-            "MEMMESH_GATEWAY_TENANT_KEYS": f'{{"{TENANT}": "{KEY}"}}',
-        }
-        if redis_url:
-            env["MEMMESH_REDIS_URL"] = redis_url
-        mesh = Mesh(built_engines(), env=env)
+        mesh = gateway_mesh(data_dir, storage_url, redis_url)
         mesh.start()
         try:
             user = f"bench-user-{time.time_ns()}"
@@ -311,9 +321,7 @@ def run(storage_url: str, redis_url: str | None, label: str) -> dict[str, object
 
             async def measure() -> None:
                 gateway = mesh.addrs["gateway"]
-                async with GatewayClient(
-                    gateway, KEY, tenant_id=TENANT, credentials=_gateway_tls()
-                ) as client:
+                async with gateway_client(gateway) as client:
                     await _seed(mesh.addrs, scope, atoms=1_000, turns=10_000)
                     (
                         figures["brief_1k_atoms"],

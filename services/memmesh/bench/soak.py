@@ -1,0 +1,357 @@
+"""`make soak`: a bounded load test of the whole mesh on embedded storage (SQLite).
+
+Brief and Ingest are sent open-loop, each at its own fixed rate (`--brief-rate`,
+`--ingest-rate` per second) for `--minutes`: request n of a kind is due at n / rate
+seconds, whether or not the ones before it have answered, and its latency is measured
+from that due time, so a mesh that falls behind shows it in the figures instead of
+slowing the load down. Requests go out through `--callers` gateway clients (one channel
+each) in turn, for `--users` users in turn. At most `--max-in-flight` requests are
+outstanding; a request due while that many are waits, and the wait is in its latency.
+
+Every window (a minute by default, `--window-s`) prints one line: per kind the requests
+due in it, p50 and p99 latency, errors by status code, and for Brief how many came back
+empty (failed closed) or degraded (a Tier-2 part left out); then the resident memory of
+every engine process. The summary compares the first window with the last: p99 drift
+in %, RSS growth in % per engine, and passes when both p99s stay within ±20 % and no
+engine grew by 10 % or more. Exit status 0 on PASS, 1 on FAIL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import random
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import grpc
+
+from memmesh.bench.stats import percentile
+from memmesh.bench.turns import (
+    START_US,
+    _ingest_text,
+    _query,
+    gateway_client,
+    gateway_mesh,
+)
+from memmesh.client.gateway import GatewayClient
+from memmesh.gateway.v1 import gateway_service_pb2 as pb
+
+P99_DRIFT_LIMIT_PCT = 20.0
+RSS_GROWTH_LIMIT_PCT = 10.0
+BRIEF_TIMEOUT_S = 5.0
+INGEST_TIMEOUT_S = 10.0
+KINDS = ("brief", "ingest")
+Reply = TypeVar("Reply")
+
+
+@dataclass
+class Tally:
+    """What the requests of one kind due in one window did."""
+
+    due: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+    errors: Counter[str] = field(default_factory=Counter)
+    empty: int = 0
+    degraded: int = 0
+
+    def latency_ms(self, fraction: float) -> float | None:
+        """A percentile of the answered requests' latencies (None when none answered)."""
+        done = self.latencies_ms
+        return round(percentile(done, fraction), 1) if done else None
+
+
+@dataclass
+class Window:
+    """One reporting window: a tally per kind and the tasks of the requests due in it."""
+
+    tallies: dict[str, Tally] = field(default_factory=lambda: {kind: Tally() for kind in KINDS})
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process (Linux /proc), 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def drift_pct(first: float | None, last: float | None) -> float | None:
+    """How far `last` is from `first`, in % of `first` (None without both)."""
+    if first is None or last is None or first <= 0:
+        return None
+    return round((last - first) * 100 / first, 1)
+
+
+@dataclass
+class Soak:
+    """The load of one run against a started mesh's gateway."""
+
+    clients: Sequence[GatewayClient]
+    users: int
+    window_s: float
+    max_in_flight: int
+    windows: list[Window] = field(default_factory=list)
+    seed: int = 7
+
+    def __post_init__(self) -> None:
+        self._in_flight = asyncio.Semaphore(self.max_in_flight)
+        self._rng = random.Random(self.seed)
+
+    def window_at(self, offset_s: float) -> Window:
+        """The window of a request due `offset_s` after the start."""
+        index = int(offset_s // self.window_s)
+        while len(self.windows) <= index:
+            self.windows.append(Window())
+        return self.windows[index]
+
+    def user(self, n: int) -> str:
+        """The user of the n-th request of a kind (users taken in turn)."""
+        return f"soak-user-{n % self.users:04d}"
+
+    async def _timed(
+        self, tally: Tally, due: float, call: Callable[[], Awaitable[Reply]]
+    ) -> Reply | None:
+        async with self._in_flight:
+            try:
+                reply = await call()
+            except grpc.aio.AioRpcError as error:
+                tally.errors[error.code().name] += 1
+                return None
+        tally.latencies_ms.append((asyncio.get_running_loop().time() - due) * 1000)
+        return reply
+
+    async def brief(self, n: int, due: float, offset_s: float) -> None:
+        tally = self.window_at(offset_s).tallies["brief"]
+        client = self.clients[n % len(self.clients)]
+        user, query = self.user(n), _query(self._rng)
+        now_us = START_US + int(offset_s * 1e6)
+
+        async def call() -> pb.BriefResponse:
+            return await client.brief(user, f"soak-{user}", now_us, query, timeout=BRIEF_TIMEOUT_S)
+
+        reply = await self._timed(tally, due, call)
+        if reply is not None and reply.degraded:
+            # Failed closed: degraded with no part named (Tier 2 keeps a bundle).
+            tally.degraded += int(bool(reply.degraded_parts))
+            tally.empty += int(not reply.degraded_parts)
+
+    async def ingest(self, n: int, due: float, offset_s: float) -> None:
+        tally = self.window_at(offset_s).tallies["ingest"]
+        client = self.clients[n % len(self.clients)]
+        user, text = self.user(n), _ingest_text(self._rng)
+        time_us = START_US + int(offset_s * 1e6)
+
+        async def call() -> pb.IngestResponse:
+            return await client.ingest(
+                user,
+                f"soak-{user}",
+                f"soak-turn-{n}",
+                "user",
+                text,
+                time_us,
+                timeout=INGEST_TIMEOUT_S,
+            )
+
+        await self._timed(tally, due, call)
+
+    async def pace(
+        self,
+        kind: str,
+        rate: float,
+        duration_s: float,
+        start: float,
+        send: Callable[[int, float, float], Coroutine[object, object, None]],
+    ) -> None:
+        """Request n due at start + n / rate, sent then whatever the ones before it do."""
+        if rate <= 0:
+            return
+        loop = asyncio.get_running_loop()
+        n = 0
+        while (offset := n / rate) < duration_s:
+            due = start + offset
+            if (delay := due - loop.time()) > 0:
+                await asyncio.sleep(delay)
+            window = self.window_at(offset)
+            window.tallies[kind].due += 1
+            window.tasks.append(asyncio.create_task(send(n, due, offset)))
+            n += 1
+
+
+def _line(number: int, window: Window, rss: dict[str, int], window_s: float) -> str:
+    brief, ingest = window.tallies["brief"], window.tallies["ingest"]
+    memory = " ".join(f"{name}={size / 2**20:.0f}" for name, size in rss.items())
+
+    def part(tally: Tally) -> str:
+        errors = sum(tally.errors.values())
+        return (
+            f"due={tally.due} ok={len(tally.latencies_ms)} "
+            f"p50={_ms(tally.latency_ms(0.50))} p99={_ms(tally.latency_ms(0.99))} "
+            f"errors={errors}"
+        )
+
+    return (
+        f"window {number} ({window_s:g} s): "
+        f"brief {part(brief)} empty={brief.empty} degraded={brief.degraded} | "
+        f"ingest {part(ingest)} | rss_mb {memory}"
+    )
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value}ms"
+
+
+def summarise(
+    windows: Sequence[Window],
+    rss: Sequence[dict[str, int]],
+    rates: dict[str, float],
+    seconds: float,
+) -> dict[str, object]:
+    """Totals per kind, p99 drift and RSS growth first window to last, and the verdict."""
+    summary: dict[str, object] = {}
+    passed = True
+    for kind in KINDS:
+        tallies = [window.tallies[kind] for window in windows]
+        first, last = tallies[0].latency_ms(0.99), tallies[-1].latency_ms(0.99)
+        drift = drift_pct(first, last)
+        errors: Counter[str] = Counter()
+        for tally in tallies:
+            errors.update(tally.errors)
+        figures: dict[str, object] = {
+            "expected": round(rates[kind] * seconds),
+            "sent": sum(t.due for t in tallies),
+            "ok": sum(len(t.latencies_ms) for t in tallies),
+            "errors": dict(sorted(errors.items())),
+            "p99_first_ms": first,
+            "p99_last_ms": last,
+            "p99_drift_pct": drift,
+        }
+        if kind == "brief":
+            figures["empty"] = sum(t.empty for t in tallies)
+            figures["degraded"] = sum(t.degraded for t in tallies)
+        summary[kind] = figures
+        if rates[kind] > 0 and (drift is None or abs(drift) > P99_DRIFT_LIMIT_PCT):
+            passed = False
+    growth = {name: drift_pct(rss[0][name], rss[-1][name]) for name in rss[0]}
+    summary["rss_first_mb"] = {name: round(size / 2**20, 1) for name, size in rss[0].items()}
+    summary["rss_last_mb"] = {name: round(size / 2**20, 1) for name, size in rss[-1].items()}
+    summary["rss_growth_pct"] = growth
+    if any(pct is None or pct >= RSS_GROWTH_LIMIT_PCT for pct in growth.values()):
+        passed = False
+    summary["pass"] = passed
+    return summary
+
+
+async def soak(
+    gateway: str,
+    pids: dict[str, int],
+    seconds: float,
+    rates: dict[str, float],
+    callers: int,
+    users: int,
+    window_s: float,
+    max_in_flight: int,
+) -> dict[str, object]:
+    """Run the load, printing a line per window; the summary."""
+    clients = [gateway_client(gateway) for _ in range(callers)]
+    try:
+        run = Soak(clients, users, window_s, max_in_flight)
+        # One Brief per caller first: channels connected before the clock starts.
+        for n, client in enumerate(clients):
+            await client.brief(run.user(n), "soak-warmup", START_US, "hello", timeout=30)
+        loop = asyncio.get_running_loop()
+        start = loop.time() + 0.05
+        senders = [
+            asyncio.create_task(run.pace("brief", rates["brief"], seconds, start, run.brief)),
+            asyncio.create_task(run.pace("ingest", rates["ingest"], seconds, start, run.ingest)),
+        ]
+        # The last window may be shorter than the others.
+        count = math.ceil(seconds / window_s - 1e-9)
+        rss: list[dict[str, int]] = []
+        for number in range(count):
+            end = start + min((number + 1) * window_s, seconds)
+            await asyncio.sleep(max(0.0, end - loop.time()))
+            rss.append({name: rss_bytes(pid) for name, pid in pids.items()})
+            window = run.window_at(number * window_s)
+            # The window's line waits for its last requests (each has its own deadline).
+            await asyncio.gather(*window.tasks)
+            print(_line(number + 1, window, rss[-1], window_s), flush=True)
+        await asyncio.gather(*senders)
+        for late in run.windows[count:]:
+            await asyncio.gather(*late.tasks)
+        return summarise(run.windows[:count], rss, rates, seconds)
+    finally:
+        for client in clients:
+            await client.close()
+
+
+def parser() -> argparse.ArgumentParser:
+    args = argparse.ArgumentParser(prog="python -m memmesh.bench.soak", description=__doc__)
+    length = args.add_mutually_exclusive_group()
+    length.add_argument("--minutes", type=float, default=10.0, help="how long (default 10)")
+    length.add_argument("--seconds", type=float, help="how long, in seconds instead")
+    args.add_argument("--brief-rate", type=float, default=50.0, help="Briefs per second")
+    args.add_argument("--ingest-rate", type=float, default=50.0, help="Ingests per second")
+    args.add_argument("--callers", type=int, default=8, help="gateway clients (channels)")
+    args.add_argument("--users", type=int, default=500, help="distinct users, taken in turn")
+    args.add_argument("--window-s", type=float, default=60.0, help="reporting window")
+    args.add_argument("--max-in-flight", type=int, default=512, help="outstanding requests")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = parser().parse_args(argv)
+    seconds = options.seconds if options.seconds is not None else options.minutes * 60
+    if seconds <= 0 or options.window_s <= 0 or options.callers < 1 or options.users < 1:
+        parser().error("duration, --window-s, --callers and --users must be positive")
+    rates = {"brief": options.brief_rate, "ingest": options.ingest_rate}
+    with tempfile.TemporaryDirectory() as data_dir:
+        mesh = gateway_mesh(data_dir, "sqlite", None)
+        started = time.monotonic()
+        mesh.start()
+        print(
+            f"mesh up in {time.monotonic() - started:.1f} s (sqlite); {seconds:g} s at "
+            f"{rates['brief']:g} Brief/s + {rates['ingest']:g} Ingest/s, "
+            f"{options.callers} callers, {options.users} users",
+            flush=True,
+        )
+        try:
+            pids = {name: engine.process.pid for name, engine in mesh.running.items()}
+            summary = asyncio.run(
+                soak(
+                    mesh.addrs["gateway"],
+                    pids,
+                    seconds,
+                    rates,
+                    options.callers,
+                    options.users,
+                    options.window_s,
+                    options.max_in_flight,
+                )
+            )
+        finally:
+            mesh.stop()
+    print(f"summary: {json.dumps(summary, sort_keys=True)}")
+    verdict = "PASS" if summary["pass"] else "FAIL"
+    print(
+        f"verdict: {verdict} (p99 within ±{P99_DRIFT_LIMIT_PCT:g} % first to last window, "
+        f"RSS growth < {RSS_GROWTH_LIMIT_PCT:g} % per engine)",
+        flush=True,
+    )
+    return 0 if summary["pass"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
