@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import grpc
+from opentelemetry.proto.collector.metrics.v1 import (
+    metrics_service_pb2,
+    metrics_service_pb2_grpc,
+)
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
 
@@ -44,6 +48,8 @@ class OtlpReceiver(trace_service_pb2_grpc.TraceServiceServicer):
         """Listen on a free loopback port; returns the endpoint URL for MEMMESH_OTLP_ENDPOINT."""
         self.server = grpc.aio.server()
         trace_service_pb2_grpc.add_TraceServiceServicer_to_server(self, self.server)
+        # Engines export metrics to the same endpoint: taken and dropped here.
+        metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(_DropMetrics(), self.server)
         self.port = self.server.add_insecure_port("127.0.0.1:0")
         await self.server.start()
         return f"http://127.0.0.1:{self.port}"
@@ -51,6 +57,11 @@ class OtlpReceiver(trace_service_pb2_grpc.TraceServiceServicer):
     async def stop(self) -> None:
         if self.server is not None:
             await self.server.stop(None)
+
+
+class _DropMetrics(metrics_service_pb2_grpc.MetricsServiceServicer):
+    async def Export(self, request, context):  # type: ignore[no-untyped-def]  # noqa: N802
+        return metrics_service_pb2.ExportMetricsServiceResponse()
 
 
 def _text(value) -> str:  # type: ignore[no-untyped-def]
