@@ -59,6 +59,10 @@ class SqlLearningStore:
     def __init__(self, database: Database) -> None:
         self._db = database
 
+    @property
+    def database(self) -> Database:
+        return self._db
+
     @classmethod
     async def open(cls, storage_url: str, data_dir: Path) -> SqlLearningStore:
         return cls(await open_database(storage_url, ENGINE, migrations_for, data_dir))
