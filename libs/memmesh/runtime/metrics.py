@@ -60,6 +60,25 @@ class InstrumentInfo:
     unit: str
 
 
+class TalliedCounter:
+    """A monotonic counter summed in this process and read by the SDK at each export (an
+    observable counter): on the Brief path an add is a dict update, not the SDK's
+    per-call aggregation (about 8 us each)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._totals: dict[tuple[tuple[str, str], ...], float] = {}
+
+    def add(self, amount: float, attributes: Mapping[str, str]) -> None:
+        key = tuple(attributes.items())
+        with self._lock:
+            self._totals[key] = self._totals.get(key, 0) + amount
+
+    def observe(self, options: CallbackOptions) -> Iterable[Observation]:
+        with self._lock:
+            return [Observation(total, dict(key)) for key, total in self._totals.items()]
+
+
 class Instruments:
     """Every instrument of the mesh, made from one meter."""
 
@@ -84,8 +103,8 @@ class Instruments:
         self.bundle_size = self._histogram(
             BUNDLE_SIZE, "By", "Serialized size of each Brief's bundle", BUNDLE_BUCKETS_BYTES
         )
-        self.brief_counters: Mapping[str, Counter] = {
-            field: self._counter(brief_counter_name(field), "{item}", f"seed 001 §2.12 {field}")
+        self.brief_counters: Mapping[str, TalliedCounter] = {
+            field: self._tallied(brief_counter_name(field), "{item}", f"seed 001 §2.12 {field}")
             for field in BRIEF_COUNTER_FIELDS
         }
         self.outbox_deliveries = self._counter(
@@ -122,6 +141,12 @@ class Instruments:
     def _counter(self, name: str, unit: str, description: str) -> Counter:
         self.catalogue.append(InstrumentInfo(name, "counter", unit))
         return self._meter.create_counter(name, unit, description)
+
+    def _tallied(self, name: str, unit: str, description: str) -> TalliedCounter:
+        self.catalogue.append(InstrumentInfo(name, "counter", unit))
+        tally = TalliedCounter()
+        self._meter.create_observable_counter(name, [tally.observe], unit, description)
+        return tally
 
     def _histogram(
         self, name: str, unit: str, description: str, buckets: tuple[float, ...]

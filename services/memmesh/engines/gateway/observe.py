@@ -9,7 +9,7 @@ gate's recount) already measured: nothing is serialized again to observe it.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from opentelemetry import trace
@@ -116,7 +116,7 @@ class GatewayObserver:
         except Exception as error:
             if self.active():
                 status = error.status_name if isinstance(error, DomainError) else "INTERNAL"
-                self._finish(watch, ERROR, status, {})
+                self._finish(watch, ERROR, status, dict)
             raise
 
     def brief(self, watch: Observation, response: pb.BriefResponse) -> pb.BriefResponse:
@@ -124,7 +124,7 @@ class GatewayObserver:
         if not self.active():
             return response
         outcome, reason = brief_outcome(response)
-        meters = self._finish(watch, outcome, reason, brief_attributes(response))
+        meters = self._finish(watch, outcome, reason, lambda: brief_attributes(response))
         if meters is not None:
             tenant = {ATTR_TENANT: watch.tenant_id}
             meters.bundle_size.record(response.counters.context_bundle_bytes, tenant)
@@ -141,10 +141,7 @@ class GatewayObserver:
             return response
         outcome, reason = ingest_outcome(response)
         self._finish(
-            watch,
-            outcome,
-            reason,
-            {"memmesh.ingest.duplicate": response.duplicate},
+            watch, outcome, reason, lambda: {"memmesh.ingest.duplicate": response.duplicate}
         )
         return response
 
@@ -153,8 +150,10 @@ class GatewayObserver:
         watch: Observation,
         outcome: str,
         reason: str,
-        attributes: dict[str, AttributeValue],
+        attributes: Callable[[], dict[str, AttributeValue]],
     ) -> Instruments | None:
+        """Set the span's attributes (made only when spans are exported) and record the
+        call's duration and reason code."""
         elapsed_ms = watch.elapsed_ms()
         if tracing_enabled():
             span = trace.get_current_span()
@@ -164,7 +163,7 @@ class GatewayObserver:
                         ATTR_OUTCOME: outcome,
                         ATTR_REASON: reason,
                         ATTR_BUDGET_LEFT: round(watch.budget_left_ms(elapsed_ms), 3),
-                        **attributes,
+                        **attributes(),
                     }
                 )
         meters = self._instruments()
