@@ -135,7 +135,8 @@ def _scope(user_id: str) -> scope_pb2.UserScope:
 
 async def stored_state(mesh: Mesh, user_id: str) -> dict[str, object]:
     """What the mesh stored for a user: capsule, Current State and the ledger's events (their
-    kinds and codes; hashes are made under a random per-user key and differ between meshes)."""
+    kinds and codes, sorted: hashes are made under a random per-user key, and engines append
+    through their own outboxes, so the interleaving of their events varies between meshes)."""
     token = MeshSettings().internal_token
     scope = _scope(user_id)
     async with engine_channel(mesh.addrs["atom_extractor"], token, 5.0) as channel:
@@ -148,7 +149,7 @@ async def stored_state(mesh: Mesh, user_id: str) -> dict[str, object]:
         )
     async with engine_channel(mesh.addrs["ledger"], token, 5.0) as channel:
         events = [
-            (r.event.sequence, r.event.event_type, r.event.reason_code)
+            (r.event.event_type, r.event.reason_code)
             async for r in ledger_grpc.LedgerServiceStub(channel).Read(
                 ledger_pb.ReadRequest(scope=scope)
             )
@@ -156,7 +157,7 @@ async def stored_state(mesh: Mesh, user_id: str) -> dict[str, object]:
     return {
         "atoms": [a.SerializeToString(deterministic=True) for a in atoms.atoms],
         "state": state.SerializeToString(deterministic=True),
-        "ledger": events,
+        "ledger": sorted(events),
     }
 
 
