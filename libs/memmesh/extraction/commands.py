@@ -77,6 +77,25 @@ _DONT = r"(?:don't|do not|never|please don't|(?:can|could|would|will) you not)"
 # global recall mode before pull-only.
 _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
+        Command.FORGET_TONE,
+        r"\b(?:forget|reset|clear|erase|delete|drop|wipe|undo|unlearn)\b[^.!?]{0,40}?"
+        r"\b(?:how|the\s+way)\s+(?:I\s+(?:like|prefer|want)\s+(?:to\s+be\s+(?:spoken|talked)\s+to|"
+        r"you\s+to\s+(?:talk|speak|sound)|being\s+(?:spoken|talked)\s+to)|"
+        r"you(?:'ve| have)?\s+(?:talk|speak|been\s+talking|been\s+speaking)\s+to\s+me)",
+    ),
+    (
+        Command.FORGET_TONE,
+        r"\b(?:forget|reset|clear|erase|delete|drop|wipe|unlearn)\s+(?:my|your|the)\s+"
+        r"(?:tone(?:\s+(?:preferences?|settings?))?|(?:communication|speaking|conversational)\s+"
+        r"(?:style|preferences?)|style\s+preferences?)\b",
+    ),
+    (
+        Command.FORGET_TONE,
+        r"\bstop\s+adapting\s+(?:your\s+tone|to\s+(?:me|my\s+moods?)|how\s+you\s+(?:talk|speak))|"
+        r"\bgo\s+back\s+to\s+your\s+(?:normal|default|usual|regular)\s+"
+        r"(?:tone|voice|style|way\s+of\s+(?:talking|speaking))",
+    ),
+    (
         Command.FORGET_EVERYTHING,
         rf"\b{_ERASE}\s+(?:absolutely\s+|literally\s+)?{_HOLDINGS}\s+(?:that\s+)?{_YOU_KEEP}?"
         r"(?:about|on|of)\s+me\b",

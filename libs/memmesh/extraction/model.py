@@ -31,6 +31,7 @@ class Command(StrEnum):
     FORGET_THREAD = "FORGET_THREAD"
     CORRECTION = "CORRECTION"
     FORGET_EVERYTHING = "FORGET_EVERYTHING"
+    FORGET_TONE = "FORGET_TONE"
 
 
 class RejectionReason(StrEnum):

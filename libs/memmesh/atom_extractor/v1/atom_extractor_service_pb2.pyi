@@ -54,6 +54,8 @@ class _CommandEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Command.Value
     """"Forget everything about me": every atom, log, transcript copy and device copy of
     the user, and the user's ledger subject key (crypto-shredding).
     """
+    COMMAND_FORGET_TONE: _Command.ValueType  # 12
+    """"Forget how I like to be spoken to": the learned tone only (seed 001 §2.3)."""
 
 class Command(_Command, metaclass=_CommandEnumTypeWrapper):
     """A user control command (seed 001 §2.11.11, §2.22)."""
@@ -84,6 +86,8 @@ COMMAND_FORGET_EVERYTHING: Command.ValueType  # 11
 """"Forget everything about me": every atom, log, transcript copy and device copy of
 the user, and the user's ledger subject key (crypto-shredding).
 """
+COMMAND_FORGET_TONE: Command.ValueType  # 12
+""""Forget how I like to be spoken to": the learned tone only (seed 001 §2.3)."""
 Global___Command: _TypeAlias = Command  # noqa: Y015
 
 class _ChangeKind:

@@ -565,18 +565,26 @@ class ToneGuidance(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     LABELS_FIELD_NUMBER: _builtins.int
+    LEARNED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def labels(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Short tone labels, e.g. "calm", "brief"."""
+        """Short tone labels of this turn, e.g. "calm", "brief"."""
+
+    @_builtins.property
+    def learned(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Tone labels learned over the user's sessions (emotional memory, seed 001 §2.3), e.g.
+        "brief", "casual", "supportive": each from a fixed vocabulary, never facts.
+        """
 
     def __init__(
         self,
         *,
         labels: _abc.Iterable[_builtins.str] | None = ...,
+        learned: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["labels", b"labels"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["labels", b"labels", "learned", b"learned"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -52,6 +52,8 @@ class _UserCommandEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_UserComma
     """Forget everything about the user: atoms, transcripts, devices' copies, and the
     ledger key that links what the ledger still holds to them.
     """
+    USER_COMMAND_FORGET_TONE: _UserCommand.ValueType  # 9
+    """Forget how the user likes to be spoken to (the learned tone only; facts stay)."""
 
 class UserCommand(_UserCommand, metaclass=_UserCommandEnumTypeWrapper):
     """A user control command (seed 001 §2.11.11, §2.22)."""
@@ -78,6 +80,8 @@ USER_COMMAND_FORGET_EVERYTHING: UserCommand.ValueType  # 8
 """Forget everything about the user: atoms, transcripts, devices' copies, and the
 ledger key that links what the ledger still holds to them.
 """
+USER_COMMAND_FORGET_TONE: UserCommand.ValueType  # 9
+"""Forget how the user likes to be spoken to (the learned tone only; facts stay)."""
 Global___UserCommand: _TypeAlias = UserCommand  # noqa: Y015
 
 @_typing.final

@@ -498,6 +498,7 @@ class GetTurnContextResponse(_message.Message):
     RESUME_UNAVAILABLE_FIELD_NUMBER: _builtins.int
     ENTITIES_FIELD_NUMBER: _builtins.int
     ENTITIES_UNAVAILABLE_FIELD_NUMBER: _builtins.int
+    LEARNED_TONE_FIELD_NUMBER: _builtins.int
     mode: _bundle_pb2.SessionMode.ValueType
     """SESSION_START or IN_SESSION: the request's mode, or the one decided."""
     resume_unavailable: _builtins.bool
@@ -523,6 +524,12 @@ class GetTurnContextResponse(_message.Message):
         reached and the edges walked (empty when no ids were asked or none is known).
         """
 
+    @_builtins.property
+    def learned_tone(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Tone labels learned over the user's sessions (emotional memory, seed 001 §2.3): each
+        one of a fixed vocabulary, never words of the conversation; tone only, never facts.
+        """
+
     def __init__(
         self,
         *,
@@ -532,10 +539,11 @@ class GetTurnContextResponse(_message.Message):
         resume_unavailable: _builtins.bool = ...,
         entities: Global___ExpandResponse | None = ...,
         entities_unavailable: _builtins.bool = ...,
+        learned_tone: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["entities", b"entities", "resume", b"resume", "working_memory", b"working_memory"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["entities", b"entities", "entities_unavailable", b"entities_unavailable", "mode", b"mode", "resume", b"resume", "resume_unavailable", b"resume_unavailable", "working_memory", b"working_memory"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entities", b"entities", "entities_unavailable", b"entities_unavailable", "learned_tone", b"learned_tone", "mode", b"mode", "resume", b"resume", "resume_unavailable", b"resume_unavailable", "working_memory", b"working_memory"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1059,3 +1067,55 @@ class ForgetUserResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ForgetUserResponse: _TypeAlias = ForgetUserResponse  # noqa: Y015
+
+@_typing.final
+class ForgetToneRequest(_message.Message):
+    """Request of ThreadStoreService.ForgetTone."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose tone memory."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetToneRequest: _TypeAlias = ForgetToneRequest  # noqa: Y015
+
+@_typing.final
+class ForgetToneResponse(_message.Message):
+    """Response of ThreadStoreService.ForgetTone."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FORGOTTEN_SIGNAL_COUNT_FIELD_NUMBER: _builtins.int
+    forgotten_signal_count: _builtins.int
+    """How many tone signals were forgotten (0 on a repeat)."""
+    def __init__(
+        self,
+        *,
+        forgotten_signal_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["forgotten_signal_count", b"forgotten_signal_count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ForgetToneResponse: _TypeAlias = ForgetToneResponse  # noqa: Y015

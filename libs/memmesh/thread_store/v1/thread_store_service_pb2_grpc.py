@@ -107,6 +107,11 @@ class ThreadStoreServiceStub:
                 request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetUserRequest.SerializeToString,
                 response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetUserResponse.FromString,
                 _registered_method=True)
+        self.ForgetTone = channel.unary_unary(
+                '/memmesh.thread_store.v1.ThreadStoreService/ForgetTone',
+                request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetToneRequest.SerializeToString,
+                response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetToneResponse.FromString,
+                _registered_method=True)
 
 
 class ThreadStoreServiceServicer:
@@ -228,6 +233,14 @@ class ThreadStoreServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ForgetTone(self, request, context):
+        """Forgets how the user likes to be spoken to (every learned tone signal, seed 001 §2.3)
+        and nothing else: turns, facts and the ledger stay as they are. Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ThreadStoreServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -300,6 +313,11 @@ def add_ThreadStoreServiceServicer_to_server(servicer, server):
                     servicer.ForgetUser,
                     request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetUserRequest.FromString,
                     response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetUserResponse.SerializeToString,
+            ),
+            'ForgetTone': grpc.unary_unary_rpc_method_handler(
+                    servicer.ForgetTone,
+                    request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetToneRequest.FromString,
+                    response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetToneResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -683,6 +701,33 @@ class ThreadStoreService:
             '/memmesh.thread_store.v1.ThreadStoreService/ForgetUser',
             memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetUserRequest.SerializeToString,
             memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetUserResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ForgetTone(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.thread_store.v1.ThreadStoreService/ForgetTone',
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetToneRequest.SerializeToString,
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetToneResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -84,6 +84,10 @@ class ThreadStoreServiceStub:
     episodes, loops, graph, buffers, the user's pending and dead index effects, and
     (through the outbox) the user's whole index in the RetrievalRanker. Idempotent.
     """
+    ForgetTone: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.ForgetToneRequest, _thread_store_service_pb2.ForgetToneResponse]
+    """Forgets how the user likes to be spoken to (every learned tone signal, seed 001 §2.3)
+    and nothing else: turns, facts and the ledger stay as they are. Idempotent.
+    """
 
 @_typing.type_check_only
 class ThreadStoreServiceAsyncStub(ThreadStoreServiceStub):
@@ -140,6 +144,10 @@ class ThreadStoreServiceAsyncStub(ThreadStoreServiceStub):
     """Forgets everything the ThreadStore holds about the user: turns, sessions, digests,
     episodes, loops, graph, buffers, the user's pending and dead index effects, and
     (through the outbox) the user's whole index in the RetrievalRanker. Idempotent.
+    """
+    ForgetTone: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.ForgetToneRequest, _thread_store_service_pb2.ForgetToneResponse]  # type: ignore[assignment]
+    """Forgets how the user likes to be spoken to (every learned tone signal, seed 001 §2.3)
+    and nothing else: turns, facts and the ledger stay as they are. Idempotent.
     """
 
 class ThreadStoreServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -278,6 +286,16 @@ class ThreadStoreServiceServicer(metaclass=_abc_1.ABCMeta):
         """Forgets everything the ThreadStore holds about the user: turns, sessions, digests,
         episodes, loops, graph, buffers, the user's pending and dead index effects, and
         (through the outbox) the user's whole index in the RetrievalRanker. Idempotent.
+        """
+
+    @_abc_1.abstractmethod
+    def ForgetTone(
+        self,
+        request: _thread_store_service_pb2.ForgetToneRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_thread_store_service_pb2.ForgetToneResponse, _abc.Awaitable[_thread_store_service_pb2.ForgetToneResponse]]:
+        """Forgets how the user likes to be spoken to (every learned tone signal, seed 001 §2.3)
+        and nothing else: turns, facts and the ledger stay as they are. Idempotent.
         """
 
 def add_ThreadStoreServiceServicer_to_server(servicer: ThreadStoreServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -32,6 +32,7 @@ LANES = {
     EffectKind.THREAD_RESTRICT: "threads",
     EffectKind.THREAD_REDACT: "threads",
     EffectKind.THREAD_FORGET_USER: "threads",
+    EffectKind.THREAD_FORGET_TONE: "threads",
     EffectKind.INDEX_FORGET_USER: "index",
     EffectKind.DEVICE_FORGET: "devices",
     EffectKind.DEVICE_FORGET_USER: "devices",
@@ -190,6 +191,12 @@ class EffectHandlers:
                 )
             case EffectKind.THREAD_FORGET_USER:
                 await self._deps.threads.forget_user(
+                    tenant_id,
+                    user_id,
+                    int(payload["now_us"]),  # type: ignore[call-overload]
+                )
+            case EffectKind.THREAD_FORGET_TONE:
+                await self._deps.threads.forget_tone(
                     tenant_id,
                     user_id,
                     int(payload["now_us"]),  # type: ignore[call-overload]

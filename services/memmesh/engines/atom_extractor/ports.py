@@ -198,6 +198,10 @@ class ThreadPort(Protocol):
         """Cut every sentence holding a term from the turns (no terms: their whole text)."""
         ...
 
+    async def forget_tone(self, tenant_id: str, user_id: str, now_us: int) -> None:
+        """Forget the user's learned tone (idempotent)."""
+        ...
+
     async def forget_user(self, tenant_id: str, user_id: str, now_us: int) -> None:
         """Forget everything the archive holds of the user."""
         ...

@@ -181,7 +181,13 @@ def session_context_of(response: thread_pb.GetTurnContextResponse) -> SessionCon
         else None
     )
     entities = None if response.entities_unavailable else entities_of(response.entities)
-    return SessionContext(mode, session_of(response.working_memory), resume, entities)
+    return SessionContext(
+        mode,
+        session_of(response.working_memory),
+        resume,
+        entities,
+        tuple(response.learned_tone),
+    )
 
 
 def entities_of(response: thread_pb.ExpandResponse) -> tuple[Entity, ...]:
@@ -377,7 +383,9 @@ def compose_response(
                 bundle_pb2.CorrectionPair(heard=c.heard, meant=c.meant) for c in hints.corrections
             ],
         ),
-        tone=bundle_pb2.ToneGuidance(labels=list(composed.tone_labels)),
+        tone=bundle_pb2.ToneGuidance(
+            labels=list(composed.tone_labels), learned=list(composed.learned_tone)
+        ),
         counters=bundle_pb2.BundleCounters(
             context_bundle_bytes=counters.context_bundle_bytes,
             atoms_selected_count=counters.atoms_selected_count,

@@ -31,11 +31,9 @@ from memmesh.engines.context_composer.domain.model import (
     SESSION_START,
     Composed,
     ComposeQuery,
-    Entity,
     Gathered,
-    ResumeCandidate,
     Retrieved,
-    SessionMemory,
+    SessionContext,
 )
 from memmesh.engines.context_composer.domain.questions import DO_NOT_REPEAT_EVICTION_REASON
 from memmesh.engines.context_composer.domain.text import entity_node_ids
@@ -85,7 +83,7 @@ class Composer:
         tenant, user = query.tenant_id, query.user_id
         named = entity_node_ids(query.query, ENTITY_LOOKUPS)
         # The ranker's call goes out first: it takes the longest.
-        retrieved, facts, (query, session, resume, entities), corrections = await asyncio.gather(
+        retrieved, facts, (query, context), corrections = await asyncio.gather(
             _tier2(
                 self._ranker.retrieve(
                     tenant,
@@ -103,18 +101,19 @@ class Composer:
         )
         degraded = _degraded_parts(
             retrieval_ranker=retrieved is None,
-            episode_bridge=query.mode == SESSION_START and resume is None,
-            entities=entities is None,
+            episode_bridge=query.mode == SESSION_START and context.resume is None,
+            entities=context.entities is None,
             corrections=self._corrections is not None and corrections is None,
         )
         gathered = Gathered(
             facts,
             retrieved or Retrieved(),
-            session,
-            resume,
+            context.session,
+            context.resume,
             corrections.pairs if corrections else (),
-            related_entities(entities or (), named),
+            related_entities(context.entities or (), named),
             corrections.vocabulary if corrections else (),
+            context.tone,
         )
         plan = guard_plan(query, gathered)
         verdict = await self._guard.filter(
@@ -127,10 +126,11 @@ class Composer:
 
     async def _session(
         self, query: ComposeQuery, named: Sequence[str]
-    ) -> tuple[ComposeQuery, SessionMemory, ResumeCandidate | None, tuple[Entity, ...] | None]:
+    ) -> tuple[ComposeQuery, SessionContext]:
         """The session part in one ThreadStore call: the mode (decided there when the query
         leaves it open), working memory, on a session start the resume and the entities next
-        to what the query names (resume and entities are Tier 2: None when they failed)."""
+        to what the query names (resume and entities are Tier 2: None when they failed), and
+        the learned tone."""
         context = await self._threads.session_context(
             query.tenant_id,
             query.user_id,
@@ -141,7 +141,7 @@ class Composer:
             named,
             ENTITY_FAN_OUT,
         )
-        return replace(query, mode=context.mode), context.session, context.resume, context.entities
+        return replace(query, mode=context.mode), context
 
 
 async def _none() -> None:

@@ -76,6 +76,7 @@ ERASURE_COMMANDS = frozenset(
         extractor_pb.COMMAND_DO_NOT_STORE,
         extractor_pb.COMMAND_FORGET_THREAD,
         extractor_pb.COMMAND_FORGET_EVERYTHING,
+        extractor_pb.COMMAND_FORGET_TONE,
     }
 )
 

@@ -133,8 +133,9 @@ async def redact_turns(
         ids = [turn.turn_id for turn in changed]
         sessions = sorted({turn.session_id for turn in changed})
         await tx.set_turn_texts([(turn.turn_id, turn.text) for turn in changed])
-        # A loop's text is the sentence that opened it.
+        # A loop's text is the sentence that opened it; a tone signal may be any of them.
         await tx.delete_loops_from(ids)
+        await tx.drop_tone_signals(ids)
         digested = [s for s in sessions if await tx.digest(s) is not None]
         rebuilt: list[Digest | Episode] = []
         for session_id in sessions:

@@ -159,6 +159,7 @@ def turn_context_response(context: TurnContext) -> pb.GetTurnContextResponse:
         resume_unavailable=context.resume_unavailable,
         entities=expand_response(context.entities) if context.entities is not None else None,
         entities_unavailable=context.entities_unavailable,
+        learned_tone=context.tone,
     )
 
 

@@ -19,6 +19,7 @@ from memmesh.engines.thread_store.domain.model import (
     Turn,
     UserActivity,
 )
+from memmesh.engines.thread_store.domain.tone import HeardSignal, ToneSignal
 from memmesh.outbox import Effect
 from memmesh.policy.sensitivity import Exposure
 
@@ -78,6 +79,21 @@ class UserTx(Protocol):
 
     async def delete_loops_from(self, turn_ids: Sequence[str]) -> None:
         """Delete the loops these turns opened."""
+        ...
+
+    async def add_tone_signals(
+        self, turn: Turn, signals: Sequence[tuple[ToneSignal, int]], keep: int
+    ) -> None:
+        """Store the tone signals a turn gave (by its id, never its words), keeping the
+        user's newest `keep`."""
+        ...
+
+    async def tone_signals(self, limit: int) -> list[HeardSignal]:
+        """The user's newest tone signals."""
+        ...
+
+    async def drop_tone_signals(self, turn_ids: Sequence[str] | None = None) -> int:
+        """Delete the tone signals of these turns (all of the user's with None); how many."""
         ...
 
     async def clear_graph(self, thread_id: str) -> None:

@@ -62,6 +62,7 @@ async def restrict_turns(
     async with store.write(tenant_id, user_id) as tx:
         raised = await tx.restrict_turns(ids, exposure)
         await tx.delete_loops_from(ids)
+        await tx.drop_tone_signals(ids)
         rebuilt: list[Digest | Episode] = []
         for session_id in sessions:
             session = await tx.session(session_id)

@@ -175,3 +175,9 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
         return pb.RecordThreadUseResponse(
             found=digest is not None, use_count=digest.use_count if digest else 0
         )
+
+    async def ForgetTone(
+        self, request: pb.ForgetToneRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ForgetToneResponse:
+        forgotten = await self._threads.forget_tone(request.scope.tenant_id, request.scope.user_id)
+        return pb.ForgetToneResponse(forgotten_signal_count=forgotten)

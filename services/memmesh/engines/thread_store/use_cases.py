@@ -43,6 +43,14 @@ from memmesh.engines.thread_store.domain.summary import (
     build_digest,
     summarise,
 )
+from memmesh.engines.thread_store.domain.tone import (
+    MAX_SIGNALS as MAX_TONE_SIGNALS,
+)
+from memmesh.engines.thread_store.domain.tone import (
+    HeardSignal,
+    learned_tone,
+    tone_signals,
+)
 from memmesh.engines.thread_store.ports import (
     IndexChange,
     IndexFeed,
@@ -143,6 +151,7 @@ class ThreadStoreUseCases:
             if turn.role == Role.USER and speakable:
                 nodes = turn_nodes(turn.text)
                 await tx.add_graph(turn.session_id, nodes, co_occurrences(nodes))
+                await tx.add_tone_signals(turn, tone_signals(turn.text), MAX_TONE_SIGNALS)
             updated = await self._updated_session(tx, session, turn)
             if activity is None or turn.time_us >= activity.last_interaction_us:
                 await tx.save_activity(UserActivity(turn.time_us, turn.session_id))
@@ -294,12 +303,12 @@ class ThreadStoreUseCases:
         self, tenant_id: str, user_id: str, session_id: str, max_turns: int
     ) -> WorkingMemory:
         """The session's last turns (oldest first), rolling summary, open loops and last interaction."""
-        memory, _, _ = await self._memory(tenant_id, user_id, session_id, max_turns)
+        memory, _, _, _ = await self._memory(tenant_id, user_id, session_id, max_turns)
         return memory
 
     async def _memory(
         self, tenant_id: str, user_id: str, session_id: str, max_turns: int
-    ) -> tuple[WorkingMemory, SessionRow | None, UserActivity | None]:
+    ) -> tuple[WorkingMemory, SessionRow | None, UserActivity | None, list[HeardSignal]]:
         limit = min(max_turns or self._wm_turns, self._wm_turns)
         buffered = await self._buffered(tenant_id, user_id, session_id)
         async with self._store.read(tenant_id, user_id) as tx:
@@ -312,13 +321,14 @@ class ThreadStoreUseCases:
             session = await tx.session(session_id)
             loops = loop_order(await tx.open_loops(MAX_OPEN_LOOPS))[:MAX_ACTIVE_LOOPS]
             activity = await tx.user_activity()
+            heard = await tx.tone_signals(MAX_TONE_SIGNALS)
         memory = WorkingMemory(
             turns=tuple(turns[-limit:]),
             rolling_summary=session.rolling_summary if session else "",
             active_loops=tuple(loops),
             last_interaction_us=activity.last_interaction_us if activity else 0,
         )
-        return memory, session, activity
+        return memory, session, activity, heard
 
     async def turn_context(
         self,
@@ -349,12 +359,16 @@ class ThreadStoreUseCases:
             if entity_node_ids
             else _nothing()
         )
-        (memory, session, activity), (expansion, entities_failed) = await asyncio.gather(
+        (memory, session, activity, heard), (expansion, entities_failed) = await asyncio.gather(
             self._memory(tenant_id, user_id, session_id, max_turns), entities
         )
         decided = mode or session_mode(session is not None, activity, now_us, self._gap_us)
         context = TurnContext(
-            decided, memory, entities=expansion, entities_unavailable=entities_failed
+            decided,
+            memory,
+            entities=expansion,
+            entities_unavailable=entities_failed,
+            tone=learned_tone(heard, now_us),
         )
         if decided != Mode.SESSION_START:
             return context
@@ -448,6 +462,12 @@ class ThreadStoreUseCases:
         )
         pending = await self._after_erasure(tenant_id, user_id, queued)
         return dataclasses.replace(redaction, pending_index_effects=pending)
+
+    async def forget_tone(self, tenant_id: str, user_id: str) -> int:
+        """Forget how the user likes to be spoken to (every tone signal), nothing else; how
+        many signals went."""
+        async with self._store.write(tenant_id, user_id) as tx:
+            return await tx.drop_tone_signals()
 
     async def forget_user(self, tenant_id: str, user_id: str) -> erasure.UserForgotten:
         """Delete everything the ThreadStore holds about the user, and the user's index."""

@@ -62,6 +62,12 @@ class GrpcThreads:
         reply = await call_engine("thread_store", self._stub.RedactTurns(request))
         _index_through(reply.pending_index_effects)
 
+    async def forget_tone(self, tenant_id: str, user_id: str, now_us: int) -> None:
+        request = thread_pb.ForgetToneRequest(
+            scope=scope_message(tenant_id, user_id), now=timestamp_of(now_us)
+        )
+        await call_engine("thread_store", self._stub.ForgetTone(request))
+
     async def forget_user(self, tenant_id: str, user_id: str, now_us: int) -> None:
         request = thread_pb.ForgetUserRequest(
             scope=scope_message(tenant_id, user_id), now=timestamp_of(now_us)

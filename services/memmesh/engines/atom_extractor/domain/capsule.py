@@ -143,6 +143,8 @@ class EffectKind(StrEnum):
     # A forget's reach (domain/erasure.py): archive, index, devices and the ledger key.
     THREAD_REDACT = "THREAD_REDACT"
     THREAD_FORGET_USER = "THREAD_FORGET_USER"
+    # How the user likes to be spoken to (the ThreadStore's tone signals), nothing else.
+    THREAD_FORGET_TONE = "THREAD_FORGET_TONE"
     INDEX_FORGET_USER = "INDEX_FORGET_USER"
     DEVICE_FORGET = "DEVICE_FORGET"
     DEVICE_FORGET_USER = "DEVICE_FORGET_USER"

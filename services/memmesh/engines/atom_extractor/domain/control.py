@@ -48,6 +48,7 @@ class CommandPlan:
     rules: list[RuleRequest] = field(default_factory=list)
     state_change: Command | None = None
     forget_thread_id: str = ""
+    forget_tone: bool = False
     skip_facts: bool = False
     affected_atom_ids: list[str] = field(default_factory=list)
     # Where the forget reaches beyond the capsule (none for commands that forget nothing).
@@ -263,6 +264,9 @@ def plan_command(
             plan.affected_atom_ids = forget(ws, atoms, ctx, reasons.USER_FORGET_THREAD)
             plan.forget_thread_id = thread_id
             plan.erasure = Erasure(session_id=thread_id, atom_ids=tuple(plan.affected_atom_ids))
+        case Command.FORGET_TONE:
+            # Emotional memory goes on its own: no atom, turn or ledger event changes.
+            plan.forget_tone = True
         case _:
             # RECALL_SUMMARY and RESUME_THREAD are answered by the gateway; nothing is stored.
             pass

@@ -156,6 +156,8 @@ def effects_of(
                     },
                 )
             )
+        if plan.forget_tone:
+            effects.append(Effect(EffectKind.THREAD_FORGET_TONE, {"now_us": ctx.now_us}))
         if plan.forget_thread_id:
             effects.append(
                 Effect(

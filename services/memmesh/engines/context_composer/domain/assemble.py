@@ -333,6 +333,7 @@ def compose_bundle(
         bundle=bundle,
         hints=hints,
         tone_labels=tone_labels(query.query),
+        learned_tone=gathered.learned_tone,
         counters=counters_of(bundle, size, verdict.do_not_mention_hits),
         do_not_repeat_evicted=dnr.evicted,
         user_asked=plan.user_asked,

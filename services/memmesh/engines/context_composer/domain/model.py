@@ -181,6 +181,8 @@ class SessionContext:
     session: SessionMemory
     resume: ResumeCandidate | None = None
     entities: tuple[Entity, ...] | None = ()
+    # Tone labels learned over sessions (emotional memory): tone only, never facts.
+    tone: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,9 @@ class Gathered:
     entities: tuple[Entity, ...] = ()
     # The learning capsule's and company pack's terms, in their owner's priority order.
     learned_vocabulary: tuple[str, ...] = ()
+    # Tone labels learned over sessions (emotional memory): they reach the tone guidance
+    # only, never a part of the bundle.
+    learned_tone: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -290,6 +295,7 @@ class Composed:
     hints: Hints
     tone_labels: tuple[str, ...]
     counters: Counters
+    learned_tone: tuple[str, ...] = ()
     degraded_parts: tuple[str, ...] = ()
     # Do-not-repeat keys left out by the 128-key cap (logged with a reason code).
     do_not_repeat_evicted: int = 0

@@ -42,6 +42,17 @@ def migrations(dialect: Dialect) -> tuple[Migration, ...]:
                 PRIMARY KEY (tenant_id, user_id))""",
             ),
         ),
+        # Tone signals (seed 001 §2.3): a label per turn that gave it, never the turn's words.
+        Migration(
+            7,
+            (
+                f"""CREATE TABLE thread_tone_signals (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, turn_id TEXT NOT NULL,
+                session_id TEXT NOT NULL, signal TEXT NOT NULL, weight INTEGER NOT NULL,
+                time_us {big} NOT NULL, PRIMARY KEY (tenant_id, user_id, turn_id, signal))""",
+                "CREATE INDEX thread_tone_by_time ON thread_tone_signals (tenant_id, user_id, time_us)",
+            ),
+        ),
         outbox_trace_migration(),
     )
 

@@ -20,6 +20,7 @@ from memmesh.engines.thread_store.domain.model import (
     Turn,
     UserActivity,
 )
+from memmesh.engines.thread_store.domain.tone import HeardSignal, ToneSignal
 from memmesh.engines.thread_store.ports import IndexChange
 from memmesh.outbox import Effect, enqueue_in, wall_clock_us
 from memmesh.policy.sensitivity import Exposure
@@ -37,6 +38,7 @@ USER_TABLES = (
     "graph_nodes",
     "graph_edges",
     "thread_forgotten_sessions",
+    "thread_tone_signals",
 )
 _TURN_COLUMNS = "turn_id, session_id, role, text, time_us, exposure"
 _SESSION_COLUMNS = "session_id, start_us, last_us, turn_count, rolling_summary, closed"
@@ -266,6 +268,44 @@ class SqlUserTx(EpisodeRows):
                 (*self._who, *turn_ids),
             )
 
+    async def add_tone_signals(
+        self, turn: Turn, signals: Sequence[tuple[ToneSignal, int]], keep: int
+    ) -> None:
+        for signal, weight in signals:
+            await self._db.execute(
+                "INSERT INTO thread_tone_signals (tenant_id, user_id, turn_id, session_id, signal, "
+                "weight, time_us) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (*self._who, turn.turn_id, turn.session_id, signal.value, weight, turn.time_us),
+            )
+        if signals:
+            # Only the newest `keep` are kept: older ones have decayed to nothing.
+            await self._db.execute(
+                f"DELETE FROM thread_tone_signals WHERE {_USER} AND time_us < ("
+                f"SELECT MIN(time_us) FROM (SELECT time_us FROM thread_tone_signals WHERE {_USER} "
+                "ORDER BY time_us DESC LIMIT ?) AS newest)",
+                (*self._who, *self._who, keep),
+            )
+
+    async def tone_signals(self, limit: int) -> list[HeardSignal]:
+        rows = await self._rows(
+            f"SELECT signal, weight, time_us, turn_id FROM thread_tone_signals WHERE {_USER} "
+            "ORDER BY time_us DESC, turn_id, signal LIMIT ?",
+            limit,
+        )
+        return [HeardSignal(ToneSignal(str(r[0])), int(r[1]), int(r[2]), str(r[3])) for r in rows]
+
+    async def drop_tone_signals(self, turn_ids: Sequence[str] | None = None) -> int:
+        if turn_ids is None:
+            return await self._db.execute(
+                f"DELETE FROM thread_tone_signals WHERE {_USER}", self._who
+            )
+        if not turn_ids:
+            return 0
+        return await self._db.execute(
+            f"DELETE FROM thread_tone_signals WHERE {_USER} AND turn_id IN ({marks(len(turn_ids))})",
+            (*self._who, *turn_ids),
+        )
+
     async def clear_graph(self, thread_id: str) -> None:
         for table in ("graph_nodes", "graph_edges"):
             await self._db.execute(
@@ -411,6 +451,7 @@ class SqlUserTx(EpisodeRows):
             ("graph_nodes", "thread_id"),
             ("graph_edges", "thread_id"),
             ("thread_sessions", "session_id"),
+            ("thread_tone_signals", "session_id"),
             ("thread_turns", "session_id"),
         ):
             changed += await self._db.execute(

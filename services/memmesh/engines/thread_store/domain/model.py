@@ -205,6 +205,8 @@ class TurnContext:
     entities: Expansion | None = None
     # The entities part failed or ran out of its share of the deadline.
     entities_unavailable: bool = False
+    # Tone labels learned over sessions (emotional memory): tone only, never facts.
+    tone: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
