@@ -415,3 +415,19 @@ async def test_signed_packages_are_verified_applied_once_rolled_back_and_on_the_
         "LEARNING_PACKAGE_ROLLED_BACK",
     ]
     assert verified.intact
+
+
+async def test_a_subject_the_user_asked_not_to_store_teaches_the_capsule_nothing(
+    mesh: Mesh, gateway: GatewayClient, extractor: extractor_grpc.AtomExtractorServiceStub
+) -> None:
+    user = User(mesh, gateway)
+    await gateway.command(user.user_id, "s1", "DO_NOT_STORE", NOW_US, "barn", timeout=30.0)
+    await user.say("When I say the barn, I mean Hollin Farm.", NOW_US + 1)
+    await user.say("When I say the loft, I mean Ashgrove Mill.", NOW_US + 2)
+
+    async def learned() -> bool:
+        return bool((await profile(extractor, user.scope)).pairs)
+
+    assert await eventually(learned)
+    held = await profile(extractor, user.scope)
+    assert [(p.said, p.meant) for p in held.pairs] == [("the loft", "Ashgrove Mill")]

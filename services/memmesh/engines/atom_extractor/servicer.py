@@ -64,7 +64,7 @@ class AtomExtractorServicer(LearningRpcs, pb_grpc.AtomExtractorServiceServicer):
                 pb.Correction(heard=result.correction.heard, meant=result.correction.meant)
             )
         await self._erase_learning(mapping.scope_of(request.scope), erasure)
-        learns = result.command in (None, Command.CORRECTION)
+        learns = result.command in (None, Command.CORRECTION) and not result.keeps_nothing
         if role == "user" and learns and not outcome.duplicate:
             correction = response.correction if result.correction is not None else None
             await self._learn_from_turn(

@@ -110,6 +110,9 @@ class ProcessOutcome:
     correction: Correction | None
     rejections: tuple[RejectionEntry, ...]
     outcome: Outcome
+    # The turn is kept nothing of (do-not-store, a forgotten conversation, a forgotten fact
+    # said again): the learning stores learn nothing from it either.
+    keeps_nothing: bool = False
 
 
 Planner = Callable[[WorkingCapsule, ChangeContext, tuple[str, ...]], Applied]
@@ -394,6 +397,7 @@ class CapsuleService:
             correction=extraction.correction,
             rejections=tuple(rejections),
             outcome=outcome,
+            keeps_nothing=keep_nothing or bool(forgotten),
         )
 
     async def _blocked(
