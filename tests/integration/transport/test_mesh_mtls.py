@@ -6,6 +6,7 @@ reflection included."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import subprocess
@@ -55,6 +56,9 @@ def mesh(tmp_path_factory: pytest.TempPathFactory, certs: Path) -> Iterator[Mesh
         "MEMMESH_TLS_DIR": str(certs),
         "MEMMESH_ENV": "production",
         "MEMMESH_INTERNAL_TOKEN": INTERNAL_TOKEN,
+        # Production wraps learning capsules and signs learning packages with its own keys.
+        "MEMMESH_ATOM_EXTRACTOR_LEARNING_MASTER_SECRET": "mtls-test-learning-master-secret",
+        "MEMMESH_ATOM_EXTRACTOR_LEARNING_SIGNING_SEED": base64.b64encode(bytes(range(32))).decode(),
         "MEMMESH_GATEWAY_TENANT_KEYS": json.dumps({"demo": TENANT_KEY}),
         "MEMMESH_LOG_LEVEL": "WARNING",
         # The first Brief opens every engine channel (TLS handshakes) on a shared machine;
