@@ -511,11 +511,15 @@ class HintBundle(_message.Message):
     """Primary language."""
     @_builtins.property
     def vocabulary(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The user's vocabulary: names and terms from their atoms, sorted."""
+        """The user's vocabulary: names and terms from their atoms, their learning capsule
+        (names, vendors, internal terms) and their company's vocabulary pack, sorted.
+        """
 
     @_builtins.property
     def corrections(self) -> _containers.RepeatedCompositeFieldContainer[Global___CorrectionPair]:
-        """Correction pairs, heard -> meant."""
+        """Heard -> meant pairs: corrections, the learning capsule's slang, pronunciations and
+        preferred phrasing, and the company pack's sounds-like entries.
+        """
 
     def __init__(
         self,
