@@ -33,7 +33,8 @@ class BriefResult:
         return cls(
             bundle=response.bundle,
             hints=response.hints,
-            tone=tuple(response.tone.labels),
+            # Learned over sessions first, then this turn's; each label once.
+            tone=tuple(dict.fromkeys((*response.tone.learned, *response.tone.labels))),
             degraded=response.degraded,
             reason_code=response.reason_code,
             degraded_parts=tuple(response.degraded_parts),
