@@ -113,6 +113,23 @@ def plural_stem(word: str) -> str:
     return word
 
 
+def inflection_stem(word: str) -> str:
+    """plural_stem, and the -ed, -ing and final -e forms of a word meet too ('divorce',
+    'divorced', 'divorcing' and 'divorces' give 'divorc'; 'planned' gives 'plan'), for a rule
+    that must hide a subject however it is said. The stem still starts the word."""
+    stem = plural_stem(word)
+    for suffix in ("ing", "ed"):
+        if len(stem) > len(suffix) + 3 and stem.endswith(suffix):
+            stem = stem[: -len(suffix)]
+            # A doubled final consonant goes with the suffix ("planned", "shopping").
+            if stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
+                stem = stem[:-1]
+            return stem
+    if len(stem) > 4 and stem.endswith("e") and not stem.endswith("ee"):
+        return stem[:-1]
+    return stem
+
+
 def fold(text: str) -> str:
     """Case-folded text with typographic apostrophes made plain, as words are compared."""
     return text.casefold().replace("\u2019", "'")

@@ -170,3 +170,19 @@ async def test_a_command_said_while_the_guard_is_down_binds_every_later_brief(
         assert time.monotonic() < deadline, "Briefs never recovered"
         await asyncio.sleep(0.5)
     assert any("Lisbon" in turn.text for turn in brief.bundle.working_memory)
+
+
+async def test_do_not_mention_a_subject_hides_it_however_it_is_said(user: User) -> None:
+    await user.say("I got divorced last year and it was hard.", NOW_US)
+    await user.say("The divorcing process took months.", NOW_US + MINUTE_US)
+    await user.say("My favourite band is Radiohead.", NOW_US + 2 * MINUTE_US)
+    await user.gateway.command(
+        user.user_id, "s1", "DO_NOT_MENTION", NOW_US + 3 * MINUTE_US, target="divorce"
+    )
+    for session_id, moment in (("s1", NOW_US + 4 * MINUTE_US), ("s2", NOW_US + DAY_US)):
+        brief = await user.brief("how was last year for me?", moment, session_id=session_id)
+        text = response_text(brief).lower()
+        assert "divorc" not in text, text
+    # The rest of the memory is still there.
+    music = await user.brief("what music do I like?", NOW_US + DAY_US, session_id="s2")
+    assert "radiohead" in response_text(music).lower()

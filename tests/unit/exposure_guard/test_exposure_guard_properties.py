@@ -30,13 +30,27 @@ from memmesh.policy.sensitivity import Exposure
 # Topic words and the surface forms that must count as them.
 INFLECTIONS = {
     "sister": ["sister", "sisters", "Sister's", "SISTERS", "sister\u2019s"],
-    "party": ["party", "parties", "Party's"],
+    "party": ["party", "parties", "Party's", "partying"],
     "box": ["box", "boxes", "Box"],
     "jazz": ["jazz", "Jazz's", "jazzes"],
     "doctor": ["doctor", "doctors", "'doctor'"],
+    "divorce": ["divorce", "divorced", "Divorcing", "divorces", "divorce's"],
+    "wedding": ["wedding", "weddings", "Wedding's"],
 }
 # Words that contain a topic word but are other words; they must never match.
-DECOYS = ["sisterhood", "partying", "boxer", "jazzy", "doctoral", "coffee", "music", "the", "User"]
+DECOYS = [
+    "sisterhood",
+    "partygoer",
+    "boxer",
+    "jazzy",
+    "doctoral",
+    "divorcee",
+    "weddingcake",
+    "coffee",
+    "music",
+    "the",
+    "User",
+]
 SEGMENTS = ["relationship", "preference", "sister", "music", "name"]
 THREADS = ["th-1", "th-2", "th-3"]
 WORK_ORDERS = ["wo-1", "wo-2"]

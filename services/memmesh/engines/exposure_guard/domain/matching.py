@@ -20,7 +20,7 @@ from memmesh.engines.exposure_guard.domain.words import (
     stems,
     word_at,
 )
-from memmesh.text import fold, plural_stem
+from memmesh.text import fold, inflection_stem
 
 # Texts (and topic lists) whose matches one compiled rule set remembers.
 MEMO_ENTRIES = 4096
@@ -188,7 +188,7 @@ class RuleMatcher:
             while position != -1:
                 word = word_at(text, position)
                 if word is not None:
-                    word_stem = plural_stem(word)
+                    word_stem = inflection_stem(word)
                     for topic in topics:
                         if topic.longest == word_stem and (
                             len(topic.phrase) == 1

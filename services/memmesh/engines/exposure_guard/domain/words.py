@@ -1,10 +1,11 @@
-"""Word-level topic matching: case-insensitive, whole words, plurals and possessives tolerated."""
+"""Word-level topic matching: case-insensitive, whole words, plurals, possessives and the
+-ed / -ing forms tolerated."""
 
 from __future__ import annotations
 
 import re
 
-from memmesh.text import plural_stem
+from memmesh.text import inflection_stem
 
 _TOKEN = re.compile(r"[\w']+")
 _WORD_CHAR = re.compile(r"[\w']")
@@ -12,9 +13,9 @@ _WORD_REST = re.compile(r"[\w']*")
 
 
 def stems(folded: str) -> tuple[str, ...]:
-    """Stems (plural_stem: symmetric, and a stem keeps its word's prefix for probe_of) of the
-    words of a folded text, in order."""
-    return tuple(s for s in map(plural_stem, _TOKEN.findall(folded)) if s)
+    """Stems (inflection_stem: symmetric, and a stem keeps its word's prefix for probe_of) of
+    the words of a folded text, in order."""
+    return tuple(s for s in map(inflection_stem, _TOKEN.findall(folded)) if s)
 
 
 def probe_of(phrase: tuple[str, ...]) -> str:
