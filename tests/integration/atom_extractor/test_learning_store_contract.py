@@ -61,9 +61,7 @@ async def test_capsule_is_stored_sealed_and_opens_only_for_its_owner(
 ) -> None:
     tenant, user = new_ids()
     service = service_of(store)
-    await service.observe_turn(
-        tenant, user, "When I say the loft, I mean Ormsby Gallery.", None, ()
-    )
+    await service.observe_turn(tenant, user, "When I say the loft, I mean Ormsby Gallery.", None)
     stored = await rows(
         store,
         "SELECT c.sealed, k.wrapped_key FROM learning_capsules c JOIN learning_keys k "
@@ -92,7 +90,7 @@ async def test_shred_removes_key_capsule_consent_and_contributions(
     word = uuid.uuid4().hex[:8]
     await service.set_consent(tenant, user, True, NOW_US)
     said = "".join(c for c in word if c.isalpha()) or "zz"
-    await service.observe_turn(tenant, user, f"When I say {said}x, I mean yonder.", None, ())
+    await service.observe_turn(tenant, user, f"When I say {said}x, I mean yonder.", None)
     assert any(r.signal.heard == f"{said}x" for r in await store.signal_counts(1))
     await service.forget_user(tenant, user)
     for table in ("learning_keys", "learning_capsules", "learning_consent"):

@@ -344,6 +344,7 @@ def test_the_fuzz_covers_every_gateway_rpc() -> None:
         "CloseSession",
         "Remember",
         "DebugUser",
+        "PutVocabularyPack",
     }
 
 

@@ -1342,7 +1342,6 @@ class GetLearningProfileResponse(_message.Message):
 
     SERVED_FIELD_NUMBER: _builtins.int
     PAIRS_FIELD_NUMBER: _builtins.int
-    NAMES_FIELD_NUMBER: _builtins.int
     VENDORS_FIELD_NUMBER: _builtins.int
     TERMS_FIELD_NUMBER: _builtins.int
     VERSION_FIELD_NUMBER: _builtins.int
@@ -1358,10 +1357,6 @@ class GetLearningProfileResponse(_message.Message):
         """Learned pairs, in the capsule's order."""
 
     @_builtins.property
-    def names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Names the user uses."""
-
-    @_builtins.property
     def vendors(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Vendors the user deals with."""
 
@@ -1374,7 +1369,6 @@ class GetLearningProfileResponse(_message.Message):
         *,
         served: _builtins.bool = ...,
         pairs: _abc.Iterable[Global___LearnedPair] | None = ...,
-        names: _abc.Iterable[_builtins.str] | None = ...,
         vendors: _abc.Iterable[_builtins.str] | None = ...,
         terms: _abc.Iterable[_builtins.str] | None = ...,
         version: _builtins.int = ...,
@@ -1382,7 +1376,7 @@ class GetLearningProfileResponse(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["global_signals_opt_in", b"global_signals_opt_in", "names", b"names", "pairs", b"pairs", "served", b"served", "terms", b"terms", "vendors", b"vendors", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["global_signals_opt_in", b"global_signals_opt_in", "pairs", b"pairs", "served", b"served", "terms", b"terms", "vendors", b"vendors", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

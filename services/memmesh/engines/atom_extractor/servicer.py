@@ -67,9 +67,7 @@ class AtomExtractorServicer(LearningRpcs, pb_grpc.AtomExtractorServiceServicer):
         learns = result.command in (None, Command.CORRECTION) and not result.keeps_nothing
         if role == "user" and learns and not outcome.duplicate:
             correction = response.correction if result.correction is not None else None
-            await self._learn_from_turn(
-                mapping.scope_of(request.scope), turn.text, correction, response.facts
-            )
+            await self._learn_from_turn(mapping.scope_of(request.scope), turn.text, correction)
         return response
 
     async def Forget(
@@ -122,7 +120,7 @@ class AtomExtractorServicer(LearningRpcs, pb_grpc.AtomExtractorServiceServicer):
         )
         response = pb.CorrectResponse(pair_recorded=not outcome.duplicate)
         if not outcome.duplicate:
-            await self._learn_from_turn(mapping.scope_of(request.scope), "", request.correction, ())
+            await self._learn_from_turn(mapping.scope_of(request.scope), "", request.correction)
         corrected = next((c for c in outcome.changes if c.kind is ChangeKind.CORRECTED), None)
         if corrected is not None:
             response.change.CopyFrom(mapping.change_message(corrected))

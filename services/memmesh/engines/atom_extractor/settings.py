@@ -59,7 +59,6 @@ class AtomExtractorSettings(BaseSettings):
     learning_master_secret: str = ""
     learning_signing_seed: str = ""
     learning_max_pairs: int = Field(default=100, ge=1, le=1000)
-    learning_max_names: int = Field(default=100, ge=1, le=1000)
     learning_max_vendors: int = Field(default=50, ge=1, le=1000)
     learning_max_terms: int = Field(default=100, ge=1, le=1000)
     learning_max_entry_chars: int = Field(default=64, ge=8, le=200)
@@ -80,7 +79,6 @@ class AtomExtractorSettings(BaseSettings):
     def learning_caps(self) -> LearningCaps:
         return LearningCaps(
             max_pairs=self.learning_max_pairs,
-            max_names=self.learning_max_names,
             max_vendors=self.learning_max_vendors,
             max_terms=self.learning_max_terms,
             max_entry_chars=self.learning_max_entry_chars,

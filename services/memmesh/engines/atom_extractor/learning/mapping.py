@@ -29,7 +29,6 @@ def profile_message(profile: LearningProfile, opted_in: bool) -> pb.GetLearningP
         pairs=[
             pb.LearnedPair(said=p.said, meant=p.meant, kind=p.kind.value) for p in profile.pairs
         ],
-        names=list(profile.names),
         vendors=list(profile.vendors),
         terms=list(profile.terms),
         version=profile.version,

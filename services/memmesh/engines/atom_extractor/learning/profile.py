@@ -27,7 +27,6 @@ class LearningCaps:
     """Bounds of one capsule and of the hints it lends a Brief."""
 
     max_pairs: int = 100
-    max_names: int = 100
     max_vendors: int = 50
     max_terms: int = 100
     max_entry_chars: int = 64
@@ -46,14 +45,13 @@ class LearningProfile:
     """Newest first in every list; `version` counts changes."""
 
     pairs: tuple[LearnedPair, ...] = ()
-    names: tuple[str, ...] = ()
     vendors: tuple[str, ...] = ()
     terms: tuple[str, ...] = ()
     version: int = 0
 
     @property
     def empty(self) -> bool:
-        return not (self.pairs or self.names or self.vendors or self.terms)
+        return not (self.pairs or self.vendors or self.terms)
 
 
 @dataclass(frozen=True)
@@ -61,13 +59,12 @@ class Learned:
     """What one turn taught: pairs and vocabulary, in the order they were said."""
 
     pairs: tuple[LearnedPair, ...] = ()
-    names: tuple[str, ...] = ()
     vendors: tuple[str, ...] = ()
     terms: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return not (self.pairs or self.names or self.vendors or self.terms)
+        return not (self.pairs or self.vendors or self.terms)
 
 
 def clean(text: str) -> str:
@@ -107,7 +104,6 @@ def merge(profile: LearningProfile, learned: Learned, caps: LearningCaps) -> Lea
         pairs.append(LearnedPair(said, meant, pair.kind))
     updated = LearningProfile(
         pairs=tuple(pairs[: caps.max_pairs]),
-        names=_front(profile.names, learned.names, caps.max_names, caps.max_entry_chars),
         vendors=_front(profile.vendors, learned.vendors, caps.max_vendors, caps.max_entry_chars),
         terms=_front(profile.terms, learned.terms, caps.max_terms, caps.max_entry_chars),
         version=profile.version,
@@ -121,7 +117,6 @@ def encode(profile: LearningProfile) -> bytes:
     """Canonical JSON (sorted keys, no spaces): the plaintext that gets sealed."""
     body = {
         "pairs": [[p.said, p.meant, p.kind.value] for p in profile.pairs],
-        "names": list(profile.names),
         "vendors": list(profile.vendors),
         "terms": list(profile.terms),
         "version": profile.version,
@@ -133,7 +128,6 @@ def decode(raw: bytes) -> LearningProfile:
     body = json.loads(raw)
     return LearningProfile(
         pairs=tuple(LearnedPair(s, m, PairKind(k)) for s, m, k in body["pairs"]),
-        names=tuple(body["names"]),
         vendors=tuple(body["vendors"]),
         terms=tuple(body["terms"]),
         version=int(body["version"]),
@@ -160,13 +154,13 @@ def hints_of(
     caps: LearningCaps,
 ) -> Hints:
     """The user's pairs (corrections, slang, pronunciations, phrasing) then the company's, and
-    the user's names, vendors and terms then the company's terms; each list in that order
+    the user's vendors and terms then the company's terms; each list in that order
     until the byte cap, pairs first (they change what is heard). Same input, same hints."""
     ordered_pairs = [
         (p.said, p.meant) for kind in PAIR_ORDER for p in profile.pairs if p.kind is kind
     ]
     ordered_pairs += list(company_pairs)
-    ordered_terms = [*profile.names, *profile.vendors, *profile.terms, *company_terms]
+    ordered_terms = [*profile.vendors, *profile.terms, *company_terms]
     budget = caps.hint_max_bytes
     pairs: list[tuple[str, str]] = []
     seen_pairs: set[tuple[str, str]] = set()
@@ -203,7 +197,6 @@ def without_terms(profile: LearningProfile, terms: Iterable[str]) -> LearningPro
 
     kept = LearningProfile(
         pairs=tuple(p for p in profile.pairs if not (holds(p.said) or holds(p.meant))),
-        names=tuple(n for n in profile.names if not holds(n)),
         vendors=tuple(v for v in profile.vendors if not holds(v)),
         terms=tuple(t for t in profile.terms if not holds(t)),
         version=profile.version,

@@ -3,8 +3,6 @@ out), and the learning side effects of a processed turn or command."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import grpc
 
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
@@ -107,12 +105,10 @@ class LearningRpcs:
         scope: tuple[str, str],
         text: str,
         correction: pb.Correction | None,
-        facts: Iterable[pb.ExtractedFact],
     ) -> None:
-        """What a user turn teaches the capsule (its names come from the facts extracted)."""
+        """What a user turn teaches the capsule."""
         pair = (correction.heard, correction.meant) if correction is not None else None
-        names = [token for fact in facts for token in fact.critical_tokens]
-        await self._learning.observe_turn(*scope, text, pair, names)
+        await self._learning.observe_turn(*scope, text, pair)
 
     async def _erase_learning(self, scope: tuple[str, str], erasure: pb.Erasure | None) -> None:
         """A forget reaches the capsule: everything shreds the user's key, words drop entries."""

@@ -1,11 +1,14 @@
-"""What a user turn teaches the learning capsule: a few fixed sentence shapes, the correction
-pair the extraction recognised, and the names its facts carry. Deterministic: the same turn
-and facts always teach the same thing, in the order it was said."""
+"""What a user turn teaches the learning capsule: a few fixed sentence shapes and the correction
+pair the extraction recognised. Deterministic: the same turn always teaches the same thing, in
+the order it was said.
+
+Names of people and places are not copied here: the Hint Bundle takes them from the atoms a
+Brief carries, so a name leaves the hints with its atom (forgotten, restricted, held back).
+A copy kept in the capsule would outlive a forgotten conversation or a restricted fact."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 from memmesh.engines.atom_extractor.learning.profile import Learned, LearnedPair, PairKind, clean
 
@@ -56,21 +59,12 @@ def _pairs(text: str) -> list[LearnedPair]:
     return [pair for _, pair in found if pair.said and pair.meant]
 
 
-def learn_from_turn(
-    text: str,
-    correction: tuple[str, str] | None,
-    fact_names: Iterable[str],
-) -> Learned:
-    """What a user turn teaches: its sentence shapes, the correction pair (heard, meant) the
-    extraction recognised, and the capitalised names its extracted facts carry."""
+def learn_from_turn(text: str, correction: tuple[str, str] | None) -> Learned:
+    """What a user turn teaches: its sentence shapes and the correction pair (heard, meant)
+    the extraction recognised."""
     pairs = _pairs(text)
     if correction is not None:
         pairs.append(LearnedPair(correction[0], correction[1], PairKind.CORRECTION))
     vendors = [clean(m[1]) for p in (_VENDOR, _VENDOR_VERB) for m in p.finditer(text)]
     terms = [clean(m[1]) for m in _TERM.finditer(text)]
-    names = [
-        clean(n)
-        for n in fact_names
-        if n[:1].isupper() and not any(c.isdigit() for c in n) and clean(n) not in vendors
-    ]
-    return Learned(tuple(pairs), tuple(names), tuple(vendors), tuple(terms))
+    return Learned(tuple(pairs), tuple(vendors), tuple(terms))

@@ -96,17 +96,17 @@ class LearningService:
         user_id: str,
         text: str,
         correction: tuple[str, str] | None,
-        fact_names: Sequence[str],
     ) -> LearningProfile:
         """Learn what a user turn teaches; the capsule is resealed only when it changed."""
-        learned = learn_from_turn(text, correction, fact_names)
+        learned = learn_from_turn(text, correction)
         if learned.empty:
             return await self.profile(tenant_id, user_id)
         profile = await self._change(
             tenant_id, user_id, lambda before: merge(before, learned, self._policy.caps)
         )
         if await self._store.opted_in(tenant_id, user_id):
-            signals = generic_signals(learned.pairs, profile.names)
+            # The user's own vendors and terms never go global, even lower-cased.
+            signals = generic_signals(learned.pairs, (*profile.vendors, *profile.terms))
             await self._store.contribute(self._contributor(tenant_id, user_id), signals)
         return profile
 
