@@ -8,7 +8,10 @@ slowing the load down. Requests go out through `--callers` gateway clients (one 
 each) in turn, for `--users` users in turn. At most `--max-in-flight` requests are
 outstanding; a request due while that many are waits, and the wait is in its latency.
 
-Every window (a minute by default, `--window-s`) prints one line: per kind the requests
+A warm-up of `--warmup-s` (30 s by default) at the same rates comes first and is not
+measured: connections, caches and the engines' first writes settle, so the first window
+compares with the last as a steady state. Every window (a minute by default, `--window-s`)
+prints one line: per kind the requests
 due in it, p50 and p99 latency, errors by status code, and for Brief how many came back
 empty (failed closed) or degraded (a Tier-2 part left out); then the resident memory of
 every engine process. The summary compares the first window with the last: p99 drift
@@ -105,6 +108,10 @@ class Soak:
     max_in_flight: int
     windows: list[Window] = field(default_factory=list)
     seed: int = 7
+    # Names the run's turns and sessions, and where its clock starts: a warm-up and the
+    # measured run never share a turn id and their times follow each other.
+    label: str = "soak"
+    start_us: int = START_US
 
     def __post_init__(self) -> None:
         self._in_flight = asyncio.Semaphore(self.max_in_flight)
@@ -137,7 +144,7 @@ class Soak:
         tally = self.window_at(offset_s).tallies["brief"]
         client = self.clients[n % len(self.clients)]
         user, query = self.user(n), _query(self._rng)
-        now_us = START_US + int(offset_s * 1e6)
+        now_us = self.start_us + int(offset_s * 1e6)
 
         async def call() -> pb.BriefResponse:
             return await client.brief(user, f"soak-{user}", now_us, query, timeout=BRIEF_TIMEOUT_S)
@@ -152,13 +159,13 @@ class Soak:
         tally = self.window_at(offset_s).tallies["ingest"]
         client = self.clients[n % len(self.clients)]
         user, text = self.user(n), _ingest_text(self._rng)
-        time_us = START_US + int(offset_s * 1e6)
+        time_us = self.start_us + int(offset_s * 1e6)
 
         async def call() -> pb.IngestResponse:
             return await client.ingest(
                 user,
                 f"soak-{user}",
-                f"soak-turn-{n}",
+                f"{self.label}-turn-{n}",
                 "user",
                 text,
                 time_us,
@@ -263,14 +270,20 @@ async def soak(
     users: int,
     window_s: float,
     max_in_flight: int,
+    warmup_s: float = 0.0,
 ) -> dict[str, object]:
     """Run the load, printing a line per window; the summary."""
     clients = [gateway_client(gateway) for _ in range(callers)]
     try:
-        run = Soak(clients, users, window_s, max_in_flight)
+        run = Soak(clients, users, window_s, max_in_flight, start_us=START_US + int(warmup_s * 1e6))
         # One Brief per caller first: channels connected before the clock starts.
         for n, client in enumerate(clients):
             await client.brief(run.user(n), "soak-warmup", START_US, "hello", timeout=30)
+        if warmup_s > 0:
+            warm = Soak(clients, users, warmup_s, max_in_flight, label="warmup")
+            await _paced(warm, rates, warmup_s)
+            await asyncio.gather(*warm.windows[0].tasks)
+            print(_line(0, warm.windows[0], {}, warmup_s).replace("window 0", "warm-up"))
         loop = asyncio.get_running_loop()
         start = loop.time() + 0.05
         senders = [
@@ -297,6 +310,15 @@ async def soak(
             await client.close()
 
 
+async def _paced(run: Soak, rates: dict[str, float], seconds: float) -> None:
+    """Send a run's whole load (not measured window by window)."""
+    start = asyncio.get_running_loop().time() + 0.05
+    await asyncio.gather(
+        run.pace("brief", rates["brief"], seconds, start, run.brief),
+        run.pace("ingest", rates["ingest"], seconds, start, run.ingest),
+    )
+
+
 def parser() -> argparse.ArgumentParser:
     args = argparse.ArgumentParser(prog="python -m memmesh.bench.soak", description=__doc__)
     length = args.add_mutually_exclusive_group()
@@ -307,6 +329,9 @@ def parser() -> argparse.ArgumentParser:
     args.add_argument("--callers", type=int, default=8, help="gateway clients (channels)")
     args.add_argument("--users", type=int, default=500, help="distinct users, taken in turn")
     args.add_argument("--window-s", type=float, default=60.0, help="reporting window")
+    args.add_argument(
+        "--warmup-s", type=float, default=30.0, help="load before measuring (not counted)"
+    )
     args.add_argument("--max-in-flight", type=int, default=512, help="outstanding requests")
     return args
 
@@ -339,6 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     options.users,
                     options.window_s,
                     options.max_in_flight,
+                    options.warmup_s,
                 )
             )
         finally:

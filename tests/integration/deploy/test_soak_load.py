@@ -25,6 +25,7 @@ def test_soak_sends_the_paced_load_and_prints_each_window_and_the_summary() -> N
             f"--ingest-rate={RATE}",
             "--callers=2",
             "--users=3",
+            "--warmup-s=1",
         ],
         capture_output=True,
         text=True,
@@ -36,6 +37,8 @@ def test_soak_sends_the_paced_load_and_prints_each_window_and_the_summary() -> N
     assert "Traceback" not in result.stderr, result.stderr
     lines = result.stdout.splitlines()
 
+    # The warm-up is reported apart and never counted in a window.
+    assert sum(line.startswith("warm-up ") for line in lines) == 1, result.stdout
     windows = [line for line in lines if line.startswith("window ")]
     assert len(windows) == SECONDS // WINDOW_S, result.stdout
     for line in windows:
