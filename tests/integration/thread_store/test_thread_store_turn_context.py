@@ -300,3 +300,25 @@ async def test_a_failed_or_late_resume_leaves_the_working_memory_whole(
         assert (in_session.mode, in_session.resume_unavailable) == (Mode.IN_SESSION, False)
     finally:
         await store.close()
+
+
+async def test_a_session_start_gets_where_we_left_off_of_the_top_thread_even_before_its_close(
+    stub: pb_grpc.ThreadStoreServiceStub,
+) -> None:
+    scope = new_scope()
+    await stub.AppendTurn(append(scope, "a1", "Sarah and I planned the Paris trip.", 0, "a"))
+    await stub.AppendTurn(append(scope, "a2", "Remind me to book the flights.", 1, "a"))
+    await stub.AppendTurn(append(scope, "a3", "Which hotel is closer to the Louvre?", 2, "a"))
+    # "a" is still open: its digest is built for the resume, not stored.
+    resumed = (await in_one_call(stub, scope, "b", 60)).resume
+    assert [d.thread_id for d in resumed.candidates] == ["a"] and resumed.tier == "HOT"
+    assert 1 <= len(resumed.left_off) <= 3
+    assert "Still open: Which hotel is closer to the Louvre?" in resumed.left_off
+    assert any("flights" in bullet for bullet in resumed.left_off)
+    # Closed, the stored digest answers the same; days later the tier moves on.
+    await stub.CloseSession(
+        pb.CloseSessionRequest(scope=scope, session_id="a", now=timestamp_of(T0 + 3 * MINUTE))
+    )
+    assert (await in_one_call(stub, scope, "b", 60)).resume.left_off == resumed.left_off
+    assert (await in_one_call(stub, scope, "c", 10 * 24 * 60)).resume.tier == "WARM"
+    assert (await in_one_call(stub, scope, "d", 40 * 24 * 60)).resume.tier == "COLD"

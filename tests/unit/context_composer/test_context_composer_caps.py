@@ -16,7 +16,6 @@ from memmesh.engines.context_composer.domain.model import (
     Digest,
     Gathered,
     Loop,
-    ResumeCandidate,
     Retrieved,
     SessionMemory,
     UserFacts,
@@ -181,21 +180,6 @@ def test_tone_guidance_is_labels_only() -> None:
     assert tone_labels("I'm so worried about tomorrow") == ("gentle", "reassuring")
     assert tone_labels("quick, I need this asap") == ("brief", "calm")
     assert tone_labels("hello") == ("neutral",)
-
-
-def test_episode_bridge_on_session_start_respects_resume_preferences() -> None:
-    resume = ResumeCandidate("Last time you planned the trip to Rome.", "HOT")
-    start = {"mode": "SESSION_START"}
-    gathered = Gathered(UserFacts(), Retrieved(), SessionMemory(), resume)
-    assert compose(gathered, "hi", **start).bundle.episode_bridge.startswith("Last time")
-    assert compose(gathered, "hi").bundle.episode_bridge == ""
-    disabled = Gathered(UserFacts(auto_resume_disabled=True), Retrieved(), SessionMemory(), resume)
-    assert compose(disabled, "hi", **start).bundle.episode_bridge == ""
-    assert compose(disabled, "where were we?", **start).bundle.episode_bridge != ""
-    cold = Gathered(
-        UserFacts(), Retrieved(), SessionMemory(), ResumeCandidate("Old thread.", "COLD")
-    )
-    assert compose(cold, "hi", **start).bundle.episode_bridge == ""
 
 
 def test_recall_only_when_asked_keeps_pull_memory_back_until_the_user_asks() -> None:

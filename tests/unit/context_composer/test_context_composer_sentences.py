@@ -15,6 +15,7 @@ from memmesh.engines.context_composer.domain.model import (
 from memmesh.engines.context_composer.mapping import bundle_size
 from memmesh.engines.context_composer.use_cases import Composer
 from memmesh.engines.gateway.final_gate import apply_gate, gate_hints, gate_items, hint_items
+from memmesh.text import sentences
 
 SUMMARY = "We talked about Kwame's birthday. We planned the Lisbon trip. Kwame likes jazz."
 BRIDGE = "Last time you planned a present for Kwame. You also booked flights to Lisbon."
@@ -33,7 +34,9 @@ def test_sentences_are_items_and_the_text_is_rebuilt_from_those_that_passed() ->
 def sources() -> FakeSources:
     return FakeSources(
         session=SessionMemory(rolling_summary=SUMMARY),
-        resume_candidate=ResumeCandidate(episode_bridge=BRIDGE, tier="HOT"),
+        resume_candidate=ResumeCandidate(
+            episode_bridge=BRIDGE, tier="HOT", left_off=tuple(sentences(BRIDGE))
+        ),
     )
 
 
@@ -44,7 +47,7 @@ async def test_the_summary_and_the_bridge_keep_their_allowed_sentences() -> None
     ).compose(query("hello again", mode=SESSION_START))
     bundle = composed.bundle
     assert bundle.rolling_summary == "We planned the Lisbon trip."
-    assert bundle.episode_bridge == "You also booked flights to Lisbon."
+    assert bundle.episode_bridge == "Where we left off:\n- You also booked flights to Lisbon."
     assert "kwame" not in f"{bundle.rolling_summary} {bundle.episode_bridge}".lower()
 
 
@@ -52,7 +55,9 @@ async def test_without_rules_the_summary_and_the_bridge_are_as_stored() -> None:
     composed = await Composer(
         StatePort(sources()), sources(), sources(), RuleGuard(), None, bundle_size
     ).compose(query("hello again", mode=SESSION_START))
-    assert (composed.bundle.rolling_summary, composed.bundle.episode_bridge) == (SUMMARY, BRIDGE)
+    bullets = "\n".join(f"- {s}" for s in sentences(BRIDGE))
+    assert composed.bundle.rolling_summary == SUMMARY
+    assert composed.bundle.episode_bridge == f"Where we left off:\n{bullets}"
 
 
 def test_the_final_gate_cuts_sentences_and_hint_terms_it_holds_back() -> None:

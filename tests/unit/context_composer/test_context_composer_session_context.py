@@ -59,7 +59,9 @@ def sources(**overrides: object) -> DecidingSources:
         "session": SessionMemory(
             turns=(turn(9, session="s-now"),), rolling_summary="We planned the trip."
         ),
-        "resume_candidate": ResumeCandidate("Last time you planned the trip to Rome.", "HOT"),
+        "resume_candidate": ResumeCandidate(
+            "Last time you planned the trip to Rome.", "HOT", left_off=("You planned Rome.",)
+        ),
     }
     values.update(overrides)
     return DecidingSources(**values)  # type: ignore[arg-type]

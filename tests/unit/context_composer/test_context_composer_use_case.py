@@ -74,7 +74,9 @@ def tier1_sources(**failing: DependencyFailed) -> FakeSources:
                 Loop("loop-1", "commitment", "Book the dentist", 3, NOW_US - DAY_US, "turn-009"),
             ),
         ),
-        resume_candidate=ResumeCandidate("Last time you planned the trip.", "HOT"),
+        resume_candidate=ResumeCandidate(
+            "Last time you planned the trip.", "HOT", left_off=("You planned the trip.",)
+        ),
         pairs=(CorrectionPair("sara", "Sarah"),),
         entities=(Entity("entity:portland", "Portland", "entity:sarah", "Sarah", 2),),
         failing=dict(failing),

@@ -7,6 +7,7 @@ from memmesh.engines.thread_store.domain.resume import (
     HOT_WINDOW_US,
     UNRESOLVED_WINDOW_US,
     WARM_WINDOW_US,
+    left_off,
     resume_candidates,
     resume_order,
     tier_of,
@@ -78,3 +79,30 @@ def test_candidates_exclude_the_opening_session_and_report_the_top_tier() -> Non
     candidates, tier = resume_candidates([digest("s-now", 0), digest("s-old", 10)], "s-now", NOW)
     assert ids(candidates) == ["s-old"] and tier == "WARM"
     assert resume_candidates([], "s-now", NOW) == ([], "")
+
+
+def test_left_off_is_built_from_next_step_questions_then_the_newest_summary_sentences() -> None:
+    shed = digest(
+        "shed",
+        1,
+        summary="We measured the garden. The shed goes behind the apple tree. Cedar it is.",
+        next_step="order cedar boards",
+        unresolved_questions=("Which roof felt lasts longest?",),
+    )
+    assert left_off(shed) == (
+        "Next step: order cedar boards",
+        "Still open: Which roof felt lasts longest?",
+        "Cedar it is.",
+    )
+    only_summary = digest("s", 1, summary="We measured the garden. The shed goes behind it.")
+    assert left_off(only_summary) == ("The shed goes behind it.", "We measured the garden.")
+    assert left_off(digest("empty", 1)) == ()
+
+
+def test_left_off_bullets_are_bounded_and_not_repeated() -> None:
+    long = digest(
+        "long", 1, summary=("word " * 100).strip() + ". Same. Same.", next_step="x " * 200
+    )
+    bullets = left_off(long)
+    assert 1 <= len(bullets) <= 3 and len(set(bullets)) == len(bullets)
+    assert all(len(b) <= 160 for b in bullets)

@@ -333,6 +333,7 @@ class ResumeResponse(_message.Message):
     EPISODE_BRIDGE_FIELD_NUMBER: _builtins.int
     CANDIDATES_FIELD_NUMBER: _builtins.int
     TIER_FIELD_NUMBER: _builtins.int
+    LEFT_OFF_FIELD_NUMBER: _builtins.int
     episode_bridge: _builtins.str
     """Summary of the last session, for the episode bridge."""
     tier: _builtins.str
@@ -341,16 +342,24 @@ class ResumeResponse(_message.Message):
     def candidates(self) -> _containers.RepeatedCompositeFieldContainer[_memory_pb2.Digest]:
         """Candidate threads in resume order (seed 001 §2.21A)."""
 
+    @_builtins.property
+    def left_off(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """"Where we left off" for the top candidate: 1 to 3 short bullets built from its
+        structured fields (next step, unresolved questions, then its summary); empty without
+        candidates. Built whatever the tier; the caller decides what surfaces.
+        """
+
     def __init__(
         self,
         *,
         episode_bridge: _builtins.str = ...,
         candidates: _abc.Iterable[_memory_pb2.Digest] | None = ...,
         tier: _builtins.str = ...,
+        left_off: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["candidates", b"candidates", "episode_bridge", b"episode_bridge", "tier", b"tier"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["candidates", b"candidates", "episode_bridge", b"episode_bridge", "left_off", b"left_off", "tier", b"tier"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

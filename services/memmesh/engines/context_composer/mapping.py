@@ -168,7 +168,14 @@ def session_of(response: thread_pb.GetWorkingMemoryResponse) -> SessionMemory:
 
 def resume_of(response: thread_pb.ResumeResponse) -> ResumeCandidate:
     """The resume candidate in domain terms."""
-    return ResumeCandidate(response.episode_bridge, response.tier)
+    top = response.candidates[0] if response.candidates else None
+    return ResumeCandidate(
+        response.episode_bridge,
+        response.tier,
+        top.thread_id if top is not None else "",
+        top.title if top is not None else "",
+        tuple(response.left_off),
+    )
 
 
 def session_context_of(response: thread_pb.GetTurnContextResponse) -> SessionContext:

@@ -154,7 +154,8 @@ def apply_gate(
     if gated.HasField("clarification") and (
         items_of.QUESTION not in allowed
         or items_of.QUESTION in unsaid
-        or gated.clarification.atom_id not in kept_atoms
+        # A resume question is about a thread, not an atom.
+        or (gated.clarification.atom_id and gated.clarification.atom_id not in kept_atoms)
     ):
         gated.ClearField("clarification")
     return GateResult(gated, removed)

@@ -148,6 +148,7 @@ def resume_response(resumed: Resumed) -> pb.ResumeResponse:
         episode_bridge=resumed.episode_bridge,
         candidates=[digest_message(d) for d in resumed.candidates],
         tier=resumed.tier,
+        left_off=resumed.left_off,
     )
 
 

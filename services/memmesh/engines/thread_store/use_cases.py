@@ -36,7 +36,7 @@ from memmesh.engines.thread_store.domain.model import (
     UserActivity,
     WorkingMemory,
 )
-from memmesh.engines.thread_store.domain.resume import Resumable, resume_candidates
+from memmesh.engines.thread_store.domain.resume import Resumable, left_off, resume_candidates
 from memmesh.engines.thread_store.domain.sessions import session_mode
 from memmesh.engines.thread_store.domain.summary import (
     SUMMARY_WINDOW_TURNS,
@@ -387,16 +387,26 @@ class ThreadStoreUseCases:
             return None
 
     async def resume(self, tenant_id: str, user_id: str, session_id: str, now_us: int) -> Resumed:
-        """Episode bridge (the previous session's summary) and candidate threads in resume order."""
+        """Episode bridge (the previous session's summary), candidate threads in resume order
+        and "where we left off" for the top one. The previous session, when the user has not
+        closed it yet (its digest is built when the next session's first turn arrives), is a
+        candidate with a digest built from its turns now (not stored)."""
         async with self._store.read(tenant_id, user_id) as tx:
             sessions = await tx.recent_sessions(BRIDGE_SESSIONS)
-            heads: Sequence[Resumable]
-            heads, tier = resume_candidates(await tx.digest_heads(), session_id, now_us)
             previous = next((s for s in sessions if s.session_id != session_id), None)
-            wanted = [head.thread_id for head in heads]
+            heads: Sequence[Resumable] = await tx.digest_heads()
+            open_digest = None
+            if previous is not None and not previous.closed:
+                open_digest = await self._open_digest(tx, previous, heads)
+                heads = [h for h in heads if h.thread_id != previous.session_id]
+                heads.append(open_digest)
+            heads, tier = resume_candidates(heads, session_id, now_us)
+            wanted = [head.thread_id for head in heads if head is not open_digest]
             if previous is not None and not previous.rolling_summary:
                 wanted.append(previous.session_id)
             digests = await tx.digests_of(sorted(set(wanted)))
+            if open_digest is not None:
+                digests[open_digest.thread_id] = open_digest
             if any(head.thread_id not in digests for head in heads):
                 # A digest went between the two reads (another process forgot it): read them all.
                 everything = await tx.digests()
@@ -406,7 +416,24 @@ class ThreadStoreUseCases:
         if previous is not None:
             digest = digests.get(previous.session_id)
             bridge = previous.rolling_summary or (digest.summary if digest else "")
-        return Resumed(bridge, tuple(digests[head.thread_id] for head in heads), tier)
+        candidates = tuple(digests[head.thread_id] for head in heads)
+        return Resumed(bridge, candidates, tier, left_off(candidates[0]) if candidates else ())
+
+    @staticmethod
+    async def _open_digest(tx: UserTx, session: SessionRow, heads: Sequence[Resumable]) -> Digest:
+        """The digest a session still open would get on its close, its pin and uses kept."""
+        turns = await tx.session_turns(
+            session.session_id, DIGEST_WINDOW_TURNS, max_exposure=Exposure.SAFE_TO_SPEAK
+        )
+        built = build_digest(
+            session.session_id, turns, await tx.thread_loops(session.session_id), session.last_us
+        )
+        stored = next((h for h in heads if h.thread_id == session.session_id), None)
+        if stored is None:
+            return built
+        return dataclasses.replace(
+            built, pinned=stored.pinned, use_count=stored.use_count, last_use_us=stored.last_use_us
+        )
 
     async def expand(
         self, tenant_id: str, user_id: str, node_ids: list[str], depth: int, fan_out: int

@@ -16,7 +16,6 @@ from memmesh.engines.context_composer.domain.hints import hint_bundle, tone_labe
 from memmesh.engines.context_composer.domain.model import (
     CONFIRMED,
     CONFLICT,
-    SESSION_START,
     Bundle,
     Composed,
     ComposeQuery,
@@ -28,17 +27,19 @@ from memmesh.engines.context_composer.domain.model import (
     Loop,
     MemoryAtom,
     PushMemory,
+    Question,
     Retrieved,
     TaggedAtom,
     TurnRecord,
 )
 from memmesh.engines.context_composer.domain.questions import choose_question, do_not_repeat_keys
-from memmesh.engines.context_composer.domain.tagging import tag_atom
-from memmesh.engines.context_composer.domain.text import (
-    asks_for_continuity,
-    asks_for_recall,
-    cut_words,
+from memmesh.engines.context_composer.domain.resume import (
+    kept_bullets,
+    resume_question,
+    resume_surface,
 )
+from memmesh.engines.context_composer.domain.tagging import tag_atom
+from memmesh.engines.context_composer.domain.text import asks_for_recall, cut_words
 
 # Seed 001 §2.11.9 hard caps.
 BUNDLE_BYTES_CAP = 32 * 1024
@@ -55,7 +56,6 @@ DIGEST_CHARS = 600
 MAX_LOOPS = 10
 LOOP_CHARS = 200
 SUMMARY_CHARS = 1200
-BRIDGE_CHARS = 600
 MAX_PROJECT_IDS = 10
 MAX_KEY_CHARS = 100
 # Asked of the ranker: more turns than excerpts, since working-memory turns are skipped.
@@ -141,8 +141,12 @@ def guard_plan(query: ComposeQuery, gathered: Gathered) -> GuardPlan:
         items += items_of.summary_items(
             cut_words(session.rolling_summary, SUMMARY_CHARS), query.session_id
         )
-    if gathered.resume is not None and gathered.resume.episode_bridge:
-        items += items_of.bridge_items(cut_words(gathered.resume.episode_bridge, BRIDGE_CHARS))
+    # What the session start may surface of the resume bundle: the bullets sentence by
+    # sentence, the WARM question whole.
+    surface = resume_surface(query, gathered)
+    items += items_of.bridge_items(surface.bullets)
+    if surface.question:
+        items.append(items_of.question_item("", surface.question, "", items_of.DERIVED_EXPOSURE))
     if facts.display_name:
         items.append(items_of.name_item(facts.display_name))
     items += [
@@ -167,19 +171,14 @@ def related_entities(found: Sequence[Entity], named: Sequence[str]) -> tuple[Ent
     return tuple(kept)
 
 
-def _bridge(query: ComposeQuery, gathered: Gathered, allowed: frozenset[str]) -> str:
-    resume, facts = gathered.resume, gathered.facts
-    if query.mode != SESSION_START or resume is None:
-        return ""
-    # §2.21: the resume bundle is always built; surfacing respects the user's preferences
-    # and the tier (COLD is never surfaced unprompted).
-    held = facts.auto_resume_disabled or facts.recall_only_when_asked or resume.tier == "COLD"
-    if held and not asks_for_continuity(query.query):
-        return ""
-    # Built from the sentences the guard let pass.
-    return items_of.kept_sentences(
-        items_of.BRIDGE, cut_words(resume.episode_bridge, BRIDGE_CHARS), allowed
-    )
+def _resume(
+    query: ComposeQuery, gathered: Gathered, allowed: frozenset[str], unsaid: frozenset[str]
+) -> tuple[str, Question | None]:
+    """The "where we left off" bullets and the WARM question the guard let pass."""
+    surface = resume_surface(query, gathered)
+    said = items_of.QUESTION in allowed and items_of.QUESTION not in unsaid
+    question = resume_question(query, surface) if said else None
+    return kept_bullets(surface.bullets, allowed), question
 
 
 def _marked_turns(
@@ -276,13 +275,14 @@ def compose_bundle(
     )
     entities = kept(items_of.ENTITY, gathered.entities, allowed) if pull_allowed else []
 
+    left_off, offered = _resume(query, gathered, allowed, unsaid)
     parts = _Parts(
         atoms=tagged,
         excerpts=excerpts,
         digests=digests,
         loops=loops,
         working_memory=working,
-        episode_bridge=_bridge(query, gathered, allowed),
+        episode_bridge=left_off,
         rolling_summary=summary,
         do_not_repeat_keys=[k for k in dnr.keys if len(k) <= MAX_KEY_CHARS],
         entities=entities,
@@ -293,6 +293,8 @@ def compose_bundle(
     )
     while True:
         question, _ = choose_question(query, parts.atoms, parts.do_not_repeat_keys)
+        # One question at most: a question about the request comes before the resume one.
+        question = question or offered
         bundle = Bundle(
             now_us=query.now_us,
             mode=query.mode,

@@ -125,6 +125,10 @@ class ResumeCandidate:
     episode_bridge: str = ""
     # HOT, WARM or COLD (seed 001 §2.21A).
     tier: str = ""
+    # The top candidate thread: its id, title and "where we left off" bullets.
+    thread_id: str = ""
+    title: str = ""
+    left_off: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -190,6 +190,8 @@ class Resumed:
     episode_bridge: str
     candidates: tuple[Digest, ...]
     tier: str
+    # "Where we left off" for the top candidate (1-3 bullets; empty without candidates).
+    left_off: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

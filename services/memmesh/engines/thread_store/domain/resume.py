@@ -6,7 +6,9 @@ import heapq
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
-from memmesh.engines.thread_store.domain.model import Tier
+from memmesh.engines.thread_store.domain.model import Digest, Tier
+from memmesh.engines.thread_store.domain.text import clip
+from memmesh.text import sentences
 
 
 class Resumable(Protocol):
@@ -34,6 +36,9 @@ WARM_WINDOW_US = 30 * 24 * HOUR_US
 # Unresolved threads keep their priority for 90 days, then decay to ordinary recency.
 UNRESOLVED_WINDOW_US = 90 * 24 * HOUR_US
 MAX_CANDIDATES = 5
+# "Where we left off" (seed 001 §2.21): 1-3 short bullets for the top candidate.
+MAX_LEFT_OFF = 3
+LEFT_OFF_CHARS = 160
 
 
 def counts_as_unresolved(digest: Resumable, now_us: int) -> bool:
@@ -77,3 +82,14 @@ def resume_candidates(
     others = (d for d in digests if d.thread_id != opening_session_id)
     ranked = heapq.nsmallest(limit, others, key=_resume_key(now_us))
     return ranked, (tier_of(ranked[0], now_us).value if ranked else "")
+
+
+def left_off(digest: Digest) -> tuple[str, ...]:
+    """ "Where we left off" for a thread, at most 3 bullets from its structured fields: the
+    next step, then its unresolved questions, then the newest sentences of its summary (the
+    decisions and facts it settled), each bounded, none repeated; empty for an empty digest."""
+    bullets = [f"Next step: {digest.next_step}"] if digest.next_step else []
+    bullets += [f"Still open: {question}" for question in digest.unresolved_questions]
+    bullets += reversed(sentences(digest.summary))
+    kept = dict.fromkeys(clip(" ".join(b.split()), LEFT_OFF_CHARS) for b in bullets if b.strip())
+    return tuple(kept)[:MAX_LEFT_OFF]

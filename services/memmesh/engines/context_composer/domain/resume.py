@@ -1,0 +1,92 @@
+"""What a session start surfaces of the resume bundle (seed 001 §2.21, §2.21A).
+
+The ThreadStore always builds the resume bundle; this decides only what the user meets:
+HOT (last use within 72 h) gets "Where we left off" in 1-3 bullets for the top thread, WARM
+(within 30 days) gets exactly one question and no bullets, COLD gets nothing. "Don't resume
+automatically" and "only recall if I ask" hold the HOT bullets and the WARM question back;
+asking to pick up where things were left surfaces the bullets whatever the tier.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from memmesh import bundle_items as items_of
+from memmesh.bundle_items import kept
+from memmesh.engines.context_composer.domain.model import (
+    SESSION_START,
+    ComposeQuery,
+    Gathered,
+    Question,
+)
+from memmesh.engines.context_composer.domain.questions import question_id
+from memmesh.engines.context_composer.domain.text import asks_for_continuity, cut_words
+from memmesh.text import sentences
+
+LEFT_OFF_HEADER = "Where we left off:"
+BULLET = "- "
+BULLET_CHARS = 200
+TITLE_CHARS = 80
+RESUME_REASON = "RESUME"
+
+
+@dataclass(frozen=True)
+class ResumeSurface:
+    """The bullets text (header and one line a bullet) or the one question, or neither."""
+
+    bullets: str = ""
+    question: str = ""
+    thread_id: str = ""
+
+
+def left_off_text(bullets: tuple[str, ...]) -> str:
+    """The header and one line a bullet; empty without bullets."""
+    if not bullets:
+        return ""
+    lines = [f"{BULLET}{cut_words(b, BULLET_CHARS)}" for b in bullets]
+    return "\n".join((LEFT_OFF_HEADER, *lines))
+
+
+def resume_question_text(title: str) -> str:
+    """The one WARM question (seed 001 §2.21A)."""
+    return f"Do you want to resume {cut_words(title, TITLE_CHARS)} or start something new?"
+
+
+def resume_surface(query: ComposeQuery, gathered: Gathered) -> ResumeSurface:
+    """What this turn may surface of the resume bundle, before the ExposureGuard's verdict."""
+    resume, facts = gathered.resume, gathered.facts
+    if query.mode != SESSION_START or resume is None:
+        return ResumeSurface()
+    bullets = ResumeSurface(left_off_text(resume.left_off), thread_id=resume.thread_id)
+    if asks_for_continuity(query.query):
+        return bullets
+    if facts.auto_resume_disabled or facts.recall_only_when_asked:
+        return ResumeSurface()
+    if resume.tier == "HOT":
+        return bullets
+    if resume.tier == "WARM" and resume.title:
+        return ResumeSurface(
+            question=resume_question_text(resume.title), thread_id=resume.thread_id
+        )
+    return ResumeSurface()
+
+
+def kept_bullets(text: str, allowed: Collection[str]) -> str:
+    """The bullets text rebuilt from the sentences the guard let pass (BRIDGE items, one a
+    sentence); empty when no bullet did."""
+    parts = sentences(text)
+    passed = kept(items_of.BRIDGE, parts, allowed)
+    if not [line for line in passed if line != LEFT_OFF_HEADER]:
+        return ""
+    if len(passed) == len(parts):
+        return text
+    return "\n".join(passed if passed[0] == LEFT_OFF_HEADER else (LEFT_OFF_HEADER, *passed))
+
+
+def resume_question(query: ComposeQuery, surface: ResumeSurface) -> Question | None:
+    """The WARM question as the bundle's clarification (no atom: it is about a thread)."""
+    if not surface.question:
+        return None
+    qid = question_id(query.tenant_id, query.user_id, f"thread:{surface.thread_id}", RESUME_REASON)
+    return Question(qid, "", "", surface.question, RESUME_REASON)
