@@ -1,0 +1,92 @@
+"""Resume tiers (seed 001 §2.21, §2.21A) through the gateway over real engine processes: a
+return within 72 h gets "where we left off" in 1-3 bullets, within 30 days exactly the one
+question, later nothing unless asked. The gateway's `now` places the sessions in time."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from acceptance_mesh import DAY_US, MINUTE_US, NOW_US, TENANT, TENANT_KEY, User, running_mesh
+
+from memmesh.client.gateway import GatewayClient
+from memmesh.common.v1 import bundle_pb2
+from memmesh.gateway.v1 import gateway_service_pb2 as gateway_pb
+from memmesh.runtime.supervisor import Mesh
+
+START = bundle_pb2.SESSION_MODE_SESSION_START
+HEADER = "Where we left off:"
+QUESTION = re.compile(r"^Do you want to resume (.+) or start something new\?$")
+
+
+@pytest.fixture(scope="module")
+def mesh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mesh]:
+    yield from running_mesh(tmp_path_factory, "resume_tiers")
+
+
+@pytest.fixture
+async def user(mesh: Mesh) -> AsyncIterator[User]:
+    async with GatewayClient(mesh.addrs["gateway"], TENANT_KEY, tenant_id=TENANT) as gateway:
+        yield User(mesh, gateway)
+
+
+async def shed_session(user: User, session_id: str = "s-shed", at_us: int = NOW_US) -> None:
+    """A conversation about the garden shed with a next step and an open question."""
+    await user.say("I'm building a garden shed behind the apple tree.", at_us, session_id)
+    await user.say(
+        "Remind me to order the cedar boards for the shed.", at_us + MINUTE_US, session_id
+    )
+    await user.say("Which roof felt lasts longest on a shed?", at_us + 2 * MINUTE_US, session_id)
+    await user.gateway.close_session(user.user_id, session_id, at_us + 3 * MINUTE_US)
+
+
+def bullets(bundle: bundle_pb2.ContextBundle) -> list[str]:
+    lines = bundle.episode_bridge.split("\n")
+    assert lines[0] == HEADER, bundle.episode_bridge
+    return lines[1:]
+
+
+async def returning(user: User, days: float, query: str = "hi") -> gateway_pb.BriefResponse:
+    response = await user.brief(query, NOW_US + int(days * DAY_US), f"s-back-{days}")
+    assert response.bundle.mode == START
+    return response
+
+
+async def test_a_hot_return_gets_one_to_three_bullets_and_no_question(user: User) -> None:
+    await shed_session(user)
+    bundle = (await returning(user, 2)).bundle
+    lines = bullets(bundle)
+    assert 1 <= len(lines) <= 3 and all(line.startswith("- ") for line in lines)
+    # Built from the thread's fields: its next step and its open question.
+    text = "\n".join(lines).lower()
+    assert "cedar boards" in text and "roof felt" in text
+    assert not bundle.HasField("clarification")
+
+
+async def test_a_warm_return_gets_exactly_the_one_question_and_no_bullets(user: User) -> None:
+    await shed_session(user)
+    response = await returning(user, 10)
+    bundle = response.bundle
+    assert bundle.episode_bridge == ""
+    match = QUESTION.match(bundle.clarification.text)
+    assert match, bundle.clarification.text
+    assert "shed" in match.group(1).lower()
+    assert response.counters.clarification_due_to_memory_count == 1
+
+
+async def test_a_cold_return_surfaces_nothing(user: User) -> None:
+    await shed_session(user)
+    bundle = (await returning(user, 40)).bundle
+    assert bundle.episode_bridge == "" and not bundle.HasField("clarification")
+    assert "shed" not in bundle.episode_bridge.lower() + bundle.clarification.text.lower()
+
+
+async def test_tiers_follow_the_latest_use_of_the_top_thread(user: User) -> None:
+    await shed_session(user)
+    await user.say("Let's plan the Lisbon trip in May.", NOW_US + 5 * DAY_US, "s-trip")
+    await user.gateway.close_session(user.user_id, "s-trip", NOW_US + 5 * DAY_US + MINUTE_US)
+    # The shed thread has an open question, so it ranks first; its last use is 6 days old.
+    bundle = (await returning(user, 6)).bundle
+    assert bundle.episode_bridge == ""
+    assert "shed" in QUESTION.match(bundle.clarification.text).group(1).lower()  # type: ignore[union-attr]
