@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator, Iterator
 
+import grpc
 import pytest
 from acceptance_mesh import DAY_US, MINUTE_US, NOW_US, TENANT, TENANT_KEY, User, running_mesh
 
@@ -90,3 +91,47 @@ async def test_tiers_follow_the_latest_use_of_the_top_thread(user: User) -> None
     bundle = (await returning(user, 6)).bundle
     assert bundle.episode_bridge == ""
     assert "shed" in QUESTION.match(bundle.clarification.text).group(1).lower()  # type: ignore[union-attr]
+
+
+async def test_a_cold_thread_surfaces_only_after_resume_the_thread_about_it(user: User) -> None:
+    await shed_session(user)
+    await user.say("Let's plan the Lisbon trip in May.", NOW_US + 39 * DAY_US, "s-trip")
+    await user.gateway.close_session(user.user_id, "s-trip", NOW_US + 39 * DAY_US + MINUTE_US)
+    back = NOW_US + 40 * DAY_US
+    started = await user.brief("hi", back, "s-back")
+    assert "shed" not in started.bundle.episode_bridge.lower()
+    assert "shed" not in started.bundle.clarification.text.lower()
+    said = await user.say("Can we resume the thread about the garden shed?", back + 1, "s-back")
+    assert said.command == "RESUME_THREAD"
+    carried = (await user.brief("ok, go on", back + MINUTE_US, "s-back")).bundle
+    assert carried.mode != START
+    text = "\n".join(bullets(carried)).lower()
+    assert "cedar boards" in text and "lisbon" not in text
+    # The next Brief of the session goes back to the usual rules.
+    after = (await user.brief("thanks", back + 2 * MINUTE_US, "s-back")).bundle
+    assert after.episode_bridge == ""
+    # The resume was recorded as a use: two days later the shed thread is HOT again.
+    later = (await returning(user, 42)).bundle
+    assert "cedar boards" in "\n".join(bullets(later)).lower()
+
+
+async def test_the_resume_thread_command_carries_the_thread_into_the_next_brief(
+    user: User,
+) -> None:
+    await shed_session(user)
+    back = NOW_US + 60 * DAY_US
+    assert (await user.brief("hi", back, "s-back")).bundle.episode_bridge == ""
+    missing = await user.gateway.command(user.user_id, "s-back", "RESUME_THREAD", back, "tax forms")
+    assert missing.reason_code == "THREAD_NOT_FOUND"
+    assert (await user.brief("and?", back + 1, "s-back")).bundle.episode_bridge == ""
+    sent = await user.gateway.command(user.user_id, "s-back", "RESUME_THREAD", back, "garden shed")
+    assert sent.reason_code == "USER_COMMAND_RESUME_THREAD"
+    carried = (await user.brief("and?", back + 2, "s-back")).bundle
+    assert "cedar boards" in "\n".join(bullets(carried)).lower()
+
+
+async def test_a_resume_command_without_a_topic_is_refused_naming_the_target(user: User) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await user.gateway.command(user.user_id, "s1", "RESUME_THREAD", NOW_US, "  ")
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "target" in (refused.value.details() or "")

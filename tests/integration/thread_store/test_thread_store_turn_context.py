@@ -322,3 +322,39 @@ async def test_a_session_start_gets_where_we_left_off_of_the_top_thread_even_bef
     assert (await in_one_call(stub, scope, "b", 60)).resume.left_off == resumed.left_off
     assert (await in_one_call(stub, scope, "c", 10 * 24 * 60)).resume.tier == "WARM"
     assert (await in_one_call(stub, scope, "d", 40 * 24 * 60)).resume.tier == "COLD"
+
+
+async def test_resume_thread_finds_the_thread_records_its_use_and_the_turn_context_answers_it(
+    stub: pb_grpc.ThreadStoreServiceStub,
+) -> None:
+    scope = new_scope()
+    await stub.AppendTurn(append(scope, "a1", "Remind me to order cedar for the shed.", 0, "a"))
+    await stub.CloseSession(
+        pb.CloseSessionRequest(scope=scope, session_id="a", now=timestamp_of(T0 + MINUTE))
+    )
+    cold = 40 * 24 * 60
+    missing = await stub.ResumeThread(
+        pb.ResumeThreadRequest(scope=scope, topic="tax forms", now=timestamp_of(T0 + cold * MINUTE))
+    )
+    assert not missing.found
+    found = await stub.ResumeThread(
+        pb.ResumeThreadRequest(
+            scope=scope, topic="the shed", session_id="b", now=timestamp_of(T0 + cold * MINUTE)
+        )
+    )
+    assert found.found and found.digest.thread_id == "a" and found.digest.use_count == 1
+    assert any("cedar" in bullet for bullet in found.left_off)
+    asked = await stub.GetTurnContext(
+        pb.GetTurnContextRequest(
+            scope=scope,
+            session_id="b",
+            now=timestamp_of(T0 + (cold + 1) * MINUTE),
+            mode=IN_SESSION,
+            resume_thread_id="a",
+        )
+    )
+    assert asked.resume.tier == "HOT" and list(asked.resume.left_off) == list(found.left_off)
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await stub.ResumeThread(pb.ResumeThreadRequest(scope=scope, now=timestamp_of(T0)))
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "topic" in (refused.value.details() or "")

@@ -168,6 +168,7 @@ class FakeSources:
         mode: str,
         entity_node_ids: Sequence[str] = (),
         entity_fan_out: int = 0,
+        resume_thread_id: str = "",
     ) -> SessionContext:
         """The ThreadStore's one answer: an open mode becomes IN_SESSION; a failed resume or a
         failed entities part is None; the entities are those next to an asked node."""

@@ -39,6 +39,7 @@ class DecidingSources(FakeSources):
         mode: str,
         entity_node_ids: Sequence[str] = (),
         entity_fan_out: int = 0,
+        resume_thread_id: str = "",
     ) -> SessionContext:
         self.calls.append(f"session_context:{mode}")
         self._check("working_memory")

@@ -10,6 +10,7 @@ from memmesh.engines.thread_store.domain.resume import (
     left_off,
     resume_candidates,
     resume_order,
+    thread_about,
     tier_of,
 )
 
@@ -106,3 +107,20 @@ def test_left_off_bullets_are_bounded_and_not_repeated() -> None:
     bullets = left_off(long)
     assert 1 <= len(bullets) <= 3 and len(set(bullets)) == len(bullets)
     assert all(len(b) <= 160 for b in bullets)
+
+
+def test_thread_about_picks_the_thread_the_topic_names_ties_in_resume_order() -> None:
+    shed = digest("shed", 60, title="garden shed", summary="Cedar boards behind the apple tree.")
+    trip = digest("trip", 1, title="Lisbon trip", summary="Flights in May, a garden hotel.")
+    other_shed = digest("shed-2", 90, title="shed roof", summary="The shed roof leaks.")
+    threads = [shed, trip, other_shed]
+    assert thread_about(threads, "the garden shed", "", NOW) is shed
+    assert thread_about(threads, "Lisbon", "", NOW) is trip
+    # A topic word in the title counts more than one in the summary...
+    assert thread_about([shed, trip], "garden", "", NOW) is shed
+    # ...and between equals the thread first in resume order (here the more recent) wins.
+    plot = digest("plot", 5, title="garden plot")
+    assert thread_about([shed, plot], "garden", "", NOW) is plot
+    assert thread_about(threads, "the tax forms", "", NOW) is None
+    assert thread_about(threads, "the", "", NOW) is None
+    assert thread_about(threads, "garden shed", "shed", NOW) is other_shed

@@ -29,7 +29,7 @@ from memmesh.common.v1 import memory_pb2 as memmesh_dot_common_dot_v1_dot_memory
 from memmesh.common.v1 import scope_pb2 as memmesh_dot_common_dot_v1_dot_scope__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n:memmesh/context_composer/v1/context_composer_service.proto\x12\x1bmemmesh.context_composer.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ememmesh/common/v1/bundle.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1ememmesh/common/v1/memory.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\xc3\x03\n\x0e\x43omposeRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12K\n\x04mode\x18\x04 \x01(\x0e\x32\x1e.memmesh.common.v1.SessionModeB\x1d\xca\xf3\x18\x19\x32\x17SESSION_MODE_IN_SESSION\x12.\n\x05query\x18\x05 \x01(\tB\x1f\xca\xf3\x18\x1b\x10\x80 2\x16what did we talk about\x12\x42\n\x07\x63hannel\x18\x06 \x01(\x0e\x32\x1a.memmesh.common.v1.ChannelB\x15\xca\xf3\x18\x11\x08\x01\x32\rCHANNEL_VOICE\x12(\n\x17unanswered_question_ids\x18\x07 \x03(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12\x1d\n\x15user_review_requested\x18\x08 \x01(\x08\x12\x17\n\x0f\x64\x65vice_restored\x18\t \x01(\x08\"\x9d\x02\n\x0f\x43omposeResponse\x12\x30\n\x06\x62undle\x18\x01 \x01(\x0b\x32 .memmesh.common.v1.ContextBundle\x12,\n\x05hints\x18\x02 \x01(\x0b\x32\x1d.memmesh.common.v1.HintBundle\x12-\n\x04tone\x18\x03 \x01(\x0b\x32\x1f.memmesh.common.v1.ToneGuidance\x12\x33\n\x08\x63ounters\x18\x04 \x01(\x0b\x32!.memmesh.common.v1.BundleCounters\x12\x16\n\x0e\x64\x65graded_parts\x18\x05 \x03(\t\x12\x12\n\nuser_asked\x18\x06 \x01(\x08\x12\x1a\n\x12speak_text_allowed\x18\x07 \x01(\x08\x32~\n\x16\x43ontextComposerService\x12\x64\n\x07\x43ompose\x12+.memmesh.context_composer.v1.ComposeRequest\x1a,.memmesh.context_composer.v1.ComposeResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n:memmesh/context_composer/v1/context_composer_service.proto\x12\x1bmemmesh.context_composer.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1ememmesh/common/v1/bundle.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1ememmesh/common/v1/memory.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\xf1\x03\n\x0e\x43omposeRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12K\n\x04mode\x18\x04 \x01(\x0e\x32\x1e.memmesh.common.v1.SessionModeB\x1d\xca\xf3\x18\x19\x32\x17SESSION_MODE_IN_SESSION\x12.\n\x05query\x18\x05 \x01(\tB\x1f\xca\xf3\x18\x1b\x10\x80 2\x16what did we talk about\x12\x42\n\x07\x63hannel\x18\x06 \x01(\x0e\x32\x1a.memmesh.common.v1.ChannelB\x15\xca\xf3\x18\x11\x08\x01\x32\rCHANNEL_VOICE\x12(\n\x17unanswered_question_ids\x18\x07 \x03(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12\x1d\n\x15user_review_requested\x18\x08 \x01(\x08\x12\x17\n\x0f\x64\x65vice_restored\x18\t \x01(\x08\x12,\n\x10resume_thread_id\x18\n \x01(\tB\x12\xca\xf3\x18\x0e\x10\x80\x01\x32\tsession-1\"\x9d\x02\n\x0f\x43omposeResponse\x12\x30\n\x06\x62undle\x18\x01 \x01(\x0b\x32 .memmesh.common.v1.ContextBundle\x12,\n\x05hints\x18\x02 \x01(\x0b\x32\x1d.memmesh.common.v1.HintBundle\x12-\n\x04tone\x18\x03 \x01(\x0b\x32\x1f.memmesh.common.v1.ToneGuidance\x12\x33\n\x08\x63ounters\x18\x04 \x01(\x0b\x32!.memmesh.common.v1.BundleCounters\x12\x16\n\x0e\x64\x65graded_parts\x18\x05 \x03(\t\x12\x12\n\nuser_asked\x18\x06 \x01(\x08\x12\x1a\n\x12speak_text_allowed\x18\x07 \x01(\x08\x32~\n\x16\x43ontextComposerService\x12\x64\n\x07\x43ompose\x12+.memmesh.context_composer.v1.ComposeRequest\x1a,.memmesh.context_composer.v1.ComposeResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -50,10 +50,12 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_COMPOSEREQUEST'].fields_by_name['channel']._serialized_options = b'\312\363\030\021\010\0012\rCHANNEL_VOICE'
   _globals['_COMPOSEREQUEST'].fields_by_name['unanswered_question_ids']._loaded_options = None
   _globals['_COMPOSEREQUEST'].fields_by_name['unanswered_question_ids']._serialized_options = b'\312\363\030\003\020\200\001'
+  _globals['_COMPOSEREQUEST'].fields_by_name['resume_thread_id']._loaded_options = None
+  _globals['_COMPOSEREQUEST'].fields_by_name['resume_thread_id']._serialized_options = b'\312\363\030\016\020\200\0012\tsession-1'
   _globals['_COMPOSEREQUEST']._serialized_start=257
-  _globals['_COMPOSEREQUEST']._serialized_end=708
-  _globals['_COMPOSERESPONSE']._serialized_start=711
-  _globals['_COMPOSERESPONSE']._serialized_end=996
-  _globals['_CONTEXTCOMPOSERSERVICE']._serialized_start=998
-  _globals['_CONTEXTCOMPOSERSERVICE']._serialized_end=1124
+  _globals['_COMPOSEREQUEST']._serialized_end=754
+  _globals['_COMPOSERESPONSE']._serialized_start=757
+  _globals['_COMPOSERESPONSE']._serialized_end=1042
+  _globals['_CONTEXTCOMPOSERSERVICE']._serialized_start=1044
+  _globals['_CONTEXTCOMPOSERSERVICE']._serialized_end=1170
 # @@protoc_insertion_point(module_scope)

@@ -37,6 +37,7 @@ class ComposeRequest(_message.Message):
     UNANSWERED_QUESTION_IDS_FIELD_NUMBER: _builtins.int
     USER_REVIEW_REQUESTED_FIELD_NUMBER: _builtins.int
     DEVICE_RESTORED_FIELD_NUMBER: _builtins.int
+    RESUME_THREAD_ID_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     """The session."""
     mode: _bundle_pb2.SessionMode.ValueType
@@ -51,6 +52,10 @@ class ComposeRequest(_message.Message):
     """The user asked to review their memory (re-asks allowed)."""
     device_restored: _builtins.bool
     """A device restore happened (one re-ask allowed)."""
+    resume_thread_id: _builtins.str
+    """A thread the user asked to resume ("resume the thread about ..."): the bundle carries
+    its "where we left off" bullets whatever its tier, mode or the resume preferences.
+    """
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose memory."""
@@ -75,10 +80,11 @@ class ComposeRequest(_message.Message):
         unanswered_question_ids: _abc.Iterable[_builtins.str] | None = ...,
         user_review_requested: _builtins.bool = ...,
         device_restored: _builtins.bool = ...,
+        resume_thread_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["channel", b"channel", "device_restored", b"device_restored", "mode", b"mode", "now", b"now", "query", b"query", "scope", b"scope", "session_id", b"session_id", "unanswered_question_ids", b"unanswered_question_ids", "user_review_requested", b"user_review_requested"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["channel", b"channel", "device_restored", b"device_restored", "mode", b"mode", "now", b"now", "query", b"query", "resume_thread_id", b"resume_thread_id", "scope", b"scope", "session_id", b"session_id", "unanswered_question_ids", b"unanswered_question_ids", "user_review_requested", b"user_review_requested"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -54,6 +54,10 @@ class _UserCommandEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_UserComma
     """
     USER_COMMAND_FORGET_TONE: _UserCommand.ValueType  # 9
     """Forget how the user likes to be spoken to (the learned tone only; facts stay)."""
+    USER_COMMAND_RESUME_THREAD: _UserCommand.ValueType  # 10
+    """Resume the thread the target names ("resume the thread about <topic>"): the next Brief
+    of the session carries its "where we left off" bullets, whatever its tier.
+    """
 
 class UserCommand(_UserCommand, metaclass=_UserCommandEnumTypeWrapper):
     """A user control command (seed 001 §2.11.11, §2.22)."""
@@ -82,6 +86,10 @@ ledger key that links what the ledger still holds to them.
 """
 USER_COMMAND_FORGET_TONE: UserCommand.ValueType  # 9
 """Forget how the user likes to be spoken to (the learned tone only; facts stay)."""
+USER_COMMAND_RESUME_THREAD: UserCommand.ValueType  # 10
+"""Resume the thread the target names ("resume the thread about <topic>"): the next Brief
+of the session carries its "where we left off" bullets, whatever its tier.
+"""
 Global___UserCommand: _TypeAlias = UserCommand  # noqa: Y015
 
 @_typing.final

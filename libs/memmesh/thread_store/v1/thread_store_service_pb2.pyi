@@ -450,6 +450,7 @@ class GetTurnContextRequest(_message.Message):
     MODE_FIELD_NUMBER: _builtins.int
     ENTITY_NODE_IDS_FIELD_NUMBER: _builtins.int
     ENTITY_FAN_OUT_FIELD_NUMBER: _builtins.int
+    RESUME_THREAD_ID_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     """Session id."""
     max_turns: _builtins.int
@@ -460,6 +461,10 @@ class GetTurnContextRequest(_message.Message):
     """
     entity_fan_out: _builtins.int
     """Fan-out per node for the entities part (1 to 20; 0 means Expand's default)."""
+    resume_thread_id: _builtins.str
+    """A thread the user asked to resume: the resume part answers it alone (its tier and
+    "where we left off"), on a session start or not. Empty: the usual session-start resume.
+    """
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose session."""
@@ -486,10 +491,11 @@ class GetTurnContextRequest(_message.Message):
         mode: _bundle_pb2.SessionMode.ValueType = ...,
         entity_node_ids: _abc.Iterable[_builtins.str] | None = ...,
         entity_fan_out: _builtins.int = ...,
+        resume_thread_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["entity_fan_out", b"entity_fan_out", "entity_node_ids", b"entity_node_ids", "max_turns", b"max_turns", "mode", b"mode", "now", b"now", "scope", b"scope", "session_id", b"session_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["entity_fan_out", b"entity_fan_out", "entity_node_ids", b"entity_node_ids", "max_turns", b"max_turns", "mode", b"mode", "now", b"now", "resume_thread_id", b"resume_thread_id", "scope", b"scope", "session_id", b"session_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -832,6 +838,78 @@ class RecordThreadUseRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RecordThreadUseRequest: _TypeAlias = RecordThreadUseRequest  # noqa: Y015
+
+@_typing.final
+class ResumeThreadRequest(_message.Message):
+    """Request of ThreadStoreService.ResumeThread."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    TOPIC_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    topic: _builtins.str
+    """What the thread is about, in the user's words."""
+    session_id: _builtins.str
+    """The session asking; its own thread is never the one resumed."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose threads."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now: becomes the thread's last use time."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        topic: _builtins.str = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+        session_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope", "session_id", b"session_id", "topic", b"topic"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResumeThreadRequest: _TypeAlias = ResumeThreadRequest  # noqa: Y015
+
+@_typing.final
+class ResumeThreadResponse(_message.Message):
+    """Response of ThreadStoreService.ResumeThread."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FOUND_FIELD_NUMBER: _builtins.int
+    DIGEST_FIELD_NUMBER: _builtins.int
+    LEFT_OFF_FIELD_NUMBER: _builtins.int
+    found: _builtins.bool
+    """False when no thread of the user is about the topic (nothing was recorded)."""
+    @_builtins.property
+    def digest(self) -> _memory_pb2.Digest:
+        """The thread resumed, its use recorded."""
+
+    @_builtins.property
+    def left_off(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Its "where we left off" bullets (1 to 3)."""
+
+    def __init__(
+        self,
+        *,
+        found: _builtins.bool = ...,
+        digest: _memory_pb2.Digest | None = ...,
+        left_off: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["digest", b"digest"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest", b"digest", "found", b"found", "left_off", b"left_off"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResumeThreadResponse: _TypeAlias = ResumeThreadResponse  # noqa: Y015
 
 @_typing.final
 class RecordThreadUseResponse(_message.Message):

@@ -82,6 +82,11 @@ class ThreadStoreServiceStub:
                 request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseRequest.SerializeToString,
                 response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseResponse.FromString,
                 _registered_method=True)
+        self.ResumeThread = channel.unary_unary(
+                '/memmesh.thread_store.v1.ThreadStoreService/ResumeThread',
+                request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ResumeThreadRequest.SerializeToString,
+                response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ResumeThreadResponse.FromString,
+                _registered_method=True)
         self.RestrictTurns = channel.unary_unary(
                 '/memmesh.thread_store.v1.ThreadStoreService/RestrictTurns',
                 request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RestrictTurnsRequest.SerializeToString,
@@ -178,6 +183,16 @@ class ThreadStoreServiceServicer:
 
     def RecordThreadUse(self, request, context):
         """Records that a thread was resumed or used (its last use time and use count).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResumeThread(self, request, context):
+        """"Resume the thread about <topic>" (seed 001 §2.21A): finds the user's thread the topic
+        best names (its words in the thread's title, key entities, summary, open questions and
+        next step; ties in resume order), records its use as RecordThreadUse does, and answers
+        it with its "where we left off" bullets, whatever its tier.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -288,6 +303,11 @@ def add_ThreadStoreServiceServicer_to_server(servicer, server):
                     servicer.RecordThreadUse,
                     request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseRequest.FromString,
                     response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseResponse.SerializeToString,
+            ),
+            'ResumeThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeThread,
+                    request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ResumeThreadRequest.FromString,
+                    response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ResumeThreadResponse.SerializeToString,
             ),
             'RestrictTurns': grpc.unary_unary_rpc_method_handler(
                     servicer.RestrictTurns,
@@ -566,6 +586,33 @@ class ThreadStoreService:
             '/memmesh.thread_store.v1.ThreadStoreService/RecordThreadUse',
             memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseRequest.SerializeToString,
             memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.RecordThreadUseResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.thread_store.v1.ThreadStoreService/ResumeThread',
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ResumeThreadRequest.SerializeToString,
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ResumeThreadResponse.FromString,
             options,
             channel_credentials,
             insecure,

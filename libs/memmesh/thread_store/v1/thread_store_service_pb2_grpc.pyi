@@ -54,6 +54,12 @@ class ThreadStoreServiceStub:
     """Pins or unpins a thread; pinned threads rank first on resume and never expire."""
     RecordThreadUse: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.RecordThreadUseRequest, _thread_store_service_pb2.RecordThreadUseResponse]
     """Records that a thread was resumed or used (its last use time and use count)."""
+    ResumeThread: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.ResumeThreadRequest, _thread_store_service_pb2.ResumeThreadResponse]
+    """"Resume the thread about <topic>" (seed 001 §2.21A): finds the user's thread the topic
+    best names (its words in the thread's title, key entities, summary, open questions and
+    next step; ties in resume order), records its use as RecordThreadUse does, and answers
+    it with its "where we left off" bullets, whatever its tier.
+    """
     RestrictTurns: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.RestrictTurnsRequest, _thread_store_service_pb2.RestrictTurnsResponse]
     """Tightens the exposure of archived turns (never loosens it), for turns that evidence a
     restricted atom: rolling summaries, digests, loops and the graph are rebuilt from the
@@ -115,6 +121,12 @@ class ThreadStoreServiceAsyncStub(ThreadStoreServiceStub):
     """Pins or unpins a thread; pinned threads rank first on resume and never expire."""
     RecordThreadUse: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.RecordThreadUseRequest, _thread_store_service_pb2.RecordThreadUseResponse]  # type: ignore[assignment]
     """Records that a thread was resumed or used (its last use time and use count)."""
+    ResumeThread: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.ResumeThreadRequest, _thread_store_service_pb2.ResumeThreadResponse]  # type: ignore[assignment]
+    """"Resume the thread about <topic>" (seed 001 §2.21A): finds the user's thread the topic
+    best names (its words in the thread's title, key entities, summary, open questions and
+    next step; ties in resume order), records its use as RecordThreadUse does, and answers
+    it with its "where we left off" bullets, whatever its tier.
+    """
     RestrictTurns: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.RestrictTurnsRequest, _thread_store_service_pb2.RestrictTurnsResponse]  # type: ignore[assignment]
     """Tightens the exposure of archived turns (never loosens it), for turns that evidence a
     restricted atom: rolling summaries, digests, loops and the graph are rebuilt from the
@@ -227,6 +239,18 @@ class ThreadStoreServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_thread_store_service_pb2.RecordThreadUseResponse, _abc.Awaitable[_thread_store_service_pb2.RecordThreadUseResponse]]:
         """Records that a thread was resumed or used (its last use time and use count)."""
+
+    @_abc_1.abstractmethod
+    def ResumeThread(
+        self,
+        request: _thread_store_service_pb2.ResumeThreadRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_thread_store_service_pb2.ResumeThreadResponse, _abc.Awaitable[_thread_store_service_pb2.ResumeThreadResponse]]:
+        """"Resume the thread about <topic>" (seed 001 §2.21A): finds the user's thread the topic
+        best names (its words in the thread's title, key entities, summary, open questions and
+        next step; ties in resume order), records its use as RecordThreadUse does, and answers
+        it with its "where we left off" bullets, whatever its tier.
+        """
 
     @_abc_1.abstractmethod
     def RestrictTurns(

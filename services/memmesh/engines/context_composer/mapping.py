@@ -68,6 +68,7 @@ def compose_query(request: pb.ComposeRequest) -> ComposeQuery:
         unanswered_question_ids=frozenset(request.unanswered_question_ids),
         user_review_requested=request.user_review_requested,
         device_restored=request.device_restored,
+        resume_thread_id=request.resume_thread_id,
     )
 
 

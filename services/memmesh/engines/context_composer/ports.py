@@ -48,10 +48,12 @@ class Threads(Protocol):
         mode: str,
         entity_node_ids: Sequence[str] = (),
         entity_fan_out: int = 0,
+        resume_thread_id: str = "",
     ) -> SessionContext:
         """The mode (`mode`, or decided now when UNDECIDED), working memory, on a session start
         the resume candidate and the entities one graph edge away from the known nodes among
-        `entity_node_ids` (the resume or the entities None when that Tier-2 part failed)."""
+        `entity_node_ids` (the resume or the entities None when that Tier-2 part failed);
+        with `resume_thread_id`, the resume part is that thread's, in session or not."""
         ...
 
 

@@ -101,7 +101,8 @@ class Composer:
         )
         degraded = _degraded_parts(
             retrieval_ranker=retrieved is None,
-            episode_bridge=query.mode == SESSION_START and context.resume is None,
+            episode_bridge=(query.mode == SESSION_START or bool(query.resume_thread_id))
+            and context.resume is None,
             entities=context.entities is None,
             corrections=self._corrections is not None and corrections is None,
         )
@@ -140,6 +141,7 @@ class Composer:
             query.mode,
             named,
             ENTITY_FAN_OUT,
+            query.resume_thread_id,
         )
         return replace(query, mode=context.mode), context
 

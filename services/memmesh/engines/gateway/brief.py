@@ -39,6 +39,7 @@ from memmesh.engines.gateway.outcomes import (
     TIER2_DEGRADED,
     reason_code,
 )
+from memmesh.engines.gateway.resume import ThreadResumer
 from memmesh.errors import DeadlineExpired, DependencyFailed
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
@@ -88,8 +89,10 @@ class BriefHandler:
         concurrency: int,
         held: HeldCommands | None = None,
         observer: GatewayObserver | None = None,
+        resumer: ThreadResumer | None = None,
     ) -> None:
         self._composer = composer
+        self._resumer = resumer
         self._observer = observer or GatewayObserver()
         # Rule commands said in speech and not yet known to be in force: put in force first.
         self._held = held
@@ -149,6 +152,8 @@ class BriefHandler:
         # An unspecified mode goes to the composer as it is: the ThreadStore decides it in the
         # same call that reads the working memory (no separate OpenSession hop).
         asked = await self._asked.asked(scope.tenant_id, scope.user_id, request.session_id)
+        # A thread the session asked to resume, which this Brief carries.
+        resuming = await self._resumer.requested(scope, request.session_id) if self._resumer else ""
         compose = self._call(
             "context_composer",
             budget,
@@ -163,6 +168,7 @@ class BriefHandler:
                 unanswered_question_ids=sorted({*asked, *request.unanswered_question_ids})[-128:],
                 user_review_requested=request.user_review_requested,
                 device_restored=request.device_restored,
+                resume_thread_id=resuming,
             ),
         )
         try:
@@ -207,6 +213,8 @@ class BriefHandler:
                 asked,
             )
         degraded_parts = list(composed.degraded_parts)
+        if resuming and self._resumer is not None and "episode_bridge" not in degraded_parts:
+            await self._resumer.carried(scope, request.session_id)
         return pb.BriefResponse(
             bundle=bundle,
             hints=prune_vocabulary(hints, gated.removed_texts),

@@ -28,6 +28,7 @@ from memmesh.engines.gateway.ports import (
     ExposureGuardPeer,
     SessionsPeer,
 )
+from memmesh.engines.gateway.resume import ThreadResumer
 from memmesh.errors import DependencyFailed
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
@@ -91,8 +92,10 @@ class ControlHandler:
         outbox: ErasingOutbox,
         budget_s: float,
         held: HeldCommands | None = None,
+        resumer: ThreadResumer | None = None,
     ) -> None:
         self._threads = threads
+        self._resumer = resumer
         self._state = state
         self._extractor = extractor
         self._guard = guard
@@ -106,8 +109,16 @@ class ControlHandler:
     async def command(
         self, request: pb.CommandRequest, inbound: float | None
     ) -> pb.CommandResponse:
-        """Run a user control command through the AtomExtractor."""
+        """Run a user control command through the AtomExtractor (RESUME_THREAD through the
+        ThreadStore: nothing of the capsule changes)."""
         budget = TurnBudget(self._budget_s, inbound)
+        if request.command == pb.USER_COMMAND_RESUME_THREAD and self._resumer is not None:
+            found = await self._resumer.resume(
+                request.scope, request.session_id, request.target, request.now, budget.remaining_s()
+            )
+            return pb.CommandResponse(
+                reason_code="USER_COMMAND_RESUME_THREAD" if found.found else "THREAD_NOT_FOUND"
+            )
         if request.command in DEICTIC_COMMANDS and not request.target.strip():
             # The extractor resolves "that" to the last turn it has extracted, so a turn whose
             # extraction is still queued goes first (as a spoken command's own extraction

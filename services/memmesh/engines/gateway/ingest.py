@@ -19,16 +19,27 @@ again whatever a crash may have lost (effects are idempotent by the turn id too)
 
 from __future__ import annotations
 
+import logging
+
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.common.v1 import memory_pb2
 from memmesh.engines.gateway.budget import TurnBudget
 from memmesh.engines.gateway.control import HeldCommands
-from memmesh.engines.gateway.effects import extract_key, spoken_command, turn_effects
+from memmesh.engines.gateway.effects import (
+    SpokenCommand,
+    extract_key,
+    spoken_command,
+    turn_effects,
+)
 from memmesh.engines.gateway.mapping import command_name
 from memmesh.engines.gateway.observe import GatewayObserver
 from memmesh.engines.gateway.ports import EffectOutbox, TurnArchive
+from memmesh.engines.gateway.resume import ThreadResumer
+from memmesh.errors import DependencyFailed, InvalidInput
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
+
+log = logging.getLogger("memmesh.gateway.ingest")
 
 
 class IngestHandler:
@@ -39,8 +50,10 @@ class IngestHandler:
         budget_s: float,
         held: HeldCommands | None = None,
         observer: GatewayObserver | None = None,
+        resumer: ThreadResumer | None = None,
     ) -> None:
         self._threads = threads
+        self._resumer = resumer
         self._observer = observer or GatewayObserver()
         self._outbox = outbox
         self._budget_s = budget_s
@@ -88,4 +101,31 @@ class IngestHandler:
                 response.command = command_name(spoken.command)
             if self._held is not None:
                 self._held.heard(scope, turn, spoken, processed)
+            await self._resume(request, processed, spoken, budget)
         return response
+
+    async def _resume(
+        self,
+        request: pb.IngestRequest,
+        processed: extractor_pb.ProcessResponse | None,
+        spoken: SpokenCommand | None,
+        budget: TurnBudget,
+    ) -> None:
+        """ "Resume the thread about <topic>" said in the turn: the session's next Brief
+        carries the thread. Best effort: the turn is archived whatever happens here."""
+        heard = (
+            (processed.command, processed.command_target)
+            if processed is not None and processed.command
+            else (spoken.command, spoken.target)
+            if spoken is not None
+            else None
+        )
+        if self._resumer is None or heard is None or heard[0] != extractor_pb.COMMAND_RESUME_THREAD:
+            return
+        turn = request.turn
+        try:
+            await self._resumer.resume(
+                request.scope, turn.session_id, heard[1], turn.time, budget.remaining_s()
+            )
+        except (DependencyFailed, InvalidInput):
+            log.warning("a spoken resume found no thread to resume", exc_info=True)

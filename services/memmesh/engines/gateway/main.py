@@ -24,6 +24,7 @@ from memmesh.engines.gateway.brief import BriefHandler
 from memmesh.engines.gateway.control import ControlHandler, HeldCommands
 from memmesh.engines.gateway.effects import EffectHandlers, extract_effect
 from memmesh.engines.gateway.ingest import IngestHandler
+from memmesh.engines.gateway.resume import ThreadResumer
 from memmesh.engines.gateway.servicer import GatewayServicer
 from memmesh.engines.gateway.settings import GatewaySettings
 from memmesh.engines.gateway.vocabulary import VocabularyPackHandler
@@ -97,11 +98,13 @@ async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) 
     rules = ExposureGuardClient(channels["exposure_guard"])
     # Privacy commands acknowledged with effects still queued, settled by the next Brief.
     held = HeldCommands(extractor, rules, outbox)
+    # "Resume the thread about ...": the session's next Brief carries the thread.
+    resumer = ThreadResumer(threads, cache)
     measurement = open_measurement_log(gateway.measurement_log, settings.data_dir)
     servicer = GatewayServicer(
-        BriefHandler(composer, guard, AskedQuestions(cache), gateway.brief_budget_ms / 1000, gateway.brief_concurrency, held),
-        IngestHandler(threads, outbox, gateway.ingest_budget_ms / 1000, held),
-        ControlHandler(threads, state, extractor, rules, outbox, gateway.control_budget_ms / 1000, held),
+        BriefHandler(composer, guard, AskedQuestions(cache), gateway.brief_budget_ms / 1000, gateway.brief_concurrency, held, resumer=resumer),
+        IngestHandler(threads, outbox, gateway.ingest_budget_ms / 1000, held, resumer=resumer),
+        ControlHandler(threads, state, extractor, rules, outbox, gateway.control_budget_ms / 1000, held, resumer),
         VocabularyPackHandler(extractor, gateway.control_budget_ms / 1000),
         measurement,
     )  # fmt: skip

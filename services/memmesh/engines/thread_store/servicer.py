@@ -81,6 +81,7 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
             resume_budget_s=None if remaining is None else remaining * RESUME_TIME_SHARE,
             entity_node_ids=list(request.entity_node_ids),
             entity_fan_out=request.entity_fan_out,
+            resume_thread_id=request.resume_thread_id,
         )
         return mapping.turn_context_response(turn)
 
@@ -162,6 +163,23 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
             request.scope.tenant_id, request.scope.user_id, request.thread_id, request.pinned
         )
         return pb.PinThreadResponse(found=found)
+
+    async def ResumeThread(
+        self, request: pb.ResumeThreadRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ResumeThreadResponse:
+        resumed = await self._threads.resume_thread(
+            request.scope.tenant_id,
+            request.scope.user_id,
+            request.topic,
+            request.session_id,
+            micros_of(request.now),
+        )
+        if resumed is None:
+            return pb.ResumeThreadResponse(found=False)
+        digest, bullets = resumed
+        return pb.ResumeThreadResponse(
+            found=True, digest=mapping.digest_message(digest), left_off=bullets
+        )
 
     async def RecordThreadUse(
         self, request: pb.RecordThreadUseRequest, context: grpc.aio.ServicerContext

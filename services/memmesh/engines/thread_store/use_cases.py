@@ -36,7 +36,13 @@ from memmesh.engines.thread_store.domain.model import (
     UserActivity,
     WorkingMemory,
 )
-from memmesh.engines.thread_store.domain.resume import Resumable, left_off, resume_candidates
+from memmesh.engines.thread_store.domain.resume import (
+    Resumable,
+    left_off,
+    resume_candidates,
+    thread_about,
+    tier_of,
+)
 from memmesh.engines.thread_store.domain.sessions import session_mode
 from memmesh.engines.thread_store.domain.summary import (
     SUMMARY_WINDOW_TURNS,
@@ -341,6 +347,7 @@ class ThreadStoreUseCases:
         resume_budget_s: float | None = None,
         entity_node_ids: Sequence[str] = (),
         entity_fan_out: int = 0,
+        resume_thread_id: str = "",
     ) -> TurnContext:
         """The mode (given, or decided as open_session decides it), the working memory, on a
         session start the resume and, when node ids are given, the entities one edge away
@@ -370,11 +377,14 @@ class ThreadStoreUseCases:
             entities_unavailable=entities_failed,
             tone=learned_tone(heard, now_us),
         )
-        if decided != Mode.SESSION_START:
+        if resume_thread_id:
+            # A thread the user asked to resume answers the resume part, in session or not.
+            resuming = self.resumed_thread(tenant_id, user_id, resume_thread_id, now_us)
+        elif decided == Mode.SESSION_START:
+            resuming = self.resume(tenant_id, user_id, session_id, now_us)
+        else:
             return context
-        resumed, resume_failed = await _best_effort(
-            self.resume(tenant_id, user_id, session_id, now_us), resume_budget_s, "resume"
-        )
+        resumed, resume_failed = await _best_effort(resuming, resume_budget_s, "resume")
         return dataclasses.replace(context, resumed=resumed, resume_unavailable=resume_failed)
 
     async def _buffered(self, tenant_id: str, user_id: str, session_id: str) -> list[Turn] | None:
@@ -434,6 +444,30 @@ class ThreadStoreUseCases:
         return dataclasses.replace(
             built, pinned=stored.pinned, use_count=stored.use_count, last_use_us=stored.last_use_us
         )
+
+    async def resumed_thread(
+        self, tenant_id: str, user_id: str, thread_id: str, now_us: int
+    ) -> Resumed:
+        """One thread as the resume answer: its tier and "where we left off" (nothing for a
+        thread the user has no digest of)."""
+        async with self._store.read(tenant_id, user_id) as tx:
+            digest = await tx.digest(thread_id)
+        if digest is None:
+            return Resumed("", (), "")
+        return Resumed("", (digest,), tier_of(digest, now_us).value, left_off(digest))
+
+    async def resume_thread(
+        self, tenant_id: str, user_id: str, topic: str, session_id: str, now_us: int
+    ) -> tuple[Digest, tuple[str, ...]] | None:
+        """The thread the topic names, its use recorded, and its "where we left off"; None
+        when no thread is about the topic."""
+        async with self._store.write(tenant_id, user_id) as tx:
+            found = thread_about(await tx.digests(), topic, session_id, now_us)
+            if found is None:
+                return None
+            used = await tx.mark_digest(found.thread_id, None, now_us)
+        digest = used or found
+        return digest, left_off(digest)
 
     async def expand(
         self, tenant_id: str, user_id: str, node_ids: list[str], depth: int, fan_out: int

@@ -30,6 +30,7 @@ class GrpcThreads:
         mode: str,
         entity_node_ids: Sequence[str] = (),
         entity_fan_out: int = 0,
+        resume_thread_id: str = "",
     ) -> SessionContext:
         # One call for what OpenSession, GetWorkingMemory, Resume and Expand answer; the
         # ThreadStore gives its resume and entities parts only their Tier-2 share of the deadline.
@@ -41,6 +42,7 @@ class GrpcThreads:
             mode=mapping.mode_number(mode),
             entity_node_ids=list(entity_node_ids),
             entity_fan_out=entity_fan_out,
+            resume_thread_id=resume_thread_id,
         )
         return mapping.session_context_of(
             await call_engine("thread_store", self._stub.GetTurnContext(request))

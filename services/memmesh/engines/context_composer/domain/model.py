@@ -173,6 +173,8 @@ class ComposeQuery:
     unanswered_question_ids: frozenset[str] = frozenset()
     user_review_requested: bool = False
     device_restored: bool = False
+    # A thread the user asked to resume: its bullets surface whatever the tier or mode.
+    resume_thread_id: str = ""
 
 
 @dataclass(frozen=True)

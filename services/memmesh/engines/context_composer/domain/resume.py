@@ -4,7 +4,8 @@ The ThreadStore always builds the resume bundle; this decides only what the user
 HOT (last use within 72 h) gets "Where we left off" in 1-3 bullets for the top thread, WARM
 (within 30 days) gets exactly one question and no bullets, COLD gets nothing. "Don't resume
 automatically" and "only recall if I ask" hold the HOT bullets and the WARM question back;
-asking to pick up where things were left surfaces the bullets whatever the tier.
+asking to pick up where things were left surfaces the bullets whatever the tier, and so
+does a thread the user asked to resume ("resume the thread about ..."), in session or not.
 """
 
 from __future__ import annotations
@@ -56,9 +57,14 @@ def resume_question_text(title: str) -> str:
 def resume_surface(query: ComposeQuery, gathered: Gathered) -> ResumeSurface:
     """What this turn may surface of the resume bundle, before the ExposureGuard's verdict."""
     resume, facts = gathered.resume, gathered.facts
-    if query.mode != SESSION_START or resume is None:
+    if resume is None:
         return ResumeSurface()
     bullets = ResumeSurface(left_off_text(resume.left_off), thread_id=resume.thread_id)
+    if query.resume_thread_id:
+        # The user asked for this thread: its bullets, whatever its tier or the preferences.
+        return bullets if resume.thread_id == query.resume_thread_id else ResumeSurface()
+    if query.mode != SESSION_START:
+        return ResumeSurface()
     if asks_for_continuity(query.query):
         return bullets
     if facts.auto_resume_disabled or facts.recall_only_when_asked:

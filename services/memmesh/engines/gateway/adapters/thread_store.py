@@ -34,3 +34,8 @@ class ThreadStoreClient:
         self, request: thread_pb.CloseSessionRequest, timeout_s: float
     ) -> thread_pb.CloseSessionResponse:
         return await call_engine(ENGINE, self._stub.CloseSession(request, timeout=timeout_s))
+
+    async def resume_thread(
+        self, request: thread_pb.ResumeThreadRequest, timeout_s: float
+    ) -> thread_pb.ResumeThreadResponse:
+        return await call_engine(ENGINE, self._stub.ResumeThread(request, timeout=timeout_s))

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
 from memmesh.engines.thread_store.domain.model import Digest, Tier
-from memmesh.engines.thread_store.domain.text import clip
+from memmesh.engines.thread_store.domain.text import clip, content_stems
 from memmesh.text import sentences
 
 
@@ -93,3 +93,28 @@ def left_off(digest: Digest) -> tuple[str, ...]:
     bullets += reversed(sentences(digest.summary))
     kept = dict.fromkeys(clip(" ".join(b.split()), LEFT_OFF_CHARS) for b in bullets if b.strip())
     return tuple(kept)[:MAX_LEFT_OFF]
+
+
+def _about(digest: Digest) -> frozenset[str]:
+    """The word stems a thread is about: its title, key entities, summary, open questions
+    and next step."""
+    fields = (digest.title, *digest.key_entities, digest.summary, *digest.unresolved_questions)
+    return frozenset(content_stems(" ".join((*fields, digest.next_step))))
+
+
+def thread_about(
+    digests: Sequence[Digest], topic: str, exclude_thread_id: str, now_us: int
+) -> Digest | None:
+    """The thread "resume the thread about <topic>" names: the one sharing the most of the
+    topic's content words (title and key entities counting twice), ties in resume order;
+    None when no thread shares any (or the topic has no content word)."""
+    wanted = frozenset(content_stems(topic))
+    if not wanted:
+        return None
+    best: tuple[int, Digest] | None = None
+    for digest in resume_order([d for d in digests if d.thread_id != exclude_thread_id], now_us):
+        named = frozenset(content_stems(" ".join((digest.title, *digest.key_entities))))
+        score = len(wanted & _about(digest)) + len(wanted & named)
+        if score and (best is None or score > best[0]):
+            best = (score, digest)
+    return best[1] if best else None
