@@ -18,6 +18,8 @@ from memmesh.runtime.supervisor import Mesh
 
 START = bundle_pb2.SESSION_MODE_SESSION_START
 HEADER = "Where we left off:"
+# A request that needs the daughter's name without asking what is remembered.
+PARTY = "any ideas for my daughter's birthday party?"
 QUESTION = re.compile(r"^Do you want to resume (.+) or start something new\?$")
 
 
@@ -135,3 +137,42 @@ async def test_a_resume_command_without_a_topic_is_refused_naming_the_target(use
         await user.gateway.command(user.user_id, "s1", "RESUME_THREAD", NOW_US, "  ")
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "target" in (refused.value.details() or "")
+
+
+@pytest.mark.parametrize("said", ["Don't resume automatically.", "Only resume if I ask."])
+async def test_the_resume_preference_changes_surfacing_only(user: User, said: str) -> None:
+    await shed_session(user)
+    await user.say("My daughter is called Mia.", NOW_US + 4 * MINUTE_US, "s-shed")
+    heard = await user.say(said, NOW_US + 5 * MINUTE_US, "s-shed")
+    assert heard.command == "RECALL_ONLY_IF_ASKED"
+    await user.gateway.close_session(user.user_id, "s-shed", NOW_US + 6 * MINUTE_US)
+    # No HOT bullets, no WARM question.
+    hot = (await returning(user, 1)).bundle
+    assert hot.episode_bridge == "" and not hot.HasField("clarification")
+    warm = (await returning(user, 10)).bundle
+    assert warm.episode_bridge == "" and not warm.HasField("clarification")
+    # Pulled memory is not silenced: a request about the daughter still gets the fact.
+    asked = (await returning(user, 11, PARTY)).bundle
+    assert any("mia" in atom.text.lower() for atom in asked.atoms), asked.atoms
+    # An explicit resume still works.
+    back = NOW_US + 12 * DAY_US
+    await user.brief("hi", back, "s-later")
+    await user.say("Let's resume the thread about the garden shed.", back + 1, "s-later")
+    carried = (await user.brief("go on", back + MINUTE_US, "s-later")).bundle
+    assert "cedar boards" in "\n".join(bullets(carried)).lower()
+
+
+async def test_only_recall_if_i_ask_holds_back_resume_surfacing_and_pulled_memory(
+    user: User,
+) -> None:
+    await shed_session(user)
+    await user.say("My daughter is called Mia.", NOW_US + 4 * MINUTE_US, "s-shed")
+    heard = await user.say("Only recall if I ask.", NOW_US + 5 * MINUTE_US, "s-shed")
+    assert heard.command == "RECALL_ONLY_IF_ASKED"
+    hot = (await returning(user, 1)).bundle
+    assert hot.episode_bridge == "" and not hot.HasField("clarification")
+    # Unlike the resume preference, recall itself waits until the user asks for it.
+    assert not (await returning(user, 2, PARTY)).bundle.atoms
+    # Turning auto-resume off afterwards keeps "only recall if I ask" as it was.
+    await user.say("Don't resume automatically.", NOW_US + 3 * DAY_US, "s-later")
+    assert not (await returning(user, 4, PARTY)).bundle.atoms

@@ -625,9 +625,21 @@ def is_command_clause(clause_text: str) -> bool:
     return any(pattern.search(clause_text) for _, pattern in _COMPILED)
 
 
+# RECALL_ONLY_IF_ASKED said of resuming only ("don't resume automatically", "only resume
+# if I ask") names this target: it holds back auto-resume, not recall.
+RESUME_ONLY_TARGET = "resume"
+_ABOUT_RESUMING = re.compile(
+    r"\b(?:auto-?resum\w*|resum\w*|continu\w*|pick(?:ing)?\s+(?:things\s+|back\s+)?up|left off)\b",
+    re.IGNORECASE,
+)
+
+
 def _target(command: Command, match: re.Match[str], text: str) -> str | None:
     if command is Command.FORGET_EVERYTHING:
         return None  # everything of the user: no topic
+    if command is Command.RECALL_ONLY_IF_ASKED:
+        said = re.split(r"[.!?]", text[match.start() :], maxsplit=1)[0]
+        return RESUME_ONLY_TARGET if _ABOUT_RESUMING.search(said) else None
     target = match.groupdict().get("target")
     if not target or target.strip().lower() in _DEICTIC:
         about = _TARGET_ABOUT.search(text)

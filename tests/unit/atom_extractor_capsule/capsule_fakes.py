@@ -85,7 +85,13 @@ class FakeState:
     applied: list[tuple[str, str]] = field(default_factory=list)
 
     async def apply_command(
-        self, tenant_id: str, user_id: str, command: str, idempotency_key: str, now_us: int
+        self,
+        tenant_id: str,
+        user_id: str,
+        command: str,
+        idempotency_key: str,
+        now_us: int,
+        resume_only: bool = False,
     ) -> None:
         if (command, idempotency_key) not in self.applied:
             self.applied.append((command, idempotency_key))

@@ -39,7 +39,9 @@ class _UserCommandEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_UserComma
     USER_COMMAND_PULL_ONLY: _UserCommand.ValueType  # 3
     """Recall the target only when asked."""
     USER_COMMAND_RECALL_ONLY_IF_ASKED: _UserCommand.ValueType  # 4
-    """Recall and resume only when asked (global)."""
+    """Recall and resume only when asked (global). With the target "resume", resuming only:
+    auto-resume goes off and recall stays as it is ("don't resume automatically").
+    """
     USER_COMMAND_DO_NOT_MENTION: _UserCommand.ValueType  # 5
     """Stop mentioning the target."""
     USER_COMMAND_REMEMBER_EVERYTHING: _UserCommand.ValueType  # 6
@@ -71,7 +73,9 @@ USER_COMMAND_DO_NOT_STORE: UserCommand.ValueType  # 2
 USER_COMMAND_PULL_ONLY: UserCommand.ValueType  # 3
 """Recall the target only when asked."""
 USER_COMMAND_RECALL_ONLY_IF_ASKED: UserCommand.ValueType  # 4
-"""Recall and resume only when asked (global)."""
+"""Recall and resume only when asked (global). With the target "resume", resuming only:
+auto-resume goes off and recall stays as it is ("don't resume automatically").
+"""
 USER_COMMAND_DO_NOT_MENTION: UserCommand.ValueType  # 5
 """Stop mentioning the target."""
 USER_COMMAND_REMEMBER_EVERYTHING: UserCommand.ValueType  # 6

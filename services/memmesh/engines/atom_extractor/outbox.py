@@ -173,6 +173,7 @@ class EffectHandlers:
                     str(payload["command"]),
                     str(payload["idempotency_key"]),
                     int(payload["now_us"]),  # type: ignore[call-overload]
+                    resume_only=bool(payload.get("resume_only", False)),
                 )
             case EffectKind.THREAD_FORGET:
                 await self._deps.threads.forget_thread(

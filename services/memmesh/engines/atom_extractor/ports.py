@@ -170,9 +170,16 @@ class GuardPort(Protocol):
 
 class StatePort(Protocol):
     async def apply_command(
-        self, tenant_id: str, user_id: str, command: str, idempotency_key: str, now_us: int
+        self,
+        tenant_id: str,
+        user_id: str,
+        command: str,
+        idempotency_key: str,
+        now_us: int,
+        resume_only: bool = False,
     ) -> None:
-        """Apply REMEMBER_EVERYTHING or RECALL_ONLY_IF_ASKED to the user's current state."""
+        """Apply REMEMBER_EVERYTHING or RECALL_ONLY_IF_ASKED to the user's current state
+        (`resume_only`: RECALL_ONLY_IF_ASKED said of resuming turns auto-resume off only)."""
         ...
 
 

@@ -15,13 +15,31 @@ class GrpcState:
         self._stub = stub
 
     async def apply_command(
-        self, tenant_id: str, user_id: str, command: str, idempotency_key: str, now_us: int
+        self,
+        tenant_id: str,
+        user_id: str,
+        command: str,
+        idempotency_key: str,
+        now_us: int,
+        resume_only: bool = False,
     ) -> None:
         if command == "FORGET_EVERYTHING":
             change = state_pb.StateChange(forget_profile=state_pb.ForgetProfile())
         elif command == "REMEMBER_EVERYTHING":
             change = state_pb.StateChange(
                 set_memory_retention_mode=state_pb.RETENTION_MODE_REMEMBER_EVERYTHING
+            )
+        elif resume_only:
+            # Auto-resume goes off; "only recall if I ask", if said before, stays as it is.
+            current = await call_engine(
+                "current_state",
+                self._stub.Get(state_pb.GetRequest(scope=scope_message(tenant_id, user_id))),
+            )
+            change = state_pb.StateChange(
+                set_resume_preferences=state_pb.ResumePreferences(
+                    auto_resume_disabled=True,
+                    recall_only_when_asked=current.state.resume_preferences.recall_only_when_asked,
+                )
             )
         else:
             change = state_pb.StateChange(

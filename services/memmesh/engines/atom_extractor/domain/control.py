@@ -16,6 +16,7 @@ from memmesh.engines.atom_extractor.domain.erasure import (
     word_hash,
 )
 from memmesh.engines.atom_extractor.domain.working_set import ChangeContext, WorkingCapsule, change
+from memmesh.extraction.commands import RESUME_ONLY_TARGET
 from memmesh.extraction.model import Command
 from memmesh.policy.sensitivity import Exposure
 
@@ -47,6 +48,8 @@ class CommandPlan:
     command: Command
     rules: list[RuleRequest] = field(default_factory=list)
     state_change: Command | None = None
+    # RECALL_ONLY_IF_ASKED said of resuming only: it turns auto-resume off, recall stays.
+    resume_only: bool = False
     forget_thread_id: str = ""
     forget_tone: bool = False
     skip_facts: bool = False
@@ -257,6 +260,10 @@ def plan_command(
             plan.affected_atom_ids = [a.atom_id for a in atoms]
         case Command.REMEMBER_EVERYTHING | Command.RECALL_ONLY_IF_ASKED:
             plan.state_change = command
+            plan.resume_only = (
+                command is Command.RECALL_ONLY_IF_ASKED
+                and target.strip().lower() == RESUME_ONLY_TARGET
+            )
         case Command.FORGET_THREAD:
             # The conversation goes, and with it the atoms it alone was evidence of.
             turns = thread_turn_ids | ({command_turn_id} if command_turn_id else set())

@@ -149,6 +149,7 @@ def effects_of(
                     EffectKind.STATE_APPLY,
                     {
                         "command": plan.state_change.value,
+                        "resume_only": plan.resume_only,
                         "idempotency_key": idempotency_key(
                             ctx.marker, "state", plan.state_change.value
                         ),
