@@ -431,3 +431,25 @@ async def test_a_subject_the_user_asked_not_to_store_teaches_the_capsule_nothing
     assert await eventually(learned)
     held = await profile(extractor, user.scope)
     assert [(p.said, p.meant) for p in held.pairs] == [("the loft", "Ashgrove Mill")]
+
+
+async def test_a_forgotten_conversation_takes_what_it_taught(
+    mesh: Mesh, gateway: GatewayClient, extractor: extractor_grpc.AtomExtractorServiceStub
+) -> None:
+    user = User(mesh, gateway)
+    await user.say("When I say the loft, I mean Ashgrove Mill.", NOW_US, session_id="s0")
+    await user.say("When I say the barn, I mean Hollin Farm.", NOW_US + 1, session_id="s1")
+    await user.say("Our supplier is Talverra Timber.", NOW_US + 2, session_id="s1")
+    reply = await user.say("can we scrap this whole conversation", NOW_US + 3, session_id="s1")
+    assert reply.command == "FORGET_THREAD"
+
+    async def forgotten() -> bool:
+        held = await profile(extractor, user.scope)
+        return [(p.said, p.meant) for p in held.pairs] == [("the loft", "Ashgrove Mill")]
+
+    assert await eventually(forgotten)
+    held = await profile(extractor, user.scope)
+    assert list(held.vendors) == []
+    brief = await user.brief("what should I order?", LATER_US, session_id="s2")
+    assert "Hollin" not in str(brief.hints) and "Talverra" not in str(brief.hints)
+    assert ("the loft", "Ashgrove Mill") in pairs_of(brief.hints)

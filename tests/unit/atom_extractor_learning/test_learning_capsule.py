@@ -20,6 +20,7 @@ from memmesh.engines.atom_extractor.learning.profile import (
     encode,
     hints_of,
     merge,
+    without_session,
     without_terms,
 )
 from memmesh.engines.atom_extractor.learning.rules import learn_from_turn
@@ -173,3 +174,29 @@ def test_envelope_keys_open_only_for_their_tenant_user_and_version() -> None:
     assert envelope.open(key, "t1", "u1", 2, sealed) == b"Pellow Depot"
     with pytest.raises(IntegrityError):
         envelope.open(key, "t1", "u1", 1, sealed)
+
+
+def test_a_forgotten_conversation_takes_only_what_it_taught() -> None:
+    caps = LearningCaps()
+    profile = merge(
+        LearningProfile(),
+        Learned(pairs=(LearnedPair("the yard", "Pellow Depot", PairKind.SLANG),)),
+        caps,
+        "s1",
+    )
+    profile = merge(profile, Learned(vendors=("Acme Tools",)), caps, "s2")
+    profile = merge(profile, Learned(terms=("Zorvex",)), caps, "s2")
+    assert dict(profile.taught_in) == {
+        "s1": ("the yard", "Pellow Depot"),
+        "s2": ("Acme Tools", "Zorvex"),
+    }
+    forgotten = without_session(profile, "s2")
+    assert (forgotten.vendors, forgotten.terms) == ((), ())
+    assert [p.said for p in forgotten.pairs] == ["the yard"]
+    assert dict(forgotten.taught_in) == {"s1": ("the yard", "Pellow Depot")}
+    assert forgotten.version > profile.version
+    assert without_session(forgotten, "s2") is forgotten
+    # The teachings are sealed with the profile and survive its byte form.
+    assert decode(encode(profile)) == profile
+    # A forget of words also clears them from the conversation it came from.
+    assert dict(without_terms(profile, ["acme"]).taught_in)["s2"] == ("Zorvex",)

@@ -67,7 +67,9 @@ class AtomExtractorServicer(LearningRpcs, pb_grpc.AtomExtractorServiceServicer):
         learns = result.command in (None, Command.CORRECTION) and not result.keeps_nothing
         if role == "user" and learns and not outcome.duplicate:
             correction = response.correction if result.correction is not None else None
-            await self._learn_from_turn(mapping.scope_of(request.scope), turn.text, correction)
+            await self._learn_from_turn(
+                mapping.scope_of(request.scope), turn.text, correction, turn.session_id
+            )
         return response
 
     async def Forget(

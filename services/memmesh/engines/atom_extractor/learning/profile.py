@@ -18,6 +18,10 @@ class PairKind(enum.StrEnum):
     PHRASING = "PHRASING"
 
 
+# Conversations whose teachings the capsule remembers (the newest), so forgetting one of
+# them takes what it taught.
+MAX_TAUGHT_SESSIONS = 200
+
 # Hints go to speech recognition in this order: what the user corrected first.
 PAIR_ORDER = (PairKind.CORRECTION, PairKind.SLANG, PairKind.PRONUNCIATION, PairKind.PHRASING)
 
@@ -48,6 +52,8 @@ class LearningProfile:
     vendors: tuple[str, ...] = ()
     terms: tuple[str, ...] = ()
     version: int = 0
+    # (session id, the words it taught), oldest first: sealed with the rest, never served.
+    taught_in: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -87,9 +93,29 @@ def _front(
     return tuple(merged[:cap])
 
 
-def merge(profile: LearningProfile, learned: Learned, caps: LearningCaps) -> LearningProfile:
+def _taught_words(learned: Learned) -> tuple[str, ...]:
+    words = [clean(w) for p in learned.pairs for w in (p.said, p.meant)]
+    words += [clean(w) for w in (*learned.vendors, *learned.terms)]
+    return tuple(w for w in words if w)
+
+
+def _taught_in(
+    profile: LearningProfile, learned: Learned, session_id: str
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The conversations' teachings with this one's added (moved last), the oldest dropped."""
+    if not session_id:
+        return profile.taught_in
+    before = dict(profile.taught_in)
+    words = tuple(dict.fromkeys((*before.pop(session_id, ()), *_taught_words(learned))))
+    return (*before.items(), (session_id, words))[-MAX_TAUGHT_SESSIONS:]
+
+
+def merge(
+    profile: LearningProfile, learned: Learned, caps: LearningCaps, session_id: str = ""
+) -> LearningProfile:
     """The profile with what a turn taught in front; the oldest entries fall off at the caps.
-    A pair replaces an earlier one of the same kind and said words (the newest meaning wins)."""
+    A pair replaces an earlier one of the same kind and said words (the newest meaning wins).
+    The words are also kept under the turn's conversation, so forgetting it takes them."""
     if learned.empty:
         return profile
     pairs: list[LearnedPair] = []
@@ -107,6 +133,7 @@ def merge(profile: LearningProfile, learned: Learned, caps: LearningCaps) -> Lea
         vendors=_front(profile.vendors, learned.vendors, caps.max_vendors, caps.max_entry_chars),
         terms=_front(profile.terms, learned.terms, caps.max_terms, caps.max_entry_chars),
         version=profile.version,
+        taught_in=_taught_in(profile, learned, session_id),
     )
     if replace(updated, version=0) == replace(profile, version=0):
         return profile
@@ -119,6 +146,7 @@ def encode(profile: LearningProfile) -> bytes:
         "pairs": [[p.said, p.meant, p.kind.value] for p in profile.pairs],
         "vendors": list(profile.vendors),
         "terms": list(profile.terms),
+        "taught_in": [[sid, list(words)] for sid, words in profile.taught_in],
         "version": profile.version,
     }
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
@@ -131,6 +159,7 @@ def decode(raw: bytes) -> LearningProfile:
         vendors=tuple(body["vendors"]),
         terms=tuple(body["terms"]),
         version=int(body["version"]),
+        taught_in=tuple((str(sid), tuple(words)) for sid, words in body.get("taught_in", [])),
     )
 
 
@@ -200,5 +229,19 @@ def without_terms(profile: LearningProfile, terms: Iterable[str]) -> LearningPro
         vendors=tuple(v for v in profile.vendors if not holds(v)),
         terms=tuple(t for t in profile.terms if not holds(t)),
         version=profile.version,
+        taught_in=tuple(
+            (sid, tuple(w for w in words if not holds(w))) for sid, words in profile.taught_in
+        ),
     )
     return profile if kept == profile else replace(kept, version=profile.version + 1)
+
+
+def without_session(profile: LearningProfile, session_id: str) -> LearningProfile:
+    """The profile without what a forgotten conversation taught (every entry holding one of
+    its words, as a forget of those words would drop)."""
+    taught = dict(profile.taught_in)
+    if session_id not in taught:
+        return profile
+    words = taught.pop(session_id)
+    rest = replace(profile, taught_in=tuple(taught.items()), version=profile.version + 1)
+    return without_terms(rest, words) if words else rest

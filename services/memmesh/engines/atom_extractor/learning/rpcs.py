@@ -105,10 +105,11 @@ class LearningRpcs:
         scope: tuple[str, str],
         text: str,
         correction: pb.Correction | None,
+        session_id: str = "",
     ) -> None:
         """What a user turn teaches the capsule."""
         pair = (correction.heard, correction.meant) if correction is not None else None
-        await self._learning.observe_turn(*scope, text, pair)
+        await self._learning.observe_turn(*scope, text, pair, session_id)
 
     async def _erase_learning(self, scope: tuple[str, str], erasure: pb.Erasure | None) -> None:
         """A forget reaches the capsule: everything shreds the user's key, words drop entries."""
@@ -116,5 +117,7 @@ class LearningRpcs:
             return
         if erasure.everything:
             await self._learning.forget_user(*scope)
-        else:
-            await self._learning.forget_terms(*scope, list(erasure.forget_terms))
+            return
+        await self._learning.forget_terms(*scope, list(erasure.forget_terms))
+        # A forgotten conversation takes what it taught, whether or not its words were named.
+        await self._learning.forget_session(*scope, erasure.session_id)

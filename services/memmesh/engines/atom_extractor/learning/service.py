@@ -32,6 +32,7 @@ from memmesh.engines.atom_extractor.learning.profile import (
     encode,
     hints_of,
     merge,
+    without_session,
     without_terms,
 )
 from memmesh.engines.atom_extractor.learning.rules import learn_from_turn
@@ -96,13 +97,17 @@ class LearningService:
         user_id: str,
         text: str,
         correction: tuple[str, str] | None,
+        session_id: str = "",
     ) -> LearningProfile:
-        """Learn what a user turn teaches; the capsule is resealed only when it changed."""
+        """Learn what a user turn teaches (kept under its conversation, so forgetting that
+        conversation takes it); the capsule is resealed only when it changed."""
         learned = learn_from_turn(text, correction)
         if learned.empty:
             return await self.profile(tenant_id, user_id)
         profile = await self._change(
-            tenant_id, user_id, lambda before: merge(before, learned, self._policy.caps)
+            tenant_id,
+            user_id,
+            lambda before: merge(before, learned, self._policy.caps, session_id),
         )
         if await self._store.opted_in(tenant_id, user_id):
             # The user's own vendors and terms never go global, even lower-cased.
@@ -114,6 +119,13 @@ class LearningService:
         """Drop every learned entry holding a forgotten word."""
         if terms:
             await self._change(tenant_id, user_id, lambda before: without_terms(before, terms))
+
+    async def forget_session(self, tenant_id: str, user_id: str, session_id: str) -> None:
+        """Drop what a forgotten conversation taught."""
+        if session_id:
+            await self._change(
+                tenant_id, user_id, lambda before: without_session(before, session_id)
+            )
 
     async def _change(
         self,
