@@ -176,3 +176,28 @@ async def test_only_recall_if_i_ask_holds_back_resume_surfacing_and_pulled_memor
     # Turning auto-resume off afterwards keeps "only recall if I ask" as it was.
     await user.say("Don't resume automatically.", NOW_US + 3 * DAY_US, "s-later")
     assert not (await returning(user, 4, PARTY)).bundle.atoms
+
+
+async def test_remember_everything_widens_the_resume_windows_only(user: User) -> None:
+    said = await user.say("Remember everything going forward.", NOW_US - DAY_US, "s-pref")
+    assert said.command == "REMEMBER_EVERYTHING"
+    await shed_session(user)
+    # Five days back is WARM by default: with REMEMBER_EVERYTHING it is HOT (7 days).
+    five = (await returning(user, 5)).bundle
+    assert 1 <= len(bullets(five)) <= 3 and not five.HasField("clarification")
+    # Sixty days back is COLD by default: now it gets the one question (WARM to 90 days).
+    sixty = await returning(user, 60)
+    assert sixty.bundle.episode_bridge == ""
+    assert QUESTION.match(sixty.bundle.clarification.text), sixty.bundle.clarification.text
+    # Past 90 days nothing surfaces unless asked, as before; the caps are the same.
+    assert (await returning(user, 120)).bundle.episode_bridge == ""
+    for response in (five, sixty.bundle):
+        assert len(response.atoms) <= 20
+
+
+async def test_without_remember_everything_the_default_windows_hold(user: User) -> None:
+    await shed_session(user)
+    five = (await returning(user, 5)).bundle
+    assert five.episode_bridge == "" and QUESTION.match(five.clarification.text)
+    sixty = (await returning(user, 60)).bundle
+    assert sixty.episode_bridge == "" and not sixty.HasField("clarification")

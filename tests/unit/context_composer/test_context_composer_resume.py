@@ -141,3 +141,33 @@ def test_the_final_gate_keeps_the_resume_question_unless_it_holds_it_back() -> N
     items = gate_items(about_atom, "s1")
     kept_ids = {i.item_id for i in items if i.atom_id != "atom-9" or i.item_id == "q"}
     assert not apply_gate(about_atom, items, kept_ids).bundle.HasField("clarification")
+
+
+@pytest.mark.parametrize(
+    ("tier", "days", "remember_everything", "surfaced"),
+    [
+        ("WARM", 5, True, "bullets"),
+        ("WARM", 5, False, "question"),
+        ("COLD", 60, True, "question"),
+        ("COLD", 60, False, "nothing"),
+        ("COLD", 120, True, "nothing"),
+        ("HOT", 1, True, "bullets"),
+    ],
+)
+def test_remember_everything_widens_the_windows_and_never_narrows_them(
+    tier: str, days: int, remember_everything: bool, surfaced: str
+) -> None:
+    last_used = 1_767_225_600 * 1_000_000 - days * 86_400 * 1_000_000
+    top = ResumeCandidate(
+        "Previous session summary.", tier, "s-shed", "garden shed", BULLETS, last_used
+    )
+    facts = UserFacts(remember_everything=remember_everything)
+    bundle = compose(Gathered(facts, Retrieved(), SessionMemory(), top), **START).bundle
+    found = (
+        "bullets"
+        if bundle.episode_bridge
+        else "question"
+        if bundle.question is not None
+        else "nothing"
+    )
+    assert found == surfaced

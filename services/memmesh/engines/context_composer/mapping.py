@@ -176,6 +176,7 @@ def resume_of(response: thread_pb.ResumeResponse) -> ResumeCandidate:
         top.thread_id if top is not None else "",
         top.title if top is not None else "",
         tuple(response.left_off),
+        max(_micros(top, "update_time"), _micros(top, "last_use_time")) if top is not None else 0,
     )
 
 
@@ -226,6 +227,8 @@ def facts_of(state: state_pb.UserState) -> UserFacts:
         timezone=state.profile.timezone,
         auto_resume_disabled=state.resume_preferences.auto_resume_disabled,
         recall_only_when_asked=state.resume_preferences.recall_only_when_asked,
+        remember_everything=state.memory_retention_mode
+        == state_pb.RETENTION_MODE_REMEMBER_EVERYTHING,
         last_interaction_us=_micros(state, "last_interaction_time"),
     )
 

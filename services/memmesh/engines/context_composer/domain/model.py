@@ -94,6 +94,8 @@ class UserFacts:
     timezone: str = ""
     auto_resume_disabled: bool = False
     recall_only_when_asked: bool = False
+    # "Remember everything going forward" (seed 001 §2.22): longer resume windows.
+    remember_everything: bool = False
     last_interaction_us: int = 0
 
 
@@ -129,6 +131,8 @@ class ResumeCandidate:
     thread_id: str = ""
     title: str = ""
     left_off: tuple[str, ...] = ()
+    # The top thread's recency: the newest of its last turn and its last use.
+    last_used_us: int = 0
 
 
 @dataclass(frozen=True)

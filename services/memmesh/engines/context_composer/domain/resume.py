@@ -6,6 +6,8 @@ HOT (last use within 72 h) gets "Where we left off" in 1-3 bullets for the top t
 automatically" and "only recall if I ask" hold the HOT bullets and the WARM question back;
 asking to pick up where things were left surfaces the bullets whatever the tier, and so
 does a thread the user asked to resume ("resume the thread about ..."), in session or not.
+With "remember everything" (seed 001 §2.22) the windows are longer, HOT 7 days and WARM 90:
+a stronger resume priority, with the same caps.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ BULLET = "- "
 BULLET_CHARS = 200
 TITLE_CHARS = 80
 RESUME_REASON = "RESUME"
+DAY_US = 86_400_000_000
+# Resume windows under REMEMBER_EVERYTHING (the ThreadStore's tiers are 72 h and 30 days).
+REMEMBER_EVERYTHING_HOT_US = 7 * DAY_US
+REMEMBER_EVERYTHING_WARM_US = 90 * DAY_US
 
 
 @dataclass(frozen=True)
@@ -69,13 +75,27 @@ def resume_surface(query: ComposeQuery, gathered: Gathered) -> ResumeSurface:
         return bullets
     if facts.auto_resume_disabled or facts.recall_only_when_asked:
         return ResumeSurface()
-    if resume.tier == "HOT":
+    tier = _tier(resume.tier, resume.last_used_us, query.now_us, facts.remember_everything)
+    if tier == "HOT":
         return bullets
-    if resume.tier == "WARM" and resume.title:
+    if tier == "WARM" and resume.title:
         return ResumeSurface(
             question=resume_question_text(resume.title), thread_id=resume.thread_id
         )
     return ResumeSurface()
+
+
+def _tier(tier: str, last_used_us: int, now_us: int, remember_everything: bool) -> str:
+    """The ThreadStore's tier, or under REMEMBER_EVERYTHING the one its longer windows give
+    (never a weaker one)."""
+    if not remember_everything or not last_used_us:
+        return tier
+    age = now_us - last_used_us
+    if tier == "HOT" or age <= REMEMBER_EVERYTHING_HOT_US:
+        return "HOT"
+    if tier == "WARM" or age <= REMEMBER_EVERYTHING_WARM_US:
+        return "WARM"
+    return tier
 
 
 def kept_bullets(text: str, allowed: Collection[str]) -> str:
