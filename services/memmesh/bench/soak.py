@@ -281,15 +281,12 @@ async def soak(
             await client.brief(run.user(n), "soak-warmup", START_US, "hello", timeout=30)
         if warmup_s > 0:
             warm = Soak(clients, users, warmup_s, max_in_flight, label="warmup")
-            await _paced(warm, rates, warmup_s)
+            await _paced(warm, rates, warmup_s, asyncio.get_running_loop().time() + 0.05)
             await asyncio.gather(*warm.windows[0].tasks)
             print(_line(0, warm.windows[0], {}, warmup_s).replace("window 0", "warm-up"))
         loop = asyncio.get_running_loop()
         start = loop.time() + 0.05
-        senders = [
-            asyncio.create_task(run.pace("brief", rates["brief"], seconds, start, run.brief)),
-            asyncio.create_task(run.pace("ingest", rates["ingest"], seconds, start, run.ingest)),
-        ]
+        senders = asyncio.create_task(_paced(run, rates, seconds, start))
         # The last window may be shorter than the others.
         count = math.ceil(seconds / window_s - 1e-9)
         rss: list[dict[str, int]] = []
@@ -301,7 +298,7 @@ async def soak(
             # The window's line waits for its last requests (each has its own deadline).
             await asyncio.gather(*window.tasks)
             print(_line(number + 1, window, rss[-1], window_s), flush=True)
-        await asyncio.gather(*senders)
+        await senders
         for late in run.windows[count:]:
             await asyncio.gather(*late.tasks)
         return summarise(run.windows[:count], rss, rates, seconds)
@@ -310,9 +307,8 @@ async def soak(
             await client.close()
 
 
-async def _paced(run: Soak, rates: dict[str, float], seconds: float) -> None:
-    """Send a run's whole load (not measured window by window)."""
-    start = asyncio.get_running_loop().time() + 0.05
+async def _paced(run: Soak, rates: dict[str, float], seconds: float, start: float) -> None:
+    """Send a run's whole load, both kinds side by side, from `start` (loop time)."""
     await asyncio.gather(
         run.pace("brief", rates["brief"], seconds, start, run.brief),
         run.pace("ingest", rates["ingest"], seconds, start, run.ingest),

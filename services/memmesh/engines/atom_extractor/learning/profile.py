@@ -243,5 +243,7 @@ def without_session(profile: LearningProfile, session_id: str) -> LearningProfil
     if session_id not in taught:
         return profile
     words = taught.pop(session_id)
-    rest = replace(profile, taught_in=tuple(taught.items()), version=profile.version + 1)
-    return without_terms(rest, words) if words else rest
+    rest = replace(profile, taught_in=tuple(taught.items()))
+    forgotten = without_terms(rest, words)
+    # One change, one version step, whether or not its words were still held.
+    return forgotten if forgotten is not rest else replace(rest, version=profile.version + 1)

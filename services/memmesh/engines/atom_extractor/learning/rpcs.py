@@ -118,6 +118,5 @@ class LearningRpcs:
         if erasure.everything:
             await self._learning.forget_user(*scope)
             return
-        await self._learning.forget_terms(*scope, list(erasure.forget_terms))
         # A forgotten conversation takes what it taught, whether or not its words were named.
-        await self._learning.forget_session(*scope, erasure.session_id)
+        await self._learning.forget(*scope, list(erasure.forget_terms), erasure.session_id)

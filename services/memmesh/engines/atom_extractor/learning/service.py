@@ -115,16 +115,16 @@ class LearningService:
             await self._store.contribute(self._contributor(tenant_id, user_id), signals)
         return profile
 
-    async def forget_terms(self, tenant_id: str, user_id: str, terms: Sequence[str]) -> None:
-        """Drop every learned entry holding a forgotten word."""
-        if terms:
-            await self._change(tenant_id, user_id, lambda before: without_terms(before, terms))
-
-    async def forget_session(self, tenant_id: str, user_id: str, session_id: str) -> None:
-        """Drop what a forgotten conversation taught."""
-        if session_id:
+    async def forget(
+        self, tenant_id: str, user_id: str, terms: Sequence[str], session_id: str = ""
+    ) -> None:
+        """Drop every learned entry holding a forgotten word and, for a forgotten
+        conversation, what it taught, in one reseal."""
+        if terms or session_id:
             await self._change(
-                tenant_id, user_id, lambda before: without_session(before, session_id)
+                tenant_id,
+                user_id,
+                lambda before: without_session(without_terms(before, terms), session_id),
             )
 
     async def _change(
