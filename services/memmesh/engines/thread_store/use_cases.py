@@ -313,8 +313,10 @@ class ThreadStoreUseCases:
         return memory
 
     async def _memory(
-        self, tenant_id: str, user_id: str, session_id: str, max_turns: int
+        self, tenant_id: str, user_id: str, session_id: str, max_turns: int, tone: bool = False
     ) -> tuple[WorkingMemory, SessionRow | None, UserActivity | None, list[HeardSignal]]:
+        """The working memory with the session and activity rows it came from and, with
+        `tone`, the user's tone signals (read in the same transaction)."""
         limit = min(max_turns or self._wm_turns, self._wm_turns)
         buffered = await self._buffered(tenant_id, user_id, session_id)
         async with self._store.read(tenant_id, user_id) as tx:
@@ -327,7 +329,7 @@ class ThreadStoreUseCases:
             session = await tx.session(session_id)
             loops = loop_order(await tx.open_loops(MAX_OPEN_LOOPS))[:MAX_ACTIVE_LOOPS]
             activity = await tx.user_activity()
-            heard = await tx.tone_signals(MAX_TONE_SIGNALS)
+            heard = await tx.tone_signals(MAX_TONE_SIGNALS) if tone else []
         memory = WorkingMemory(
             turns=tuple(turns[-limit:]),
             rolling_summary=session.rolling_summary if session else "",
@@ -367,7 +369,7 @@ class ThreadStoreUseCases:
             else _nothing()
         )
         (memory, session, activity, heard), (expansion, entities_failed) = await asyncio.gather(
-            self._memory(tenant_id, user_id, session_id, max_turns), entities
+            self._memory(tenant_id, user_id, session_id, max_turns, tone=True), entities
         )
         decided = mode or session_mode(session is not None, activity, now_us, self._gap_us)
         context = TurnContext(
