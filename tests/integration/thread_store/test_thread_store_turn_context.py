@@ -202,6 +202,23 @@ async def test_a_long_entity_name_is_looked_up(stub: pb_grpc.ThreadStoreServiceS
     assert {e.to_node_id for e in context.entities.edges} == {"entity:sarah", "entity:paris"}
 
 
+async def test_expand_looks_up_a_long_entity_name_and_refuses_too_many_start_nodes(
+    stub: pb_grpc.ThreadStoreServiceStub,
+) -> None:
+    scope = new_scope()
+    await stub.AppendTurn(
+        append(scope, "a1", "Sarah met Bartholomew Featherstonehaugh in Paris.", 0, "a")
+    )
+    long_id = "entity:bartholomew-featherstonehaugh"
+    expanded = await stub.Expand(pb.ExpandRequest(scope=scope, node_ids=[long_id], depth=1))
+    assert {e.to_node_id for e in expanded.edges} == {"entity:sarah", "entity:paris"}
+    many = [f"entity:n{i}" for i in range(21)]
+    with pytest.raises(grpc.aio.AioRpcError) as raised:
+        await stub.Expand(pb.ExpandRequest(scope=scope, node_ids=many, depth=1))
+    assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "node_ids" in (raised.value.details() or "")
+
+
 async def test_too_many_entity_lookups_are_invalid(stub: pb_grpc.ThreadStoreServiceStub) -> None:
     ids = [f"entity:n{i}" for i in range(33)]
     request = pb.GetTurnContextRequest(
@@ -220,12 +237,18 @@ class FailingEntities(ThreadStoreUseCases):
         self._fail = fail
 
     async def expand(
-        self, tenant_id: str, user_id: str, node_ids: list[str], depth: int, fan_out: int
+        self,
+        tenant_id: str,
+        user_id: str,
+        node_ids: list[str],
+        depth: int,
+        fan_out: int,
+        max_nodes: int = 20,
     ) -> Expansion:
         if self._fail:
             raise RuntimeError("graph unreadable")
         await asyncio.sleep(0.5)
-        return await super().expand(tenant_id, user_id, node_ids, depth, fan_out)
+        return await super().expand(tenant_id, user_id, node_ids, depth, fan_out, max_nodes)
 
 
 @pytest.mark.parametrize("fail", [True, False])

@@ -584,7 +584,10 @@ class ExpandRequest(_message.Message):
 
     @_builtins.property
     def node_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Start nodes."""
+        """Start nodes, at most 20 (more is INVALID_ARGUMENT). No max_len rule: on a repeated
+        string it would also bound each id's length, and a long entity name ("entity:
+        talverra-timber") must still be looked up.
+        """
 
     def __init__(
         self,

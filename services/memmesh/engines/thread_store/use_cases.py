@@ -75,6 +75,8 @@ T = TypeVar("T")
 
 # A turn context looks up at most this many graph nodes for its entities part.
 MAX_ENTITY_LOOKUPS = 32
+# Start nodes one Expand may name.
+MAX_EXPAND_NODES = 20
 
 # A digest reads at most this many of a session's newest turns.
 DIGEST_WINDOW_TURNS = 400
@@ -361,7 +363,14 @@ class ThreadStoreUseCases:
             )
         entities = (
             _best_effort(
-                self.expand(tenant_id, user_id, list(entity_node_ids), 1, entity_fan_out),
+                self.expand(
+                    tenant_id,
+                    user_id,
+                    list(entity_node_ids),
+                    1,
+                    entity_fan_out,
+                    MAX_ENTITY_LOOKUPS,
+                ),
                 resume_budget_s,
                 "entities",
             )
@@ -472,9 +481,18 @@ class ThreadStoreUseCases:
         return digest, left_off(digest)
 
     async def expand(
-        self, tenant_id: str, user_id: str, node_ids: list[str], depth: int, fan_out: int
+        self,
+        tenant_id: str,
+        user_id: str,
+        node_ids: list[str],
+        depth: int,
+        fan_out: int,
+        max_nodes: int = MAX_EXPAND_NODES,
     ) -> Expansion:
-        """Breadth-first walk from the known start nodes; each node keeps its fan_out heaviest edges."""
+        """Breadth-first walk from the known start nodes (at most `max_nodes`); each node keeps
+        its fan_out heaviest edges."""
+        if len(node_ids) > max_nodes:
+            raise InvalidInput([FieldViolation("node_ids", f"must have at most {max_nodes} items")])
         depth, fan_out = effective_limits(depth, fan_out)
         async with self._store.read(tenant_id, user_id) as tx:
             labels = await tx.node_labels(sorted(set(node_ids)))
