@@ -453,3 +453,23 @@ async def test_a_forgotten_conversation_takes_what_it_taught(
     brief = await user.brief("what should I order?", LATER_US, session_id="s2")
     assert "Hollin" not in str(brief.hints) and "Talverra" not in str(brief.hints)
     assert ("the loft", "Ashgrove Mill") in pairs_of(brief.hints)
+
+
+async def test_a_subject_not_to_be_mentioned_leaves_the_learned_hints(
+    mesh: Mesh, gateway: GatewayClient, extractor: extractor_grpc.AtomExtractorServiceStub
+) -> None:
+    user = User(mesh, gateway)
+    await user.say("Our supplier is Talverra Timber.", NOW_US)
+    await user.say("When I say the shed, I mean Brackenfield Workshop.", NOW_US + 1)
+
+    async def learned() -> bool:
+        held = await profile(extractor, user.scope)
+        return bool(held.pairs) and bool(held.vendors)
+
+    assert await eventually(learned)
+    before = await user.brief("what should I order?", LATER_US)
+    assert "Talverra Timber" in before.hints.vocabulary
+    await gateway.command(user.user_id, "s1", "DO_NOT_MENTION", LATER_US, "Talverra")
+    after = await user.brief("what should I order?", LATER_US + 1)
+    assert "talverra" not in str(after).lower()
+    assert ("the shed", "Brackenfield Workshop") in pairs_of(after.hints)
