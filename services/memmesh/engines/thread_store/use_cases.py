@@ -6,7 +6,8 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import TypeVar
 
 from memmesh.engines.thread_store import erasure
@@ -363,7 +364,8 @@ class ThreadStoreUseCases:
             )
         entities = (
             _best_effort(
-                self.expand(
+                partial(
+                    self.expand,
                     tenant_id,
                     user_id,
                     list(entity_node_ids),
@@ -390,9 +392,9 @@ class ThreadStoreUseCases:
         )
         if resume_thread_id:
             # A thread the user asked to resume answers the resume part, in session or not.
-            resuming = self.resumed_thread(tenant_id, user_id, resume_thread_id, now_us)
+            resuming = partial(self.resumed_thread, tenant_id, user_id, resume_thread_id, now_us)
         elif decided == Mode.SESSION_START:
-            resuming = self.resume(tenant_id, user_id, session_id, now_us)
+            resuming = partial(self.resume, tenant_id, user_id, session_id, now_us)
         else:
             return context
         resumed, resume_failed = await _best_effort(resuming, resume_budget_s, "resume")
@@ -613,12 +615,13 @@ class ThreadStoreUseCases:
 
 
 async def _best_effort(
-    call: Awaitable[T], budget_s: float | None, part: str
+    call: Callable[[], Awaitable[T]], budget_s: float | None, part: str
 ) -> tuple[T | None, bool]:
     """A best-effort part of a turn context: its value, or None and True when it failed or
-    ran out of its share of the deadline."""
+    ran out of its share of the deadline. The part starts here: a turn context cancelled
+    before this runs leaves no coroutine behind never awaited."""
     try:
-        return await asyncio.wait_for(call, budget_s), False
+        return await asyncio.wait_for(call(), budget_s), False
     except TimeoutError:
         log.warning("%s part of a turn context ran out of its share of the deadline", part)
     except Exception:
