@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+import uvloop
 
 from memmesh.runtime import channels, tls
 from memmesh.runtime.interceptors import Authenticator, InternalTokenAuthenticator
@@ -144,7 +145,8 @@ def run_engine(name: str, build: Callable[[MeshSettings], Awaitable[BuiltEngine]
             meters.shutdown()
 
     try:
-        asyncio.run(run())
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(run())
     except UnsafeConfiguration as refused:
         logging.getLogger("memmesh.engine").critical("%s", refused)
         print(f"{name}: {refused}", file=sys.stderr, flush=True)
