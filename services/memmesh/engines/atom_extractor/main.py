@@ -17,7 +17,7 @@ from memmesh.engines.atom_extractor.adapters.semantic_extractor import SemanticE
 from memmesh.engines.atom_extractor.adapters.sql_store import SqlCapsuleStore
 from memmesh.engines.atom_extractor.adapters.state_client import GrpcState
 from memmesh.engines.atom_extractor.adapters.thread_client import GrpcThreads
-from memmesh.engines.atom_extractor.learning.wiring import learning_service
+from memmesh.engines.atom_extractor.learning.wiring import capsule_keys, learning_service
 from memmesh.engines.atom_extractor.outbox import effect_outbox
 from memmesh.engines.atom_extractor.ports import Dependencies, TurnExtractor
 from memmesh.engines.atom_extractor.servicer import AtomExtractorServicer
@@ -79,7 +79,6 @@ def turn_extractor(settings: AtomExtractorSettings) -> TurnExtractor:
 async def build(settings: MeshSettings) -> BuiltEngine:
     """Wire the AtomExtractor from settings."""
     own = AtomExtractorSettings()
-    store = await SqlCapsuleStore.open(settings.storage_url, settings.data_dir)
     device_sync = (
         own.device_sync
         if own.device_sync is not None
@@ -95,6 +94,10 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     }
     ledger_stub = ledger_grpc.LedgerServiceStub(channels["ledger"])
     writer = LedgerWriter(ledger_stub)
+    learning, learning_store = await learning_service(own, settings, writer)
+    # Correction pairs are sealed with the learning capsule's data keys.
+    keys = capsule_keys(own, settings, learning_store)
+    store = await SqlCapsuleStore.open(settings.storage_url, settings.data_dir, keys)
     dependencies = Dependencies(
         ledger=writer,
         index=GrpcIndex(index_grpc.RetrievalRankerServiceStub(channels["retrieval_ranker"])),
@@ -114,7 +117,6 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     )
     outbox = effect_outbox(store.database, store, dependencies, policy)
     service = CapsuleService(store, dependencies, turn_extractor(own), outbox)
-    learning, learning_store = await learning_service(own, settings, writer)
     outbox.start()
 
     async def close() -> None:

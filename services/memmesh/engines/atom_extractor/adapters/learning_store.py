@@ -93,6 +93,22 @@ class SqlLearningStore:
                 (tenant_id, user_id, updated.version, updated.sealed),
             )
 
+    async def wrapped_key(
+        self, tenant_id: str, user_id: str, new_wrapped: bytes | None
+    ) -> bytes | None:
+        """The user's wrapped data key; when they have none, `new_wrapped` becomes it (the
+        first writer wins under the user's write lock, so one key serves every record)."""
+        async with self._db.read() as tx:
+            found = await _wrapped_key(tx, tenant_id, user_id)
+        if found is not None or new_wrapped is None:
+            return found
+        async with self._db.write("learning", tenant_id, user_id) as tx:
+            await tx.execute(
+                "INSERT INTO learning_keys VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                (tenant_id, user_id, new_wrapped),
+            )
+            return await _wrapped_key(tx, tenant_id, user_id)
+
     async def shred(self, tenant_id: str, user_id: str, contributor: str) -> None:
         """Delete the user's data key first (crypto-shredding), then everything else of theirs."""
         async with self._db.write("learning", tenant_id, user_id) as tx:
@@ -210,11 +226,25 @@ class SqlLearningStore:
         return version
 
 
-async def _capsule(tx: SqlTx, tenant_id: str, user_id: str) -> SealedCapsule | None:
+async def _wrapped_key(tx: SqlTx, tenant_id: str, user_id: str) -> bytes | None:
     row = await tx.fetchone(
-        "SELECT k.wrapped_key, c.version, c.sealed FROM learning_capsules c "
-        "JOIN learning_keys k ON k.tenant_id = c.tenant_id AND k.user_id = c.user_id "
-        "WHERE c.tenant_id = ? AND c.user_id = ?",
+        "SELECT wrapped_key FROM learning_keys WHERE tenant_id = ? AND user_id = ?",
         (tenant_id, user_id),
     )
-    return None if row is None else SealedCapsule(bytes(row[0]), int(row[1]), bytes(row[2]))
+    return None if row is None else bytes(row[0])
+
+
+async def _capsule(tx: SqlTx, tenant_id: str, user_id: str) -> SealedCapsule | None:
+    """The user's key and capsule; a key with no capsule yet (it sealed correction pairs
+    first) comes with version 0 and no sealed bytes, so the profile's first write keeps it."""
+    row = await tx.fetchone(
+        "SELECT k.wrapped_key, c.version, c.sealed FROM learning_keys k "
+        "LEFT JOIN learning_capsules c ON c.tenant_id = k.tenant_id AND c.user_id = k.user_id "
+        "WHERE k.tenant_id = ? AND k.user_id = ?",
+        (tenant_id, user_id),
+    )
+    if row is None:
+        return None
+    if row[1] is None:
+        return SealedCapsule(bytes(row[0]), 0, b"")
+    return SealedCapsule(bytes(row[0]), int(row[1]), bytes(row[2]))

@@ -5,8 +5,10 @@ atom versions catch any writer that planned on a state that has since moved on."
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import json
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from memmesh.engines.atom_extractor.adapters import store_codec as codec
 from memmesh.engines.atom_extractor.domain.capsule import (
@@ -19,6 +21,7 @@ from memmesh.engines.atom_extractor.domain.capsule import (
     ProvenanceEntry,
     RejectionEntry,
 )
+from memmesh.engines.atom_extractor.learning.envelope import UserSealer
 from memmesh.engines.atom_extractor.outbox import LANES, queued_form
 from memmesh.errors import VersionMismatch
 from memmesh.extraction.patterns import Observation, ObservationWrite
@@ -35,6 +38,14 @@ from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect, SqlTx, marks, open_database
 
 ENGINE = "atom_extractor"
+# The kind a correction pair is sealed under (bound into its ciphertext with its turn id).
+CORRECTION_RECORD = "correction"
+
+
+class UserKeys(Protocol):
+    """Where the capsule's per-user sealers come from (the learning capsule's data keys)."""
+
+    async def sealer(self, tenant_id: str, user_id: str, create: bool) -> UserSealer | None: ...
 
 
 def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
@@ -129,6 +140,10 @@ def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
             ),
         ),
         outbox_trace_migration(),
+        # Correction pairs are sealed with the user's learning data key: the pair lives in
+        # `sealed` and heard/meant stay empty. Rows written before this step are sealed when
+        # the store opens (a migration holds no keys), and their clear bytes reclaimed.
+        Migration(8, (f"ALTER TABLE capsule_corrections ADD COLUMN sealed {dialect.blob}",)),
     )
 
 
@@ -153,8 +168,13 @@ def _bytewise(dialect: Dialect) -> str:
 class SqlCapsuleStore:
     """The capsule store over one engine database."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(
+        self, database: Database, keys: UserKeys, close_keys: Callable[[], Awaitable[None]] | None
+    ) -> None:
         self._db = database
+        self._keys = keys
+        # Keys the store opened itself (no key source given) close with it.
+        self._close_keys = close_keys
         # One reclaim at a time, off the request path; a forget during one asks for another.
         self._reclaim: asyncio.Task[None] | None = None
         self._reclaim_again = False
@@ -164,10 +184,47 @@ class SqlCapsuleStore:
         return self._db
 
     @classmethod
-    async def open(cls, storage_url: str, data_dir: Path) -> SqlCapsuleStore:
-        store = cls(await open_database(storage_url, ENGINE, migrations_for, data_dir))
+    async def open(
+        cls, storage_url: str, data_dir: Path, keys: UserKeys | None = None
+    ) -> SqlCapsuleStore:
+        """The store; without `keys`, over the learning store beside it, with the keys its
+        settings give (the engine passes the ones its learning capsule uses)."""
+        close_keys = None
+        if keys is None:
+            from memmesh.engines.atom_extractor.learning.wiring import capsule_keys_of_settings
+
+            keys, close_keys = await capsule_keys_of_settings(storage_url, data_dir)
+        database = await open_database(storage_url, ENGINE, migrations_for, data_dir)
+        store = cls(database, keys, close_keys)
         await store._index_topics_of_older_atoms()
+        await store._seal_clear_corrections()
         return store
+
+    async def _seal_clear_corrections(self) -> None:
+        """Correction pairs stored in clear by an earlier version get sealed with their
+        owner's data key, and the clear bytes are reclaimed (once: nothing to do after)."""
+        async with self._db.read() as tx:
+            rows = await tx.fetchall(
+                "SELECT tenant_id, user_id, turn_id, heard, meant FROM capsule_corrections "
+                "WHERE sealed IS NULL"
+            )
+        if not rows:
+            return
+        users = sorted({(str(t), str(u)) for t, u, *_ in rows})
+        sealers = {user: await self._keys.sealer(*user, create=True) for user in users}
+        sealed = [
+            (_sealed_pair(sealer, str(turn_id), str(heard), str(meant)), t, u, turn_id)
+            for t, u, turn_id, heard, meant in rows
+            for sealer in [sealers[(str(t), str(u))]]
+            if sealer is not None
+        ]
+        async with self._db.write("capsule-corrections") as tx:
+            await tx.executemany(
+                "UPDATE capsule_corrections SET heard = '', meant = '', sealed = ? "
+                "WHERE tenant_id = ? AND user_id = ? AND turn_id = ? AND sealed IS NULL",
+                sealed,
+            )
+        await self._db.reclaim_erased(("capsule_corrections",))
 
     async def _index_topics_of_older_atoms(self) -> None:
         """Atoms stored before the topic index get their rows (once: nothing to do after)."""
@@ -281,6 +338,13 @@ class SqlCapsuleStore:
 
     async def commit(self, tenant_id: str, user_id: str, commit: CapsuleCommit) -> bool:
         scope = (tenant_id, user_id)
+        # Pairs to store need the user's key; a forget by words needs it to read the pairs.
+        erasing = commit.erasure is not None and not commit.erasure.everything
+        sealer = (
+            await self._keys.sealer(tenant_id, user_id, create=bool(commit.corrections))
+            if commit.corrections or erasing
+            else None
+        )
         async with self._db.write(*outbox_lock(tenant_id, user_id)) as tx:
             marked = await tx.execute(
                 "INSERT INTO capsule_markers VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
@@ -288,10 +352,10 @@ class SqlCapsuleStore:
             )
             if marked == 0:
                 return False  # nothing written: the marker is stored already
-            await _write(tx, scope, commit)
+            await _write(tx, scope, commit, sealer)
             if commit.erasure is not None:
                 # Before this commit's own effects are queued: they carry what the forget needs.
-                await _erase(tx, scope, commit.erasure)
+                await _erase(tx, scope, commit.erasure, sealer)
             if commit.observations is not None:
                 await _write_observations(
                     tx, scope, commit.observations, _bytewise(self._db.dialect)
@@ -366,14 +430,26 @@ class SqlCapsuleStore:
     async def list_corrections(
         self, tenant_id: str, user_id: str, limit: int
     ) -> list[CorrectionPair]:
+        """Newest first; none once the user's key is shredded (their pairs are unreadable)."""
+        sealer = await self._keys.sealer(tenant_id, user_id, create=False)
+        if sealer is None:
+            return []
         c = _bytewise(self._db.dialect)
         async with self._db.read() as tx:
             rows = await tx.fetchall(
-                "SELECT heard, meant, turn_id, record_time_us FROM capsule_corrections "
+                "SELECT turn_id, record_time_us, sealed FROM capsule_corrections "
                 f"WHERE tenant_id = ? AND user_id = ? ORDER BY record_time_us DESC, turn_id{c} DESC LIMIT ?",
                 (tenant_id, user_id, limit),
             )
-        return [CorrectionPair(str(h), str(m), str(t), int(r)) for h, m, t, r in rows]
+        pairs = [
+            (str(turn_id), int(time_us), _opened_pair(sealer, str(turn_id), sealed))
+            for turn_id, time_us, sealed in rows
+        ]
+        return [
+            CorrectionPair(words[0], words[1], turn_id, time_us)
+            for turn_id, time_us, words in pairs
+            if words is not None
+        ]
 
     async def list_rejections(
         self, tenant_id: str, user_id: str, limit: int
@@ -416,6 +492,8 @@ class SqlCapsuleStore:
         if self._reclaim is not None:
             await self._reclaim  # best effort inside: it never raises
         await self._db.close()
+        if self._close_keys is not None:
+            await self._close_keys()
 
 
 # Where a forget deletes the user's words (and delivered effects carried its terms).
@@ -524,7 +602,24 @@ async def _atoms_where(
     return [codec.atom_of(str(row[0])) for row in rows]
 
 
-async def _write(tx: SqlTx, scope: tuple[str, str], commit: CapsuleCommit) -> None:
+def _sealed_pair(sealer: UserSealer, turn_id: str, heard: str, meant: str) -> bytes:
+    return sealer.seal(CORRECTION_RECORD, turn_id, json.dumps([heard, meant]).encode())
+
+
+def _opened_pair(sealer: UserSealer | None, turn_id: str, sealed: object) -> tuple[str, str] | None:
+    """The pair, or None when it cannot be read (another key, or still awaiting its seal)."""
+    if sealer is None or sealed is None:
+        return None
+    opened = sealer.open(CORRECTION_RECORD, turn_id, bytes(sealed))  # type: ignore[call-overload]
+    if opened is None:
+        return None
+    heard, meant = json.loads(opened)
+    return str(heard), str(meant)
+
+
+async def _write(
+    tx: SqlTx, scope: tuple[str, str], commit: CapsuleCommit, sealer: UserSealer | None
+) -> None:
     for atom, expected in commit.upserts:
         body = codec.atom_body(atom)
         if expected == 0:
@@ -560,8 +655,18 @@ async def _write(tx: SqlTx, scope: tuple[str, str], commit: CapsuleCommit) -> No
             ],
         ),
         (
-            "INSERT INTO capsule_corrections VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            [(*scope, p.turn_id, p.heard, p.meant, p.record_time_us) for p in commit.corrections],
+            "INSERT INTO capsule_corrections (tenant_id, user_id, turn_id, heard, meant, "
+            "record_time_us, sealed) VALUES (?, ?, ?, '', '', ?, ?) ON CONFLICT DO NOTHING",
+            [
+                (
+                    *scope,
+                    p.turn_id,
+                    p.record_time_us,
+                    _sealed_pair(sealer, p.turn_id, p.heard, p.meant),
+                )
+                for p in commit.corrections
+                if sealer is not None
+            ],
         ),
         (
             "INSERT INTO capsule_rejections (tenant_id, user_id, reject_time_us, body) VALUES (?, ?, ?, ?)",
@@ -612,7 +717,9 @@ def _holds(text: str, terms: Sequence[str]) -> bool:
     return any(term.casefold() in folded for term in terms if term.strip())
 
 
-async def _erase(tx: SqlTx, scope: tuple[str, str], erasure: LocalErasure) -> None:
+async def _erase(
+    tx: SqlTx, scope: tuple[str, str], erasure: LocalErasure, sealer: UserSealer | None
+) -> None:
     """The forget's local part: log entries of the forgotten turns or holding the forgotten
     terms, queued effects still carrying them, and the marks a late extraction sees."""
     tenant_id, user_id = scope
@@ -668,11 +775,13 @@ async def _erase(tx: SqlTx, scope: tuple[str, str], erasure: LocalErasure) -> No
                     (*scope, *chunk),
                 )
         corrections = await tx.fetchall(
-            "SELECT turn_id, heard, meant FROM capsule_corrections WHERE tenant_id = ? AND user_id = ?",
+            "SELECT turn_id, sealed FROM capsule_corrections WHERE tenant_id = ? AND user_id = ?",
             scope,
         )
-        for turn_id, heard, meant in corrections:
-            if str(turn_id) in erasure.turn_ids or _holds(f"{heard}\n{meant}", erasure.terms):
+        for turn_id, sealed in corrections:
+            # A pair no key opens any more is unreadable already; its row goes by turn id.
+            words = _opened_pair(sealer, str(turn_id), sealed) or ("", "")
+            if str(turn_id) in erasure.turn_ids or _holds("\n".join(words), erasure.terms):
                 await tx.execute(
                     "DELETE FROM capsule_corrections WHERE tenant_id = ? AND user_id = ? AND turn_id = ?",
                     (*scope, turn_id),

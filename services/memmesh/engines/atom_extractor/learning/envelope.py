@@ -5,7 +5,7 @@ the user's sealed bytes unreadable for good, wherever copies of them remain."""
 
 from __future__ import annotations
 
-from memmesh.device.crypto import Sealer, associated_data, derive_key, new_key
+from memmesh.device.crypto import IntegrityError, Sealer, associated_data, derive_key, new_key
 
 MASTER_SALT = b"memmesh-learning-master-v1"
 
@@ -43,6 +43,29 @@ class Envelope:
     @staticmethod
     def open(key: bytes, tenant_id: str, user_id: str, version: int, sealed: bytes) -> bytes:
         return Sealer(key).open(sealed, _binding(tenant_id, user_id, version))
+
+
+class UserSealer:
+    """One user's data key, unwrapped, for the capsule's records kept outside the sealed
+    profile (correction pairs): each record is sealed on its own, bound to its owner, its
+    kind and its id, so a record cannot be moved to another user or row."""
+
+    def __init__(self, key: bytes, tenant_id: str, user_id: str) -> None:
+        self._sealer = Sealer(key)
+        self._owner = (tenant_id, user_id)
+
+    def seal(self, kind: str, record_id: str, plaintext: bytes) -> bytes:
+        return self._sealer.seal(plaintext, self._record_binding(kind, record_id))
+
+    def open(self, kind: str, record_id: str, sealed: bytes) -> bytes | None:
+        """The plaintext, or None when the bytes were not sealed with this key for this record."""
+        try:
+            return self._sealer.open(sealed, self._record_binding(kind, record_id))
+        except IntegrityError:
+            return None
+
+    def _record_binding(self, kind: str, record_id: str) -> bytes:
+        return associated_data("learning-record", kind, *self._owner, record_id)
 
 
 def _binding(tenant_id: str, user_id: str, version: int) -> bytes:

@@ -86,7 +86,7 @@ class LearningService:
         return self._open(tenant_id, user_id, stored)
 
     def _open(self, tenant_id: str, user_id: str, stored: SealedCapsule | None) -> LearningProfile:
-        if stored is None:
+        if stored is None or not stored.sealed:
             return LearningProfile()
         key = self._envelope.unwrap(tenant_id, user_id, stored.wrapped_key)
         return decode(self._envelope.open(key, tenant_id, user_id, stored.version, stored.sealed))

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 from memmesh.device.crypto import derive_key
 from memmesh.engines.atom_extractor.adapters.learning_store import SqlLearningStore
 from memmesh.engines.atom_extractor.learning.envelope import Envelope
+from memmesh.engines.atom_extractor.learning.keys import CapsuleKeys
 from memmesh.engines.atom_extractor.learning.packages import PackageSigner
 from memmesh.engines.atom_extractor.learning.ports import EventLedger
 from memmesh.engines.atom_extractor.learning.service import LearningPolicy, LearningService
@@ -52,3 +55,19 @@ async def learning_service(
     )
     service = LearningService(store, Envelope(master), PackageSigner(seed), ledger, policy)
     return service, store
+
+
+def capsule_keys(
+    own: AtomExtractorSettings, mesh: MeshSettings, store: SqlLearningStore
+) -> CapsuleKeys:
+    """The learning capsule's data keys, for the capsule store's correction pairs."""
+    return CapsuleKeys(store, Envelope(learning_secrets(own, mesh)[0]))
+
+
+async def capsule_keys_of_settings(
+    storage_url: str, data_dir: Path
+) -> tuple[CapsuleKeys, Callable[[], Awaitable[None]]]:
+    """The keys over a learning store of its own (closed by the returned call), for a capsule
+    store opened without the engine's."""
+    store = await SqlLearningStore.open(storage_url, data_dir)
+    return capsule_keys(AtomExtractorSettings(), MeshSettings(), store), store.close
