@@ -74,11 +74,19 @@ class GatewayClient:
         text: str,
         time_us: int,
         *,
+        identity_verified: bool = True,
         timeout: float | None = 10.0,
     ) -> pb.IngestResponse:
-        """Record one turn ("user" or "assistant")."""
+        """Record one turn ("user" or "assistant"); only a verified speaker's turn teaches
+        the learning capsule."""
         request = ingest_request(
-            user_scope(self.tenant_id, user_id), session_id, turn_id, role, text, time_us
+            user_scope(self.tenant_id, user_id),
+            session_id,
+            turn_id,
+            role,
+            text,
+            time_us,
+            identity_verified=identity_verified,
         )
         response: pb.IngestResponse = await self._stub.Ingest(
             request, metadata=self._metadata, timeout=timeout

@@ -68,8 +68,11 @@ def ingest_request(
     role: str,
     text: str,
     time_us: int,
+    *,
+    identity_verified: bool = True,
 ) -> pb.IngestRequest:
-    """One turn to record, "user" or "assistant"."""
+    """One turn to record, "user" or "assistant"; a verified speaker's turn teaches the
+    learning capsule (as brief_request, verified unless told otherwise)."""
     turn = memory_pb2.Turn(
         turn_id=turn_id,
         session_id=session_id,
@@ -77,7 +80,7 @@ def ingest_request(
         text=text,
         time=timestamp_of(time_us),
     )
-    return pb.IngestRequest(scope=scope, turn=turn)
+    return pb.IngestRequest(scope=scope, turn=turn, identity_verified=identity_verified)
 
 
 def command_request(

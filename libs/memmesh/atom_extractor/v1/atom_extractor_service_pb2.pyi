@@ -477,6 +477,14 @@ class ProcessRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _builtins.int
     TURN_FIELD_NUMBER: _builtins.int
     NOW_FIELD_NUMBER: _builtins.int
+    IDENTITY_VERIFIED_FIELD_NUMBER: _builtins.int
+    identity_verified: _builtins.bool
+    """The turn's speaker is verified as this user: only then does the turn teach the learning
+    capsule (learned pairs, vocabulary, the correction pair log); facts and commands are
+    applied either way. The gateway always sets it, from IngestRequest.identity_verified.
+    Optional so that a caller inside the mesh that predates it (and extraction requests
+    queued before it existed) keeps the earlier behaviour: unset teaches as verified.
+    """
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose capsule."""
@@ -495,12 +503,15 @@ class ProcessRequest(_message.Message):
         scope: _scope_pb2.UserScope | None = ...,
         turn: _memory_pb2.Turn | None = ...,
         now: _timestamp_pb2.Timestamp | None = ...,
+        identity_verified: _builtins.bool | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope", "turn", b"turn"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_identity_verified", b"_identity_verified", "identity_verified", b"identity_verified", "now", b"now", "scope", b"scope", "turn", b"turn"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_identity_verified", b"_identity_verified", "identity_verified", b"identity_verified", "now", b"now", "scope", b"scope", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__identity_verified: _TypeAlias = _typing.Literal["identity_verified"]  # noqa: Y015
+    _WhichOneofArgType__identity_verified: _TypeAlias = _typing.Literal["_identity_verified", b"_identity_verified"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__identity_verified) -> _WhichOneofReturnType__identity_verified | None: ...
 
 Global___ProcessRequest: _TypeAlias = ProcessRequest  # noqa: Y015
 

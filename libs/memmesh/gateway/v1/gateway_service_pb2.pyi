@@ -233,6 +233,15 @@ class IngestRequest(_message.Message):
 
     SCOPE_FIELD_NUMBER: _builtins.int
     TURN_FIELD_NUMBER: _builtins.int
+    IDENTITY_VERIFIED_FIELD_NUMBER: _builtins.int
+    identity_verified: _builtins.bool
+    """The speaker of a user turn is verified as this user (as BriefRequest.identity_verified).
+    Only a verified speaker's turn teaches the per-user learning capsule (seed 001 §2.4.1:
+    voice-locked): its slang, phrasing, pronunciations and correction pairs. Any turn is
+    archived and its facts extracted either way. A plain bool: unset is false, so a caller
+    that says nothing about the speaker teaches nothing (fail closed, as Brief withholds
+    personal memory from an unverified voice).
+    """
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose memory."""
@@ -246,10 +255,11 @@ class IngestRequest(_message.Message):
         *,
         scope: _scope_pb2.UserScope | None = ...,
         turn: _memory_pb2.Turn | None = ...,
+        identity_verified: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope", "turn", b"turn"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["identity_verified", b"identity_verified", "scope", b"scope", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -40,9 +40,11 @@ class AtomExtractorServicer(LearningRpcs, pb_grpc.AtomExtractorServiceServicer):
     ) -> pb.ProcessResponse:
         turn = request.turn
         role = "user" if turn.role == memory_pb2.ROLE_USER else "assistant"
+        # Unset: a caller inside the mesh that predates the field (see the proto).
+        verified = request.identity_verified or not request.HasField("identity_verified")
         result = await self._service.process(
             *mapping.scope_of(request.scope),
-            TurnInput(turn.turn_id, turn.session_id, role, turn.text),
+            TurnInput(turn.turn_id, turn.session_id, role, turn.text, verified),
             micros_of(request.now),
         )
         outcome = result.outcome
@@ -65,7 +67,8 @@ class AtomExtractorServicer(LearningRpcs, pb_grpc.AtomExtractorServiceServicer):
             )
         await self._erase_learning(mapping.scope_of(request.scope), erasure)
         learns = result.command in (None, Command.CORRECTION) and not result.keeps_nothing
-        if role == "user" and learns and not outcome.duplicate:
+        # The learning capsule is voice-locked: an unverified speaker teaches it nothing.
+        if role == "user" and verified and learns and not outcome.duplicate:
             correction = response.correction if result.correction is not None else None
             await self._learn_from_turn(
                 mapping.scope_of(request.scope), turn.text, correction, turn.session_id

@@ -325,9 +325,10 @@ class CapsuleService:
             if extraction.correction is not None:
                 pair = extraction.correction
                 apply_correction(ws, pair.heard, pair.meant, ctx)
-                applied.corrections.append(
-                    CorrectionPair(pair.heard, pair.meant, turn.turn_id, now_us)
-                )
+                if turn.speaker_verified:
+                    applied.corrections.append(
+                        CorrectionPair(pair.heard, pair.meant, turn.turn_id, now_us)
+                    )
                 applied.events.append(correction_event(pair.heard, pair.meant, ctx))
             for fact, reason in [
                 *((f, reasons.USER_FORGET) for f in dropped),

@@ -60,8 +60,11 @@ def extract_key(turn_id: str) -> str:
     return f"{EXTRACT}:{turn_id}"
 
 
-def extract_effect(scope: scope_pb2.UserScope, turn: memory_pb2.Turn) -> Effect:
-    """Extraction of a user turn (the turn as archived text, role and time)."""
+def extract_effect(
+    scope: scope_pb2.UserScope, turn: memory_pb2.Turn, identity_verified: bool = False
+) -> Effect:
+    """Extraction of a user turn (the turn as archived text, role and time, and whether its
+    speaker is verified: only a verified one teaches the learning capsule)."""
     said = memory_pb2.Turn(
         turn_id=turn.turn_id,
         session_id=turn.session_id,
@@ -69,7 +72,9 @@ def extract_effect(scope: scope_pb2.UserScope, turn: memory_pb2.Turn) -> Effect:
         text=turn.text,
         time=turn.time,
     )
-    request = extractor_pb.ProcessRequest(scope=scope, turn=said, now=turn.time)
+    request = extractor_pb.ProcessRequest(
+        scope=scope, turn=said, now=turn.time, identity_verified=identity_verified
+    )
     return Effect(EXTRACT, request.SerializeToString(), extract_key(turn.turn_id), EXTRACTOR_LANE)
 
 
@@ -94,7 +99,9 @@ def spoken_command(turn: memory_pb2.Turn) -> SpokenCommand | None:
     )
 
 
-def turn_effects(scope: scope_pb2.UserScope, turn: memory_pb2.Turn) -> list[Effect]:
+def turn_effects(
+    scope: scope_pb2.UserScope, turn: memory_pb2.Turn, identity_verified: bool = False
+) -> list[Effect]:
     """What follows the archiving of a user turn, in the order it is to happen (none for others)."""
     effects: list[Effect] = []
     if turn.role != memory_pb2.ROLE_USER:
@@ -119,7 +126,7 @@ def turn_effects(scope: scope_pb2.UserScope, turn: memory_pb2.Turn) -> list[Effe
             STATE_LANE,
         )
     )
-    effects.append(extract_effect(scope, turn))
+    effects.append(extract_effect(scope, turn, identity_verified))
     return effects
 
 

@@ -80,7 +80,7 @@ class IngestHandler:
         response = pb.IngestResponse(
             ok=True, session_id=turn.session_id, mode=appended.mode, duplicate=appended.duplicate
         )
-        effects = turn_effects(scope, turn)
+        effects = turn_effects(scope, turn, request.identity_verified)
         # A turn that gives a command is acknowledged once the command is in force (or the
         # budget is spent): its extraction gets the whole remaining budget, not one share.
         spoken = spoken_command(turn)

@@ -21,6 +21,9 @@ class TurnInput:
     session_id: str
     role: str
     text: str
+    # The speaker is verified as the user: only then is the turn's correction pair kept
+    # (the learning capsule is voice-locked); facts and commands apply either way.
+    speaker_verified: bool = True
 
 
 class AtomStatus(StrEnum):
