@@ -160,6 +160,43 @@ async def test_forget_that_sent_while_the_last_turn_is_extracted_forgets_that_tu
     assert emptied == [("turn-2",)]
 
 
+def _friend_in_lisbon(n: int) -> ExtractedFact:
+    return ExtractedFact(
+        f"User's friend Friend{n} lives in Lisbon.",
+        "relationship",
+        FactType.USER_FACT,
+        9000,
+        f"relationship.friend.friend{n}",
+        (f"Friend{n}", "Lisbon"),
+        "",
+    )
+
+
+async def test_a_word_naming_many_atoms_refers_to_none_of_them(store: SqlCapsuleStore) -> None:
+    # Nine friends in Lisbon: "Lisbon" names more atoms than one word can refer to, so a turn
+    # about Lisbon rewrites none of them (a turn's cost must not grow with the history),
+    # while a name that names one atom still records its use.
+    friends = {f"My friend Friend{n} lives in Lisbon.": _friend_in_lisbon(n) for n in range(9)}
+    script = {
+        **SCRIPT,
+        **{text: ExtractionResult(relevant=True, facts=(fact,)) for text, fact in friends.items()},
+    }
+    fakes = Fakes()
+    service = fakes.service(store, ScriptedExtractor(script))
+    for number, text in enumerate(friends):
+        await service.process("t", "u", turn(number, text), NOW)
+    before = {a.key: a.use_count for a in await store.load_atoms("t", "u")}
+    indexed = len(fakes.index.documents)
+    await service.process("t", "u", turn(20, "I miss Lisbon."), NOW + 5)
+    assert {a.key: a.use_count for a in await store.load_atoms("t", "u")} == before
+    assert len(fakes.index.documents) == indexed
+    await service.process("t", "u", turn(21, "How is Friend3 doing?"), NOW + 7)
+    after = {a.key: a.use_count for a in await store.load_atoms("t", "u")}
+    assert {key: after[key] - before[key] for key in after if after[key] != before[key]} == {
+        "relationship.friend.friend3": 1
+    }
+
+
 async def test_a_turn_that_mentions_an_atom_records_its_use(store: SqlCapsuleStore) -> None:
     fakes = Fakes()
     service = service_with(store, fakes)

@@ -21,6 +21,7 @@ from memmesh.engines.atom_extractor.domain.capsule import (
     ProvenanceEntry,
     RejectionEntry,
 )
+from memmesh.engines.atom_extractor.domain.references import MAX_ATOMS_PER_REFERENCE
 from memmesh.engines.atom_extractor.learning.envelope import UserSealer
 from memmesh.engines.atom_extractor.outbox import LANES, queued_form
 from memmesh.errors import VersionMismatch
@@ -38,6 +39,9 @@ from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect, SqlTx, marks, open_database
 
 ENGINE = "atom_extractor"
+# Rows of one topic read for references: the domain's bound on live atoms, with room for
+# superseded copies of them.
+READ_PER_REFERENCE = 4 * MAX_ATOMS_PER_REFERENCE
 # The kind a correction pair is sealed under (bound into its ciphertext with its turn id).
 CORRECTION_RECORD = "correction"
 
@@ -264,10 +268,15 @@ class SqlCapsuleStore:
                 ):
                     found[atom.atom_id] = atom
             if topics:
+                # Only the atoms of words that name few atoms: a turn refers to no atom by a
+                # word shared by many (references.MAX_ATOMS_PER_REFERENCE counts the live ones
+                # among those read; superseded copies are read up to a margin).
                 named = await tx.fetchall(
                     "SELECT atom_id FROM capsule_atom_topics WHERE tenant_id = ? AND user_id = ? "
-                    f"AND topic IN ({marks(len(topics))})",
-                    (*scope, *topics),
+                    "AND topic IN (SELECT topic FROM capsule_atom_topics "
+                    "WHERE tenant_id = ? AND user_id = ? "
+                    f"AND topic IN ({marks(len(topics))}) GROUP BY topic HAVING COUNT(*) <= ?)",
+                    (*scope, *scope, *topics, READ_PER_REFERENCE),
                 )
                 wanted = sorted({str(row[0]) for row in named} - found.keys())
                 for atom in await _atoms_where(
