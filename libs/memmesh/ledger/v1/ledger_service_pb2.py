@@ -27,7 +27,7 @@ from memmesh.common.v1 import field_rules_pb2 as memmesh_dot_common_dot_v1_dot_f
 from memmesh.common.v1 import scope_pb2 as memmesh_dot_common_dot_v1_dot_scope__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&memmesh/ledger/v1/ledger_service.proto\x12\x11memmesh.ledger.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\xc4\x01\n\tAttribute\x12\x30\n\x04name\x18\x01 \x01(\tB\"\xca\xf3\x18\x1e\x08\x01\x10@\x1a\x0f[a-z][a-z0-9_]*2\x07\x61tom_id\x12\x1f\n\x0cstring_value\x18\x02 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x08H\x00\x12\x13\n\tint_value\x18\x03 \x01(\x03H\x00\x12\x14\n\nbool_value\x18\x04 \x01(\x08H\x00\x12\x30\n\ntime_value\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampH\x00\x42\x07\n\x05value\"\xa6\x02\n\nEventInput\x12,\n\x0fidempotency_key\x18\x01 \x01(\tB\x13\xca\xf3\x18\x0f\x08\x01\x10\x80\x01\x32\x08\x65vt-0001\x12;\n\nevent_type\x18\x02 \x01(\tB\'\xca\xf3\x18#\x08\x01\x10@\x1a\x0f[A-Z][A-Z0-9_]*2\x0c\x41TOM_CREATED\x12;\n\x0breason_code\x18\x03 \x01(\tB&\xca\xf3\x18\"\x08\x01\x10@\x1a\x0f[A-Z][A-Z0-9_]*2\x0bUSER_STATED\x12\x38\n\nattributes\x18\x04 \x03(\x0b\x32\x1c.memmesh.ledger.v1.AttributeB\x06\xca\xf3\x18\x02\x10 \x12\x36\n\noccur_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"\xe8\x01\n\x0bLedgerEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\x17\n\x0fidempotency_key\x18\x02 \x01(\t\x12\x12\n\nevent_type\x18\x03 \x01(\t\x12\x13\n\x0breason_code\x18\x04 \x01(\t\x12\x30\n\nattributes\x18\x05 \x03(\x0b\x32\x1c.memmesh.ledger.v1.Attribute\x12.\n\noccur_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rprevious_hash\x18\x07 \x01(\x0c\x12\x0c\n\x04hash\x18\x08 \x01(\x0c\"\x9d\x01\n\rAppendRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x37\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x1d.memmesh.ledger.v1.EventInputB\x08\xca\xf3\x18\x04\x08\x01\x10\x64\x12\x1e\n\x0esubject_key_id\x18\x03 \x01(\tB\x06\xca\xf3\x18\x02\x10@\"B\n\rAppendedEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\x0c\n\x04hash\x18\x02 \x01(\x0c\x12\x11\n\tduplicate\x18\x03 \x01(\x08\"B\n\x0e\x41ppendResponse\x12\x30\n\x06\x65vents\x18\x01 \x03(\x0b\x32 .memmesh.ledger.v1.AppendedEvent\"x\n\x0bReadRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x1d\n\rfrom_sequence\x18\x02 \x01(\x03\x42\x06\xca\xf3\x18\x02 \x00\x12\x15\n\x05limit\x18\x03 \x01(\x05\x42\x06\xca\xf3\x18\x02 \x00\"=\n\x0cReadResponse\x12-\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1e.memmesh.ledger.v1.LedgerEvent\"D\n\rVerifyRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"g\n\x0eVerifyResponse\x12\x0e\n\x06intact\x18\x01 \x01(\x08\x12\x13\n\x0b\x65vent_count\x18\x02 \x01(\x03\x12\x1d\n\x15\x66irst_broken_sequence\x18\x03 \x01(\x03\x12\x11\n\thead_hash\x18\x04 \x01(\x0c\"K\n\x14GetSubjectKeyRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"7\n\x15GetSubjectKeyResponse\x12\x0e\n\x06key_id\x18\x01 \x01(\t\x12\x0e\n\x06secret\x18\x02 \x01(\x0c\"~\n\x16ShredSubjectKeyRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12/\n\x03now\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"M\n\x17ShredSubjectKeyResponse\x12\x10\n\x08shredded\x18\x01 \x01(\x08\x12\x0e\n\x06key_id\x18\x02 \x01(\t\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x32\xc6\x03\n\rLedgerService\x12M\n\x06\x41ppend\x12 .memmesh.ledger.v1.AppendRequest\x1a!.memmesh.ledger.v1.AppendResponse\x12I\n\x04Read\x12\x1e.memmesh.ledger.v1.ReadRequest\x1a\x1f.memmesh.ledger.v1.ReadResponse0\x01\x12M\n\x06Verify\x12 .memmesh.ledger.v1.VerifyRequest\x1a!.memmesh.ledger.v1.VerifyResponse\x12\x62\n\rGetSubjectKey\x12\'.memmesh.ledger.v1.GetSubjectKeyRequest\x1a(.memmesh.ledger.v1.GetSubjectKeyResponse\x12h\n\x0fShredSubjectKey\x12).memmesh.ledger.v1.ShredSubjectKeyRequest\x1a*.memmesh.ledger.v1.ShredSubjectKeyResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&memmesh/ledger/v1/ledger_service.proto\x12\x11memmesh.ledger.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\xc4\x01\n\tAttribute\x12\x30\n\x04name\x18\x01 \x01(\tB\"\xca\xf3\x18\x1e\x08\x01\x10@\x1a\x0f[a-z][a-z0-9_]*2\x07\x61tom_id\x12\x1f\n\x0cstring_value\x18\x02 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x08H\x00\x12\x13\n\tint_value\x18\x03 \x01(\x03H\x00\x12\x14\n\nbool_value\x18\x04 \x01(\x08H\x00\x12\x30\n\ntime_value\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampH\x00\x42\x07\n\x05value\"\xa6\x02\n\nEventInput\x12,\n\x0fidempotency_key\x18\x01 \x01(\tB\x13\xca\xf3\x18\x0f\x08\x01\x10\x80\x01\x32\x08\x65vt-0001\x12;\n\nevent_type\x18\x02 \x01(\tB\'\xca\xf3\x18#\x08\x01\x10@\x1a\x0f[A-Z][A-Z0-9_]*2\x0c\x41TOM_CREATED\x12;\n\x0breason_code\x18\x03 \x01(\tB&\xca\xf3\x18\"\x08\x01\x10@\x1a\x0f[A-Z][A-Z0-9_]*2\x0bUSER_STATED\x12\x38\n\nattributes\x18\x04 \x03(\x0b\x32\x1c.memmesh.ledger.v1.AttributeB\x06\xca\xf3\x18\x02\x10 \x12\x36\n\noccur_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"\xe8\x01\n\x0bLedgerEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\x17\n\x0fidempotency_key\x18\x02 \x01(\t\x12\x12\n\nevent_type\x18\x03 \x01(\t\x12\x13\n\x0breason_code\x18\x04 \x01(\t\x12\x30\n\nattributes\x18\x05 \x03(\x0b\x32\x1c.memmesh.ledger.v1.Attribute\x12.\n\noccur_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rprevious_hash\x18\x07 \x01(\x0c\x12\x0c\n\x04hash\x18\x08 \x01(\x0c\"\xd5\x01\n\rAppendRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x37\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x1d.memmesh.ledger.v1.EventInputB\x08\xca\xf3\x18\x04\x08\x01\x10\x64\x12\x1e\n\x0esubject_key_id\x18\x03 \x01(\tB\x06\xca\xf3\x18\x02\x10@\x12\x36\n\rexpected_head\x18\x04 \x01(\x0b\x32\x1f.memmesh.ledger.v1.ExpectedHead\"f\n\x0c\x45xpectedHead\x12<\n\nevent_type\x18\x01 \x01(\tB(\xca\xf3\x18$\x08\x01\x10@\x1a\x0f[A-Z][A-Z0-9_]*2\rSTATE_CHANGED\x12\x18\n\x08sequence\x18\x02 \x01(\x03\x42\x06\xca\xf3\x18\x02 \x00\"B\n\rAppendedEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12\x0c\n\x04hash\x18\x02 \x01(\x0c\x12\x11\n\tduplicate\x18\x03 \x01(\x08\"B\n\x0e\x41ppendResponse\x12\x30\n\x06\x65vents\x18\x01 \x03(\x0b\x32 .memmesh.ledger.v1.AppendedEvent\"x\n\x0bReadRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x1d\n\rfrom_sequence\x18\x02 \x01(\x03\x42\x06\xca\xf3\x18\x02 \x00\x12\x15\n\x05limit\x18\x03 \x01(\x05\x42\x06\xca\xf3\x18\x02 \x00\"=\n\x0cReadResponse\x12-\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1e.memmesh.ledger.v1.LedgerEvent\"D\n\rVerifyRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"g\n\x0eVerifyResponse\x12\x0e\n\x06intact\x18\x01 \x01(\x08\x12\x13\n\x0b\x65vent_count\x18\x02 \x01(\x03\x12\x1d\n\x15\x66irst_broken_sequence\x18\x03 \x01(\x03\x12\x11\n\thead_hash\x18\x04 \x01(\x0c\"K\n\x14GetSubjectKeyRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"7\n\x15GetSubjectKeyResponse\x12\x0e\n\x06key_id\x18\x01 \x01(\t\x12\x0e\n\x06secret\x18\x02 \x01(\x0c\"~\n\x16ShredSubjectKeyRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12/\n\x03now\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"M\n\x17ShredSubjectKeyResponse\x12\x10\n\x08shredded\x18\x01 \x01(\x08\x12\x0e\n\x06key_id\x18\x02 \x01(\t\x12\x10\n\x08sequence\x18\x03 \x01(\x03\x32\xc6\x03\n\rLedgerService\x12M\n\x06\x41ppend\x12 .memmesh.ledger.v1.AppendRequest\x1a!.memmesh.ledger.v1.AppendResponse\x12I\n\x04Read\x12\x1e.memmesh.ledger.v1.ReadRequest\x1a\x1f.memmesh.ledger.v1.ReadResponse0\x01\x12M\n\x06Verify\x12 .memmesh.ledger.v1.VerifyRequest\x1a!.memmesh.ledger.v1.VerifyResponse\x12\x62\n\rGetSubjectKey\x12\'.memmesh.ledger.v1.GetSubjectKeyRequest\x1a(.memmesh.ledger.v1.GetSubjectKeyResponse\x12h\n\x0fShredSubjectKey\x12).memmesh.ledger.v1.ShredSubjectKeyRequest\x1a*.memmesh.ledger.v1.ShredSubjectKeyResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -54,6 +54,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_APPENDREQUEST'].fields_by_name['events']._serialized_options = b'\312\363\030\004\010\001\020d'
   _globals['_APPENDREQUEST'].fields_by_name['subject_key_id']._loaded_options = None
   _globals['_APPENDREQUEST'].fields_by_name['subject_key_id']._serialized_options = b'\312\363\030\002\020@'
+  _globals['_EXPECTEDHEAD'].fields_by_name['event_type']._loaded_options = None
+  _globals['_EXPECTEDHEAD'].fields_by_name['event_type']._serialized_options = b'\312\363\030$\010\001\020@\032\017[A-Z][A-Z0-9_]*2\rSTATE_CHANGED'
+  _globals['_EXPECTEDHEAD'].fields_by_name['sequence']._loaded_options = None
+  _globals['_EXPECTEDHEAD'].fields_by_name['sequence']._serialized_options = b'\312\363\030\002 \000'
   _globals['_READREQUEST'].fields_by_name['scope']._loaded_options = None
   _globals['_READREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
   _globals['_READREQUEST'].fields_by_name['from_sequence']._loaded_options = None
@@ -75,27 +79,29 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LEDGEREVENT']._serialized_start=659
   _globals['_LEDGEREVENT']._serialized_end=891
   _globals['_APPENDREQUEST']._serialized_start=894
-  _globals['_APPENDREQUEST']._serialized_end=1051
-  _globals['_APPENDEDEVENT']._serialized_start=1053
-  _globals['_APPENDEDEVENT']._serialized_end=1119
-  _globals['_APPENDRESPONSE']._serialized_start=1121
-  _globals['_APPENDRESPONSE']._serialized_end=1187
-  _globals['_READREQUEST']._serialized_start=1189
-  _globals['_READREQUEST']._serialized_end=1309
-  _globals['_READRESPONSE']._serialized_start=1311
-  _globals['_READRESPONSE']._serialized_end=1372
-  _globals['_VERIFYREQUEST']._serialized_start=1374
-  _globals['_VERIFYREQUEST']._serialized_end=1442
-  _globals['_VERIFYRESPONSE']._serialized_start=1444
-  _globals['_VERIFYRESPONSE']._serialized_end=1547
-  _globals['_GETSUBJECTKEYREQUEST']._serialized_start=1549
-  _globals['_GETSUBJECTKEYREQUEST']._serialized_end=1624
-  _globals['_GETSUBJECTKEYRESPONSE']._serialized_start=1626
-  _globals['_GETSUBJECTKEYRESPONSE']._serialized_end=1681
-  _globals['_SHREDSUBJECTKEYREQUEST']._serialized_start=1683
-  _globals['_SHREDSUBJECTKEYREQUEST']._serialized_end=1809
-  _globals['_SHREDSUBJECTKEYRESPONSE']._serialized_start=1811
-  _globals['_SHREDSUBJECTKEYRESPONSE']._serialized_end=1888
-  _globals['_LEDGERSERVICE']._serialized_start=1891
-  _globals['_LEDGERSERVICE']._serialized_end=2345
+  _globals['_APPENDREQUEST']._serialized_end=1107
+  _globals['_EXPECTEDHEAD']._serialized_start=1109
+  _globals['_EXPECTEDHEAD']._serialized_end=1211
+  _globals['_APPENDEDEVENT']._serialized_start=1213
+  _globals['_APPENDEDEVENT']._serialized_end=1279
+  _globals['_APPENDRESPONSE']._serialized_start=1281
+  _globals['_APPENDRESPONSE']._serialized_end=1347
+  _globals['_READREQUEST']._serialized_start=1349
+  _globals['_READREQUEST']._serialized_end=1469
+  _globals['_READRESPONSE']._serialized_start=1471
+  _globals['_READRESPONSE']._serialized_end=1532
+  _globals['_VERIFYREQUEST']._serialized_start=1534
+  _globals['_VERIFYREQUEST']._serialized_end=1602
+  _globals['_VERIFYRESPONSE']._serialized_start=1604
+  _globals['_VERIFYRESPONSE']._serialized_end=1707
+  _globals['_GETSUBJECTKEYREQUEST']._serialized_start=1709
+  _globals['_GETSUBJECTKEYREQUEST']._serialized_end=1784
+  _globals['_GETSUBJECTKEYRESPONSE']._serialized_start=1786
+  _globals['_GETSUBJECTKEYRESPONSE']._serialized_end=1841
+  _globals['_SHREDSUBJECTKEYREQUEST']._serialized_start=1843
+  _globals['_SHREDSUBJECTKEYREQUEST']._serialized_end=1969
+  _globals['_SHREDSUBJECTKEYRESPONSE']._serialized_start=1971
+  _globals['_SHREDSUBJECTKEYRESPONSE']._serialized_end=2048
+  _globals['_LEDGERSERVICE']._serialized_start=2051
+  _globals['_LEDGERSERVICE']._serialized_end=2505
 # @@protoc_insertion_point(module_scope)

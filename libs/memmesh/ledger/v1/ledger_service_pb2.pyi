@@ -169,6 +169,7 @@ class AppendRequest(_message.Message):
     SCOPE_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     SUBJECT_KEY_ID_FIELD_NUMBER: _builtins.int
+    EXPECTED_HEAD_FIELD_NUMBER: _builtins.int
     subject_key_id: _builtins.str
     """Id of the subject key the events' hashes were made with; when set, the append
     is refused with FAILED_PRECONDITION unless it is the user's current key (it was
@@ -182,20 +183,61 @@ class AppendRequest(_message.Message):
     def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___EventInput]:
         """Events to append, in order (1 to 100)."""
 
+    @_builtins.property
+    def expected_head(self) -> Global___ExpectedHead:
+        """When set, a conditional append: the batch is written only if the user's last
+        event of expected_head.event_type is at expected_head.sequence, checked under
+        the stream's write lock, and is otherwise refused with ABORTED (reason
+        VERSION_MISMATCH) writing nothing. A projection of one event type appends with
+        the sequence it has folded up to: on success its event is exactly the next one
+        of that type, so it can fold the event without reading the stream back. A batch
+        whose every event is a duplicate is answered as such whatever the head, so a
+        retry with the same keys answers as the first call did.
+        """
+
     def __init__(
         self,
         *,
         scope: _scope_pb2.UserScope | None = ...,
         events: _abc.Iterable[Global___EventInput] | None = ...,
         subject_key_id: _builtins.str = ...,
+        expected_head: Global___ExpectedHead | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["expected_head", b"expected_head", "scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "scope", b"scope", "subject_key_id", b"subject_key_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "expected_head", b"expected_head", "scope", b"scope", "subject_key_id", b"subject_key_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___AppendRequest: _TypeAlias = AppendRequest  # noqa: Y015
+
+@_typing.final
+class ExpectedHead(_message.Message):
+    """A condition on the head of one event type in a user's stream."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_TYPE_FIELD_NUMBER: _builtins.int
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    event_type: _builtins.str
+    """The event type, UPPER_SNAKE_CASE."""
+    sequence: _builtins.int
+    """The sequence the user's last event of that type must have; 0 means the stream
+    must hold no event of that type.
+    """
+    def __init__(
+        self,
+        *,
+        event_type: _builtins.str = ...,
+        sequence: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event_type", b"event_type", "sequence", b"sequence"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExpectedHead: _TypeAlias = ExpectedHead  # noqa: Y015
 
 @_typing.final
 class AppendedEvent(_message.Message):

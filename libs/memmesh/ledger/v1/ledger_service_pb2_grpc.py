@@ -80,6 +80,8 @@ class LedgerServiceServicer:
         """Appends a batch of events atomically. An event whose idempotency key is
         already stored with the same content returns the original sequence number and
         writes nothing; the same key with other content is refused with ALREADY_EXISTS.
+        With expected_head, a batch that would write anything is refused with ABORTED
+        unless the user's last event of that type is at the expected sequence.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -43,6 +43,8 @@ class LedgerServiceStub:
     """Appends a batch of events atomically. An event whose idempotency key is
     already stored with the same content returns the original sequence number and
     writes nothing; the same key with other content is refused with ALREADY_EXISTS.
+    With expected_head, a batch that would write anything is refused with ABORTED
+    unless the user's last event of that type is at the expected sequence.
     """
     Read: _grpc.UnaryStreamMultiCallable[_ledger_service_pb2.ReadRequest, _ledger_service_pb2.ReadResponse]
     """Streams the user's events in sequence order, starting at from_sequence."""
@@ -75,6 +77,8 @@ class LedgerServiceAsyncStub(LedgerServiceStub):
     """Appends a batch of events atomically. An event whose idempotency key is
     already stored with the same content returns the original sequence number and
     writes nothing; the same key with other content is refused with ALREADY_EXISTS.
+    With expected_head, a batch that would write anything is refused with ABORTED
+    unless the user's last event of that type is at the expected sequence.
     """
     Read: _aio.UnaryStreamMultiCallable[_ledger_service_pb2.ReadRequest, _ledger_service_pb2.ReadResponse]  # type: ignore[assignment]
     """Streams the user's events in sequence order, starting at from_sequence."""
@@ -110,6 +114,8 @@ class LedgerServiceServicer(metaclass=_abc_1.ABCMeta):
         """Appends a batch of events atomically. An event whose idempotency key is
         already stored with the same content returns the original sequence number and
         writes nothing; the same key with other content is refused with ALREADY_EXISTS.
+        With expected_head, a batch that would write anything is refused with ABORTED
+        unless the user's last event of that type is at the expected sequence.
         """
 
     @_abc_1.abstractmethod

@@ -5,6 +5,7 @@ from __future__ import annotations
 from memmesh.engines.ledger.domain.chain import (
     AppendOutcome,
     Attribute,
+    ExpectedHead,
     NewEvent,
     StoredEvent,
     VerifyReport,
@@ -50,6 +51,13 @@ def new_events(request: pb.AppendRequest) -> list[NewEvent]:
             )
         )
     return events
+
+
+def expected_head(request: pb.AppendRequest) -> ExpectedHead | None:
+    """The condition of a conditional append, when the request sets one."""
+    if not request.HasField("expected_head"):
+        return None
+    return ExpectedHead(request.expected_head.event_type, request.expected_head.sequence)
 
 
 def _attribute_message(attribute: Attribute) -> pb.Attribute:

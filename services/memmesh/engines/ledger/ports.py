@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
-from memmesh.engines.ledger.domain.chain import AppendOutcome, NewEvent, StoredEvent
+from memmesh.engines.ledger.domain.chain import (
+    AppendOutcome,
+    ExpectedHead,
+    NewEvent,
+    StoredEvent,
+)
 from memmesh.engines.ledger.domain.subject_keys import ShredOutcome, SubjectKey
 
 
@@ -13,10 +18,17 @@ class LedgerStore(Protocol):
     """Append-only event streams keyed by (tenant, user), and each user's subject key."""
 
     async def append(
-        self, tenant_id: str, user_id: str, events: Sequence[NewEvent], subject_key_id: str = ""
+        self,
+        tenant_id: str,
+        user_id: str,
+        events: Sequence[NewEvent],
+        subject_key_id: str = "",
+        expected_head: ExpectedHead | None = None,
     ) -> list[AppendOutcome]:
-        """Append atomically; raise Conflict if a key is stored with other content, and
-        PreconditionFailed if subject_key_id is given and is not the user's current key."""
+        """Append atomically; raise Conflict if a key is stored with other content,
+        PreconditionFailed if subject_key_id is given and is not the user's current key, and
+        VersionMismatch if expected_head is given, the batch would write something and the
+        user's last event of that type is elsewhere."""
         ...
 
     async def subject_key(self, tenant_id: str, user_id: str, now_us: int) -> SubjectKey:

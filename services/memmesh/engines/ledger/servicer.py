@@ -25,6 +25,7 @@ class LedgerServicer(pb_grpc.LedgerServiceServicer):
             request.scope.user_id,
             mapping.new_events(request),
             request.subject_key_id,
+            mapping.expected_head(request),
         )
         return mapping.append_response(outcomes)
 

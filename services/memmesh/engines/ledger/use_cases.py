@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Sequence
 from memmesh.engines.ledger.domain.chain import (
     AppendOutcome,
     ChainWalker,
+    ExpectedHead,
     NewEvent,
     StoredEvent,
     VerifyReport,
@@ -24,11 +25,19 @@ class LedgerUseCases:
         self._store = store
 
     async def append(
-        self, tenant_id: str, user_id: str, events: Sequence[NewEvent], subject_key_id: str = ""
+        self,
+        tenant_id: str,
+        user_id: str,
+        events: Sequence[NewEvent],
+        subject_key_id: str = "",
+        expected_head: ExpectedHead | None = None,
     ) -> list[AppendOutcome]:
         """Append the batch atomically; a stored key with the same content is a duplicate.
-        With subject_key_id, the batch is refused unless that key is still the user's."""
-        return await self._store.append(tenant_id, user_id, events, subject_key_id)
+        With subject_key_id, the batch is refused unless that key is still the user's; with
+        expected_head, a batch that would write anything is refused unless the user's last
+        event of that type is at that sequence (duplicates are answered first, so a retry
+        answers as the first call did)."""
+        return await self._store.append(tenant_id, user_id, events, subject_key_id, expected_head)
 
     async def subject_key(self, tenant_id: str, user_id: str) -> SubjectKey:
         """The user's current subject key, made on first use."""

@@ -11,7 +11,9 @@ from memmesh.engines.ledger.domain.chain import (
     GENESIS_HASH,
     AppendOutcome,
     Existing,
+    ExpectedHead,
     NewEvent,
+    PlannedAppend,
     StoredEvent,
     decode_attributes,
     encode_attributes,
@@ -23,7 +25,7 @@ from memmesh.engines.ledger.domain.subject_keys import (
     new_subject_key,
     shred_event,
 )
-from memmesh.errors import PreconditionFailed
+from memmesh.errors import PreconditionFailed, VersionMismatch
 from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect, Row, SqlTx, marks
 
@@ -32,11 +34,20 @@ READ_PAGE = 500
 
 _KEY_QUERY = "SELECT key_id, secret FROM subject_keys WHERE tenant_id = ? AND user_id = ?"
 # The user's current key id next to the stream's head, in one row even for a new stream.
-_KEY_AND_HEAD_QUERY = (
-    "SELECT k.key_id, h.sequence, h.hash FROM (SELECT 1 AS one) AS anchor "
+_KEY_AND_HEAD_FROM = (
+    "FROM (SELECT 1 AS one) AS anchor "
     "LEFT JOIN subject_keys k ON k.tenant_id = ? AND k.user_id = ? "
     "LEFT JOIN (SELECT sequence, hash FROM ledger_events WHERE tenant_id = ? AND user_id = ? "
     "ORDER BY sequence DESC LIMIT 1) h ON 1 = 1"
+)
+_KEY_AND_HEAD_QUERY = f"SELECT k.key_id, h.sequence, h.hash {_KEY_AND_HEAD_FROM}"
+# The same row with the sequence of the user's last event of one type (a conditional
+# append), read from the ledger_events_type_head index in the same round trip.
+_KEY_HEAD_AND_TYPE_HEAD_QUERY = (
+    f"SELECT k.key_id, h.sequence, h.hash, t.sequence {_KEY_AND_HEAD_FROM} "
+    "LEFT JOIN (SELECT sequence FROM ledger_events "
+    "WHERE tenant_id = ? AND user_id = ? AND event_type = ? "
+    "ORDER BY sequence DESC LIMIT 1) t ON 1 = 1"
 )
 _COLUMNS = "sequence, idempotency_key, event_type, reason_code, attributes, occur_time_us, previous_hash, hash"
 
@@ -67,7 +78,17 @@ def migrations(dialect: Dialect) -> tuple[Migration, ...]:
                 created_us {big} NOT NULL,
                 PRIMARY KEY (tenant_id, user_id)
             )"""
-    return (Migration(1, (table, *_append_only(dialect))), Migration(2, (keys,)))
+    # A conditional append reads the last event of one type in a user's stream: an index
+    # seek, however many events of other types follow it.
+    type_head = (
+        "CREATE INDEX ledger_events_type_head "
+        "ON ledger_events (tenant_id, user_id, event_type, sequence)"
+    )
+    return (
+        Migration(1, (table, *_append_only(dialect))),
+        Migration(2, (keys,)),
+        Migration(3, (type_head,)),
+    )
 
 
 def _append_only(dialect: Dialect) -> tuple[str, ...]:
@@ -126,33 +147,58 @@ class SqlLedgerStore:
         user_id: str,
         events: Sequence[NewEvent],
         subject_key_id: str = "",
+        expected_head: ExpectedHead | None = None,
     ) -> list[AppendOutcome]:
         if not events:
             return []
         async with self._db.write(tenant_id, user_id) as tx:
             head: Row | None = None
-            if subject_key_id:
-                # The key check rides on the head query: no extra round trip per append.
-                current_key, *head_columns = await tx.fetchone(
-                    _KEY_AND_HEAD_QUERY, (tenant_id, user_id, tenant_id, user_id)
-                ) or (None, None, None)
-                if current_key != subject_key_id:
+            type_head = 0
+            if subject_key_id or expected_head is not None:
+                # The key check and the type's head ride on the head query: no extra round
+                # trip per append.
+                scope = (tenant_id, user_id, tenant_id, user_id)
+                if expected_head is None:
+                    row = await tx.fetchone(_KEY_AND_HEAD_QUERY, scope)
+                else:
+                    row = await tx.fetchone(
+                        _KEY_HEAD_AND_TYPE_HEAD_QUERY,
+                        (*scope, tenant_id, user_id, expected_head.event_type),
+                    )
+                    type_head = int((row[3] if row else None) or 0)
+                current_key, head_sequence, head_hash = row[:3] if row else (None, None, None)
+                if subject_key_id and current_key != subject_key_id:
                     raise PreconditionFailed(
                         "subject_key_id is not the user's current subject key (it was shredded)"
                     )
-                head = tuple(head_columns) if head_columns[0] is not None else ()
-            return await self._append_in(tx, tenant_id, user_id, events, head)
+                head = (head_sequence, head_hash) if head_sequence is not None else ()
+            plan = await self._plan_in(tx, tenant_id, user_id, events, head)
+            if plan.inserts and expected_head is not None and type_head != expected_head.sequence:
+                # Checked after the duplicates: a retry whose events are all stored answers
+                # as its first call did, even though the head has moved past them since.
+                raise VersionMismatch(
+                    f"the last {expected_head.event_type} event is at sequence {type_head}, "
+                    f"not {expected_head.sequence}"
+                )
+            return await self._insert_in(tx, tenant_id, user_id, plan)
 
     async def _append_in(
+        self, tx: SqlTx, tenant_id: str, user_id: str, events: Sequence[NewEvent]
+    ) -> list[AppendOutcome]:
+        """Seal and insert after the stream's head."""
+        plan = await self._plan_in(tx, tenant_id, user_id, events, None)
+        return await self._insert_in(tx, tenant_id, user_id, plan)
+
+    async def _plan_in(
         self,
         tx: SqlTx,
         tenant_id: str,
         user_id: str,
         events: Sequence[NewEvent],
-        head: Row | None = None,
-    ) -> list[AppendOutcome]:
-        """Seal and insert after the stream's head; `head` is (sequence, hash) when already
-        read, () for an empty stream, None to read it here."""
+        head: Row | None,
+    ) -> PlannedAppend:
+        """What to insert after the stream's head, and every event's outcome; `head` is
+        (sequence, hash) when already read, () for an empty stream, None to read it here."""
         keys = [event.idempotency_key for event in events]
         if head is None:
             head = await tx.fetchone(
@@ -165,7 +211,7 @@ class SqlLedgerStore:
             f"WHERE tenant_id = ? AND user_id = ? AND idempotency_key IN ({marks(len(keys))})",
             (tenant_id, user_id, *keys),
         )
-        plan = plan_append(
+        return plan_append(
             tenant_id,
             user_id,
             head[0] if head else 0,
@@ -176,6 +222,10 @@ class SqlLedgerStore:
                 for key, seq, digest, content in rows
             },
         )
+
+    async def _insert_in(
+        self, tx: SqlTx, tenant_id: str, user_id: str, plan: PlannedAppend
+    ) -> list[AppendOutcome]:
         await tx.executemany(
             f"INSERT INTO ledger_events (tenant_id, user_id, content_hash, {_COLUMNS}) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

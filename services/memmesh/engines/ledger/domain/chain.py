@@ -40,6 +40,15 @@ class NewEvent:
 
 
 @dataclass(frozen=True)
+class ExpectedHead:
+    """The condition of a conditional append: the user's last event of `event_type` is at
+    `sequence` (0: the stream holds none of that type)."""
+
+    event_type: str
+    sequence: int
+
+
+@dataclass(frozen=True)
 class StoredEvent:
     """An event in a stream, sealed into the chain."""
 
