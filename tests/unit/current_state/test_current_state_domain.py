@@ -16,7 +16,7 @@ from memmesh.engines.current_state.domain.state import (
     checksum,
     validate_change,
 )
-from memmesh.engines.current_state.ports import LedgerRecord
+from memmesh.engines.current_state.ports import AppendedChange, LedgerRecord
 from memmesh.engines.current_state.use_cases import CurrentStateService
 from memmesh.runtime.errors import InvalidInput, VersionMismatch
 from memmesh.storage.cache import MemoryCache
@@ -31,12 +31,23 @@ class MemoryLedger:
     def other_engine_event(self) -> None:
         self.events.append((len(self.events) + 1, "", None))
 
-    async def append_change(self, tenant_id, user_id, change, reason_code, idempotency_key, now_us):  # type: ignore[no-untyped-def]
+    async def append_change(
+        self,
+        tenant_id: str,
+        user_id: str,
+        change: Change,
+        reason_code: str,
+        idempotency_key: str,
+        now_us: int,
+        after_sequence: int | None = None,
+    ) -> AppendedChange:
         for sequence, key, _ in self.events:
             if key == idempotency_key:
-                return sequence, True
+                return AppendedChange(sequence, True)
+        state_events = [sequence for sequence, _, stored in self.events if stored is not None]
+        follows = after_sequence == (state_events[-1] if state_events else 0)
         self.events.append((len(self.events) + 1, idempotency_key, change))
-        return len(self.events), False
+        return AppendedChange(len(self.events), False, follows)
 
     async def read_changes(
         self, tenant_id: str, user_id: str, after_sequence: int

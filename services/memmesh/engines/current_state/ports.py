@@ -35,6 +35,16 @@ class LedgerRecord:
     change: Change
 
 
+@dataclass(frozen=True)
+class AppendedChange:
+    """Where a change's event landed. `follows` when it was written by a conditional append
+    right after the state event asked for: the next state event, foldable with no replay."""
+
+    sequence: int
+    duplicate: bool
+    follows: bool = False
+
+
 class StateLedger(Protocol):
     """What Current State needs from the Ledger engine."""
 
@@ -46,8 +56,12 @@ class StateLedger(Protocol):
         reason_code: str,
         idempotency_key: str,
         now_us: int,
-    ) -> tuple[int, bool]:
-        """Append the change's event; returns (sequence, duplicate)."""
+        after_sequence: int | None = None,
+    ) -> AppendedChange:
+        """Append the change's event. With after_sequence, first only if the user's last state
+        event is at after_sequence (0: none), and then it `follows`; when another state event
+        is there, it is appended all the same and the caller catches up. A key already
+        stored answers duplicate."""
         ...
 
     def read_changes(

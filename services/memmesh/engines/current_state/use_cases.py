@@ -82,13 +82,30 @@ class CurrentStateService:
             # A field once set is never emptied, so this holds at every later point of the stream;
             # a fill racing another one is recorded, and the fold sets only what is still empty.
             return Applied(state, duplicate=False, unchanged=True)
-        sequence, _ = await self._ledger.append_change(
-            tenant_id, user_id, change, reason_code, f"state:{idempotency_key}", now_us
+        # The append is conditional on the user's last state event being the one this
+        # projection has folded up to. Holding, the change is exactly the next state event
+        # and is folded here with no Read of the stream; the ledger checks it under the
+        # stream's write lock, so another apply racing from the same version finds the head
+        # moved and catches up, and whichever saves second (compare-and-set on version) starts
+        # again from the stored state: no event is ever hidden. Other engines' events in
+        # between do not matter, only state events do.
+        appended = await self._ledger.append_change(
+            tenant_id,
+            user_id,
+            change,
+            reason_code,
+            f"state:{idempotency_key}",
+            now_us,
+            after_sequence=state.ledger_sequence,
         )
+        sequence, direct = appended.sequence, appended.follows
         if sequence <= state.ledger_sequence:
             return Applied(state, duplicate=True)
         for _ in range(MAX_PROJECTION_ATTEMPTS):
-            caught_up = await self._catch_up(tenant_id, user_id, state)
+            if direct:
+                caught_up, direct = apply_change(state, change, sequence), False
+            else:
+                caught_up = await self._catch_up(tenant_id, user_id, state)
             if await self._store.save(
                 tenant_id, user_id, caught_up, expected_version=state.version
             ):

@@ -13,12 +13,12 @@ from dataclasses import replace
 from memmesh.common.v1 import scope_pb2
 from memmesh.engines.current_state import mapping
 from memmesh.engines.current_state.domain.state import STATE_EVENT_TYPE, Change, state_event
-from memmesh.engines.current_state.ports import LedgerRecord
+from memmesh.engines.current_state.ports import AppendedChange, LedgerRecord
 from memmesh.ledger.v1 import ledger_service_pb2 as pb
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from memmesh.ledger_event import NewEvent, Sealed
 from memmesh.ledger_keys import SubjectKeyring, is_sealed
-from memmesh.ledger_writer import SUBJECT_KEY_ATTRIBUTE, LedgerWriter
+from memmesh.ledger_writer import SUBJECT_KEY_ATTRIBUTE, ExpectedHead, HeadMoved, LedgerWriter
 from memmesh.runtime.errors import call_engine
 
 # Events per Read call: a replay never holds more than this in memory or in one call's deadline.
@@ -89,10 +89,21 @@ class GrpcStateLedger:
         reason_code: str,
         idempotency_key: str,
         now_us: int,
-    ) -> tuple[int, bool]:
+        after_sequence: int | None = None,
+    ) -> AppendedChange:
         event = sealed_event(state_event(change, reason_code, idempotency_key, now_us))
+        if after_sequence is not None:
+            head = ExpectedHead(STATE_EVENT_TYPE, after_sequence)
+            try:
+                [outcome] = await self._writer.append(
+                    tenant_id, user_id, [event], expected_head=head
+                )
+            except HeadMoved:
+                pass  # another state event is there: append all the same, the caller catches up
+            else:
+                return AppendedChange(outcome.sequence, outcome.duplicate, not outcome.duplicate)
         [outcome] = await self._writer.append(tenant_id, user_id, [event])
-        return outcome.sequence, outcome.duplicate
+        return AppendedChange(outcome.sequence, outcome.duplicate)
 
     async def read_changes(
         self, tenant_id: str, user_id: str, after_sequence: int
