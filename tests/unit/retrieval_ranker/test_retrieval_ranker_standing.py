@@ -91,6 +91,31 @@ def test_warming_encodes_the_domain_examples_once_before_any_request() -> None:
     assert encoder.texts == ["what should I cook tonight?"]
 
 
+def test_each_constraint_is_encoded_once_whatever_the_requests_and_again_after_an_erasure() -> None:
+    encoder = CountingEncoder()
+    reach = ConstraintReach(encoder)
+    reach.warm()
+    encoder.texts.clear()
+    for query in UNRELATED:  # far from every domain example: the constraints are compared
+        assert not reach.touches(query, False, CONSTRAINTS)
+    assert sorted(t for t in encoder.texts if t in CONSTRAINTS) == sorted(CONSTRAINTS)
+    encoder.texts.clear()
+    reach.forget_constraints()
+    assert not reach.touches(UNRELATED[0], False, CONSTRAINTS)
+    assert sorted(encoder.texts) == sorted([UNRELATED[0], *CONSTRAINTS])
+
+
+def test_the_kept_constraint_vectors_are_bounded() -> None:
+    encoder = CountingEncoder()
+    reach = ConstraintReach(encoder, cache_size=1)
+    reach.warm()
+    encoder.texts.clear()
+    reach.touches(UNRELATED[0], False, CONSTRAINTS)
+    reach.touches(UNRELATED[1], False, CONSTRAINTS)
+    # With room for one vector the two constraints push each other out.
+    assert [t for t in encoder.texts if t in CONSTRAINTS] == [*CONSTRAINTS, *CONSTRAINTS]
+
+
 def test_warming_with_a_broken_encoder_keeps_the_safe_fallback() -> None:
     broken = ConstraintReach(BrokenEncoder())
     broken.warm()

@@ -189,6 +189,7 @@ class RankerService:
 
         self._apply_write((tenant_id, user_id), generation, apply)
         if erase and removed:
+            self._reach.forget_constraints()
             await self._reclaimer.reclaimed()
         return len(removed)
 
@@ -203,6 +204,7 @@ class RankerService:
         or an older one is taken afterwards."""
         count = await self._store.forget_user(tenant_id, user_id, version)
         self._indexes.pop((tenant_id, user_id), None)
+        self._reach.forget_constraints()
         await self._reclaimer.reclaimed()
         return count
 

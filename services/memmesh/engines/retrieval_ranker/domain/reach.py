@@ -17,6 +17,8 @@ on its own (batch padding never changes a vector), and the thresholds are fixed.
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -77,6 +79,11 @@ DOMAIN_THRESHOLD = 0.30
 # constraint itself score above this.
 CONSTRAINT_THRESHOLD = 0.30
 
+# Constraint texts whose vectors are kept apart from the encoder's own cache, which every
+# request's one-off text passes through: under load those pushed the constraints out, and
+# each Brief encoded up to MAX_STANDING of them again (a full model pass each).
+CONSTRAINT_CACHE_SIZE = 8192
+
 Vectors = NDArray[np.float32]
 
 
@@ -91,9 +98,14 @@ class SentenceEncoder(Protocol):
 class ConstraintReach:
     """Decides whether a request could touch standing constraints."""
 
-    def __init__(self, encoder: SentenceEncoder | None) -> None:
+    def __init__(
+        self, encoder: SentenceEncoder | None, cache_size: int = CONSTRAINT_CACHE_SIZE
+    ) -> None:
         self._encoder = encoder
         self._examples: Vectors | None = None
+        self._cache_size = cache_size
+        self._constraints: OrderedDict[str, Vectors] = OrderedDict()
+        self._constraints_lock = threading.Lock()  # touches() runs on worker threads
 
     def warm(self) -> None:
         """Encode the domain examples now (at start-up) rather than on the first Brief that
@@ -131,8 +143,28 @@ class ConstraintReach:
         asked = encoder.encode([query])[0]
         if float(np.max(self._examples @ asked)) >= DOMAIN_THRESHOLD:
             return True
-        constraints = np.vstack([encoder.encode([text]) for text in constraint_texts])
+        constraints = np.vstack([self._constraint_vector(encoder, t) for t in constraint_texts])
         return float(np.max(constraints @ asked)) >= CONSTRAINT_THRESHOLD
+
+    def forget_constraints(self) -> None:
+        """Drop every kept constraint vector and its text (an erasure: forgotten words must
+        not stay in memory; the next Briefs encode what remains)."""
+        with self._constraints_lock:
+            self._constraints.clear()
+
+    def _constraint_vector(self, encoder: SentenceEncoder, text: str) -> Vectors:
+        """A constraint's vector, encoded on its own once and kept (least recently used out)."""
+        with self._constraints_lock:
+            cached = self._constraints.get(text)
+            if cached is not None:
+                self._constraints.move_to_end(text)
+                return cached
+        vector = encoder.encode([text])
+        with self._constraints_lock:
+            self._constraints[text] = vector
+            while len(self._constraints) > self._cache_size:
+                self._constraints.popitem(last=False)
+        return vector
 
 
 def _examples_of(encoder: SentenceEncoder) -> Vectors:
