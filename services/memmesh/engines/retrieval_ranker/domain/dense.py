@@ -18,8 +18,9 @@ from numpy.typing import NDArray
 VECTOR_SCALE = 127
 # A dot product of two quantised unit vectors is cosine x UNIT.
 UNIT = VECTOR_SCALE * VECTOR_SCALE
-# Rows added at a time when the matrix grows.
-GROWTH_ROWS = 256
+# Rows a matrix starts with and adds at least when it grows: most users hold few
+# documents of a kind, and every cached user's spare rows are memory held.
+GROWTH_ROWS = 16
 
 
 def quantised(vector: NDArray[np.float32]) -> bytes:
@@ -99,8 +100,9 @@ class DenseIndex:
                 )
             self._matrix = np.zeros((GROWTH_ROWS, len(row)), dtype=np.float32)
         if len(self._ids) == len(self._matrix):
-            # A quarter more each time: the spare rows count toward the cache's bytes.
-            grown = np.zeros((len(self._matrix) * 5 // 4 + GROWTH_ROWS, len(row)), dtype=np.float32)
+            # Half as many again each time (amortised constant cost per row); the spare rows
+            # count toward the cache's bytes.
+            grown = np.zeros((len(self._matrix) * 3 // 2 + GROWTH_ROWS, len(row)), dtype=np.float32)
             grown[: len(self._ids)] = self._matrix
             self._matrix = grown
         self._rows[doc_id] = len(self._ids)
