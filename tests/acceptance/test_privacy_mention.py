@@ -25,6 +25,7 @@ from acceptance_mesh import (
 from memmesh.client.gateway import GatewayClient
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
+from memmesh.gateway.v1 import gateway_service_pb2 as gateway_pb
 from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.supervisor import Mesh
 
@@ -140,8 +141,9 @@ async def test_a_command_with_the_guard_down_is_not_acknowledged_until_enforced(
             assert error.code() == grpc.StatusCode.UNAVAILABLE, error.details()
             assert time.monotonic() < deadline, "the command was never acknowledged"
             await asyncio.sleep(0.5)
-    brief = await user.brief("what should I get for the present?", now + MINUTE_US)
-    assert not mentions(brief), response_text(brief)
+    # Acknowledged: from here no Brief mentions him. One may still fail closed while the
+    # other engines' channels reconnect to the restarted guard.
+    await first_open_brief(user, now + MINUTE_US, "what should I get for the present?")
 
 
 async def test_a_command_said_while_the_guard_is_down_binds_every_later_brief(
@@ -159,17 +161,21 @@ async def test_a_command_said_while_the_guard_is_down_binds_every_later_brief(
         mesh.start(["exposure_guard"])
     # Once the guard is back every Brief either fails closed or obeys the spoken rule; the
     # first that does not fail closed already obeys it.
+    brief = await first_open_brief(user, now + MINUTE_US, "the present?")
+    assert any("Lisbon" in turn.text for turn in brief.bundle.working_memory)
+
+
+async def first_open_brief(user: User, moment: int, query: str) -> gateway_pb.BriefResponse:
+    """Briefs until one does not fail closed, each asserted not to mention him; that one."""
     deadline = time.monotonic() + RECOVERY_S
-    moment = now + MINUTE_US
     while True:
         moment += 1
-        brief = await user.gateway.brief(user.user_id, "s1", moment, "the present?")
+        brief = await user.gateway.brief(user.user_id, "s1", moment, query)
         assert not mentions(brief), response_text(brief)
-        if not brief.degraded:
-            break
+        if not brief.degraded or brief.degraded_parts:
+            return brief
         assert time.monotonic() < deadline, "Briefs never recovered"
         await asyncio.sleep(0.5)
-    assert any("Lisbon" in turn.text for turn in brief.bundle.working_memory)
 
 
 async def test_do_not_mention_a_subject_hides_it_however_it_is_said(user: User) -> None:
