@@ -14,7 +14,7 @@ compares with the last as a steady state. Every window (a minute by default, `--
 prints one line: per kind the requests
 due in it, p50 and p99 latency, errors by status code, and for Brief how many came back
 empty (failed closed) or degraded (a Tier-2 part left out); then the resident memory of
-every engine process. The summary compares the first window with the last: p99 drift
+every engine process and its CPU in the window (% of one core), so a drift names its engine. The summary compares the first window with the last: p99 drift
 in %, RSS growth in % per engine, and passes when both p99s stay within ±20 % and no
 engine grew by 10 % or more. Exit status 0 on PASS, 1 on FAIL.
 """
@@ -36,6 +36,7 @@ from typing import TypeVar
 
 import grpc
 
+from memmesh.bench.cpu import cpu_seconds
 from memmesh.bench.stats import percentile
 from memmesh.bench.turns import (
     START_US,
@@ -197,9 +198,17 @@ class Soak:
             n += 1
 
 
-def _line(number: int, window: Window, rss: dict[str, int], window_s: float) -> str:
+def _line(
+    number: int,
+    window: Window,
+    rss: dict[str, int],
+    window_s: float,
+    cpu_pct: dict[str, float] | None = None,
+) -> str:
     brief, ingest = window.tallies["brief"], window.tallies["ingest"]
     memory = " ".join(f"{name}={size / 2**20:.0f}" for name, size in rss.items())
+    # CPU of each engine in the window, in % of one core: which engine a drift comes from.
+    cpu = " ".join(f"{name}={pct:.0f}" for name, pct in (cpu_pct or {}).items())
 
     def part(tally: Tally) -> str:
         errors = sum(tally.errors.values())
@@ -212,7 +221,7 @@ def _line(number: int, window: Window, rss: dict[str, int], window_s: float) -> 
     return (
         f"window {number} ({window_s:g} s): "
         f"brief {part(brief)} empty={brief.empty} degraded={brief.degraded} | "
-        f"ingest {part(ingest)} | rss_mb {memory}"
+        f"ingest {part(ingest)} | rss_mb {memory}" + (f" | cpu_pct {cpu}" if cpu else "")
     )
 
 
@@ -290,18 +299,27 @@ async def soak(
         # The last window may be shorter than the others.
         count = math.ceil(seconds / window_s - 1e-9)
         rss: list[dict[str, int]] = []
+        cpu: list[dict[str, float]] = []
+        used = {name: cpu_seconds([pid]) for name, pid in pids.items()}
         for number in range(count):
             end = start + min((number + 1) * window_s, seconds)
             await asyncio.sleep(max(0.0, end - loop.time()))
             rss.append({name: rss_bytes(pid) for name, pid in pids.items()})
+            now_used = {name: cpu_seconds([pid]) for name, pid in pids.items()}
+            span_s = min((number + 1) * window_s, seconds) - number * window_s
+            cpu.append({name: (now_used[name] - used[name]) * 100 / span_s for name in pids})
+            used = now_used
             window = run.window_at(number * window_s)
             # The window's line waits for its last requests (each has its own deadline).
             await asyncio.gather(*window.tasks)
-            print(_line(number + 1, window, rss[-1], window_s), flush=True)
+            print(_line(number + 1, window, rss[-1], window_s, cpu[-1]), flush=True)
         await senders
         for late in run.windows[count:]:
             await asyncio.gather(*late.tasks)
-        return summarise(run.windows[:count], rss, rates, seconds)
+        summary = summarise(run.windows[:count], rss, rates, seconds)
+        summary["cpu_first_pct"] = {name: round(pct, 1) for name, pct in cpu[0].items()}
+        summary["cpu_last_pct"] = {name: round(pct, 1) for name, pct in cpu[-1].items()}
+        return summary
     finally:
         for client in clients:
             await client.close()

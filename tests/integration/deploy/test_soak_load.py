@@ -42,10 +42,13 @@ def test_soak_sends_the_paced_load_and_prints_each_window_and_the_summary() -> N
     windows = [line for line in lines if line.startswith("window ")]
     assert len(windows) == SECONDS // WINDOW_S, result.stdout
     for line in windows:
-        for field in ("brief due=", "p50=", "p99=", "empty=", "degraded=", "ingest due=", "rss_mb"):
+        fields = ("brief due=", "p50=", "p99=", "empty=", "degraded=", "ingest due=", "rss_mb")
+        for field in fields:
             assert field in line, line
+        memory, cpu = line.split("| rss_mb ")[1].split(" | cpu_pct ")
         for engine in built_engines():
-            assert re.search(rf"\b{engine}=\d+", line), (engine, line)
+            assert re.search(rf"\b{engine}=\d+", memory), (engine, line)
+            assert re.search(rf"\b{engine}=\d+", cpu), (engine, line)
 
     summary = json.loads(next(line for line in lines if line.startswith("summary: "))[9:])
     expected = SECONDS * RATE
@@ -59,6 +62,9 @@ def test_soak_sends_the_paced_load_and_prints_each_window_and_the_summary() -> N
         assert {"p99_first_ms", "p99_last_ms", "p99_drift_pct"} <= figures.keys()
     assert {"empty", "degraded"} <= summary["brief"].keys()
     assert set(summary["rss_growth_pct"]) == set(built_engines())
+    # The gateway answers every request: its CPU in the last window is above nothing.
+    assert set(summary["cpu_last_pct"]) == set(built_engines())
+    assert summary["cpu_last_pct"]["gateway"] > 0, summary
     assert all(size > 0 for size in summary["rss_first_mb"].values()), summary
     verdict = next(line for line in lines if line.startswith("verdict: "))
     assert verdict.startswith("verdict: PASS" if summary["pass"] else "verdict: FAIL")
