@@ -47,7 +47,7 @@ class RankerService:
         store: RankerStore,
         analyzer: Analyzer,
         decode: Callable[[StoredDoc], IndexDoc],
-        max_cached_users: int = 1024,
+        max_cached_users: int = 64,
         reclaim_wait_s: float | None = None,
         reach: ConstraintReach | None = None,
         mode: RetrievalMode = RetrievalMode.FUSED,
