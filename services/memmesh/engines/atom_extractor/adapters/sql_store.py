@@ -440,9 +440,6 @@ class SqlCapsuleStore:
         self, tenant_id: str, user_id: str, limit: int
     ) -> list[CorrectionPair]:
         """Newest first; none once the user's key is shredded (their pairs are unreadable)."""
-        sealer = await self._keys.sealer(tenant_id, user_id, create=False)
-        if sealer is None:
-            return []
         c = _bytewise(self._db.dialect)
         async with self._db.read() as tx:
             rows = await tx.fetchall(
@@ -450,6 +447,12 @@ class SqlCapsuleStore:
                 f"WHERE tenant_id = ? AND user_id = ? ORDER BY record_time_us DESC, turn_id{c} DESC LIMIT ?",
                 (tenant_id, user_id, limit),
             )
+        # Read on every Brief: the key is fetched and unwrapped only for a user with pairs.
+        if not rows:
+            return []
+        sealer = await self._keys.sealer(tenant_id, user_id, create=False)
+        if sealer is None:
+            return []
         pairs = [
             (str(turn_id), int(time_us), _opened_pair(sealer, str(turn_id), sealed))
             for turn_id, time_us, sealed in rows

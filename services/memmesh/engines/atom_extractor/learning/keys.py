@@ -23,8 +23,11 @@ class CapsuleKeys:
     async def sealer(self, tenant_id: str, user_id: str, create: bool) -> UserSealer | None:
         """The user's sealer; None when they have no data key (never had one, or it was
         shredded) and `create` is false. A key created here is the one the profile uses."""
-        fresh = self._envelope.new_data_key(tenant_id, user_id)[1] if create else None
-        wrapped = await self._store.wrapped_key(tenant_id, user_id, fresh)
+        wrapped = await self._store.wrapped_key(tenant_id, user_id, None)
+        if wrapped is None and create:
+            # Only a user with no key yet gets one made (the first writer's stays).
+            fresh = self._envelope.new_data_key(tenant_id, user_id)[1]
+            wrapped = await self._store.wrapped_key(tenant_id, user_id, fresh)
         if wrapped is None:
             return None
         return UserSealer(self._envelope.unwrap(tenant_id, user_id, wrapped), tenant_id, user_id)
