@@ -108,7 +108,7 @@ async def _bench(
     analyzer = analyzer_for(mode)
     docs, queries = corpus(atoms, turns, head_offset, analyzer=analyzer)
     store = await SqlRankerStore.open("sqlite", data_dir)
-    service = RankerService(store, analyzer, mapping.decoder(analyzer), mode=mode)
+    service = RankerService(store, analyzer, mapping.DocumentCodec(analyzer), mode=mode)
     try:
         await service.upsert(TENANT, USER, docs)
         started = time.perf_counter()

@@ -43,7 +43,7 @@ def _atom(doc_id: str, text: str) -> IndexDoc:
 
 
 def _service(store: SqlRankerStore) -> RankerService:
-    return RankerService(store, ANALYZER, mapping.decoder(ANALYZER))
+    return RankerService(store, ANALYZER, mapping.DocumentCodec(ANALYZER))
 
 
 async def test_forget_user_empties_the_store_and_every_cached_index(store: SqlRankerStore) -> None:

@@ -67,6 +67,14 @@ async def test_every_write_raises_the_generation_and_load_returns_the_documents(
     assert snapshot.docs == [doc("a", b"3", kind=2), doc("b", b"2")]
 
 
+async def test_a_document_comes_back_with_what_was_derived_from_it(store: RankerStore) -> None:
+    who = user()
+    written = StoredDoc("a", 1, b"payload", 0, b"\x01\x7f\x80", "1.abc term other term")
+    await store.upsert(*who, [written, doc("b")])
+    assert (await store.load(*who)).docs == [written, doc("b")]
+    assert await store.changes_since(*who, 0) == Changes(1, [written, doc("b")], [])
+
+
 async def test_changes_since_lists_writes_and_removals_after_a_generation(
     store: RankerStore,
 ) -> None:
@@ -139,7 +147,9 @@ async def test_users_are_isolated(store: RankerStore) -> None:
 
 async def test_two_processes_over_one_store_read_each_others_writes(store: RankerStore) -> None:
     analyzer = Analyzer()
-    first, second = (RankerService(store, analyzer, mapping.decoder(analyzer)) for _ in range(2))
+    first, second = (
+        RankerService(store, analyzer, mapping.DocumentCodec(analyzer)) for _ in range(2)
+    )
     who, caps = user(), Caps(20, 5, 0)
 
     def atom_doc(doc_id: str, text: str):  # type: ignore[no-untyped-def]

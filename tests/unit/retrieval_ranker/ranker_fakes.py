@@ -172,7 +172,7 @@ def new_service(
     return RankerService(
         store or MemoryRankerStore(),  # type: ignore[arg-type]
         ANALYZER,
-        mapping.decoder(ANALYZER),
+        mapping.DocumentCodec(ANALYZER),
         max_cached_users,
         reach=reach,
     )

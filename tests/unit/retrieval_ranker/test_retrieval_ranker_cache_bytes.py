@@ -66,14 +66,14 @@ def test_an_index_estimate_counts_documents_and_vectors_and_returns_after_remova
 async def test_users_beyond_the_byte_bound_leave_memory_least_recently_used_first() -> None:
     one_user = UserIndex(1, _docs(50)).approximate_bytes()
     store = CountingStore()
-    writer = RankerService(store, ANALYZER, mapping.decoder(ANALYZER))
+    writer = RankerService(store, ANALYZER, mapping.DocumentCodec(ANALYZER))
     for user in ("u1", "u2", "u3"):
         await writer.upsert(TENANT, user, _docs(50))
     # Room for two such users, not three.
     service = RankerService(
         store,
         ANALYZER,
-        mapping.decoder(ANALYZER),
+        mapping.DocumentCodec(ANALYZER),
         max_cache_bytes=one_user * 5 // 2,
     )
     for user in ("u1", "u2", "u3", "u3", "u2", "u1"):

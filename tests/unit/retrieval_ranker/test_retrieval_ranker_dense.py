@@ -40,7 +40,7 @@ def analyzer() -> Analyzer:
 
 
 def _service(analyzer: Analyzer, store: MemoryRankerStore, mode: RetrievalMode) -> RankerService:
-    return RankerService(store, analyzer, mapping.decoder(analyzer), mode=mode)
+    return RankerService(store, analyzer, mapping.DocumentCodec(analyzer), mode=mode)
 
 
 def _atoms(analyzer: Analyzer) -> list[IndexDoc]:

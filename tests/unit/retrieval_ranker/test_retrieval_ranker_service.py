@@ -20,7 +20,7 @@ from ranker_fakes import (
 )
 
 from memmesh.engines.retrieval_ranker.domain.documents import Caps, Kind
-from memmesh.engines.retrieval_ranker.mapping import decoder
+from memmesh.engines.retrieval_ranker.mapping import DocumentCodec
 from memmesh.engines.retrieval_ranker.ports import StoredDoc
 from memmesh.engines.retrieval_ranker.use_cases import RankerService
 from memmesh.runtime.timeconv import timestamp_of
@@ -300,7 +300,7 @@ async def test_an_erasing_remove_answers_while_a_slow_reclaim_goes_on_and_a_burs
     None
 ):
     store = GatedReclaimStore()
-    service = RankerService(store, ANALYZER, decoder(ANALYZER), reclaim_wait_s=0.05)  # type: ignore[arg-type]
+    service = RankerService(store, ANALYZER, DocumentCodec(ANALYZER), reclaim_wait_s=0.05)  # type: ignore[arg-type]
     await service.upsert(TENANT, USER, [turn_doc(turn(f"t{n}", "Porto", n)) for n in range(3)])
     for n in range(3):
         assert await service.remove(TENANT, USER, [f"t{n}"], erase=True) == 1

@@ -57,7 +57,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     service = RankerService(
         store,
         analyzer,
-        mapping.decoder(analyzer),
+        mapping.DocumentCodec(analyzer),
         own.max_cached_users,
         reclaim_wait_s=None if on_sqlite else own.reclaim_wait_ms / 1000,
         reach=reach,

@@ -5,7 +5,7 @@ derives the id, text, terms, time and signals it indexes from them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
 
 from google.protobuf import unknown_fields
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -90,9 +90,13 @@ def canonical_document(document: pb.Document, path: str = "document") -> pb.Docu
     return canonical
 
 
+# Turns and digests have no ranking signals: one shared value.
+NO_SIGNALS = AtomSignals()
+
+
 def _signals(document: pb.Document) -> AtomSignals:
     if not document.HasField("atom"):
-        return AtomSignals()
+        return NO_SIGNALS
     atom = document.atom
     return AtomSignals(
         pinned=atom.pinned,
@@ -125,19 +129,25 @@ def _constraint_text(document: pb.Document) -> str:
     return atom.text if is_standing_constraint(atom.key, atom.text, category) else ""
 
 
-def index_doc(canonical: pb.Document, analyzer: Analyzer, vector: bytes | None = None) -> IndexDoc:
-    """The domain document of a canonical document; its dense vector is `vector` when given
-    (as stored), else derived from its text."""
+def index_doc(
+    canonical: pb.Document,
+    analyzer: Analyzer,
+    vector: bytes | None = None,
+    terms: tuple[str, ...] | None = None,
+    payload: bytes | None = None,
+) -> IndexDoc:
+    """The domain document of a canonical document; its dense vector, terms and serialized
+    form are those given (as stored), else derived from it."""
     superseded = canonical.atom.status == memory_pb2.ATOM_STATUS_SUPERSEDED
     if vector is None:
         vector = b"" if superseded else analyzer.vector(_text(canonical))
     return IndexDoc(
         doc_id=doc_id_of(canonical),
         kind=_KIND_OF_SOURCE[str(canonical.WhichOneof("source"))],
-        terms=_terms(canonical, analyzer),
+        terms=_terms(canonical, analyzer) if terms is None else terms,
         time_us=_time_us(canonical),
         signals=_signals(canonical),
-        payload=canonical.SerializeToString(deterministic=True),
+        payload=canonical.SerializeToString(deterministic=True) if payload is None else payload,
         constraint_text=_constraint_text(canonical),
         vector=vector,
     )
@@ -169,17 +179,44 @@ def _legacy_digest(document: pb.Document) -> pb.Document:
     return pb.Document(digest=digest)
 
 
-def decoder(analyzer: Analyzer) -> Callable[[StoredDoc], IndexDoc]:
-    """Turns a stored row back into a domain document, with the vector stored beside it
-    (derived again when the row has none: stored before vectors were, or by a Reindex)."""
+class DocumentCodec:
+    """Index documents to stored rows and back. A row keeps what was derived from its
+    document at write time (the dense vector, the analysed terms), so reading a user's index
+    parses each payload but analyses no text; a row without them (written before they were
+    stored, or by a Reindex) or with terms of another analysis is derived again."""
 
-    def decode(stored: StoredDoc) -> IndexDoc:
+    def __init__(self, analyzer: Analyzer) -> None:
+        self._analyzer = analyzer
+        # Raised when _terms (or ABOUT_TERM_WEIGHT) changes what a document's terms are.
+        terms_form = 1
+        self._terms_tag = f"{terms_form}.{analyzer.fingerprint}"
+
+    def encode(self, doc: IndexDoc, version: int = 0) -> StoredDoc:
+        """The row of a document: its payload, vector and tagged terms (space-separated:
+        index terms are runs of letters and digits)."""
+        terms = f"{self._terms_tag} {' '.join(doc.terms)}"
+        return StoredDoc(doc.doc_id, doc.kind.value, doc.payload, version, doc.vector, terms)
+
+    def _stored_terms(self, stored: StoredDoc) -> tuple[str, ...] | None:
+        tag, _, terms = stored.terms.partition(" ")
+        if tag != self._terms_tag:
+            return None
+        # Interned: the users' indexes in memory share one string per term.
+        return tuple(map(sys.intern, terms.split(" "))) if terms else ()
+
+    def decode(self, stored: StoredDoc) -> IndexDoc:
+        """The document of a row, with the vector and terms stored beside it when it has them."""
         document = pb.Document.FromString(stored.payload)
         if document.WhichOneof("source") is None:
-            document = _legacy_digest(document)
-        return index_doc(document, analyzer, stored.vector or None)
-
-    return decode
+            return index_doc(_legacy_digest(document), self._analyzer, stored.vector or None)
+        return index_doc(
+            document,
+            self._analyzer,
+            stored.vector or None,
+            self._stored_terms(stored),
+            # Rows hold canonical serializations (IndexDoc.payload as written).
+            stored.payload,
+        )
 
 
 def upsert_docs(request: pb.UpsertRequest, analyzer: Analyzer) -> list[IndexDoc]:

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from memmesh.engines.retrieval_ranker.domain.documents import IndexDoc
+
 
 @dataclass(frozen=True)
 class StoredDoc:
@@ -18,6 +20,9 @@ class StoredDoc:
     version: int = 0
     # The dense vector derived from it at write time (derived data: b'' means derive again).
     vector: bytes = b""
+    # Its index terms as analysed at write time, tagged with the analysis that made them
+    # (derived data, like the vector: '' or another analysis's tag means analyse again).
+    terms: str = ""
 
 
 @dataclass(frozen=True)
@@ -93,3 +98,15 @@ class RankerStore(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+class DocumentCodec(Protocol):
+    """Index documents to stored rows and back (mapping.DocumentCodec)."""
+
+    def encode(self, doc: IndexDoc, version: int = 0) -> StoredDoc:
+        """The row of a document, with what was derived from it (vector, terms)."""
+        ...
+
+    def decode(self, stored: StoredDoc) -> IndexDoc:
+        """The document of a row; what is derived and missing from the row is derived again."""
+        ...

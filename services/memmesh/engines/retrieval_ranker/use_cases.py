@@ -13,7 +13,7 @@ from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc, Re
 from memmesh.engines.retrieval_ranker.domain.reach import ConstraintReach
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.domain.user_index import IndexSummary, UserIndex, summary_of
-from memmesh.engines.retrieval_ranker.ports import RankerStore, StoredDoc
+from memmesh.engines.retrieval_ranker.ports import DocumentCodec, RankerStore
 from memmesh.errors import Conflict
 from memmesh.runtime import deadlines
 from memmesh.storage.reclaim import Reclaimer
@@ -33,10 +33,6 @@ ENCODE_DEFAULT_S = 1.0
 DEFAULT_CACHE_BYTES = 1024 * 1024 * 1024
 
 
-def _stored(doc: IndexDoc, version: int = 0) -> StoredDoc:
-    return StoredDoc(doc.doc_id, doc.kind.value, doc.payload, version, doc.vector)
-
-
 class RankerService:
     """The store is the truth; each process keeps a bounded LRU of user indexes and, before
     every read, compares the index's generation with the store's and applies what changed,
@@ -46,7 +42,7 @@ class RankerService:
         self,
         store: RankerStore,
         analyzer: Analyzer,
-        decode: Callable[[StoredDoc], IndexDoc],
+        codec: DocumentCodec,
         max_cached_users: int = 64,
         reclaim_wait_s: float | None = None,
         reach: ConstraintReach | None = None,
@@ -63,7 +59,7 @@ class RankerService:
         # (None: until done); the reclaim goes on in the background after that.
         self._reclaimer = Reclaimer(lambda: self._store.reclaim_erased(), reclaim_wait_s)
         self._analyzer = analyzer
-        self._decode = decode
+        self._codec = codec
         self._max_cached_users = max_cached_users
         # The cached indexes together stay under this many bytes (UserIndex.approximate_bytes),
         # the least recently used going first; the index just used always stays.
@@ -103,7 +99,7 @@ class RankerService:
                 for doc_id in changes.removed:
                     index.remove(doc_id)
                 for stored in changes.upserted:
-                    index.upsert(self._decode(stored))
+                    index.upsert(self._codec.decode(stored))
                 index.generation = changes.generation
                 return self._remember(key, index)
             # A write moved the index while the changes were read: read them again.
@@ -133,7 +129,9 @@ class RankerService:
         latest = self._indexes.get(key)
         if latest is not None and latest.generation >= snapshot.generation:
             return latest
-        fresh = UserIndex(snapshot.generation, (self._decode(stored) for stored in snapshot.docs))
+        fresh = UserIndex(
+            snapshot.generation, (self._codec.decode(stored) for stored in snapshot.docs)
+        )
         return self._remember(key, fresh)
 
     def _apply_write(
@@ -153,7 +151,7 @@ class RankerService:
         source's order of the change) a document a newer change wrote or removed, or a user
         forgotten since, stays as it is."""
         written, generation = await self._store.upsert(
-            tenant_id, user_id, [_stored(d, version) for d in docs]
+            tenant_id, user_id, [self._codec.encode(d, version) for d in docs]
         )
         if not written:
             return 0
@@ -249,8 +247,11 @@ class RankerService:
         cannot be rebuilt or the store fails. A write that lands meanwhile makes it start over."""
         for _ in range(REINDEX_ATTEMPTS):
             snapshot = await self._store.load(tenant_id, user_id)
-            # Stored vectors are derived data: derived again like every other indexed form.
-            derived = (self._decode(replace(stored, vector=b"")) for stored in snapshot.docs)
+            # Stored vectors and terms are derived data: derived again like every indexed form.
+            derived = (
+                self._codec.decode(replace(stored, vector=b"", terms=""))
+                for stored in snapshot.docs
+            )
             docs = {doc.doc_id: doc for doc in derived}
             ordered = [docs[doc_id] for doc_id in sorted(docs)]
             # Each document keeps the version its source gave it.
@@ -258,7 +259,7 @@ class RankerService:
             generation = await self._store.replace_all(
                 tenant_id,
                 user_id,
-                [_stored(d, versions.get(d.doc_id, 0)) for d in ordered],
+                [self._codec.encode(d, versions.get(d.doc_id, 0)) for d in ordered],
                 if_generation=snapshot.generation,
             )
             if generation is not None:

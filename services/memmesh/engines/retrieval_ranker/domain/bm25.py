@@ -12,7 +12,6 @@ rounded once to micro-units per query term.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
 from memmesh.engines.retrieval_ranker.domain.documents import IndexDoc
@@ -59,15 +58,31 @@ class KindIndex:
 
     def add(self, doc: IndexDoc) -> None:
         """Index a document, replacing one with the same id."""
-        self.remove(doc.doc_id)
-        self._docs[doc.doc_id] = doc
+        doc_id = doc.doc_id
+        if doc_id in self._docs:
+            self.remove(doc_id)
+        self._docs[doc_id] = doc
         length = len(doc.terms)
         self._total_length += length
-        for term, tf in Counter(doc.terms).items():
-            self._postings.setdefault(term, {}).setdefault((tf, length), {})[doc.doc_id] = None
-            self._frequencies[term] = self._frequencies.get(term, 0) + 1
-            top_tf, min_length = self._extremes.get(term, (tf, length))
-            self._extremes[term] = (max(top_tf, tf), min(min_length, length))
+        # Runs for every term of every document a load reads: locals, and no tuple rebuilt
+        # unless an extreme moves.
+        postings, frequencies, extremes = self._postings, self._frequencies, self._extremes
+        for term, tf in doc.term_counts().items():
+            groups = postings.get(term)
+            if groups is None:
+                postings[term] = {(tf, length): {doc_id: None}}
+                frequencies[term] = 1
+                extremes[term] = (tf, length)
+                continue
+            group = groups.get((tf, length))
+            if group is None:
+                groups[(tf, length)] = {doc_id: None}
+            else:
+                group[doc_id] = None
+            frequencies[term] += 1
+            top_tf, min_length = extremes[term]
+            if tf > top_tf or length < min_length:
+                extremes[term] = (max(top_tf, tf), min(min_length, length))
 
     def remove(self, doc_id: str) -> IndexDoc | None:
         """Drop a document and its postings; returns it, or None when it was not indexed."""
@@ -76,7 +91,7 @@ class KindIndex:
             return None
         length = len(doc.terms)
         self._total_length -= length
-        for term, tf in Counter(doc.terms).items():
+        for term, tf in doc.term_counts().items():
             groups = self._postings[term]
             group = groups[(tf, length)]
             del group[doc_id]

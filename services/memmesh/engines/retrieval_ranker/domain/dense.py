@@ -89,25 +89,38 @@ class DenseIndex:
 
     def add(self, doc_id: str, vector: bytes) -> None:
         """Index a document's vector (replacing its previous one); b'' leaves it out."""
-        self.remove(doc_id)
-        if not vector:
+        self.extend([(doc_id, vector)])
+
+    def extend(self, rows: Sequence[tuple[str, bytes]]) -> None:
+        """Index documents' vectors (each replacing its previous one) with one copy into the
+        matrix; b'' leaves a document out."""
+        kept = {doc_id: vector for doc_id, vector in rows if vector}
+        dimensions = {len(vector) for vector in kept.values()}
+        width = self._matrix.shape[1] if self._ids else max(dimensions, default=0)
+        if dimensions - {width}:
+            raise ValueError(
+                f"vectors of {sorted(dimensions - {width})} dimensions in an index of {width}"
+            )
+        for doc_id, _ in rows:
+            self.remove(doc_id)
+        if not kept:
             return
-        row = as_row(vector)
-        if self._matrix.shape[1] != len(row):
-            if self._ids:
-                raise ValueError(
-                    f"vector of {len(row)} dimensions in an index of {self._matrix.shape[1]}"
-                )
-            self._matrix = np.zeros((GROWTH_ROWS, len(row)), dtype=np.float32)
-        if len(self._ids) == len(self._matrix):
+        start, end = len(self._ids), len(self._ids) + len(kept)
+        if self._matrix.shape[1] != width or end > len(self._matrix):
             # Half as many again each time (amortised constant cost per row); the spare rows
             # count toward the cache's bytes.
-            grown = np.zeros((len(self._matrix) * 3 // 2 + GROWTH_ROWS, len(row)), dtype=np.float32)
-            grown[: len(self._ids)] = self._matrix
+            # A first fill takes what it needs (at least GROWTH_ROWS).
+            grown_rows = len(self._matrix) * 3 // 2 + GROWTH_ROWS if start else GROWTH_ROWS
+            grown = np.zeros((max(end, grown_rows), width), dtype=np.float32)
+            if start:
+                grown[:start] = self._matrix[:start]
             self._matrix = grown
-        self._rows[doc_id] = len(self._ids)
-        self._matrix[len(self._ids)] = row
-        self._ids.append(doc_id)
+        self._matrix[start:end] = np.frombuffer(b"".join(kept.values()), dtype=np.int8).reshape(
+            len(kept), width
+        )
+        for row, doc_id in enumerate(kept, start=start):
+            self._rows[doc_id] = row
+        self._ids.extend(kept)
 
     def remove(self, doc_id: str) -> None:
         """Drop a document's vector, if it has one."""

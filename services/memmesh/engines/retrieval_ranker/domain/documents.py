@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import cached_property
@@ -45,6 +46,10 @@ class IndexDoc:
     constraint_text: str = ""
     # The text's quantised dense vector (dense.py), derived at write time; b'' for none.
     vector: bytes = b""
+
+    def term_counts(self) -> Counter[str]:
+        """How many times each term occurs (computed when asked: not kept with the document)."""
+        return Counter(self.terms)
 
     @cached_property
     def atom_order(self) -> tuple[int, int, int, int, int, str]:

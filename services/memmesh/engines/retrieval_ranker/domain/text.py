@@ -3,6 +3,7 @@ words and stems come from memmesh.text)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -11,6 +12,17 @@ from numpy.typing import NDArray
 
 from memmesh.engines.retrieval_ranker.domain.dense import quantised
 from memmesh.text import INDEX_STOP_WORDS, index_words, stem
+
+# Words whose stems show a change of stemmer in the analyzer's fingerprint (inflections,
+# suffixes and irregular forms Snowball's versions have treated differently).
+FINGERPRINT_PROBE = (
+    "running runs ran generously generalization happily cries cried flying skies dying lying "
+    "agreed feed sized knitting conditional relational electricity hopefulness organizations "
+    "news atlas cosmos bias andes innings outing canning herring earring proceed exceed "
+    "succeed skis sky's Café naïve 2024 3.5 vegetarian allergies"
+)
+# Raised when terms() changes in a way the fingerprint cannot see.
+ANALYSIS_VERSION = 1
 
 # Words that ask about memory in general; a query made only of these is generic.
 GENERIC_RECALL_WORDS = frozenset(
@@ -80,6 +92,11 @@ class Analyzer:
         self._food_stems = frozenset(stem(w) for w in FOOD_WORDS)
         self._diet_stems = frozenset(stem(w) for w in DIET_WORDS)
         self._constraint_domain_stems = frozenset(stem(w) for w in CONSTRAINT_DOMAIN_WORDS)
+        # Terms stored with a document (derived at write time) are reused only when made
+        # by this same analysis: its version, its stop words and its stems of the probe.
+        analysis = f"{ANALYSIS_VERSION}\x1f{' '.join(sorted(INDEX_STOP_WORDS))}\x1f"
+        analysis += " ".join(self.terms(FINGERPRINT_PROBE))
+        self.fingerprint = hashlib.sha256(analysis.encode()).hexdigest()[:12]
 
     def terms(self, text: str) -> list[str]:
         """Stemmed content terms of a text, in text order, stop words and single letters dropped."""

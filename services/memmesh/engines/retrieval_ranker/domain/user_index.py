@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -49,8 +48,19 @@ class UserIndex:
         # without a scan.
         self._standing: dict[str, IndexDoc] = {}
         self._document_bytes = 0
-        for doc in docs:
-            self.upsert(doc)
+        # A whole index read at once (a load, a rebuild): the last document of an id counts,
+        # as if each were upserted in turn, and every kind's vectors go in with one copy.
+        latest = {doc.doc_id: doc for doc in docs}
+        vectors: dict[Kind, list[tuple[str, bytes]]] = {kind: [] for kind in Kind}
+        for doc in latest.values():
+            self._kinds[doc.kind].add(doc)
+            self._document_bytes += document_bytes(doc)
+            if not doc.signals.superseded:
+                vectors[doc.kind].append((doc.doc_id, doc.vector))
+                if doc.constraint_text:
+                    self._standing[doc.doc_id] = doc
+        for kind, rows in vectors.items():
+            self._dense[kind].extend(rows)
 
     def _find(self, doc_id: str) -> KindIndex | None:
         return next((index for index in self._kinds.values() if doc_id in index), None)
@@ -156,9 +166,7 @@ class UserIndex:
             (doc for index in self._kinds.values() for doc in index.docs()), key=lambda d: d.doc_id
         )
         for doc in docs:
-            terms = ",".join(
-                f"{term}={count}" for term, count in sorted(Counter(doc.terms).items())
-            )
+            terms = ",".join(f"{term}={count}" for term, count in sorted(doc.term_counts().items()))
             digest.update(f"{doc.doc_id}\x1f{doc.kind.value}\x1f{terms}\x1f".encode())
             digest.update(hashlib.sha256(doc.payload).digest())
             if doc.vector:
