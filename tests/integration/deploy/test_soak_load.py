@@ -5,32 +5,48 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+
+import pytest
 
 from memmesh.runtime.supervisor import built_engines
 
 SECONDS, WINDOW_S, RATE = 4, 2, 5
+TIMEOUT_S = 180
+
+
+def _soak(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the soak in a process group of its own: when it does not finish in time, the
+    group (the soak and the engines it started) is killed and what it printed is kept for
+    the failure, instead of engines left running and nothing to read."""
+    with subprocess.Popen(
+        [sys.executable, "-m", "memmesh.bench.soak", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "GRPC_VERBOSITY": "ERROR"},
+        start_new_session=True,
+    ) as process:
+        try:
+            stdout, stderr = process.communicate(timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
+            pytest.fail(f"the soak did not finish in {TIMEOUT_S} s\n{stdout}\n{stderr}")
+        return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
 def test_soak_sends_the_paced_load_and_prints_each_window_and_the_summary() -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "memmesh.bench.soak",
-            f"--seconds={SECONDS}",
-            f"--window-s={WINDOW_S}",
-            f"--brief-rate={RATE}",
-            f"--ingest-rate={RATE}",
-            "--callers=2",
-            "--users=3",
-            "--warmup-s=1",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env={**os.environ, "GRPC_VERBOSITY": "ERROR"},
+    result = _soak(
+        f"--seconds={SECONDS}",
+        f"--window-s={WINDOW_S}",
+        f"--brief-rate={RATE}",
+        f"--ingest-rate={RATE}",
+        "--callers=2",
+        "--users=3",
+        "--warmup-s=1",
     )
     # 0 is PASS, 1 FAIL: a few seconds on a shared machine prove nothing about drift.
     assert result.returncode in (0, 1), result.stderr
