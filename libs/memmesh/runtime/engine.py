@@ -55,6 +55,14 @@ def production_problems(
         problems.append(
             "transport is plaintext (set MEMMESH_TLS_DIR or the MEMMESH_TLS_*_FILE paths)"
         )
+    otlp = settings.otlp_target
+    if otlp is not None and otlp.leaves_the_host_in_plaintext:
+        # Spans and metrics carry no words, but tenant ids, pseudonyms and timings are
+        # still nobody else's to read on the way.
+        problems.append(
+            f"telemetry export to {otlp.host} is plaintext (use an https:// endpoint or "
+            "MEMMESH_OTLP_CA_FILE, or a collector on loopback)"
+        )
     return problems
 
 

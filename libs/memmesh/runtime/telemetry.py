@@ -47,6 +47,18 @@ class OtlpTarget:
             return parts.scheme == "http"
         return _loopback(parts.hostname or "")
 
+    @property
+    def host(self) -> str:
+        """The collector's host name or address."""
+        parts = urlsplit(self.endpoint if "//" in self.endpoint else f"//{self.endpoint}")
+        return parts.hostname or ""
+
+    @property
+    def leaves_the_host_in_plaintext(self) -> bool:
+        """Whether spans and metrics would cross a network unencrypted (a plaintext export
+        to a collector that is not on loopback)."""
+        return self.plaintext and not _loopback(self.host)
+
     def credentials(self) -> grpc.ChannelCredentials | None:
         """The channel credentials of a TLS export (system roots without a CA file)."""
         if self.plaintext:

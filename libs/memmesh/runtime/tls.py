@@ -33,6 +33,9 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 CA_NAME = "ca"
 GATEWAY_PUBLIC = "gateway-public"
 TOOL_CLIENT = "client"
+# The OpenTelemetry Collector the engines export to (deploy/otel/collector.yaml): a server
+# certificate only, so it can never call an engine.
+COLLECTOR = "otel-collector"
 # The name engines' certificates are checked against on every engine-to-engine channel.
 MESH_SERVER_NAME = "memmesh.mesh"
 VALID_DAYS = 365
@@ -225,6 +228,7 @@ def make_certificates(
     ips = [h for h in gateway_hosts if _is_ip(h)]
     identities.append((GATEWAY_PUBLIC, ["gateway", *hosts, *local_dns], [*ips, *local_ips], False))
     identities.append((TOOL_CLIENT, [TOOL_CLIENT], [], True))
+    identities.append((COLLECTOR, [COLLECTOR, *local_dns], local_ips, False))
     for identity, dns_names, ip_list, client in identities:
         cert, key = authority.issue(identity, dns_names, ip_list, client=client)
         _write(directory / f"{identity}.pem", cert, secret=False)

@@ -110,3 +110,48 @@ def test_memmesh_run_refuses_before_starting_anything(
     monkeypatch.delenv("MEMMESH_TLS_DIR", raising=False)
     assert memmesh(["run"]) == EXIT_REFUSED
     assert "refusing to start with MEMMESH_ENV=production" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "insecure", "refused"),
+    [
+        ("http://collector.example:4317", None, True),
+        ("collector.example:4317", True, True),
+        ("https://collector.example:4317", None, False),
+        ("collector.example:4317", None, False),  # no scheme, not loopback: TLS
+        ("http://127.0.0.1:4317", None, False),  # a collector beside the process
+        ("localhost:4317", True, False),
+    ],
+)
+def test_production_refuses_telemetry_that_leaves_the_host_in_plaintext(
+    certs: Path, endpoint: str, insecure: bool | None, refused: bool
+) -> None:
+    settings = MeshSettings(
+        env="production",
+        internal_token=STRONG_TOKEN,
+        tls_dir=certs,
+        otlp_endpoint=endpoint,
+        otlp_insecure=insecure,
+    )
+    problems = production_problems(settings)
+    assert problems == (
+        [
+            "telemetry export to collector.example is plaintext (use an https:// endpoint or "
+            "MEMMESH_OTLP_CA_FILE, or a collector on loopback)"
+        ]
+        if refused
+        else []
+    )
+    # Development exports wherever it is told.
+    assert production_problems(settings.model_copy(update={"env": "development"})) == []
+
+
+def test_an_engine_refuses_a_plaintext_remote_collector(tmp_path: Path, certs: Path) -> None:
+    env = {
+        "MEMMESH_ENV": "production",
+        "MEMMESH_INTERNAL_TOKEN": STRONG_TOKEN,
+        "MEMMESH_TLS_DIR": str(certs),
+        "MEMMESH_OTLP_ENDPOINT": "http://collector.example:4317",
+    }
+    code, stderr = _start("ledger", env, tmp_path)
+    assert code == EXIT_REFUSED and "telemetry export to collector.example is plaintext" in stderr

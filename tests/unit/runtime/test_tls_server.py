@@ -50,6 +50,20 @@ def test_certs_makes_a_ca_and_a_certificate_per_engine_naming_it(certs: Path) ->
     assert tls.MESH_SERVER_NAME not in dns.get_values_for_type(x509.DNSName)
 
 
+def test_certs_makes_the_collector_a_server_certificate_only(certs: Path) -> None:
+    from cryptography import x509
+    from cryptography.x509.oid import ExtendedKeyUsageOID
+
+    ca = x509.load_pem_x509_certificate((certs / "ca.pem").read_bytes())
+    cert = x509.load_pem_x509_certificate((certs / f"{tls.COLLECTOR}.pem").read_bytes())
+    cert.verify_directly_issued_by(ca)
+    names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert "otel-collector" in names.get_values_for_type(x509.DNSName)
+    usages = cert.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value
+    assert list(usages) == [ExtendedKeyUsageOID.SERVER_AUTH]
+    assert (certs / f"{tls.COLLECTOR}.key").stat().st_mode & 0o077 == 0
+
+
 def test_certs_keeps_the_ca_unless_asked(certs: Path) -> None:
     before = (certs / "ca.pem").read_bytes()
     assert memmesh(["certs", str(certs)]) == 0
