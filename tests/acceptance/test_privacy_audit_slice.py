@@ -21,8 +21,8 @@ from memmesh.bench.privacy_audit.scanner import Needles, Report, scan_files, sca
 
 SLICE_SEED, SLICE_USERS, SLICE_TURNS = 8, 3, 20
 
-SQLITE_SURFACES = ("db_files", "db_wal", "db_rows", "other_files", "logs", "spans")
-POSTGRES_SURFACES = ("db_rows", "db_pages", "redis", "other_files", "logs", "spans")
+SQLITE_SURFACES = ("db_files", "db_wal", "db_rows", "other_files", "logs", "spans", "metrics")
+POSTGRES_SURFACES = ("db_rows", "db_pages", "redis", "other_files", "logs", "spans", "metrics")
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +91,14 @@ def test_the_scan_finds_what_the_user_let_the_mesh_keep(
     """Kept facts are found where the mesh stores them: a zero elsewhere is a real zero."""
     for surface in surfaces:
         assert audits[backend]["controls_found"][surface] > 0, surface
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_every_engine_exported_spans_and_metrics_that_were_scanned(
+    audits: dict[str, dict[str, Any]], backend: str
+) -> None:
+    exports = audits[backend]["telemetry_exports"]
+    assert exports["spans"] > 0 and exports["metrics"] > 0, exports
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """Runs an audit script through the gateway of a real mesh (every built engine as its own
 process) on one storage configuration, keeping everything the scanner needs: the data
-directory, every engine's stdout and stderr, every OTLP span export, every Brief.
+directory, every engine's stdout and stderr, every OTLP span and metric export, every Brief.
 """
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ from typing import IO
 import grpc
 import psycopg
 from google.protobuf import text_format
+from opentelemetry.proto.collector.metrics.v1 import (
+    metrics_service_pb2,
+    metrics_service_pb2_grpc,
+)
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 from psycopg import sql
 
@@ -40,12 +44,9 @@ def forget_everything_command() -> str | None:
     return "FORGET_EVERYTHING" if "USER_COMMAND_FORGET_EVERYTHING" in names else None
 
 
-class SpanSink(trace_service_pb2_grpc.TraceServiceServicer):
-    """A real OTLP/gRPC receiver on loopback that keeps every export request whole."""
-
-    def __init__(self) -> None:
-        self.exports: list[bytes] = []
-        self._server: grpc.aio.Server | None = None
+class _Spans(trace_service_pb2_grpc.TraceServiceServicer):
+    def __init__(self, exports: list[bytes]) -> None:
+        self.exports = exports
 
     async def Export(  # noqa: N802 - the OTLP service's method name
         self,
@@ -55,10 +56,36 @@ class SpanSink(trace_service_pb2_grpc.TraceServiceServicer):
         self.exports.append(request.SerializeToString())
         return trace_service_pb2.ExportTraceServiceResponse()
 
+
+class _Metrics(metrics_service_pb2_grpc.MetricsServiceServicer):
+    def __init__(self, exports: list[bytes]) -> None:
+        self.exports = exports
+
+    async def Export(  # noqa: N802 - the OTLP service's method name
+        self,
+        request: metrics_service_pb2.ExportMetricsServiceRequest,
+        context: grpc.aio.ServicerContext[object, object],
+    ) -> metrics_service_pb2.ExportMetricsServiceResponse:
+        self.exports.append(request.SerializeToString())
+        return metrics_service_pb2.ExportMetricsServiceResponse()
+
+
+class TelemetrySink:
+    """A real OTLP/gRPC receiver on loopback, for spans and metrics, that keeps every export
+    request whole."""
+
+    def __init__(self) -> None:
+        self.span_exports: list[bytes] = []
+        self.metric_exports: list[bytes] = []
+        self._server: grpc.aio.Server | None = None
+
     async def start(self) -> str:
         self._server = grpc.aio.server()
         trace_service_pb2_grpc.add_TraceServiceServicer_to_server(  # type: ignore[no-untyped-call]  # generated without annotations
-            self, self._server
+            _Spans(self.span_exports), self._server
+        )
+        metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(  # type: ignore[no-untyped-call]  # generated without annotations
+            _Metrics(self.metric_exports), self._server
         )
         port = self._server.add_insecure_port("127.0.0.1:0")
         await self._server.start()
@@ -160,6 +187,7 @@ class Run:
     postgres_url: str | None
     redis_url: str | None
     span_exports: list[bytes]
+    metric_exports: list[bytes]
     briefs: list[BriefRecord]
     errors: Counter[str]
     # The first error message of each kind of failed call.
@@ -311,7 +339,7 @@ def run(
     data_dir, log_dir = work_dir / "data", work_dir / "logs"
     data_dir.mkdir(parents=True, exist_ok=True)
     tenant = f"audit-{uuid.uuid4().hex[:8]}"
-    sink = SpanSink()
+    sink = TelemetrySink()
     errors: Counter[str] = Counter()
     error_details: dict[str, str] = {}
     busy: dict[str, float] = defaultdict(float)
@@ -333,6 +361,8 @@ def run(
             "MEMMESH_INTERNAL_TOKEN": INTERNAL_TOKEN,
             "MEMMESH_GATEWAY_TENANT_KEYS": f'{{"{tenant}": "{TENANT_KEY}"}}',
             "MEMMESH_OTLP_ENDPOINT": endpoint,
+            # Metrics every second, so even a short run exports (and is scanned) several times.
+            "MEMMESH_OTLP_METRIC_INTERVAL_MS": "1000",
             "MEMMESH_LOG_LEVEL": os.environ.get("MEMMESH_AUDIT_LOG_LEVEL", "INFO"),
             # The audit judges content, not latency: a loaded machine must not turn Briefs
             # into empty (and so trivially clean) degraded bundles. A Brief after a forget
@@ -375,7 +405,8 @@ def run(
         log_dir=log_dir,
         postgres_url=postgres_url,
         redis_url=redis_url,
-        span_exports=sink.exports,
+        span_exports=sink.span_exports,
+        metric_exports=sink.metric_exports,
         briefs=briefs,
         errors=errors,
         error_details=error_details,

@@ -11,8 +11,8 @@ Surfaces: `db_files` (raw bytes of each SQLite file), `db_wal` (SQLite write-ahe
 `db_rows` (every column of every live row, SQLite or PostgreSQL), `db_pages` (raw bytes of
 every PostgreSQL relation file of the run's database after a CHECKPOINT: heap, TOAST and
 index pages, dead tuples included), `redis` (every key and value), `other_files` (anything
-else under the data directory), `logs` (engine stdout and stderr), `spans` (every OTLP
-export). Counts are occurrences; `*_markers` counts distinct markers. PostgreSQL's WAL
+else under the data directory), `logs` (engine stdout and stderr), `spans` and `metrics`
+(every OTLP export of each). Counts are occurrences; `*_markers` counts distinct markers. PostgreSQL's WAL
 segments (`server_wal`) are counted apart: the server writes them for every database.
 """
 
@@ -306,6 +306,11 @@ def scan_spans(report: Report, needles: Needles, exports: list[bytes]) -> None:
         _scan(report, needles, "spans", f"export {number}", export)
 
 
+def scan_metrics(report: Report, needles: Needles, exports: list[bytes]) -> None:
+    for number, export in enumerate(exports):
+        _scan(report, needles, "metrics", f"export {number}", export)
+
+
 def scan_briefs(report: Report, needles: Needles, run: Run) -> None:
     """A Brief leaks when it holds a marker the user had, before it, asked to forget or
     never to mention, or any marker of another user."""
@@ -340,8 +345,8 @@ def scan_briefs(report: Report, needles: Needles, run: Run) -> None:
         report.leaking_briefs += int(leaked)
 
 
-SQLITE_SURFACES = ("db_files", "db_wal", "db_rows", "other_files", "logs", "spans")
-POSTGRES_SURFACES = ("db_rows", "db_pages", "redis", "other_files", "logs", "spans")
+SQLITE_SURFACES = ("db_files", "db_wal", "db_rows", "other_files", "logs", "spans", "metrics")
+POSTGRES_SURFACES = ("db_rows", "db_pages", "redis", "other_files", "logs", "spans", "metrics")
 
 
 def scan(run: Run, script: Script, *, server_wal: bool = True) -> dict[str, object]:
@@ -364,6 +369,7 @@ def scan(run: Run, script: Script, *, server_wal: bool = True) -> dict[str, obje
         scan_redis(report, needles, run.redis_url, run.tenant)
     scan_logs(report, needles, run.log_dir)
     scan_spans(report, needles, run.span_exports)
+    scan_metrics(report, needles, run.metric_exports)
     scan_briefs(report, needles, run)
     result = report.as_json(surfaces)
     if wal is not None:
@@ -374,6 +380,11 @@ def scan(run: Run, script: Script, *, server_wal: bool = True) -> dict[str, obje
             "surviving_markers": len(wal.markers["pg_wal"]),
             "controls_found": len(wal.controls["pg_wal"]),
         }
+    # How many OTLP export requests were read: a zero count of copies in none would prove nothing.
+    result["telemetry_exports"] = {
+        "spans": len(run.span_exports),
+        "metrics": len(run.metric_exports),
+    }
     result["errors"] = dict(sorted(run.errors.items()))
     result["error_details"] = dict(sorted(run.error_details.items()))
     result["users_played"] = run.users_played
