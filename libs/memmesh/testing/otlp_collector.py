@@ -42,7 +42,9 @@ class CollectedPoint:
 
 @dataclass
 class OtlpCollector:
-    raw: list[bytes] = field(default_factory=list)
+    # Every export request as received, of each kind (what a scan for leaked words reads).
+    span_exports: list[bytes] = field(default_factory=list)
+    metric_exports: list[bytes] = field(default_factory=list)
     spans: list[CollectedSpan] = field(default_factory=list)
     points: list[CollectedPoint] = field(default_factory=list)
     server: grpc.aio.Server | None = None
@@ -69,12 +71,17 @@ class OtlpCollector:
         if self.server is not None:
             await self.server.stop(None)
 
+    @property
+    def raw(self) -> list[bytes]:
+        """Every export request received, spans' then metrics'."""
+        return [*self.span_exports, *self.metric_exports]
+
     def metric(self, name: str) -> list[CollectedPoint]:
         """Every point received of one metric."""
         return [point for point in self.points if point.metric == name]
 
     def _traces(self, data: bytes) -> None:
-        self.raw.append(data)
+        self.span_exports.append(data)
         request = trace_service_pb2.ExportTraceServiceRequest.FromString(data)
         for resource_spans in request.resource_spans:
             service = _service(resource_spans.resource)
@@ -92,7 +99,7 @@ class OtlpCollector:
                     )
 
     def _metrics(self, data: bytes) -> None:
-        self.raw.append(data)
+        self.metric_exports.append(data)
         request = metrics_service_pb2.ExportMetricsServiceRequest.FromString(data)
         for resource_metrics in request.resource_metrics:
             service = _service(resource_metrics.resource)

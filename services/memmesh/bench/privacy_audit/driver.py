@@ -22,17 +22,13 @@ from typing import IO
 import grpc
 import psycopg
 from google.protobuf import text_format
-from opentelemetry.proto.collector.metrics.v1 import (
-    metrics_service_pb2,
-    metrics_service_pb2_grpc,
-)
-from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 from psycopg import sql
 
 from memmesh.bench.privacy_audit.generator import Script, UserScript
 from memmesh.client.gateway import GatewayClient
 from memmesh.gateway.v1 import gateway_service_pb2 as gateway_pb
 from memmesh.runtime.supervisor import EngineProcess, Mesh, built_engines
+from memmesh.testing.otlp_collector import OtlpCollector
 
 TENANT_KEY = "audit-key"
 INTERNAL_TOKEN = "audit-internal-token"
@@ -42,58 +38,6 @@ def forget_everything_command() -> str | None:
     """The `UserCommand` of "forget everything about me", when the gateway has one."""
     names = gateway_pb.UserCommand.keys()
     return "FORGET_EVERYTHING" if "USER_COMMAND_FORGET_EVERYTHING" in names else None
-
-
-class _Spans(trace_service_pb2_grpc.TraceServiceServicer):
-    def __init__(self, exports: list[bytes]) -> None:
-        self.exports = exports
-
-    async def Export(  # noqa: N802 - the OTLP service's method name
-        self,
-        request: trace_service_pb2.ExportTraceServiceRequest,
-        context: grpc.aio.ServicerContext[object, object],
-    ) -> trace_service_pb2.ExportTraceServiceResponse:
-        self.exports.append(request.SerializeToString())
-        return trace_service_pb2.ExportTraceServiceResponse()
-
-
-class _Metrics(metrics_service_pb2_grpc.MetricsServiceServicer):
-    def __init__(self, exports: list[bytes]) -> None:
-        self.exports = exports
-
-    async def Export(  # noqa: N802 - the OTLP service's method name
-        self,
-        request: metrics_service_pb2.ExportMetricsServiceRequest,
-        context: grpc.aio.ServicerContext[object, object],
-    ) -> metrics_service_pb2.ExportMetricsServiceResponse:
-        self.exports.append(request.SerializeToString())
-        return metrics_service_pb2.ExportMetricsServiceResponse()
-
-
-class TelemetrySink:
-    """A real OTLP/gRPC receiver on loopback, for spans and metrics, that keeps every export
-    request whole."""
-
-    def __init__(self) -> None:
-        self.span_exports: list[bytes] = []
-        self.metric_exports: list[bytes] = []
-        self._server: grpc.aio.Server | None = None
-
-    async def start(self) -> str:
-        self._server = grpc.aio.server()
-        trace_service_pb2_grpc.add_TraceServiceServicer_to_server(  # type: ignore[no-untyped-call]  # generated without annotations
-            _Spans(self.span_exports), self._server
-        )
-        metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(  # type: ignore[no-untyped-call]  # generated without annotations
-            _Metrics(self.metric_exports), self._server
-        )
-        port = self._server.add_insecure_port("127.0.0.1:0")
-        await self._server.start()
-        return f"http://127.0.0.1:{port}"
-
-    async def stop(self) -> None:
-        if self._server is not None:
-            await self._server.stop(None)
 
 
 @dataclass
@@ -339,7 +283,8 @@ def run(
     data_dir, log_dir = work_dir / "data", work_dir / "logs"
     data_dir.mkdir(parents=True, exist_ok=True)
     tenant = f"audit-{uuid.uuid4().hex[:8]}"
-    sink = TelemetrySink()
+    # A real OTLP/gRPC receiver on loopback that keeps every export request whole.
+    sink = OtlpCollector()
     errors: Counter[str] = Counter()
     error_details: dict[str, str] = {}
     busy: dict[str, float] = defaultdict(float)
