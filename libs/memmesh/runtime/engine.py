@@ -139,6 +139,10 @@ def run_engine(name: str, build: Callable[[MeshSettings], Awaitable[BuiltEngine]
         stream=sys.stderr,
         format=f"%(asctime)s {name} %(levelname)s %(name)s %(message)s",
     )
+    # With tracing on, the gRPC server instrumentation warns for every call whose peer gRPC
+    # reports as '' (a caller already gone, common under load): hundreds of lines a minute
+    # in a loaded engine's log for a span that only lacks the peer's address.
+    logging.getLogger("opentelemetry.instrumentation.grpc._server").setLevel(logging.ERROR)
     provider = setup_tracing(name, settings.otlp_target)
     meters = setup_metrics(name, settings.otlp_target, settings.otlp_metric_interval_ms)
 
