@@ -14,9 +14,12 @@ compares with the last as a steady state. Every window (a minute by default, `--
 prints one line: per kind the requests
 due in it, p50 and p99 latency, errors by status code, and for Brief how many came back
 empty (failed closed) or degraded (a Tier-2 part left out); then the resident memory of
-every engine process and its CPU in the window (% of one core), so a drift names its engine. The summary compares the first window with the last: p99 drift
-in %, RSS growth in % per engine, and passes when both p99s stay within ±20 % and no
-engine grew by 10 % or more. Exit status 0 on PASS, 1 on FAIL.
+every engine process and its CPU in the window (% of one core), so a drift names its
+engine; last, `host_ref_ms`, the CPU time of a fixed piece of work run beside the mesh, so
+a drift that comes from the host itself (a shared machine running code slower) shows as
+one. The summary compares the first window with the last: p99 drift in %, RSS growth in %
+per engine (and, not judged, the host reference's drift), and passes when both p99s stay
+within ±20 % and no engine grew by 10 % or more. Exit status 0 on PASS, 1 on FAIL.
 """
 
 from __future__ import annotations
@@ -90,6 +93,37 @@ def rss_bytes(pid: int) -> int:
     except OSError:
         pass
     return 0
+
+
+# A fixed piece of pure-Python work whose CPU time (not wall time: waiting for a core does
+# not count) shows how fast this host runs code right now. Timed in a process of its own
+# once a window, the best of a few runs: a drift of the mesh's latency that the reference
+# shares is the host's, not the mesh's.
+HOST_REFERENCE = """
+import time
+best = float("inf")
+for _ in range(5):
+    started = time.process_time()
+    total, table = 0, {}
+    for n in range(200_000):
+        total += n * n % 7
+        if n % 4 == 0:
+            table[str(n)] = total
+    best = min(best, time.process_time() - started)
+print(round(best * 1000, 2))
+"""
+
+
+async def host_reference_ms() -> float | None:
+    """The CPU milliseconds of HOST_REFERENCE now (None if it could not run)."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", HOST_REFERENCE, stdout=asyncio.subprocess.PIPE
+    )
+    out, _ = await process.communicate()
+    try:
+        return float(out)
+    except ValueError:
+        return None
 
 
 def drift_pct(first: float | None, last: float | None) -> float | None:
@@ -204,6 +238,7 @@ def _line(
     rss: dict[str, int],
     window_s: float,
     cpu_pct: dict[str, float] | None = None,
+    host_ms: float | None = None,
 ) -> str:
     brief, ingest = window.tallies["brief"], window.tallies["ingest"]
     memory = " ".join(f"{name}={size / 2**20:.0f}" for name, size in rss.items())
@@ -221,7 +256,9 @@ def _line(
     return (
         f"window {number} ({window_s:g} s): "
         f"brief {part(brief)} empty={brief.empty} degraded={brief.degraded} | "
-        f"ingest {part(ingest)} | rss_mb {memory}" + (f" | cpu_pct {cpu}" if cpu else "")
+        f"ingest {part(ingest)} | rss_mb {memory}"
+        + (f" | cpu_pct {cpu}" if cpu else "")
+        + (f" | host_ref_ms {host_ms}" if host_ms is not None else "")
     )
 
 
@@ -300,6 +337,7 @@ async def soak(
         count = math.ceil(seconds / window_s - 1e-9)
         rss: list[dict[str, int]] = []
         cpu: list[dict[str, float]] = []
+        host: list[float | None] = []
         used = {name: cpu_seconds([pid]) for name, pid in pids.items()}
         for number in range(count):
             end = start + min((number + 1) * window_s, seconds)
@@ -309,16 +347,21 @@ async def soak(
             span_s = min((number + 1) * window_s, seconds) - number * window_s
             cpu.append({name: (now_used[name] - used[name]) * 100 / span_s for name in pids})
             used = now_used
+            host.append(await host_reference_ms())
             window = run.window_at(number * window_s)
             # The window's line waits for its last requests (each has its own deadline).
             await asyncio.gather(*window.tasks)
-            print(_line(number + 1, window, rss[-1], window_s, cpu[-1]), flush=True)
+            print(_line(number + 1, window, rss[-1], window_s, cpu[-1], host[-1]), flush=True)
         await senders
         for late in run.windows[count:]:
             await asyncio.gather(*late.tasks)
         summary = summarise(run.windows[:count], rss, rates, seconds)
         summary["cpu_first_pct"] = {name: round(pct, 1) for name, pct in cpu[0].items()}
         summary["cpu_last_pct"] = {name: round(pct, 1) for name, pct in cpu[-1].items()}
+        # Not part of the verdict: how much slower (or faster) the host itself ran code in
+        # the last window than in the first.
+        summary["host_ref_first_ms"], summary["host_ref_last_ms"] = host[0], host[-1]
+        summary["host_ref_drift_pct"] = drift_pct(host[0], host[-1])
         return summary
     finally:
         for client in clients:

@@ -61,7 +61,9 @@ def test_soak_sends_the_paced_load_and_prints_each_window_and_the_summary() -> N
         fields = ("brief due=", "p50=", "p99=", "empty=", "degraded=", "ingest due=", "rss_mb")
         for field in fields:
             assert field in line, line
-        memory, cpu = line.split("| rss_mb ")[1].split(" | cpu_pct ")
+        memory, cpu = line.split("| rss_mb ")[1].split(" | host_ref_ms ")[0].split(" | cpu_pct ")
+        # The host's own speed, beside the mesh's figures: a positive CPU time.
+        assert float(line.rsplit(" | host_ref_ms ", 1)[1]) > 0, line
         for engine in built_engines():
             assert re.search(rf"\b{engine}=\d+", memory), (engine, line)
             assert re.search(rf"\b{engine}=\d+", cpu), (engine, line)
@@ -82,6 +84,8 @@ def test_soak_sends_the_paced_load_and_prints_each_window_and_the_summary() -> N
     assert set(summary["cpu_last_pct"]) == set(built_engines())
     assert summary["cpu_last_pct"]["gateway"] > 0, summary
     assert all(size > 0 for size in summary["rss_first_mb"].values()), summary
+    assert summary["host_ref_first_ms"] > 0 and summary["host_ref_last_ms"] > 0, summary
+    assert summary["host_ref_drift_pct"] is not None
     verdict = next(line for line in lines if line.startswith("verdict: "))
     assert verdict.startswith("verdict: PASS" if summary["pass"] else "verdict: FAIL")
     assert result.returncode == (0 if summary["pass"] else 1)
