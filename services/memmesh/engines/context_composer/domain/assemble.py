@@ -34,6 +34,7 @@ from memmesh.engines.context_composer.domain.model import (
 )
 from memmesh.engines.context_composer.domain.questions import choose_question, do_not_repeat_keys
 from memmesh.engines.context_composer.domain.resume import (
+    ResumeSurface,
     kept_bullets,
     resume_question,
     resume_surface,
@@ -90,6 +91,8 @@ class GuardPlan:
     items: tuple[GuardItem, ...]
     user_asked: bool
     speak_text_allowed: bool
+    # What the turn may surface of the resume bundle (its bullets and question are offered).
+    resume: ResumeSurface = ResumeSurface()
 
 
 def candidate_atoms(retrieved: Retrieved) -> tuple[MemoryAtom, ...]:
@@ -157,7 +160,7 @@ def guard_plan(query: ComposeQuery, gathered: Gathered) -> GuardPlan:
         items_of.entity_item(i, e.related_label, e.label) for i, e in enumerate(gathered.entities)
     ]
     speak_text_allowed = facts.contact_preference == "SPEAK" or user_asked
-    return GuardPlan(tuple(items), user_asked, speak_text_allowed)
+    return GuardPlan(tuple(items), user_asked, speak_text_allowed, surface)
 
 
 def related_entities(found: Sequence[Entity], named: Sequence[str]) -> tuple[Entity, ...]:
@@ -172,10 +175,9 @@ def related_entities(found: Sequence[Entity], named: Sequence[str]) -> tuple[Ent
 
 
 def _resume(
-    query: ComposeQuery, gathered: Gathered, allowed: frozenset[str], unsaid: frozenset[str]
+    query: ComposeQuery, surface: ResumeSurface, allowed: frozenset[str], unsaid: frozenset[str]
 ) -> tuple[str, Question | None]:
     """The "where we left off" bullets and the WARM question the guard let pass."""
-    surface = resume_surface(query, gathered)
     said = items_of.QUESTION in allowed and items_of.QUESTION not in unsaid
     question = resume_question(query, surface) if said else None
     return kept_bullets(surface.bullets, allowed), question
@@ -275,7 +277,7 @@ def compose_bundle(
     )
     entities = kept(items_of.ENTITY, gathered.entities, allowed) if pull_allowed else []
 
-    left_off, offered = _resume(query, gathered, allowed, unsaid)
+    left_off, offered = _resume(query, plan.resume, allowed, unsaid)
     parts = _Parts(
         atoms=tagged,
         excerpts=excerpts,
