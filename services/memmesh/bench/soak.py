@@ -18,7 +18,8 @@ every engine process and its CPU in the window (% of one core), so a drift names
 engine; last, `host_ref_ms`, the CPU time of a fixed piece of work run beside the mesh, so
 a drift that comes from the host itself (a shared machine running code slower) shows as
 one. The summary compares the first window with the last: p99 drift in %, RSS growth in %
-per engine (and, not judged, the host reference's drift), and passes when both p99s stay
+per engine (and, not judged, the host reference's drift and the mesh's CPU drift with the
+host's taken out), and passes when both p99s stay
 within ±20 % and no engine grew by 10 % or more. Exit status 0 on PASS, 1 on FAIL.
 """
 
@@ -362,6 +363,13 @@ async def soak(
         # the last window than in the first.
         summary["host_ref_first_ms"], summary["host_ref_last_ms"] = host[0], host[-1]
         summary["host_ref_drift_pct"] = drift_pct(host[0], host[-1])
+        # The mesh's CPU for the same load, last window against the first, with the host's
+        # own change of speed taken out: the drift of the mesh's work per request.
+        mesh_first, mesh_last = sum(cpu[0].values()), sum(cpu[-1].values())
+        if host[0] and host[-1] and mesh_first > 0:
+            summary["mesh_cpu_drift_vs_host_pct"] = round(
+                (mesh_last / mesh_first) / (host[-1] / host[0]) * 100 - 100, 1
+            )
         return summary
     finally:
         for client in clients:

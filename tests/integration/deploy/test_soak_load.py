@@ -86,6 +86,7 @@ def test_soak_sends_the_paced_load_and_prints_each_window_and_the_summary() -> N
     assert all(size > 0 for size in summary["rss_first_mb"].values()), summary
     assert summary["host_ref_first_ms"] > 0 and summary["host_ref_last_ms"] > 0, summary
     assert summary["host_ref_drift_pct"] is not None
+    assert isinstance(summary["mesh_cpu_drift_vs_host_pct"], float)
     verdict = next(line for line in lines if line.startswith("verdict: "))
     assert verdict.startswith("verdict: PASS" if summary["pass"] else "verdict: FAIL")
     assert result.returncode == (0 if summary["pass"] else 1)
