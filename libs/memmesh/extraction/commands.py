@@ -18,8 +18,8 @@ _IMPERATIVE = (
 )
 # Words that erase (a forget is said many ways).
 _ERASE = (
-    r"(?:forget|delete|erase|remove|wipe|scrub|purge|clear|drop|discard|trash|destroy|get rid of|"
-    r"nuke|zap|blow away)"
+    r"(?:forget|delete|erase|remove|wipe|scrub|scratch|purge|clear|drop|discard|trash|destroy|"
+    r"get rid of|lose|nuke|zap|blow away|un-?remember|unlearn)"
 )
 # What a memory of the user is called.
 _HOLDINGS = (
@@ -52,7 +52,11 @@ _TOPIC_NOT_A_PLACE = (
     r"(?!(?:home|house|hotel|office|work|school|college|class|gym|bed|sleep|city|town|country|"
     r"beach|car|airport|station|store|shop|flat|place|room|kitchen|hospital|doctor|dentist|"
     r"restaurant|cafe|bar|park|museum|mall|market|church|pool|lake|island|village|"
-    r"drawing board|grind|beginning|start|top|basics|normal|reality|future|past)\b)"
+    r"drawing board|grind|beginning|start|top|basics|normal|reality|future|past)"
+    # ...as the place itself: it ends the clause or a plan word follows ("back to the hotel
+    # before dark"); "back to the kitchen renovation" is a topic.
+    r"(?:\s*(?:$|[,.!?;])|\s+(?:for|to|at|in|on|with|after|before|tonight|tomorrow|today|later|"
+    r"now|and|but|so|then|by|soon|when|once|again|early|late)\b))"
 )
 # A short topic that ends the clause (no "for Christmas", "tomorrow" or other plan words in it).
 _SHORT_TOPIC = (
@@ -112,6 +116,12 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"(?:personal\s+)?(?:data|info|information|profile|memories|records|details|file)\b"
         r"(?!\s+(?:about|on|for|from)\b)",
     ),
+    # "wipe me from your memory completely"
+    (
+        Command.FORGET_EVERYTHING,
+        rf"\b{_ERASE}\s+me\s+(?:completely\s+|entirely\s+|totally\s+)?(?:out\s+of|from|off)\s+"
+        rf"(?:your\s+|the\s+)?(?:{_MEMORY_PLACE}|system|database)\b",
+    ),
     (
         Command.FORGET_EVERYTHING,
         r"\b(?:wipe|erase|clear|reset|delete|purge|empty|format)\s+(?:all\s+(?:of\s+)?)?your\s+"
@@ -135,6 +145,12 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         Command.FORGET_THREAD,
         r"\b(?:pretend|act like|act as if)\s+(?:this|that|the|our)\s+(?:whole\s+|entire\s+)?"
         r"(?:conversation|chat|talk|session|call)\s+(?:never|didn't|did not)\s+happen",
+    ),
+    (
+        Command.FORGET_THREAD,
+        r"\b(?:pretend|act like|act as if)\s+(?:we|I)\s+(?:never|didn't|did not)\s+(?:had|have|did)\s+"
+        r"(?:this|that|the|our|today's)\s+(?:whole\s+|entire\s+|last\s+)?"
+        r"(?:conversation|chat|talk|session|call|discussion)\b",
     ),
     (
         Command.FORGET_THREAD,
@@ -293,12 +309,25 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         rf"asking (?:me )?about|nagging me about)\s*{_TOPIC}?{_END}",
     ),
     (Command.DO_NOT_MENTION, r"\b(?:stop|quit)\s+bringing\s+(?P<target>[^,.!?]+?)\s+up\b"),
+    # "never bring my divorce up again" (not "I never bring it up", not "you never bring it up").
+    (
+        Command.DO_NOT_MENTION,
+        r"(?:^|[,.!?;:]\s*|\b(?:please|just|and|so|now|then|ok|okay|also)\s+)"
+        r"(?:don't|do not|never|(?:can|could|would|will) you not)\s+(?:ever\s+)?bring\s+"
+        r"(?P<target>[^,.!?;]+?)\s+up\b",
+    ),
+    # "please leave my weight out of our conversations"
+    (
+        Command.DO_NOT_MENTION,
+        rf"{_IMPERATIVE}leave\s+{_TOPIC}\s+out\s+of\s+(?:our|the|your|this|these|future|any)\s+"
+        r"(?:conversations?|chats?|talks?|answers?|replies|responses|suggestions|discussions?)\b",
+    ),
     # "don't talk about my brother anymore", "you don't bring up Gloria, at all"; said of
     # oneself or others ("I don't talk about it anymore") it is no command.
     (
         Command.DO_NOT_MENTION,
-        r"(?:^|[,.!?;:]\s*|\b(?:please|just|you|and|so|now|then|ok|okay|also)\s+)(?:don't|do not|never)\s+"
-        r"(?:ever\s+)?"
+        r"(?:^|[,.!?;:]\s*|\b(?:please|just|you|and|so|now|then|ok|okay|also)\s+)"
+        r"(?:don't|do not|never|(?:can|could|would|will) you not)\s+(?:ever\s+)?"
         rf"{_MENTION}\s+{_TOPIC},?\s+(?:again|anymore|any more|ever again|at all|ever|from now on|"
         r"going forward|in (?:the )?future)\b",
     ),
@@ -316,7 +345,7 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.DO_NOT_MENTION,
         r"\bI(?:'d| would)\s+(?:prefer|rather)\s+(?:if\s+)?you\s+(?:didn't|did not|not|don't|never)\s+"
-        rf"(?:bring|mention|raise)\s*(?:up\s+)?{_TOPIC}?(?:\s+up)?(?:\s+again|\s+anymore)?{_END}",
+        rf"(?:{_MENTION}|bring)\s*(?:up\s+)?{_TOPIC}?(?:\s+up)?(?:\s+again|\s+anymore)?{_END}",
     ),
     (
         Command.REMEMBER_EVERYTHING,
@@ -386,6 +415,11 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (Command.DO_NOT_STORE, r"\boff[ -](?:the\s+)?record\b"),
     (
         Command.DO_NOT_STORE,
+        r"\bkeep\s+(?:this|that|it)(?:\s+one)?\s+(?:off|out\s+of)\s+(?:the|your|my)\s+"
+        r"(?:records?|books|notes|memory|files?)\b",
+    ),
+    (
+        Command.DO_NOT_STORE,
         r"\b(?:this|that|it) (?:stays|is|remains|has to stay|needs to stay|should stay) "
         r"(?:just |strictly )?between (?:us|you and me|ourselves|the two of us)\b",
     ),
@@ -452,7 +486,25 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         Command.FORGET,
         rf"{_IMPERATIVE}(?:forget|delete|erase|scrub)\s+(?:that|this)\b(?!\s+(?:thread|conversation))",
     ),
-    (Command.FORGET, rf"{_IMPERATIVE}forget\s+(?:about\s+)?my\s+{_TOPIC}{_END}"),
+    (
+        Command.FORGET,
+        rf"{_IMPERATIVE}(?:forget|un-?remember|unlearn)\s+(?:about\s+)?my\s+{_TOPIC}{_END}",
+    ),
+    # "can you stop remembering that I smoke" (never "I can't stop remembering that day").
+    (
+        Command.FORGET,
+        rf"{_IMPERATIVE}(?:stop|quit)\s+(?:remembering|storing|saving|keeping track of)\s+"
+        # ...something of the user's ("stop storing your shoes in the hallway" is no command).
+        r"(?:that\s+)?(?=(?:I|I'm|I've|I'd|my|me|what I|anything about|everything about|"
+        rf"(?:the\s+)?(?:stuff|things|bit|part) about)\b){_TOPIC}{_END}",
+    ),
+    # "please don't keep the bit about my ex": what was said already is to go.
+    (
+        Command.FORGET,
+        rf"\b{_DONT}\s+(?:keep|remember|store|save|hold on to|hang on to)\s+(?:the\s+)?"
+        r"(?:bit|part|stuff|thing|things|info|information|details?|notes?)\s+(?:about|on|regarding)\s+"
+        rf"{_TOPIC}{_END}",
+    ),
     # "Forget the stuff about my aunt", "delete everything about her" (a pronoun points at
     # what was just said about someone).
     (

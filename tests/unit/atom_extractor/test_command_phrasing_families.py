@@ -259,3 +259,47 @@ def test_less_common_phrasings_are_heard(text: str, command: Command) -> None:
 )
 def test_look_alikes_of_the_less_common_phrasings_are_no_command(text: str) -> None:
     assert extract(text).command is None
+
+
+@pytest.mark.parametrize(
+    "text, command",
+    [
+        ("scratch what I said about my salary", Command.FORGET),
+        ("please don't keep the bit about my ex", Command.FORGET),
+        ("un-remember my old address please", Command.FORGET),
+        ("can you stop remembering that I smoke", Command.FORGET),
+        ("lose the stuff about my debt", Command.FORGET),
+        ("keep this one off your records", Command.DO_NOT_STORE),
+        ("never bring my divorce up again", Command.DO_NOT_MENTION),
+        ("I'd rather you didn't talk about my dad anymore", Command.DO_NOT_MENTION),
+        ("please leave my weight out of our conversations", Command.DO_NOT_MENTION),
+        ("can you not mention the accident from now on", Command.DO_NOT_MENTION),
+        ("wipe me from your memory completely", Command.FORGET_EVERYTHING),
+        ("let's pretend we never had this chat", Command.FORGET_THREAD),
+        ("let's get back to the kitchen renovation", Command.RESUME_THREAD),
+    ],
+)
+def test_phrasings_built_from_the_same_parts_are_heard(text: str, command: Command) -> None:
+    """Other verbs for erasing and mentioning, a particle split from its verb ("bring X up"),
+    a polite negation ("can you not"), a place word that begins a topic."""
+    assert extract(text).command is command
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I can't stop remembering that day",
+        "I never bring my divorce up with my mom",
+        "you never bring it up anymore",
+        "we got back to the hotel before dark",
+        "let's get back to the kitchen",
+        "I always lose my keys",
+        "please leave the dog out of the bedroom",
+        "he wiped me from his contacts",
+        "don't keep the receipts about the car",
+        "stop storing your shoes in the hallway",
+        "I'm trying to unlearn bad habits",
+    ],
+)
+def test_look_alikes_of_those_phrasings_are_no_command(text: str) -> None:
+    assert extract(text).command is None
