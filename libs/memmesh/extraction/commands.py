@@ -19,7 +19,7 @@ _IMPERATIVE = (
 # Words that erase (a forget is said many ways).
 _ERASE = (
     r"(?:forget|delete|erase|remove|wipe|scrub|scratch|purge|clear|drop|discard|trash|destroy|"
-    r"get rid of|lose|nuke|zap|blow away|un-?remember|unlearn)"
+    r"get rid of|lose|reset|nuke|zap|blow away|un-?remember|unlearn)"
 )
 # What a memory of the user is called.
 _HOLDINGS = (
@@ -253,6 +253,21 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.RECALL_ONLY_IF_ASKED,
         r"\b(?:don't|do not|never)\s+(?:bring|pull)\s+(?:anything|stuff|things)\s+up\s+unless",
+    ),
+    # "don't bring up stuff from before unless I ask", "don't use my history unless I tell you
+    # to": what is remembered as a whole (one item is PULL_ONLY).
+    (
+        Command.RECALL_ONLY_IF_ASKED,
+        r"\b(?:don't|do not|never)\s+(?:bring up|pull up|use|mention|raise|dig up)\s+"
+        r"(?:anything|stuff|things|old stuff|my (?:history|past|memories|data|info)|what you "
+        r"(?:remember|know))(?:\s+(?:from (?:before|the past|earlier|last time)|you (?:remember|know)))?"
+        r"\s+unless\s+I\s+(?:ask|tell you|say so|want)",
+    ),
+    (
+        Command.RECALL_ONLY_IF_ASKED,
+        r"\bwait\s+(?:for me to ask|until I ask)\s+before\s+(?:using|bringing up|mentioning|"
+        rf"raising)\s+(?:anything|what you (?:remember|know)|my (?:history|past|memories)|"
+        rf"{_REMEMBERED_STUFF})",
     ),
     (
         Command.PULL_ONLY,
@@ -535,6 +550,16 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"recorded|kept)\s+(?:on|about)\s+me\b",
     ),
     (Command.RECALL_SUMMARY, r"\bwhat\s+(?:have|do)\s+you\s+(?:got|have)\s+(?:on|about)\s+me\b"),
+    (
+        Command.RECALL_SUMMARY,
+        r"\bhow\s+much\s+(?:do|did)\s+you\s+(?:know|remember|have|keep|store)\s+(?:about|on)\s+me\b",
+    ),
+    # "show me my memory" (not "show me my memories of Paris").
+    (
+        Command.RECALL_SUMMARY,
+        r"\b(?:show|read|give)\s+me\s+(?:my|your)\s+(?:memory|memories|memory profile|file|notes)"
+        r"(?:\s+(?:of|about|on)\s+me)?\s*(?:[.!?]|$)",
+    ),
     (Command.RECALL_SUMMARY, r"\bwhat(?:'s| is)\s+in\s+(?:your\s+)?memory\s+(?:about|on)\s+me\b"),
     (
         Command.RECALL_SUMMARY,

@@ -277,6 +277,12 @@ def test_look_alikes_of_the_less_common_phrasings_are_no_command(text: str) -> N
         ("wipe me from your memory completely", Command.FORGET_EVERYTHING),
         ("let's pretend we never had this chat", Command.FORGET_THREAD),
         ("let's get back to the kitchen renovation", Command.RESUME_THREAD),
+        ("reset everything you know about me", Command.FORGET_EVERYTHING),
+        ("how much do you know about me", Command.RECALL_SUMMARY),
+        ("show me my memory", Command.RECALL_SUMMARY),
+        ("don't bring up stuff from before unless I ask", Command.RECALL_ONLY_IF_ASKED),
+        ("wait for me to ask before using what you remember", Command.RECALL_ONLY_IF_ASKED),
+        ("don't use my history unless I tell you to", Command.RECALL_ONLY_IF_ASKED),
     ],
 )
 def test_phrasings_built_from_the_same_parts_are_heard(text: str, command: Command) -> None:
@@ -299,6 +305,11 @@ def test_phrasings_built_from_the_same_parts_are_heard(text: str, command: Comma
         "don't keep the receipts about the car",
         "stop storing your shoes in the hallway",
         "I'm trying to unlearn bad habits",
+        "reset my password please",
+        "how much do you know about jazz",
+        "don't use my card unless I tell you to",
+        "wait for me to ask before ordering",
+        "give me your notes on the book",
     ],
 )
 def test_look_alikes_of_those_phrasings_are_no_command(text: str) -> None:
