@@ -12,9 +12,10 @@ from .text import normalize, split_clauses
 _TOPIC = r"(?P<target>[^,.!?;]+?)"
 _END = r"(?=\s*(?:[,.!?;]|$|\s+(?:and|but|because|so|please|thanks|I)\b))"
 _IMPERATIVE = (
-    r"(?:^|[,.!?;]\s*|\b(?:please|kindly|can you|could you|would you|will you|just|actually|"
+    r"(?:^|[,.!?;]\s*|\b(?:please|pls|plz|kindly|can you|could you|would you|will you|just|actually|"
     r"now|and|also|so|then|ok|okay|I want you to|I need you to|I'd like you to|you can|"
-    r"you should|go ahead and|feel free to|I'd appreciate it if you'd|I'd appreciate it if you)\s+)"
+    r"you should|you must|you have to|you need to|go ahead and|feel free to|"
+    r"I'd appreciate it if you'd|I'd appreciate it if you)\s+)"
 )
 # Words that erase (a forget is said many ways).
 _ERASE = (
@@ -44,7 +45,7 @@ _RETURN_TO = (
     r"(?:resume|continue(?:\s+with)?|reopen|re-open|revisit|return to|(?:go|get|come|head|circle|"
     r"jump|switch)\s+back\s+(?:in)?to|pick\s+(?:back\s+)?up(?:\s+on)?)"
 )
-_THREAD = r"(?:thread|conversation|chat|discussion|talk)"
+_THREAD = r"(?:thread|conversation|convo|chat|discussion|talk)"
 # A politeness word people slip between a verb and its object ("continue please the chat").
 _PLEASE = r"(?:(?:please|kindly|just|now|again)\s+)?"
 # "back to the hotel", "back to my parents for Christmas": going somewhere, not to a topic.
@@ -137,8 +138,8 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         Command.FORGET_THREAD,
         r"\b(?:forget|wipe|delete|erase|clear|drop|scrap|trash|remove|scratch|discard|purge)\s+"
         r"(?:all\s+(?:of\s+)?)?(?:this|that|the|our|today's)\s+"
-        r"(?:whole\s+|entire\s+|last\s+|current\s+)?(?:thread|conversation|chat|discussion|session|"
-        r"call|talk|exchange)\b"
+        r"(?:whole\s+|entire\s+|last\s+|current\s+)?(?:thread|conversation|convo|chat|discussion|"
+        r"session|call|talk|exchange)\b"
         rf"(?:\s+(?:about|on)\s+{_TOPIC}{_END})?",
     ),
     (
@@ -331,6 +332,13 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"(?:don't|do not|never|(?:can|could|would|will) you not)\s+(?:ever\s+)?bring\s+"
         r"(?P<target>[^,.!?;]+?)\s+up\b",
     ),
+    # "not speak about my father anymore please" (a bare "not", as a learner says it).
+    (
+        Command.DO_NOT_MENTION,
+        r"(?:^|[,.!?;:]\s*|\b(?:please|pls|plz)\s+)not\s+(?:more\s+)?"
+        rf"(?:{_MENTION}|speak about|speak of)\s+{_TOPIC},?\s+(?:again|anymore|any more|ever again|"
+        r"from now on|going forward)\b",
+    ),
     # "please leave my weight out of our conversations"
     (
         Command.DO_NOT_MENTION,
@@ -428,6 +436,12 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"store|record|keep|log|note)\s+(?:this|that|it)\b",
     ),
     (Command.DO_NOT_STORE, r"\boff[ -](?:the\s+)?record\b"),
+    # "please not save this, my visa is expired" (a bare "not", as a learner says it).
+    (
+        Command.DO_NOT_STORE,
+        r"(?:^|[,.!?;:]\s*|\b(?:please|pls|plz)\s+)not\s+(?:save|store|remember|keep|record|write down)\s+"
+        r"(?:this|that|it)\b",
+    ),
     (
         Command.DO_NOT_STORE,
         r"\bkeep\s+(?:this|that|it)(?:\s+one)?\s+(?:off|out\s+of)\s+(?:the|your|my)\s+"

@@ -283,6 +283,11 @@ def test_look_alikes_of_the_less_common_phrasings_are_no_command(text: str) -> N
         ("don't bring up stuff from before unless I ask", Command.RECALL_ONLY_IF_ASKED),
         ("wait for me to ask before using what you remember", Command.RECALL_ONLY_IF_ASKED),
         ("don't use my history unless I tell you to", Command.RECALL_ONLY_IF_ASKED),
+        ("pls forget what i said about my address", Command.FORGET),
+        ("you must forget my old phone number", Command.FORGET),
+        ("forget this whole convo", Command.FORGET_THREAD),
+        ("please not save this, my visa is expired", Command.DO_NOT_STORE),
+        ("not speak about my father anymore please", Command.DO_NOT_MENTION),
     ],
 )
 def test_phrasings_built_from_the_same_parts_are_heard(text: str, command: Command) -> None:
@@ -310,6 +315,11 @@ def test_phrasings_built_from_the_same_parts_are_heard(text: str, command: Comma
         "don't use my card unless I tell you to",
         "wait for me to ask before ordering",
         "give me your notes on the book",
+        "I would rather not save this file",
+        "we did not talk about money again",
+        "you must forget your fears",
+        "not speak so fast please",
+        "this convo was fun",
     ],
 )
 def test_look_alikes_of_those_phrasings_are_no_command(text: str) -> None:
