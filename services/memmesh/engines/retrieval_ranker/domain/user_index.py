@@ -50,36 +50,33 @@ class UserIndex:
         self._document_bytes = 0
         # A whole index read at once (a load, a rebuild): the last document of an id counts,
         # as if each were upserted in turn, and every kind's vectors go in with one copy.
-        latest = {doc.doc_id: doc for doc in docs}
         vectors: dict[Kind, list[tuple[str, bytes]]] = {kind: [] for kind in Kind}
-        for doc in latest.values():
-            self._kinds[doc.kind].add(doc)
-            self._document_bytes += document_bytes(doc)
-            if not doc.signals.superseded:
-                vectors[doc.kind].append((doc.doc_id, doc.vector))
-                if doc.constraint_text:
-                    self._standing[doc.doc_id] = doc
+        for doc in {doc.doc_id: doc for doc in docs}.values():
+            if (row := self._add_new(doc)) is not None:
+                vectors[doc.kind].append(row)
         for kind, rows in vectors.items():
             self._dense[kind].extend(rows)
 
     def _find(self, doc_id: str) -> KindIndex | None:
         return next((index for index in self._kinds.values() if doc_id in index), None)
 
-    def upsert(self, doc: IndexDoc) -> None:
-        """Index a document; an id is unique across kinds, so a same-id document of another kind goes."""
-        holder = self._find(doc.doc_id)
-        if holder is not None:
-            replaced = holder.remove(doc.doc_id)
-            self._document_bytes -= document_bytes(replaced) if replaced else 0
-            for dense in self._dense.values():
-                dense.remove(doc.doc_id)
+    def _add_new(self, doc: IndexDoc) -> tuple[str, bytes] | None:
+        """Index a document whose id no kind holds: postings, bytes and, for a standing
+        constraint, its entry; returns its dense row for the caller to add (None for a
+        superseded document, which is never returned)."""
         self._kinds[doc.kind].add(doc)
         self._document_bytes += document_bytes(doc)
-        self._dense[doc.kind].add(doc.doc_id, b"" if doc.signals.superseded else doc.vector)
-        if doc.constraint_text and not doc.signals.superseded:
+        if doc.signals.superseded:
+            return None
+        if doc.constraint_text:
             self._standing[doc.doc_id] = doc
-        else:
-            self._standing.pop(doc.doc_id, None)
+        return doc.doc_id, doc.vector
+
+    def upsert(self, doc: IndexDoc) -> None:
+        """Index a document; an id is unique across kinds, so a same-id document of another kind goes."""
+        self.remove(doc.doc_id)
+        if (row := self._add_new(doc)) is not None:
+            self._dense[doc.kind].add(*row)
 
     def remove(self, doc_id: str) -> bool:
         """Drop a document; True when it was indexed."""
