@@ -301,14 +301,10 @@ def scan_logs(report: Report, needles: Needles, log_dir: Path) -> None:
         _scan(report, needles, "logs", path.name, path.read_bytes())
 
 
-def scan_spans(report: Report, needles: Needles, exports: list[bytes]) -> None:
+def scan_exports(report: Report, needles: Needles, surface: str, exports: list[bytes]) -> None:
+    """Every OTLP export request of one kind (`spans` or `metrics`), whole."""
     for number, export in enumerate(exports):
-        _scan(report, needles, "spans", f"export {number}", export)
-
-
-def scan_metrics(report: Report, needles: Needles, exports: list[bytes]) -> None:
-    for number, export in enumerate(exports):
-        _scan(report, needles, "metrics", f"export {number}", export)
+        _scan(report, needles, surface, f"export {number}", export)
 
 
 def scan_briefs(report: Report, needles: Needles, run: Run) -> None:
@@ -368,8 +364,8 @@ def scan(run: Run, script: Script, *, server_wal: bool = True) -> dict[str, obje
     if run.redis_url:
         scan_redis(report, needles, run.redis_url, run.tenant)
     scan_logs(report, needles, run.log_dir)
-    scan_spans(report, needles, run.span_exports)
-    scan_metrics(report, needles, run.metric_exports)
+    scan_exports(report, needles, "spans", run.span_exports)
+    scan_exports(report, needles, "metrics", run.metric_exports)
     scan_briefs(report, needles, run)
     result = report.as_json(surfaces)
     if wal is not None:
