@@ -241,29 +241,9 @@ def test_look_alike_ordinary_speech_is_no_command(text: str) -> None:
         ("could you please never bring up my ex again", Command.DO_NOT_MENTION),
         ("the visa stuff, keep it but only when I ask", Command.PULL_ONLY),
         ("going forward hold on to everything I mention", Command.REMEMBER_EVERYTHING),
-    ],
-)
-def test_less_common_phrasings_are_heard(text: str, command: Command) -> None:
-    assert extract(text).command is command
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "I hang on to everything, I'm a hoarder",
-        "keep it simple only if I ask for more",
-        "this bread is not for the memory of my gran",
-        "scrap the plan, we're staying home",
-        "show me the things you know about Paris",
-    ],
-)
-def test_look_alikes_of_the_less_common_phrasings_are_no_command(text: str) -> None:
-    assert extract(text).command is None
-
-
-@pytest.mark.parametrize(
-    "text, command",
-    [
+        # Other erase and mention verbs, a particle split from its verb ("bring X up"), a
+        # polite or a learner's negation ("can you not", "please not"), a topic that begins
+        # with a place word, transcript spellings ("pls", "convo").
         ("scratch what I said about my salary", Command.FORGET),
         ("please don't keep the bit about my ex", Command.FORGET),
         ("un-remember my old address please", Command.FORGET),
@@ -290,15 +270,18 @@ def test_look_alikes_of_the_less_common_phrasings_are_no_command(text: str) -> N
         ("not speak about my father anymore please", Command.DO_NOT_MENTION),
     ],
 )
-def test_phrasings_built_from_the_same_parts_are_heard(text: str, command: Command) -> None:
-    """Other verbs for erasing and mentioning, a particle split from its verb ("bring X up"),
-    a polite negation ("can you not"), a place word that begins a topic."""
+def test_less_common_phrasings_are_heard(text: str, command: Command) -> None:
     assert extract(text).command is command
 
 
 @pytest.mark.parametrize(
     "text",
     [
+        "I hang on to everything, I'm a hoarder",
+        "keep it simple only if I ask for more",
+        "this bread is not for the memory of my gran",
+        "scrap the plan, we're staying home",
+        "show me the things you know about Paris",
         "I can't stop remembering that day",
         "I never bring my divorce up with my mom",
         "you never bring it up anymore",
@@ -322,5 +305,5 @@ def test_phrasings_built_from_the_same_parts_are_heard(text: str, command: Comma
         "this convo was fun",
     ],
 )
-def test_look_alikes_of_those_phrasings_are_no_command(text: str) -> None:
+def test_look_alikes_of_the_less_common_phrasings_are_no_command(text: str) -> None:
     assert extract(text).command is None
