@@ -35,7 +35,8 @@ _MINIMUM_BP = {
     FactType.USER_PATTERN: USER_PATTERN_MIN_BP,
     FactType.SHARED_NARRATIVE: SHARED_NARRATIVE_MIN_BP,
 }
-# Words the renderer adds around the user's own words; they need no grounding.
+# Words the renderer adds around the user's own words; they need no grounding (the last
+# line: the learned path's category frames, "User's taste: ...").
 _RENDER_VOCABULARY = frozenset(
     """
 user user's they them their theirs themselves assistant assistant's the a an and or of to in on
@@ -43,6 +44,7 @@ for with at by from is are was be been has have had who named called not no does
 don't can't cannot never always only also prefers likes loves dislikes hates enjoys adores
 wants uses lives takes tolerate tolerates own is into fan favorite favourite units over than
 rather would will it its this that as some any which when while up out about because name
+taste circle background limit note
 """.split()
 )
 _HEDGE_IN_TEXT = re.compile(
