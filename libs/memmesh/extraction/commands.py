@@ -748,7 +748,8 @@ _CORRECTION_TRIGGER = re.compile(
     r"^(?:no|nope|nah)\b(?!\s+(?:worries|problem|thanks|thank you|way|idea|clue|rush|pressure|"
     r"big deal|doubt|offen[cs]e|kidding|more|need|matter|longer)\b)|^(?:wrong|correction|sorry)\b|"
     r"\b(?:I said|I meant|I mean|misheard|mis-heard|you heard|heard me wrong|not what I said|"
-    r"I didn't say|I did not say|spelled|spelt|spell it)\b|^not\s+\w|"
+    r"I didn't say|I did not say|I don't say|I do not say|spelled|spelt|spell it)\b|^not\s+\w|"
+    r"\b(?:that's|that is|that was|it's|it is)\s+not\s+(?:right|correct|what I said)\b|"
     r"\b(?:got|get|gets|getting|heard|wrote|written|typed|spelled|spelt|understood|transcribed|"
     r"came through|"
     r"came out|that's|that is|you're|you are)\s+(?:(?:it|that|this|me|my \w+|the \w+)\s+)?"
@@ -783,15 +784,17 @@ _NOT_Y_X_RUN_ON = re.compile(rf"(?:^|[.;!?]\s*){_INTERJECTIONS}not\s+(?P<rest>[^
 # "is not Lyon, is Lille", "it isn't Tom, it's Tim", "I'm not a vegetarian, I'm a veterinarian",
 # "I didn't say Bern, I said Berlin"
 _PARALLEL = re.compile(
-    rf"\b(?P<lead>{_COPULA}\s+not|(?:it|that)\s+(?:isn't|wasn't)|isn't|I\s+(?:didn't|did not|never)\s+"
-    rf"say)\s+(?P<heard>[^,.;!?]+?),?\s+(?:{_COPULA}|I said|I meant|but)\s+(?P<meant>[^,.;!?]+)",
+    rf"\b(?P<lead>{_COPULA}\s+not|(?:it|that)\s+(?:isn't|wasn't)|isn't|I\s+(?:didn't|did not|never|"
+    rf"don't|do not)\s+say)\s+(?P<heard>[^,.;!?]+?),?\s+(?:{_COPULA}|I said|I say|I meant|but)\s+"
+    rf"(?P<meant>[^,.;!?]+)",
     re.I,
 )
 # "you've written Brown there, but it's Braun"
 _YOU_WROTE_BUT = re.compile(
     r"\byou(?:'ve| have)?\s+(?:written|wrote|typed|put(?:\s+down)?|spelled|spelt|heard|got|saved|"
-    r"noted)\s+(?P<heard>[^,.;!?]+?)(?:\s+(?:there|here|down|in there))?\s*,?\s*but\s+(?:it's|its|"
-    r"it is|it should be|should be|I said|I meant|I'm|I am|my \w+(?:'s| is))\s+(?P<meant>[^,.;!?]+)",
+    r"noted)\s+(?P<heard>[^,.;!?]+?)(?:\s+(?:there|here|down|in there))?\s*,?\s*(?:but\s+(?:it's|its|"
+    r"it is|it should be|should be|I said|I meant|I'm|I am|my \w+(?:'s| is))|I said|I meant)\s+"
+    r"(?P<meant>[^,.;!?]+)",
     re.I,
 )
 _NEGATED_VERB = re.compile(
@@ -819,6 +822,13 @@ _SPAN_STOP = frozenset(
 _MAX_SPAN_WORDS = 3
 
 
+# "Lisbon. Not Lisburn.": a short sentence and the misheard word as a sentence of its own are
+# read as "Lisbon, not Lisburn" (the pair must still sound alike, or come with a sign).
+_SHORT_THEN_NOT = re.compile(
+    r"(?:^|(?<=[.;!?]\s))(?P<said>(?:\S+\s+){0,2}\S+?)[.;!]\s+not\s+", re.I
+)
+
+
 @dataclass(frozen=True)
 class _Pair:
     heard: str
@@ -828,7 +838,7 @@ class _Pair:
 
 def detect_correction(text: str) -> tuple[Correction | None, str]:
     """Return the heard/meant pair of a correction and the turn with the misheard part removed."""
-    cleaned = re.sub(r",\s*,", ",", _SPELLED.sub("", text))
+    cleaned = _SHORT_THEN_NOT.sub(r"\g<said>, not ", re.sub(r",\s*,", ",", _SPELLED.sub("", text)))
     triggered = bool(_CORRECTION_TRIGGER.search(text))
     pair = (
         _you_wrote_but(cleaned)
@@ -1023,7 +1033,7 @@ _NOT_A_MISHEARD_START = re.compile(
     r"^(?:sure|really|exactly|quite|much|at all|yet|now|today|tonight|anymore|always|ever|even|"
     r"just|only|so|too|very|bad|great|good|a fan|a big|that|this|it|me|you|him|her|us|them|mine|"
     r"yours|my|in the mood|anything|everything|nothing|a lot|the point|a problem|problem|an issue|"
-    r"a big deal)\b",
+    r"a big deal|right|correct|true|what I said)\b",
     re.I,
 )
 

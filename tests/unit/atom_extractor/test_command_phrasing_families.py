@@ -167,6 +167,11 @@ def test_returning_to_a_topic_resumes_its_thread(text: str, target: str | None) 
         ("you put Mark down, but it's Marc, M-A-R-C", "Mark", "Marc"),
         ("I said the blue one not the blues", "blues", "blue"),
         ("I meant ibuprofen not paracetamol I take it daily", "paracetamol", "ibuprofen"),
+        ("Bergen. Not Burgen.", "Burgen", "Bergen"),
+        ("Nadia. Not Nadine. My niece.", "Nadine", "Nadia"),
+        ("I don't say cheap, I say chip, the chip in my card", "cheap", "chip"),
+        ("you've put Monday the ninth, I said Sunday the ninth", "Monday", "Sunday"),
+        ("wait, that's not right, I work in Derby, not Darby", "Darby", "Derby"),
     ],
 )
 def test_correction_shapes_give_the_shortest_spans(text: str, heard: str, meant: str) -> None:
@@ -220,6 +225,11 @@ def test_a_whole_occupation_is_meant_when_no_word_of_it_sounds_like_the_misheard
         "I'm a night owl, not a morning person",
         "the parcel did not reach the depot",
         "open the group chat",
+        "Tea. Not coffee.",
+        "Fine. Not great.",
+        "I got home late. Not happy about it.",
+        "that's not right, the bill is wrong",
+        "I don't say much, I say what I mean",
     ],
 )
 def test_look_alike_ordinary_speech_is_no_command(text: str) -> None:
