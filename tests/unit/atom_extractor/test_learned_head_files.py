@@ -72,3 +72,13 @@ def test_the_hybrid_extractor_is_deterministic() -> None:
     utterance = "my partner Joaquin works nights as an ER nurse and I went vegan last year"
     first = default_hybrid_extractor().extract(utterance)
     assert all(default_hybrid_extractor().extract(utterance) == first for _ in range(3))
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    ["honestly I can't stand them", "yeah we have lived there for ages", "I take those every day"],
+)
+def test_a_learned_clause_naming_its_subject_elsewhere_gives_no_fact(utterance: str) -> None:
+    # "them", "there", "those" stand for something of another clause or turn: a fact of this
+    # clause alone would store "User can't stand them".
+    assert default_hybrid_extractor().extract(utterance).facts == ()

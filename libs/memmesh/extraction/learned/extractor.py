@@ -30,6 +30,9 @@ LEARNED_MARKERS = frozenset({HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM})
 # (labelling rule 4) unless that person is named ("my brother's wife Sara").
 _SOMEONE_ELSES = re.compile(r"^(?:\w+\s+){0,2}?(?:my|our)\s+[\w-]+'s\s+(?!name\b)[\w-]+", re.I)
 _NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]+")
+# Words that stand for something said in another clause ("them", "there"); not "it", which is
+# as often no one thing at all ("I find it relaxing").
+_POINTERS = frozenset("them there those these him".split())
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,8 @@ class HybridExtractor:
         )
         if category == "relationship" and _about_someone_elses(unit.text):
             return None
+        if _points_elsewhere(unit.text):
+            return None
         text = render_fact(unit.text, category)
         if not text:
             return None
@@ -107,6 +112,13 @@ class HybridExtractor:
             evidence_span=unit.text,
             violations=tuple(sorted(unit.markers & LEARNED_MARKERS)),
         )
+
+
+def _points_elsewhere(clause: str) -> bool:
+    """ "I really can't stand them", "I live there": what the clause is about is named in
+    another clause, so a fact of this clause alone would say nothing."""
+    words = re.findall(r"[\w']+", clause.lower())
+    return any(word in _POINTERS for word in words[1:])
 
 
 def _about_someone_elses(clause: str) -> bool:
