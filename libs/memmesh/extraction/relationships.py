@@ -64,6 +64,13 @@ _NAME_LIST = re.compile(
     r"[A-Za-z][\w'-]*)+)$",
     re.I,
 )
+# The clause after "I have a son" that names him: "his name is Bilal", "she's called Ewa",
+# "Ewa" alone.
+_NAME_FOLLOWS = re.compile(
+    rf"^(?:(?:and\s+)?(?:(?:his|her|their)\s+name(?:'s|\s+is|\s+was)|(?:he|she|they)(?:'s|\s+is|"
+    rf"\s+are)\s+(?:called|named))\s+)?(?P<name>{_CAP_NAME})$",
+    re.I,
+)
 _LOWER_NAME_IS_MY_ROLE = re.compile(
     rf"^(?P<name>[a-z][a-z'-]+?)(?:'s|\s+is|\s+has been|'s been)\s+"
     rf"(?:basically\s+|like\s+|pretty much\s+|also\s+)?my\s+{_ROLE_PHRASE}\b"
@@ -197,9 +204,15 @@ def _plural_named(ctx: ClauseContext) -> list[Candidate]:
 
 
 def _family_count(ctx: ClauseContext) -> list[Candidate]:
-    """ "I have three kids" / "I have a twin sister": family members without names."""
+    """ "I have three kids" / "I have a twin sister": family members without names; one
+    person whose name the next clause gives ("I have a son, his name is Bilal") is named."""
     match = _FAMILY_COUNT.match(ctx.text)
     following = ctx.following()
+    if match and following and match.group("count").lower() in ("a", "an", "one"):
+        named = _NAME_FOLLOWS.match(following.text)
+        name = _clean_name(named.group("name"), strict=False) if named else None
+        if name and name.split()[-1].lower() not in NOT_A_NAME:
+            return [_fact(ctx, match.group("role").removesuffix("s"), name)]
     if not match or (
         following and following.sentence == ctx.clause.sentence and _NAME_LIST.match(following.text)
     ):

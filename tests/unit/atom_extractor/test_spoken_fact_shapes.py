@@ -123,3 +123,24 @@ def test_a_move_said_any_way_leaves_where_the_user_lives(text, statement):
 @pytest.mark.parametrize("text", ["we're moving to Ghent next month", "my aunt moved to Bergen"])
 def test_a_planned_move_or_someone_elses_leaves_no_residence(text):
     assert [f for f in extract(text).facts if f.category == "identity"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        (
+            "I have a daughter, her name is Noor, she's in year two",
+            "User has a daughter named Noor.",
+        ),
+        ("I've got a brother. His name's Tobias.", "User has a brother named Tobias."),
+        ("I have a sister, she's called Ines", "User has a sister named Ines."),
+    ],
+)
+def test_a_relative_named_in_the_next_clause_is_kept_with_the_name(text, statement) -> None:
+    assert [f.text for f in extract(text).facts] == [statement]
+
+
+@pytest.mark.parametrize("text", ["I have a son, he is tall", "I have a sister, Mondays are hard"])
+def test_a_relative_whose_next_clause_names_no_one_stays_unnamed(text) -> None:
+    facts = extract(text).facts
+    assert len(facts) == 1 and "named" not in facts[0].text
