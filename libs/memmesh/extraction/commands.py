@@ -12,7 +12,7 @@ from .text import normalize, split_clauses
 _TOPIC = r"(?P<target>[^,.!?;]+?)"
 _END = r"(?=\s*(?:[,.!?;]|$|\s+(?:and|but|because|so|please|thanks|I)\b))"
 _IMPERATIVE = (
-    r"(?:^|[,.!?;]\s*|\b(?:please|pls|plz|kindly|can you|could you|would you|will you|just|actually|"
+    r"(?:^|[,.!?;]\s*|\b(?:please you|please|pls|plz|kindly|can you|could you|would you|will you|just|actually|"
     r"now|and|also|so|then|ok|okay|I want you to|I need you to|I'd like you to|you can|"
     r"you should|you must|you have to|you need to|go ahead and|feel free to|"
     r"I'd appreciate it if you'd|I'd appreciate it if you)\s+)"
@@ -409,14 +409,26 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     # "This you don't keep, okay?"
     (
         Command.DO_NOT_STORE,
-        r"(?:^|[.!?;,]\s*)(?:this|that)(?:\s+(?:one|bit|part))?\s+(?:you\s+)?(?:don't|do not|"
+        r"(?:^|[.!?;,]\s*)(?:please\s+)?(?:this|that)(?:\s+(?:one|bit|part))?\s+(?:you\s+)?(?:don't|do not|"
         r"shouldn't|should not|won't|mustn't|must not)\s+(?:keep|save|store|remember|record|"
-        r"write down|note|log)(?=\s*(?:[,.!?;]|$|(?:okay|ok|please|alright)\b))",
+        r"write down|note|log|memori[sz]e)(?=\s*(?:[,.!?;:]|$|(?:okay|ok|please|alright)\b))",
     ),
     (
         Command.DO_NOT_STORE,
         r"\b(?:this|that|it)(?:'s| is)(?:n't| not)\s+(?:for|going in(?:to)?)\s+(?:your\s+|the\s+)?"
         rf"(?:record|{_MEMORY_PLACE})\b",
+    ),
+    # "for this conversation, keep nothing", "save nothing of this" (never "I remember nothing").
+    (
+        Command.DO_NOT_STORE,
+        rf"(?<!\bI )(?<!\bwe )(?<!\bI'll )(?:{_IMPERATIVE}|^)(?:keep|save|store|record|log|remember|"
+        r"memori[sz]e|write down)\s+nothing\b",
+    ),
+    # "I need you to not keep it", "I want you not to save any of this"
+    (
+        Command.DO_NOT_STORE,
+        r"\byou\s+(?:to\s+not|not\s+to)\s+(?:remember|save|store|record|log|keep|memori[sz]e|"
+        r"write down|note down)\s+(?:this|that|it|any of (?:this|that|it)|anything)\b",
     ),
     # "no saving. just venting."
     (
@@ -511,6 +523,15 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         rf"{_IMPERATIVE}(?:forget|delete|erase|remove|wipe|scrub)\s+(?:that|this|the)\s+"
         r"(?:memory|fact|bit|part|one)\b",
     ),
+    # "the old number of my sister, please forget it", "that stuff I told you about my manager,
+    # can you wipe it": what is to go comes first (something of the user's, or something they
+    # told), the erasing verb after it ("the movie, forget it" is no command).
+    (
+        Command.FORGET,
+        r"(?:^|[.!?;]\s*)(?P<target>[^,.!?;]{0,60}?\b(?:my|I told you|I said|I mentioned|I shared)\b"
+        r"[^,.!?;]{0,60}?)(?:,[^,.!?;]{0,60}?)?,\s*(?:please\s+|can you\s+|could you\s+|just\s+)*"
+        rf"{_ERASE}\s+(?:it|that|them)\b",
+    ),
     (
         Command.FORGET,
         rf"{_IMPERATIVE}(?:forget|delete|erase|scrub)\s+(?:that|this)\b(?!\s+(?:thread|conversation))",
@@ -583,7 +604,7 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.RECALL_SUMMARY,
         r"\b(?:what|which)\b(?:\s+[\w']+){0,3}?\s+(?:do\s+|did\s+|have\s+|are\s+)?you(?:'ve|'re|\s+have|"
-        r"\s+are)?\s+(?:got\s+|still\s+|already\s+|actually\s+)?(?:remember(?:ed|ing)?|know|recall|"
+        r"\s+are)?\s+(?:got\s+|still\s+|already\s+|actually\s+)?(?:remember(?:ed|ing)?|know(?:ing)?|recall|"
         r"keep(?:ing)?|kept|stor(?:e|ed|ing)|sav(?:e|ed|ing)|hold(?:ing)?|have|got|record(?:ed|ing)?|"
         r"collect(?:ed|ing)?|track(?:ed|ing)?|learn(?:ed|t)|gathered|picked up)"
         r"(?:\s+(?:stored|saved|on file|so far|in (?:your )?memory))?\s+(?:about|on|of)\s+me\b",

@@ -278,6 +278,13 @@ def test_look_alike_ordinary_speech_is_no_command(text: str) -> None:
         ("forget this whole convo", Command.FORGET_THREAD),
         ("please not save this, my visa is expired", Command.DO_NOT_STORE),
         ("not speak about my father anymore please", Command.DO_NOT_MENTION),
+        ("tell me what you are knowing about me", Command.RECALL_SUMMARY),
+        ("please this you don't memorise: I was fired", Command.DO_NOT_STORE),
+        ("I'd like you to not save any of this, it's about my debts", Command.DO_NOT_STORE),
+        ("for today's chat, save nothing", Command.DO_NOT_STORE),
+        ("my ex's new address, can you delete it", Command.FORGET),
+        ("the thing I told you about my landlord, please wipe that", Command.FORGET),
+        ("please you delete what I told about my cousin", Command.FORGET),
     ],
 )
 def test_less_common_phrasings_are_heard(text: str, command: Command) -> None:
@@ -313,6 +320,11 @@ def test_less_common_phrasings_are_heard(text: str, command: Command) -> None:
         "you must forget your fears",
         "not speak so fast please",
         "this convo was fun",
+        "I remember nothing of that trip",
+        "we keep nothing in the garage",
+        "my old bike, I sold it",
+        "my keys, can you remind me to take them",
+        "I told you so, didn't I",
     ],
 )
 def test_look_alikes_of_the_less_common_phrasings_are_no_command(text: str) -> None:
