@@ -102,8 +102,13 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.FORGET_EVERYTHING,
-        rf"\b{_ERASE}\s+(?:absolutely\s+|literally\s+)?{_HOLDINGS}\s+(?:that\s+)?{_YOU_KEEP}?"
+        rf"\b{_ERASE}\s+(?:out\s+)?(?:absolutely\s+|literally\s+)?{_HOLDINGS}\s+(?:that\s+)?{_YOU_KEEP}?"
         r"(?:about|on|of)\s+me\b",
+    ),
+    (
+        Command.FORGET_EVERYTHING,
+        r"(?:^|[.!?;]\s*)(?:reset|wipe|erase|delete|clear)(?:\s+(?:me|it))?\s*[.!,]\s*(?:all of it|"
+        r"everything|all of me|the lot)\s*(?:[.!,;]|$)",
     ),
     (
         Command.FORGET_EVERYTHING,
@@ -142,6 +147,13 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"session|call|talk|exchange)\b"
         rf"(?:\s+(?:about|on)\s+{_TOPIC}{_END})?",
     ),
+    # "this conversation, please erase it completely"
+    (
+        Command.FORGET_THREAD,
+        r"(?:^|[.!?;]\s*)(?:this|that|our|today's)\s+(?:whole\s+|entire\s+)?(?:conversation|convo|chat|"
+        r"session|talk),\s*(?:please\s+|can you\s+|could you\s+|just\s+)*(?:forget|delete|erase|wipe|"
+        r"clear|scrap|trash|remove|discard)\s+(?:it|that)\b",
+    ),
     (
         Command.FORGET_THREAD,
         r"\b(?:pretend|act like|act as if)\s+(?:this|that|the|our)\s+(?:whole\s+|entire\s+)?"
@@ -173,6 +185,23 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.RESUME_THREAD,
         rf"\b{_RETURN_TO}\s+{_PLEASE}(?:the|our|that)\s+{_TOPIC}\s+{_THREAD}\b",
+    ),
+    # "Resume: tax return." as a terse instruction
+    (
+        Command.RESUME_THREAD,
+        r"(?:^|[.!?;]\s*)(?:resume|continue|reopen)\s*:\s*(?P<target>[\w'-]+(?:\s+[\w'-]+){0,3})"
+        r"\s*(?:[.!]|$)",
+    ),
+    # "we go back please to the conversation of the trip to Morocco"
+    (
+        Command.RESUME_THREAD,
+        rf"\b{_RETURN_TO}\s+{_PLEASE}(?:the|our|that)\s+(?:old\s+|earlier\s+|previous\s+)?{_THREAD}\s+"
+        rf"of\s+(?:the\s+)?{_TOPIC}{_END}",
+    ),
+    (
+        Command.RESUME_THREAD,
+        rf"\b(?:go|come|get)\s+back\s+{_PLEASE}to\s+(?:the|our|that)\s+{_THREAD}\s+(?:about|on|of)\s+"
+        rf"(?:the\s+)?{_TOPIC}{_END}",
     ),
     # "open the guitar thread again": plain "open" names a file or an app unless it is "again".
     (
@@ -216,6 +245,12 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.RECALL_ONLY_IF_ASKED,
         r"\b(?:don't|do not|never)\s+(?:auto-?resume|resume\b[^,.!?]*\bautomatically)",
+    ),
+    # "memory: ask-only mode", "switch to ask-only"
+    (
+        Command.RECALL_ONLY_IF_ASKED,
+        r"\b(?:ask|asked|when[- ]asked)[- ]only\s+(?:mode|setting|memory|recall)\b|"
+        r"\b(?:switch|go|set \w+|put \w+)\s+(?:to|in|into)\s+ask[- ]only\b",
     ),
     # "stop automatically resuming where we left off", "quit picking things up on your own"
     (
@@ -297,9 +332,15 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     # "say it only if I ask", "use it only when I ask you"
     (
         Command.PULL_ONLY,
-        r"\b(?:say|mention|use|recall|bring|raise|talk about|surface|share|remind me of)\s+"
-        r"(?:it|this|that|them|those|these)\s+(?:up\s+)?only\s+(?:if|when|once)\s+I\s+"
+        r"\b(?:say|mention|use|recall|bring|raise|talk about|speak about|speak of|surface|share|"
+        r"remind me of)\s+(?:it|this|that|them|those|these)\s+(?:up\s+)?only\s+(?:if|when|once)\s+I\s+"
         r"(?:ask|say so|bring it up|mention it|want)",
+    ),
+    # "Mention only if asked." said after the fact it is about
+    (
+        Command.PULL_ONLY,
+        r"(?:^|[.!?;]\s*)(?:(?:please|and|but)\s+)?(?:mention|bring up|raise|say|use)\s+(?:it\s+)?"
+        r"only\s+(?:if|when)\s+(?:I\s+)?ask(?:ed)?(?:\s+(?:for it|first|by me))?\s*(?:[.!,;]|$)",
     ),
     # "keep the therapy stuff on a need-to-ask basis"
     (
@@ -318,6 +359,12 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         Command.PULL_ONLY,
         r"\b(?:don't|do not|never)\s+(?:bring|raise|mention)\s+(?:it|this|that|them)\s+(?:up\s+)?"
         r"(?:on your own|by yourself|yourself|unprompted|out of the blue)",
+    ),
+    # "please, no more you speak about my accident", "no more talking about my weight"
+    (
+        Command.DO_NOT_MENTION,
+        r"(?:^|[,.!?;]\s*)(?:please\s+)?no\s+more\s+(?:you\s+)?(?:speak|talk|mention)(?:ing)?\s+"
+        rf"(?:about\s+|of\s+)?(?P<target>(?:my|the|our|that|this)\b[^,.!?;]*?){_END}",
     ),
     (
         Command.DO_NOT_MENTION,
@@ -374,7 +421,8 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         Command.REMEMBER_EVERYTHING,
         r"(?<!do you )(?<!did you )(?<!don't )(?<!do not )(?<!never )(?<!\bI )(?<!\bwe )(?<!\bthey )"
         r"(?<!\bhe )(?<!\bshe )\b(?:remember|save|store|"
-        r"keep track of|keep|log|record)\s+(?:absolutely\s+)?(?:everything|all of it|it all)\b"
+        r"keep track of|keep|log|record)\s+(?:absolutely\s+|like\s+)?(?:everything|all of it|it all|"
+        r"all (?:what|that) I (?:say|tell you))\b"
         # "keep everything in pesos", "keep it all short": a format, not a retention setting.
         r"(?!\s+(?:in|as|at|on|to|under|within|below|short|simple|brief|tidy|neat|clean|together|"
         r"organi[sz]ed|separate|consistent)\b)",

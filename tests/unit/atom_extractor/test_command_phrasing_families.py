@@ -285,6 +285,16 @@ def test_look_alike_ordinary_speech_is_no_command(text: str) -> None:
         ("my ex's new address, can you delete it", Command.FORGET),
         ("the thing I told you about my landlord, please wipe that", Command.FORGET),
         ("please you delete what I told about my cousin", Command.FORGET),
+        ("I have epilepsy. Bring up only if asked.", Command.PULL_ONLY),
+        ("my divorce, speak about it only when I ask", Command.PULL_ONLY),
+        ("set memory to ask-only mode", Command.RECALL_ONLY_IF_ASKED),
+        ("no more you talk about my diet please", Command.DO_NOT_MENTION),
+        ("from now on remember all that I tell you", Command.REMEMBER_EVERYTHING),
+        ("Continue: garden plans.", Command.RESUME_THREAD),
+        ("let's go back to the conversation of the wedding budget", Command.RESUME_THREAD),
+        ("today's chat, can you delete it", Command.FORGET_THREAD),
+        ("please erase out all the details you have about me", Command.FORGET_EVERYTHING),
+        ("Wipe. Everything.", Command.FORGET_EVERYTHING),
     ],
 )
 def test_less_common_phrasings_are_heard(text: str, command: Command) -> None:
@@ -325,6 +335,11 @@ def test_less_common_phrasings_are_heard(text: str, command: Command) -> None:
         "my old bike, I sold it",
         "my keys, can you remind me to take them",
         "I told you so, didn't I",
+        "Reset. Everything is fine now.",
+        "use only if asked by the doctor",
+        "resume the download",
+        "this conversation, I really enjoyed it",
+        "I remember all of it, every word",
     ],
 )
 def test_look_alikes_of_the_less_common_phrasings_are_no_command(text: str) -> None:
