@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 from memmesh.engines.atom_extractor.domain.capsule import ProvenanceEntry, TurnInput
@@ -22,7 +21,4 @@ class DeterministicExtractor:
     async def extract(
         self, tenant_id: str, user_id: str, turn: TurnInput, now_us: int
     ) -> tuple[ExtractionResult, ProvenanceEntry | None]:
-        # In a worker thread: a turn's sentence-encoder pass (10-20 ms for a new sentence) would
-        # otherwise hold the event loop, and every call behind it (a Brief's ListCorrections,
-        # another user's turn) would wait for it.
-        return await asyncio.to_thread(self._extract, turn.text, turn.role), None
+        return self._extract(turn.text, turn.role), None
