@@ -82,3 +82,17 @@ def test_a_learned_clause_naming_its_subject_elsewhere_gives_no_fact(utterance: 
     # "them", "there", "those" stand for something of another clause or turn: a fact of this
     # clause alone would store "User can't stand them".
     assert default_hybrid_extractor().extract(utterance).facts == ()
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    [
+        "my coworker can't eat anything with soy, poor guy",
+        "some guy at the gym told me he used to be a stuntman",
+        "my friend from work, his wife is a vegetarian",
+    ],
+)
+def test_news_about_nobody_in_particular_gives_no_relationship_fact(utterance: str) -> None:
+    # Labelling rule 4: neither named nor one of a kind in the user's life.
+    facts = default_hybrid_extractor().extract(utterance).facts
+    assert [f for f in facts if f.category == "relationship"] == []

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..context import critical_tokens
+from ..lexicon import PERSON_ROLES
 from ..markers import HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM
 from ..model import BASIS_POINTS_MAX, Candidate, ExtractionResult, FactType
 from ..rules import collect_candidates
@@ -30,6 +31,14 @@ LEARNED_MARKERS = frozenset({HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM})
 # (labelling rule 4) unless that person is named ("my brother's wife Sara").
 _SOMEONE_ELSES = re.compile(r"^(?:\w+\s+){0,2}?(?:my|our)\s+[\w-]+'s\s+(?!name\b)[\w-]+", re.I)
 _NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]+")
+# Roles most people hold many of: without a name, "my coworker" is nobody in particular.
+_ONE_OF_MANY = frozenset({"coworker", "friend", "neighbor", "employee", "intern", "cousin"})
+_MY_ROLE = re.compile(
+    r"\b(?:my|our)\s+(?:\w+\s+)??("
+    + "|".join(re.escape(role) for role in sorted(PERSON_ROLES, key=len, reverse=True))
+    + r")\b",
+    re.I,
+)
 # Words that stand for something said in another clause ("them", "there"); not "it", which is
 # as often no one thing at all ("I find it relaxing").
 _POINTERS = frozenset("them there those these him".split())
@@ -95,7 +104,9 @@ class HybridExtractor:
             (name for name in self.head.classes if name != NONE),
             key=lambda name: float(probabilities[self.head.classes.index(name)]),
         )
-        if category == "relationship" and _about_someone_elses(unit.text):
+        if category == "relationship" and (
+            _about_someone_elses(unit.text) or _nobody_in_particular(unit.text)
+        ):
             return None
         if _points_elsewhere(unit.text):
             return None
@@ -119,6 +130,16 @@ def _points_elsewhere(clause: str) -> bool:
     another clause, so a fact of this clause alone would say nothing."""
     words = re.findall(r"[\w']+", clause.lower())
     return any(word in _POINTERS for word in words[1:])
+
+
+def _nobody_in_particular(clause: str) -> bool:
+    """ "my coworker can't eat soy", "some guy at the gym is a stuntman": news about someone
+    neither named nor one of a kind in the user's life (labelling rule 4), so no relationship
+    fact. "my sister lives in Porto" and "my landlord is strict" name a particular person."""
+    if _NAMED.search(clause):
+        return False
+    roles = [PERSON_ROLES.get(found.lower()) for found in _MY_ROLE.findall(clause)]
+    return not any(role and role not in _ONE_OF_MANY for role in roles)
 
 
 def _about_someone_elses(clause: str) -> bool:
