@@ -180,7 +180,7 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.RESUME_THREAD,
         rf"\b{_RETURN_TO}\s+{_PLEASE}(?:the|our|that)\s+(?:old\s+|earlier\s+|previous\s+)?{_THREAD}\s+"
-        rf"(?:about|on)\s+{_TOPIC}{_END}",
+        rf"(?:about|on|of)\s+{_TOPIC}{_END}",
     ),
     (
         Command.RESUME_THREAD,
@@ -193,11 +193,6 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"\s*(?:[.!]|$)",
     ),
     # "we go back please to the conversation of the trip to Morocco"
-    (
-        Command.RESUME_THREAD,
-        rf"\b{_RETURN_TO}\s+{_PLEASE}(?:the|our|that)\s+(?:old\s+|earlier\s+|previous\s+)?{_THREAD}\s+"
-        rf"of\s+(?:the\s+)?{_TOPIC}{_END}",
-    ),
     (
         Command.RESUME_THREAD,
         rf"\b(?:go|come|get)\s+back\s+{_PLEASE}to\s+(?:the|our|that)\s+{_THREAD}\s+(?:about|on|of)\s+"
@@ -469,7 +464,7 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     # "for this conversation, keep nothing", "save nothing of this" (never "I remember nothing").
     (
         Command.DO_NOT_STORE,
-        rf"(?<!\bI )(?<!\bwe )(?<!\bI'll )(?:{_IMPERATIVE}|^)(?:keep|save|store|record|log|remember|"
+        rf"(?<!\bI )(?<!\bwe )(?<!\bI'll ){_IMPERATIVE}(?:keep|save|store|record|log|remember|"
         r"memori[sz]e|write down)\s+nothing\b",
     ),
     # "I need you to not keep it", "I want you not to save any of this"

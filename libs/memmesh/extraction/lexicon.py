@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 # Roles of persistent people, longest first so "twin brother" wins over "brother".
 # Value: canonical role used in keys.
 PERSON_ROLES: dict[str, str] = {
@@ -153,6 +155,10 @@ PERSON_ROLES: dict[str, str] = {
     "ferret": "pet",
     "budgie": "pet",
 }
+# The roles as a regular-expression alternation, longest first ("twin brother" before "brother").
+PERSON_ROLE_ALTERNATION = "|".join(
+    re.escape(role) for role in sorted(PERSON_ROLES, key=lambda role: (-len(role), role))
+)
 ROLE_MODIFIERS = ("old", "former", "new", "longtime", "long-time", "personal", "family", "work")
 # Roles a person normally has one of, rendered "User's <role> is <Name>".
 SINGULAR_ROLES = frozenset(

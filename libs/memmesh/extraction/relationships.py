@@ -5,14 +5,19 @@ from __future__ import annotations
 import re
 
 from .context import RELATIONSHIP_MARKERS, ClauseContext, build, last_capitalized_name
-from .lexicon import NOT_A_NAME, PERSON_ROLES, ROLE_MODIFIERS, SINGULAR_ROLES
+from .lexicon import (
+    NOT_A_NAME,
+    PERSON_ROLE_ALTERNATION,
+    PERSON_ROLES,
+    ROLE_MODIFIERS,
+    SINGULAR_ROLES,
+)
 from .markers import PLAN, TIME_BOUND
 from .model import Candidate
 from .text import slug, third_person
 
-_ROLE = "|".join(re.escape(r) for r in sorted(PERSON_ROLES, key=lambda r: (-len(r), r)))
 _MODIFIER = "|".join(ROLE_MODIFIERS)
-_ROLE_PHRASE = rf"(?P<role>(?:(?:{_MODIFIER})\s+)?(?:{_ROLE}))"
+_ROLE_PHRASE = rf"(?P<role>(?:(?:{_MODIFIER})\s+)?(?:{PERSON_ROLE_ALTERNATION}))"
 # Names are letters of any script ("Zoë", "Åsa", "Müller"), apostrophes and hyphens.
 _UPPER = r"[A-ZÀ-ÖØ-Þ]"
 _LETTERS = r"(?:[^\W\d_]|['-])*"
@@ -210,8 +215,9 @@ def _family_count(ctx: ClauseContext) -> list[Candidate]:
     following = ctx.following()
     if match and following and match.group("count").lower() in ("a", "an", "one"):
         named = _NAME_FOLLOWS.match(following.text)
+        # _clean_name already stops at a word that cannot be a name.
         name = _clean_name(named.group("name"), strict=False) if named else None
-        if name and name.split()[-1].lower() not in NOT_A_NAME:
+        if name:
             return [_fact(ctx, match.group("role").removesuffix("s"), name)]
     if not match or (
         following and following.sentence == ctx.clause.sentence and _NAME_LIST.match(following.text)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..context import critical_tokens
-from ..lexicon import PERSON_ROLES
+from ..lexicon import PERSON_ROLE_ALTERNATION, PERSON_ROLES
 from ..markers import HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM
 from ..model import BASIS_POINTS_MAX, Candidate, ExtractionResult, FactType
 from ..rules import collect_candidates
@@ -33,12 +33,7 @@ _SOMEONE_ELSES = re.compile(r"^(?:\w+\s+){0,2}?(?:my|our)\s+[\w-]+'s\s+(?!name\b
 _NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]+")
 # Roles most people hold many of: without a name, "my coworker" is nobody in particular.
 _ONE_OF_MANY = frozenset({"coworker", "friend", "neighbor", "employee", "intern", "cousin"})
-_MY_ROLE = re.compile(
-    r"\b(?:my|our)\s+(?:\w+\s+)??("
-    + "|".join(re.escape(role) for role in sorted(PERSON_ROLES, key=len, reverse=True))
-    + r")\b",
-    re.I,
-)
+_MY_ROLE = re.compile(rf"\b(?:my|our)\s+(?:\w+\s+)??({PERSON_ROLE_ALTERNATION})\b", re.I)
 # Words that stand for something said in another clause ("them", "there"); not "it", which is
 # as often no one thing at all ("I find it relaxing").
 _POINTERS = frozenset("them there those these him".split())
