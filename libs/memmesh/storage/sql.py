@@ -49,6 +49,12 @@ class Dialect(enum.Enum):
         """The byte-string column type."""
         return "BLOB" if self is Dialect.SQLITE else "BYTEA"
 
+    @property
+    def bytewise(self) -> str:
+        """The collation suffix that orders keys and ids byte by byte on both dialects
+        (SQLite's BINARY is its default)."""
+        return "" if self is Dialect.SQLITE else ' COLLATE "C"'
+
 
 MigrationsFor = Callable[[Dialect], Sequence[Migration]]
 

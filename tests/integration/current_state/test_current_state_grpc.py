@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import grpc
 import pytest
-import pytest_asyncio
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from memmesh.common.v1 import scope_pb2
@@ -16,25 +12,10 @@ from memmesh.current_state.v1 import current_state_service_pb2_grpc as pb_grpc
 from memmesh.ledger.v1 import ledger_service_pb2 as ledger_pb
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
 from memmesh.runtime.errors import details_of
-from memmesh.testing.in_process import InProcessMesh, start_in_process
+from memmesh.testing.in_process import InProcessMesh
 from memmesh.testing.scopes import new_scope
 
 NOW = Timestamp(seconds=1_767_225_600)
-
-
-@pytest_asyncio.fixture(params=["sqlite", "postgres+redis"])
-async def mesh(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[InProcessMesh]:
-    if request.param == "sqlite":
-        running = await start_in_process(["ledger", "current_state"], tmp_path)
-    else:
-        running = await start_in_process(
-            ["ledger", "current_state"],
-            tmp_path,
-            storage_url=request.getfixturevalue("postgres_url"),
-            redis_url=request.getfixturevalue("redis_url"),
-        )
-    yield running
-    await running.stop()
 
 
 def apply(

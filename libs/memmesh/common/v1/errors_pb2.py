@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ememmesh/common/v1/errors.proto\x12\x11memmesh.common.v1*\xe8\x03\n\x0b\x45rrorReason\x12\x1c\n\x18\x45RROR_REASON_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x45RROR_REASON_INVALID_FIELD\x10\x01\x12 \n\x1c\x45RROR_REASON_UNAUTHENTICATED\x10\x02\x12 \n\x1c\x45RROR_REASON_TENANT_MISMATCH\x10\x03\x12\x1a\n\x16\x45RROR_REASON_NOT_FOUND\x10\x04\x12%\n!ERROR_REASON_IDEMPOTENCY_CONFLICT\x10\x05\x12!\n\x1d\x45RROR_REASON_VERSION_MISMATCH\x10\x06\x12#\n\x1f\x45RROR_REASON_DEPENDENCY_TIMEOUT\x10\x07\x12\"\n\x1e\x45RROR_REASON_DEPENDENCY_FAILED\x10\x08\x12\x1d\n\x19\x45RROR_REASON_CHAIN_BROKEN\x10\t\x12\x19\n\x15\x45RROR_REASON_INTERNAL\x10\n\x12!\n\x1d\x45RROR_REASON_DEADLINE_EXPIRED\x10\x0b\x12$\n ERROR_REASON_FAILED_PRECONDITION\x10\x0c\x12%\n!ERROR_REASON_OUTBOX_ITEM_CONFLICT\x10\rb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ememmesh/common/v1/errors.proto\x12\x11memmesh.common.v1*\xb4\x04\n\x0b\x45rrorReason\x12\x1c\n\x18\x45RROR_REASON_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x45RROR_REASON_INVALID_FIELD\x10\x01\x12 \n\x1c\x45RROR_REASON_UNAUTHENTICATED\x10\x02\x12 \n\x1c\x45RROR_REASON_TENANT_MISMATCH\x10\x03\x12\x1a\n\x16\x45RROR_REASON_NOT_FOUND\x10\x04\x12%\n!ERROR_REASON_IDEMPOTENCY_CONFLICT\x10\x05\x12!\n\x1d\x45RROR_REASON_VERSION_MISMATCH\x10\x06\x12#\n\x1f\x45RROR_REASON_DEPENDENCY_TIMEOUT\x10\x07\x12\"\n\x1e\x45RROR_REASON_DEPENDENCY_FAILED\x10\x08\x12\x1d\n\x19\x45RROR_REASON_CHAIN_BROKEN\x10\t\x12\x19\n\x15\x45RROR_REASON_INTERNAL\x10\n\x12!\n\x1d\x45RROR_REASON_DEADLINE_EXPIRED\x10\x0b\x12$\n ERROR_REASON_FAILED_PRECONDITION\x10\x0c\x12%\n!ERROR_REASON_OUTBOX_ITEM_CONFLICT\x10\r\x12\"\n\x1e\x45RROR_REASON_WORK_ORDER_CLOSED\x10\x0e\x12&\n\"ERROR_REASON_NO_WORK_ORDER_OFFERED\x10\x0f\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,5 +32,5 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'memmesh.common.v1.errors_pb
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_ERRORREASON']._serialized_start=54
-  _globals['_ERRORREASON']._serialized_end=542
+  _globals['_ERRORREASON']._serialized_end=618
 # @@protoc_insertion_point(module_scope)

@@ -50,6 +50,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The request is valid but the system is not in a state that allows it."""
     ERROR_REASON_OUTBOX_ITEM_CONFLICT: _ErrorReason.ValueType  # 13
     """A device outbox item id was reused with different content."""
+    ERROR_REASON_WORK_ORDER_CLOSED: _ErrorReason.ValueType  # 14
+    """The work order is DONE or CANCELED: it cannot change status again."""
+    ERROR_REASON_NO_WORK_ORDER_OFFERED: _ErrorReason.ValueType  # 15
+    """A command meant "that" work order, and none was offered in the session."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Reasons carried in google.rpc.ErrorInfo.reason by every engine. The ErrorInfo
@@ -84,4 +88,8 @@ ERROR_REASON_FAILED_PRECONDITION: ErrorReason.ValueType  # 12
 """The request is valid but the system is not in a state that allows it."""
 ERROR_REASON_OUTBOX_ITEM_CONFLICT: ErrorReason.ValueType  # 13
 """A device outbox item id was reused with different content."""
+ERROR_REASON_WORK_ORDER_CLOSED: ErrorReason.ValueType  # 14
+"""The work order is DONE or CANCELED: it cannot change status again."""
+ERROR_REASON_NO_WORK_ORDER_OFFERED: ErrorReason.ValueType  # 15
+"""A command meant "that" work order, and none was offered in the session."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

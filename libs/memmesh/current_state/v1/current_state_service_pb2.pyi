@@ -69,6 +69,116 @@ RETENTION_MODE_REMEMBER_EVERYTHING: RetentionMode.ValueType  # 2
 """Stronger auto-resume priority, longer retention windows."""
 Global___RetentionMode: _TypeAlias = RetentionMode  # noqa: Y015
 
+class _WorkOrderStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _WorkOrderStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_WorkOrderStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    WORK_ORDER_STATUS_UNSPECIFIED: _WorkOrderStatus.ValueType  # 0
+    """Not set; refused."""
+    WORK_ORDER_STATUS_DRAFT: _WorkOrderStatus.ValueType  # 1
+    """Being put together."""
+    WORK_ORDER_STATUS_CLARIFY: _WorkOrderStatus.ValueType  # 2
+    """Waiting for the user to clarify something."""
+    WORK_ORDER_STATUS_CONFIRM: _WorkOrderStatus.ValueType  # 3
+    """Waiting for the user to confirm."""
+    WORK_ORDER_STATUS_DONE: _WorkOrderStatus.ValueType  # 4
+    """Done."""
+    WORK_ORDER_STATUS_CANCELED: _WorkOrderStatus.ValueType  # 5
+    """Canceled."""
+
+class WorkOrderStatus(_WorkOrderStatus, metaclass=_WorkOrderStatusEnumTypeWrapper):
+    """Where a piece of pending work stands (seed 001 §2.21B). DRAFT, CLARIFY and CONFIRM
+    are pending; DONE and CANCELED are closed for good.
+    """
+
+WORK_ORDER_STATUS_UNSPECIFIED: WorkOrderStatus.ValueType  # 0
+"""Not set; refused."""
+WORK_ORDER_STATUS_DRAFT: WorkOrderStatus.ValueType  # 1
+"""Being put together."""
+WORK_ORDER_STATUS_CLARIFY: WorkOrderStatus.ValueType  # 2
+"""Waiting for the user to clarify something."""
+WORK_ORDER_STATUS_CONFIRM: WorkOrderStatus.ValueType  # 3
+"""Waiting for the user to confirm."""
+WORK_ORDER_STATUS_DONE: WorkOrderStatus.ValueType  # 4
+"""Done."""
+WORK_ORDER_STATUS_CANCELED: WorkOrderStatus.ValueType  # 5
+"""Canceled."""
+Global___WorkOrderStatus: _TypeAlias = WorkOrderStatus  # noqa: Y015
+
+class _WorkOrderReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _WorkOrderReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_WorkOrderReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    WORK_ORDER_REASON_UNSPECIFIED: _WorkOrderReason.ValueType  # 0
+    """Not set."""
+    WORK_ORDER_REASON_CREATED: _WorkOrderReason.ValueType  # 1
+    """The order was created."""
+    WORK_ORDER_REASON_DRAFTED: _WorkOrderReason.ValueType  # 2
+    """It went back to DRAFT."""
+    WORK_ORDER_REASON_CLARIFY_REQUESTED: _WorkOrderReason.ValueType  # 3
+    """It waits for the user to clarify."""
+    WORK_ORDER_REASON_CONFIRM_REQUESTED: _WorkOrderReason.ValueType  # 4
+    """It waits for the user to confirm."""
+    WORK_ORDER_REASON_COMPLETED: _WorkOrderReason.ValueType  # 5
+    """It is done."""
+    WORK_ORDER_REASON_CANCELED_BY_USER: _WorkOrderReason.ValueType  # 6
+    """The user canceled it ("cancel that")."""
+    WORK_ORDER_REASON_CANCELED: _WorkOrderReason.ValueType  # 7
+    """The orchestrator canceled it."""
+    WORK_ORDER_REASON_FORGOTTEN: _WorkOrderReason.ValueType  # 8
+    """The user asked not to hear of it again ("forget that")."""
+
+class WorkOrderReason(_WorkOrderReason, metaclass=_WorkOrderReasonEnumTypeWrapper):
+    """Why a work order changed, as its ledger event records it."""
+
+WORK_ORDER_REASON_UNSPECIFIED: WorkOrderReason.ValueType  # 0
+"""Not set."""
+WORK_ORDER_REASON_CREATED: WorkOrderReason.ValueType  # 1
+"""The order was created."""
+WORK_ORDER_REASON_DRAFTED: WorkOrderReason.ValueType  # 2
+"""It went back to DRAFT."""
+WORK_ORDER_REASON_CLARIFY_REQUESTED: WorkOrderReason.ValueType  # 3
+"""It waits for the user to clarify."""
+WORK_ORDER_REASON_CONFIRM_REQUESTED: WorkOrderReason.ValueType  # 4
+"""It waits for the user to confirm."""
+WORK_ORDER_REASON_COMPLETED: WorkOrderReason.ValueType  # 5
+"""It is done."""
+WORK_ORDER_REASON_CANCELED_BY_USER: WorkOrderReason.ValueType  # 6
+"""The user canceled it ("cancel that")."""
+WORK_ORDER_REASON_CANCELED: WorkOrderReason.ValueType  # 7
+"""The orchestrator canceled it."""
+WORK_ORDER_REASON_FORGOTTEN: WorkOrderReason.ValueType  # 8
+"""The user asked not to hear of it again ("forget that")."""
+Global___WorkOrderReason: _TypeAlias = WorkOrderReason  # noqa: Y015
+
+class _WorkOrderCommand:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _WorkOrderCommandEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_WorkOrderCommand.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    WORK_ORDER_COMMAND_UNSPECIFIED: _WorkOrderCommand.ValueType  # 0
+    """Not set; refused."""
+    WORK_ORDER_COMMAND_CANCEL: _WorkOrderCommand.ValueType  # 1
+    """"Cancel that": the order becomes CANCELED."""
+    WORK_ORDER_COMMAND_DO_NOT_MENTION: _WorkOrderCommand.ValueType  # 2
+    """"Forget that": the order is never mentioned again."""
+
+class WorkOrderCommand(_WorkOrderCommand, metaclass=_WorkOrderCommandEnumTypeWrapper):
+    """What the user said about a work order."""
+
+WORK_ORDER_COMMAND_UNSPECIFIED: WorkOrderCommand.ValueType  # 0
+"""Not set; refused."""
+WORK_ORDER_COMMAND_CANCEL: WorkOrderCommand.ValueType  # 1
+""""Cancel that": the order becomes CANCELED."""
+WORK_ORDER_COMMAND_DO_NOT_MENTION: WorkOrderCommand.ValueType  # 2
+""""Forget that": the order is never mentioned again."""
+Global___WorkOrderCommand: _TypeAlias = WorkOrderCommand  # noqa: Y015
+
 @_typing.final
 class Profile(_message.Message):
     """Who the user is, as far as the assistant needs."""
@@ -570,3 +680,279 @@ class RebuildResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RebuildResponse: _TypeAlias = RebuildResponse  # noqa: Y015
+
+@_typing.final
+class WorkOrder(_message.Message):
+    """A piece of pending work the orchestrator tracks for the user. Only text: memory
+    never executes it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WORK_ORDER_ID_FIELD_NUMBER: _builtins.int
+    TITLE_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    PENDING_QUESTION_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
+    THREAD_ID_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    UPDATE_TIME_FIELD_NUMBER: _builtins.int
+    DO_NOT_MENTION_FIELD_NUMBER: _builtins.int
+    REVISION_FIELD_NUMBER: _builtins.int
+    work_order_id: _builtins.str
+    """Client-chosen id, unique per user."""
+    title: _builtins.str
+    """Short title, "book a table for Friday"."""
+    status: Global___WorkOrderStatus.ValueType
+    """Where it stands."""
+    pending_question: _builtins.str
+    """The question the user still has to answer, if any."""
+    summary: _builtins.str
+    """A short summary, if any."""
+    thread_id: _builtins.str
+    """The conversation thread it came from, if any."""
+    do_not_mention: _builtins.bool
+    """The user asked not to hear of it again: it is never surfaced."""
+    revision: _builtins.int
+    """Raised by every change; 1 once created."""
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """When it was created (the caller's now)."""
+
+    @_builtins.property
+    def update_time(self) -> _timestamp_pb2.Timestamp:
+        """When it last changed (the caller's now)."""
+
+    def __init__(
+        self,
+        *,
+        work_order_id: _builtins.str = ...,
+        title: _builtins.str = ...,
+        status: Global___WorkOrderStatus.ValueType = ...,
+        pending_question: _builtins.str = ...,
+        summary: _builtins.str = ...,
+        thread_id: _builtins.str = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+        update_time: _timestamp_pb2.Timestamp | None = ...,
+        do_not_mention: _builtins.bool = ...,
+        revision: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "update_time", b"update_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "do_not_mention", b"do_not_mention", "pending_question", b"pending_question", "revision", b"revision", "status", b"status", "summary", b"summary", "thread_id", b"thread_id", "title", b"title", "update_time", b"update_time", "work_order_id", b"work_order_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WorkOrder: _TypeAlias = WorkOrder  # noqa: Y015
+
+@_typing.final
+class UpsertWorkOrderRequest(_message.Message):
+    """Request of CurrentStateService.UpsertWorkOrder."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    WORK_ORDER_ID_FIELD_NUMBER: _builtins.int
+    TITLE_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    PENDING_QUESTION_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
+    THREAD_ID_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    work_order_id: _builtins.str
+    """Client-chosen id; the same id again updates the same order (idempotent)."""
+    title: _builtins.str
+    """Short title (1 to 120 characters)."""
+    status: Global___WorkOrderStatus.ValueType
+    """The status asked for."""
+    pending_question: _builtins.str
+    """The question the user still has to answer (at most 200 characters), or empty."""
+    summary: _builtins.str
+    """A short summary (at most 500 characters), or empty."""
+    thread_id: _builtins.str
+    """The conversation thread it came from, or empty."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose work order."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now; it becomes the update time."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        work_order_id: _builtins.str = ...,
+        title: _builtins.str = ...,
+        status: Global___WorkOrderStatus.ValueType = ...,
+        pending_question: _builtins.str = ...,
+        summary: _builtins.str = ...,
+        thread_id: _builtins.str = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "pending_question", b"pending_question", "scope", b"scope", "status", b"status", "summary", b"summary", "thread_id", b"thread_id", "title", b"title", "work_order_id", b"work_order_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UpsertWorkOrderRequest: _TypeAlias = UpsertWorkOrderRequest  # noqa: Y015
+
+@_typing.final
+class UpsertWorkOrderResponse(_message.Message):
+    """Response of CurrentStateService.UpsertWorkOrder."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WORK_ORDER_FIELD_NUMBER: _builtins.int
+    UNCHANGED_FIELD_NUMBER: _builtins.int
+    unchanged: _builtins.bool
+    """True when the order already held this content: nothing changed."""
+    @_builtins.property
+    def work_order(self) -> Global___WorkOrder:
+        """The work order as stored."""
+
+    def __init__(
+        self,
+        *,
+        work_order: Global___WorkOrder | None = ...,
+        unchanged: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["work_order", b"work_order"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["unchanged", b"unchanged", "work_order", b"work_order"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UpsertWorkOrderResponse: _TypeAlias = UpsertWorkOrderResponse  # noqa: Y015
+
+@_typing.final
+class ListWorkOrdersRequest(_message.Message):
+    """Request of CurrentStateService.ListWorkOrders."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    PENDING_ONLY_FIELD_NUMBER: _builtins.int
+    MENTIONABLE_ONLY_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    pending_only: _builtins.bool
+    """Only DRAFT, CLARIFY and CONFIRM orders."""
+    mentionable_only: _builtins.bool
+    """Leave out the orders the user asked not to hear of again."""
+    page_size: _builtins.int
+    """At most this many, the most recently updated; 0 means 20."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose work orders."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        pending_only: _builtins.bool = ...,
+        mentionable_only: _builtins.bool = ...,
+        page_size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["mentionable_only", b"mentionable_only", "page_size", b"page_size", "pending_only", b"pending_only", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListWorkOrdersRequest: _TypeAlias = ListWorkOrdersRequest  # noqa: Y015
+
+@_typing.final
+class ListWorkOrdersResponse(_message.Message):
+    """Response of CurrentStateService.ListWorkOrders."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WORK_ORDERS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def work_orders(self) -> _containers.RepeatedCompositeFieldContainer[Global___WorkOrder]:
+        """Most recently updated first, then by id."""
+
+    def __init__(
+        self,
+        *,
+        work_orders: _abc.Iterable[Global___WorkOrder] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["work_orders", b"work_orders"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListWorkOrdersResponse: _TypeAlias = ListWorkOrdersResponse  # noqa: Y015
+
+@_typing.final
+class RunWorkOrderCommandRequest(_message.Message):
+    """Request of CurrentStateService.RunWorkOrderCommand."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    WORK_ORDER_ID_FIELD_NUMBER: _builtins.int
+    COMMAND_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    work_order_id: _builtins.str
+    """Which one."""
+    command: Global___WorkOrderCommand.ValueType
+    """What the user said."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose work order."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        work_order_id: _builtins.str = ...,
+        command: Global___WorkOrderCommand.ValueType = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "now", b"now", "scope", b"scope", "work_order_id", b"work_order_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RunWorkOrderCommandRequest: _TypeAlias = RunWorkOrderCommandRequest  # noqa: Y015
+
+@_typing.final
+class RunWorkOrderCommandResponse(_message.Message):
+    """Response of CurrentStateService.RunWorkOrderCommand."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FOUND_FIELD_NUMBER: _builtins.int
+    WORK_ORDER_FIELD_NUMBER: _builtins.int
+    UNCHANGED_FIELD_NUMBER: _builtins.int
+    found: _builtins.bool
+    """False when the user has no work order of this id (nothing changed)."""
+    unchanged: _builtins.bool
+    """True when the command was in force already: nothing changed."""
+    @_builtins.property
+    def work_order(self) -> Global___WorkOrder:
+        """The work order as stored."""
+
+    def __init__(
+        self,
+        *,
+        found: _builtins.bool = ...,
+        work_order: Global___WorkOrder | None = ...,
+        unchanged: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["work_order", b"work_order"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["found", b"found", "unchanged", b"unchanged", "work_order", b"work_order"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RunWorkOrderCommandResponse: _TypeAlias = RunWorkOrderCommandResponse  # noqa: Y015

@@ -52,6 +52,21 @@ class CurrentStateServiceStub:
                 request_serializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.RebuildRequest.SerializeToString,
                 response_deserializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.RebuildResponse.FromString,
                 _registered_method=True)
+        self.UpsertWorkOrder = channel.unary_unary(
+                '/memmesh.current_state.v1.CurrentStateService/UpsertWorkOrder',
+                request_serializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.UpsertWorkOrderRequest.SerializeToString,
+                response_deserializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.UpsertWorkOrderResponse.FromString,
+                _registered_method=True)
+        self.ListWorkOrders = channel.unary_unary(
+                '/memmesh.current_state.v1.CurrentStateService/ListWorkOrders',
+                request_serializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.ListWorkOrdersRequest.SerializeToString,
+                response_deserializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.ListWorkOrdersResponse.FromString,
+                _registered_method=True)
+        self.RunWorkOrderCommand = channel.unary_unary(
+                '/memmesh.current_state.v1.CurrentStateService/RunWorkOrderCommand',
+                request_serializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.RunWorkOrderCommandRequest.SerializeToString,
+                response_deserializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.RunWorkOrderCommandResponse.FromString,
+                _registered_method=True)
 
 
 class CurrentStateServiceServicer:
@@ -83,6 +98,33 @@ class CurrentStateServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UpsertWorkOrder(self, request, context):
+        """Creates or updates a work order (seed 001 §2.21B) by its client-chosen id: the
+        same content again changes nothing. A status change is recorded on the ledger as
+        a reason-coded event. Refused with FAILED_PRECONDITION (WORK_ORDER_CLOSED) when
+        the order is DONE or CANCELED and the status asked for is another.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListWorkOrders(self, request, context):
+        """Lists the user's work orders, most recently updated first, then by id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RunWorkOrderCommand(self, request, context):
+        """Runs what the user said about a work order: "cancel that" (CANCEL: its status
+        becomes CANCELED with reason CANCELED_BY_USER; refused with FAILED_PRECONDITION
+        (WORK_ORDER_CLOSED) when it is DONE) or "forget that" (DO_NOT_MENTION: never
+        surfaced again, its status stays as it is). Running it again changes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CurrentStateServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -100,6 +142,21 @@ def add_CurrentStateServiceServicer_to_server(servicer, server):
                     servicer.Rebuild,
                     request_deserializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.RebuildRequest.FromString,
                     response_serializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.RebuildResponse.SerializeToString,
+            ),
+            'UpsertWorkOrder': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpsertWorkOrder,
+                    request_deserializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.UpsertWorkOrderRequest.FromString,
+                    response_serializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.UpsertWorkOrderResponse.SerializeToString,
+            ),
+            'ListWorkOrders': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListWorkOrders,
+                    request_deserializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.ListWorkOrdersRequest.FromString,
+                    response_serializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.ListWorkOrdersResponse.SerializeToString,
+            ),
+            'RunWorkOrderCommand': grpc.unary_unary_rpc_method_handler(
+                    servicer.RunWorkOrderCommand,
+                    request_deserializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.RunWorkOrderCommandRequest.FromString,
+                    response_serializer=memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.RunWorkOrderCommandResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -186,6 +243,87 @@ class CurrentStateService:
             '/memmesh.current_state.v1.CurrentStateService/Rebuild',
             memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.RebuildRequest.SerializeToString,
             memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.RebuildResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpsertWorkOrder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.current_state.v1.CurrentStateService/UpsertWorkOrder',
+            memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.UpsertWorkOrderRequest.SerializeToString,
+            memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.UpsertWorkOrderResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListWorkOrders(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.current_state.v1.CurrentStateService/ListWorkOrders',
+            memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.ListWorkOrdersRequest.SerializeToString,
+            memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.ListWorkOrdersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunWorkOrderCommand(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.current_state.v1.CurrentStateService/RunWorkOrderCommand',
+            memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.RunWorkOrderCommandRequest.SerializeToString,
+            memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2.RunWorkOrderCommandResponse.FromString,
             options,
             channel_credentials,
             insecure,

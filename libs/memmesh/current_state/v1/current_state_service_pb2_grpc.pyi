@@ -46,6 +46,20 @@ class CurrentStateServiceStub:
     """Replays the user's ledger stream into a fresh projection and returns its
     checksum beside the live projection's.
     """
+    UpsertWorkOrder: _grpc.UnaryUnaryMultiCallable[_current_state_service_pb2.UpsertWorkOrderRequest, _current_state_service_pb2.UpsertWorkOrderResponse]
+    """Creates or updates a work order (seed 001 §2.21B) by its client-chosen id: the
+    same content again changes nothing. A status change is recorded on the ledger as
+    a reason-coded event. Refused with FAILED_PRECONDITION (WORK_ORDER_CLOSED) when
+    the order is DONE or CANCELED and the status asked for is another.
+    """
+    ListWorkOrders: _grpc.UnaryUnaryMultiCallable[_current_state_service_pb2.ListWorkOrdersRequest, _current_state_service_pb2.ListWorkOrdersResponse]
+    """Lists the user's work orders, most recently updated first, then by id."""
+    RunWorkOrderCommand: _grpc.UnaryUnaryMultiCallable[_current_state_service_pb2.RunWorkOrderCommandRequest, _current_state_service_pb2.RunWorkOrderCommandResponse]
+    """Runs what the user said about a work order: "cancel that" (CANCEL: its status
+    becomes CANCELED with reason CANCELED_BY_USER; refused with FAILED_PRECONDITION
+    (WORK_ORDER_CLOSED) when it is DONE) or "forget that" (DO_NOT_MENTION: never
+    surfaced again, its status stays as it is). Running it again changes nothing.
+    """
 
 @_typing.type_check_only
 class CurrentStateServiceAsyncStub(CurrentStateServiceStub):
@@ -64,6 +78,20 @@ class CurrentStateServiceAsyncStub(CurrentStateServiceStub):
     Rebuild: _aio.UnaryUnaryMultiCallable[_current_state_service_pb2.RebuildRequest, _current_state_service_pb2.RebuildResponse]  # type: ignore[assignment]
     """Replays the user's ledger stream into a fresh projection and returns its
     checksum beside the live projection's.
+    """
+    UpsertWorkOrder: _aio.UnaryUnaryMultiCallable[_current_state_service_pb2.UpsertWorkOrderRequest, _current_state_service_pb2.UpsertWorkOrderResponse]  # type: ignore[assignment]
+    """Creates or updates a work order (seed 001 §2.21B) by its client-chosen id: the
+    same content again changes nothing. A status change is recorded on the ledger as
+    a reason-coded event. Refused with FAILED_PRECONDITION (WORK_ORDER_CLOSED) when
+    the order is DONE or CANCELED and the status asked for is another.
+    """
+    ListWorkOrders: _aio.UnaryUnaryMultiCallable[_current_state_service_pb2.ListWorkOrdersRequest, _current_state_service_pb2.ListWorkOrdersResponse]  # type: ignore[assignment]
+    """Lists the user's work orders, most recently updated first, then by id."""
+    RunWorkOrderCommand: _aio.UnaryUnaryMultiCallable[_current_state_service_pb2.RunWorkOrderCommandRequest, _current_state_service_pb2.RunWorkOrderCommandResponse]  # type: ignore[assignment]
+    """Runs what the user said about a work order: "cancel that" (CANCEL: its status
+    becomes CANCELED with reason CANCELED_BY_USER; refused with FAILED_PRECONDITION
+    (WORK_ORDER_CLOSED) when it is DONE) or "forget that" (DO_NOT_MENTION: never
+    surfaced again, its status stays as it is). Running it again changes nothing.
     """
 
 class CurrentStateServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -98,6 +126,38 @@ class CurrentStateServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_current_state_service_pb2.RebuildResponse, _abc.Awaitable[_current_state_service_pb2.RebuildResponse]]:
         """Replays the user's ledger stream into a fresh projection and returns its
         checksum beside the live projection's.
+        """
+
+    @_abc_1.abstractmethod
+    def UpsertWorkOrder(
+        self,
+        request: _current_state_service_pb2.UpsertWorkOrderRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_current_state_service_pb2.UpsertWorkOrderResponse, _abc.Awaitable[_current_state_service_pb2.UpsertWorkOrderResponse]]:
+        """Creates or updates a work order (seed 001 §2.21B) by its client-chosen id: the
+        same content again changes nothing. A status change is recorded on the ledger as
+        a reason-coded event. Refused with FAILED_PRECONDITION (WORK_ORDER_CLOSED) when
+        the order is DONE or CANCELED and the status asked for is another.
+        """
+
+    @_abc_1.abstractmethod
+    def ListWorkOrders(
+        self,
+        request: _current_state_service_pb2.ListWorkOrdersRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_current_state_service_pb2.ListWorkOrdersResponse, _abc.Awaitable[_current_state_service_pb2.ListWorkOrdersResponse]]:
+        """Lists the user's work orders, most recently updated first, then by id."""
+
+    @_abc_1.abstractmethod
+    def RunWorkOrderCommand(
+        self,
+        request: _current_state_service_pb2.RunWorkOrderCommandRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_current_state_service_pb2.RunWorkOrderCommandResponse, _abc.Awaitable[_current_state_service_pb2.RunWorkOrderCommandResponse]]:
+        """Runs what the user said about a work order: "cancel that" (CANCEL: its status
+        becomes CANCELED with reason CANCELED_BY_USER; refused with FAILED_PRECONDITION
+        (WORK_ORDER_CLOSED) when it is DONE) or "forget that" (DO_NOT_MENTION: never
+        surfaced again, its status stays as it is). Running it again changes nothing.
         """
 
 def add_CurrentStateServiceServicer_to_server(servicer: CurrentStateServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from memmesh.current_state.v1 import current_state_service_pb2 as pb
 from memmesh.engines.current_state.domain.state import FILLABLE_FIELDS, Change, UserState, Value
+from memmesh.engines.current_state.domain.work_orders import (
+    Command,
+    Status,
+    WorkOrder,
+    WorkOrderDraft,
+)
 from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.ledger.v1 import ledger_service_pb2 as ledger_pb
 from memmesh.runtime.timeconv import micros_of, timestamp_of
@@ -121,3 +127,40 @@ def change_of_event(event: ledger_pb.LedgerEvent) -> Change:
         else:
             values.append((attribute.name, value))
     return Change(kind, tuple(sorted(values)))
+
+
+def work_order_draft(request: pb.UpsertWorkOrderRequest) -> WorkOrderDraft:
+    """What an upsert asks the work order to be (UNSPECIFIED status as None)."""
+    status = _enum_name(pb.WorkOrderStatus, request.status, "WORK_ORDER_STATUS_")
+    return WorkOrderDraft(
+        request.work_order_id,
+        request.title,
+        Status(status) if status else None,
+        request.pending_question,
+        request.summary,
+        request.thread_id,
+    )
+
+
+def work_order_message(order: WorkOrder) -> pb.WorkOrder:
+    """A work order as the API returns it."""
+    return pb.WorkOrder(
+        work_order_id=order.work_order_id,
+        title=order.title,
+        status=pb.WorkOrderStatus.Value(f"WORK_ORDER_STATUS_{order.status.value}"),
+        pending_question=order.pending_question,
+        summary=order.summary,
+        thread_id=order.thread_id,
+        create_time=timestamp_of(order.create_us),
+        update_time=timestamp_of(order.update_us),
+        do_not_mention=order.do_not_mention,
+        revision=order.revision,
+    )
+
+
+def work_order_command(command: pb.WorkOrderCommand.ValueType) -> Command:
+    """The domain command of a request (the validator has refused UNSPECIFIED already)."""
+    name = _enum_name(pb.WorkOrderCommand, command, "WORK_ORDER_COMMAND_")
+    if not name:
+        raise InvalidInput([FieldViolation("command", "must be set")])
+    return Command(name)

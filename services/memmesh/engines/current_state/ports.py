@@ -1,4 +1,5 @@
-"""Current State's ports: its store and the Ledger it appends to and replays from."""
+"""Current State's ports: its stores, the Ledger it appends to and replays from, and the
+outbox that carries work orders' events to the Ledger."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from memmesh.engines.current_state.domain.state import Change, UserState
+from memmesh.engines.current_state.domain.work_orders import StatusEvent, WorkOrder
 
 
 class StateStore(Protocol):
@@ -68,4 +70,40 @@ class StateLedger(Protocol):
         self, tenant_id: str, user_id: str, after_sequence: int
     ) -> AsyncIterator[LedgerRecord]:
         """State events after a sequence, in order (other event types are skipped)."""
+        ...
+
+
+class WorkOrderStore(Protocol):
+    """The user's work orders: one row per order."""
+
+    async def get(self, tenant_id: str, user_id: str, work_order_id: str) -> WorkOrder | None: ...
+
+    async def save(
+        self,
+        tenant_id: str,
+        user_id: str,
+        order: WorkOrder,
+        expected_revision: int,
+        event: StatusEvent | None,
+    ) -> bool:
+        """Compare-and-set on the stored revision (0 = not stored yet), queueing the event's
+        ledger effect in the same transaction; False when the revision moved."""
+        ...
+
+    async def list(
+        self, tenant_id: str, user_id: str, pending_only: bool, mentionable_only: bool, limit: int
+    ) -> list[WorkOrder]:
+        """Most recently updated first, then by id (byte order)."""
+        ...
+
+    async def forget_user(self, tenant_id: str, user_id: str) -> int:
+        """Delete every work order of the user; how many."""
+        ...
+
+
+class QueuedEvents(Protocol):
+    """The part of `memmesh.outbox.Outbox` the work order use cases call."""
+
+    async def deliver_queued(self, tenant_id: str, user_id: str, timeout_s: float) -> int:
+        """Make the first attempt at the user's queued events now; how many are left."""
         ...

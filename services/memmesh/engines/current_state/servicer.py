@@ -8,12 +8,14 @@ from memmesh.current_state.v1 import current_state_service_pb2 as pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as pb_grpc
 from memmesh.engines.current_state import mapping
 from memmesh.engines.current_state.use_cases import CurrentStateService
+from memmesh.engines.current_state.work_orders import WorkOrderService
 from memmesh.runtime.timeconv import micros_of
 
 
 class CurrentStateServicer(pb_grpc.CurrentStateServiceServicer):
-    def __init__(self, service: CurrentStateService) -> None:
+    def __init__(self, service: CurrentStateService, work_orders: WorkOrderService) -> None:
         self._service = service
+        self._work_orders = work_orders
 
     async def Get(
         self, request: pb.GetRequest, context: grpc.aio.ServicerContext
@@ -50,4 +52,47 @@ class CurrentStateServicer(pb_grpc.CurrentStateServiceServicer):
             checksum=rebuilt.checksum,
             live_checksum=rebuilt.live_checksum,
             events_replayed=rebuilt.events_replayed,
+        )
+
+    async def UpsertWorkOrder(
+        self, request: pb.UpsertWorkOrderRequest, context: grpc.aio.ServicerContext
+    ) -> pb.UpsertWorkOrderResponse:
+        changed = await self._work_orders.upsert(
+            request.scope.tenant_id,
+            request.scope.user_id,
+            mapping.work_order_draft(request),
+            micros_of(request.now),
+        )
+        return pb.UpsertWorkOrderResponse(
+            work_order=mapping.work_order_message(changed.order), unchanged=changed.unchanged
+        )
+
+    async def ListWorkOrders(
+        self, request: pb.ListWorkOrdersRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListWorkOrdersResponse:
+        orders = await self._work_orders.list(
+            request.scope.tenant_id,
+            request.scope.user_id,
+            request.pending_only,
+            request.mentionable_only,
+            request.page_size,
+        )
+        return pb.ListWorkOrdersResponse(work_orders=map(mapping.work_order_message, orders))
+
+    async def RunWorkOrderCommand(
+        self, request: pb.RunWorkOrderCommandRequest, context: grpc.aio.ServicerContext
+    ) -> pb.RunWorkOrderCommandResponse:
+        changed = await self._work_orders.run_command(
+            request.scope.tenant_id,
+            request.scope.user_id,
+            request.work_order_id,
+            mapping.work_order_command(request.command),
+            micros_of(request.now),
+        )
+        if changed is None:
+            return pb.RunWorkOrderCommandResponse(found=False)
+        return pb.RunWorkOrderCommandResponse(
+            found=True,
+            work_order=mapping.work_order_message(changed.order),
+            unchanged=changed.unchanged,
         )

@@ -19,7 +19,7 @@ from memmesh.engines.current_state.domain.state import (
     fills,
     validate_change,
 )
-from memmesh.engines.current_state.ports import StateLedger, StateStore
+from memmesh.engines.current_state.ports import StateLedger, StateStore, WorkOrderStore
 from memmesh.errors import VersionMismatch
 from memmesh.storage.cache import Cache, user_key
 
@@ -47,10 +47,18 @@ class Rebuilt:
 class CurrentStateService:
     """Keeps the projection equal to the fold of the user's state events on the ledger."""
 
-    def __init__(self, store: StateStore, ledger: StateLedger, cache: Cache) -> None:
+    def __init__(
+        self,
+        store: StateStore,
+        ledger: StateLedger,
+        cache: Cache,
+        work_orders: WorkOrderStore | None = None,
+    ) -> None:
         self._store = store
         self._ledger = ledger
         self._cache = cache
+        # Forget everything about me takes the user's work orders (their titles) too.
+        self._work_orders = work_orders
 
     async def get(self, tenant_id: str, user_id: str) -> UserState:
         """Read through the cache; fills never overwrite a newer write (set-if-absent)."""
@@ -99,6 +107,8 @@ class CurrentStateService:
             after_sequence=state.ledger_sequence,
         )
         sequence, direct = appended.sequence, appended.follows
+        if change.kind == "forget_profile" and self._work_orders is not None:
+            await self._work_orders.forget_user(tenant_id, user_id)
         if sequence <= state.ledger_sequence:
             return Applied(state, duplicate=True)
         for _ in range(MAX_PROJECTION_ATTEMPTS):

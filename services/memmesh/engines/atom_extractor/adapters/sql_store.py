@@ -165,8 +165,7 @@ def _adopt_legacy_effects(dialect: Dialect) -> str:
 
 
 def _bytewise(dialect: Dialect) -> str:
-    # Keys and ids order byte by byte on both dialects (SQLite's BINARY is the default).
-    return ' COLLATE "C"' if dialect is Dialect.POSTGRES else ""
+    return dialect.bytewise
 
 
 class SqlCapsuleStore:

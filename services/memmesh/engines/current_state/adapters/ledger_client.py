@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from memmesh.common.v1 import scope_pb2
 from memmesh.engines.current_state import mapping
+from memmesh.engines.current_state.adapters.work_order_store import event_of
 from memmesh.engines.current_state.domain.state import STATE_EVENT_TYPE, Change, state_event
 from memmesh.engines.current_state.ports import AppendedChange, LedgerRecord
 from memmesh.ledger.v1 import ledger_service_pb2 as pb
@@ -19,7 +20,8 @@ from memmesh.ledger.v1 import ledger_service_pb2_grpc as pb_grpc
 from memmesh.ledger_event import NewEvent, Sealed
 from memmesh.ledger_keys import SubjectKeyring, is_sealed
 from memmesh.ledger_writer import SUBJECT_KEY_ATTRIBUTE, ExpectedHead, HeadMoved, LedgerWriter
-from memmesh.runtime.errors import call_engine
+from memmesh.outbox import EffectRejected, QueuedEffect
+from memmesh.runtime.errors import Conflict, call_engine
 
 # Events per Read call: a replay never holds more than this in memory or in one call's deadline.
 READ_PAGE = 1000
@@ -125,3 +127,11 @@ class GrpcStateLedger:
             if len(page) < READ_PAGE:
                 return
             next_sequence = page[-1].event.sequence + 1
+
+    async def append_work_order_event(self, queued: QueuedEffect, timeout_s: float) -> None:
+        """The outbox's handler of a work order's event: append it (a retry is a duplicate)."""
+        event = event_of(queued).ledger_event()
+        try:
+            await self._writer.append(queued.tenant_id, queued.user_id, [event])
+        except Conflict as error:  # the key stored with other content: retrying cannot help
+            raise EffectRejected(str(error)) from error

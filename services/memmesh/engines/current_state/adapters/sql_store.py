@@ -1,11 +1,14 @@
 """The projection in SQL: one text for SQLite (a file under data_dir) and PostgreSQL
-(schema `current_state`); one row per user, saved by compare-and-set on its version."""
+(schema `current_state`); one row per user, saved by compare-and-set on its version.
+The same database holds the user's work orders and the outbox of their ledger events
+(`work_order_store`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from memmesh.engines.current_state.domain.state import UserState, decode_state, encode_state
+from memmesh.outbox import outbox_migration, outbox_trace_migration
 from memmesh.storage.migrations import Migration
 from memmesh.storage.sql import Database, Dialect, open_database
 
@@ -32,6 +35,31 @@ def migrations_for(dialect: Dialect) -> tuple[Migration, ...]:
             )""",
             ),
         ),
+        Migration(
+            2,
+            (
+                f"""CREATE TABLE work_orders (
+                tenant_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                work_order_id TEXT NOT NULL,
+                title TEXT NOT NULL,
+                status TEXT NOT NULL,
+                pending_question TEXT NOT NULL,
+                summary TEXT NOT NULL,
+                thread_id TEXT NOT NULL,
+                create_us {dialect.big_int} NOT NULL,
+                update_us {dialect.big_int} NOT NULL,
+                do_not_mention INTEGER NOT NULL,
+                revision {dialect.big_int} NOT NULL,
+                PRIMARY KEY (tenant_id, user_id, work_order_id)
+            )""",
+                "CREATE INDEX work_orders_by_update ON work_orders "
+                "(tenant_id, user_id, update_us DESC, work_order_id)",
+            ),
+        ),
+        # The work orders' ledger events, queued in the transaction that changes the order.
+        outbox_migration(dialect, 3),
+        outbox_trace_migration(),
     )
 
 
@@ -75,6 +103,11 @@ class SqlStateStore:
                 _UPSERT + "DO UPDATE SET version = excluded.version, state = excluded.state",
                 (tenant_id, user_id, state.version, encode_state(state)),
             )
+
+    @property
+    def database(self) -> Database:
+        """The engine's database (its work orders and outbox live in it too)."""
+        return self._db
 
     async def close(self) -> None:
         await self._db.close()
