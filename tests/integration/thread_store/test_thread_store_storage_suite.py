@@ -146,27 +146,49 @@ async def test_graph_weights_add_up_across_turns_and_threads(store: ThreadStore)
         assert await tx.node_labels(["entity:tom", "entity:nobody"]) == {"entity:tom": "Tom"}
 
 
-async def test_digest_content_updates_keep_pin_and_use(store: ThreadStore) -> None:
+async def test_a_digest_keeps_its_decisions_and_content_updates_replace_them(
+    store: ThreadStore,
+) -> None:
     who = user()
+    decided = Digest(**{**digest("s1").__dict__, "last_decisions": ("We'll go with oak.",)})
     async with store.write(*who) as tx:
-        await tx.save_digest(digest("s1"))
-        pinned = await tx.mark_digest("s1", True, None)
-        used = await tx.mark_digest("s1", None, T0 + 50)
-        await tx.mark_digest("s1", None, T0 + 10)
+        await tx.save_digest(decided)
+        first = await tx.digest("s1")
         await tx.save_digest(Digest(**{**digest("s1").__dict__, "summary": "Newer."}))
-        assert await tx.mark_digest("missing", True, T0) is None
-    assert pinned is not None and pinned.pinned
-    assert used is not None and used.use_count == 1 and used.last_use_us == T0 + 50
     async with store.read(*who) as tx:
         stored = await tx.digest("s1")
-    assert stored is not None
-    assert (stored.summary, stored.pinned, stored.use_count, stored.last_use_us) == (
-        "Newer.",
-        True,
-        2,
-        T0 + 50,
-    )
+    assert first is not None and first.last_decisions == ("We'll go with oak.",)
+    assert stored is not None and (stored.summary, stored.last_decisions) == ("Newer.", ())
     assert stored.key_entities == ("Sarah",) and stored.evidence_turn_ids == ("turn-1",)
+
+
+async def test_topic_threads_keep_their_sessions_pin_and_uses(store: ThreadStore) -> None:
+    who = user()
+    async with store.write(*who) as tx:
+        for session in ("s1", "s2", "s3"):
+            await tx.save_digest(digest(session))
+        await tx.join_topic("s1", "s1")
+        await tx.join_topic("s2", "s1")
+        await tx.join_topic("s3", "s3")
+        await tx.mark_topic("s1", True, None)
+        await tx.mark_topic("s1", None, T0 + 50)
+        # A use never moves the last use backwards.
+        await tx.mark_topic("s1", None, T0 + 10)
+        await tx.join_topic("s2", "s1")
+    async with store.read(*who) as tx:
+        assert await tx.topic_members() == {"s1": "s1", "s2": "s1", "s3": "s3"}
+        rows = await tx.topic_rows()
+    assert (rows["s1"].pinned, rows["s1"].use_count, rows["s1"].last_use_us) == (True, 2, T0 + 50)
+    assert (rows["s3"].pinned, rows["s3"].use_count) == (False, 0)
+    async with store.write(*who) as tx:
+        # The founding session goes; its thread stays while another session belongs to it.
+        assert await tx.forget_thread("s1")
+        assert await tx.topic_members() == {"s2": "s1", "s3": "s3"}
+        assert set(await tx.topic_rows()) == {"s1", "s3"}
+        assert await tx.forget_thread("s2")
+        assert set(await tx.topic_rows()) == {"s3"}
+    async with store.read(*user()) as tx:
+        assert await tx.topic_members() == {} and await tx.topic_rows() == {}
 
 
 async def test_forget_thread_removes_everything_of_that_thread_only(store: ThreadStore) -> None:

@@ -427,8 +427,12 @@ class Digest(_message.Message):
     LAST_USE_TIME_FIELD_NUMBER: _builtins.int
     UNRESOLVED_FIELD_NUMBER: _builtins.int
     EPISODE_ID_FIELD_NUMBER: _builtins.int
+    LAST_DECISIONS_FIELD_NUMBER: _builtins.int
+    SESSION_IDS_FIELD_NUMBER: _builtins.int
     thread_id: _builtins.str
-    """Thread id (the session id for a session digest)."""
+    """Thread id: a topic thread's id (the id of the session that began it), or the session
+    id for a session's own digest.
+    """
     title: _builtins.str
     """Short topic label."""
     summary: _builtins.str
@@ -465,6 +469,16 @@ class Digest(_message.Message):
     def last_use_time(self) -> _timestamp_pb2.Timestamp:
         """When the thread was last resumed or used (unset if never)."""
 
+    @_builtins.property
+    def last_decisions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Choices the user settled in the thread, newest first, bounded."""
+
+    @_builtins.property
+    def session_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """A topic thread: the sessions it spans, sorted (empty on a session's or an episode's
+        own digest).
+        """
+
     def __init__(
         self,
         *,
@@ -481,10 +495,12 @@ class Digest(_message.Message):
         last_use_time: _timestamp_pb2.Timestamp | None = ...,
         unresolved: _builtins.bool = ...,
         episode_id: _builtins.str = ...,
+        last_decisions: _abc.Iterable[_builtins.str] | None = ...,
+        session_ids: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["last_use_time", b"last_use_time", "update_time", b"update_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["episode_id", b"episode_id", "evidence_turn_ids", b"evidence_turn_ids", "key_entities", b"key_entities", "last_use_time", b"last_use_time", "next_step", b"next_step", "pinned", b"pinned", "summary", b"summary", "thread_id", b"thread_id", "title", b"title", "unresolved", b"unresolved", "unresolved_questions", b"unresolved_questions", "update_time", b"update_time", "use_count", b"use_count"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["episode_id", b"episode_id", "evidence_turn_ids", b"evidence_turn_ids", "key_entities", b"key_entities", "last_decisions", b"last_decisions", "last_use_time", b"last_use_time", "next_step", b"next_step", "pinned", b"pinned", "session_ids", b"session_ids", "summary", b"summary", "thread_id", b"thread_id", "title", b"title", "unresolved", b"unresolved", "unresolved_questions", b"unresolved_questions", "update_time", b"update_time", "use_count", b"use_count"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -105,6 +105,8 @@ def digest_message(digest: Digest | None) -> memory_pb2.Digest:
         use_count=digest.use_count,
         last_use_time=optional_time(digest.last_use_us),
         unresolved=digest.unresolved,
+        last_decisions=digest.last_decisions,
+        session_ids=digest.session_ids,
     )
 
 

@@ -20,6 +20,7 @@ from memmesh.engines.thread_store.domain.model import (
     UserActivity,
 )
 from memmesh.engines.thread_store.domain.tone import HeardSignal, ToneSignal
+from memmesh.engines.thread_store.domain.topics import TopicRow
 from memmesh.outbox import Effect
 from memmesh.policy.sensitivity import Exposure
 
@@ -140,10 +141,22 @@ class UserTx(Protocol):
         """Insert or update the content; pin and use fields of a stored digest are kept."""
         ...
 
-    async def mark_digest(
-        self, thread_id: str, pinned: bool | None, used_at_us: int | None
-    ) -> Digest | None:
-        """Pin/unpin and/or record a use; None when there is no digest."""
+    async def topic_members(self) -> dict[str, str]:
+        """The topic thread of each digested session of the user, by session id."""
+        ...
+
+    async def topic_rows(self) -> dict[str, TopicRow]:
+        """The pin and uses of each topic thread of the user, by thread id."""
+        ...
+
+    async def join_topic(self, session_id: str, topic_id: str) -> None:
+        """The session belongs to the thread from now on (the thread is created unpinned
+        and unused when new)."""
+        ...
+
+    async def mark_topic(self, topic_id: str, pinned: bool | None, used_at_us: int | None) -> None:
+        """Pin/unpin the thread and/or count a use at that time (its last use never moves
+        backwards)."""
         ...
 
     async def replace_episodes(self, thread_id: str, episodes: Sequence[Episode]) -> None:
@@ -155,7 +168,9 @@ class UserTx(Protocol):
         ...
 
     async def forget_thread(self, thread_id: str) -> bool:
-        """Delete the thread's digest, episodes, loops, graph rows, session and turns; True if anything was there."""
+        """Delete the session thread's digest, episodes, loops, graph rows, session, turns and
+        topic membership (a topic thread left without sessions goes); True if anything was
+        there."""
         ...
 
     async def set_turn_texts(self, texts: Sequence[tuple[str, str]]) -> None:

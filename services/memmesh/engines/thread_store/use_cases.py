@@ -6,7 +6,7 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
 from typing import TypeVar
 
@@ -24,6 +24,7 @@ from memmesh.engines.thread_store.domain.model import (
     Appended,
     ClosedSession,
     Digest,
+    DigestHead,
     Edge,
     Episode,
     Expansion,
@@ -38,7 +39,6 @@ from memmesh.engines.thread_store.domain.model import (
     WorkingMemory,
 )
 from memmesh.engines.thread_store.domain.resume import (
-    Resumable,
     left_off,
     resume_candidates,
     thread_about,
@@ -57,6 +57,16 @@ from memmesh.engines.thread_store.domain.tone import (
     HeardSignal,
     learned_tone,
     tone_signals,
+)
+from memmesh.engines.thread_store.domain.topics import (
+    MATCH_THREADS,
+    TopicRow,
+    head_of,
+    joined_topic,
+    merge_heads,
+    recent_threads,
+    threads_of,
+    topic_of,
 )
 from memmesh.engines.thread_store.ports import (
     IndexChange,
@@ -297,11 +307,31 @@ class ThreadStoreUseCases:
             )
             await tx.replace_episodes(session_id, episodes)
             stored = await tx.digest(session_id)
+            members = await tx.topic_members()
+            if session_id not in members:
+                rows = await tx.topic_rows()
+                threads = await self._recent_threads(tx, members, rows, exclude=session_id)
+                await tx.join_topic(session_id, joined_topic(built, threads) or session_id)
             queued = await tx.queue_index(
                 IndexChange(removed=stale, digests=(stored or built, *episodes))
             )
         await self._first_attempt(tenant_id, user_id, queued)
         return ClosedSession(stored or built, episodes)
+
+    @staticmethod
+    async def _recent_threads(
+        tx: UserTx, members: Mapping[str, str], rows: Mapping[str, TopicRow], exclude: str
+    ) -> list[Digest]:
+        """The user's most recently updated threads (merged), the session `exclude` left out
+        of them: the threads a session may join."""
+        heads = merge_heads(
+            [h for h in await tx.digest_heads() if h.thread_id != exclude], members, rows
+        )
+        wanted = {h.thread_id for h in sorted(heads, key=lambda h: -h.update_us)[:MATCH_THREADS]}
+        sessions = [s for s, topic in members.items() if topic in wanted and s != exclude]
+        sessions += [t for t in wanted if t not in rows and t != exclude]
+        digests = await tx.digests_of(sorted(set(sessions)))
+        return recent_threads(list(threads_of(digests.values(), members, rows).values()))
 
     async def thread_episodes(self, tenant_id: str, user_id: str, thread_id: str) -> list[Episode]:
         """The episode digests a close wrote for the thread, in thread order."""
@@ -412,51 +442,74 @@ class ThreadStoreUseCases:
     async def resume(self, tenant_id: str, user_id: str, session_id: str, now_us: int) -> Resumed:
         """Episode bridge (the previous session's summary), candidate threads in resume order
         and "where we left off" for the top one. The previous session, when the user has not
-        closed it yet (its digest is built when the next session's first turn arrives), is a
-        candidate with a digest built from its turns now (not stored)."""
+        closed it yet (its digest is built when the next session's first turn arrives), takes
+        part with a digest built from its turns now (not stored), in the thread it would
+        join on its close."""
         async with self._store.read(tenant_id, user_id) as tx:
             sessions = await tx.recent_sessions(BRIDGE_SESSIONS)
             previous = next((s for s in sessions if s.session_id != session_id), None)
-            heads: Sequence[Resumable] = await tx.digest_heads()
-            open_digest = None
+            members, rows = await tx.topic_members(), await tx.topic_rows()
+            session_heads: list[DigestHead] = await tx.digest_heads()
+            extra: dict[str, Digest] = {}
             if previous is not None and not previous.closed:
-                open_digest = await self._open_digest(tx, previous, heads)
-                heads = [h for h in heads if h.thread_id != previous.session_id]
-                heads.append(open_digest)
-            heads, tier = resume_candidates(heads, session_id, now_us)
-            wanted = [head.thread_id for head in heads if head is not open_digest]
+                open_digest = await self._open_digest(tx, previous)
+                extra[previous.session_id] = open_digest
+                session_heads = [h for h in session_heads if h.thread_id != previous.session_id]
+                session_heads.append(head_of(open_digest))
+                if previous.session_id not in members:
+                    joinable = await self._recent_threads(
+                        tx, members, rows, exclude=previous.session_id
+                    )
+                    joined = joined_topic(open_digest, joinable) or previous.session_id
+                    members = {**members, previous.session_id: joined}
+            heads, tier = resume_candidates(
+                merge_heads(session_heads, members, rows), session_id, now_us
+            )
+            chosen = {head.thread_id for head in heads}
+            wanted = {s for s, topic in members.items() if topic in chosen}
+            wanted |= {t for t in chosen if t not in rows}
             if previous is not None and not previous.rolling_summary:
-                wanted.append(previous.session_id)
-            digests = await tx.digests_of(sorted(set(wanted)))
-            if open_digest is not None:
-                digests[open_digest.thread_id] = open_digest
-            if any(head.thread_id not in digests for head in heads):
+                wanted.add(previous.session_id)
+            digests = await tx.digests_of(sorted(wanted - set(extra)))
+            digests.update(extra)
+            threads = threads_of(
+                (d for s, d in digests.items() if members.get(s, s) in chosen), members, rows
+            )
+            if any(head.thread_id not in threads for head in heads):
                 # A digest went between the two reads (another process forgot it): read them all.
-                everything = await tx.digests()
-                heads, tier = resume_candidates(everything, session_id, now_us)
-                digests = {digest.thread_id: digest for digest in everything}
+                everything = threads_of(
+                    [*(d for d in await tx.digests() if d.thread_id not in extra), *extra.values()],
+                    members,
+                    rows,
+                )
+                ranked, tier = resume_candidates(list(everything.values()), session_id, now_us)
+                heads = [head_of(d) for d in ranked]
+                threads = everything
         bridge = ""
         if previous is not None:
             digest = digests.get(previous.session_id)
             bridge = previous.rolling_summary or (digest.summary if digest else "")
-        candidates = tuple(digests[head.thread_id] for head in heads)
+        candidates = tuple(threads[head.thread_id] for head in heads)
         return Resumed(bridge, candidates, tier, left_off(candidates[0]) if candidates else ())
 
     @staticmethod
-    async def _open_digest(tx: UserTx, session: SessionRow, heads: Sequence[Resumable]) -> Digest:
-        """The digest a session still open would get on its close, its pin and uses kept."""
+    async def _open_digest(tx: UserTx, session: SessionRow) -> Digest:
+        """The digest a session still open would get on its close."""
         turns = await tx.session_turns(
             session.session_id, DIGEST_WINDOW_TURNS, max_exposure=Exposure.SAFE_TO_SPEAK
         )
-        built = build_digest(
+        return build_digest(
             session.session_id, turns, await tx.thread_loops(session.session_id), session.last_us
         )
-        stored = next((h for h in heads if h.thread_id == session.session_id), None)
-        if stored is None:
-            return built
-        return dataclasses.replace(
-            built, pinned=stored.pinned, use_count=stored.use_count, last_use_us=stored.last_use_us
-        )
+
+    async def _thread(self, tx: UserTx, thread_id: str) -> Digest | None:
+        """The thread an id names (a thread's id or one of its sessions'), merged; None when
+        none of its sessions has a digest."""
+        members, rows = await tx.topic_members(), await tx.topic_rows()
+        topic = topic_of(thread_id, members, rows)
+        sessions = sorted({s for s, t in members.items() if t == topic} | {topic})
+        digests = await tx.digests_of(sessions)
+        return threads_of(digests.values(), members, rows).get(topic)
 
     async def resumed_thread(
         self, tenant_id: str, user_id: str, thread_id: str, now_us: int
@@ -464,7 +517,7 @@ class ThreadStoreUseCases:
         """One thread as the resume answer: its tier and "where we left off" (nothing for a
         thread the user has no digest of)."""
         async with self._store.read(tenant_id, user_id) as tx:
-            digest = await tx.digest(thread_id)
+            digest = await self._thread(tx, thread_id)
         if digest is None:
             return Resumed("", (), "")
         return Resumed("", (digest,), tier_of(digest, now_us).value, left_off(digest))
@@ -475,11 +528,15 @@ class ThreadStoreUseCases:
         """The thread the topic names, its use recorded, and its "where we left off"; None
         when no thread is about the topic."""
         async with self._store.write(tenant_id, user_id) as tx:
-            found = thread_about(await tx.digests(), topic, session_id, now_us)
+            members, rows = await tx.topic_members(), await tx.topic_rows()
+            threads = threads_of(await tx.digests(), members, rows)
+            own = topic_of(session_id, members, rows)
+            found = thread_about(list(threads.values()), topic, own, now_us)
             if found is None:
                 return None
-            used = await tx.mark_digest(found.thread_id, None, now_us)
-        digest = used or found
+            await tx.mark_topic(found.thread_id, None, now_us)
+            digest = await self._thread(tx, found.thread_id)
+        digest = digest or found
         return digest, left_off(digest)
 
     async def expand(
@@ -602,16 +659,25 @@ class ThreadStoreUseCases:
         return raised
 
     async def pin_thread(self, tenant_id: str, user_id: str, thread_id: str, pinned: bool) -> bool:
-        """Pin or unpin a thread's digest; False when there is none."""
-        async with self._store.write(tenant_id, user_id) as tx:
-            return await tx.mark_digest(thread_id, pinned, None) is not None
+        """Pin or unpin the thread an id names (a thread's id or one of its sessions'); False
+        when there is none."""
+        return await self._mark(tenant_id, user_id, thread_id, pinned, None) is not None
 
     async def record_use(
         self, tenant_id: str, user_id: str, thread_id: str, now_us: int
     ) -> Digest | None:
         """Count a use of the thread and move its last use to now (never backwards)."""
+        return await self._mark(tenant_id, user_id, thread_id, None, now_us)
+
+    async def _mark(
+        self, tenant_id: str, user_id: str, thread_id: str, pinned: bool | None, used: int | None
+    ) -> Digest | None:
         async with self._store.write(tenant_id, user_id) as tx:
-            return await tx.mark_digest(thread_id, None, now_us)
+            found = await self._thread(tx, thread_id)
+            if found is None:
+                return None
+            await tx.mark_topic(found.thread_id, pinned, used)
+            return await self._thread(tx, found.thread_id)
 
 
 async def _best_effort(

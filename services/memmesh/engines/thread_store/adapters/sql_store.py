@@ -54,6 +54,28 @@ def migrations(dialect: Dialect) -> tuple[Migration, ...]:
             ),
         ),
         outbox_trace_migration(),
+        # Topic threads (seed 001 §2.18): each digested session belongs to one thread; a
+        # thread keeps its pin and uses. Every stored digest founds a thread of its own.
+        Migration(
+            8,
+            (
+                "ALTER TABLE thread_digests ADD COLUMN last_decisions TEXT NOT NULL DEFAULT '[]'",
+                f"""CREATE TABLE thread_topics (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, topic_id TEXT NOT NULL,
+                pinned INTEGER NOT NULL, use_count INTEGER NOT NULL, last_use_us {big} NOT NULL,
+                PRIMARY KEY (tenant_id, user_id, topic_id))""",
+                """CREATE TABLE thread_topic_members (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+                topic_id TEXT NOT NULL, PRIMARY KEY (tenant_id, user_id, session_id))""",
+                "CREATE INDEX thread_topic_members_by_topic ON thread_topic_members "
+                "(tenant_id, user_id, topic_id)",
+                "INSERT INTO thread_topics (tenant_id, user_id, topic_id, pinned, use_count, "
+                "last_use_us) SELECT tenant_id, user_id, thread_id, pinned, use_count, "
+                "last_use_us FROM thread_digests",
+                "INSERT INTO thread_topic_members (tenant_id, user_id, session_id, topic_id) "
+                "SELECT tenant_id, user_id, thread_id, thread_id FROM thread_digests",
+            ),
+        ),
     )
 
 

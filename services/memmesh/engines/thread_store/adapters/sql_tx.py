@@ -21,6 +21,7 @@ from memmesh.engines.thread_store.domain.model import (
     UserActivity,
 )
 from memmesh.engines.thread_store.domain.tone import HeardSignal, ToneSignal
+from memmesh.engines.thread_store.domain.topics import TopicRow
 from memmesh.engines.thread_store.ports import IndexChange
 from memmesh.outbox import Effect, enqueue_in, wall_clock_us
 from memmesh.policy.sensitivity import Exposure
@@ -39,6 +40,8 @@ USER_TABLES = (
     "graph_edges",
     "thread_forgotten_sessions",
     "thread_tone_signals",
+    "thread_topics",
+    "thread_topic_members",
 )
 _TURN_COLUMNS = "turn_id, session_id, role, text, time_us, exposure"
 _SESSION_COLUMNS = "session_id, start_us, last_us, turn_count, rolling_summary, closed"
@@ -47,7 +50,7 @@ _LOOP_COLUMNS = (
 )
 _DIGEST_COLUMNS = (
     "thread_id, title, summary, key_entities, unresolved_questions, next_step, evidence_turn_ids, "
-    "update_us, pinned, use_count, last_use_us, has_open_loops"
+    "update_us, pinned, use_count, last_use_us, has_open_loops, last_decisions"
 )
 
 
@@ -71,6 +74,7 @@ def _digest(row: Row) -> Digest:
         unresolved_questions=tuple(json.loads(row[4])), next_step=row[5],
         evidence_turn_ids=tuple(json.loads(row[6])), update_us=int(row[7]), pinned=bool(row[8]),
         use_count=int(row[9]), last_use_us=int(row[10]), has_open_loops=bool(row[11]),
+        last_decisions=tuple(json.loads(row[12])),
     )  # fmt: skip
 
 
@@ -415,36 +419,68 @@ class SqlUserTx(EpisodeRows):
         d = digest
         await self._db.execute(
             f"INSERT INTO thread_digests (tenant_id, user_id, {_DIGEST_COLUMNS}) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (tenant_id, user_id, thread_id) DO UPDATE SET title = excluded.title, "
             "summary = excluded.summary, key_entities = excluded.key_entities, "
             "unresolved_questions = excluded.unresolved_questions, next_step = excluded.next_step, "
             "evidence_turn_ids = excluded.evidence_turn_ids, update_us = excluded.update_us, "
-            "has_open_loops = excluded.has_open_loops",
+            "has_open_loops = excluded.has_open_loops, last_decisions = excluded.last_decisions",
             (*self._who, d.thread_id, d.title, d.summary, json.dumps(list(d.key_entities)),
              json.dumps(list(d.unresolved_questions)), d.next_step, json.dumps(list(d.evidence_turn_ids)),
-             d.update_us, int(d.pinned), d.use_count, d.last_use_us, int(d.has_open_loops)),
+             d.update_us, int(d.pinned), d.use_count, d.last_use_us, int(d.has_open_loops),
+             json.dumps(list(d.last_decisions))),
         )  # fmt: skip
 
-    async def mark_digest(
-        self, thread_id: str, pinned: bool | None, used_at_us: int | None
-    ) -> Digest | None:
+    async def topic_members(self) -> dict[str, str]:
+        rows = await self._rows(
+            f"SELECT session_id, topic_id FROM thread_topic_members WHERE {_USER}"
+        )
+        return {str(row[0]): str(row[1]) for row in rows}
+
+    async def topic_rows(self) -> dict[str, TopicRow]:
+        rows = await self._rows(
+            f"SELECT topic_id, pinned, use_count, last_use_us FROM thread_topics WHERE {_USER}"
+        )
+        return {
+            str(row[0]): TopicRow(str(row[0]), bool(row[1]), int(row[2]), int(row[3]))
+            for row in rows
+        }
+
+    async def join_topic(self, session_id: str, topic_id: str) -> None:
+        await self._db.execute(
+            "INSERT INTO thread_topics (tenant_id, user_id, topic_id, pinned, use_count, "
+            "last_use_us) VALUES (?, ?, ?, 0, 0, 0) ON CONFLICT DO NOTHING",
+            (*self._who, topic_id),
+        )
+        await self._db.execute(
+            "INSERT INTO thread_topic_members (tenant_id, user_id, session_id, topic_id) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, session_id) "
+            "DO UPDATE SET topic_id = excluded.topic_id",
+            (*self._who, session_id, topic_id),
+        )
+
+    async def mark_topic(self, topic_id: str, pinned: bool | None, used_at_us: int | None) -> None:
+        await self._db.execute(
+            "INSERT INTO thread_topics (tenant_id, user_id, topic_id, pinned, use_count, "
+            "last_use_us) VALUES (?, ?, ?, 0, 0, 0) ON CONFLICT DO NOTHING",
+            (*self._who, topic_id),
+        )
         if pinned is not None:
             await self._db.execute(
-                f"UPDATE thread_digests SET pinned = ? WHERE {_USER} AND thread_id = ?",
-                (int(pinned), *self._who, thread_id),
+                f"UPDATE thread_topics SET pinned = ? WHERE {_USER} AND topic_id = ?",
+                (int(pinned), *self._who, topic_id),
             )
         if used_at_us is not None:
             await self._db.execute(
-                "UPDATE thread_digests SET use_count = use_count + 1, "
-                f"last_use_us = CASE WHEN last_use_us > ? THEN last_use_us ELSE ? END WHERE {_USER} AND thread_id = ?",
-                (used_at_us, used_at_us, *self._who, thread_id),
+                "UPDATE thread_topics SET use_count = use_count + 1, "
+                f"last_use_us = CASE WHEN last_use_us > ? THEN last_use_us ELSE ? END WHERE {_USER} AND topic_id = ?",
+                (used_at_us, used_at_us, *self._who, topic_id),
             )
-        return await self.digest(thread_id)
 
     async def forget_thread(self, thread_id: str) -> bool:
         changed = 0
         for table, column in (
+            ("thread_topic_members", "session_id"),
             ("thread_digests", "thread_id"),
             ("thread_episodes", "thread_id"),
             ("thread_loops", "thread_id"),
@@ -457,4 +493,11 @@ class SqlUserTx(EpisodeRows):
             changed += await self._db.execute(
                 f"DELETE FROM {table} WHERE {_USER} AND {column} = ?", (*self._who, thread_id)
             )
+        # A thread none of whose sessions is left goes with its pin and uses.
+        await self._db.execute(
+            f"DELETE FROM thread_topics WHERE {_USER} AND NOT EXISTS (SELECT 1 FROM "
+            "thread_topic_members m WHERE m.tenant_id = thread_topics.tenant_id AND "
+            "m.user_id = thread_topics.user_id AND m.topic_id = thread_topics.topic_id)",
+            self._who,
+        )
         return changed > 0

@@ -97,6 +97,10 @@ class Digest:
     use_count: int = 0
     last_use_us: int = 0
     has_open_loops: bool = False
+    # Choices the user settled, newest first (seed 001 §2.18 last_decisions).
+    last_decisions: tuple[str, ...] = ()
+    # The sessions a topic thread spans (a session's own digest leaves it empty).
+    session_ids: tuple[str, ...] = ()
 
     @property
     def unresolved(self) -> bool:

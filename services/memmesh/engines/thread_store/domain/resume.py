@@ -86,10 +86,11 @@ def resume_candidates(
 
 def left_off(digest: Digest) -> tuple[str, ...]:
     """ "Where we left off" for a thread, at most 3 bullets from its structured fields: the
-    next step, then its unresolved questions, then the newest sentences of its summary (the
-    decisions and facts it settled), each bounded, none repeated; empty for an empty digest."""
+    next step, then its unresolved questions, then its newest decision, then the newest
+    sentences of its summary, each bounded, none repeated; empty for an empty digest."""
     bullets = [f"Next step: {digest.next_step}"] if digest.next_step else []
     bullets += [f"Still open: {question}" for question in digest.unresolved_questions]
+    bullets += [f"Decided: {decision}" for decision in digest.last_decisions[:1]]
     bullets += reversed(sentences(digest.summary))
     kept = dict.fromkeys(clip(" ".join(b.split()), LEFT_OFF_CHARS) for b in bullets if b.strip())
     return tuple(kept)[:MAX_LEFT_OFF]

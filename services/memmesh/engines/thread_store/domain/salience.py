@@ -71,7 +71,9 @@ def ranked_entities(texts: Sequence[str]) -> list[str]:
     return [labels[k] for k in sorted(counts, key=lambda k: (-counts[k], order[k]))]
 
 
-def _topic_words(texts: Sequence[str]) -> list[str]:
+def topic_words(texts: Sequence[str]) -> list[str]:
+    """Words of four letters or more that are no stop word, by how often the texts use
+    them; ties keep first-seen order."""
     counts: dict[str, int] = {}
     for text in texts:
         for word in words(text):
@@ -88,5 +90,5 @@ def _topic_words(texts: Sequence[str]) -> list[str]:
 
 def title_of(texts: Sequence[str], key_entities: Sequence[str], max_chars: int) -> str:
     """A short topic label: the top entities, else the most frequent topic words."""
-    terms = list(key_entities[:3]) or [w.capitalize() for w in _topic_words(texts)[:3]]
+    terms = list(key_entities[:3]) or [w.capitalize() for w in topic_words(texts)[:3]]
     return clip(", ".join(terms), max_chars) if terms else "Conversation"

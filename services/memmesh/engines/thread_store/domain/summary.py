@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memmesh.engines.thread_store.domain.decisions import decisions
 from memmesh.engines.thread_store.domain.loops import loop_order
 from memmesh.engines.thread_store.domain.model import Digest, Loop, Role, Turn
 from memmesh.engines.thread_store.domain.salience import (
@@ -71,10 +72,13 @@ def build_digest(
     key_entities = tuple(ranked_entities(user_texts)[:MAX_KEY_ENTITIES])
     summary = summarise(ordered)
     open_loops = loop_order([loop for loop in thread_loops if loop.is_open])
+    decided = decisions(ordered)
     times = {t.turn_id: t.time_us for t in ordered}
-    cited = set(summary.evidence_turn_ids) | {
-        loop.source_turn_id for loop in open_loops if loop.source_turn_id in times
-    }
+    cited = (
+        set(summary.evidence_turn_ids)
+        | {loop.source_turn_id for loop in open_loops if loop.source_turn_id in times}
+        | {turn_id for _, turn_id in decided}
+    )
     evidence = sorted(cited, key=lambda turn_id: (times[turn_id], turn_id))[-MAX_EVIDENCE:]
     return Digest(
         thread_id=thread_id,
@@ -86,4 +90,5 @@ def build_digest(
         evidence_turn_ids=tuple(evidence),
         update_us=update_us if update_us is not None else (ordered[-1].time_us if ordered else 0),
         has_open_loops=bool(open_loops),
+        last_decisions=tuple(text for text, _ in decided),
     )

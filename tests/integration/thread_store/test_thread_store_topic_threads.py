@@ -1,0 +1,144 @@
+"""Topic threads (seed 001 §2.18) on SQLite and PostgreSQL: the replayed conversations of
+fixtures/continuity/topic_threads.json, where one topic spans three sessions over two weeks
+and another topic sits between them, become one thread with its decisions and a thread of
+its own; the thread is resumed, pinned and used as one, and forgetting one of its sessions
+takes that session's part out of it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from memmesh.engines.thread_store.adapters.sql_store import SqlThreadStore, migrations
+from memmesh.engines.thread_store.domain.model import Digest, Role, Turn
+from memmesh.engines.thread_store.domain.sessions import DEFAULT_SESSION_GAP_US
+from memmesh.engines.thread_store.use_cases import ThreadStoreUseCases
+from memmesh.storage.sql import Dialect, PostgresDatabase, SqliteDatabase
+from memmesh.testing.scopes import new_scope
+
+FIXTURE = Path(__file__).parents[3] / "fixtures" / "continuity" / "topic_threads.json"
+T0 = 1_767_225_600_000_000
+MINUTE = 60_000_000
+DAY = 24 * 60 * MINUTE
+
+
+def conversations() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(FIXTURE.read_text())
+    return loaded
+
+
+@pytest_asyncio.fixture(params=["sqlite", "postgres"])
+async def threads(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[ThreadStoreUseCases]:
+    if request.param == "sqlite":
+        database = SqliteDatabase.open(tmp_path / "threads.sqlite3", migrations(Dialect.SQLITE))
+    else:
+        database = await PostgresDatabase.open(
+            request.getfixturevalue("postgres_url"), "thread_store", migrations(Dialect.POSTGRES)
+        )
+    store = SqlThreadStore(database)
+    yield ThreadStoreUseCases(store, None, DEFAULT_SESSION_GAP_US, 6)
+    await store.close()
+
+
+async def replay(
+    threads: ThreadStoreUseCases, who: tuple[str, str], close_last: bool = True
+) -> int:
+    """Say every session's turns on its day; close each session (the last one only when
+    `close_last`); the time just after the last turn."""
+    sessions = conversations()["sessions"]
+    at = T0
+    for number, session in enumerate(sessions):
+        at = T0 + session["day"] * DAY
+        for index, text in enumerate(session["turns"]):
+            turn_id = f"{session['session_id']}-{index}"
+            turn = Turn(turn_id, session["session_id"], Role.USER, text, at)
+            await threads.append_turn(*who, turn)
+            at += MINUTE
+        if close_last or number < len(sessions) - 1:
+            await threads.close_session(*who, session["session_id"])
+    return at
+
+
+def user() -> tuple[str, str]:
+    scope = new_scope()
+    return scope.tenant_id, scope.user_id
+
+
+def by_sessions(candidates: tuple[Digest, ...]) -> dict[tuple[str, ...], Digest]:
+    return {candidate.session_ids: candidate for candidate in candidates}
+
+
+@pytest.mark.parametrize("close_last", [True, False])
+async def test_a_topic_over_three_sessions_becomes_one_thread_with_its_decisions(
+    threads: ThreadStoreUseCases, close_last: bool
+) -> None:
+    who = user()
+    expected = conversations()["expected"]
+    end = await replay(threads, who, close_last)
+    # A new session two hours later; an unclosed last session joins its thread as it would
+    # on its close.
+    resumed = await threads.resume(*who, "back", end + 120 * MINUTE)
+    found = by_sessions(resumed.candidates)
+    topic = found[tuple(expected["topic_sessions"])]
+    assert set(found) == {tuple(expected["topic_sessions"]), tuple(expected["alone"])}
+    assert resumed.candidates[0] is topic and resumed.tier == "HOT"
+    assert topic.thread_id == expected["topic_sessions"][0]
+    for word in expected["topic_words"]:
+        assert word in topic.title.lower()
+    # Every session's decision, newest first.
+    decided = [
+        next(i for i, d in enumerate(topic.last_decisions) if phrase in d.lower())
+        for phrase in expected["decisions"]
+    ]
+    assert decided == sorted(decided)
+    # Where we left off: 1-3 bullets from its structured fields, the newest next step first.
+    assert 1 <= len(resumed.left_off) <= 3
+    assert resumed.left_off[0].startswith("Next step:") and "backsplash" in resumed.left_off[0]
+    assert "permit" in " ".join(topic.unresolved_questions).lower()
+    evidence = set(topic.evidence_turn_ids)
+    assert {e.split("-")[0] for e in evidence} == {"kitchen"}
+
+
+async def test_the_thread_is_pinned_used_and_resumed_as_one(
+    threads: ThreadStoreUseCases,
+) -> None:
+    who = user()
+    expected = conversations()["expected"]
+    end = await replay(threads, who)
+    # Any of its sessions names the thread.
+    assert await threads.pin_thread(*who, "kitchen-2", True)
+    used = await threads.record_use(*who, "kitchen-3", end)
+    assert used is not None and used.thread_id == "kitchen-1"
+    assert (used.pinned, used.use_count) == (True, 1)
+    found = await threads.resume_thread(*who, expected["resume_topic"], "back", end + DAY)
+    assert found is not None
+    digest, left_off = found
+    assert digest.session_ids == tuple(expected["topic_sessions"]) and digest.use_count == 2
+    assert left_off and "backsplash" in left_off[0]
+    asked = await threads.resumed_thread(*who, digest.thread_id, end + DAY)
+    assert asked.candidates == (digest,) and asked.left_off == left_off
+    assert not await threads.pin_thread(*who, "never-said", True)
+
+
+async def test_forgetting_one_session_takes_its_part_out_of_the_thread(
+    threads: ThreadStoreUseCases,
+) -> None:
+    who = user()
+    end = await replay(threads, who)
+    await threads.forget_session(*who, "kitchen-2")
+    resumed = await threads.resume(*who, "back", end + MINUTE)
+    topic = resumed.candidates[0]
+    assert topic.session_ids == ("kitchen-1", "kitchen-3")
+    said = " ".join((topic.summary, *topic.last_decisions, *topic.unresolved_questions)).lower()
+    assert "sink" not in said and "permit" not in said
+    # The founding session goes too: the thread keeps its id while a session is left.
+    await threads.forget_session(*who, "kitchen-1")
+    resumed = await threads.resume(*who, "back", end + MINUTE)
+    assert by_sessions(resumed.candidates)[("kitchen-3",)].thread_id == "kitchen-1"
