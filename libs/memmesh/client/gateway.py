@@ -15,6 +15,7 @@ from memmesh.client.requests import (
     ingest_request,
     open_session_request,
     remember_request,
+    upsert_work_order_request,
     user_scope,
 )
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
@@ -108,6 +109,41 @@ class GatewayClient:
             user_scope(self.tenant_id, user_id), session_id, command, now_us, target
         )
         response: pb.CommandResponse = await self._stub.Command(
+            request, metadata=self._metadata, timeout=timeout
+        )
+        return response
+
+    async def upsert_work_order(
+        self,
+        user_id: str,
+        work_order_id: str,
+        title: str,
+        status: str,
+        now_us: int,
+        pending_question: str = "",
+        *,
+        timeout: float | None = 5.0,
+    ) -> pb.UpsertWorkOrderResponse:
+        """Create or update a work order; the status by name, e.g. "CLARIFY"."""
+        request = upsert_work_order_request(
+            user_scope(self.tenant_id, user_id),
+            work_order_id,
+            title,
+            status,
+            now_us,
+            pending_question,
+        )
+        response: pb.UpsertWorkOrderResponse = await self._stub.UpsertWorkOrder(
+            request, metadata=self._metadata, timeout=timeout
+        )
+        return response
+
+    async def pending_work_orders(
+        self, user_id: str, *, timeout: float | None = 5.0
+    ) -> pb.ListPendingWorkOrdersResponse:
+        """The user's pending work orders, most recently updated first."""
+        request = pb.ListPendingWorkOrdersRequest(scope=user_scope(self.tenant_id, user_id))
+        response: pb.ListPendingWorkOrdersResponse = await self._stub.ListPendingWorkOrders(
             request, metadata=self._metadata, timeout=timeout
         )
         return response

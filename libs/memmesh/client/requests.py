@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 from memmesh.common.v1 import bundle_pb2, memory_pb2, scope_pb2
+from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.runtime.timeconv import timestamp_of
 
@@ -92,6 +93,25 @@ def command_request(
         command=pb.UserCommand.Value(f"USER_COMMAND_{command.upper()}"),
         target=target,
         session_id=session_id,
+        now=timestamp_of(now_us),
+    )
+
+
+def upsert_work_order_request(
+    scope: scope_pb2.UserScope,
+    work_order_id: str,
+    title: str,
+    status: str,
+    now_us: int,
+    pending_question: str = "",
+) -> pb.UpsertWorkOrderRequest:
+    """A work order's status by name, e.g. "CLARIFY"."""
+    return pb.UpsertWorkOrderRequest(
+        scope=scope,
+        work_order_id=work_order_id,
+        title=title,
+        status=state_pb.WorkOrderStatus.Value(f"WORK_ORDER_STATUS_{status.upper()}"),
+        pending_question=pending_question,
         now=timestamp_of(now_us),
     )
 

@@ -28,9 +28,10 @@ from memmesh.common.v1 import bundle_pb2 as memmesh_dot_common_dot_v1_dot_bundle
 from memmesh.common.v1 import field_rules_pb2 as memmesh_dot_common_dot_v1_dot_field__rules__pb2
 from memmesh.common.v1 import memory_pb2 as memmesh_dot_common_dot_v1_dot_memory__pb2
 from memmesh.common.v1 import scope_pb2 as memmesh_dot_common_dot_v1_dot_scope__pb2
+from memmesh.current_state.v1 import current_state_service_pb2 as memmesh_dot_current__state_dot_v1_dot_current__state__service__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n(memmesh/gateway/v1/gateway_service.proto\x12\x12memmesh.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x36memmesh/atom_extractor/v1/atom_extractor_service.proto\x1a\x1ememmesh/common/v1/bundle.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1ememmesh/common/v1/memory.proto\x1a\x1dmemmesh/common/v1/scope.proto\"\xdc\x03\n\x0c\x42riefRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12,\n\x04mode\x18\x04 \x01(\x0e\x32\x1e.memmesh.common.v1.SessionMode\x12\x30\n\x05query\x18\x05 \x01(\tB!\xca\xf3\x18\x1d\x10\x80 2\x18what is my sister called\x12\x42\n\x07\x63hannel\x18\x06 \x01(\x0e\x32\x1a.memmesh.common.v1.ChannelB\x15\xca\xf3\x18\x11\x08\x01\x32\rCHANNEL_VOICE\x12\x19\n\x11identity_verified\x18\x07 \x01(\x08\x12\x1b\n\npersona_id\x18\x08 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12(\n\x17unanswered_question_ids\x18\t \x03(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12\x1d\n\x15user_review_requested\x18\n \x01(\x08\x12\x17\n\x0f\x64\x65vice_restored\x18\x0b \x01(\x08\"\x92\x02\n\rBriefResponse\x12\x30\n\x06\x62undle\x18\x01 \x01(\x0b\x32 .memmesh.common.v1.ContextBundle\x12,\n\x05hints\x18\x02 \x01(\x0b\x32\x1d.memmesh.common.v1.HintBundle\x12-\n\x04tone\x18\x03 \x01(\x0b\x32\x1f.memmesh.common.v1.ToneGuidance\x12\x33\n\x08\x63ounters\x18\x04 \x01(\x0b\x32!.memmesh.common.v1.BundleCounters\x12\x10\n\x08\x64\x65graded\x18\x05 \x01(\x08\x12\x13\n\x0breason_code\x18\x06 \x01(\t\x12\x16\n\x0e\x64\x65graded_parts\x18\x07 \x03(\t\"\x8e\x01\n\rIngestRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12-\n\x04turn\x18\x02 \x01(\x0b\x32\x17.memmesh.common.v1.TurnB\x06\xca\xf3\x18\x02\x08\x01\x12\x19\n\x11identity_verified\x18\x03 \x01(\x08\"\x9d\x01\n\x0eIngestResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12,\n\x04mode\x18\x03 \x01(\x0e\x32\x1e.memmesh.common.v1.SessionMode\x12\x11\n\tduplicate\x18\x04 \x01(\x08\x12\x19\n\x11\x65xtraction_queued\x18\x05 \x01(\x08\x12\x0f\n\x07\x63ommand\x18\x06 \x01(\t\"\x98\x02\n\x0e\x43ommandRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12U\n\x07\x63ommand\x18\x02 \x01(\x0e\x32\x1f.memmesh.gateway.v1.UserCommandB#\xca\xf3\x18\x1f\x08\x01\x32\x1bUSER_COMMAND_DO_NOT_MENTION\x12\x1f\n\x06target\x18\x03 \x01(\tB\x0f\xca\xf3\x18\x0b\x10\xc8\x01\x32\x06sister\x12(\n\nsession_id\x18\x04 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"8\n\x0f\x43ommandResponse\x12\x10\n\x08\x61tom_ids\x18\x01 \x03(\t\x12\x13\n\x0breason_code\x18\x02 \x01(\t\"\xa4\x01\n\x12OpenSessionRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"C\n\x13OpenSessionResponse\x12,\n\x04mode\x18\x01 \x01(\x0e\x32\x1e.memmesh.common.v1.SessionMode\"\xa5\x01\n\x13\x43loseSessionRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\".\n\x14\x43loseSessionResponse\x12\x16\n\x0e\x64igest_summary\x18\x01 \x01(\t\"\xa5\x01\n\x0fRememberRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x42\n\x07\x63hannel\x18\x02 \x01(\x0e\x32\x1a.memmesh.common.v1.ChannelB\x15\xca\xf3\x18\x11\x08\x01\x32\rCHANNEL_VOICE\x12\x19\n\x11identity_verified\x18\x03 \x01(\x08\"!\n\x10RememberResponse\x12\r\n\x05items\x18\x01 \x03(\t\"G\n\x10\x44\x65\x62ugUserRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"\xc0\x01\n\x11\x44\x65\x62ugUserResponse\x12\x17\n\x0flast_session_id\x18\x01 \x01(\t\x12\x39\n\x15last_interaction_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x61tom_counts\x18\x03 \x03(\t\x12\x1b\n\x13pending_extractions\x18\x04 \x01(\x05\x12\x0f\n\x07\x65\x66\x66\x65\x63ts\x18\x05 \x03(\t\x12\x14\n\x0c\x64\x65\x61\x64_effects\x18\x06 \x01(\x05\"\xf5\x01\n\x18PutVocabularyPackRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x46\n\x07\x65ntries\x18\x02 \x03(\x0b\x32*.memmesh.atom_extractor.v1.VocabularyEntryB\t\xca\xf3\x18\x05\x08\x01\x10\xf4\x03\x12+\n\x06reason\x18\x03 \x01(\tB\x1b\xca\xf3\x18\x17\x08\x01\x10\xc8\x01\x32\x10new product line\x12/\n\x03now\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"O\n\x19PutVocabularyPackResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0e\n\x06sha256\x18\x02 \x01(\t\x12\x11\n\tunchanged\x18\x03 \x01(\x08*\xef\x02\n\x0bUserCommand\x12\x1c\n\x18USER_COMMAND_UNSPECIFIED\x10\x00\x12\x17\n\x13USER_COMMAND_FORGET\x10\x01\x12\x1d\n\x19USER_COMMAND_DO_NOT_STORE\x10\x02\x12\x1a\n\x16USER_COMMAND_PULL_ONLY\x10\x03\x12%\n!USER_COMMAND_RECALL_ONLY_IF_ASKED\x10\x04\x12\x1f\n\x1bUSER_COMMAND_DO_NOT_MENTION\x10\x05\x12$\n USER_COMMAND_REMEMBER_EVERYTHING\x10\x06\x12\x1e\n\x1aUSER_COMMAND_FORGET_THREAD\x10\x07\x12\"\n\x1eUSER_COMMAND_FORGET_EVERYTHING\x10\x08\x12\x1c\n\x18USER_COMMAND_FORGET_TONE\x10\t\x12\x1e\n\x1aUSER_COMMAND_RESUME_THREAD\x10\n2\xe9\x05\n\x0eGatewayService\x12L\n\x05\x42rief\x12 .memmesh.gateway.v1.BriefRequest\x1a!.memmesh.gateway.v1.BriefResponse\x12O\n\x06Ingest\x12!.memmesh.gateway.v1.IngestRequest\x1a\".memmesh.gateway.v1.IngestResponse\x12R\n\x07\x43ommand\x12\".memmesh.gateway.v1.CommandRequest\x1a#.memmesh.gateway.v1.CommandResponse\x12^\n\x0bOpenSession\x12&.memmesh.gateway.v1.OpenSessionRequest\x1a\'.memmesh.gateway.v1.OpenSessionResponse\x12\x61\n\x0c\x43loseSession\x12\'.memmesh.gateway.v1.CloseSessionRequest\x1a(.memmesh.gateway.v1.CloseSessionResponse\x12U\n\x08Remember\x12#.memmesh.gateway.v1.RememberRequest\x1a$.memmesh.gateway.v1.RememberResponse\x12X\n\tDebugUser\x12$.memmesh.gateway.v1.DebugUserRequest\x1a%.memmesh.gateway.v1.DebugUserResponse\x12p\n\x11PutVocabularyPack\x12,.memmesh.gateway.v1.PutVocabularyPackRequest\x1a-.memmesh.gateway.v1.PutVocabularyPackResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n(memmesh/gateway/v1/gateway_service.proto\x12\x12memmesh.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x36memmesh/atom_extractor/v1/atom_extractor_service.proto\x1a\x1ememmesh/common/v1/bundle.proto\x1a#memmesh/common/v1/field_rules.proto\x1a\x1ememmesh/common/v1/memory.proto\x1a\x1dmemmesh/common/v1/scope.proto\x1a\x34memmesh/current_state/v1/current_state_service.proto\"\xdc\x03\n\x0c\x42riefRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\x12,\n\x04mode\x18\x04 \x01(\x0e\x32\x1e.memmesh.common.v1.SessionMode\x12\x30\n\x05query\x18\x05 \x01(\tB!\xca\xf3\x18\x1d\x10\x80 2\x18what is my sister called\x12\x42\n\x07\x63hannel\x18\x06 \x01(\x0e\x32\x1a.memmesh.common.v1.ChannelB\x15\xca\xf3\x18\x11\x08\x01\x32\rCHANNEL_VOICE\x12\x19\n\x11identity_verified\x18\x07 \x01(\x08\x12\x1b\n\npersona_id\x18\x08 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12(\n\x17unanswered_question_ids\x18\t \x03(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12\x1d\n\x15user_review_requested\x18\n \x01(\x08\x12\x17\n\x0f\x64\x65vice_restored\x18\x0b \x01(\x08\"\x92\x02\n\rBriefResponse\x12\x30\n\x06\x62undle\x18\x01 \x01(\x0b\x32 .memmesh.common.v1.ContextBundle\x12,\n\x05hints\x18\x02 \x01(\x0b\x32\x1d.memmesh.common.v1.HintBundle\x12-\n\x04tone\x18\x03 \x01(\x0b\x32\x1f.memmesh.common.v1.ToneGuidance\x12\x33\n\x08\x63ounters\x18\x04 \x01(\x0b\x32!.memmesh.common.v1.BundleCounters\x12\x10\n\x08\x64\x65graded\x18\x05 \x01(\x08\x12\x13\n\x0breason_code\x18\x06 \x01(\t\x12\x16\n\x0e\x64\x65graded_parts\x18\x07 \x03(\t\"\x8e\x01\n\rIngestRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12-\n\x04turn\x18\x02 \x01(\x0b\x32\x17.memmesh.common.v1.TurnB\x06\xca\xf3\x18\x02\x08\x01\x12\x19\n\x11identity_verified\x18\x03 \x01(\x08\"\x9d\x01\n\x0eIngestResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12,\n\x04mode\x18\x03 \x01(\x0e\x32\x1e.memmesh.common.v1.SessionMode\x12\x11\n\tduplicate\x18\x04 \x01(\x08\x12\x19\n\x11\x65xtraction_queued\x18\x05 \x01(\x08\x12\x0f\n\x07\x63ommand\x18\x06 \x01(\t\"\x98\x02\n\x0e\x43ommandRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12U\n\x07\x63ommand\x18\x02 \x01(\x0e\x32\x1f.memmesh.gateway.v1.UserCommandB#\xca\xf3\x18\x1f\x08\x01\x32\x1bUSER_COMMAND_DO_NOT_MENTION\x12\x1f\n\x06target\x18\x03 \x01(\tB\x0f\xca\xf3\x18\x0b\x10\xc8\x01\x32\x06sister\x12(\n\nsession_id\x18\x04 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"8\n\x0f\x43ommandResponse\x12\x10\n\x08\x61tom_ids\x18\x01 \x03(\t\x12\x13\n\x0breason_code\x18\x02 \x01(\t\"\xa4\x01\n\x12OpenSessionRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"C\n\x13OpenSessionResponse\x12,\n\x04mode\x18\x01 \x01(\x0e\x32\x1e.memmesh.common.v1.SessionMode\"\xa5\x01\n\x13\x43loseSessionRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12(\n\nsession_id\x18\x02 \x01(\tB\x14\xca\xf3\x18\x10\x08\x01\x10\x80\x01\x32\tsession-1\x12/\n\x03now\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\".\n\x14\x43loseSessionResponse\x12\x16\n\x0e\x64igest_summary\x18\x01 \x01(\t\"\xa5\x01\n\x0fRememberRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x42\n\x07\x63hannel\x18\x02 \x01(\x0e\x32\x1a.memmesh.common.v1.ChannelB\x15\xca\xf3\x18\x11\x08\x01\x32\rCHANNEL_VOICE\x12\x19\n\x11identity_verified\x18\x03 \x01(\x08\"!\n\x10RememberResponse\x12\r\n\x05items\x18\x01 \x03(\t\"G\n\x10\x44\x65\x62ugUserRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\"\xc0\x01\n\x11\x44\x65\x62ugUserResponse\x12\x17\n\x0flast_session_id\x18\x01 \x01(\t\x12\x39\n\x15last_interaction_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x61tom_counts\x18\x03 \x03(\t\x12\x1b\n\x13pending_extractions\x18\x04 \x01(\x05\x12\x0f\n\x07\x65\x66\x66\x65\x63ts\x18\x05 \x03(\t\x12\x14\n\x0c\x64\x65\x61\x64_effects\x18\x06 \x01(\x05\"\xf5\x01\n\x18PutVocabularyPackRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x46\n\x07\x65ntries\x18\x02 \x03(\x0b\x32*.memmesh.atom_extractor.v1.VocabularyEntryB\t\xca\xf3\x18\x05\x08\x01\x10\xf4\x03\x12+\n\x06reason\x18\x03 \x01(\tB\x1b\xca\xf3\x18\x17\x08\x01\x10\xc8\x01\x32\x10new product line\x12/\n\x03now\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"O\n\x19PutVocabularyPackResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0e\n\x06sha256\x18\x02 \x01(\t\x12\x11\n\tunchanged\x18\x03 \x01(\x08\"\xc3\x03\n\x16UpsertWorkOrderRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x44\n\rwork_order_id\x18\x02 \x01(\tB-\xca\xf3\x18)\x08\x01\x10\x80\x01\x1a\x1c[A-Za-z0-9][A-Za-z0-9._:@-]*2\x04wo-1\x12\x30\n\x05title\x18\x03 \x01(\tB!\xca\xf3\x18\x1d\x08\x01\x10x2\x17\x62ook a table for Friday\x12\\\n\x06status\x18\x04 \x01(\x0e\x32).memmesh.current_state.v1.WorkOrderStatusB!\xca\xf3\x18\x1d\x08\x01\x32\x19WORK_ORDER_STATUS_CLARIFY\x12\x37\n\x10pending_question\x18\x05 \x01(\tB\x1d\xca\xf3\x18\x19\x10\xc8\x01\x32\x14\x46or how many people?\x12\x18\n\x07summary\x18\x06 \x01(\tB\x07\xca\xf3\x18\x03\x10\xf4\x03\x12\x1a\n\tthread_id\x18\x07 \x01(\tB\x07\xca\xf3\x18\x03\x10\x80\x01\x12/\n\x03now\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x06\xca\xf3\x18\x02\x08\x01\"e\n\x17UpsertWorkOrderResponse\x12\x37\n\nwork_order\x18\x01 \x01(\x0b\x32#.memmesh.current_state.v1.WorkOrder\x12\x11\n\tunchanged\x18\x02 \x01(\x08\"p\n\x1cListPendingWorkOrdersRequest\x12\x33\n\x05scope\x18\x01 \x01(\x0b\x32\x1c.memmesh.common.v1.UserScopeB\x06\xca\xf3\x18\x02\x08\x01\x12\x1b\n\tpage_size\x18\x02 \x01(\x05\x42\x08\xca\xf3\x18\x04 \x00(d\"Y\n\x1dListPendingWorkOrdersResponse\x12\x38\n\x0bwork_orders\x18\x01 \x03(\x0b\x32#.memmesh.current_state.v1.WorkOrder*\xef\x02\n\x0bUserCommand\x12\x1c\n\x18USER_COMMAND_UNSPECIFIED\x10\x00\x12\x17\n\x13USER_COMMAND_FORGET\x10\x01\x12\x1d\n\x19USER_COMMAND_DO_NOT_STORE\x10\x02\x12\x1a\n\x16USER_COMMAND_PULL_ONLY\x10\x03\x12%\n!USER_COMMAND_RECALL_ONLY_IF_ASKED\x10\x04\x12\x1f\n\x1bUSER_COMMAND_DO_NOT_MENTION\x10\x05\x12$\n USER_COMMAND_REMEMBER_EVERYTHING\x10\x06\x12\x1e\n\x1aUSER_COMMAND_FORGET_THREAD\x10\x07\x12\"\n\x1eUSER_COMMAND_FORGET_EVERYTHING\x10\x08\x12\x1c\n\x18USER_COMMAND_FORGET_TONE\x10\t\x12\x1e\n\x1aUSER_COMMAND_RESUME_THREAD\x10\n2\xd3\x07\n\x0eGatewayService\x12L\n\x05\x42rief\x12 .memmesh.gateway.v1.BriefRequest\x1a!.memmesh.gateway.v1.BriefResponse\x12O\n\x06Ingest\x12!.memmesh.gateway.v1.IngestRequest\x1a\".memmesh.gateway.v1.IngestResponse\x12R\n\x07\x43ommand\x12\".memmesh.gateway.v1.CommandRequest\x1a#.memmesh.gateway.v1.CommandResponse\x12^\n\x0bOpenSession\x12&.memmesh.gateway.v1.OpenSessionRequest\x1a\'.memmesh.gateway.v1.OpenSessionResponse\x12\x61\n\x0c\x43loseSession\x12\'.memmesh.gateway.v1.CloseSessionRequest\x1a(.memmesh.gateway.v1.CloseSessionResponse\x12U\n\x08Remember\x12#.memmesh.gateway.v1.RememberRequest\x1a$.memmesh.gateway.v1.RememberResponse\x12X\n\tDebugUser\x12$.memmesh.gateway.v1.DebugUserRequest\x1a%.memmesh.gateway.v1.DebugUserResponse\x12p\n\x11PutVocabularyPack\x12,.memmesh.gateway.v1.PutVocabularyPackRequest\x1a-.memmesh.gateway.v1.PutVocabularyPackResponse\x12j\n\x0fUpsertWorkOrder\x12*.memmesh.gateway.v1.UpsertWorkOrderRequest\x1a+.memmesh.gateway.v1.UpsertWorkOrderResponse\x12|\n\x15ListPendingWorkOrders\x12\x30.memmesh.gateway.v1.ListPendingWorkOrdersRequest\x1a\x31.memmesh.gateway.v1.ListPendingWorkOrdersResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -91,40 +92,68 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_PUTVOCABULARYPACKREQUEST'].fields_by_name['reason']._serialized_options = b'\312\363\030\027\010\001\020\310\0012\020new product line'
   _globals['_PUTVOCABULARYPACKREQUEST'].fields_by_name['now']._loaded_options = None
   _globals['_PUTVOCABULARYPACKREQUEST'].fields_by_name['now']._serialized_options = b'\312\363\030\002\010\001'
-  _globals['_USERCOMMAND']._serialized_start=2940
-  _globals['_USERCOMMAND']._serialized_end=3307
-  _globals['_BRIEFREQUEST']._serialized_start=286
-  _globals['_BRIEFREQUEST']._serialized_end=762
-  _globals['_BRIEFRESPONSE']._serialized_start=765
-  _globals['_BRIEFRESPONSE']._serialized_end=1039
-  _globals['_INGESTREQUEST']._serialized_start=1042
-  _globals['_INGESTREQUEST']._serialized_end=1184
-  _globals['_INGESTRESPONSE']._serialized_start=1187
-  _globals['_INGESTRESPONSE']._serialized_end=1344
-  _globals['_COMMANDREQUEST']._serialized_start=1347
-  _globals['_COMMANDREQUEST']._serialized_end=1627
-  _globals['_COMMANDRESPONSE']._serialized_start=1629
-  _globals['_COMMANDRESPONSE']._serialized_end=1685
-  _globals['_OPENSESSIONREQUEST']._serialized_start=1688
-  _globals['_OPENSESSIONREQUEST']._serialized_end=1852
-  _globals['_OPENSESSIONRESPONSE']._serialized_start=1854
-  _globals['_OPENSESSIONRESPONSE']._serialized_end=1921
-  _globals['_CLOSESESSIONREQUEST']._serialized_start=1924
-  _globals['_CLOSESESSIONREQUEST']._serialized_end=2089
-  _globals['_CLOSESESSIONRESPONSE']._serialized_start=2091
-  _globals['_CLOSESESSIONRESPONSE']._serialized_end=2137
-  _globals['_REMEMBERREQUEST']._serialized_start=2140
-  _globals['_REMEMBERREQUEST']._serialized_end=2305
-  _globals['_REMEMBERRESPONSE']._serialized_start=2307
-  _globals['_REMEMBERRESPONSE']._serialized_end=2340
-  _globals['_DEBUGUSERREQUEST']._serialized_start=2342
-  _globals['_DEBUGUSERREQUEST']._serialized_end=2413
-  _globals['_DEBUGUSERRESPONSE']._serialized_start=2416
-  _globals['_DEBUGUSERRESPONSE']._serialized_end=2608
-  _globals['_PUTVOCABULARYPACKREQUEST']._serialized_start=2611
-  _globals['_PUTVOCABULARYPACKREQUEST']._serialized_end=2856
-  _globals['_PUTVOCABULARYPACKRESPONSE']._serialized_start=2858
-  _globals['_PUTVOCABULARYPACKRESPONSE']._serialized_end=2937
-  _globals['_GATEWAYSERVICE']._serialized_start=3310
-  _globals['_GATEWAYSERVICE']._serialized_end=4055
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['scope']._loaded_options = None
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['work_order_id']._loaded_options = None
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['work_order_id']._serialized_options = b'\312\363\030)\010\001\020\200\001\032\034[A-Za-z0-9][A-Za-z0-9._:@-]*2\004wo-1'
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['title']._loaded_options = None
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['title']._serialized_options = b'\312\363\030\035\010\001\020x2\027book a table for Friday'
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['status']._loaded_options = None
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['status']._serialized_options = b'\312\363\030\035\010\0012\031WORK_ORDER_STATUS_CLARIFY'
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['pending_question']._loaded_options = None
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['pending_question']._serialized_options = b'\312\363\030\031\020\310\0012\024For how many people?'
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['summary']._loaded_options = None
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['summary']._serialized_options = b'\312\363\030\003\020\364\003'
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['thread_id']._loaded_options = None
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['thread_id']._serialized_options = b'\312\363\030\003\020\200\001'
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['now']._loaded_options = None
+  _globals['_UPSERTWORKORDERREQUEST'].fields_by_name['now']._serialized_options = b'\312\363\030\002\010\001'
+  _globals['_LISTPENDINGWORKORDERSREQUEST'].fields_by_name['scope']._loaded_options = None
+  _globals['_LISTPENDINGWORKORDERSREQUEST'].fields_by_name['scope']._serialized_options = b'\312\363\030\002\010\001'
+  _globals['_LISTPENDINGWORKORDERSREQUEST'].fields_by_name['page_size']._loaded_options = None
+  _globals['_LISTPENDINGWORKORDERSREQUEST'].fields_by_name['page_size']._serialized_options = b'\312\363\030\004 \000(d'
+  _globals['_USERCOMMAND']._serialized_start=3756
+  _globals['_USERCOMMAND']._serialized_end=4123
+  _globals['_BRIEFREQUEST']._serialized_start=340
+  _globals['_BRIEFREQUEST']._serialized_end=816
+  _globals['_BRIEFRESPONSE']._serialized_start=819
+  _globals['_BRIEFRESPONSE']._serialized_end=1093
+  _globals['_INGESTREQUEST']._serialized_start=1096
+  _globals['_INGESTREQUEST']._serialized_end=1238
+  _globals['_INGESTRESPONSE']._serialized_start=1241
+  _globals['_INGESTRESPONSE']._serialized_end=1398
+  _globals['_COMMANDREQUEST']._serialized_start=1401
+  _globals['_COMMANDREQUEST']._serialized_end=1681
+  _globals['_COMMANDRESPONSE']._serialized_start=1683
+  _globals['_COMMANDRESPONSE']._serialized_end=1739
+  _globals['_OPENSESSIONREQUEST']._serialized_start=1742
+  _globals['_OPENSESSIONREQUEST']._serialized_end=1906
+  _globals['_OPENSESSIONRESPONSE']._serialized_start=1908
+  _globals['_OPENSESSIONRESPONSE']._serialized_end=1975
+  _globals['_CLOSESESSIONREQUEST']._serialized_start=1978
+  _globals['_CLOSESESSIONREQUEST']._serialized_end=2143
+  _globals['_CLOSESESSIONRESPONSE']._serialized_start=2145
+  _globals['_CLOSESESSIONRESPONSE']._serialized_end=2191
+  _globals['_REMEMBERREQUEST']._serialized_start=2194
+  _globals['_REMEMBERREQUEST']._serialized_end=2359
+  _globals['_REMEMBERRESPONSE']._serialized_start=2361
+  _globals['_REMEMBERRESPONSE']._serialized_end=2394
+  _globals['_DEBUGUSERREQUEST']._serialized_start=2396
+  _globals['_DEBUGUSERREQUEST']._serialized_end=2467
+  _globals['_DEBUGUSERRESPONSE']._serialized_start=2470
+  _globals['_DEBUGUSERRESPONSE']._serialized_end=2662
+  _globals['_PUTVOCABULARYPACKREQUEST']._serialized_start=2665
+  _globals['_PUTVOCABULARYPACKREQUEST']._serialized_end=2910
+  _globals['_PUTVOCABULARYPACKRESPONSE']._serialized_start=2912
+  _globals['_PUTVOCABULARYPACKRESPONSE']._serialized_end=2991
+  _globals['_UPSERTWORKORDERREQUEST']._serialized_start=2994
+  _globals['_UPSERTWORKORDERREQUEST']._serialized_end=3445
+  _globals['_UPSERTWORKORDERRESPONSE']._serialized_start=3447
+  _globals['_UPSERTWORKORDERRESPONSE']._serialized_end=3548
+  _globals['_LISTPENDINGWORKORDERSREQUEST']._serialized_start=3550
+  _globals['_LISTPENDINGWORKORDERSREQUEST']._serialized_end=3662
+  _globals['_LISTPENDINGWORKORDERSRESPONSE']._serialized_start=3664
+  _globals['_LISTPENDINGWORKORDERSRESPONSE']._serialized_end=3753
+  _globals['_GATEWAYSERVICE']._serialized_start=4126
+  _globals['_GATEWAYSERVICE']._serialized_end=5105
 # @@protoc_insertion_point(module_scope)

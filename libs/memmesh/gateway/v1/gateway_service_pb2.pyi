@@ -13,6 +13,7 @@ from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as _atom_extrac
 from memmesh.common.v1 import bundle_pb2 as _bundle_pb2
 from memmesh.common.v1 import memory_pb2 as _memory_pb2
 from memmesh.common.v1 import scope_pb2 as _scope_pb2
+from memmesh.current_state.v1 import current_state_service_pb2 as _current_state_service_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -692,3 +693,137 @@ class PutVocabularyPackResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PutVocabularyPackResponse: _TypeAlias = PutVocabularyPackResponse  # noqa: Y015
+
+@_typing.final
+class UpsertWorkOrderRequest(_message.Message):
+    """Request of GatewayService.UpsertWorkOrder."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    WORK_ORDER_ID_FIELD_NUMBER: _builtins.int
+    TITLE_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    PENDING_QUESTION_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
+    THREAD_ID_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    work_order_id: _builtins.str
+    """Client-chosen id; the same id again updates the same order (idempotent)."""
+    title: _builtins.str
+    """Short title (1 to 120 characters), as it may be said to the user."""
+    status: _current_state_service_pb2.WorkOrderStatus.ValueType
+    """The status the order is in now."""
+    pending_question: _builtins.str
+    """The question the user still has to answer (at most 200 characters), or empty."""
+    summary: _builtins.str
+    """A short summary (at most 500 characters), or empty."""
+    thread_id: _builtins.str
+    """The conversation thread the work came from, or empty."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose work order."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now; it becomes the order's update time."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        work_order_id: _builtins.str = ...,
+        title: _builtins.str = ...,
+        status: _current_state_service_pb2.WorkOrderStatus.ValueType = ...,
+        pending_question: _builtins.str = ...,
+        summary: _builtins.str = ...,
+        thread_id: _builtins.str = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "pending_question", b"pending_question", "scope", b"scope", "status", b"status", "summary", b"summary", "thread_id", b"thread_id", "title", b"title", "work_order_id", b"work_order_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UpsertWorkOrderRequest: _TypeAlias = UpsertWorkOrderRequest  # noqa: Y015
+
+@_typing.final
+class UpsertWorkOrderResponse(_message.Message):
+    """Response of GatewayService.UpsertWorkOrder."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WORK_ORDER_FIELD_NUMBER: _builtins.int
+    UNCHANGED_FIELD_NUMBER: _builtins.int
+    unchanged: _builtins.bool
+    """True when the order already held this content: nothing changed."""
+    @_builtins.property
+    def work_order(self) -> _current_state_service_pb2.WorkOrder:
+        """The work order as stored."""
+
+    def __init__(
+        self,
+        *,
+        work_order: _current_state_service_pb2.WorkOrder | None = ...,
+        unchanged: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["work_order", b"work_order"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["unchanged", b"unchanged", "work_order", b"work_order"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UpsertWorkOrderResponse: _TypeAlias = UpsertWorkOrderResponse  # noqa: Y015
+
+@_typing.final
+class ListPendingWorkOrdersRequest(_message.Message):
+    """Request of GatewayService.ListPendingWorkOrders."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """At most this many; 0 means 20."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose work orders."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        page_size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListPendingWorkOrdersRequest: _TypeAlias = ListPendingWorkOrdersRequest  # noqa: Y015
+
+@_typing.final
+class ListPendingWorkOrdersResponse(_message.Message):
+    """Response of GatewayService.ListPendingWorkOrders."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WORK_ORDERS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def work_orders(self) -> _containers.RepeatedCompositeFieldContainer[_current_state_service_pb2.WorkOrder]:
+        """Most recently updated first, then by id."""
+
+    def __init__(
+        self,
+        *,
+        work_orders: _abc.Iterable[_current_state_service_pb2.WorkOrder] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["work_orders", b"work_orders"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListPendingWorkOrdersResponse: _TypeAlias = ListPendingWorkOrdersResponse  # noqa: Y015

@@ -78,6 +78,16 @@ class GatewayServiceStub:
                 request_serializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.PutVocabularyPackRequest.SerializeToString,
                 response_deserializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.PutVocabularyPackResponse.FromString,
                 _registered_method=True)
+        self.UpsertWorkOrder = channel.unary_unary(
+                '/memmesh.gateway.v1.GatewayService/UpsertWorkOrder',
+                request_serializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.UpsertWorkOrderRequest.SerializeToString,
+                response_deserializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.UpsertWorkOrderResponse.FromString,
+                _registered_method=True)
+        self.ListPendingWorkOrders = channel.unary_unary(
+                '/memmesh.gateway.v1.GatewayService/ListPendingWorkOrders',
+                request_serializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.ListPendingWorkOrdersRequest.SerializeToString,
+                response_deserializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.ListPendingWorkOrdersResponse.FromString,
+                _registered_method=True)
 
 
 class GatewayServiceServicer:
@@ -144,6 +154,24 @@ class GatewayServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def UpsertWorkOrder(self, request, context):
+        """The orchestrator creates or updates a work order of the user (seed 001 §2.21B): pending
+        work whose status is the authority for resuming it. Idempotent by work_order_id; a
+        DONE or CANCELED order cannot change status again (FAILED_PRECONDITION,
+        WORK_ORDER_CLOSED). Memory never executes a work order: it only offers to resume it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListPendingWorkOrders(self, request, context):
+        """The user's pending work orders (DRAFT, CLARIFY, CONFIRM), most recently updated first,
+        then by id; those the user asked not to hear of again are flagged do_not_mention.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GatewayServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -186,6 +214,16 @@ def add_GatewayServiceServicer_to_server(servicer, server):
                     servicer.PutVocabularyPack,
                     request_deserializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.PutVocabularyPackRequest.FromString,
                     response_serializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.PutVocabularyPackResponse.SerializeToString,
+            ),
+            'UpsertWorkOrder': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpsertWorkOrder,
+                    request_deserializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.UpsertWorkOrderRequest.FromString,
+                    response_serializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.UpsertWorkOrderResponse.SerializeToString,
+            ),
+            'ListPendingWorkOrders': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPendingWorkOrders,
+                    request_deserializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.ListPendingWorkOrdersRequest.FromString,
+                    response_serializer=memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.ListPendingWorkOrdersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -408,6 +446,60 @@ class GatewayService:
             '/memmesh.gateway.v1.GatewayService/PutVocabularyPack',
             memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.PutVocabularyPackRequest.SerializeToString,
             memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.PutVocabularyPackResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpsertWorkOrder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.gateway.v1.GatewayService/UpsertWorkOrder',
+            memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.UpsertWorkOrderRequest.SerializeToString,
+            memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.UpsertWorkOrderResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPendingWorkOrders(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.gateway.v1.GatewayService/ListPendingWorkOrders',
+            memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.ListPendingWorkOrdersRequest.SerializeToString,
+            memmesh_dot_gateway_dot_v1_dot_gateway__service__pb2.ListPendingWorkOrdersResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -55,6 +55,16 @@ class GatewayServiceStub:
     """Operator: stores a new version of the tenant's company vocabulary pack (seed 001 §2.4.2;
     internal token required as well). Refused naming the entry when it is not non-sensitive.
     """
+    UpsertWorkOrder: _grpc.UnaryUnaryMultiCallable[_gateway_service_pb2.UpsertWorkOrderRequest, _gateway_service_pb2.UpsertWorkOrderResponse]
+    """The orchestrator creates or updates a work order of the user (seed 001 §2.21B): pending
+    work whose status is the authority for resuming it. Idempotent by work_order_id; a
+    DONE or CANCELED order cannot change status again (FAILED_PRECONDITION,
+    WORK_ORDER_CLOSED). Memory never executes a work order: it only offers to resume it.
+    """
+    ListPendingWorkOrders: _grpc.UnaryUnaryMultiCallable[_gateway_service_pb2.ListPendingWorkOrdersRequest, _gateway_service_pb2.ListPendingWorkOrdersResponse]
+    """The user's pending work orders (DRAFT, CLARIFY, CONFIRM), most recently updated first,
+    then by id; those the user asked not to hear of again are flagged do_not_mention.
+    """
 
 @_typing.type_check_only
 class GatewayServiceAsyncStub(GatewayServiceStub):
@@ -82,6 +92,16 @@ class GatewayServiceAsyncStub(GatewayServiceStub):
     PutVocabularyPack: _aio.UnaryUnaryMultiCallable[_gateway_service_pb2.PutVocabularyPackRequest, _gateway_service_pb2.PutVocabularyPackResponse]  # type: ignore[assignment]
     """Operator: stores a new version of the tenant's company vocabulary pack (seed 001 §2.4.2;
     internal token required as well). Refused naming the entry when it is not non-sensitive.
+    """
+    UpsertWorkOrder: _aio.UnaryUnaryMultiCallable[_gateway_service_pb2.UpsertWorkOrderRequest, _gateway_service_pb2.UpsertWorkOrderResponse]  # type: ignore[assignment]
+    """The orchestrator creates or updates a work order of the user (seed 001 §2.21B): pending
+    work whose status is the authority for resuming it. Idempotent by work_order_id; a
+    DONE or CANCELED order cannot change status again (FAILED_PRECONDITION,
+    WORK_ORDER_CLOSED). Memory never executes a work order: it only offers to resume it.
+    """
+    ListPendingWorkOrders: _aio.UnaryUnaryMultiCallable[_gateway_service_pb2.ListPendingWorkOrdersRequest, _gateway_service_pb2.ListPendingWorkOrdersResponse]  # type: ignore[assignment]
+    """The user's pending work orders (DRAFT, CLARIFY, CONFIRM), most recently updated first,
+    then by id; those the user asked not to hear of again are flagged do_not_mention.
     """
 
 class GatewayServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -155,6 +175,28 @@ class GatewayServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_gateway_service_pb2.PutVocabularyPackResponse, _abc.Awaitable[_gateway_service_pb2.PutVocabularyPackResponse]]:
         """Operator: stores a new version of the tenant's company vocabulary pack (seed 001 §2.4.2;
         internal token required as well). Refused naming the entry when it is not non-sensitive.
+        """
+
+    @_abc_1.abstractmethod
+    def UpsertWorkOrder(
+        self,
+        request: _gateway_service_pb2.UpsertWorkOrderRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_service_pb2.UpsertWorkOrderResponse, _abc.Awaitable[_gateway_service_pb2.UpsertWorkOrderResponse]]:
+        """The orchestrator creates or updates a work order of the user (seed 001 §2.21B): pending
+        work whose status is the authority for resuming it. Idempotent by work_order_id; a
+        DONE or CANCELED order cannot change status again (FAILED_PRECONDITION,
+        WORK_ORDER_CLOSED). Memory never executes a work order: it only offers to resume it.
+        """
+
+    @_abc_1.abstractmethod
+    def ListPendingWorkOrders(
+        self,
+        request: _gateway_service_pb2.ListPendingWorkOrdersRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_gateway_service_pb2.ListPendingWorkOrdersResponse, _abc.Awaitable[_gateway_service_pb2.ListPendingWorkOrdersResponse]]:
+        """The user's pending work orders (DRAFT, CLARIFY, CONFIRM), most recently updated first,
+        then by id; those the user asked not to hear of again are flagged do_not_mention.
         """
 
 def add_GatewayServiceServicer_to_server(servicer: GatewayServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -28,6 +28,7 @@ from memmesh.engines.gateway.resume import ThreadResumer
 from memmesh.engines.gateway.servicer import GatewayServicer
 from memmesh.engines.gateway.settings import GatewaySettings
 from memmesh.engines.gateway.vocabulary import VocabularyPackHandler
+from memmesh.engines.gateway.work_orders import WorkOrderHandler
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
@@ -106,6 +107,7 @@ async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) 
         IngestHandler(threads, outbox, gateway.ingest_budget_ms / 1000, held, resumer=resumer),
         ControlHandler(threads, state, extractor, rules, outbox, gateway.control_budget_ms / 1000, held, resumer),
         VocabularyPackHandler(extractor, gateway.control_budget_ms / 1000),
+        WorkOrderHandler(state, gateway.control_budget_ms / 1000),
         measurement,
     )  # fmt: skip
 

@@ -49,6 +49,22 @@ class CurrentStatePeer(Protocol):
     ) -> state_pb.ApplyResponse: ...
 
 
+class WorkOrdersPeer(Protocol):
+    """CurrentState's work orders (seed 001 §2.21B)."""
+
+    async def upsert_work_order(
+        self, request: state_pb.UpsertWorkOrderRequest, timeout_s: float
+    ) -> state_pb.UpsertWorkOrderResponse: ...
+
+    async def list_work_orders(
+        self, request: state_pb.ListWorkOrdersRequest, timeout_s: float
+    ) -> state_pb.ListWorkOrdersResponse: ...
+
+    async def run_work_order_command(
+        self, request: state_pb.RunWorkOrderCommandRequest, timeout_s: float
+    ) -> state_pb.RunWorkOrderCommandResponse: ...
+
+
 class ExtractionPeer(Protocol):
     """AtomExtractor's extraction of a turn, as an outbox effect delivers it."""
 

@@ -8,6 +8,7 @@ from memmesh.engines.gateway.brief import BriefHandler
 from memmesh.engines.gateway.control import ControlHandler
 from memmesh.engines.gateway.ingest import IngestHandler
 from memmesh.engines.gateway.vocabulary import VocabularyPackHandler
+from memmesh.engines.gateway.work_orders import WorkOrderHandler
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
 from memmesh.quality.measurement import MeasurementLog
@@ -20,6 +21,7 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         ingest: IngestHandler,
         control: ControlHandler,
         vocabulary: VocabularyPackHandler,
+        work_orders: WorkOrderHandler,
         measurement: MeasurementLog | None = None,
     ) -> None:
         self._brief = brief
@@ -28,6 +30,7 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         # Non-authoritative: told about each answered Brief, it feeds nothing back.
         self._measurement = measurement or MeasurementLog(None)
         self._vocabulary = vocabulary
+        self._work_orders = work_orders
 
     async def Brief(
         self, request: pb.BriefRequest, context: grpc.aio.ServicerContext
@@ -70,3 +73,13 @@ class GatewayServicer(pb_grpc.GatewayServiceServicer):
         self, request: pb.PutVocabularyPackRequest, context: grpc.aio.ServicerContext
     ) -> pb.PutVocabularyPackResponse:
         return await self._vocabulary.put(request, context.time_remaining())
+
+    async def UpsertWorkOrder(
+        self, request: pb.UpsertWorkOrderRequest, context: grpc.aio.ServicerContext
+    ) -> pb.UpsertWorkOrderResponse:
+        return await self._work_orders.upsert(request, context.time_remaining())
+
+    async def ListPendingWorkOrders(
+        self, request: pb.ListPendingWorkOrdersRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ListPendingWorkOrdersResponse:
+        return await self._work_orders.list_pending(request, context.time_remaining())

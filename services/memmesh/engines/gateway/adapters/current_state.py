@@ -22,3 +22,18 @@ class CurrentStateClient:
         self, request: state_pb.ApplyRequest, timeout_s: float
     ) -> state_pb.ApplyResponse:
         return await call_engine(ENGINE, self._stub.Apply(request, timeout=timeout_s))
+
+    async def upsert_work_order(
+        self, request: state_pb.UpsertWorkOrderRequest, timeout_s: float
+    ) -> state_pb.UpsertWorkOrderResponse:
+        return await call_engine(ENGINE, self._stub.UpsertWorkOrder(request, timeout=timeout_s))
+
+    async def list_work_orders(
+        self, request: state_pb.ListWorkOrdersRequest, timeout_s: float
+    ) -> state_pb.ListWorkOrdersResponse:
+        return await call_engine(ENGINE, self._stub.ListWorkOrders(request, timeout=timeout_s))
+
+    async def run_work_order_command(
+        self, request: state_pb.RunWorkOrderCommandRequest, timeout_s: float
+    ) -> state_pb.RunWorkOrderCommandResponse:
+        return await call_engine(ENGINE, self._stub.RunWorkOrderCommand(request, timeout=timeout_s))
