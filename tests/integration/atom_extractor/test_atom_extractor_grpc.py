@@ -9,7 +9,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from test_atom_extractor_semantic_provider import GOOD_FACT, FakeProvider, envelope
+from test_atom_extractor_semantic_provider import GOOD_FACT
 
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as pb_grpc
@@ -18,6 +18,7 @@ from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as index_pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as index_grpc
 from memmesh.runtime.errors import details_of
 from memmesh.runtime.timeconv import timestamp_of
+from memmesh.testing.fake_provider import FakeProvider, envelope
 from memmesh.testing.in_process import InProcessMesh, start_in_process
 
 ENGINES = [

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import threading
-import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 
 import pytest
 
@@ -15,6 +12,7 @@ from memmesh.engines.atom_extractor.adapters.semantic_extractor import SemanticE
 from memmesh.engines.atom_extractor.domain.capsule import TurnInput
 from memmesh.extraction.semantic.prompt import PROMPT_VERSION
 from memmesh.extraction.semantic.provider import ChatCompletionsProvider, ProviderConfig
+from memmesh.testing.fake_provider import FakeProvider, envelope
 
 NOW = 1_767_225_600_000_000
 TURN = TurnInput("turn-1", "s1", "user", "I'm going to visit my sister Sarah in Chicago next week.")
@@ -26,54 +24,6 @@ GOOD_FACT = {
     "key": "relationship.sister.sarah",
     "critical_tokens": ["Sarah"],
 }
-Script = Callable[[dict[str, object]], tuple[int, str, float]]
-
-
-def envelope(content: str, tokens: int = 300) -> str:
-    return json.dumps(
-        {
-            "choices": [{"message": {"role": "assistant", "content": content}}],
-            "usage": {"total_tokens": tokens},
-        }
-    )
-
-
-class FakeProvider:
-    """Answers each POST with what the script says: (status, body, delay in seconds)."""
-
-    def __init__(self) -> None:
-        self.script: Script = lambda body: (200, envelope(json.dumps({"relevant": False})), 0.0)
-        self.requests: list[dict[str, object]] = []
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                fake.requests.append(
-                    {"path": self.path, "auth": self.headers.get("Authorization"), **body}
-                )
-                status, reply, delay = fake.script(body)
-                time.sleep(delay)
-                payload = reply.encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(payload)))
-                    self.end_headers()
-                    self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 @pytest.fixture
