@@ -20,7 +20,10 @@ from memmesh.observation.model import (
 from memmesh.observation.rewrite import bounded
 
 _FLAGS = re.IGNORECASE
-_USER_SUBJECT = re.compile(r"^(?:user's|user|they|the\s+user)\s+(?:also\s+|really\s+)?", _FLAGS)
+# The user as the subject alone ("User and Marco are..." keeps its subject).
+_USER_SUBJECT = re.compile(
+    r"^(?:user's|user|they|the\s+user)\s+(?!and\b|with\b)(?:also\s+|really\s+)?", _FLAGS
+)
 _CHOSE = re.compile(
     r"^(?:(?:decided\s+to\s+)?(?:go|going)\s+with|will\s+(?:take|go\s+with)|chose|picked"
     r"|opted\s+for|settled\s+on|decided\s+on|went\s+with|agreed\s+on|is\s+going\s+with)\s+",
@@ -59,7 +62,8 @@ def _names(thread: ThreadState, observations: Sequence[Observation]) -> frozense
 def _lowered(phrase: str, names: frozenset[str]) -> str:
     """A phrase inside a sentence: its first word in lower case unless it is a name."""
     first = phrase.split(" ", 1)[0].strip(".,;:!?'\"")
-    return phrase if first in names or first.isupper() else phrase[:1].lower() + phrase[1:]
+    keep = first in names or first.isupper() or first == "User"
+    return phrase if keep else phrase[:1].lower() + phrase[1:]
 
 
 def decision_phrase(text: str) -> str:

@@ -10,21 +10,17 @@ from conftest import Conversation, load_conversations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memmesh.observation import (
-    ConversationObservations,
-    ObservationKind,
-    ObservationSettings,
-    ObservedTurn,
-    Observer,
-    Reflector,
-    ThreadState,
-)
+from memmesh.observation import ObservationSettings, Observer, Reflector
 from memmesh.observation.canonical import content_hash, observations_output
 from memmesh.observation.model import (
     MAX_LEFT_OFF,
     MAX_LEFT_OFF_CHARS,
     MAX_OBSERVATION_CHARS,
     MAX_SUMMARY_CHARS,
+    ConversationObservations,
+    ObservationKind,
+    ObservedTurn,
+    ThreadState,
 )
 from memmesh.observation.rules_observer import observe_by_rules
 from memmesh.observation.rules_reflector import reflect_by_rules
