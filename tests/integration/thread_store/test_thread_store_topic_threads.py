@@ -15,7 +15,8 @@ import pytest
 import pytest_asyncio
 
 from memmesh.engines.thread_store.adapters.sql_store import SqlThreadStore, migrations
-from memmesh.engines.thread_store.domain.model import Digest, Role, Turn
+from memmesh.engines.thread_store.domain.graph import node_type
+from memmesh.engines.thread_store.domain.model import Digest, Expansion, Role, Turn
 from memmesh.engines.thread_store.domain.sessions import DEFAULT_SESSION_GAP_US
 from memmesh.engines.thread_store.use_cases import ThreadStoreUseCases
 from memmesh.storage.sql import Dialect, PostgresDatabase, SqliteDatabase
@@ -142,3 +143,45 @@ async def test_forgetting_one_session_takes_its_part_out_of_the_thread(
     await threads.forget_session(*who, "kitchen-1")
     resumed = await threads.resume(*who, "back", end + MINUTE)
     assert by_sessions(resumed.candidates)[("kitchen-3",)].thread_id == "kitchen-1"
+
+
+async def test_the_graph_links_entities_threads_decisions_and_what_waits_on_what(
+    threads: ThreadStoreUseCases,
+) -> None:
+    who = user()
+    expected = conversations()["expected"]
+    await replay(threads, who)
+    walked = await threads.expand(*who, ["entity:marco"], depth=2, fan_out=10)
+    types = {node.node_id: node_type(node.node_id) for node in walked.nodes}
+    thread = "thread:" + expected["topic_sessions"][0]
+    assert types[thread] == "thread" and "kitchen" in labels_of(walked)[thread].lower()
+    labels = {node.node_id: node.label for node in walked.nodes}
+    decided = [labels[n] for n, kind in types.items() if kind == "decision"]
+    for phrase in expected["decisions"]:
+        assert any(phrase in label.lower() for label in decided), (phrase, decided)
+    reached = {(e.from_node_id, e.to_node_id, e.edge_type) for e in walked.edges}
+    assert ("entity:marco", thread, "mentioned_with") in reached
+    assert all(kind != "thread" or node == thread for node, kind in types.items())
+    dependency = expected["dependency"]
+    waits = await threads.expand(*who, [dependency["waiting"]], depth=1, fan_out=5)
+    assert (dependency["waiting"], dependency["awaited"], dependency["edge_type"]) in {
+        (e.from_node_id, e.to_node_id, e.edge_type) for e in waits.edges
+    }
+    # The turn context's entities stay people and things: no thread, no decision.
+    context = await threads.turn_context(
+        *who, "back", T0 + 20 * DAY, 0, None, entity_node_ids=["entity:marco"]
+    )
+    assert context.entities is not None
+    assert {node_type(n.node_id) for n in context.entities.nodes} == {"entity"}
+    # Forgetting a session takes the links it stated.
+    await threads.forget_session(*who, "kitchen-2")
+    gone = await threads.expand(*who, [dependency["waiting"]], depth=1, fan_out=5)
+    assert not gone.edges
+    # A walk reaching the thread reads its title from its sessions as they are now.
+    after = await threads.expand(*who, ["entity:marco"], depth=1, fan_out=10)
+    label = {n.node_id: n.label for n in after.nodes}["thread:" + expected["topic_sessions"][0]]
+    assert label and "kitchen" in label.lower()
+
+
+def labels_of(expansion: Expansion) -> dict[str, str]:
+    return {node.node_id: node.label for node in expansion.nodes}

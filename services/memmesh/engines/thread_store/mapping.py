@@ -5,7 +5,7 @@ from __future__ import annotations
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from memmesh.common.v1 import bundle_pb2, memory_pb2
-from memmesh.engines.thread_store.domain.graph import EDGE_TYPE, NODE_TYPE
+from memmesh.engines.thread_store.domain.graph import node_type
 from memmesh.engines.thread_store.domain.model import (
     Appended,
     ClosedSession,
@@ -124,14 +124,14 @@ def episode_message(episode: Episode) -> memory_pb2.Digest:
 
 
 def node_message(node: GraphNode) -> pb.GraphNode:
-    return pb.GraphNode(node_id=node.node_id, node_type=NODE_TYPE, label=node.label)
+    return pb.GraphNode(node_id=node.node_id, node_type=node_type(node.node_id), label=node.label)
 
 
 def edge_message(edge: Edge) -> pb.GraphEdge:
     return pb.GraphEdge(
         from_node_id=edge.from_node_id,
         to_node_id=edge.to_node_id,
-        edge_type=EDGE_TYPE,
+        edge_type=edge.edge_type,
         weight=edge.weight,
     )
 

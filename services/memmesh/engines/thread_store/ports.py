@@ -7,6 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
+from memmesh.engines.thread_store.domain.graph import Link
 from memmesh.engines.thread_store.domain.model import (
     Digest,
     DigestHead,
@@ -117,8 +118,16 @@ class UserTx(Protocol):
         """Record the nodes and add one to the weight of each directed pair, within the thread."""
         ...
 
-    async def neighbours(self, node_ids: Sequence[str]) -> list[Edge]:
-        """Edges out of the nodes, weights summed over threads."""
+    async def add_links(
+        self, thread_id: str, nodes: Sequence[GraphNode], links: Sequence[Link]
+    ) -> None:
+        """Record the nodes and the typed links as the session `thread_id` states them (a
+        node or link it already stated is kept once)."""
+        ...
+
+    async def neighbours(self, node_ids: Sequence[str], typed: bool = True) -> list[Edge]:
+        """Co-occurrence edges out of the nodes, weights summed over sessions, and with
+        `typed` the typed links at either end of them, counted once per session."""
         ...
 
     async def node_labels(self, node_ids: Sequence[str]) -> dict[str, str]: ...

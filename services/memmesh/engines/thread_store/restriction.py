@@ -15,8 +15,8 @@ import logging
 from collections.abc import Sequence
 
 from memmesh.engines.thread_store.domain.episodes import MAX_EPISODES, build_episodes, episode_id_of
-from memmesh.engines.thread_store.domain.graph import co_occurrences, turn_nodes
-from memmesh.engines.thread_store.domain.model import Digest, Episode, SessionRow, Turn
+from memmesh.engines.thread_store.domain.graph import co_occurrences, digest_links, turn_nodes
+from memmesh.engines.thread_store.domain.model import Digest, Episode, Role, SessionRow, Turn
 from memmesh.engines.thread_store.domain.summary import (
     SUMMARY_WINDOW_TURNS,
     build_digest,
@@ -103,13 +103,22 @@ async def rebuild_session(
     turns: list[Turn] = await tx.session_turns(
         session_id, digest_window_turns, max_exposure=speakable
     )
-    await tx.save_digest(
-        build_digest(session_id, turns, await tx.thread_loops(session_id), session.last_us)
-    )
+    built = build_digest(session_id, turns, await tx.thread_loops(session_id), session.last_us)
+    await tx.save_digest(built)
+    await link_session(tx, built, turns)
     episodes = build_episodes(session_id, turns)
     await tx.replace_episodes(session_id, episodes)
     digest = await tx.digest(session_id)
     return [*([digest] if digest else []), *episodes]
+
+
+async def link_session(tx: UserTx, digest: Digest, turns: Sequence[Turn]) -> None:
+    """Add to the graph what the session (its digest, its user turns) says about the thread
+    it belongs to."""
+    topic = (await tx.topic_members()).get(digest.thread_id, digest.thread_id)
+    said = [turn.text for turn in turns if turn.role == Role.USER]
+    nodes, links = digest_links(topic, digest, said)
+    await tx.add_links(digest.thread_id, nodes, links)
 
 
 async def drop_buffers(

@@ -14,8 +14,10 @@ from memmesh.engines.thread_store import erasure
 from memmesh.engines.thread_store.domain.episodes import build_episodes
 from memmesh.engines.thread_store.domain.graph import (
     MAX_NODES,
+    THREAD_PREFIX,
     co_occurrences,
     effective_limits,
+    other_end,
     strongest,
     turn_nodes,
 )
@@ -75,7 +77,7 @@ from memmesh.engines.thread_store.ports import (
     TurnBuffer,
     UserTx,
 )
-from memmesh.engines.thread_store.restriction import restrict_turns
+from memmesh.engines.thread_store.restriction import link_session, restrict_turns
 from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.outbox import Effect
 from memmesh.policy.sensitivity import Exposure, exposure_of, stricter
@@ -312,6 +314,7 @@ class ThreadStoreUseCases:
                 rows = await tx.topic_rows()
                 threads = await self._recent_threads(tx, members, rows, exclude=session_id)
                 await tx.join_topic(session_id, joined_topic(built, threads) or session_id)
+            await link_session(tx, built, turns)
             queued = await tx.queue_index(
                 IndexChange(removed=stale, digests=(stored or built, *episodes))
             )
@@ -402,6 +405,8 @@ class ThreadStoreUseCases:
                     1,
                     entity_fan_out,
                     MAX_ENTITY_LOOKUPS,
+                    # The bundle's entities are people and things, not threads or decisions.
+                    typed=False,
                 ),
                 resume_budget_s,
                 "entities",
@@ -547,39 +552,48 @@ class ThreadStoreUseCases:
         depth: int,
         fan_out: int,
         max_nodes: int = MAX_EXPAND_NODES,
+        typed: bool = True,
     ) -> Expansion:
         """Breadth-first walk from the known start nodes (at most `max_nodes`); each node keeps
-        its fan_out heaviest edges."""
+        its fan_out heaviest edges. Without `typed` only entity co-occurrence is walked."""
         if len(node_ids) > max_nodes:
             raise InvalidInput([FieldViolation("node_ids", f"must have at most {max_nodes} items")])
         depth, fan_out = effective_limits(depth, fan_out)
         async with self._store.read(tenant_id, user_id) as tx:
             labels = await tx.node_labels(sorted(set(node_ids)))
             reached = sorted(labels)
-            seen, walked = set(reached), set[frozenset[str]]()
+            seen, walked = set(reached), set[tuple[frozenset[str], str]]()
             edges: list[Edge] = []
             frontier = list(reached)
             for _ in range(depth):
                 if not frontier:
                     break
                 by_node: dict[str, list[Edge]] = {}
-                for edge in await tx.neighbours(frontier):
-                    by_node.setdefault(edge.from_node_id, []).append(edge)
+                at = set(frontier)
+                for edge in await tx.neighbours(frontier, typed):
+                    for end in {edge.from_node_id, edge.to_node_id} & at:
+                        if end == edge.from_node_id or edge.linked:
+                            by_node.setdefault(end, []).append(edge)
                 next_frontier: list[str] = []
                 for node in frontier:
-                    for edge in strongest(by_node.get(node, []), fan_out):
-                        target = edge.to_node_id
+                    for edge in strongest(by_node.get(node, []), fan_out, node):
+                        target = other_end(edge, node)
                         if target not in seen:
                             if len(seen) >= MAX_NODES:
                                 continue
                             seen.add(target)
                             reached.append(target)
                             next_frontier.append(target)
-                        if frozenset((node, target)) not in walked:
-                            walked.add(frozenset((node, target)))
+                        key = (frozenset((node, target)), edge.edge_type)
+                        if key not in walked:
+                            walked.add(key)
                             edges.append(edge)
                 frontier = next_frontier
             labels.update(await tx.node_labels([n for n in reached if n not in labels]))
+            for node in reached:
+                if node.startswith(THREAD_PREFIX):
+                    thread = await self._thread(tx, node.removeprefix(THREAD_PREFIX))
+                    labels[node] = thread.title if thread else ""
         return Expansion(tuple(GraphNode(n, labels.get(n, "")) for n in reached), tuple(edges))
 
     async def forget_session(

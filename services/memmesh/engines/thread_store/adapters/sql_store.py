@@ -76,6 +76,18 @@ def migrations(dialect: Dialect) -> tuple[Migration, ...]:
                 "SELECT tenant_id, user_id, thread_id, thread_id FROM thread_digests",
             ),
         ),
+        # Typed graph links (seed 001 §2.19), each kept per session that stated it.
+        Migration(
+            9,
+            (
+                """CREATE TABLE graph_links (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, thread_id TEXT NOT NULL,
+                from_node TEXT NOT NULL, to_node TEXT NOT NULL, edge_type TEXT NOT NULL,
+                PRIMARY KEY (tenant_id, user_id, thread_id, from_node, to_node, edge_type))""",
+                "CREATE INDEX graph_links_by_from ON graph_links (tenant_id, user_id, from_node)",
+                "CREATE INDEX graph_links_by_to ON graph_links (tenant_id, user_id, to_node)",
+            ),
+        ),
     )
 
 

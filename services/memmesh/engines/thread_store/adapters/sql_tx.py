@@ -8,6 +8,7 @@ from typing import Any
 
 from memmesh.engines.thread_store.adapters.episode_rows import EpisodeRows
 from memmesh.engines.thread_store.adapters.ranker_index import index_effects, scrub_index_effects
+from memmesh.engines.thread_store.domain.graph import Link
 from memmesh.engines.thread_store.domain.model import (
     Digest,
     DigestHead,
@@ -38,6 +39,7 @@ USER_TABLES = (
     "thread_episodes",
     "graph_nodes",
     "graph_edges",
+    "graph_links",
     "thread_forgotten_sessions",
     "thread_tone_signals",
     "thread_topics",
@@ -311,7 +313,7 @@ class SqlUserTx(EpisodeRows):
         )
 
     async def clear_graph(self, thread_id: str) -> None:
-        for table in ("graph_nodes", "graph_edges"):
+        for table in ("graph_nodes", "graph_edges", "graph_links"):
             await self._db.execute(
                 f"DELETE FROM {table} WHERE {_USER} AND thread_id = ?", (*self._who, thread_id)
             )
@@ -344,15 +346,18 @@ class SqlUserTx(EpisodeRows):
             ],
         )  # fmt: skip
 
-    async def add_graph(
-        self, thread_id: str, nodes: Sequence[GraphNode], pairs: Sequence[tuple[str, str]]
-    ) -> None:
+    async def _add_nodes(self, thread_id: str, nodes: Sequence[GraphNode]) -> None:
         if nodes:
             await self._db.executemany(
                 "INSERT INTO graph_nodes (tenant_id, user_id, thread_id, node_id, label) VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (tenant_id, user_id, thread_id, node_id) DO NOTHING",
                 [(*self._who, thread_id, node.node_id, node.label) for node in nodes],
             )
+
+    async def add_graph(
+        self, thread_id: str, nodes: Sequence[GraphNode], pairs: Sequence[tuple[str, str]]
+    ) -> None:
+        await self._add_nodes(thread_id, nodes)
         if pairs:
             await self._db.executemany(
                 "INSERT INTO graph_edges (tenant_id, user_id, thread_id, from_node, to_node, weight) "
@@ -361,15 +366,38 @@ class SqlUserTx(EpisodeRows):
                 [(*self._who, thread_id, a, b) for a, b in pairs],
             )
 
-    async def neighbours(self, node_ids: Sequence[str]) -> list[Edge]:
+    async def add_links(
+        self, thread_id: str, nodes: Sequence[GraphNode], links: Sequence[Link]
+    ) -> None:
+        await self._add_nodes(thread_id, nodes)
+        if links:
+            await self._db.executemany(
+                "INSERT INTO graph_links (tenant_id, user_id, thread_id, from_node, to_node, edge_type) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [(*self._who, thread_id, x.from_node_id, x.to_node_id, x.edge_type) for x in links],
+            )
+
+    async def neighbours(self, node_ids: Sequence[str], typed: bool = True) -> list[Edge]:
         if not node_ids:
             return []
+        ids = marks(len(node_ids))
         rows = await self._rows(
             f"SELECT from_node, to_node, SUM(weight) FROM graph_edges WHERE {_USER} "
-            f"AND from_node IN ({marks(len(node_ids))}) GROUP BY from_node, to_node",
+            f"AND from_node IN ({ids}) GROUP BY from_node, to_node",
             *node_ids,
         )
-        return [Edge(row[0], row[1], int(row[2])) for row in rows]
+        edges = [Edge(row[0], row[1], int(row[2])) for row in rows]
+        if typed:
+            # A link counts once per session that stated it, and is walked from either end.
+            rows = await self._rows(
+                f"SELECT from_node, to_node, edge_type, COUNT(*) FROM graph_links WHERE {_USER} "
+                f"AND (from_node IN ({ids}) OR to_node IN ({ids})) "
+                "GROUP BY from_node, to_node, edge_type",
+                *node_ids,
+                *node_ids,
+            )
+            edges += [Edge(row[0], row[1], int(row[3]), str(row[2]), linked=True) for row in rows]
+        return edges
 
     async def node_labels(self, node_ids: Sequence[str]) -> dict[str, str]:
         if not node_ids:
@@ -486,6 +514,7 @@ class SqlUserTx(EpisodeRows):
             ("thread_loops", "thread_id"),
             ("graph_nodes", "thread_id"),
             ("graph_edges", "thread_id"),
+            ("graph_links", "thread_id"),
             ("thread_sessions", "session_id"),
             ("thread_tone_signals", "session_id"),
             ("thread_turns", "session_id"),

@@ -144,11 +144,15 @@ class DigestHead(NamedTuple):
 
 @dataclass(frozen=True)
 class Edge:
-    """A co-occurrence edge between two entity nodes, with its summed weight."""
+    """An edge between two nodes with its weight summed over sessions: entity co-occurrence
+    (mentioned_with), or a typed link read from its first node (depends_on, decided_in...)."""
 
     from_node_id: str
     to_node_id: str
     weight: int
+    edge_type: str = "mentioned_with"
+    # A link a digest stated (walked from either end); co-occurrence is stored both ways.
+    linked: bool = False
 
 
 @dataclass(frozen=True)
