@@ -13,6 +13,7 @@ from memmesh.engines.context_composer.domain.model import (
     Entity,
     GuardVerdict,
     MemoryAtom,
+    PendingWork,
     ResumeCandidate,
     Retrieved,
     SessionContext,
@@ -131,6 +132,7 @@ class FakeSources:
     resume_candidate: ResumeCandidate = field(default_factory=ResumeCandidate)
     pairs: tuple[CorrectionPair, ...] = ()
     entities: tuple[Entity, ...] = ()
+    pending_work: PendingWork | None = None
     failing: dict[str, DependencyFailed] = field(default_factory=dict)
 
     def _check(self, part: str) -> None:
@@ -198,3 +200,7 @@ class StatePort:
 
     async def facts(self, tenant_id: str, user_id: str) -> UserFacts:
         return await self._sources.user_facts(tenant_id, user_id)
+
+    async def pending_work(self, tenant_id: str, user_id: str) -> PendingWork | None:
+        self._sources._check("work_orders")
+        return self._sources.pending_work

@@ -103,6 +103,7 @@ class ComposeResponse(_message.Message):
     DEGRADED_PARTS_FIELD_NUMBER: _builtins.int
     USER_ASKED_FIELD_NUMBER: _builtins.int
     SPEAK_TEXT_ALLOWED_FIELD_NUMBER: _builtins.int
+    OFFERED_WORK_ORDER_ID_FIELD_NUMBER: _builtins.int
     user_asked: _builtins.bool
     """The query asked for memory explicitly, so pull-only items were let through; a
     final gate downstream passes the same flag to the ExposureGuard.
@@ -110,6 +111,11 @@ class ComposeResponse(_message.Message):
     speak_text_allowed: _builtins.bool
     """SAFE_TO_TEXT items may be said on a voice channel (contact preference or request);
     otherwise they reach a voice bundle marked do_not_say.
+    """
+    offered_work_order_id: _builtins.str
+    """The pending work order the bundle offers to resume (seed 001 §2.21B), its "where we
+    left off" bullets or its one question, or empty; the gateway keeps it for the
+    session, so that "cancel that" and "forget that" find it.
     """
     @_builtins.property
     def bundle(self) -> _bundle_pb2.ContextBundle:
@@ -143,10 +149,11 @@ class ComposeResponse(_message.Message):
         degraded_parts: _abc.Iterable[_builtins.str] | None = ...,
         user_asked: _builtins.bool = ...,
         speak_text_allowed: _builtins.bool = ...,
+        offered_work_order_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["bundle", b"bundle", "counters", b"counters", "hints", b"hints", "tone", b"tone"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bundle", b"bundle", "counters", b"counters", "degraded_parts", b"degraded_parts", "hints", b"hints", "speak_text_allowed", b"speak_text_allowed", "tone", b"tone", "user_asked", b"user_asked"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bundle", b"bundle", "counters", b"counters", "degraded_parts", b"degraded_parts", "hints", b"hints", "offered_work_order_id", b"offered_work_order_id", "speak_text_allowed", b"speak_text_allowed", "tone", b"tone", "user_asked", b"user_asked"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -21,6 +21,7 @@ from memmesh.engines.context_composer.domain.model import (
     GuardVerdict,
     Loop,
     MemoryAtom,
+    PendingWork,
     ResumeCandidate,
     Retrieved,
     SessionContext,
@@ -212,6 +213,16 @@ def entities_of(response: thread_pb.ExpandResponse) -> tuple[Entity, ...]:
         )
         for edge in response.edges
         if labels.get(edge.to_node_id)
+    )
+
+
+def pending_work_of(order: state_pb.WorkOrder) -> PendingWork:
+    """A pending work order as the composer offers it."""
+    return PendingWork(
+        order.work_order_id,
+        order.title,
+        order.pending_question,
+        _micros(order, "update_time"),
     )
 
 
@@ -410,6 +421,7 @@ def compose_response(
         degraded_parts=list(composed.degraded_parts),
         user_asked=composed.user_asked,
         speak_text_allowed=composed.speak_text_allowed,
+        offered_work_order_id=composed.offered_work_order_id,
     )
 
 

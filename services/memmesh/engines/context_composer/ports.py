@@ -9,6 +9,7 @@ from typing import Protocol
 from memmesh.bundle_items import GuardItem
 from memmesh.engines.context_composer.domain.model import (
     GuardVerdict,
+    PendingWork,
     Retrieved,
     SessionContext,
     SpeechHints,
@@ -19,6 +20,11 @@ from memmesh.engines.context_composer.domain.model import (
 class StateSource(Protocol):
     async def facts(self, tenant_id: str, user_id: str) -> UserFacts:
         """The user's Current State facts."""
+        ...
+
+    async def pending_work(self, tenant_id: str, user_id: str) -> PendingWork | None:
+        """The user's top pending work order the user has not asked to forget: the most
+        recently updated, then by id."""
         ...
 
 

@@ -28,6 +28,7 @@ from memmesh.engines.context_composer.domain.assemble import (
     related_entities,
 )
 from memmesh.engines.context_composer.domain.model import (
+    IN_SESSION,
     SESSION_START,
     Composed,
     ComposeQuery,
@@ -83,7 +84,8 @@ class Composer:
         tenant, user = query.tenant_id, query.user_id
         named = entity_node_ids(query.query, ENTITY_LOOKUPS)
         # The ranker's call goes out first: it takes the longest.
-        retrieved, facts, (query, context), corrections = await asyncio.gather(
+        # Pending work is offered on a session start only; in session it is not read.
+        retrieved, facts, work, (query, context), corrections = await asyncio.gather(
             _tier2(
                 self._ranker.retrieve(
                     tenant,
@@ -96,6 +98,7 @@ class Composer:
                 )
             ),
             self._state.facts(tenant, user),
+            self._state.pending_work(tenant, user) if query.mode != IN_SESSION else _none(),
             self._session(query, named),
             _tier2(self._corrections.corrections(tenant, user)) if self._corrections else _none(),
         )
@@ -115,6 +118,7 @@ class Composer:
             related_entities(context.entities or (), named),
             corrections.vocabulary if corrections else (),
             context.tone,
+            work,
         )
         plan = guard_plan(query, gathered)
         verdict = await self._guard.filter(

@@ -40,6 +40,7 @@ from memmesh.engines.gateway.outcomes import (
     reason_code,
 )
 from memmesh.engines.gateway.resume import ThreadResumer
+from memmesh.engines.gateway.work_orders import WorkOrderOffers, still_offered
 from memmesh.errors import DeadlineExpired, DependencyFailed
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
@@ -90,9 +91,12 @@ class BriefHandler:
         held: HeldCommands | None = None,
         observer: GatewayObserver | None = None,
         resumer: ThreadResumer | None = None,
+        offers: WorkOrderOffers | None = None,
     ) -> None:
         self._composer = composer
         self._resumer = resumer
+        # The work order each session was offered, for "cancel that" and "forget that".
+        self._offers = offers
         self._observer = observer or GatewayObserver()
         # Rule commands said in speech and not yet known to be in force: put in force first.
         self._held = held
@@ -212,6 +216,9 @@ class BriefHandler:
                 bundle.clarification.question_id,
                 asked,
             )
+        offered = composed.offered_work_order_id
+        if offered and self._offers is not None and still_offered(composed.bundle, bundle):
+            await self._offers.offered(scope, request.session_id, offered)
         degraded_parts = list(composed.degraded_parts)
         if resuming and self._resumer is not None and "episode_bridge" not in degraded_parts:
             await self._resumer.carried(scope, request.session_id)

@@ -28,7 +28,7 @@ from memmesh.engines.gateway.resume import ThreadResumer
 from memmesh.engines.gateway.servicer import GatewayServicer
 from memmesh.engines.gateway.settings import GatewaySettings
 from memmesh.engines.gateway.vocabulary import VocabularyPackHandler
-from memmesh.engines.gateway.work_orders import WorkOrderHandler
+from memmesh.engines.gateway.work_orders import WorkOrderHandler, WorkOrderOffers
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_grpc
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.gateway.v1 import gateway_service_pb2_grpc as pb_grpc
@@ -101,9 +101,11 @@ async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) 
     held = HeldCommands(extractor, rules, outbox)
     # "Resume the thread about ...": the session's next Brief carries the thread.
     resumer = ThreadResumer(threads, cache)
+    # The work order each session was offered: "cancel that" and "forget that" act on it.
+    offers = WorkOrderOffers(cache)
     measurement = open_measurement_log(gateway.measurement_log, settings.data_dir)
     servicer = GatewayServicer(
-        BriefHandler(composer, guard, AskedQuestions(cache), gateway.brief_budget_ms / 1000, gateway.brief_concurrency, held, resumer=resumer),
+        BriefHandler(composer, guard, AskedQuestions(cache), gateway.brief_budget_ms / 1000, gateway.brief_concurrency, held, resumer=resumer, offers=offers),
         IngestHandler(threads, outbox, gateway.ingest_budget_ms / 1000, held, resumer=resumer),
         ControlHandler(threads, state, extractor, rules, outbox, gateway.control_budget_ms / 1000, held, resumer),
         VocabularyPackHandler(extractor, gateway.control_budget_ms / 1000),

@@ -342,6 +342,9 @@ def compose_bundle(
         do_not_repeat_evicted=dnr.evicted,
         user_asked=plan.user_asked,
         speak_text_allowed=plan.speak_text_allowed,
+        offered_work_order_id=plan.resume.work_order_id
+        if bundle.episode_bridge or (bundle.question is not None and bundle.question is offered)
+        else "",
     )
 
 

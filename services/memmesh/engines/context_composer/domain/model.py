@@ -136,6 +136,17 @@ class ResumeCandidate:
 
 
 @dataclass(frozen=True)
+class PendingWork:
+    """The user's top pending work order (seed 001 §2.21B): DRAFT, CLARIFY or CONFIRM, one
+    the user has not asked to forget. CurrentState holds it; the composer only offers it."""
+
+    work_order_id: str
+    title: str
+    pending_question: str = ""
+    update_us: int = 0
+
+
+@dataclass(frozen=True)
 class Entity:
     """A graph entity one co-occurrence edge away from an entity the turn names."""
 
@@ -210,6 +221,8 @@ class Gathered:
     # Tone labels learned over sessions (emotional memory): they reach the tone guidance
     # only, never a part of the bundle.
     learned_tone: tuple[str, ...] = ()
+    # The top pending work order, on a session start.
+    pending_work: PendingWork | None = None
 
 
 @dataclass(frozen=True)
@@ -312,3 +325,5 @@ class Composed:
     # The flags the guard applied, so a final gate downstream applies the same ones.
     user_asked: bool = False
     speak_text_allowed: bool = False
+    # The work order the bundle offers to resume (its bullets or its question), or "".
+    offered_work_order_id: str = ""

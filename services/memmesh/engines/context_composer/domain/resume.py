@@ -8,6 +8,14 @@ asking to pick up where things were left surfaces the bullets whatever the tier,
 does a thread the user asked to resume ("resume the thread about ..."), in session or not.
 With "remember everything" (seed 001 §2.22) the windows are longer, HOT 7 days and WARM 90:
 a stronger resume priority, with the same caps.
+
+Pending work (seed 001 §2.21B) is authoritative and comes first: when the user's top pending
+work order (most recently updated, then by id; never one the user asked to forget) was
+updated within the WARM window, it is the session start's whole resume surface, HOT as
+"Pending: <title>" and "Waiting on: <question>" bullets, WARM as the one question about it;
+the thread's bullets or question are then not added, so a bundle carries one resume offer
+and at most one question. The same preferences hold it back, asking to pick up surfaces its
+bullets, and a thread the user asked to resume by name goes before it. Only text is offered.
 """
 
 from __future__ import annotations
@@ -21,7 +29,9 @@ from memmesh.engines.context_composer.domain.model import (
     SESSION_START,
     ComposeQuery,
     Gathered,
+    PendingWork,
     Question,
+    UserFacts,
 )
 from memmesh.engines.context_composer.domain.questions import question_id
 from memmesh.engines.context_composer.domain.text import asks_for_continuity, cut_words
@@ -36,6 +46,11 @@ DAY_US = 86_400_000_000
 # Resume windows under REMEMBER_EVERYTHING (the ThreadStore's tiers are 72 h and 30 days).
 REMEMBER_EVERYTHING_HOT_US = 7 * DAY_US
 REMEMBER_EVERYTHING_WARM_US = 90 * DAY_US
+# The work order windows, as the ThreadStore's thread tiers (seed 001 §2.21A).
+HOT_US = 3 * DAY_US
+WARM_US = 30 * DAY_US
+PENDING_BULLET = "Pending: "
+WAITING_BULLET = "Waiting on: "
 
 
 @dataclass(frozen=True)
@@ -45,6 +60,8 @@ class ResumeSurface:
     bullets: str = ""
     question: str = ""
     thread_id: str = ""
+    # Set when what is offered is a pending work order rather than a thread.
+    work_order_id: str = ""
 
 
 def left_off_text(bullets: tuple[str, ...]) -> str:
@@ -71,6 +88,9 @@ def resume_surface(query: ComposeQuery, gathered: Gathered) -> ResumeSurface:
         return bullets if resume.thread_id == query.resume_thread_id else ResumeSurface()
     if query.mode != SESSION_START:
         return ResumeSurface()
+    work = work_surface(query, gathered.pending_work, facts)
+    if work is not None:
+        return work
     if asks_for_continuity(query.query):
         return bullets
     if facts.auto_resume_disabled or facts.recall_only_when_asked:
@@ -83,6 +103,37 @@ def resume_surface(query: ComposeQuery, gathered: Gathered) -> ResumeSurface:
             question=resume_question_text(resume.title), thread_id=resume.thread_id
         )
     return ResumeSurface()
+
+
+def work_surface(
+    query: ComposeQuery, work: PendingWork | None, facts: UserFacts
+) -> ResumeSurface | None:
+    """What a session start offers of the top pending work order; None when there is none
+    within the WARM window, so the thread's resume surface applies instead."""
+    if work is None:
+        return None
+    age = query.now_us - work.update_us
+    hot_us, warm_us = (
+        (REMEMBER_EVERYTHING_HOT_US, REMEMBER_EVERYTHING_WARM_US)
+        if facts.remember_everything
+        else (HOT_US, WARM_US)
+    )
+    if age > warm_us:
+        return None
+    lines = [f"{PENDING_BULLET}{cut_words(work.title, TITLE_CHARS)}"]
+    if work.pending_question:
+        lines.append(f"{WAITING_BULLET}{work.pending_question}")
+    bullets = ResumeSurface(left_off_text(tuple(lines)), work_order_id=work.work_order_id)
+    if asks_for_continuity(query.query):
+        return bullets
+    if facts.auto_resume_disabled or facts.recall_only_when_asked:
+        # Held back as a thread would be; the thread, under the same preferences, is too.
+        return ResumeSurface()
+    if age <= hot_us:
+        return bullets
+    return ResumeSurface(
+        question=resume_question_text(work.title), work_order_id=work.work_order_id
+    )
 
 
 def _tier(tier: str, last_used_us: int, now_us: int, remember_everything: bool) -> str:
@@ -114,5 +165,10 @@ def resume_question(query: ComposeQuery, surface: ResumeSurface) -> Question | N
     """The WARM question as the bundle's clarification (no atom: it is about a thread)."""
     if not surface.question:
         return None
-    qid = question_id(query.tenant_id, query.user_id, f"thread:{surface.thread_id}", RESUME_REASON)
+    about = (
+        f"work_order:{surface.work_order_id}"
+        if surface.work_order_id
+        else f"thread:{surface.thread_id}"
+    )
+    qid = question_id(query.tenant_id, query.user_id, about, RESUME_REASON)
     return Question(qid, "", "", surface.question, RESUME_REASON)
