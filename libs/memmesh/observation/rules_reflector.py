@@ -52,10 +52,13 @@ def _phrase(text: str) -> str:
 
 
 def _names(thread: ThreadState, observations: Sequence[Observation]) -> frozenset[str]:
-    """Words written capitalised inside a sentence: names, which keep their capital."""
-    texts = [thread.title, *thread.key_entities, *(o.text for o in observations)]
+    """Words written capitalised inside a sentence, and every word of the key entities:
+    names, which keep their capital."""
+    texts = [thread.title, *(o.text for o in observations)]
+    inside = (word for text in texts for word in text.split()[1:])
+    entity_words = (word for entity in thread.key_entities for word in entity.split())
     return frozenset(
-        word.strip(".,;:!?'\"") for text in texts for word in text.split()[1:] if word[:1].isupper()
+        word.strip(".,;:!?'\"") for word in (*inside, *entity_words) if word[:1].isupper()
     )
 
 
@@ -153,10 +156,11 @@ def reflect_by_rules(
         ),
         _MAX_FACTS,
     )
+    # The thread's own fields come last, so they win over an observation saying the same.
     questions = _newest_first(
         [
-            *(open_phrase(q) for q in thread.unresolved_questions),
             *(open_phrase(o.text) for o in _of_kind(observations, ObservationKind.QUESTION)),
+            *(open_phrase(q) for q in reversed(thread.unresolved_questions)),
         ],
         1,
     )

@@ -21,6 +21,7 @@ from memmesh.observation import (
     ThreadState,
 )
 from memmesh.testing.fake_provider import FakeProvider, envelope
+from memmesh.testing.observation import semantic_settings
 
 API_KEY = "sk-live-observation-test-key-0123456789"
 T0 = 1_767_225_600_000_000
@@ -89,17 +90,7 @@ def provider() -> Iterator[FakeProvider]:
 
 
 def settings(fake: FakeProvider, **overrides: Any) -> ObservationSettings:
-    values: dict[str, Any] = {
-        "mode": "semantic_with_fallback",
-        "base_url": fake.url,
-        "api_key": API_KEY,
-        "provider_name": "fake",
-        "observer_model": "observer-model",
-        "reflector_model": "reflector-model",
-        "timeout_s": 2.0,
-        "max_retries": 1,
-    }
-    return ObservationSettings(**(values | overrides))
+    return semantic_settings(fake, API_KEY, **overrides)
 
 
 def sent_text(request: dict[str, Any]) -> str:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import random
 import re
 
-from conftest import Conversation, load_conversations
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from observation_conversations import Conversation, load_conversations
 
 from memmesh.observation import ObservationSettings, Observer, Reflector
 from memmesh.observation.canonical import content_hash, observations_output
@@ -34,6 +35,11 @@ KITCHEN = ThreadState(
     unresolved_questions=("Should we move the sink under the window?",),
     next_step="Call Marco on Monday about the plumber",
 )
+
+
+@pytest.fixture(params=load_conversations(), ids=lambda c: c.conversation_id)
+def conversation(request: pytest.FixtureRequest) -> Conversation:
+    return request.param  # type: ignore[no-any-return]
 
 
 def by_kind(conversation: Conversation, kind: ObservationKind) -> list[str]:

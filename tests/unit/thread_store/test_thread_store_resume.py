@@ -82,7 +82,7 @@ def test_candidates_exclude_the_opening_session_and_report_the_top_tier() -> Non
     assert resume_candidates([], "s-now", NOW) == ([], "")
 
 
-def test_left_off_is_built_from_next_step_questions_then_the_newest_summary_sentences() -> None:
+def test_left_off_is_built_from_next_step_questions_then_the_newest_new_summary_sentences() -> None:
     shed = digest(
         "shed",
         1,
@@ -93,7 +93,8 @@ def test_left_off_is_built_from_next_step_questions_then_the_newest_summary_sent
     assert left_off(shed) == (
         "Next step: order cedar boards",
         "Still open: Which roof felt lasts longest?",
-        "Cedar it is.",
+        # "Cedar it is." says nothing the next step does not.
+        "The shed goes behind the apple tree.",
     )
     only_summary = digest("s", 1, summary="We measured the garden. The shed goes behind it.")
     assert left_off(only_summary) == ("The shed goes behind it.", "We measured the garden.")

@@ -429,6 +429,7 @@ class Digest(_message.Message):
     EPISODE_ID_FIELD_NUMBER: _builtins.int
     LAST_DECISIONS_FIELD_NUMBER: _builtins.int
     SESSION_IDS_FIELD_NUMBER: _builtins.int
+    SUMMARY_PROVENANCE_FIELD_NUMBER: _builtins.int
     thread_id: _builtins.str
     """Thread id: a topic thread's id (the id of the session that began it), or the session
     id for a session's own digest.
@@ -479,6 +480,12 @@ class Digest(_message.Message):
         own digest).
         """
 
+    @_builtins.property
+    def summary_provenance(self) -> Global___SummaryProvenance:
+        """How a topic thread's summary was made, when the Reflector made it (unset: its
+        sessions' summaries merged).
+        """
+
     def __init__(
         self,
         *,
@@ -497,11 +504,70 @@ class Digest(_message.Message):
         episode_id: _builtins.str = ...,
         last_decisions: _abc.Iterable[_builtins.str] | None = ...,
         session_ids: _abc.Iterable[_builtins.str] | None = ...,
+        summary_provenance: Global___SummaryProvenance | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["last_use_time", b"last_use_time", "update_time", b"update_time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["last_use_time", b"last_use_time", "summary_provenance", b"summary_provenance", "update_time", b"update_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["episode_id", b"episode_id", "evidence_turn_ids", b"evidence_turn_ids", "key_entities", b"key_entities", "last_decisions", b"last_decisions", "last_use_time", b"last_use_time", "next_step", b"next_step", "pinned", b"pinned", "session_ids", b"session_ids", "summary", b"summary", "thread_id", b"thread_id", "title", b"title", "unresolved", b"unresolved", "unresolved_questions", b"unresolved_questions", "update_time", b"update_time", "use_count", b"use_count"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["episode_id", b"episode_id", "evidence_turn_ids", b"evidence_turn_ids", "key_entities", b"key_entities", "last_decisions", b"last_decisions", "last_use_time", b"last_use_time", "next_step", b"next_step", "pinned", b"pinned", "session_ids", b"session_ids", "summary", b"summary", "summary_provenance", b"summary_provenance", "thread_id", b"thread_id", "title", b"title", "unresolved", b"unresolved", "unresolved_questions", b"unresolved_questions", "update_time", b"update_time", "use_count", b"use_count"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Digest: _TypeAlias = Digest  # noqa: Y015
+
+@_typing.final
+class SummaryProvenance(_message.Message):
+    """How the Observer or the Reflector made an output (seed 004): enough to reproduce it and
+    to count fallbacks. Never any of the text.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROVIDER_FIELD_NUMBER: _builtins.int
+    MODEL_FIELD_NUMBER: _builtins.int
+    PROMPT_VERSION_FIELD_NUMBER: _builtins.int
+    INPUT_HASH_FIELD_NUMBER: _builtins.int
+    OUTPUT_HASH_FIELD_NUMBER: _builtins.int
+    LATENCY_MS_FIELD_NUMBER: _builtins.int
+    ATTEMPT_COUNT_FIELD_NUMBER: _builtins.int
+    FALLBACK_USED_FIELD_NUMBER: _builtins.int
+    FALLBACK_REASON_FIELD_NUMBER: _builtins.int
+    provider: _builtins.str
+    """"rules", or the model provider's name."""
+    model: _builtins.str
+    """The model that answered (empty for the rules)."""
+    prompt_version: _builtins.str
+    """The prompt (or rules) version."""
+    input_hash: _builtins.str
+    """Hash of the canonical input."""
+    output_hash: _builtins.str
+    """Hash of the canonical output."""
+    latency_ms: _builtins.int
+    """How long it took."""
+    attempt_count: _builtins.int
+    """Calls made to the model (0 for the rules alone)."""
+    fallback_used: _builtins.bool
+    """True when the rules answered after the model's answer failed or none came."""
+    fallback_reason: _builtins.str
+    """Why the model's answer was not used (timeout, invalid_output, degenerate_output,
+    ungrounded_output, provider_error, budget_exceeded); empty otherwise.
+    """
+    def __init__(
+        self,
+        *,
+        provider: _builtins.str = ...,
+        model: _builtins.str = ...,
+        prompt_version: _builtins.str = ...,
+        input_hash: _builtins.str = ...,
+        output_hash: _builtins.str = ...,
+        latency_ms: _builtins.int = ...,
+        attempt_count: _builtins.int = ...,
+        fallback_used: _builtins.bool = ...,
+        fallback_reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempt_count", b"attempt_count", "fallback_reason", b"fallback_reason", "fallback_used", b"fallback_used", "input_hash", b"input_hash", "latency_ms", b"latency_ms", "model", b"model", "output_hash", b"output_hash", "prompt_version", b"prompt_version", "provider", b"provider"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SummaryProvenance: _TypeAlias = SummaryProvenance  # noqa: Y015

@@ -6,9 +6,11 @@ from __future__ import annotations
 from memmesh.engines.thread_store.adapters.ranker_index import OutboxIndexFeed, RankerIndexHandlers
 from memmesh.engines.thread_store.adapters.sql_store import SqlThreadStore, migrations
 from memmesh.engines.thread_store.adapters.turn_buffer import open_turn_buffer
+from memmesh.engines.thread_store.observing import Observing
 from memmesh.engines.thread_store.servicer import ThreadStoreServicer
 from memmesh.engines.thread_store.settings import ThreadStoreSettings
 from memmesh.engines.thread_store.use_cases import ThreadStoreUseCases
+from memmesh.observation import ObservationSettings
 from memmesh.outbox import Outbox, RetryPolicy
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ranker_grpc
 from memmesh.runtime.channels import engine_channel
@@ -55,6 +57,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         index,
         erasure_attempt_s=own.index_erasure_attempt_ms / 1000,
         reclaim_wait_s=(None if database.dialect == Dialect.SQLITE else own.reclaim_wait_ms / 1000),
+        observing=Observing(store, ObservationSettings()),
     )
 
     async def close() -> None:

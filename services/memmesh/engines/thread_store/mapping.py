@@ -22,6 +22,7 @@ from memmesh.engines.thread_store.domain.model import (
     TurnContext,
     WorkingMemory,
 )
+from memmesh.observation import Provenance
 from memmesh.policy.sensitivity import Exposure
 from memmesh.runtime.timeconv import micros_of, timestamp_of
 from memmesh.thread_store.v1 import thread_store_service_pb2 as pb
@@ -107,6 +108,23 @@ def digest_message(digest: Digest | None) -> memory_pb2.Digest:
         unresolved=digest.unresolved,
         last_decisions=digest.last_decisions,
         session_ids=digest.session_ids,
+        summary_provenance=provenance_message(digest.summary_provenance),
+    )
+
+
+def provenance_message(provenance: Provenance | None) -> memory_pb2.SummaryProvenance | None:
+    if provenance is None:
+        return None
+    return memory_pb2.SummaryProvenance(
+        provider=provenance.provider,
+        model=provenance.model,
+        prompt_version=provenance.prompt_version,
+        input_hash=provenance.input_hash,
+        output_hash=provenance.output_hash,
+        latency_ms=provenance.latency_ms,
+        attempt_count=provenance.attempt_count,
+        fallback_used=provenance.fallback_used,
+        fallback_reason=provenance.fallback_reason,
     )
 
 

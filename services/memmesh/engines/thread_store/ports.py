@@ -16,7 +16,9 @@ from memmesh.engines.thread_store.domain.model import (
     GraphNode,
     Loop,
     Mode,
+    SessionObservations,
     SessionRow,
+    ThreadReflection,
     Turn,
     UserActivity,
 )
@@ -176,10 +178,31 @@ class UserTx(Protocol):
         """The thread's episode digests in thread order."""
         ...
 
+    async def save_observations(self, observed: SessionObservations) -> None:
+        """Store the session's observations in place of any before."""
+        ...
+
+    async def observations_of(self, session_ids: Sequence[str]) -> dict[str, SessionObservations]:
+        """The stored observations of these sessions, by session id."""
+        ...
+
+    async def save_reflection(self, reflection: ThreadReflection) -> None:
+        """Store the thread's reflection in place of any before."""
+        ...
+
+    async def reflections_of(self, topic_ids: Sequence[str]) -> dict[str, ThreadReflection]:
+        """The stored reflections of these threads, by thread id."""
+        ...
+
+    async def drop_observed(self, session_id: str) -> None:
+        """Delete the session's observations and the reflection of its thread (both were
+        made from what it said)."""
+        ...
+
     async def forget_thread(self, thread_id: str) -> bool:
-        """Delete the session thread's digest, episodes, loops, graph rows, session, turns and
-        topic membership (a topic thread left without sessions goes); True if anything was
-        there."""
+        """Delete the session thread's digest, episodes, loops, graph rows, session, turns,
+        observations and topic membership, and its topic thread's reflection (a topic thread
+        left without sessions goes); True if anything was there."""
         ...
 
     async def set_turn_texts(self, texts: Sequence[tuple[str, str]]) -> None:

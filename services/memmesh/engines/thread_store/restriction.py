@@ -105,6 +105,9 @@ async def rebuild_session(
     )
     built = build_digest(session_id, turns, await tx.thread_loops(session_id), session.last_us)
     await tx.save_digest(built)
+    # What the Observer and the Reflector made from the old turns goes; until the session is
+    # observed again its thread reads as its sessions' digests merged.
+    await tx.drop_observed(session_id)
     await link_session(tx, built, turns)
     episodes = build_episodes(session_id, turns)
     await tx.replace_episodes(session_id, episodes)

@@ -70,6 +70,7 @@ from memmesh.engines.thread_store.domain.topics import (
     threads_of,
     topic_of,
 )
+from memmesh.engines.thread_store.observing import Observing
 from memmesh.engines.thread_store.ports import (
     IndexChange,
     IndexFeed,
@@ -78,7 +79,9 @@ from memmesh.engines.thread_store.ports import (
     UserTx,
 )
 from memmesh.engines.thread_store.restriction import link_session, restrict_turns
+from memmesh.engines.thread_store.threads import read_thread, with_reflections
 from memmesh.errors import FieldViolation, InvalidInput
+from memmesh.observation import ObservationSettings
 from memmesh.outbox import Effect
 from memmesh.policy.sensitivity import Exposure, exposure_of, stricter
 from memmesh.storage.reclaim import Reclaimer
@@ -110,8 +113,13 @@ class ThreadStoreUseCases:
         index: IndexFeed | None = None,
         erasure_attempt_s: float | None = None,
         reclaim_wait_s: float | None = None,
+        observing: Observing | None = None,
     ) -> None:
         self._store = store
+        # The Observer and the Reflector (the rules alone unless given otherwise).
+        self._observing = observing or Observing(
+            store, ObservationSettings(mode="deterministic_only")
+        )
         self._erasure_attempt_s = erasure_attempt_s
         # How long an erasure's answer waits for the store to reclaim the deleted bytes
         # (None: until done); the reclaim goes on in the background after that.
@@ -319,6 +327,7 @@ class ThreadStoreUseCases:
                 IndexChange(removed=stale, digests=(stored or built, *episodes))
             )
         await self._first_attempt(tenant_id, user_id, queued)
+        await self._observing.session_closed(tenant_id, user_id, session_id)
         return ClosedSession(stored or built, episodes)
 
     @staticmethod
@@ -480,6 +489,9 @@ class ThreadStoreUseCases:
             threads = threads_of(
                 (d for s, d in digests.items() if members.get(s, s) in chosen), members, rows
             )
+            # A thread with a session not closed yet has no reflection of it as it is.
+            settled = {t: d for t, d in threads.items() if not set(d.session_ids) & set(extra)}
+            threads.update(await with_reflections(tx, settled))
             if any(head.thread_id not in threads for head in heads):
                 # A digest went between the two reads (another process forgot it): read them all.
                 everything = threads_of(
@@ -507,22 +519,13 @@ class ThreadStoreUseCases:
             session.session_id, turns, await tx.thread_loops(session.session_id), session.last_us
         )
 
-    async def _thread(self, tx: UserTx, thread_id: str) -> Digest | None:
-        """The thread an id names (a thread's id or one of its sessions'), merged; None when
-        none of its sessions has a digest."""
-        members, rows = await tx.topic_members(), await tx.topic_rows()
-        topic = topic_of(thread_id, members, rows)
-        sessions = sorted({s for s, t in members.items() if t == topic} | {topic})
-        digests = await tx.digests_of(sessions)
-        return threads_of(digests.values(), members, rows).get(topic)
-
     async def resumed_thread(
         self, tenant_id: str, user_id: str, thread_id: str, now_us: int
     ) -> Resumed:
         """One thread as the resume answer: its tier and "where we left off" (nothing for a
         thread the user has no digest of)."""
         async with self._store.read(tenant_id, user_id) as tx:
-            digest = await self._thread(tx, thread_id)
+            digest = await read_thread(tx, thread_id)
         if digest is None:
             return Resumed("", (), "")
         return Resumed("", (digest,), tier_of(digest, now_us).value, left_off(digest))
@@ -540,7 +543,7 @@ class ThreadStoreUseCases:
             if found is None:
                 return None
             await tx.mark_topic(found.thread_id, None, now_us)
-            digest = await self._thread(tx, found.thread_id)
+            digest = await read_thread(tx, found.thread_id)
         digest = digest or found
         return digest, left_off(digest)
 
@@ -592,18 +595,23 @@ class ThreadStoreUseCases:
             labels.update(await tx.node_labels([n for n in reached if n not in labels]))
             for node in reached:
                 if node.startswith(THREAD_PREFIX):
-                    thread = await self._thread(tx, node.removeprefix(THREAD_PREFIX))
+                    thread = await read_thread(tx, node.removeprefix(THREAD_PREFIX))
                     labels[node] = thread.title if thread else ""
         return Expansion(tuple(GraphNode(n, labels.get(n, "")) for n in reached), tuple(edges))
 
     async def forget_session(
         self, tenant_id: str, user_id: str, session_id: str
     ) -> erasure.SessionForgotten:
-        """Delete every turn of the session and every copy of them; the ids of its turns."""
+        """Delete every turn of the session and every copy of them; the ids of its turns. The
+        thread it belonged to is reflected again from the sessions left."""
+        async with self._store.read(tenant_id, user_id) as tx:
+            topic = (await tx.topic_members()).get(session_id, "")
         forgotten, queued = await erasure.forget_session(
             self._store, self._buffer, (tenant_id, user_id), session_id
         )
         pending = await self._after_erasure(tenant_id, user_id, queued)
+        if topic and forgotten.forgotten:
+            await self._observing.thread_changed(tenant_id, user_id, topic)
         return dataclasses.replace(forgotten, pending_index_effects=pending)
 
     async def redact_turns(
@@ -657,8 +665,14 @@ class ThreadStoreUseCases:
             await self._reclaimer.reclaimed()
         return pending
 
+    async def observed(self) -> None:
+        """Wait for the Observer and Reflector runs under way (they run in the background
+        when a model answers)."""
+        await self._observing.settled()
+
     async def close(self) -> None:
-        """Let a reclaim pass under way finish."""
+        """Let a reclaim pass under way finish; stop observing."""
+        await self._observing.close()
         await self._reclaimer.close()
 
     async def restrict_turns(
@@ -687,11 +701,11 @@ class ThreadStoreUseCases:
         self, tenant_id: str, user_id: str, thread_id: str, pinned: bool | None, used: int | None
     ) -> Digest | None:
         async with self._store.write(tenant_id, user_id) as tx:
-            found = await self._thread(tx, thread_id)
+            found = await read_thread(tx, thread_id)
             if found is None:
                 return None
             await tx.mark_topic(found.thread_id, pinned, used)
-            return await self._thread(tx, found.thread_id)
+            return await read_thread(tx, found.thread_id)
 
 
 async def _best_effort(

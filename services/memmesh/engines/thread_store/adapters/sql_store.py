@@ -88,6 +88,22 @@ def migrations(dialect: Dialect) -> tuple[Migration, ...]:
                 "CREATE INDEX graph_links_by_to ON graph_links (tenant_id, user_id, to_node)",
             ),
         ),
+        # The Observer's observations of each session and the Reflector's reflection of each
+        # topic thread (seed 004), each with its provenance and the hash of what it was
+        # made from.
+        Migration(
+            10,
+            (
+                """CREATE TABLE thread_observations (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, session_id TEXT NOT NULL,
+                source_hash TEXT NOT NULL, observations TEXT NOT NULL, provenance TEXT NOT NULL,
+                PRIMARY KEY (tenant_id, user_id, session_id))""",
+                """CREATE TABLE thread_reflections (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, topic_id TEXT NOT NULL,
+                source_hash TEXT NOT NULL, summary TEXT NOT NULL, left_off TEXT NOT NULL,
+                provenance TEXT NOT NULL, PRIMARY KEY (tenant_id, user_id, topic_id))""",
+            ),
+        ),
     )
 
 

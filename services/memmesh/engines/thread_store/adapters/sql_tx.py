@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -17,13 +18,16 @@ from memmesh.engines.thread_store.domain.model import (
     Loop,
     Mode,
     Role,
+    SessionObservations,
     SessionRow,
+    ThreadReflection,
     Turn,
     UserActivity,
 )
 from memmesh.engines.thread_store.domain.tone import HeardSignal, ToneSignal
 from memmesh.engines.thread_store.domain.topics import TopicRow
 from memmesh.engines.thread_store.ports import IndexChange
+from memmesh.observation import Observation, ObservationKind, Provenance
 from memmesh.outbox import Effect, enqueue_in, wall_clock_us
 from memmesh.policy.sensitivity import Exposure
 from memmesh.storage.sql import Row, SqlTx, marks
@@ -44,6 +48,8 @@ USER_TABLES = (
     "thread_tone_signals",
     "thread_topics",
     "thread_topic_members",
+    "thread_observations",
+    "thread_reflections",
 )
 _TURN_COLUMNS = "turn_id, session_id, role, text, time_us, exposure"
 _SESSION_COLUMNS = "session_id, start_us, last_us, turn_count, rolling_summary, closed"
@@ -54,6 +60,10 @@ _DIGEST_COLUMNS = (
     "thread_id, title, summary, key_entities, unresolved_questions, next_step, evidence_turn_ids, "
     "update_us, pinned, use_count, last_use_us, has_open_loops, last_decisions"
 )
+
+
+def _observation(item: dict[str, Any]) -> Observation:
+    return Observation(str(item["text"]), ObservationKind(item["kind"]), tuple(item["turn_ids"]))
 
 
 def _turn(row: Row) -> Turn:
@@ -486,6 +496,11 @@ class SqlUserTx(EpisodeRows):
             "DO UPDATE SET topic_id = excluded.topic_id",
             (*self._who, session_id, topic_id),
         )
+        # A thread that gains a session is reflected again.
+        await self._db.execute(
+            f"DELETE FROM thread_reflections WHERE {_USER} AND topic_id = ?",
+            (*self._who, topic_id),
+        )
 
     async def mark_topic(self, topic_id: str, pinned: bool | None, used_at_us: int | None) -> None:
         await self._db.execute(
@@ -505,7 +520,85 @@ class SqlUserTx(EpisodeRows):
                 (used_at_us, used_at_us, *self._who, topic_id),
             )
 
+    async def save_observations(self, observed: SessionObservations) -> None:
+        await self._db.execute(
+            "INSERT INTO thread_observations (tenant_id, user_id, session_id, source_hash, "
+            "observations, provenance) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (tenant_id, user_id, session_id) DO UPDATE SET "
+            "source_hash = excluded.source_hash, observations = excluded.observations, "
+            "provenance = excluded.provenance",
+            (
+                *self._who,
+                observed.session_id,
+                observed.source_hash,
+                json.dumps([dataclasses.asdict(o) for o in observed.observations]),
+                json.dumps([dataclasses.asdict(p) for p in observed.provenance]),
+            ),
+        )
+
+    async def observations_of(self, session_ids: Sequence[str]) -> dict[str, SessionObservations]:
+        if not session_ids:
+            return {}
+        rows = await self._rows(
+            "SELECT session_id, source_hash, observations, provenance FROM thread_observations "
+            f"WHERE {_USER} AND session_id IN ({marks(len(session_ids))})",
+            *session_ids,
+        )
+        return {
+            str(row[0]): SessionObservations(
+                str(row[0]),
+                str(row[1]),
+                tuple(_observation(item) for item in json.loads(row[2])),
+                tuple(Provenance(**item) for item in json.loads(row[3])),
+            )
+            for row in rows
+        }
+
+    async def save_reflection(self, reflection: ThreadReflection) -> None:
+        r = reflection
+        await self._db.execute(
+            "INSERT INTO thread_reflections (tenant_id, user_id, topic_id, source_hash, summary, "
+            "left_off, provenance) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (tenant_id, user_id, topic_id) DO UPDATE SET "
+            "source_hash = excluded.source_hash, summary = excluded.summary, "
+            "left_off = excluded.left_off, provenance = excluded.provenance",
+            (*self._who, r.topic_id, r.source_hash, r.summary, json.dumps(list(r.left_off)),
+             json.dumps(dataclasses.asdict(r.provenance))),
+        )  # fmt: skip
+
+    async def reflections_of(self, topic_ids: Sequence[str]) -> dict[str, ThreadReflection]:
+        if not topic_ids:
+            return {}
+        rows = await self._rows(
+            "SELECT topic_id, source_hash, summary, left_off, provenance FROM thread_reflections "
+            f"WHERE {_USER} AND topic_id IN ({marks(len(topic_ids))})",
+            *topic_ids,
+        )
+        return {
+            str(row[0]): ThreadReflection(
+                str(row[0]),
+                str(row[1]),
+                str(row[2]),
+                tuple(json.loads(row[3])),
+                Provenance(**json.loads(row[4])),
+            )
+            for row in rows
+        }
+
+    async def drop_observed(self, session_id: str) -> None:
+        # The reflection of the session's thread was made from what the session said too.
+        await self._db.execute(
+            f"DELETE FROM thread_reflections WHERE {_USER} AND topic_id IN (SELECT topic_id "
+            f"FROM thread_topic_members WHERE {_USER} AND session_id = ?)",
+            (*self._who, *self._who, session_id),
+        )
+        await self._db.execute(
+            f"DELETE FROM thread_observations WHERE {_USER} AND session_id = ?",
+            (*self._who, session_id),
+        )
+
     async def forget_thread(self, thread_id: str) -> bool:
+        await self.drop_observed(thread_id)
         changed = 0
         for table, column in (
             ("thread_topic_members", "session_id"),

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from typing import NamedTuple
 
+from memmesh.observation import Observation, Provenance
 from memmesh.policy.sensitivity import Exposure
 
 
@@ -101,6 +102,10 @@ class Digest:
     last_decisions: tuple[str, ...] = ()
     # The sessions a topic thread spans (a session's own digest leaves it empty).
     session_ids: tuple[str, ...] = ()
+    # "Where we left off" the Reflector wrote for a topic thread (empty: built from the
+    # fields), and how its summary was made (None: the sessions' summaries merged).
+    left_off: tuple[str, ...] = ()
+    summary_provenance: Provenance | None = None
 
     @property
     def unresolved(self) -> bool:
@@ -223,3 +228,25 @@ class TurnContext:
 class Expansion:
     nodes: tuple[GraphNode, ...] = ()
     edges: tuple[Edge, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class SessionObservations:
+    """The Observer's observations of one session, one provenance per chunk observed, and
+    the hash of the turns they were made from."""
+
+    session_id: str
+    source_hash: str
+    observations: tuple[Observation, ...]
+    provenance: tuple[Provenance, ...]
+
+
+@dataclass(frozen=True)
+class ThreadReflection:
+    """The Reflector's reflection of one topic thread and the hash of what it was made from."""
+
+    topic_id: str
+    source_hash: str
+    summary: str
+    left_off: tuple[str, ...]
+    provenance: Provenance

@@ -87,11 +87,20 @@ def resume_candidates(
 def left_off(digest: Digest) -> tuple[str, ...]:
     """ "Where we left off" for a thread, at most 3 bullets from its structured fields: the
     next step, then its unresolved questions, then its newest decision, then the newest
-    sentences of its summary, each bounded, none repeated; empty for an empty digest."""
+    sentences of its summary that say something the bullets before do not, each bounded,
+    none repeated; empty for an empty digest. A model's own bullets, when it reflected the
+    thread, come instead."""
+    if digest.left_off:
+        return digest.left_off[:MAX_LEFT_OFF]
     bullets = [f"Next step: {digest.next_step}"] if digest.next_step else []
     bullets += [f"Still open: {question}" for question in digest.unresolved_questions]
     bullets += [f"Decided: {decision}" for decision in digest.last_decisions[:1]]
-    bullets += reversed(sentences(digest.summary))
+    said = set(content_stems(" ".join(bullets)))
+    for sentence in reversed(sentences(digest.summary)):
+        stems = set(content_stems(sentence))
+        if len(stems - said) > len(stems) // 3:
+            bullets.append(sentence)
+            said |= stems
     kept = dict.fromkeys(clip(" ".join(b.split()), LEFT_OFF_CHARS) for b in bullets if b.strip())
     return tuple(kept)[:MAX_LEFT_OFF]
 

@@ -7,8 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from memmesh.observation import ObservedTurn
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "observation" / "conversations.jsonl"
@@ -28,8 +26,3 @@ def load_conversations() -> list[Conversation]:
         turns = tuple(ObservedTurn(row["conversation_id"], **turn) for turn in row["turns"])
         conversations.append(Conversation(row["conversation_id"], turns, row["expect"]))
     return conversations
-
-
-@pytest.fixture(params=load_conversations(), ids=lambda c: c.conversation_id)
-def conversation(request: pytest.FixtureRequest) -> Conversation:
-    return request.param  # type: ignore[no-any-return]

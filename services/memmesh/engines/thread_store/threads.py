@@ -1,0 +1,47 @@
+"""Reading topic threads: a thread's digest merged from its sessions' digests, with the
+Reflector's summary and "where we left off" when it has a reflection of it as it is."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+from memmesh.engines.thread_store.domain.model import Digest, ThreadReflection
+from memmesh.engines.thread_store.domain.topics import threads_of, topic_of
+from memmesh.engines.thread_store.ports import UserTx
+from memmesh.observation.observer import RULES_PROVIDER
+
+
+async def read_thread(tx: UserTx, thread_id: str, reflected: bool = True) -> Digest | None:
+    """The thread an id names (a thread's id or one of its sessions'), merged, with its
+    reflection unless `reflected` is False; None when none of its sessions has a digest."""
+    members, rows = await tx.topic_members(), await tx.topic_rows()
+    topic = topic_of(thread_id, members, rows)
+    sessions = sorted({s for s, t in members.items() if t == topic} | {topic})
+    digests = await tx.digests_of(sessions)
+    thread = threads_of(digests.values(), members, rows).get(topic)
+    if thread is None or not reflected:
+        return thread
+    return (await with_reflections(tx, {topic: thread}))[topic]
+
+
+async def with_reflections(tx: UserTx, threads: Mapping[str, Digest]) -> dict[str, Digest]:
+    """The threads, each with the summary of its stored reflection (a reflection is deleted
+    whenever what it was made from changes) and, when a model wrote it, its bullets (the
+    rules' bullets say no more than the ones built from the thread's fields)."""
+    reflections = await tx.reflections_of(sorted(threads))
+    return {
+        topic_id: _reflected(thread, reflections[topic_id]) if topic_id in reflections else thread
+        for topic_id, thread in threads.items()
+    }
+
+
+def _reflected(thread: Digest, reflection: ThreadReflection) -> Digest:
+    made = reflection.provenance
+    by_model = made.provider != RULES_PROVIDER and not made.fallback_used
+    return dataclasses.replace(
+        thread,
+        summary=reflection.summary,
+        left_off=reflection.left_off if by_model else (),
+        summary_provenance=reflection.provenance,
+    )
