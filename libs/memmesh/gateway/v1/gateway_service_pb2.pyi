@@ -61,6 +61,15 @@ class _UserCommandEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_UserComma
     """Resume the thread the target names ("resume the thread about <topic>"): the next Brief
     of the session carries its "where we left off" bullets, whatever its tier.
     """
+    USER_COMMAND_CANCEL_WORK_ORDER: _UserCommand.ValueType  # 11
+    """"Cancel that" about a pending work order (seed 001 §2.21B): the target names it by id,
+    empty means the one the session was last offered. Its status becomes CANCELED, a
+    reason-coded ledger event records it; nothing is executed.
+    """
+    USER_COMMAND_FORGET_WORK_ORDER: _UserCommand.ValueType  # 12
+    """"Forget that" about a pending work order: the target names it by id, empty means the
+    one the session was last offered. It is never mentioned again; its status stays.
+    """
 
 class UserCommand(_UserCommand, metaclass=_UserCommandEnumTypeWrapper):
     """A user control command (seed 001 §2.11.11, §2.22)."""
@@ -94,6 +103,15 @@ USER_COMMAND_FORGET_TONE: UserCommand.ValueType  # 9
 USER_COMMAND_RESUME_THREAD: UserCommand.ValueType  # 10
 """Resume the thread the target names ("resume the thread about <topic>"): the next Brief
 of the session carries its "where we left off" bullets, whatever its tier.
+"""
+USER_COMMAND_CANCEL_WORK_ORDER: UserCommand.ValueType  # 11
+""""Cancel that" about a pending work order (seed 001 §2.21B): the target names it by id,
+empty means the one the session was last offered. Its status becomes CANCELED, a
+reason-coded ledger event records it; nothing is executed.
+"""
+USER_COMMAND_FORGET_WORK_ORDER: UserCommand.ValueType  # 12
+""""Forget that" about a pending work order: the target names it by id, empty means the
+one the session was last offered. It is never mentioned again; its status stays.
 """
 Global___UserCommand: _TypeAlias = UserCommand  # noqa: Y015
 
@@ -358,8 +376,11 @@ class CommandResponse(_message.Message):
 
     ATOM_IDS_FIELD_NUMBER: _builtins.int
     REASON_CODE_FIELD_NUMBER: _builtins.int
+    WORK_ORDER_ID_FIELD_NUMBER: _builtins.int
     reason_code: _builtins.str
     """Reason code logged."""
+    work_order_id: _builtins.str
+    """The work order a work order command acted on."""
     @_builtins.property
     def atom_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Atoms affected."""
@@ -369,10 +390,11 @@ class CommandResponse(_message.Message):
         *,
         atom_ids: _abc.Iterable[_builtins.str] | None = ...,
         reason_code: _builtins.str = ...,
+        work_order_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["atom_ids", b"atom_ids", "reason_code", b"reason_code"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["atom_ids", b"atom_ids", "reason_code", b"reason_code", "work_order_id", b"work_order_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -29,7 +29,9 @@ from memmesh.engines.gateway.ports import (
     SessionsPeer,
 )
 from memmesh.engines.gateway.resume import ThreadResumer
-from memmesh.errors import DependencyFailed
+from memmesh.engines.gateway.work_orders import COMMANDS as WORK_ORDER_COMMANDS
+from memmesh.engines.gateway.work_orders import WorkOrderHandler
+from memmesh.errors import DependencyFailed, FieldViolation, InvalidInput
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
@@ -93,9 +95,12 @@ class ControlHandler:
         budget_s: float,
         held: HeldCommands | None = None,
         resumer: ThreadResumer | None = None,
+        work_orders: WorkOrderHandler | None = None,
     ) -> None:
         self._threads = threads
         self._resumer = resumer
+        # "Cancel that" / "forget that" about a work order: CurrentState's, not the capsule's.
+        self._work_orders = work_orders
         self._state = state
         self._extractor = extractor
         self._guard = guard
@@ -110,7 +115,12 @@ class ControlHandler:
         self, request: pb.CommandRequest, inbound: float | None
     ) -> pb.CommandResponse:
         """Run a user control command through the AtomExtractor (RESUME_THREAD through the
-        ThreadStore: nothing of the capsule changes)."""
+        ThreadStore, the work order commands through CurrentState: nothing of the capsule
+        changes)."""
+        if request.command in WORK_ORDER_COMMANDS:
+            if self._work_orders is None:
+                raise InvalidInput([FieldViolation("command", "work orders are not served")])
+            return await self._work_orders.command(request, inbound)
         budget = TurnBudget(self._budget_s, inbound)
         if request.command == pb.USER_COMMAND_RESUME_THREAD and self._resumer is not None:
             found = await self._resumer.resume(

@@ -35,6 +35,7 @@ from memmesh.engines.gateway.mapping import command_name
 from memmesh.engines.gateway.observe import GatewayObserver
 from memmesh.engines.gateway.ports import EffectOutbox, TurnArchive
 from memmesh.engines.gateway.resume import ThreadResumer
+from memmesh.engines.gateway.work_orders import WorkOrderHandler
 from memmesh.errors import DependencyFailed, InvalidInput
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
@@ -51,9 +52,12 @@ class IngestHandler:
         held: HeldCommands | None = None,
         observer: GatewayObserver | None = None,
         resumer: ThreadResumer | None = None,
+        work_orders: WorkOrderHandler | None = None,
     ) -> None:
         self._threads = threads
         self._resumer = resumer
+        # "Cancel that" / "forget that" right after a work order was offered.
+        self._work_orders = work_orders
         self._observer = observer or GatewayObserver()
         self._outbox = outbox
         self._budget_s = budget_s
@@ -102,6 +106,10 @@ class IngestHandler:
             if self._held is not None:
                 self._held.heard(scope, turn, spoken, processed)
             await self._resume(request, processed, spoken, budget)
+            if self._work_orders is not None:
+                # "That" is the work order just offered: what the user meant by it.
+                heard = await self._work_orders.heard(scope, turn, budget.remaining_s())
+                response.command = heard or response.command
         return response
 
     async def _resume(

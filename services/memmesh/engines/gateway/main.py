@@ -103,13 +103,14 @@ async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) 
     resumer = ThreadResumer(threads, cache)
     # The work order each session was offered: "cancel that" and "forget that" act on it.
     offers = WorkOrderOffers(cache)
+    work_orders = WorkOrderHandler(state, gateway.control_budget_ms / 1000, offers)
     measurement = open_measurement_log(gateway.measurement_log, settings.data_dir)
     servicer = GatewayServicer(
         BriefHandler(composer, guard, AskedQuestions(cache), gateway.brief_budget_ms / 1000, gateway.brief_concurrency, held, resumer=resumer, offers=offers),
-        IngestHandler(threads, outbox, gateway.ingest_budget_ms / 1000, held, resumer=resumer),
-        ControlHandler(threads, state, extractor, rules, outbox, gateway.control_budget_ms / 1000, held, resumer),
+        IngestHandler(threads, outbox, gateway.ingest_budget_ms / 1000, held, resumer=resumer, work_orders=work_orders),
+        ControlHandler(threads, state, extractor, rules, outbox, gateway.control_budget_ms / 1000, held, resumer, work_orders),
         VocabularyPackHandler(extractor, gateway.control_budget_ms / 1000),
-        WorkOrderHandler(state, gateway.control_budget_ms / 1000),
+        work_orders,
         measurement,
     )  # fmt: skip
 

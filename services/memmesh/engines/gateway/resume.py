@@ -6,20 +6,16 @@ gateway replica's next Brief finds it; it expires with the session."""
 
 from __future__ import annotations
 
-import logging
 from typing import Protocol
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from memmesh.common.v1 import scope_pb2
+from memmesh.engines.gateway.session_entries import SessionEntry
 from memmesh.errors import FieldViolation, InvalidInput
-from memmesh.storage.cache import Cache, user_key
+from memmesh.storage.cache import Cache
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
-log = logging.getLogger("memmesh.gateway.resume")
-
-# Sessions end after 30 minutes of silence; a day covers any session.
-TTL_S = 86_400
 MAX_TOPIC_CHARS = 200
 
 
@@ -32,11 +28,7 @@ class ThreadResumePeer(Protocol):
 class ThreadResumer:
     def __init__(self, threads: ThreadResumePeer, cache: Cache) -> None:
         self._threads = threads
-        self._cache = cache
-
-    @staticmethod
-    def _key(scope: scope_pb2.UserScope, session_id: str) -> str:
-        return user_key(scope.tenant_id, scope.user_id, "resume_thread", session_id)
+        self._asked = SessionEntry(cache, "resume_thread")
 
     async def resume(
         self,
@@ -58,27 +50,15 @@ class ThreadResumer:
             timeout_s,
         )
         if found.found and session_id:
-            try:
-                await self._cache.set(
-                    self._key(scope, session_id), found.digest.thread_id.encode(), TTL_S
-                )
-            except Exception:
-                # The use is recorded: the thread is HOT and ranks by it on the next start.
-                log.warning("resume cache unavailable")
+            # Lost with the cache, the use is still recorded: the thread is HOT and ranks by
+            # it on the next start.
+            await self._asked.put(scope, session_id, found.digest.thread_id)
         return found
 
     async def requested(self, scope: scope_pb2.UserScope, session_id: str) -> str:
         """The thread the session asked to resume and no Brief has carried yet, or ''."""
-        try:
-            raw = await self._cache.get(self._key(scope, session_id))
-        except Exception:
-            log.warning("resume cache unavailable")
-            return ""
-        return raw.decode() if raw else ""
+        return await self._asked.get(scope, session_id)
 
     async def carried(self, scope: scope_pb2.UserScope, session_id: str) -> None:
         """A Brief carried the requested thread: the next one goes back to the usual rules."""
-        try:
-            await self._cache.delete(self._key(scope, session_id))
-        except Exception:
-            log.warning("resume cache unavailable")
+        await self._asked.clear(scope, session_id)
