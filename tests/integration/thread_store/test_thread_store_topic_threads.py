@@ -185,3 +185,46 @@ async def test_the_graph_links_entities_threads_decisions_and_what_waits_on_what
 
 def labels_of(expansion: Expansion) -> dict[str, str]:
     return {node.node_id: node.label for node in expansion.nodes}
+
+
+async def test_threads_past_their_retention_go_unless_pinned_or_unresolved_for_90_days(
+    tmp_path: Path,
+) -> None:
+    store = SqlThreadStore(
+        SqliteDatabase.open(tmp_path / "retention.sqlite3", migrations(Dialect.SQLITE))
+    )
+    # This tenant keeps threads 30 days after their last use.
+    threads = ThreadStoreUseCases(
+        store, None, DEFAULT_SESSION_GAP_US, 6, retention=lambda tenant: 30 * DAY
+    )
+    who = user()
+    talks = {
+        "settled": "We booked the Lisbon flat for June, all done.",
+        "open": "Which plumber should fix the boiler before winter?",
+        "kept": "Grandma's apple pie recipe uses cinnamon and lemon zest.",
+        "new": "The garden needs new tulip bulbs this autumn.",
+    }
+    for day, session in ((0, "settled"), (0, "open"), (0, "kept")):
+        await threads.append_turn(
+            *who, Turn(f"{session}-1", session, Role.USER, talks[session], T0 + day * DAY)
+        )
+        await threads.close_session(*who, session)
+    assert await threads.pin_thread(*who, "kept", True)
+
+    async def close_on(day: int, session: str) -> set[str]:
+        turn = Turn(f"{session}-1", session, Role.USER, talks["new"], T0 + day * DAY)
+        await threads.append_turn(*who, turn)
+        await threads.close_session(*who, session)
+        resumed = await threads.resume(*who, "later", T0 + day * DAY + MINUTE)
+        return {c.thread_id for c in resumed.candidates}
+
+    # Day 40: the settled thread is past its 30 days; the open one stays up to 90 days.
+    assert await close_on(40, "s40") == {"open", "kept", "s40"}
+    async with store.read(*who) as tx:
+        assert await tx.digest("settled") is None and await tx.thread_episodes("settled") == []
+        # The archive keeps the turns; only the thread went.
+        assert [t.turn_id for t in await tx.turns_of(["settled-1"])] == ["settled-1"]
+    # Day 100: the open one is past 90 days too; the pinned one never goes.
+    assert "open" not in await close_on(100, "s100")
+    assert "kept" in await close_on(101, "s101")
+    await store.close()

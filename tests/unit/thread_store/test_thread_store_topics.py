@@ -6,18 +6,21 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from pydantic import ValidationError
 
 from memmesh.engines.thread_store.domain.decisions import decisions, is_decision
 from memmesh.engines.thread_store.domain.model import Digest, DigestHead, Role, Turn
 from memmesh.engines.thread_store.domain.topics import (
     MAX_EVIDENCE,
     TopicRow,
+    expired,
     joined_topic,
     merge,
     merge_heads,
     threads_of,
     topic_of,
 )
+from memmesh.engines.thread_store.settings import ThreadStoreSettings
 
 T0 = 1_767_225_600_000_000
 DAY = 86_400_000_000
@@ -162,3 +165,26 @@ def test_heads_merge_per_thread_with_the_threads_pin_and_uses() -> None:
     assert topic_of("k2", members, rows) == "k1" and topic_of("p1", members, rows) == "p1"
     threads = threads_of([KITCHEN, digest("k2", "More.", day=1)], members, rows)
     assert list(threads) == ["k1"] and threads["k1"].session_ids == ("k1", "k2")
+
+
+def test_retention_windows_are_per_tenant_and_positive(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMMESH_THREAD_STORE_TENANT_THREAD_RETENTION_DAYS", '{"short": 30}')
+    settings = ThreadStoreSettings()
+    assert settings.thread_retention_us("short") == 30 * DAY
+    assert settings.thread_retention_us("other") == 365 * DAY
+    monkeypatch.setenv("MEMMESH_THREAD_STORE_TENANT_THREAD_RETENTION_DAYS", '{"bad": 0}')
+    with pytest.raises(ValidationError, match="bad"):
+        ThreadStoreSettings()
+
+
+def test_expiry_spares_pinned_threads_and_unresolved_ones_for_90_days() -> None:
+    now = T0 + 200 * DAY
+    heads = [
+        DigestHead("old", T0, False, 0, 0, False),
+        DigestHead("old-pinned", T0, True, 0, 0, False),
+        DigestHead("open-60", now - 60 * DAY, False, 0, 0, True),
+        DigestHead("open-100", now - 100 * DAY, False, 0, 0, True),
+        DigestHead("used", T0, False, 1, now - DAY, False),
+    ]
+    assert expired(heads, now, 30 * DAY) == ["old", "open-100"]
+    assert expired(heads, now, 365 * DAY) == []

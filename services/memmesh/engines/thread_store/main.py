@@ -58,6 +58,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         erasure_attempt_s=own.index_erasure_attempt_ms / 1000,
         reclaim_wait_s=(None if database.dialect == Dialect.SQLITE else own.reclaim_wait_ms / 1000),
         observing=Observing(store, ObservationSettings()),
+        retention=own.thread_retention_us,
     )
 
     async def close() -> None:

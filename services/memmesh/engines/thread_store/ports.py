@@ -199,6 +199,11 @@ class UserTx(Protocol):
         made from what it said)."""
         ...
 
+    async def expire_thread(self, topic_id: str, session_ids: Sequence[str]) -> None:
+        """A thread past its retention goes: its sessions' digests, episodes, observations,
+        graph links and membership, its reflection, pin and uses (the archived turns stay)."""
+        ...
+
     async def forget_thread(self, thread_id: str) -> bool:
         """Delete the session thread's digest, episodes, loops, graph rows, session, turns,
         observations and topic membership, and its topic thread's reflection (a topic thread

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, PositiveInt
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -29,3 +29,12 @@ class ThreadStoreSettings(BaseSettings):
     index_attempt_ms: int = Field(default=2000, gt=0)
     index_retry_max_s: float = Field(default=5.0, gt=0)
     index_max_attempts: int = Field(default=2000, gt=0)
+    # seed 001 §2.18 retention: days an unpinned thread is kept after its last use (an
+    # unresolved one at least 90), and per-tenant windows as JSON ({"tenant-a": 30}).
+    thread_retention_days: int = Field(default=365, gt=0)
+    tenant_thread_retention_days: dict[str, PositiveInt] = Field(default_factory=dict)
+
+    def thread_retention_us(self, tenant_id: str) -> int:
+        """The tenant's thread retention window in microseconds."""
+        days = self.tenant_thread_retention_days.get(tenant_id, self.thread_retention_days)
+        return days * 86_400 * 1_000_000

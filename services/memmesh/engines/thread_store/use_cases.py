@@ -61,8 +61,10 @@ from memmesh.engines.thread_store.domain.tone import (
     tone_signals,
 )
 from memmesh.engines.thread_store.domain.topics import (
+    DEFAULT_RETENTION_DAYS,
     MATCH_THREADS,
     TopicRow,
+    expired,
     head_of,
     joined_topic,
     merge_heads,
@@ -89,6 +91,7 @@ from memmesh.storage.reclaim import Reclaimer
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+DAY_US = 86_400 * 1_000_000
 # A turn context looks up at most this many graph nodes for its entities part.
 MAX_ENTITY_LOOKUPS = 32
 # Start nodes one Expand may name.
@@ -114,8 +117,11 @@ class ThreadStoreUseCases:
         erasure_attempt_s: float | None = None,
         reclaim_wait_s: float | None = None,
         observing: Observing | None = None,
+        retention: Callable[[str], int] | None = None,
     ) -> None:
         self._store = store
+        # Microseconds an unpinned thread is kept after its last use, per tenant.
+        self._retention_us = retention or (lambda tenant_id: DEFAULT_RETENTION_DAYS * DAY_US)
         # The Observer and the Reflector (the rules alone unless given otherwise).
         self._observing = observing or Observing(
             store, ObservationSettings(mode="deterministic_only")
@@ -323,12 +329,27 @@ class ThreadStoreUseCases:
                 threads = await self._recent_threads(tx, members, rows, exclude=session_id)
                 await tx.join_topic(session_id, joined_topic(built, threads) or session_id)
             await link_session(tx, built, turns)
+            expired_ids = await self._expire(tx, tenant_id, session.last_us)
             queued = await tx.queue_index(
-                IndexChange(removed=stale, digests=(stored or built, *episodes))
+                IndexChange(removed=(*stale, *expired_ids), digests=(stored or built, *episodes))
             )
         await self._first_attempt(tenant_id, user_id, queued)
         await self._observing.session_closed(tenant_id, user_id, session_id)
         return ClosedSession(stored or built, episodes)
+
+    async def _expire(self, tx: UserTx, tenant_id: str, now_us: int) -> list[str]:
+        """Let the user's threads past their retention go; the index ids of what went (their
+        sessions' digests and episodes)."""
+        members, rows = await tx.topic_members(), await tx.topic_rows()
+        heads = merge_heads(await tx.digest_heads(), members, rows)
+        removed: list[str] = []
+        for topic in expired(heads, now_us, self._retention_us(tenant_id)):
+            sessions = sorted({s for s, t in members.items() if t == topic} | {topic})
+            for session_id in sessions:
+                episodes = await tx.thread_episodes(session_id)
+                removed += [session_id, *(e.episode_id for e in episodes)]
+            await tx.expire_thread(topic, sessions)
+        return removed
 
     @staticmethod
     async def _recent_threads(

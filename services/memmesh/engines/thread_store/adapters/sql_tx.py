@@ -597,6 +597,23 @@ class SqlUserTx(EpisodeRows):
             (*self._who, session_id),
         )
 
+    async def expire_thread(self, topic_id: str, session_ids: Sequence[str]) -> None:
+        for session_id in session_ids:
+            for table in ("thread_digests", "thread_episodes", "graph_links"):
+                await self._db.execute(
+                    f"DELETE FROM {table} WHERE {_USER} AND thread_id = ?",
+                    (*self._who, session_id),
+                )
+            for table in ("thread_observations", "thread_topic_members"):
+                await self._db.execute(
+                    f"DELETE FROM {table} WHERE {_USER} AND session_id = ?",
+                    (*self._who, session_id),
+                )
+        for table in ("thread_reflections", "thread_topics"):
+            await self._db.execute(
+                f"DELETE FROM {table} WHERE {_USER} AND topic_id = ?", (*self._who, topic_id)
+            )
+
     async def forget_thread(self, thread_id: str) -> bool:
         await self.drop_observed(thread_id)
         changed = 0

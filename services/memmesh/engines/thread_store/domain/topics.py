@@ -43,6 +43,24 @@ TOPIC_NEUTRAL = frozenset(
 )
 
 
+# seed 001 §2.18/§2.21A: threads are kept for a long policy window (per tenant); an
+# unresolved one at least 90 days; a pinned one until the user forgets it.
+DEFAULT_RETENTION_DAYS = 365
+UNRESOLVED_KEEP_US = 90 * 24 * 3_600 * 1_000_000
+
+
+def expired(heads: Sequence[DigestHead], now_us: int, retention_us: int) -> list[str]:
+    """The threads past their retention at `now_us`: unpinned, last used longer ago than
+    the window (for an unresolved thread, at least 90 days)."""
+    return [
+        head.thread_id
+        for head in heads
+        if not head.pinned
+        and now_us - head.last_used_us
+        > (max(retention_us, UNRESOLVED_KEEP_US) if head.unresolved else retention_us)
+    ]
+
+
 @dataclass(frozen=True)
 class TopicRow:
     """What a thread keeps of its own: its pin and its uses."""
