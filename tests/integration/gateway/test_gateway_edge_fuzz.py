@@ -345,6 +345,8 @@ def test_the_fuzz_covers_every_gateway_rpc() -> None:
         "Remember",
         "DebugUser",
         "PutVocabularyPack",
+        "UpsertWorkOrder",
+        "ListPendingWorkOrders",
     }
 
 

@@ -42,6 +42,7 @@ def _reflected(thread: Digest, reflection: ThreadReflection) -> Digest:
     return dataclasses.replace(
         thread,
         summary=reflection.summary,
+        said_summary=thread.summary,
         left_off=reflection.left_off if by_model else (),
         summary_provenance=reflection.provenance,
     )

@@ -106,6 +106,10 @@ class Digest:
     # fields), and how its summary was made (None: the sessions' summaries merged).
     left_off: tuple[str, ...] = ()
     summary_provenance: Provenance | None = None
+    # The sessions' own summary sentences when `summary` is the Reflector's: bullets built
+    # from the fields take whole sentences from them, each of which a filter can hold back
+    # alone (a reflection's sentences each carry the thread's title).
+    said_summary: str = ""
 
     @property
     def unresolved(self) -> bool:

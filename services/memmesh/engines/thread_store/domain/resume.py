@@ -96,7 +96,7 @@ def left_off(digest: Digest) -> tuple[str, ...]:
     bullets += [f"Still open: {question}" for question in digest.unresolved_questions]
     bullets += [f"Decided: {decision}" for decision in digest.last_decisions[:1]]
     said = set(content_stems(" ".join(bullets)))
-    for sentence in reversed(sentences(digest.summary)):
+    for sentence in reversed(sentences(digest.said_summary or digest.summary)):
         stems = set(content_stems(sentence))
         if len(stems - said) > len(stems) // 3:
             bullets.append(sentence)
