@@ -135,3 +135,20 @@ async def test_forget_everything_takes_the_users_work_orders(
     assert (
         list((await state.ListWorkOrders(pb.ListWorkOrdersRequest(scope=scope))).work_orders) == []
     )
+
+
+async def test_get_answers_the_top_pending_order_only_when_asked(
+    mesh: InProcessMesh, scope: scope_pb2.UserScope
+) -> None:
+    state = pb_grpc.CurrentStateServiceStub(mesh.channel("current_state"))
+    asked = pb.GetRequest(scope=scope, with_pending_work=True)
+    assert not (await state.Get(asked)).HasField("pending_work_order")
+    await state.UpsertWorkOrder(upsert(scope, pb.WORK_ORDER_STATUS_CONFIRM))
+    newer = upsert(scope, pb.WORK_ORDER_STATUS_DRAFT, LATER, title="renew the passport")
+    newer.work_order_id = "wo-2"
+    await state.UpsertWorkOrder(newer)
+    assert (await state.Get(asked)).pending_work_order.work_order_id == "wo-2"
+    assert not (await state.Get(pb.GetRequest(scope=scope))).HasField("pending_work_order")
+    # One the user asked to forget is never the one answered.
+    await state.RunWorkOrderCommand(command(scope, pb.WORK_ORDER_COMMAND_DO_NOT_MENTION, "wo-2"))
+    assert (await state.Get(asked)).pending_work_order.work_order_id == "wo-1"

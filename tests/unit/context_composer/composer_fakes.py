@@ -198,9 +198,11 @@ class StatePort:
     def __init__(self, sources: FakeSources) -> None:
         self._sources = sources
 
-    async def facts(self, tenant_id: str, user_id: str) -> UserFacts:
-        return await self._sources.user_facts(tenant_id, user_id)
-
-    async def pending_work(self, tenant_id: str, user_id: str) -> PendingWork | None:
+    async def facts(
+        self, tenant_id: str, user_id: str, with_pending_work: bool = False
+    ) -> tuple[UserFacts, PendingWork | None]:
+        facts = await self._sources.user_facts(tenant_id, user_id)
+        if not with_pending_work:
+            return facts, None
         self._sources._check("work_orders")
-        return self._sources.pending_work
+        return facts, self._sources.pending_work

@@ -488,6 +488,11 @@ class GetRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     SCOPE_FIELD_NUMBER: _builtins.int
+    WITH_PENDING_WORK_FIELD_NUMBER: _builtins.int
+    with_pending_work: _builtins.bool
+    """Also answer the user's top pending work order the user did not ask to forget (a
+    session start offers it): one call where two would do.
+    """
     @_builtins.property
     def scope(self) -> _scope_pb2.UserScope:
         """Whose state."""
@@ -496,10 +501,11 @@ class GetRequest(_message.Message):
         self,
         *,
         scope: _scope_pb2.UserScope | None = ...,
+        with_pending_work: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scope", b"scope", "with_pending_work", b"with_pending_work"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -512,18 +518,26 @@ class GetResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     STATE_FIELD_NUMBER: _builtins.int
+    PENDING_WORK_ORDER_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def state(self) -> Global___UserState:
         """The state."""
+
+    @_builtins.property
+    def pending_work_order(self) -> Global___WorkOrder:
+        """With with_pending_work: the most recently updated pending (DRAFT, CLARIFY or CONFIRM)
+        work order not marked do-not-mention, if any.
+        """
 
     def __init__(
         self,
         *,
         state: Global___UserState | None = ...,
+        pending_work_order: Global___WorkOrder | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["pending_work_order", b"pending_work_order", "state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["pending_work_order", b"pending_work_order", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -18,13 +18,12 @@ from memmesh.engines.context_composer.domain.model import (
 
 
 class StateSource(Protocol):
-    async def facts(self, tenant_id: str, user_id: str) -> UserFacts:
-        """The user's Current State facts."""
-        ...
-
-    async def pending_work(self, tenant_id: str, user_id: str) -> PendingWork | None:
-        """The user's top pending work order the user has not asked to forget: the most
-        recently updated, then by id."""
+    async def facts(
+        self, tenant_id: str, user_id: str, with_pending_work: bool = False
+    ) -> tuple[UserFacts, PendingWork | None]:
+        """The user's Current State facts and, when asked (in the same call), the user's top
+        pending work order the user has not asked to forget: the most recently updated,
+        then by id."""
         ...
 
 

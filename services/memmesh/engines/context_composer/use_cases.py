@@ -85,7 +85,7 @@ class Composer:
         named = entity_node_ids(query.query, ENTITY_LOOKUPS)
         # The ranker's call goes out first: it takes the longest.
         # Pending work is offered on a session start only; in session it is not read.
-        retrieved, facts, work, (query, context), corrections = await asyncio.gather(
+        retrieved, (facts, work), (query, context), corrections = await asyncio.gather(
             _tier2(
                 self._ranker.retrieve(
                     tenant,
@@ -97,8 +97,7 @@ class Composer:
                     RETRIEVE_DIGESTS,
                 )
             ),
-            self._state.facts(tenant, user),
-            self._state.pending_work(tenant, user) if query.mode != IN_SESSION else _none(),
+            self._state.facts(tenant, user, with_pending_work=query.mode != IN_SESSION),
             self._session(query, named),
             _tier2(self._corrections.corrections(tenant, user)) if self._corrections else _none(),
         )

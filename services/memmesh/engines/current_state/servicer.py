@@ -20,8 +20,15 @@ class CurrentStateServicer(pb_grpc.CurrentStateServiceServicer):
     async def Get(
         self, request: pb.GetRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetResponse:
-        state = await self._service.get(request.scope.tenant_id, request.scope.user_id)
-        return pb.GetResponse(state=mapping.state_message(state))
+        tenant_id, user_id = request.scope.tenant_id, request.scope.user_id
+        state = await self._service.get(tenant_id, user_id)
+        if not request.with_pending_work:
+            return pb.GetResponse(state=mapping.state_message(state))
+        pending = await self._work_orders.list(tenant_id, user_id, True, True, 1)
+        return pb.GetResponse(
+            state=mapping.state_message(state),
+            pending_work_order=mapping.work_order_message(pending[0]) if pending else None,
+        )
 
     async def Apply(
         self, request: pb.ApplyRequest, context: grpc.aio.ServicerContext

@@ -14,22 +14,20 @@ class GrpcStateSource:
     def __init__(self, stub: state_grpc.CurrentStateServiceStub) -> None:
         self._stub = stub
 
-    async def facts(self, tenant_id: str, user_id: str) -> UserFacts:
-        reply = await call_engine(
-            "current_state", self._stub.Get(state_pb.GetRequest(scope=scope_of(tenant_id, user_id)))
-        )
-        return mapping.facts_of(reply.state)
-
-    async def pending_work(self, tenant_id: str, user_id: str) -> PendingWork | None:
+    async def facts(
+        self, tenant_id: str, user_id: str, with_pending_work: bool = False
+    ) -> tuple[UserFacts, PendingWork | None]:
         reply = await call_engine(
             "current_state",
-            self._stub.ListWorkOrders(
-                state_pb.ListWorkOrdersRequest(
-                    scope=scope_of(tenant_id, user_id),
-                    pending_only=True,
-                    mentionable_only=True,
-                    page_size=1,
+            self._stub.Get(
+                state_pb.GetRequest(
+                    scope=scope_of(tenant_id, user_id), with_pending_work=with_pending_work
                 )
             ),
         )
-        return mapping.pending_work_of(reply.work_orders[0]) if reply.work_orders else None
+        pending = (
+            mapping.pending_work_of(reply.pending_work_order)
+            if reply.HasField("pending_work_order")
+            else None
+        )
+        return mapping.facts_of(reply.state), pending
