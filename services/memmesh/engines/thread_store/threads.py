@@ -7,7 +7,12 @@ import dataclasses
 from collections.abc import Mapping
 
 from memmesh.engines.thread_store.domain.model import Digest, ThreadReflection
-from memmesh.engines.thread_store.domain.topics import threads_of, topic_of
+from memmesh.engines.thread_store.domain.topics import (
+    MERGE_SESSIONS,
+    newest_sessions,
+    threads_of,
+    topic_of,
+)
 from memmesh.engines.thread_store.ports import UserTx
 from memmesh.observation.observer import RULES_PROVIDER
 
@@ -17,7 +22,7 @@ async def read_thread(tx: UserTx, thread_id: str, reflected: bool = True) -> Dig
     reflection unless `reflected` is False; None when none of its sessions has a digest."""
     members, rows = await tx.topic_members(), await tx.topic_rows()
     topic = topic_of(thread_id, members, rows)
-    sessions = sorted({s for s, t in members.items() if t == topic} | {topic})
+    sessions = newest_sessions(await tx.digest_heads(), members, [topic], MERGE_SESSIONS)
     digests = await tx.digests_of(sessions)
     thread = threads_of(digests.values(), members, rows).get(topic)
     if thread is None or not reflected:

@@ -62,12 +62,15 @@ from memmesh.engines.thread_store.domain.tone import (
 )
 from memmesh.engines.thread_store.domain.topics import (
     DEFAULT_RETENTION_DAYS,
+    MATCH_SESSIONS,
     MATCH_THREADS,
+    MERGE_SESSIONS,
     TopicRow,
     expired,
     head_of,
     joined_topic,
     merge_heads,
+    newest_sessions,
     recent_threads,
     threads_of,
     topic_of,
@@ -353,17 +356,24 @@ class ThreadStoreUseCases:
 
     @staticmethod
     async def _recent_threads(
-        tx: UserTx, members: Mapping[str, str], rows: Mapping[str, TopicRow], exclude: str
+        tx: UserTx,
+        members: Mapping[str, str],
+        rows: Mapping[str, TopicRow],
+        exclude: str,
+        heads: Sequence[DigestHead] | None = None,
     ) -> list[Digest]:
-        """The user's most recently updated threads (merged), the session `exclude` left out
-        of them: the threads a session may join."""
-        heads = merge_heads(
-            [h for h in await tx.digest_heads() if h.thread_id != exclude], members, rows
-        )
-        wanted = {h.thread_id for h in sorted(heads, key=lambda h: -h.update_us)[:MATCH_THREADS]}
-        sessions = [s for s, topic in members.items() if topic in wanted and s != exclude]
-        sessions += [t for t in wanted if t not in rows and t != exclude]
-        digests = await tx.digests_of(sorted(set(sessions)))
+        """The user's most recently updated threads, each as its newest sessions say it, the
+        session `exclude` left out of them: the threads a session may join (`heads`: the
+        user's digest heads, when already read)."""
+        heads = [
+            h
+            for h in (await tx.digest_heads() if heads is None else heads)
+            if h.thread_id != exclude
+        ]
+        merged = merge_heads(heads, members, rows)
+        wanted = [h.thread_id for h in sorted(merged, key=lambda h: -h.update_us)[:MATCH_THREADS]]
+        sessions = newest_sessions(heads, members, wanted, MATCH_SESSIONS)
+        digests = await tx.digests_of(sorted(sessions))
         return recent_threads(list(threads_of(digests.values(), members, rows).values()))
 
     async def thread_episodes(self, tenant_id: str, user_id: str, thread_id: str) -> list[Episode]:
@@ -493,7 +503,7 @@ class ThreadStoreUseCases:
                 session_heads.append(head_of(open_digest))
                 if previous.session_id not in members:
                     joinable = await self._recent_threads(
-                        tx, members, rows, exclude=previous.session_id
+                        tx, members, rows, previous.session_id, session_heads
                     )
                     joined = joined_topic(open_digest, joinable) or previous.session_id
                     members = {**members, previous.session_id: joined}
@@ -501,8 +511,7 @@ class ThreadStoreUseCases:
                 merge_heads(session_heads, members, rows), session_id, now_us
             )
             chosen = {head.thread_id for head in heads}
-            wanted = {s for s, topic in members.items() if topic in chosen}
-            wanted |= {t for t in chosen if t not in rows}
+            wanted = set(newest_sessions(session_heads, members, chosen, MERGE_SESSIONS))
             if previous is not None and not previous.rolling_summary:
                 wanted.add(previous.session_id)
             digests = await tx.digests_of(sorted(wanted - set(extra)))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memmesh.engines.thread_store.domain.model import Digest, DigestHead
 from memmesh.engines.thread_store.domain.salience import fill_budget, topic_words
@@ -26,7 +27,12 @@ MAX_EVIDENCE = 20
 SUMMARY_MAX_CHARS = 600
 TITLE_MAX_CHARS = 60
 # A session is matched against at most this many of the user's most recent threads.
-MATCH_THREADS = 32
+MATCH_THREADS = 8
+# ... each compared as its newest few sessions say it.
+MATCH_SESSIONS = 3
+# A thread's digest is made from its newest sessions (its fields are newest first and
+# bounded; older sessions stay in the archive and the index).
+MERGE_SESSIONS = 12
 # A session joins a thread when they share this much: each topic stem one point, each
 # key entity half a point more (names recur across topics: a sister, a colleague), and the
 # shared stems are at least this share of the smaller side.
@@ -72,10 +78,20 @@ class TopicRow:
 
 
 def merge(topic: TopicRow, members: Sequence[Digest]) -> Digest:
-    """The thread's digest from its sessions' digests: the newest session's next step, open
-    questions and decisions first, entities by how many sessions name them, a summary told
-    newest session first within the budget, evidence the newest turn ids."""
+    """The thread's digest from its sessions' digests (see `_merge`)."""
     newest_first = sorted(members, key=lambda d: (-d.update_us, d.thread_id))
+    return _merge(topic, tuple(newest_first[:MERGE_SESSIONS]))
+
+
+# Resume merges the same threads on every session start; the key is the whole content, so a
+# cached digest is never a stale one.
+@lru_cache(maxsize=1024)
+def _merge(topic: TopicRow, newest_first: tuple[Digest, ...]) -> Digest:
+    """The thread's digest from its newest MERGE_SESSIONS sessions' digests, newest first:
+    the newest session's next step, open questions and decisions first, entities by how
+    many sessions name them, a summary told newest session first within the budget,
+    evidence the newest turn ids; `session_ids` names the sessions it was made from."""
+    members = newest_first
     session_ids = tuple(sorted(d.thread_id for d in members))
     if len(members) == 1:
         return dataclasses.replace(
@@ -173,6 +189,7 @@ def merge_heads(
     return sorted(merged, key=lambda h: (h.update_us, h.thread_id))
 
 
+@lru_cache(maxsize=4096)
 def topic_stems(digest: Digest) -> frozenset[str]:
     """The words a digest is about: its title, key entities, summary, decisions, open
     questions and next step."""
@@ -211,6 +228,22 @@ def joined_topic(session: Digest, threads: Sequence[Digest]) -> str | None:
         if best is None or (score, thread.update_us) > best[:2]:
             best = (score, thread.update_us, thread.thread_id)
     return best[2] if best else None
+
+
+def newest_sessions(
+    heads: Sequence[DigestHead], members: Mapping[str, str], topics: Iterable[str], limit: int
+) -> list[str]:
+    """The ids of the newest `limit` sessions of each of these threads (a session in no
+    thread yet counts as a thread of its own), by the sessions' digest heads."""
+    wanted = set(topics)
+    taken: dict[str, int] = {}
+    chosen: list[str] = []
+    for head in sorted(heads, key=lambda h: (-h.update_us, h.thread_id)):
+        topic = members.get(head.thread_id, head.thread_id)
+        if topic in wanted and taken.get(topic, 0) < limit:
+            taken[topic] = taken.get(topic, 0) + 1
+            chosen.append(head.thread_id)
+    return chosen
 
 
 def recent_threads(threads: Sequence[Digest], limit: int = MATCH_THREADS) -> list[Digest]:
