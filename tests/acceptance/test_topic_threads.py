@@ -6,6 +6,7 @@ the one question naming it, a COLD return nothing until the user asks for it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator, Iterator
@@ -127,3 +128,28 @@ async def test_a_cold_topic_appears_only_after_resume_the_thread_about_it(user: 
     carried = (await user.brief("ok, where were we", back + MINUTE_US, "s-cold")).bundle
     text = "\n".join(bullets(carried)).lower()
     assert "backsplash" in text and "porto" not in text
+
+
+async def test_remember_everything_said_in_a_turn_gives_richer_thread_digests(
+    user: User,
+) -> None:
+    heard = await user.say("Remember everything going forward.", NOW_US, "s-paint")
+    assert heard.command == "REMEMBER_EVERYTHING"
+    rooms = ("blue", "green", "grey", "white", "yellow", "red", "black")
+    for n, colour in enumerate(rooms, 1):
+        text = f"We decided to paint room {n} {colour}."
+        await user.say(text, NOW_US + n * MINUTE_US, "s-paint")
+    # The ThreadStore hears the mode through the extractor's outbox; a close after it
+    # keeps every decision (the default keeps five).
+    for _ in range(50):
+        await user.gateway.close_session(user.user_id, "s-paint", NOW_US + 9 * MINUTE_US)
+        async with engine_channel(user.mesh.addrs["thread_store"], INTERNAL_TOKEN, 5.0) as channel:
+            resumed = await thread_grpc.ThreadStoreServiceStub(channel).Resume(
+                thread_pb.ResumeRequest(
+                    scope=user.scope, session_id="s-next", now=timestamp_of(NOW_US + DAY_US)
+                )
+            )
+        if len(resumed.candidates[0].last_decisions) == len(rooms):
+            break
+        await asyncio.sleep(0.1)
+    assert len(resumed.candidates[0].last_decisions) == len(rooms)

@@ -228,3 +228,27 @@ async def test_threads_past_their_retention_go_unless_pinned_or_unresolved_for_9
     assert "open" not in await close_on(100, "s100")
     assert "kept" in await close_on(101, "s101")
     await store.close()
+
+
+DECIDED = tuple(
+    f"We decided to paint room {n} {colour}."
+    for n, colour in enumerate(("blue", "green", "grey", "white", "yellow", "red", "black"), 1)
+)
+
+
+async def test_remember_everything_gives_richer_digests(threads: ThreadStoreUseCases) -> None:
+    who = user()
+    assert await threads.set_retention_mode(*who, True)
+    assert not await threads.set_retention_mode(*who, True)
+    for index, text in enumerate(DECIDED):
+        await threads.append_turn(*who, Turn(f"p{index}", "paint", Role.USER, text, T0 + index))
+    closed = await threads.close_session(*who, "paint")
+    assert closed is not None and len(closed.digest.last_decisions) == len(DECIDED)
+    thread = (await threads.resume(*who, "later", T0 + DAY)).candidates[0]
+    assert len(thread.last_decisions) == len(DECIDED)
+    # The default mode keeps its usual bounds.
+    other = user()
+    for index, text in enumerate(DECIDED):
+        await threads.append_turn(*other, Turn(f"q{index}", "paint", Role.USER, text, T0 + index))
+    default = await threads.close_session(*other, "paint")
+    assert default is not None and len(default.digest.last_decisions) == 5

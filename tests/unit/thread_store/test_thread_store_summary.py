@@ -8,11 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memmesh.engines.thread_store.domain.loops import loop_changes
-from memmesh.engines.thread_store.domain.model import Role, Turn
+from memmesh.engines.thread_store.domain.model import DEFAULT_BOUNDS, Role, Turn
 from memmesh.engines.thread_store.domain.summary import (
-    MAX_EVIDENCE,
-    MAX_KEY_ENTITIES,
-    MAX_UNRESOLVED,
     SUMMARY_MAX_CHARS,
     TITLE_MAX_CHARS,
     build_digest,
@@ -106,9 +103,9 @@ def test_digest_is_bounded_and_never_a_transcript_dump() -> None:
     digest = build_digest("s1", turns, [])
     assert len(digest.summary) <= SUMMARY_MAX_CHARS
     assert len(digest.title) <= TITLE_MAX_CHARS
-    assert len(digest.key_entities) <= MAX_KEY_ENTITIES
-    assert len(digest.unresolved_questions) <= MAX_UNRESOLVED
-    assert len(digest.evidence_turn_ids) <= MAX_EVIDENCE
+    assert len(digest.key_entities) <= DEFAULT_BOUNDS.key_entities
+    assert len(digest.unresolved_questions) <= DEFAULT_BOUNDS.unresolved
+    assert len(digest.evidence_turn_ids) <= DEFAULT_BOUNDS.evidence
     transcript = " ".join(t.text for t in turns)
     assert len(digest.summary) < len(transcript) / 20
 
@@ -132,6 +129,7 @@ def test_any_session_gives_a_bounded_deterministic_summary_and_digest(texts: lis
     assert summary == summarise(list(reversed(turns)))
     digest = build_digest("s1", turns, [])
     assert (
-        len(digest.summary) <= SUMMARY_MAX_CHARS and len(digest.evidence_turn_ids) <= MAX_EVIDENCE
+        len(digest.summary) <= SUMMARY_MAX_CHARS
+        and len(digest.evidence_turn_ids) <= DEFAULT_BOUNDS.evidence
     )
     assert set(digest.evidence_turn_ids) <= {t.turn_id for t in turns}

@@ -9,9 +9,14 @@ import pytest
 from pydantic import ValidationError
 
 from memmesh.engines.thread_store.domain.decisions import decisions, is_decision
-from memmesh.engines.thread_store.domain.model import Digest, DigestHead, Role, Turn
+from memmesh.engines.thread_store.domain.model import (
+    DEFAULT_BOUNDS,
+    Digest,
+    DigestHead,
+    Role,
+    Turn,
+)
 from memmesh.engines.thread_store.domain.topics import (
-    MAX_EVIDENCE,
     TopicRow,
     expired,
     joined_topic,
@@ -144,7 +149,7 @@ def test_a_merged_thread_carries_the_newest_fields_of_its_sessions() -> None:
     # The newest session has no next step: the one before's still stands.
     assert merged.next_step == "Send Marco the measurements"
     assert merged.key_entities[0] == "Marco" and merged.update_us == second.update_us
-    assert len(merged.evidence_turn_ids) == MAX_EVIDENCE
+    assert len(merged.evidence_turn_ids) == DEFAULT_BOUNDS.evidence
     assert merged.evidence_turn_ids[-1] == "k2-t9"
     assert "kitchen" in merged.title.lower()
     # The newest session is told first.

@@ -1209,3 +1209,59 @@ class ForgetToneResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ForgetToneResponse: _TypeAlias = ForgetToneResponse  # noqa: Y015
+
+@_typing.final
+class SetRetentionModeRequest(_message.Message):
+    """Request of ThreadStoreService.SetRetentionMode."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    REMEMBER_EVERYTHING_FIELD_NUMBER: _builtins.int
+    NOW_FIELD_NUMBER: _builtins.int
+    remember_everything: _builtins.bool
+    """True for REMEMBER_EVERYTHING, false for the default mode."""
+    @_builtins.property
+    def scope(self) -> _scope_pb2.UserScope:
+        """Whose threads."""
+
+    @_builtins.property
+    def now(self) -> _timestamp_pb2.Timestamp:
+        """The caller's now."""
+
+    def __init__(
+        self,
+        *,
+        scope: _scope_pb2.UserScope | None = ...,
+        remember_everything: _builtins.bool = ...,
+        now: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["now", b"now", "remember_everything", b"remember_everything", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetRetentionModeRequest: _TypeAlias = SetRetentionModeRequest  # noqa: Y015
+
+@_typing.final
+class SetRetentionModeResponse(_message.Message):
+    """Response of ThreadStoreService.SetRetentionMode."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHANGED_FIELD_NUMBER: _builtins.int
+    changed: _builtins.bool
+    """False when the mode was already this one."""
+    def __init__(
+        self,
+        *,
+        changed: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["changed", b"changed"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetRetentionModeResponse: _TypeAlias = SetRetentionModeResponse  # noqa: Y015

@@ -117,6 +117,11 @@ class ThreadStoreServiceStub:
                 request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetToneRequest.SerializeToString,
                 response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetToneResponse.FromString,
                 _registered_method=True)
+        self.SetRetentionMode = channel.unary_unary(
+                '/memmesh.thread_store.v1.ThreadStoreService/SetRetentionMode',
+                request_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.SetRetentionModeRequest.SerializeToString,
+                response_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.SetRetentionModeResponse.FromString,
+                _registered_method=True)
 
 
 class ThreadStoreServiceServicer:
@@ -256,6 +261,16 @@ class ThreadStoreServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetRetentionMode(self, request, context):
+        """The user's retention mode as the ThreadStore keeps it (seed 001 §2.22): with
+        REMEMBER_EVERYTHING a closed session gets a richer digest (more entities, decisions,
+        open questions, summary and evidence, caps of the bundle unchanged) and threads are kept
+        three times the tenant's window. Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ThreadStoreServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -338,6 +353,11 @@ def add_ThreadStoreServiceServicer_to_server(servicer, server):
                     servicer.ForgetTone,
                     request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetToneRequest.FromString,
                     response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetToneResponse.SerializeToString,
+            ),
+            'SetRetentionMode': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetRetentionMode,
+                    request_deserializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.SetRetentionModeRequest.FromString,
+                    response_serializer=memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.SetRetentionModeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -775,6 +795,33 @@ class ThreadStoreService:
             '/memmesh.thread_store.v1.ThreadStoreService/ForgetTone',
             memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetToneRequest.SerializeToString,
             memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.ForgetToneResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetRetentionMode(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/memmesh.thread_store.v1.ThreadStoreService/SetRetentionMode',
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.SetRetentionModeRequest.SerializeToString,
+            memmesh_dot_thread__store_dot_v1_dot_thread__store__service__pb2.SetRetentionModeResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -94,6 +94,12 @@ class ThreadStoreServiceStub:
     """Forgets how the user likes to be spoken to (every learned tone signal, seed 001 §2.3)
     and nothing else: turns, facts and the ledger stay as they are. Idempotent.
     """
+    SetRetentionMode: _grpc.UnaryUnaryMultiCallable[_thread_store_service_pb2.SetRetentionModeRequest, _thread_store_service_pb2.SetRetentionModeResponse]
+    """The user's retention mode as the ThreadStore keeps it (seed 001 §2.22): with
+    REMEMBER_EVERYTHING a closed session gets a richer digest (more entities, decisions,
+    open questions, summary and evidence, caps of the bundle unchanged) and threads are kept
+    three times the tenant's window. Idempotent.
+    """
 
 @_typing.type_check_only
 class ThreadStoreServiceAsyncStub(ThreadStoreServiceStub):
@@ -160,6 +166,12 @@ class ThreadStoreServiceAsyncStub(ThreadStoreServiceStub):
     ForgetTone: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.ForgetToneRequest, _thread_store_service_pb2.ForgetToneResponse]  # type: ignore[assignment]
     """Forgets how the user likes to be spoken to (every learned tone signal, seed 001 §2.3)
     and nothing else: turns, facts and the ledger stay as they are. Idempotent.
+    """
+    SetRetentionMode: _aio.UnaryUnaryMultiCallable[_thread_store_service_pb2.SetRetentionModeRequest, _thread_store_service_pb2.SetRetentionModeResponse]  # type: ignore[assignment]
+    """The user's retention mode as the ThreadStore keeps it (seed 001 §2.22): with
+    REMEMBER_EVERYTHING a closed session gets a richer digest (more entities, decisions,
+    open questions, summary and evidence, caps of the bundle unchanged) and threads are kept
+    three times the tenant's window. Idempotent.
     """
 
 class ThreadStoreServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -320,6 +332,18 @@ class ThreadStoreServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_thread_store_service_pb2.ForgetToneResponse, _abc.Awaitable[_thread_store_service_pb2.ForgetToneResponse]]:
         """Forgets how the user likes to be spoken to (every learned tone signal, seed 001 §2.3)
         and nothing else: turns, facts and the ledger stay as they are. Idempotent.
+        """
+
+    @_abc_1.abstractmethod
+    def SetRetentionMode(
+        self,
+        request: _thread_store_service_pb2.SetRetentionModeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_thread_store_service_pb2.SetRetentionModeResponse, _abc.Awaitable[_thread_store_service_pb2.SetRetentionModeResponse]]:
+        """The user's retention mode as the ThreadStore keeps it (seed 001 §2.22): with
+        REMEMBER_EVERYTHING a closed session gets a richer digest (more entities, decisions,
+        open questions, summary and evidence, caps of the bundle unchanged) and threads are kept
+        three times the tenant's window. Idempotent.
         """
 
 def add_ThreadStoreServiceServicer_to_server(servicer: ThreadStoreServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -33,6 +33,7 @@ LANES = {
     EffectKind.THREAD_REDACT: "threads",
     EffectKind.THREAD_FORGET_USER: "threads",
     EffectKind.THREAD_FORGET_TONE: "threads",
+    EffectKind.THREAD_RETENTION: "threads",
     EffectKind.INDEX_FORGET_USER: "index",
     EffectKind.DEVICE_FORGET: "devices",
     EffectKind.DEVICE_FORGET_USER: "devices",
@@ -200,6 +201,13 @@ class EffectHandlers:
                 await self._deps.threads.forget_tone(
                     tenant_id,
                     user_id,
+                    int(payload["now_us"]),  # type: ignore[call-overload]
+                )
+            case EffectKind.THREAD_RETENTION:
+                await self._deps.threads.set_retention_mode(
+                    tenant_id,
+                    user_id,
+                    bool(payload["remember_everything"]),
                     int(payload["now_us"]),  # type: ignore[call-overload]
                 )
             case EffectKind.INDEX_FORGET_USER:

@@ -209,6 +209,12 @@ class ThreadPort(Protocol):
         """Forget the user's learned tone (idempotent)."""
         ...
 
+    async def set_retention_mode(
+        self, tenant_id: str, user_id: str, remember_everything: bool, now_us: int
+    ) -> None:
+        """Tell the archive the user's retention mode (idempotent)."""
+        ...
+
     async def forget_user(self, tenant_id: str, user_id: str, now_us: int) -> None:
         """Forget everything the archive holds of the user."""
         ...

@@ -199,6 +199,12 @@ class UserTx(Protocol):
         made from what it said)."""
         ...
 
+    async def remembers_everything(self) -> bool:
+        """True when the user's retention mode is REMEMBER_EVERYTHING."""
+        ...
+
+    async def set_remembers_everything(self, remember_everything: bool) -> None: ...
+
     async def expire_thread(self, topic_id: str, session_ids: Sequence[str]) -> None:
         """A thread past its retention goes: its sessions' digests, episodes, observations,
         graph links and membership, its reflection, pin and uses (the archived turns stay)."""

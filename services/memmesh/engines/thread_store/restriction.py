@@ -16,7 +16,14 @@ from collections.abc import Sequence
 
 from memmesh.engines.thread_store.domain.episodes import MAX_EPISODES, build_episodes, episode_id_of
 from memmesh.engines.thread_store.domain.graph import co_occurrences, digest_links, turn_nodes
-from memmesh.engines.thread_store.domain.model import Digest, Episode, Role, SessionRow, Turn
+from memmesh.engines.thread_store.domain.model import (
+    Digest,
+    Episode,
+    Role,
+    SessionRow,
+    Turn,
+    digest_bounds,
+)
 from memmesh.engines.thread_store.domain.summary import (
     SUMMARY_WINDOW_TURNS,
     build_digest,
@@ -103,7 +110,9 @@ async def rebuild_session(
     turns: list[Turn] = await tx.session_turns(
         session_id, digest_window_turns, max_exposure=speakable
     )
-    built = build_digest(session_id, turns, await tx.thread_loops(session_id), session.last_us)
+    bounds = digest_bounds(await tx.remembers_everything())
+    loops = await tx.thread_loops(session_id)
+    built = build_digest(session_id, turns, loops, session.last_us, bounds)
     await tx.save_digest(built)
     # What the Observer and the Reflector made from the old turns goes; until the session is
     # observed again its thread reads as its sessions' digests merged.

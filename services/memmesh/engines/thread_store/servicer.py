@@ -199,3 +199,11 @@ class ThreadStoreServicer(pb_grpc.ThreadStoreServiceServicer):
     ) -> pb.ForgetToneResponse:
         forgotten = await self._threads.forget_tone(request.scope.tenant_id, request.scope.user_id)
         return pb.ForgetToneResponse(forgotten_signal_count=forgotten)
+
+    async def SetRetentionMode(
+        self, request: pb.SetRetentionModeRequest, context: grpc.aio.ServicerContext
+    ) -> pb.SetRetentionModeResponse:
+        changed = await self._threads.set_retention_mode(
+            request.scope.tenant_id, request.scope.user_id, request.remember_everything
+        )
+        return pb.SetRetentionModeResponse(changed=changed)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-from memmesh.engines.thread_store.domain.model import Digest, ThreadReflection
+from memmesh.engines.thread_store.domain.model import Digest, ThreadReflection, digest_bounds
 from memmesh.engines.thread_store.domain.topics import (
     MERGE_SESSIONS,
     newest_sessions,
@@ -24,7 +24,8 @@ async def read_thread(tx: UserTx, thread_id: str, reflected: bool = True) -> Dig
     topic = topic_of(thread_id, members, rows)
     sessions = newest_sessions(await tx.digest_heads(), members, [topic], MERGE_SESSIONS)
     digests = await tx.digests_of(sessions)
-    thread = threads_of(digests.values(), members, rows).get(topic)
+    bounds = digest_bounds(await tx.remembers_everything())
+    thread = threads_of(digests.values(), members, rows, bounds).get(topic)
     if thread is None or not reflected:
         return thread
     return (await with_reflections(tx, {topic: thread}))[topic]

@@ -26,6 +26,7 @@ from memmesh.engines.thread_store.domain.model import (
     Appended,
     ClosedSession,
     Digest,
+    DigestBounds,
     DigestHead,
     Edge,
     Episode,
@@ -39,6 +40,7 @@ from memmesh.engines.thread_store.domain.model import (
     TurnContext,
     UserActivity,
     WorkingMemory,
+    digest_bounds,
 )
 from memmesh.engines.thread_store.domain.resume import (
     left_off,
@@ -95,6 +97,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 DAY_US = 86_400 * 1_000_000
+# REMEMBER_EVERYTHING keeps threads this many times the tenant's window (seed 001 §2.22).
+REMEMBER_EVERYTHING_RETENTION = 3
 # A turn context looks up at most this many graph nodes for its entities part.
 MAX_ENTITY_LOOKUPS = 32
 # Start nodes one Expand may name.
@@ -311,8 +315,13 @@ class ThreadStoreUseCases:
             turns = await tx.session_turns(
                 session_id, DIGEST_WINDOW_TURNS, max_exposure=Exposure.SAFE_TO_SPEAK
             )
+            rich = await tx.remembers_everything()
             built = build_digest(
-                session_id, turns, await tx.thread_loops(session_id), session.last_us
+                session_id,
+                turns,
+                await tx.thread_loops(session_id),
+                session.last_us,
+                digest_bounds(rich),
             )
             if not session.closed:
                 await tx.save_session(dataclasses.replace(session, closed=True))
@@ -332,7 +341,7 @@ class ThreadStoreUseCases:
                 threads = await self._recent_threads(tx, members, rows, exclude=session_id)
                 await tx.join_topic(session_id, joined_topic(built, threads) or session_id)
             await link_session(tx, built, turns)
-            expired_ids = await self._expire(tx, tenant_id, session.last_us)
+            expired_ids = await self._expire(tx, tenant_id, session.last_us, rich)
             queued = await tx.queue_index(
                 IndexChange(removed=(*stale, *expired_ids), digests=(stored or built, *episodes))
             )
@@ -340,13 +349,15 @@ class ThreadStoreUseCases:
         await self._observing.session_closed(tenant_id, user_id, session_id)
         return ClosedSession(stored or built, episodes)
 
-    async def _expire(self, tx: UserTx, tenant_id: str, now_us: int) -> list[str]:
-        """Let the user's threads past their retention go; the index ids of what went (their
+    async def _expire(self, tx: UserTx, tenant_id: str, now_us: int, rich: bool) -> list[str]:
+        """Let the user's threads past their retention go (a user who asked to remember
+        everything keeps them three times as long); the index ids of what went (their
         sessions' digests and episodes)."""
         members, rows = await tx.topic_members(), await tx.topic_rows()
         heads = merge_heads(await tx.digest_heads(), members, rows)
+        window = self._retention_us(tenant_id) * (REMEMBER_EVERYTHING_RETENTION if rich else 1)
         removed: list[str] = []
-        for topic in expired(heads, now_us, self._retention_us(tenant_id)):
+        for topic in expired(heads, now_us, window):
             sessions = sorted({s for s, t in members.items() if t == topic} | {topic})
             for session_id in sessions:
                 episodes = await tx.thread_episodes(session_id)
@@ -495,9 +506,10 @@ class ThreadStoreUseCases:
             previous = next((s for s in sessions if s.session_id != session_id), None)
             members, rows = await tx.topic_members(), await tx.topic_rows()
             session_heads: list[DigestHead] = await tx.digest_heads()
+            bounds = digest_bounds(await tx.remembers_everything())
             extra: dict[str, Digest] = {}
             if previous is not None and not previous.closed:
-                open_digest = await self._open_digest(tx, previous)
+                open_digest = await self._open_digest(tx, previous, bounds)
                 extra[previous.session_id] = open_digest
                 session_heads = [h for h in session_heads if h.thread_id != previous.session_id]
                 session_heads.append(head_of(open_digest))
@@ -517,7 +529,10 @@ class ThreadStoreUseCases:
             digests = await tx.digests_of(sorted(wanted - set(extra)))
             digests.update(extra)
             threads = threads_of(
-                (d for s, d in digests.items() if members.get(s, s) in chosen), members, rows
+                (d for s, d in digests.items() if members.get(s, s) in chosen),
+                members,
+                rows,
+                bounds,
             )
             # A thread with a session not closed yet has no reflection of it as it is.
             settled = {t: d for t, d in threads.items() if not set(d.session_ids) & set(extra)}
@@ -528,6 +543,7 @@ class ThreadStoreUseCases:
                     [*(d for d in await tx.digests() if d.thread_id not in extra), *extra.values()],
                     members,
                     rows,
+                    bounds,
                 )
                 ranked, tier = resume_candidates(list(everything.values()), session_id, now_us)
                 heads = [head_of(d) for d in ranked]
@@ -540,14 +556,13 @@ class ThreadStoreUseCases:
         return Resumed(bridge, candidates, tier, left_off(candidates[0]) if candidates else ())
 
     @staticmethod
-    async def _open_digest(tx: UserTx, session: SessionRow) -> Digest:
+    async def _open_digest(tx: UserTx, session: SessionRow, bounds: DigestBounds) -> Digest:
         """The digest a session still open would get on its close."""
         turns = await tx.session_turns(
             session.session_id, DIGEST_WINDOW_TURNS, max_exposure=Exposure.SAFE_TO_SPEAK
         )
-        return build_digest(
-            session.session_id, turns, await tx.thread_loops(session.session_id), session.last_us
-        )
+        loops = await tx.thread_loops(session.session_id)
+        return build_digest(session.session_id, turns, loops, session.last_us, bounds)
 
     async def resumed_thread(
         self, tenant_id: str, user_id: str, thread_id: str, now_us: int
@@ -567,7 +582,8 @@ class ThreadStoreUseCases:
         when no thread is about the topic."""
         async with self._store.write(tenant_id, user_id) as tx:
             members, rows = await tx.topic_members(), await tx.topic_rows()
-            threads = threads_of(await tx.digests(), members, rows)
+            bounds = digest_bounds(await tx.remembers_everything())
+            threads = threads_of(await tx.digests(), members, rows, bounds)
             own = topic_of(session_id, members, rows)
             found = thread_about(list(threads.values()), topic, own, now_us)
             if found is None:
@@ -654,6 +670,16 @@ class ThreadStoreUseCases:
         )
         pending = await self._after_erasure(tenant_id, user_id, queued)
         return dataclasses.replace(redaction, pending_index_effects=pending)
+
+    async def set_retention_mode(
+        self, tenant_id: str, user_id: str, remember_everything: bool
+    ) -> bool:
+        """Keep the user's retention mode (seed 001 §2.22); False when it was already so."""
+        async with self._store.write(tenant_id, user_id) as tx:
+            if await tx.remembers_everything() == remember_everything:
+                return False
+            await tx.set_remembers_everything(remember_everything)
+            return True
 
     async def forget_tone(self, tenant_id: str, user_id: str) -> int:
         """Forget how the user likes to be spoken to (every tone signal), nothing else; how

@@ -68,6 +68,16 @@ class GrpcThreads:
         )
         await call_engine("thread_store", self._stub.ForgetTone(request))
 
+    async def set_retention_mode(
+        self, tenant_id: str, user_id: str, remember_everything: bool, now_us: int
+    ) -> None:
+        request = thread_pb.SetRetentionModeRequest(
+            scope=scope_message(tenant_id, user_id),
+            remember_everything=remember_everything,
+            now=timestamp_of(now_us),
+        )
+        await call_engine("thread_store", self._stub.SetRetentionMode(request))
+
     async def forget_user(self, tenant_id: str, user_id: str, now_us: int) -> None:
         request = thread_pb.ForgetUserRequest(
             scope=scope_message(tenant_id, user_id), now=timestamp_of(now_us)

@@ -148,6 +148,8 @@ class EffectKind(StrEnum):
     THREAD_FORGET_USER = "THREAD_FORGET_USER"
     # How the user likes to be spoken to (the ThreadStore's tone signals), nothing else.
     THREAD_FORGET_TONE = "THREAD_FORGET_TONE"
+    # The retention mode as the ThreadStore keeps it (richer digests, longer windows).
+    THREAD_RETENTION = "THREAD_RETENTION"
     INDEX_FORGET_USER = "INDEX_FORGET_USER"
     DEVICE_FORGET = "DEVICE_FORGET"
     DEVICE_FORGET_USER = "DEVICE_FORGET_USER"

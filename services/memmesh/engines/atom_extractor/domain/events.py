@@ -17,6 +17,7 @@ from memmesh.engines.atom_extractor.domain.capsule import (
 )
 from memmesh.engines.atom_extractor.domain.control import CommandPlan
 from memmesh.engines.atom_extractor.domain.working_set import ChangeContext, WorkingCapsule
+from memmesh.extraction.model import Command
 from memmesh.ledger_event import AttributeValue, Linkable, NewEvent
 from memmesh.policy.sensitivity import Exposure
 
@@ -157,6 +158,13 @@ def effects_of(
                     },
                 )
             )
+            if plan.state_change is Command.REMEMBER_EVERYTHING:
+                effects.append(
+                    Effect(
+                        EffectKind.THREAD_RETENTION,
+                        {"remember_everything": True, "now_us": ctx.now_us},
+                    )
+                )
         if plan.forget_tone:
             effects.append(Effect(EffectKind.THREAD_FORGET_TONE, {"now_us": ctx.now_us}))
         if plan.forget_thread_id:

@@ -104,6 +104,15 @@ def migrations(dialect: Dialect) -> tuple[Migration, ...]:
                 provenance TEXT NOT NULL, PRIMARY KEY (tenant_id, user_id, topic_id))""",
             ),
         ),
+        # The users who asked to remember everything (seed 001 §2.22).
+        Migration(
+            11,
+            (
+                """CREATE TABLE thread_retention_modes (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL,
+                remember_everything INTEGER NOT NULL, PRIMARY KEY (tenant_id, user_id))""",
+            ),
+        ),
     )
 
 

@@ -50,6 +50,7 @@ USER_TABLES = (
     "thread_topic_members",
     "thread_observations",
     "thread_reflections",
+    "thread_retention_modes",
 )
 _TURN_COLUMNS = "turn_id, session_id, role, text, time_us, exposure"
 _SESSION_COLUMNS = "session_id, start_us, last_us, turn_count, rolling_summary, closed"
@@ -595,6 +596,20 @@ class SqlUserTx(EpisodeRows):
         await self._db.execute(
             f"DELETE FROM thread_observations WHERE {_USER} AND session_id = ?",
             (*self._who, session_id),
+        )
+
+    async def remembers_everything(self) -> bool:
+        rows = await self._rows(
+            f"SELECT remember_everything FROM thread_retention_modes WHERE {_USER}"
+        )
+        return bool(rows and rows[0][0])
+
+    async def set_remembers_everything(self, remember_everything: bool) -> None:
+        await self._db.execute(
+            "INSERT INTO thread_retention_modes (tenant_id, user_id, remember_everything) "
+            "VALUES (?, ?, ?) ON CONFLICT (tenant_id, user_id) "
+            "DO UPDATE SET remember_everything = excluded.remember_everything",
+            (*self._who, int(remember_everything)),
         )
 
     async def expire_thread(self, topic_id: str, session_ids: Sequence[str]) -> None:

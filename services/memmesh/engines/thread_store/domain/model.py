@@ -83,6 +83,28 @@ class Loop:
 
 
 @dataclass(frozen=True)
+class DigestBounds:
+    """How much a digest keeps of each field."""
+
+    key_entities: int = 8
+    decisions: int = 5
+    unresolved: int = 3
+    evidence: int = 20
+    summary_chars: int = 600
+
+
+DEFAULT_BOUNDS = DigestBounds()
+# REMEMBER_EVERYTHING (seed 001 §2.22): richer digests; the bundle's caps stay the same.
+RICH_BOUNDS = DigestBounds(
+    key_entities=12, decisions=10, unresolved=5, evidence=40, summary_chars=1000
+)
+
+
+def digest_bounds(remember_everything: bool) -> DigestBounds:
+    return RICH_BOUNDS if remember_everything else DEFAULT_BOUNDS
+
+
+@dataclass(frozen=True)
 class Digest:
     """A thread digest (seed 001 §2.18): summary fields and turn ids, never transcript."""
 

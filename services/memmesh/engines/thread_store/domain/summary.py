@@ -7,7 +7,14 @@ from dataclasses import dataclass
 
 from memmesh.engines.thread_store.domain.decisions import decisions
 from memmesh.engines.thread_store.domain.loops import loop_order
-from memmesh.engines.thread_store.domain.model import Digest, Loop, Role, Turn
+from memmesh.engines.thread_store.domain.model import (
+    DEFAULT_BOUNDS,
+    Digest,
+    DigestBounds,
+    Loop,
+    Role,
+    Turn,
+)
 from memmesh.engines.thread_store.domain.salience import (
     fill_budget,
     ranked_entities,
@@ -17,12 +24,9 @@ from memmesh.engines.thread_store.domain.salience import (
 from memmesh.engines.thread_store.domain.text import clip
 from memmesh.text import sentences
 
-SUMMARY_MAX_CHARS = 600
+SUMMARY_MAX_CHARS = DEFAULT_BOUNDS.summary_chars
 TITLE_MAX_CHARS = 60
-MAX_KEY_ENTITIES = 8
-MAX_UNRESOLVED = 3
 MAX_QUESTION_CHARS = 160
-MAX_EVIDENCE = 20
 # A rolling summary only needs the newest user turns to fill its budget.
 SUMMARY_WINDOW_TURNS = 24
 
@@ -46,7 +50,9 @@ def summarise(turns: Sequence[Turn], max_chars: int = SUMMARY_MAX_CHARS) -> Summ
     return Summary(*fill_budget(newest_first, max_chars))
 
 
-def unresolved_questions(turns: Sequence[Turn]) -> list[str]:
+def unresolved_questions(
+    turns: Sequence[Turn], limit: int = DEFAULT_BOUNDS.unresolved
+) -> list[str]:
     """User questions no assistant turn followed, and a last assistant question the user left open."""
     ordered = sorted(turns, key=lambda t: (t.time_us, t.turn_id))
     found: list[str] = []
@@ -56,7 +62,7 @@ def unresolved_questions(turns: Sequence[Turn]) -> list[str]:
             continue
         questions = [s for s in sentences(turn.text) if s.endswith("?")]
         found.extend(clip(q, MAX_QUESTION_CHARS) for q in questions)
-    return list(dict.fromkeys(found))[-MAX_UNRESOLVED:]
+    return list(dict.fromkeys(found))[-limit:]
 
 
 def build_digest(
@@ -64,28 +70,29 @@ def build_digest(
     turns: Sequence[Turn],
     thread_loops: Sequence[Loop],
     update_us: int | None = None,
+    bounds: DigestBounds = DEFAULT_BOUNDS,
 ) -> Digest:
     """The digest of a session: summary fields and evidence turn ids, never a transcript.
     `update_us` is the session's last turn time when the turns given leave some out."""
     ordered = sorted(turns, key=lambda t: (t.time_us, t.turn_id))
     user_texts = [t.text for t in ordered if t.role == Role.USER]
-    key_entities = tuple(ranked_entities(user_texts)[:MAX_KEY_ENTITIES])
-    summary = summarise(ordered)
+    key_entities = tuple(ranked_entities(user_texts)[: bounds.key_entities])
+    summary = summarise(ordered, bounds.summary_chars)
     open_loops = loop_order([loop for loop in thread_loops if loop.is_open])
-    decided = decisions(ordered)
+    decided = decisions(ordered, bounds.decisions)
     times = {t.turn_id: t.time_us for t in ordered}
     cited = (
         set(summary.evidence_turn_ids)
         | {loop.source_turn_id for loop in open_loops if loop.source_turn_id in times}
         | {turn_id for _, turn_id in decided}
     )
-    evidence = sorted(cited, key=lambda turn_id: (times[turn_id], turn_id))[-MAX_EVIDENCE:]
+    evidence = sorted(cited, key=lambda turn_id: (times[turn_id], turn_id))[-bounds.evidence :]
     return Digest(
         thread_id=thread_id,
         title=title_of(user_texts, key_entities, TITLE_MAX_CHARS),
         summary=summary.text,
         key_entities=key_entities,
-        unresolved_questions=tuple(unresolved_questions(ordered)),
+        unresolved_questions=tuple(unresolved_questions(ordered, bounds.unresolved)),
         next_step=open_loops[0].text if open_loops else "",
         evidence_turn_ids=tuple(evidence),
         update_us=update_us if update_us is not None else (ordered[-1].time_us if ordered else 0),

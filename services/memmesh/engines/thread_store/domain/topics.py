@@ -15,16 +15,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memmesh.engines.thread_store.domain.model import Digest, DigestHead
+from memmesh.engines.thread_store.domain.model import (
+    DEFAULT_BOUNDS,
+    Digest,
+    DigestBounds,
+    DigestHead,
+)
 from memmesh.engines.thread_store.domain.salience import fill_budget, topic_words
 from memmesh.engines.thread_store.domain.text import clip, content_stems
 from memmesh.text import sentences, stem, words
 
-MAX_KEY_ENTITIES = 8
-MAX_DECISIONS = 5
-MAX_UNRESOLVED = 3
-MAX_EVIDENCE = 20
-SUMMARY_MAX_CHARS = 600
 TITLE_MAX_CHARS = 60
 # A session is matched against at most this many of the user's most recent threads.
 MATCH_THREADS = 8
@@ -77,16 +77,18 @@ class TopicRow:
     last_use_us: int = 0
 
 
-def merge(topic: TopicRow, members: Sequence[Digest]) -> Digest:
+def merge(
+    topic: TopicRow, members: Sequence[Digest], bounds: DigestBounds = DEFAULT_BOUNDS
+) -> Digest:
     """The thread's digest from its sessions' digests (see `_merge`)."""
     newest_first = sorted(members, key=lambda d: (-d.update_us, d.thread_id))
-    return _merge(topic, tuple(newest_first[:MERGE_SESSIONS]))
+    return _merge(topic, tuple(newest_first[:MERGE_SESSIONS]), bounds)
 
 
 # Resume merges the same threads on every session start; the key is the whole content, so a
 # cached digest is never a stale one.
 @lru_cache(maxsize=1024)
-def _merge(topic: TopicRow, newest_first: tuple[Digest, ...]) -> Digest:
+def _merge(topic: TopicRow, newest_first: tuple[Digest, ...], bounds: DigestBounds) -> Digest:
     """The thread's digest from its newest MERGE_SESSIONS sessions' digests, newest first:
     the newest session's next step, open questions and decisions first, entities by how
     many sessions name them, a summary told newest session first within the budget,
@@ -112,14 +114,14 @@ def _merge(topic: TopicRow, newest_first: tuple[Digest, ...]) -> Digest:
     order = {key: index for index, key in enumerate(labels)}
     key_entities = tuple(
         labels[k] for k in sorted(entity_counts, key=lambda k: (-entity_counts[k], order[k]))
-    )[:MAX_KEY_ENTITIES]
+    )[: bounds.key_entities]
     summary, _ = fill_budget(
         (
             (position, rank, sentence, digest.thread_id)
             for position, digest in enumerate(newest_first)
             for rank, sentence in enumerate(sentences(digest.summary))
         ),
-        SUMMARY_MAX_CHARS,
+        bounds.summary_chars,
     )
     # fill_budget tells sentences in (position, rank) order: newest session first.
     evidence = [turn for d in reversed(newest_first) for turn in d.evidence_turn_ids]
@@ -128,15 +130,17 @@ def _merge(topic: TopicRow, newest_first: tuple[Digest, ...]) -> Digest:
         title=_title(newest_first),
         summary=summary,
         key_entities=key_entities,
-        unresolved_questions=_first(d.unresolved_questions for d in newest_first)[:MAX_UNRESOLVED],
+        unresolved_questions=_first(d.unresolved_questions for d in newest_first)[
+            : bounds.unresolved
+        ],
         next_step=next((d.next_step for d in newest_first if d.next_step), ""),
-        evidence_turn_ids=tuple(dict.fromkeys(evidence))[-MAX_EVIDENCE:],
+        evidence_turn_ids=tuple(dict.fromkeys(evidence))[-bounds.evidence :],
         update_us=max((d.update_us for d in members), default=0),
         pinned=topic.pinned,
         use_count=topic.use_count,
         last_use_us=topic.last_use_us,
         has_open_loops=any(d.has_open_loops for d in members),
-        last_decisions=_first(d.last_decisions for d in newest_first)[:MAX_DECISIONS],
+        last_decisions=_first(d.last_decisions for d in newest_first)[: bounds.decisions],
         session_ids=session_ids,
     )
 
@@ -258,14 +262,17 @@ def topic_of(thread_id: str, members: Mapping[str, str], topics: Mapping[str, To
 
 
 def threads_of(
-    digests: Iterable[Digest], members: Mapping[str, str], topics: Mapping[str, TopicRow]
+    digests: Iterable[Digest],
+    members: Mapping[str, str],
+    topics: Mapping[str, TopicRow],
+    bounds: DigestBounds = DEFAULT_BOUNDS,
 ) -> dict[str, Digest]:
     """Each thread's digest merged from the given session digests, by thread id."""
     grouped: dict[str, list[Digest]] = {}
     for digest in digests:
         grouped.setdefault(members.get(digest.thread_id, digest.thread_id), []).append(digest)
     return {
-        topic_id: merge(topics.get(topic_id) or TopicRow(topic_id), group)
+        topic_id: merge(topics.get(topic_id) or TopicRow(topic_id), group, bounds)
         for topic_id, group in grouped.items()
     }
 
