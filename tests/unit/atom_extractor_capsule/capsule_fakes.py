@@ -103,6 +103,12 @@ class FakeThreads:
     restricted: dict[str, str] = field(default_factory=dict)
     redacted: list[tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=list)
     forgotten_users: list[str] = field(default_factory=list)
+    retention_modes: list[bool] = field(default_factory=list)
+
+    async def set_retention_mode(
+        self, tenant_id: str, user_id: str, remember_everything: bool, now_us: int
+    ) -> None:
+        self.retention_modes.append(remember_everything)
 
     async def redact_turns(
         self,

@@ -226,6 +226,8 @@ async def test_retention_and_thread_commands_reach_their_engines(store: SqlCapsu
     await service.process("t", "u", turn(1, "Remember everything going forward."), NOW)
     await service.process("t", "u", turn(2, "Forget this thread."), NOW + 1)
     assert [command for command, _ in fakes.state.applied] == ["REMEMBER_EVERYTHING"]
+    # The archive keeps the mode too (richer digests, longer windows).
+    assert fakes.threads.retention_modes == [True]
     assert fakes.threads.forgotten == ["session-1"]
     applied = [e for e in fakes.ledger.events if e.event_type == "COMMAND_APPLIED"]
     assert len(applied) == 2
