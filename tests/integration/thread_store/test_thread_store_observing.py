@@ -188,3 +188,22 @@ async def test_a_result_about_turns_forgotten_meanwhile_is_never_stored(
     async with store.read(*WHO) as tx:
         assert await tx.observations_of(["s1"]) == {}
         assert await tx.reflections_of(["s1"]) == {}
+
+
+async def test_a_redaction_takes_its_words_out_of_observations_and_reflections(
+    store: SqlThreadStore, provider: FakeProvider
+) -> None:
+    threads = service(store, semantic(provider))
+    await say(threads, "s1", KITCHEN, 0)
+    await threads.close_session(*WHO, "s1")
+    await threads.observed()
+    async with store.read(*WHO) as tx:
+        assert "s1" in await tx.observations_of(["s1"])
+        assert "s1" in await tx.reflections_of(["s1"])
+    await threads.redact_turns(*WHO, ["k4"], ["permit"])
+    async with store.read(*WHO) as tx:
+        assert await tx.observations_of(["s1"]) == {}
+        assert await tx.reflections_of(["s1"]) == {}
+    top = (await threads.resume(*WHO, "s2", T0 + DAY)).candidates[0]
+    said = " ".join((top.summary, *top.unresolved_questions, *top.left_off)).lower()
+    assert "permit" not in said and top.summary_provenance is None

@@ -26,6 +26,7 @@ from memmesh.engines.thread_store.domain.model import (
     ThreadReflection,
     Turn,
 )
+from memmesh.engines.thread_store.domain.summary import DIGEST_WINDOW_TURNS
 from memmesh.engines.thread_store.ports import ThreadStore, UserTx
 from memmesh.engines.thread_store.threads import read_thread
 from memmesh.observation import (
@@ -42,8 +43,6 @@ from memmesh.policy.sensitivity import Exposure
 
 log = logging.getLogger(__name__)
 
-# The turns of a session the Observer reads, as many as a digest does.
-OBSERVED_TURNS = 400
 # Sessions observed at once in the background (each may wait on the model).
 CONCURRENT_RUNS = 4
 
@@ -100,19 +99,18 @@ class Observing:
     async def session_closed(self, tenant_id: str, user_id: str, session_id: str) -> None:
         """Observe the session and reflect its thread: now with the rules only, in the
         background when a model may answer."""
-        if not self._semantic:
-            await self._run(tenant_id, user_id, session_id, "")
-            return
-        task = asyncio.create_task(self._queued(tenant_id, user_id, session_id, ""))
-        self._running.add(task)
-        task.add_done_callback(self._running.discard)
+        await self._start(tenant_id, user_id, session_id, "")
 
     async def thread_changed(self, tenant_id: str, user_id: str, topic_id: str) -> None:
         """Reflect the thread again (a session of it was forgotten)."""
+        await self._start(tenant_id, user_id, "", topic_id)
+
+    async def _start(self, tenant_id: str, user_id: str, session_id: str, topic_id: str) -> None:
+        """Run now with the rules only; in the background when a model may answer."""
         if not self._semantic:
-            await self._run(tenant_id, user_id, "", topic_id)
+            await self._run(tenant_id, user_id, session_id, topic_id)
             return
-        task = asyncio.create_task(self._queued(tenant_id, user_id, "", topic_id))
+        task = asyncio.create_task(self._queued(tenant_id, user_id, session_id, topic_id))
         self._running.add(task)
         task.add_done_callback(self._running.discard)
 
@@ -216,4 +214,6 @@ class Observing:
 
 
 async def _speakable_turns(tx: UserTx, session_id: str) -> list[Turn]:
-    return await tx.session_turns(session_id, OBSERVED_TURNS, max_exposure=Exposure.SAFE_TO_SPEAK)
+    return await tx.session_turns(
+        session_id, DIGEST_WINDOW_TURNS, max_exposure=Exposure.SAFE_TO_SPEAK
+    )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pydantic import Field, PositiveInt
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from memmesh.engines.thread_store.domain.resume import DAY_US
+
 
 class ThreadStoreSettings(BaseSettings):
     """Session rule, working-memory bounds and the index outbox."""
@@ -37,4 +39,4 @@ class ThreadStoreSettings(BaseSettings):
     def thread_retention_us(self, tenant_id: str) -> int:
         """The tenant's thread retention window in microseconds."""
         days = self.tenant_thread_retention_days.get(tenant_id, self.thread_retention_days)
-        return days * 86_400 * 1_000_000
+        return days * DAY_US

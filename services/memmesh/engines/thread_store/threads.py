@@ -4,7 +4,7 @@ Reflector's summary and "where we left off" when it has a reflection of it as it
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from memmesh.engines.thread_store.domain.model import Digest, ThreadReflection, digest_bounds
 from memmesh.engines.thread_store.domain.topics import (
@@ -20,15 +20,23 @@ from memmesh.observation.observer import RULES_PROVIDER
 async def read_thread(tx: UserTx, thread_id: str, reflected: bool = True) -> Digest | None:
     """The thread an id names (a thread's id or one of its sessions'), merged, with its
     reflection unless `reflected` is False; None when none of its sessions has a digest."""
+    return (await read_threads(tx, [thread_id], reflected)).get(thread_id)
+
+
+async def read_threads(
+    tx: UserTx, thread_ids: Sequence[str], reflected: bool = True
+) -> dict[str, Digest]:
+    """The threads these ids name, as read_thread reads one, by the id asked (ids naming no
+    digested thread are left out); the user's membership and heads are read once."""
     members, rows = await tx.topic_members(), await tx.topic_rows()
-    topic = topic_of(thread_id, members, rows)
-    sessions = newest_sessions(await tx.digest_heads(), members, [topic], MERGE_SESSIONS)
-    digests = await tx.digests_of(sessions)
+    topics = {thread_id: topic_of(thread_id, members, rows) for thread_id in thread_ids}
+    heads = await tx.digest_heads()
+    digests = await tx.digests_of(newest_sessions(heads, members, topics.values(), MERGE_SESSIONS))
     bounds = digest_bounds(await tx.remembers_everything())
-    thread = threads_of(digests.values(), members, rows, bounds).get(topic)
-    if thread is None or not reflected:
-        return thread
-    return (await with_reflections(tx, {topic: thread}))[topic]
+    threads = threads_of(digests.values(), members, rows, bounds)
+    if reflected:
+        threads = await with_reflections(tx, threads)
+    return {asked: threads[topic] for asked, topic in topics.items() if topic in threads}
 
 
 async def with_reflections(tx: UserTx, threads: Mapping[str, Digest]) -> dict[str, Digest]:

@@ -43,6 +43,7 @@ from memmesh.engines.thread_store.domain.model import (
     digest_bounds,
 )
 from memmesh.engines.thread_store.domain.resume import (
+    DAY_US,
     left_off,
     resume_candidates,
     thread_about,
@@ -50,6 +51,7 @@ from memmesh.engines.thread_store.domain.resume import (
 )
 from memmesh.engines.thread_store.domain.sessions import session_mode
 from memmesh.engines.thread_store.domain.summary import (
+    DIGEST_WINDOW_TURNS,
     SUMMARY_WINDOW_TURNS,
     build_digest,
     summarise,
@@ -86,7 +88,7 @@ from memmesh.engines.thread_store.ports import (
     UserTx,
 )
 from memmesh.engines.thread_store.restriction import link_session, restrict_turns
-from memmesh.engines.thread_store.threads import read_thread, with_reflections
+from memmesh.engines.thread_store.threads import read_thread, read_threads, with_reflections
 from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.observation import ObservationSettings
 from memmesh.outbox import Effect
@@ -96,7 +98,6 @@ from memmesh.storage.reclaim import Reclaimer
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-DAY_US = 86_400 * 1_000_000
 # REMEMBER_EVERYTHING keeps threads this many times the tenant's window (seed 001 §2.22).
 REMEMBER_EVERYTHING_RETENTION = 3
 # A turn context looks up at most this many graph nodes for its entities part.
@@ -104,8 +105,6 @@ MAX_ENTITY_LOOKUPS = 32
 # Start nodes one Expand may name.
 MAX_EXPAND_NODES = 20
 
-# A digest reads at most this many of a session's newest turns.
-DIGEST_WINDOW_TURNS = 400
 MAX_ACTIVE_LOOPS = 10
 # Resume looks at the most recent sessions for the episode bridge.
 BRIDGE_SESSIONS = 2
@@ -639,10 +638,12 @@ class ThreadStoreUseCases:
                             edges.append(edge)
                 frontier = next_frontier
             labels.update(await tx.node_labels([n for n in reached if n not in labels]))
-            for node in reached:
-                if node.startswith(THREAD_PREFIX):
-                    thread = await read_thread(tx, node.removeprefix(THREAD_PREFIX))
-                    labels[node] = thread.title if thread else ""
+            asked = [n.removeprefix(THREAD_PREFIX) for n in reached if n.startswith(THREAD_PREFIX)]
+            if asked:
+                found = await read_threads(tx, asked)
+                for thread_id in asked:
+                    thread = found.get(thread_id)
+                    labels[THREAD_PREFIX + thread_id] = thread.title if thread else ""
         return Expansion(tuple(GraphNode(n, labels.get(n, "")) for n in reached), tuple(edges))
 
     async def forget_session(

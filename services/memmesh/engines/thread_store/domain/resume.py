@@ -31,10 +31,11 @@ class Resumable(Protocol):
 D = TypeVar("D", bound=Resumable)
 
 HOUR_US = 3_600 * 1_000_000
+DAY_US = 24 * HOUR_US
 HOT_WINDOW_US = 72 * HOUR_US
-WARM_WINDOW_US = 30 * 24 * HOUR_US
+WARM_WINDOW_US = 30 * DAY_US
 # Unresolved threads keep their priority for 90 days, then decay to ordinary recency.
-UNRESOLVED_WINDOW_US = 90 * 24 * HOUR_US
+UNRESOLVED_WINDOW_US = 90 * DAY_US
 MAX_CANDIDATES = 5
 # "Where we left off" (seed 001 §2.21): 1-3 short bullets for the top candidate.
 MAX_LEFT_OFF = 3

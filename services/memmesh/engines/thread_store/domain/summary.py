@@ -29,6 +29,8 @@ TITLE_MAX_CHARS = 60
 MAX_QUESTION_CHARS = 160
 # A rolling summary only needs the newest user turns to fill its budget.
 SUMMARY_WINDOW_TURNS = 24
+# A digest (and the Observer) reads at most this many of a session's newest turns.
+DIGEST_WINDOW_TURNS = 400
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-DAY_US = 86_400_000_000
+from memmesh.engines.thread_store.domain.resume import DAY_US
+
 # Signals kept per user (the newest); older ones have decayed to nothing anyway.
 MAX_SIGNALS = 64
 # The summed, decayed weight from which a label is given: one stated preference (3) for a

@@ -21,6 +21,7 @@ from memmesh.engines.thread_store.domain.model import (
     DigestBounds,
     DigestHead,
 )
+from memmesh.engines.thread_store.domain.resume import UNRESOLVED_WINDOW_US
 from memmesh.engines.thread_store.domain.salience import fill_budget, topic_words
 from memmesh.engines.thread_store.domain.text import clip, content_stems
 from memmesh.text import sentences, stem, words
@@ -52,7 +53,6 @@ TOPIC_NEUTRAL = frozenset(
 # seed 001 §2.18/§2.21A: threads are kept for a long policy window (per tenant); an
 # unresolved one at least 90 days; a pinned one until the user forgets it.
 DEFAULT_RETENTION_DAYS = 365
-UNRESOLVED_KEEP_US = 90 * 24 * 3_600 * 1_000_000
 
 
 def expired(heads: Sequence[DigestHead], now_us: int, retention_us: int) -> list[str]:
@@ -63,7 +63,7 @@ def expired(heads: Sequence[DigestHead], now_us: int, retention_us: int) -> list
         for head in heads
         if not head.pinned
         and now_us - head.last_used_us
-        > (max(retention_us, UNRESOLVED_KEEP_US) if head.unresolved else retention_us)
+        > (max(retention_us, UNRESOLVED_WINDOW_US) if head.unresolved else retention_us)
     ]
 
 
