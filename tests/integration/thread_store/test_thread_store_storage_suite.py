@@ -223,3 +223,29 @@ async def test_another_user_sees_nothing(store: ThreadStore) -> None:
         assert await tx.digests() == [] and await tx.node_labels(["entity:sarah"]) == {}
     async with store.write(*other) as tx:
         assert not await tx.forget_thread("s1")
+
+
+async def test_every_write_raises_the_users_data_version_and_a_rollback_does_not(
+    store: ThreadStore,
+) -> None:
+    who, other = user(), user()
+    async with store.read(*who) as tx:
+        assert await tx.data_version() == 0
+    async with store.write(*who) as tx:
+        await tx.insert_turn(turn(1), Mode.SESSION_START)
+    async with store.write(*who) as tx:
+        # A write that changes nothing still raises it.
+        assert await tx.turn_mode("turn-1") == Mode.SESSION_START
+    with pytest.raises(RuntimeError):
+        async with store.write(*who) as tx:
+            await tx.insert_turn(turn(2), Mode.IN_SESSION)
+            raise RuntimeError("rolled back")
+    async with store.read(*who) as tx:
+        assert await tx.data_version() == 2
+    async with store.write(*who) as tx:
+        await tx.forget_user()
+    async with store.read(*who) as tx:
+        # Forgetting the user keeps the number (it never goes back to one seen before).
+        assert await tx.data_version() == 3
+    async with store.read(*other) as tx:
+        assert await tx.data_version() == 0

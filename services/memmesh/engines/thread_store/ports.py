@@ -45,6 +45,12 @@ class IndexChange:
 class UserTx(Protocol):
     """One user's data inside one transaction (writes are serialised per user)."""
 
+    async def data_version(self) -> int:
+        """The version of the user's rows (0 before any write): every write transaction of
+        the user raises it, and forgetting the user does not reset it, so the same version
+        read twice means no write committed in between."""
+        ...
+
     async def turn_mode(self, turn_id: str) -> Mode | None:
         """The mode a turn was archived with, or None when the turn id is new."""
         ...
@@ -253,7 +259,8 @@ class ThreadStore(Protocol):
     """Sessions, archive, loops, digests and graph, keyed by (tenant, user)."""
 
     def write(self, tenant_id: str, user_id: str) -> AbstractAsyncContextManager[UserTx]:
-        """A transaction serialised with every other writer of the same user."""
+        """A transaction serialised with every other writer of the same user; it raises the
+        user's data version."""
         ...
 
     def read(self, tenant_id: str, user_id: str) -> AbstractAsyncContextManager[UserTx]:

@@ -113,6 +113,17 @@ def migrations(dialect: Dialect) -> tuple[Migration, ...]:
                 remember_everything INTEGER NOT NULL, PRIMARY KEY (tenant_id, user_id))""",
             ),
         ),
+        # The version of each user's rows (a number only, kept when the user is forgotten):
+        # every write transaction of the user raises it, so whatever a process keeps of what
+        # the rows gave is keyed by it and never outlives a change, on any replica.
+        Migration(
+            12,
+            (
+                f"""CREATE TABLE thread_data_versions (
+                tenant_id TEXT NOT NULL, user_id TEXT NOT NULL, version {big} NOT NULL,
+                PRIMARY KEY (tenant_id, user_id))""",
+            ),
+        ),
     )
 
 
@@ -178,7 +189,8 @@ class SqlThreadStore:
     """The ThreadStore port over one Database: writers of one user serialise on the user
     (BEGIN IMMEDIATE on SQLite, an advisory lock on PostgreSQL), so the session rule and
     loop changes see every earlier turn, across any number of processes. The lock is the
-    user's outbox lock, so a write can queue its index effects in its own transaction."""
+    user's outbox lock, so a write can queue its index effects in its own transaction.
+    Every write transaction raises the user's data version."""
 
     def __init__(self, database: Database) -> None:
         self._db = database
@@ -191,7 +203,11 @@ class SqlThreadStore:
     @asynccontextmanager
     async def write(self, tenant_id: str, user_id: str) -> AsyncIterator[SqlUserTx]:
         async with self._db.write(*outbox_lock(tenant_id, user_id)) as tx:
-            yield SqlUserTx(tx, tenant_id, user_id)
+            user = SqlUserTx(tx, tenant_id, user_id)
+            # Raised by every write, whatever it changes: nothing kept from an older version
+            # is served once this commits (a write that rolls back leaves it as it was).
+            await user.raise_data_version()
+            yield user
 
     @asynccontextmanager
     async def read(self, tenant_id: str, user_id: str) -> AsyncIterator[SqlUserTx]:

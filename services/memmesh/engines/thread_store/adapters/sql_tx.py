@@ -111,6 +111,20 @@ class SqlUserTx(EpisodeRows):
         )
         return version
 
+    async def data_version(self) -> int:
+        row = await self._db.fetchone(
+            f"SELECT version FROM thread_data_versions WHERE {_USER}", self._who
+        )
+        return int(row[0]) if row else 0
+
+    async def raise_data_version(self) -> None:
+        """Raise the user's data version (SqlThreadStore.write does, in every write)."""
+        await self._db.execute(
+            "INSERT INTO thread_data_versions (tenant_id, user_id, version) VALUES (?, ?, 1) "
+            "ON CONFLICT (tenant_id, user_id) DO UPDATE SET version = thread_data_versions.version + 1",
+            self._who,
+        )
+
     async def queue_index(self, change: IndexChange, key: str = "") -> list[Effect]:
         version = await self._next_index_version()
         effects = index_effects(*self._who, change, key, version)
