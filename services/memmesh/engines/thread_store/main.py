@@ -59,6 +59,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         reclaim_wait_s=(None if database.dialect == Dialect.SQLITE else own.reclaim_wait_ms / 1000),
         observing=Observing(store, ObservationSettings()),
         retention=own.thread_retention_us,
+        kept_resume_users=own.resume_kept_users,
     )
 
     async def close() -> None:

@@ -6,6 +6,7 @@ from pydantic import Field, PositiveInt
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memmesh.engines.thread_store.domain.resume import DAY_US
+from memmesh.engines.thread_store.resuming import DEFAULT_KEPT_USERS
 
 
 class ThreadStoreSettings(BaseSettings):
@@ -35,6 +36,9 @@ class ThreadStoreSettings(BaseSettings):
     # unresolved one at least 90), and per-tenant windows as JSON ({"tenant-a": 30}).
     thread_retention_days: int = Field(default=365, gt=0)
     tenant_thread_retention_days: dict[str, PositiveInt] = Field(default_factory=dict)
+    # Users whose session-start resume parts the process keeps for their next session start
+    # (keyed by the user's data version in the store; 0 keeps nothing).
+    resume_kept_users: int = Field(default=DEFAULT_KEPT_USERS, ge=0)
 
     def thread_retention_us(self, tenant_id: str) -> int:
         """The tenant's thread retention window in microseconds."""

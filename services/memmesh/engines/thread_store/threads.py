@@ -6,10 +6,20 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
-from memmesh.engines.thread_store.domain.model import Digest, ThreadReflection, digest_bounds
+from memmesh.engines.thread_store.domain.model import (
+    Digest,
+    DigestHead,
+    ThreadReflection,
+    digest_bounds,
+)
 from memmesh.engines.thread_store.domain.topics import (
+    MATCH_SESSIONS,
+    MATCH_THREADS,
     MERGE_SESSIONS,
+    TopicRow,
+    merge_heads,
     newest_sessions,
+    recent_threads,
     threads_of,
     topic_of,
 )
@@ -37,6 +47,26 @@ async def read_threads(
     if reflected:
         threads = await with_reflections(tx, threads)
     return {asked: threads[topic] for asked, topic in topics.items() if topic in threads}
+
+
+async def joinable_threads(
+    tx: UserTx,
+    members: Mapping[str, str],
+    rows: Mapping[str, TopicRow],
+    exclude: str,
+    heads: Sequence[DigestHead] | None = None,
+) -> list[Digest]:
+    """The user's most recently updated threads, each as its newest sessions say it, the
+    session `exclude` left out of them: the threads a session may join (`heads`: the
+    user's digest heads, when already read)."""
+    heads = [
+        h for h in (await tx.digest_heads() if heads is None else heads) if h.thread_id != exclude
+    ]
+    merged = merge_heads(heads, members, rows)
+    wanted = [h.thread_id for h in sorted(merged, key=lambda h: -h.update_us)[:MATCH_THREADS]]
+    sessions = newest_sessions(heads, members, wanted, MATCH_SESSIONS)
+    digests = await tx.digests_of(sorted(sessions))
+    return recent_threads(list(threads_of(digests.values(), members, rows).values()))
 
 
 async def with_reflections(tx: UserTx, threads: Mapping[str, Digest]) -> dict[str, Digest]:

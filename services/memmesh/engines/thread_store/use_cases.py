@@ -6,7 +6,7 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import TypeVar
 
@@ -26,8 +26,6 @@ from memmesh.engines.thread_store.domain.model import (
     Appended,
     ClosedSession,
     Digest,
-    DigestBounds,
-    DigestHead,
     Edge,
     Episode,
     Expansion,
@@ -45,7 +43,6 @@ from memmesh.engines.thread_store.domain.model import (
 from memmesh.engines.thread_store.domain.resume import (
     DAY_US,
     left_off,
-    resume_candidates,
     thread_about,
     tier_of,
 )
@@ -66,16 +63,9 @@ from memmesh.engines.thread_store.domain.tone import (
 )
 from memmesh.engines.thread_store.domain.topics import (
     DEFAULT_RETENTION_DAYS,
-    MATCH_SESSIONS,
-    MATCH_THREADS,
-    MERGE_SESSIONS,
-    TopicRow,
     expired,
-    head_of,
     joined_topic,
     merge_heads,
-    newest_sessions,
-    recent_threads,
     threads_of,
     topic_of,
 )
@@ -88,7 +78,8 @@ from memmesh.engines.thread_store.ports import (
     UserTx,
 )
 from memmesh.engines.thread_store.restriction import link_session, restrict_turns
-from memmesh.engines.thread_store.threads import read_thread, read_threads, with_reflections
+from memmesh.engines.thread_store.resuming import DEFAULT_KEPT_USERS, Resumes
+from memmesh.engines.thread_store.threads import joinable_threads, read_thread, read_threads
 from memmesh.errors import FieldViolation, InvalidInput
 from memmesh.observation import ObservationSettings
 from memmesh.outbox import Effect
@@ -106,8 +97,6 @@ MAX_ENTITY_LOOKUPS = 32
 MAX_EXPAND_NODES = 20
 
 MAX_ACTIVE_LOOPS = 10
-# Resume looks at the most recent sessions for the episode bridge.
-BRIDGE_SESSIONS = 2
 
 
 class ThreadStoreUseCases:
@@ -124,8 +113,11 @@ class ThreadStoreUseCases:
         reclaim_wait_s: float | None = None,
         observing: Observing | None = None,
         retention: Callable[[str], int] | None = None,
+        kept_resume_users: int = DEFAULT_KEPT_USERS,
     ) -> None:
         self._store = store
+        # What a session start's resume built from each user's rows, for the next one.
+        self._resumes = Resumes(kept_resume_users)
         # Microseconds an unpinned thread is kept after its last use, per tenant.
         self._retention_us = retention or (lambda tenant_id: DEFAULT_RETENTION_DAYS * DAY_US)
         # The Observer and the Reflector (the rules alone unless given otherwise).
@@ -337,7 +329,7 @@ class ThreadStoreUseCases:
             members = await tx.topic_members()
             if session_id not in members:
                 rows = await tx.topic_rows()
-                threads = await self._recent_threads(tx, members, rows, exclude=session_id)
+                threads = await joinable_threads(tx, members, rows, exclude=session_id)
                 await tx.join_topic(session_id, joined_topic(built, threads) or session_id)
             await link_session(tx, built, turns)
             expired_ids = await self._expire(tx, tenant_id, session.last_us, rich)
@@ -363,28 +355,6 @@ class ThreadStoreUseCases:
                 removed += [session_id, *(e.episode_id for e in episodes)]
             await tx.expire_thread(topic, sessions)
         return removed
-
-    @staticmethod
-    async def _recent_threads(
-        tx: UserTx,
-        members: Mapping[str, str],
-        rows: Mapping[str, TopicRow],
-        exclude: str,
-        heads: Sequence[DigestHead] | None = None,
-    ) -> list[Digest]:
-        """The user's most recently updated threads, each as its newest sessions say it, the
-        session `exclude` left out of them: the threads a session may join (`heads`: the
-        user's digest heads, when already read)."""
-        heads = [
-            h
-            for h in (await tx.digest_heads() if heads is None else heads)
-            if h.thread_id != exclude
-        ]
-        merged = merge_heads(heads, members, rows)
-        wanted = [h.thread_id for h in sorted(merged, key=lambda h: -h.update_us)[:MATCH_THREADS]]
-        sessions = newest_sessions(heads, members, wanted, MATCH_SESSIONS)
-        digests = await tx.digests_of(sorted(sessions))
-        return recent_threads(list(threads_of(digests.values(), members, rows).values()))
 
     async def thread_episodes(self, tenant_id: str, user_id: str, thread_id: str) -> list[Episode]:
         """The episode digests a close wrote for the thread, in thread order."""
@@ -501,67 +471,7 @@ class ThreadStoreUseCases:
         part with a digest built from its turns now (not stored), in the thread it would
         join on its close."""
         async with self._store.read(tenant_id, user_id) as tx:
-            sessions = await tx.recent_sessions(BRIDGE_SESSIONS)
-            previous = next((s for s in sessions if s.session_id != session_id), None)
-            members, rows = await tx.topic_members(), await tx.topic_rows()
-            session_heads: list[DigestHead] = await tx.digest_heads()
-            bounds = digest_bounds(await tx.remembers_everything())
-            extra: dict[str, Digest] = {}
-            if previous is not None and not previous.closed:
-                open_digest = await self._open_digest(tx, previous, bounds)
-                extra[previous.session_id] = open_digest
-                session_heads = [h for h in session_heads if h.thread_id != previous.session_id]
-                session_heads.append(head_of(open_digest))
-                if previous.session_id not in members:
-                    joinable = await self._recent_threads(
-                        tx, members, rows, previous.session_id, session_heads
-                    )
-                    joined = joined_topic(open_digest, joinable) or previous.session_id
-                    members = {**members, previous.session_id: joined}
-            heads, tier = resume_candidates(
-                merge_heads(session_heads, members, rows), session_id, now_us
-            )
-            chosen = {head.thread_id for head in heads}
-            wanted = set(newest_sessions(session_heads, members, chosen, MERGE_SESSIONS))
-            if previous is not None and not previous.rolling_summary:
-                wanted.add(previous.session_id)
-            digests = await tx.digests_of(sorted(wanted - set(extra)))
-            digests.update(extra)
-            threads = threads_of(
-                (d for s, d in digests.items() if members.get(s, s) in chosen),
-                members,
-                rows,
-                bounds,
-            )
-            # A thread with a session not closed yet has no reflection of it as it is.
-            settled = {t: d for t, d in threads.items() if not set(d.session_ids) & set(extra)}
-            threads.update(await with_reflections(tx, settled))
-            if any(head.thread_id not in threads for head in heads):
-                # A digest went between the two reads (another process forgot it): read them all.
-                everything = threads_of(
-                    [*(d for d in await tx.digests() if d.thread_id not in extra), *extra.values()],
-                    members,
-                    rows,
-                    bounds,
-                )
-                ranked, tier = resume_candidates(list(everything.values()), session_id, now_us)
-                heads = [head_of(d) for d in ranked]
-                threads = everything
-        bridge = ""
-        if previous is not None:
-            digest = digests.get(previous.session_id)
-            bridge = previous.rolling_summary or (digest.summary if digest else "")
-        candidates = tuple(threads[head.thread_id] for head in heads)
-        return Resumed(bridge, candidates, tier, left_off(candidates[0]) if candidates else ())
-
-    @staticmethod
-    async def _open_digest(tx: UserTx, session: SessionRow, bounds: DigestBounds) -> Digest:
-        """The digest a session still open would get on its close."""
-        turns = await tx.session_turns(
-            session.session_id, DIGEST_WINDOW_TURNS, max_exposure=Exposure.SAFE_TO_SPEAK
-        )
-        loops = await tx.thread_loops(session.session_id)
-        return build_digest(session.session_id, turns, loops, session.last_us, bounds)
+            return await self._resumes.resume(tx, (tenant_id, user_id), session_id, now_us)
 
     async def resumed_thread(
         self, tenant_id: str, user_id: str, thread_id: str, now_us: int
@@ -656,6 +566,7 @@ class ThreadStoreUseCases:
         forgotten, queued = await erasure.forget_session(
             self._store, self._buffer, (tenant_id, user_id), session_id
         )
+        self._resumes.drop((tenant_id, user_id))
         pending = await self._after_erasure(tenant_id, user_id, queued)
         if topic and forgotten.forgotten:
             await self._observing.thread_changed(tenant_id, user_id, topic)
@@ -669,6 +580,7 @@ class ThreadStoreUseCases:
         redaction, queued = await erasure.redact_turns(
             self._store, self._buffer, (tenant_id, user_id), turn_ids, terms, DIGEST_WINDOW_TURNS
         )
+        self._resumes.drop((tenant_id, user_id))
         pending = await self._after_erasure(tenant_id, user_id, queued)
         return dataclasses.replace(redaction, pending_index_effects=pending)
 
@@ -693,6 +605,7 @@ class ThreadStoreUseCases:
         forgotten, queued = await erasure.forget_user(
             self._store, self._buffer, (tenant_id, user_id)
         )
+        self._resumes.drop((tenant_id, user_id))
         pending = await self._after_erasure(tenant_id, user_id, queued)
         return dataclasses.replace(forgotten, pending_index_effects=pending)
 
@@ -740,6 +653,7 @@ class ThreadStoreUseCases:
         raised, queued = await restrict_turns(
             self._store, self._buffer, scope, turn_ids, exposure, DIGEST_WINDOW_TURNS
         )
+        self._resumes.drop(scope)
         await self._first_attempt(tenant_id, user_id, queued)
         return raised
 
