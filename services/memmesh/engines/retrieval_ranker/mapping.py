@@ -6,8 +6,10 @@ derives the id, text, terms, time and signals it indexes from them.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
 from google.protobuf import unknown_fields
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from memmesh.common.v1 import memory_pb2
@@ -244,24 +246,27 @@ def caps_of(request: pb.RetrieveRequest) -> Caps:
     return Caps(request.caps.max_atoms, request.caps.max_turns, request.caps.max_digests)
 
 
-def _candidate(candidate: Candidate) -> pb.Candidate:
-    return pb.Candidate(
-        document=pb.Document.FromString(candidate.doc.payload),
-        doc_id=candidate.doc.doc_id,
-        relevance_micros=candidate.relevance_micros,
-        relevance_tier=candidate.tier,
-    )
+def _add_candidates(
+    field: RepeatedCompositeFieldContainer[pb.Candidate], candidates: Sequence[Candidate]
+) -> None:
+    for candidate in candidates:
+        added = field.add(
+            doc_id=candidate.doc.doc_id,
+            relevance_micros=candidate.relevance_micros,
+            relevance_tier=candidate.tier,
+        )
+        # Parsed in place: a Document built apart would be parsed, then copied in.
+        added.document.MergeFromString(candidate.doc.payload)
 
 
 def retrieve_response(retrieval: Retrieval) -> pb.RetrieveResponse:
     """A retrieval as the API returns it."""
-    return pb.RetrieveResponse(
-        atoms=[_candidate(c) for c in retrieval.atoms],
-        turns=[_candidate(c) for c in retrieval.turns],
-        digests=[_candidate(c) for c in retrieval.digests],
-        generic_query=retrieval.generic_query,
-        standing_constraints=[_candidate(c) for c in retrieval.standing],
-    )
+    response = pb.RetrieveResponse(generic_query=retrieval.generic_query)
+    _add_candidates(response.atoms, retrieval.atoms)
+    _add_candidates(response.turns, retrieval.turns)
+    _add_candidates(response.digests, retrieval.digests)
+    _add_candidates(response.standing_constraints, retrieval.standing)
+    return response
 
 
 def reindex_response(summary: IndexSummary) -> pb.ReindexResponse:
