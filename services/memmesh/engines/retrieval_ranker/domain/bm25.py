@@ -6,17 +6,28 @@ integer division, so a score never depends on float summation order:
     tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl))  ==  20 tf T / (8 T tf + 3 T + 9 dl N)
 
 where T is the total length of the documents and N their number. The idf is a logarithm,
-rounded once to micro-units per query term.
+rounded once to micro-units per query term. A query is scored over every document its
+terms match, one numpy operation per term (score_slots); score() is the same sum read
+plainly, one document at a time.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import chain
+
+import numpy as np
+from numpy.typing import NDArray
 
 from memmesh.engines.retrieval_ranker.domain.documents import IndexDoc
+from memmesh.engines.retrieval_ranker.domain.slots import SlotTable
 
 MICROS = 1_000_000
+# numpy computes a term's gains in int64 while numerator x tf stays below this; above it
+# (only with a huge corpus) in Python integers, so a score never wraps.
+INT64_SAFE = 2**62
 
 
 def idf_micros(document_count: int, document_frequency: int) -> int:
@@ -29,50 +40,65 @@ class KindIndex:
     """Postings of one document kind; updates are incremental, scoring reads them directly.
 
     A term's postings are grouped by (tf, document length): every document of a group
-    gains the same score from the term, so the gain is computed once per group.
+    gains the same score from the term. Documents are held by slot (slots.py), and a
+    term's postings are also kept as arrays of slots and tfs, made when a query first reads
+    the term and dropped when a document with the term comes or goes.
     """
 
     def __init__(self) -> None:
-        self._docs: dict[str, IndexDoc] = {}
+        # The documents, by id and by slot.
+        self.slots = SlotTable()
         # term -> (tf, length) -> documents (a dict used as an ordered set)
         self._postings: dict[str, dict[tuple[int, int], dict[str, None]]] = {}
         self._frequencies: dict[str, int] = {}
-        # Per term, the highest tf and the shortest document ever indexed with it: they bound
-        # what the term can add to any document (looser after removals, never wrong).
-        self._extremes: dict[str, tuple[int, int]] = {}
+        # Per term, the highest tf ever indexed with it: it bounds numerator x tf when a
+        # term's gains are computed (looser after removals, never wrong).
+        self._top_tf: dict[str, int] = {}
+        # term -> its postings' slots and tfs, for the terms read since they last changed
+        self._arrays: dict[str, TermArrays] = {}
         self._total_length = 0
 
     def __len__(self) -> int:
-        return len(self._docs)
+        return len(self.slots)
 
     def __contains__(self, doc_id: object) -> bool:
-        return doc_id in self._docs
+        return isinstance(doc_id, str) and self.slots.slot_of(doc_id) is not None
+
+    @property
+    def array_bytes(self) -> int:
+        """Bytes held by the postings' arrays of the terms read (the slot columns are counted
+        per document: user_index.SLOT_BYTES)."""
+        return sum(held.nbytes for held in self._arrays.values())
 
     def get(self, doc_id: str) -> IndexDoc | None:
         """The document with this id, if indexed."""
-        return self._docs.get(doc_id)
+        return self.slots.get(doc_id)
 
     def docs(self) -> Iterator[IndexDoc]:
         """Every document, in no particular order (callers sort)."""
-        return iter(self._docs.values())
+        return self.slots.docs()
 
     def add(self, doc: IndexDoc) -> None:
         """Index a document, replacing one with the same id."""
         doc_id = doc.doc_id
-        if doc_id in self._docs:
-            self.remove(doc_id)
-        self._docs[doc_id] = doc
+        self.remove(doc_id)
+        self.slots.add(doc)
         length = len(doc.terms)
         self._total_length += length
-        # Runs for every term of every document a load reads: locals, and no tuple rebuilt
-        # unless an extreme moves.
-        postings, frequencies, extremes = self._postings, self._frequencies, self._extremes
+        # Runs for every term of every document a load reads: locals, and no tuple rebuilt.
+        postings, frequencies, top_tf, arrays = (
+            self._postings,
+            self._frequencies,
+            self._top_tf,
+            self._arrays,
+        )
         for term, tf in doc.term_counts().items():
+            arrays.pop(term, None)
             groups = postings.get(term)
             if groups is None:
                 postings[term] = {(tf, length): {doc_id: None}}
                 frequencies[term] = 1
-                extremes[term] = (tf, length)
+                top_tf[term] = tf
                 continue
             group = groups.get((tf, length))
             if group is None:
@@ -80,18 +106,19 @@ class KindIndex:
             else:
                 group[doc_id] = None
             frequencies[term] += 1
-            top_tf, min_length = extremes[term]
-            if tf > top_tf or length < min_length:
-                extremes[term] = (max(top_tf, tf), min(min_length, length))
+            if tf > top_tf[term]:
+                top_tf[term] = tf
 
     def remove(self, doc_id: str) -> IndexDoc | None:
         """Drop a document and its postings; returns it, or None when it was not indexed."""
-        doc = self._docs.pop(doc_id, None)
+        doc = self.slots.get(doc_id)
         if doc is None:
             return None
+        self.slots.remove(doc_id)
         length = len(doc.terms)
         self._total_length -= length
         for term, tf in doc.term_counts().items():
+            self._arrays.pop(term, None)
             groups = self._postings[term]
             group = groups[(tf, length)]
             del group[doc_id]
@@ -99,63 +126,90 @@ class KindIndex:
                 del groups[(tf, length)]
             self._frequencies[term] -= 1
             if not groups:
-                del self._postings[term], self._frequencies[term], self._extremes[term]
+                del self._postings[term], self._frequencies[term], self._top_tf[term]
         return doc
 
-    def score(
-        self, terms: Iterable[str], useful_from: Callable[[dict[str, int]], int] | None = None
-    ) -> dict[str, int]:
-        """BM25 score in micro-units of the documents matching the terms.
-
-        Without `useful_from`, every matching document is scored. With it, terms are read
-        rarest first, and once the rest of the terms together cannot lift a document not
-        yet seen to useful_from(scores so far), those terms only complete the documents
-        already seen (max-score pruning). useful_from must return a score below which a
-        document is of no use to the caller, and must grow with the scores it is given;
-        the scores of useful documents are then exact.
-        """
-        count, total = len(self._docs), self._total_length
+    def score(self, terms: Iterable[str]) -> dict[str, int]:
+        """BM25 score in micro-units of the documents matching the terms, by id (read one
+        document at a time: score_slots gives the same scores by slot)."""
+        count, total = len(self.slots), self._total_length
         if count == 0 or total == 0:
             return {}
-        tf_weight, base, length_weight = 8 * total, 3 * total, 9 * count
-        weighted = []
+        scores: dict[str, int] = {}
         for term in set(terms):
             if groups := self._postings.get(term):
-                idf = idf_micros(count, self._frequencies[term])
-                top_tf, min_length = self._extremes[term]
-                bound = (
-                    idf
-                    * 20
-                    * total
-                    * top_tf
-                    // (tf_weight * top_tf + base + length_weight * min_length)
-                    + 1
-                )
-                weighted.append((idf, term, bound, groups))
-        # Rarest first; the term breaks idf ties so the order never depends on set order.
-        weighted.sort(key=lambda entry: (-entry[0], entry[1]))
-        remaining_bound = sum(entry[2] for entry in weighted)
-        scores: dict[str, int] = {}
-        for idf, _, bound, groups in weighted:
-            numerator = idf * 20 * total
-            complete_only = (
-                useful_from is not None and bool(scores) and remaining_bound <= useful_from(scores)
-            )
-            remaining_bound -= bound
-            for (tf, length), doc_ids in groups.items():
-                gain = numerator * tf // (tf_weight * tf + base + length_weight * length)
-                if complete_only:
-                    # No document unseen so far can become useful: only complete the seen ones
-                    # (a C-level key intersection, larger view first: a common term's
-                    # postings can hold every document of the user).
-                    larger, smaller = (
-                        (doc_ids, scores) if len(doc_ids) >= len(scores) else (scores, doc_ids)
-                    )
-                    for doc_id in larger.keys() & smaller.keys():
-                        scores[doc_id] += gain
-                elif not scores:
-                    scores.update(dict.fromkeys(doc_ids, gain))
-                else:
+                numerator = idf_micros(count, self._frequencies[term]) * 20 * total
+                for (tf, length), doc_ids in groups.items():
+                    gain = numerator * tf // (8 * total * tf + 3 * total + 9 * count * length)
                     for doc_id in doc_ids:
                         scores[doc_id] = scores.get(doc_id, 0) + gain
         return scores
+
+    def score_slots(self, terms: Iterable[str]) -> NDArray[np.int64]:
+        """BM25 score in micro-units of every slot (0 for a document no term matches, and
+        for a free slot), one array operation per term: score() by slot."""
+        scores = np.zeros(self.slots.size, dtype=np.int64)
+        if not len(self.slots) or not self._total_length:
+            return scores
+        for term in set(terms):
+            if term in self._postings:
+                slots, gains = self._gains(term)
+                scores[slots] += gains
+        return scores
+
+    def _gains(self, term: str) -> tuple[NDArray[np.intp], NDArray[np.int64]]:
+        """The slots of the term's postings and what the term adds to each one's score."""
+        arrays = self._arrays.get(term)
+        if arrays is None:
+            arrays = self._arrays[term] = self._postings_arrays(term)
+        statistics = (len(self.slots), self._total_length)
+        if arrays.statistics != statistics:
+            arrays.gains = self._term_gains(term, arrays.tfs, self.slots.length[arrays.slots])
+            arrays.statistics = statistics
+        return arrays.slots, arrays.gains
+
+    def _postings_arrays(self, term: str) -> TermArrays:
+        groups = self._postings[term]
+        # Postings hold ids, not slots: a dict keyed by str is the compact kind, and these
+        # arrays are made again only after the term changed.
+        slots = np.fromiter(
+            map(self.slots.slot_of_indexed, chain.from_iterable(groups.values())),
+            dtype=np.intp,
+            count=self._frequencies[term],
+        )
+        tfs = np.repeat(
+            np.array([tf for tf, _ in groups], dtype=np.int64),
+            [len(group) for group in groups.values()],
+        )
+        return TermArrays(slots, tfs)
+
+    def _term_gains(
+        self, term: str, tfs: NDArray[np.int64], lengths: NDArray[np.int64]
+    ) -> NDArray[np.int64]:
+        """score()'s gain of the term for documents with these tfs and lengths."""
+        count, total = len(self.slots), self._total_length
+        numerator = idf_micros(count, self._frequencies[term]) * 20 * total
+        denominators = 8 * total * tfs + 3 * total + 9 * count * lengths
+        if numerator * self._top_tf[term] >= INT64_SAFE:
+            exact: NDArray[np.object_] = (
+                tfs.astype(object) * numerator // denominators.astype(object)
+            )
+            return exact.astype(np.int64)
+        gains: NDArray[np.int64] = numerator * tfs // denominators
+        return gains
+
+
+@dataclass
+class TermArrays:
+    """A term's postings as arrays of slots and tfs, and its gains as of `statistics`
+    (documents, total length): a document added or removed anywhere changes the gains, and
+    one with this term drops the arrays."""
+
+    slots: NDArray[np.intp]
+    tfs: NDArray[np.int64]
+    gains: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    statistics: tuple[int, int] = (0, 0)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.slots.nbytes + self.tfs.nbytes + self.gains.nbytes)

@@ -146,13 +146,15 @@ class DenseIndex:
         dots = self._matrix[:count] @ as_row(query)
         best = float(dots.max())
         floor = max(policy.min_cosine_percent * UNIT / 100, best * policy.relative_percent / 100)
-        if count > policy.depth:
-            # Only the depth-th best and above are kept, with every document tied with it.
-            floor = max(
-                floor, float(np.partition(dots, count - policy.depth)[count - policy.depth])
-            )
         rows = np.flatnonzero(dots >= floor)
-        ranked = sorted((-int(dots[row]), self._ids[row]) for row in rows)
+        if len(rows) > policy.depth:
+            # Only the depth-th best and above are kept, with every document tied with it
+            # (the depth best are above the floor, so it is the depth-th of these rows).
+            above = dots[rows]
+            rows = rows[above >= np.partition(above, -policy.depth)[-policy.depth]]
+        # Similarities are exact integers held as float32 (see the module's docstring).
+        negated = (-dots[rows]).astype(np.int64).tolist()
+        ranked = sorted(zip(negated, map(self._ids.__getitem__, rows.tolist()), strict=True))
         return [(doc_id, -negated) for negated, doc_id in ranked]
 
 
@@ -171,3 +173,13 @@ def fused_scores(
                 rank, previous = position, score
             fused[doc_id] = fused.get(doc_id, 0) + scale // (k + rank)
     return fused
+
+
+def reciprocal_rank_gains(
+    scores: NDArray[np.int64], policy: DensePolicy = DEFAULT_DENSE_POLICY
+) -> NDArray[np.int64]:
+    """What fused_scores adds for each document of one ranking, given the ranking's scores in
+    any order: a document's rank is one more than the number of higher scores, so equal
+    scores share a rank as there."""
+    higher = len(scores) - np.searchsorted(np.sort(scores), scores, side="right")
+    return policy.rrf_scale // (policy.rrf_k + 1 + higher)

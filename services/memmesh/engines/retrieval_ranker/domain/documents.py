@@ -54,16 +54,13 @@ class IndexDoc:
     @cached_property
     def atom_order(self) -> tuple[int, int, int, int, int, str]:
         """Seed 001 §2.11.9: pinned, provenance, confidence, last use, use count, then id
-        (computed once per document: ranking compares it for every candidate)."""
+        (computed once per document, when first compared)."""
+        return (*self.signal_order(), self.doc_id)
+
+    def signal_order(self) -> tuple[int, int, int, int, int]:
+        """atom_order without the id (not kept: the index holds it in its slot columns)."""
         s = self.signals
-        return (
-            -int(s.pinned),
-            -s.provenance,
-            -s.confidence_bp,
-            -s.last_use_us,
-            -s.use_count,
-            self.doc_id,
-        )
+        return (-int(s.pinned), -s.provenance, -s.confidence_bp, -s.last_use_us, -s.use_count)
 
 
 @dataclass(frozen=True)

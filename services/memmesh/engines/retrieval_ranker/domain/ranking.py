@@ -14,16 +14,28 @@
 Turns and digests have no ranking signals: relevance, then newer time, then id.
 A generic query (no content terms) makes every atom a candidate in band 0, lists
 digests newest first and returns no turns: recalling random history is a dump.
+
+Scores, floor, bands and fusion are computed over arrays of slots (slots.py), and the cap's
+sort reads the §2.11.9 signals from the slot columns: only the documents that come first
+(with every one tied with the last of them) become Python tuples, sorted by the full order
+with its id exactly as before. test_retrieval_ranker_selection.py checks this against the
+rule read one document at a time.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+from numpy.typing import NDArray
+
 from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
-from memmesh.engines.retrieval_ranker.domain.dense import DEFAULT_DENSE_POLICY, fused_scores
+from memmesh.engines.retrieval_ranker.domain.dense import (
+    DEFAULT_DENSE_POLICY,
+    reciprocal_rank_gains,
+)
 from memmesh.engines.retrieval_ranker.domain.documents import Candidate, IndexDoc
 
 
@@ -47,19 +59,16 @@ class RankingPolicy:
             min(self.tier_count - 1, (best - score) * 100 * self.tier_count // span) if span else 0
         )
 
-    def useful_from(self, top_k: int | None) -> Callable[[dict[str, int]], int]:
-        """The score below which a document can be neither a candidate nor, when top_k is
-        given, among the top_k (scores only grow, so partial scores give a safe bound)."""
+    def floor(self, best: int) -> int:
+        """The lowest score that is a candidate given the best of its kind (tier() not None)."""
+        return max(self.min_relevance_micros, -(-best * self.floor_percent // 100))
 
-        def bound(scores: dict[str, int]) -> int:
-            floor = max(
-                self.min_relevance_micros, -(-max(scores.values()) * self.floor_percent // 100)
-            )
-            if top_k is not None and len(scores) >= top_k:
-                return max(floor, heapq.nlargest(top_k, scores.values())[-1])
-            return floor
-
-        return bound
+    def tiers(self, scores: NDArray[np.int64], best: int) -> NDArray[np.int64]:
+        """tier() of scores at or above the floor."""
+        span = best * (100 - self.floor_percent)
+        if not span:
+            return np.zeros(len(scores), dtype=np.int64)
+        return np.minimum(self.tier_count - 1, (best - scores) * 100 * self.tier_count // span)
 
 
 DEFAULT_POLICY = RankingPolicy()
@@ -70,68 +79,17 @@ def atom_order_key(doc: IndexDoc) -> tuple[int, int, int, int, int, str]:
     return doc.atom_order
 
 
-def _scored(
-    scores: dict[str, int], policy: RankingPolicy, top_k: int | None
-) -> list[tuple[int, int, str]]:
-    """(tier, score, id) of the candidates (of those that can be in the top_k, when given)."""
-    if not scores:
-        return []
-    best = max(scores.values())
-    lowest = policy.useful_from(None)(scores)
-    if top_k is not None:
-        lowest = max(lowest, heapq.nlargest(top_k, scores.values())[-1])
-    span, tiers = best * (100 - policy.floor_percent), policy.tier_count
-    if not span:
-        return [(0, score, doc_id) for doc_id, score in scores.items() if score >= lowest]
-    # policy.tier() inlined: this runs for every matching document.
-    return [
-        (min(tiers - 1, (best - score) * 100 * tiers // span), score, doc_id)
-        for doc_id, score in scores.items()
-        if score >= lowest
-    ]
+@dataclass(frozen=True)
+class Scored:
+    """Documents of one kind with a relevance score: slots (slots.py) and their scores."""
 
+    slots: NDArray[np.intp]
+    scores: NDArray[np.int64]
 
-def _atom_bands(
-    index: KindIndex, scores: dict[str, int], policy: RankingPolicy, limit: int
-) -> list[tuple[int, tuple[int, int, int, int, int, str], int, IndexDoc]]:
-    """(tier, §2.11.9 order, score, doc) of the candidates in the bands that can fill the cap:
-    stronger bands always go first, so weaker ones are never read."""
-    if not scores:
-        return []
-    best = max(scores.values())
-    lowest = policy.useful_from(None)(scores)
-    descending = sorted((score for score in scores.values() if score >= lowest), reverse=True)
-    if not descending:
-        return []
-    span, tiers = best * (100 - policy.floor_percent), policy.tier_count
-    # Bands only widen as scores fall (policy.tier() inlined: this runs for every candidate),
-    # so the band of the limit-th best candidate is the last one needed, and band <= last
-    # is a score bound: (best - score) * 100 * tiers < (last + 1) * span.
-    last = (
-        min(tiers - 1, (best - descending[min(limit, len(descending)) - 1]) * 100 * tiers // span)
-        if span
-        else 0
-    )
-    keep_from = (
-        lowest
-        if not span or last == tiers - 1
-        else max(lowest, best + 1 + (last + 1) * span // -(100 * tiers))
-    )
-    get = index.get
-    if not span:
-        return [
-            (0, doc.atom_order, score, doc)
-            for doc_id, score in scores.items()
-            if score >= keep_from
-            and (doc := get(doc_id)) is not None
-            and not doc.signals.superseded
-        ]
-    # The order ends with the unique id, so these tuples compare on (tier, order) only.
-    return [
-        (min(tiers - 1, (best - score) * 100 * tiers // span), doc.atom_order, score, doc)
-        for doc_id, score in scores.items()
-        if score >= keep_from and (doc := get(doc_id)) is not None and not doc.signals.superseded
-    ]
+    def at_least(self, lowest: int) -> Scored:
+        """The documents scoring lowest or more."""
+        kept = self.scores >= lowest
+        return Scored(self.slots[kept], self.scores[kept])
 
 
 @dataclass(frozen=True)
@@ -143,29 +101,84 @@ class Related:
     lexical: bool = True
 
 
+def _lexical(index: KindIndex, terms: tuple[str, ...], policy: RankingPolicy) -> Scored:
+    """BM25's candidates: the documents scoring at least the floor of the best score (the
+    floor is positive, so a document no term matches is never one)."""
+    scores = index.score_slots(terms)
+    best = int(scores.max()) if len(scores) else 0
+    slots = np.flatnonzero(scores >= policy.floor(best))
+    return Scored(slots, scores[slots])
+
+
+def _best_with_ties(candidates: Scored, depth: int) -> Scored:
+    """The `depth` best candidates, with every one tied with the last of them."""
+    if len(candidates.slots) <= depth:
+        return candidates
+    return candidates.at_least(int(np.partition(candidates.scores, -depth)[-depth]))
+
+
+def _union(first: NDArray[np.intp], second: NDArray[np.intp]) -> NDArray[np.intp]:
+    """The slots in either, ascending (np.union1d, without its cost on short arrays)."""
+    slots = np.sort(np.concatenate((first, second)))
+    if len(slots) < 2:
+        return slots
+    return slots[np.concatenate(([True], slots[1:] != slots[:-1]))]
+
+
 def _relevance(
-    index: KindIndex,
-    terms: tuple[str, ...],
-    policy: RankingPolicy,
-    top_k: int | None,
-    related: Related | None,
-) -> dict[str, int]:
-    """BM25 scores, or with `related` the reciprocal rank fusion of BM25's candidates
-    (best first, ties by id) and the dense ranking."""
+    index: KindIndex, terms: tuple[str, ...], policy: RankingPolicy, related: Related | None
+) -> Scored:
+    """BM25's candidates, or with `related` the reciprocal rank fusion (dense.fused_scores)
+    of BM25's best `depth` candidates (ties kept) and the dense ranking."""
     if related is None:
-        return index.score(terms, policy.useful_from(top_k))
-    rankings = [related.ranking]
+        return _lexical(index, terms, policy)
+    # UserIndex keeps a document's dense row and its postings together, so every related
+    # document holds a slot; one that did not could not be returned either.
+    found = index.slots.slots_of(doc_id for doc_id, _ in related.ranking)
+    in_dense = [
+        (slot, similarity)
+        for slot, (_, similarity) in zip(found, related.ranking, strict=True)
+        if slot is not None
+    ]
+    dense = Scored(
+        np.array([slot for slot, _ in in_dense], dtype=np.intp),
+        np.array([similarity for _, similarity in in_dense], dtype=np.int64),
+    )
+    fused = np.zeros(index.slots.size, dtype=np.int64)
+    fused[dense.slots] += reciprocal_rank_gains(dense.scores)
+    slots = dense.slots
     if related.lexical:
-        depth = DEFAULT_DENSE_POLICY.depth
-        # Pruned to what can be among the best `depth`: the scores returned are exact.
-        useful = policy.useful_from(depth)
-        scores = index.score(terms, useful)
-        # The depth best with every document tied with the last of them (a tie is one rank
-        # in fused_scores), best first, ties by id.
-        lowest = useful(scores) if scores else 0
-        lexical = sorted((-score, doc_id) for doc_id, score in scores.items() if score >= lowest)
-        rankings.insert(0, [(doc_id, -negated) for negated, doc_id in lexical])
-    return fused_scores(rankings)
+        lexical = _best_with_ties(_lexical(index, terms, policy), DEFAULT_DENSE_POLICY.depth)
+        fused[lexical.slots] += reciprocal_rank_gains(lexical.scores)
+        slots = _union(slots, lexical.slots)
+    return Scored(slots, fused[slots])
+
+
+def _candidates(
+    relevant: Scored, policy: RankingPolicy
+) -> tuple[NDArray[np.intp], NDArray[np.int64], NDArray[np.int64]]:
+    """(slots, scores, tiers) of the candidates: at or above the floor of the best score."""
+    if not len(relevant.slots):
+        return relevant.slots, relevant.scores, relevant.scores
+    best = int(relevant.scores.max())
+    candidates = relevant.at_least(policy.floor(best))
+    return candidates.slots, candidates.scores, policy.tiers(candidates.scores, best)
+
+
+def _first_rows(keys: NDArray[np.int64], limit: int) -> NDArray[np.intp]:
+    """Positions of the `limit` rows first by their keys (columns compared in order), and of
+    every row tied with the last of them: whatever breaks the ties, the first `limit` by
+    the full order are among these."""
+    if len(keys) <= limit:
+        return np.arange(len(keys))
+    # Rows after the limit-th by the first key alone cannot come first: a cheap cut before
+    # sorting by every key (many candidates often share a band or a score).
+    leading = keys[:, 0]
+    within = np.flatnonzero(leading <= np.partition(leading, limit - 1)[limit - 1])
+    order = within[np.lexsort(keys[within].T[::-1])]
+    last = keys[order[limit - 1]]
+    tied = np.all(keys[order[limit:]] == last, axis=1)
+    return order[: limit + (len(tied) if tied.all() else int(np.argmin(tied)))]
 
 
 def select_atoms(
@@ -178,10 +191,21 @@ def select_atoms(
     """Atom candidates kept by the cap, listed in the seed 001 §2.11.9 order."""
     if limit <= 0:
         return ()
+    table = index.slots
     if terms:
-        ranked = _atom_bands(index, _relevance(index, terms, policy, None, related), policy, limit)
+        slots, scores, tiers = _candidates(_relevance(index, terms, policy, related), policy)
     else:
-        ranked = [(0, doc.atom_order, 0, doc) for doc in index.docs() if not doc.signals.superseded]
+        slots = table.held()
+        scores = tiers = np.zeros(len(slots), dtype=np.int64)
+    live = ~table.superseded[slots]
+    slots, scores, tiers = slots[live], scores[live], tiers[live]
+    first = _first_rows(np.column_stack((tiers, table.order[slots])), limit)
+    ranked = [
+        (int(tiers[row]), doc.atom_order, int(scores[row]), doc)
+        for row in first.tolist()
+        for doc in (table.doc(int(slots[row])),)
+    ]
+    # The order ends with the unique id, so these tuples compare on (tier, order) only.
     kept = heapq.nsmallest(limit, ranked)
     return tuple(
         Candidate(doc, score, tier)
@@ -199,18 +223,20 @@ def select_by_relevance(
     """Turn or digest candidates: relevance, then newer time, then id."""
     if limit <= 0:
         return ()
+    table = index.slots
     if terms:
-        # Only scores at least the limit-th best can be kept; ties on it are settled below,
-        # and a tie can hold hundreds of equal turns: a Candidate is built for the kept only.
-        scored = _scored(_relevance(index, terms, policy, limit, related), policy, limit)
-        get = index.get
-        ranked = [
-            (-score, -doc.time_us, doc_id, tier, doc)
-            for tier, score, doc_id in scored
-            if (doc := get(doc_id)) is not None and not doc.signals.superseded
-        ]
+        slots, scores, tiers = _candidates(_relevance(index, terms, policy, related), policy)
+        live = ~table.superseded[slots]
+        slots, scores, tiers = slots[live], scores[live], tiers[live]
     else:
-        ranked = [(0, -doc.time_us, doc.doc_id, 0, doc) for doc in index.docs()]
+        slots = table.held()
+        scores = tiers = np.zeros(len(slots), dtype=np.int64)
+    first = _first_rows(np.column_stack((-scores, table.newest_first[slots])), limit)
+    ranked = [
+        (-int(scores[row]), -doc.time_us, doc.doc_id, int(tiers[row]), doc)
+        for row in first.tolist()
+        for doc in (table.doc(int(slots[row])),)
+    ]
     # Relevance, then newer time, then id: the unique id ends every comparison.
     return tuple(
         Candidate(doc, -negated, tier)

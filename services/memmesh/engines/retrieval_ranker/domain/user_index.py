@@ -29,12 +29,14 @@ MAX_STANDING = 8
 # embedding table (12 MB, memory-mapped and shared) is the process's, not a user's.
 DOC_BYTES = 600
 TERM_BYTES = 120
+# Counted, not measured: a document's slot columns (slots.py: seven int64 and a flag).
+SLOT_BYTES = 57
 
 
 def document_bytes(doc: IndexDoc) -> int:
     """Approximate memory of a document in the index, dense row excluded (DenseIndex.nbytes)."""
     texts = len(doc.payload) + len(doc.constraint_text) + len(doc.vector)
-    return DOC_BYTES + texts + TERM_BYTES * len(doc.terms)
+    return DOC_BYTES + SLOT_BYTES + texts + TERM_BYTES * len(doc.terms)
 
 
 class UserIndex:
@@ -107,8 +109,10 @@ class UserIndex:
         return sum(dense.nbytes for dense in self._dense.values())
 
     def approximate_bytes(self) -> int:
-        """Approximate memory of the whole index: documents, postings and dense vectors."""
-        return self._document_bytes + self.dense_bytes()
+        """Approximate memory of the whole index: documents, postings (with the arrays of
+        the terms read) and dense vectors."""
+        arrays = sum(index.array_bytes for index in self._kinds.values())
+        return self._document_bytes + arrays + self.dense_bytes()
 
     def _related(
         self, kind: Kind, query_terms: tuple[str, ...], query_vector: bytes, mode: RetrievalMode
