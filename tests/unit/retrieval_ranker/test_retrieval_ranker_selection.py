@@ -242,3 +242,19 @@ def test_array_selection_equals_the_rule_past_the_fusion_depth() -> None:
                     assert select_by_relevance(
                         index, query, limit, policy, related
                     ) == reference_by_relevance(index, query, limit, policy, related)
+
+
+def test_scores_too_large_for_int64_arithmetic_are_computed_exactly() -> None:
+    index = KindIndex()
+    signals = AtomSignals()
+    # numerator x tf passes 2^62 (INT64_SAFE): the gains are computed in Python integers.
+    index.add(IndexDoc("big", Kind.TURN, ("tea",) * 1_000_000 + ("jazz",), 0, signals, b""))
+    index.add(IndexDoc("small", Kind.TURN, ("tea", "coffee"), 0, signals, b""))
+    index.add(IndexDoc("other", Kind.TURN, ("coffee",), 0, signals, b""))
+    scores = index.score(("tea", "jazz"))
+    by_slot = index.score_slots(("tea", "jazz"))
+    assert {
+        doc_id: int(by_slot[slot])
+        for doc_id in scores
+        if (slot := index.slots.slot_of(doc_id)) is not None
+    } == scores
