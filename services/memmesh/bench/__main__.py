@@ -1,8 +1,9 @@
 """`make bench`: prints every benchmark's figures; the last line is all of them as JSON.
 
 `python -m memmesh.bench [section ...]` runs only the named sections
-(foundation, filter, retrieve, process, restore, turns). MEMMESH_BENCH_ONLY=sqlite
-(or postgres+redis) runs only that storage configuration.
+(foundation, filter, retrieve, process, restore, turns, large). MEMMESH_BENCH_ONLY=sqlite
+(or postgres+redis) runs only that storage configuration; `large` (one user with 100,000
+documents) runs on SQLite only.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 import sys
 from collections.abc import Mapping
 
-from memmesh.bench import foundation, turns
+from memmesh.bench import foundation, large, turns
 from memmesh.bench.exposure_filter import bench_filter
 from memmesh.bench.process import bench_process
 from memmesh.bench.restore import bench_restore
@@ -25,7 +26,7 @@ REDIS_URL = os.environ.get("MEMMESH_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0"
 ALL_CONFIGURATIONS = (("sqlite", "sqlite", None), ("postgres+redis", POSTGRES_URL, REDIS_URL))
 ONLY = os.environ.get("MEMMESH_BENCH_ONLY", "")
 CONFIGURATIONS = tuple(c for c in ALL_CONFIGURATIONS if not ONLY or c[0] == ONLY)
-SECTIONS = ("foundation", "filter", "retrieve", "process", "restore", "turns")
+SECTIONS = ("foundation", "filter", "retrieve", "process", "restore", "turns", "large")
 
 
 def _print(name: str, figures: object) -> None:
@@ -57,6 +58,9 @@ def main(argv: list[str]) -> None:
         for label, storage, redis_url in CONFIGURATIONS:
             results[f"turns.{label}"] = figures = turns.run(storage, redis_url, label)
             _print(f"Gateway Brief and Ingest, multi-process mesh [{label}]", figures)
+    if "large" in wanted:
+        results["large_user_100k_documents.sqlite"] = figures = large.run()
+        _print("Gateway Brief for one user with 100,000 documents [sqlite]", figures)
     print(json.dumps(results, sort_keys=True))
 
 

@@ -1,4 +1,5 @@
-"""CPU time spent by a set of processes (Linux /proc), to report CPU per request."""
+"""CPU time and resident memory of processes (Linux /proc), to report CPU per request and
+memory per engine."""
 
 from __future__ import annotations
 
@@ -20,3 +21,15 @@ def cpu_seconds(pids: Iterable[int]) -> float:
             continue
         total += int(fields[11]) + int(fields[12])
     return total / _TICKS_PER_S
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process, 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0

@@ -40,7 +40,7 @@ from typing import TypeVar
 
 import grpc
 
-from memmesh.bench.cpu import cpu_seconds
+from memmesh.bench.cpu import cpu_seconds, rss_bytes
 from memmesh.bench.stats import percentile
 from memmesh.bench.turns import (
     START_US,
@@ -82,18 +82,6 @@ class Window:
 
     tallies: dict[str, Tally] = field(default_factory=lambda: {kind: Tally() for kind in KINDS})
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
-
-
-def rss_bytes(pid: int) -> int:
-    """Resident memory of a process (Linux /proc), 0 once it is gone."""
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
 
 
 # A fixed piece of pure-Python work whose CPU time (not wall time: waiting for a core does
