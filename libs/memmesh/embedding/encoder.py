@@ -35,7 +35,11 @@ MAX_BATCH = 32
 
 
 class Encoder:
-    """all-MiniLM-L6-v2 sentence embeddings; thread-safe, deterministic for the same text."""
+    """all-MiniLM-L6-v2 sentence embeddings; thread-safe, deterministic for the same texts.
+
+    A text's vector does not depend on the other texts of its batch beyond float32 rounding
+    (within 1e-6): which BLAS kernel a CPU picks for a batch's shape decides the last bits,
+    so a vector computed alone and one computed beside others may differ there."""
 
     def __init__(
         self, weights: BertWeights, tokenizer: Tokenizer, cache_size: int = DEFAULT_CACHE_SIZE
