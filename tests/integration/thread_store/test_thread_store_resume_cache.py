@@ -13,6 +13,7 @@ import pytest
 import pytest_asyncio
 
 from memmesh.engines.thread_store.adapters.sql_store import SqlThreadStore, migrations
+from memmesh.engines.thread_store.domain import topics
 from memmesh.engines.thread_store.domain.model import Exposure, Resumed, Role, Turn
 from memmesh.engines.thread_store.domain.resume import DAY_US
 from memmesh.engines.thread_store.domain.sessions import DEFAULT_SESSION_GAP_US
@@ -200,3 +201,29 @@ async def test_an_erased_word_is_in_no_answer_after_its_redaction(stores: Stores
     assert "Porto" not in repr(await both(stores))
     await stores.other.redact_turns(*stores.who, ["trip-0"], ["Sarah"])
     assert "Sarah" not in repr(await both(stores, now_us=END + 40 * DAY_US))
+
+
+ERASURES: dict[str, tuple[Callable[[Stores], Awaitable[None]], str]] = {
+    "a redaction": (lambda s: s.kept.redact_turns(*s.who, ["trip-0"], ["Sarah"]), "Sarah"),
+    "forgetting a session": (lambda s: s.kept.forget_session(*s.who, "piano"), "Chopin"),
+    "a restriction": (
+        lambda s: s.kept.restrict_turns(*s.who, ["piano-0"], Exposure.INTERNAL_ONLY),
+        "Chopin",
+    ),
+    "forgetting the user": (lambda s: s.kept.forget_user(*s.who), "Lisbon"),
+}
+
+
+@pytest.mark.parametrize("erasure", list(ERASURES))
+async def test_an_erasure_leaves_its_words_in_no_cache_of_the_process(
+    stores: Stores, erasure: str
+) -> None:
+    erase, word = ERASURES[erasure]
+    for days in (0, 40):  # HOT and WARM answers merge and read the threads' topic words
+        await both(stores, now_us=END + days * DAY_US)
+    assert topics._merge.cache_info().currsize + topics.topic_stems.cache_info().currsize > 0
+    await erase(stores)
+    # What the merge and topic-word caches hold (keyed by content) went with the erasure.
+    assert topics._merge.cache_info().currsize == 0
+    assert topics.topic_stems.cache_info().currsize == 0
+    assert word not in repr(await both(stores))

@@ -64,6 +64,7 @@ from memmesh.engines.thread_store.domain.tone import (
 from memmesh.engines.thread_store.domain.topics import (
     DEFAULT_RETENTION_DAYS,
     expired,
+    forget_cached_digests,
     joined_topic,
     merge_heads,
     threads_of,
@@ -566,7 +567,7 @@ class ThreadStoreUseCases:
         forgotten, queued = await erasure.forget_session(
             self._store, self._buffer, (tenant_id, user_id), session_id
         )
-        self._resumes.drop((tenant_id, user_id))
+        self._let_go((tenant_id, user_id))
         pending = await self._after_erasure(tenant_id, user_id, queued)
         if topic and forgotten.forgotten:
             await self._observing.thread_changed(tenant_id, user_id, topic)
@@ -580,7 +581,7 @@ class ThreadStoreUseCases:
         redaction, queued = await erasure.redact_turns(
             self._store, self._buffer, (tenant_id, user_id), turn_ids, terms, DIGEST_WINDOW_TURNS
         )
-        self._resumes.drop((tenant_id, user_id))
+        self._let_go((tenant_id, user_id))
         pending = await self._after_erasure(tenant_id, user_id, queued)
         return dataclasses.replace(redaction, pending_index_effects=pending)
 
@@ -605,9 +606,14 @@ class ThreadStoreUseCases:
         forgotten, queued = await erasure.forget_user(
             self._store, self._buffer, (tenant_id, user_id)
         )
-        self._resumes.drop((tenant_id, user_id))
+        self._let_go((tenant_id, user_id))
         pending = await self._after_erasure(tenant_id, user_id, queued)
         return dataclasses.replace(forgotten, pending_index_effects=pending)
+
+    def _let_go(self, who: tuple[str, str]) -> None:
+        """After an erasure: nothing this process keeps holds the erased words any more."""
+        self._resumes.drop(who)
+        forget_cached_digests()
 
     async def _after_erasure(self, tenant_id: str, user_id: str, queued: list[Effect]) -> int:
         """Deliver the index's part of an erasure now (the outbox keeps what fails), then make
@@ -653,7 +659,7 @@ class ThreadStoreUseCases:
         raised, queued = await restrict_turns(
             self._store, self._buffer, scope, turn_ids, exposure, DIGEST_WINDOW_TURNS
         )
-        self._resumes.drop(scope)
+        self._let_go(scope)
         await self._first_attempt(tenant_id, user_id, queued)
         return raised
 

@@ -287,3 +287,11 @@ def head_of(digest: Digest) -> DigestHead:
         digest.last_use_us,
         digest.unresolved,
     )
+
+
+def forget_cached_digests() -> None:
+    """Empty the merge and topic-word caches. Keyed by content, they never serve what an
+    erasure changed, but they hold its words in memory until evicted: an erasure lets go of
+    them at once."""
+    _merge.cache_clear()
+    topic_stems.cache_clear()
