@@ -225,27 +225,38 @@ async def test_another_user_sees_nothing(store: ThreadStore) -> None:
         assert not await tx.forget_thread("s1")
 
 
-async def test_every_write_raises_the_users_data_version_and_a_rollback_does_not(
+async def test_every_write_changes_the_users_data_version_and_a_rollback_does_not(
     store: ThreadStore,
 ) -> None:
     who, other = user(), user()
+    seen = set()
     async with store.read(*who) as tx:
         assert await tx.data_version() == 0
+    for n in range(1, 4):
+        async with store.write(*who) as tx:
+            await tx.insert_turn(turn(n), Mode.SESSION_START)
+        async with store.read(*who) as tx:
+            seen.add(await tx.data_version())
     async with store.write(*who) as tx:
-        await tx.insert_turn(turn(1), Mode.SESSION_START)
-    async with store.write(*who) as tx:
-        # A write that changes nothing still raises it.
+        # A write that changes nothing still changes it.
         assert await tx.turn_mode("turn-1") == Mode.SESSION_START
+    async with store.read(*who) as tx:
+        last = await tx.data_version()
+    assert 0 not in seen | {last} and len(seen | {last}) == 4
     with pytest.raises(RuntimeError):
         async with store.write(*who) as tx:
-            await tx.insert_turn(turn(2), Mode.IN_SESSION)
+            await tx.insert_turn(turn(9), Mode.IN_SESSION)
             raise RuntimeError("rolled back")
     async with store.read(*who) as tx:
-        assert await tx.data_version() == 2
+        assert await tx.data_version() == last
     async with store.write(*who) as tx:
         await tx.forget_user()
     async with store.read(*who) as tx:
-        # Forgetting the user keeps the number (it never goes back to one seen before).
-        assert await tx.data_version() == 3
+        # The row goes with the user (it named them); a later write gets a new number.
+        assert await tx.data_version() == 0
+    async with store.write(*who) as tx:
+        await tx.insert_turn(turn(10), Mode.SESSION_START)
+    async with store.read(*who) as tx:
+        assert await tx.data_version() not in seen | {last, 0}
     async with store.read(*other) as tx:
         assert await tx.data_version() == 0

@@ -46,9 +46,9 @@ class UserTx(Protocol):
     """One user's data inside one transaction (writes are serialised per user)."""
 
     async def data_version(self) -> int:
-        """The version of the user's rows (0 before any write): every write transaction of
-        the user raises it, and forgetting the user does not reset it, so the same version
-        read twice means no write committed in between."""
+        """The version of the user's rows (0 while the user has none: before any write and
+        once forgotten): every write transaction of the user replaces it with a new random
+        number, so the same version read twice means no write committed in between."""
         ...
 
     async def turn_mode(self, turn_id: str) -> Mode | None:

@@ -5,7 +5,8 @@ Only the ranking and the tier depend on the time; everything else a resume reads
 (the previous session, an unclosed previous session's digest and the thread it would join,
 the threads' heads, the candidate threads merged and reflected) is the same for the same
 rows. That part is kept in the process per user, under the user's data version: every write
-transaction of the user raises it in the store (an erasure too), and it is kept only when
+transaction of the user gives it a new random number in the store (an erasure too; a
+forgotten user has none, as before any write), and it is kept only when
 the version read after the resume's last read is the one read before its first (no write
 committed in between). A kept part is therefore what the rows give now, on every replica
 that shares the store, and is never served once anything of the user changed.
@@ -96,7 +97,7 @@ class Resumes:
         kept = self._kept.get(who)
         fresh = kept is None or kept.version != version
         if kept is None or fresh:
-            if kept is not None and kept.version < version:
+            if kept is not None:
                 # Made from rows that have changed since: it goes, whatever this resume keeps.
                 del self._kept[who]
             kept = _Kept(version, await tx.recent_sessions(BRIDGE_SESSIONS))
@@ -143,9 +144,8 @@ class Resumes:
         self._kept.pop(who, None)
 
     def _keep(self, who: tuple[str, str], kept: _Kept) -> None:
-        current = self._kept.get(who)
-        if current is not None and current.version > kept.version:
-            return
+        # Versions are not ordered: a resume that read an older one and finishes last leaves
+        # its parts here, and the next resume, reading another version, reads the rows again.
         self._kept[who] = kept
         self._kept.move_to_end(who)
         while len(self._kept) > self._kept_users:

@@ -113,8 +113,8 @@ def migrations(dialect: Dialect) -> tuple[Migration, ...]:
                 remember_everything INTEGER NOT NULL, PRIMARY KEY (tenant_id, user_id))""",
             ),
         ),
-        # The version of each user's rows (a number only, kept when the user is forgotten):
-        # every write transaction of the user raises it, so whatever a process keeps of what
+        # The version of each user's rows (a random number, gone with the user): every write
+        # transaction of the user gives it a new one, so whatever a process keeps of what
         # the rows gave is keyed by it and never outlives a change, on any replica.
         Migration(
             12,

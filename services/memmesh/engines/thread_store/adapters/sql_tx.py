@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import secrets
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,6 +52,7 @@ USER_TABLES = (
     "thread_observations",
     "thread_reflections",
     "thread_retention_modes",
+    "thread_data_versions",
 )
 _TURN_COLUMNS = "turn_id, session_id, role, text, time_us, exposure"
 _SESSION_COLUMNS = "session_id, start_us, last_us, turn_count, rolling_summary, closed"
@@ -118,11 +120,13 @@ class SqlUserTx(EpisodeRows):
         return int(row[0]) if row else 0
 
     async def raise_data_version(self) -> None:
-        """Raise the user's data version (SqlThreadStore.write does, in every write)."""
+        """Give the user's rows a new data version (SqlThreadStore.write does, in every write):
+        a random 63-bit number, so a version once replaced does not come back (a chance of
+        one in 2^63), even after the row went with the user or an older backup came back."""
         await self._db.execute(
-            "INSERT INTO thread_data_versions (tenant_id, user_id, version) VALUES (?, ?, 1) "
-            "ON CONFLICT (tenant_id, user_id) DO UPDATE SET version = thread_data_versions.version + 1",
-            self._who,
+            "INSERT INTO thread_data_versions (tenant_id, user_id, version) VALUES (?, ?, ?) "
+            "ON CONFLICT (tenant_id, user_id) DO UPDATE SET version = excluded.version",
+            (*self._who, secrets.randbits(63) or 1),
         )
 
     async def queue_index(self, change: IndexChange, key: str = "") -> list[Effect]:
