@@ -190,7 +190,7 @@ class SqlThreadStore:
     (BEGIN IMMEDIATE on SQLite, an advisory lock on PostgreSQL), so the session rule and
     loop changes see every earlier turn, across any number of processes. The lock is the
     user's outbox lock, so a write can queue its index effects in its own transaction.
-    Every write transaction raises the user's data version."""
+    Every write transaction gives the user's rows a new data version."""
 
     def __init__(self, database: Database) -> None:
         self._db = database
@@ -204,9 +204,9 @@ class SqlThreadStore:
     async def write(self, tenant_id: str, user_id: str) -> AsyncIterator[SqlUserTx]:
         async with self._db.write(*outbox_lock(tenant_id, user_id)) as tx:
             user = SqlUserTx(tx, tenant_id, user_id)
-            # Raised by every write, whatever it changes: nothing kept from an older version
+            # Renewed by every write, whatever it changes: nothing kept at an older version
             # is served once this commits (a write that rolls back leaves it as it was).
-            await user.raise_data_version()
+            await user.renew_data_version()
             yield user
 
     @asynccontextmanager

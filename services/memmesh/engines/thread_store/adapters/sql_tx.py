@@ -119,7 +119,7 @@ class SqlUserTx(EpisodeRows):
         )
         return int(row[0]) if row else 0
 
-    async def raise_data_version(self) -> None:
+    async def renew_data_version(self) -> None:
         """Give the user's rows a new data version (SqlThreadStore.write does, in every write):
         a random 63-bit number, so a version once replaced does not come back (a chance of
         one in 2^63), even after the row went with the user or an older backup came back."""
