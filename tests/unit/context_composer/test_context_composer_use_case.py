@@ -205,3 +205,24 @@ def test_graph_lookups_are_the_query_words_and_pairs_within_the_lookup_limit() -
         " ".join(f"name{chr(97 + i % 26)}{chr(97 + i // 26)}" for i in range(40)), ENTITY_LOOKUPS
     )
     assert len(many) == ENTITY_LOOKUPS
+
+
+async def test_a_compose_cancelled_before_its_parts_start_leaves_no_call_unawaited() -> None:
+    """A turn whose deadline passes while its parts are only scheduled makes no call it then
+    drops (Python would warn of a coroutine never awaited, and a call would be half made)."""
+    import asyncio
+    import gc
+    import warnings
+
+    sources = FakeSources(retrieved=Retrieved(atoms=(atom(1),)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        task = asyncio.ensure_future(composer(sources).compose(query()))
+        # One step: compose runs up to its gather, whose parts are scheduled, not started.
+        await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        gc.collect()
+    never_awaited = [w for w in caught if "never awaited" in str(w.message)]
+    assert not never_awaited, [str(w.message) for w in never_awaited]

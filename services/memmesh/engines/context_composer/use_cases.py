@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, replace
+from functools import partial
 from typing import TypeVar
 
 from memmesh.engines.context_composer.domain.assemble import (
@@ -52,9 +53,11 @@ log = logging.getLogger("memmesh.context_composer.turn")
 T = TypeVar("T")
 
 
-async def _tier2(call: Awaitable[T]) -> T | None:
+async def _tier2(call: Callable[[], Awaitable[T]]) -> T | None:
+    # The call is made here, not by the caller: a compose cancelled before this task first
+    # runs (its deadline passed) then leaves no call object that was never awaited.
     try:
-        return await call
+        return await call()
     except DependencyFailed:
         return None
 
@@ -87,7 +90,8 @@ class Composer:
         # Pending work is offered on a session start only; in session it is not read.
         retrieved, (facts, work), (query, context), corrections = await asyncio.gather(
             _tier2(
-                self._ranker.retrieve(
+                partial(
+                    self._ranker.retrieve,
                     tenant,
                     user,
                     query.query,
@@ -99,7 +103,9 @@ class Composer:
             ),
             self._state.facts(tenant, user, with_pending_work=query.mode != IN_SESSION),
             self._session(query, named),
-            _tier2(self._corrections.corrections(tenant, user)) if self._corrections else _none(),
+            _tier2(partial(self._corrections.corrections, tenant, user))
+            if self._corrections
+            else _none(),
         )
         degraded = _degraded_parts(
             retrieval_ranker=retrieved is None,
