@@ -132,6 +132,23 @@ async def start_engine(
     return server, built
 
 
+def caller_gone_quietly(record: logging.LogRecord) -> bool:
+    """Logs gRPC's failure to send an answer to a caller that already left (its deadline
+    passed while the answer was being sent: grpc's ExecuteBatchError) as one DEBUG line
+    instead of an ERROR with a traceback; every other record passes unchanged."""
+    error = record.exc_info[1] if record.exc_info else None
+    if type(error).__name__ != "ExecuteBatchError":
+        return True
+    record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+    record.msg, record.args, record.exc_info, record.exc_text = (
+        "an answer was not sent: its caller had already left",
+        (),
+        None,
+        None,
+    )
+    return logging.getLogger("grpc._cython.cygrpc").isEnabledFor(logging.DEBUG)
+
+
 def run_engine(name: str, build: Callable[[MeshSettings], Awaitable[BuiltEngine]]) -> None:
     """Entry point of an engine process."""
     settings = MeshSettings()
@@ -144,6 +161,7 @@ def run_engine(name: str, build: Callable[[MeshSettings], Awaitable[BuiltEngine]
     # reports as '' (a caller already gone, common under load): hundreds of lines a minute
     # in a loaded engine's log for a span that only lacks the peer's address.
     logging.getLogger("opentelemetry.instrumentation.grpc._server").setLevel(logging.ERROR)
+    logging.getLogger("grpc._cython.cygrpc").addFilter(caller_gone_quietly)
     provider = setup_tracing(name, settings.otlp_target)
     meters = setup_metrics(name, settings.otlp_target, settings.otlp_metric_interval_ms)
 
