@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Iterator
 from urllib.parse import urlparse
 
 import pytest
 
 from memmesh.common.v1 import scope_pb2
+from memmesh.testing.postgres import new_database_name, scratch_database
 from memmesh.testing.scopes import new_scope
 
 POSTGRES_URL = os.environ.get(
@@ -45,6 +47,15 @@ def _backend(url: str, what: str) -> str:
 def postgres_url() -> str:
     """URL of the real PostgreSQL server the suites run against."""
     return _backend(POSTGRES_URL, "PostgreSQL")
+
+
+@pytest.fixture(scope="module")
+def scratch_postgres_url(postgres_url: str) -> Iterator[str]:
+    """A new, empty database for one module's engine processes, dropped afterwards. Engines
+    sharing a database share their outbox tables: another module's mesh running at the same
+    moment would deliver this mesh's queued effects to its own engines."""
+    with scratch_database(postgres_url, new_database_name("memmesh_test")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -63,7 +63,8 @@ def backend(
     if request.param == "sqlite":
         env["MEMMESH_STORAGE_URL"] = "sqlite"
     else:
-        postgres_url = request.getfixturevalue("postgres_url")
+        # A database of its own: no other mesh's drainer may deliver this one's effects.
+        postgres_url = request.getfixturevalue("scratch_postgres_url")
         redis_url = request.getfixturevalue("redis_url")
         env["MEMMESH_STORAGE_URL"] = postgres_url
         env["MEMMESH_REDIS_URL"] = redis_url

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from memmesh.bench.privacy_audit import driver, scanner
 from memmesh.bench.privacy_audit.generator import Script
+from memmesh.testing.postgres import new_database_name, scratch_database
 
 POSTGRES_ADMIN_URL = os.environ.get(
     "MEMMESH_BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
@@ -41,7 +42,7 @@ def audit_backend(
                 time_limit_s=time_limit_s,
             )
             return scanner.scan(run, script, server_wal=server_wal)
-        with driver.scratch_database(POSTGRES_ADMIN_URL, driver.new_database_name()) as url:
+        with scratch_database(POSTGRES_ADMIN_URL, new_database_name()) as url:
             run = driver.run(
                 script,
                 "postgres",

@@ -13,16 +13,12 @@ import threading
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 import grpc
-import psycopg
 from google.protobuf import text_format
-from psycopg import sql
 
 from memmesh.bench.privacy_audit.generator import Script, UserScript
 from memmesh.client.gateway import GatewayClient
@@ -147,26 +143,6 @@ class Run:
     # effects were still queued when the wait gave up.
     drain_seconds: float = 0.0
     users_undrained: int = 0
-
-
-@contextmanager
-def scratch_database(admin_url: str, name: str) -> Iterator[str]:
-    """A new, empty PostgreSQL database for one run (every byte in it is the mesh's);
-    dropped afterwards. Yields its URL."""
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    base, _, _ = admin_url.rpartition("/")
-    try:
-        yield f"{base}/{name}"
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
-
-
-def new_database_name() -> str:
-    return f"memmesh_audit_{uuid.uuid4().hex[:12]}"
 
 
 async def _play(
