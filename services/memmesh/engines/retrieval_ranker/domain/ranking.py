@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,22 +92,13 @@ class Scored:
         return Scored(self.slots[kept], self.scores[kept])
 
 
-Neighbours = Sequence[tuple[str, int]]
-
-
 @dataclass(frozen=True)
 class Related:
     """What dense retrieval adds to a kind's ranking: its related documents, closest first,
-    and whether BM25 still counts (off only to measure dense retrieval alone). The ranking
-    may still be computing in a worker thread (UserIndex.retrieve): it is read only once
-    BM25's candidates are known."""
+    and whether BM25 still counts (off only to measure dense retrieval alone)."""
 
-    ranking: Neighbours | Future[Neighbours]
+    ranking: Sequence[tuple[str, int]]
     lexical: bool = True
-
-    def neighbours(self) -> Neighbours:
-        """The related documents, waiting for them if they are still being computed."""
-        return self.ranking.result() if isinstance(self.ranking, Future) else self.ranking
 
 
 def _lexical(index: KindIndex, terms: tuple[str, ...], policy: RankingPolicy) -> Scored:
@@ -142,18 +132,12 @@ def _relevance(
     of BM25's best `depth` candidates (ties kept) and the dense ranking."""
     if related is None:
         return _lexical(index, terms, policy)
-    lexical = (
-        _best_with_ties(_lexical(index, terms, policy), DEFAULT_DENSE_POLICY.depth)
-        if related.lexical
-        else None
-    )
-    ranking = related.neighbours()
     # UserIndex keeps a document's dense row and its postings together, so every related
     # document holds a slot; one that did not could not be returned either.
-    found = index.slots.slots_of(doc_id for doc_id, _ in ranking)
+    found = index.slots.slots_of(doc_id for doc_id, _ in related.ranking)
     in_dense = [
         (slot, similarity)
-        for slot, (_, similarity) in zip(found, ranking, strict=True)
+        for slot, (_, similarity) in zip(found, related.ranking, strict=True)
         if slot is not None
     ]
     dense = Scored(
@@ -163,7 +147,8 @@ def _relevance(
     fused = np.zeros(index.slots.size, dtype=np.int64)
     fused[dense.slots] += reciprocal_rank_gains(dense.scores)
     slots = dense.slots
-    if lexical is not None:
+    if related.lexical:
+        lexical = _best_with_ties(_lexical(index, terms, policy), DEFAULT_DENSE_POLICY.depth)
         fused[lexical.slots] += reciprocal_rank_gains(lexical.scores)
         slots = _union(slots, lexical.slots)
     return Scored(slots, fused[slots])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
@@ -24,10 +23,6 @@ from memmesh.engines.retrieval_ranker.domain.ranking import (
 
 # Standing constraints pushed into one retrieval at most (the first in §2.11.9 order).
 MAX_STANDING = 8
-# Dense retrieval's matrix products release the GIL: one worker runs them while the caller's
-# thread scores BM25, so a Retrieve takes about the longer of the two instead of their sum.
-# One worker suffices: a retrieval holds its caller's thread until its products are done.
-_DENSE_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dense-retrieval")
 # Memory a document takes in an index besides its payload and its dense row, measured with
 # CPython 3.11 (python -m memmesh.bench.retrieve prints the check): the IndexDoc and its
 # containers, and per index term its string, tuple slot and postings entry. The static
@@ -120,18 +115,12 @@ class UserIndex:
         return self._document_bytes + arrays + self.dense_bytes()
 
     def _related(
-        self, query_terms: tuple[str, ...], query_vector: bytes, mode: RetrievalMode
-    ) -> dict[Kind, Related | None]:
-        """Each kind's dense ranking, started in the worker (ranking.py reads it once BM25's
-        candidates are known)."""
+        self, kind: Kind, query_terms: tuple[str, ...], query_vector: bytes, mode: RetrievalMode
+    ) -> Related | None:
         # A generic query (no content terms) keeps its own rule (ranking.py); so does BM25 mode.
         if not query_terms or mode is RetrievalMode.BM25:
-            return dict.fromkeys(Kind)
-        lexical = mode is RetrievalMode.FUSED
-        return {
-            kind: Related(_DENSE_WORKER.submit(self._dense[kind].related, query_vector), lexical)
-            for kind in Kind
-        }
+            return None
+        return Related(self._dense[kind].related(query_vector), mode is RetrievalMode.FUSED)
 
     def retrieve(
         self,
@@ -145,25 +134,30 @@ class UserIndex:
         vector) within caps (see ranking.py for the rule), and the `standing` constraints the
         caller decided the query could touch."""
         atoms, turns, digests = (self._kinds[kind] for kind in (Kind.ATOM, Kind.TURN, Kind.DIGEST))
-        related = self._related(query_terms, query_vector, mode)
-        try:
-            return Retrieval(
-                atoms=select_atoms(atoms, query_terms, caps.max_atoms, related=related[Kind.ATOM]),
-                turns=select_by_relevance(
-                    turns, query_terms, caps.max_turns, related=related[Kind.TURN]
-                )
-                if query_terms
-                else (),
-                digests=select_by_relevance(
-                    digests, query_terms, caps.max_digests, related=related[Kind.DIGEST]
-                ),
-                generic_query=not query_terms,
-                standing=tuple(Candidate(doc, 0, 0) for doc in standing),
+        return Retrieval(
+            atoms=select_atoms(
+                atoms,
+                query_terms,
+                caps.max_atoms,
+                related=self._related(Kind.ATOM, query_terms, query_vector, mode),
+            ),
+            turns=select_by_relevance(
+                turns,
+                query_terms,
+                caps.max_turns,
+                related=self._related(Kind.TURN, query_terms, query_vector, mode),
             )
-        finally:
-            # The worker reads the matrices: none may change until it is done with them,
-            # whatever happened here.
-            wait([r.ranking for r in related.values() if r and isinstance(r.ranking, Future)])
+            if query_terms
+            else (),
+            digests=select_by_relevance(
+                digests,
+                query_terms,
+                caps.max_digests,
+                related=self._related(Kind.DIGEST, query_terms, query_vector, mode),
+            ),
+            generic_query=not query_terms,
+            standing=tuple(Candidate(doc, 0, 0) for doc in standing),
+        )
 
     def checksum(self) -> str:
         """SHA-256 hex over every document's id, kind, payload, term counts and dense vector
