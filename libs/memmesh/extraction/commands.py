@@ -20,7 +20,7 @@ _IMPERATIVE = (
 # Words that erase (a forget is said many ways).
 _ERASE = (
     r"(?:forget|delete|erase|remove|wipe|scrub|scratch|purge|clear|drop|discard|trash|destroy|"
-    r"get rid of|lose|reset|nuke|zap|blow away|un-?remember|unlearn)"
+    r"get rid of|lose|reset|nuke|zap|blow away|throw (?:away|out)|un-?remember|unlearn)"
 )
 # What a memory of the user is called.
 _HOLDINGS = (
@@ -50,6 +50,9 @@ _THREAD = r"(?:thread|conversation|convo|chat|discussion|talk)"
 _PLEASE = r"(?:(?:please|kindly|just|now|again)\s+)?"
 # "back to the hotel", "back to my parents for Christmas": going somewhere, not to a topic.
 _TOPIC_NOT_A_PLACE = (
+    # "back to the previous song", "go back to the last page": a player or a document, no topic.
+    r"(?!(?:previous|next|last|other|first|same)\s+(?:song|track|tune|page|slide|screen|episode|"
+    r"chapter|question|step|station|channel|video|photo|picture|level|menu|tab)s?\b)"
     r"(?!(?:home|house|hotel|office|work|school|college|class|gym|bed|sleep|city|town|country|"
     r"beach|car|airport|station|store|shop|flat|place|room|kitchen|hospital|doctor|dentist|"
     r"restaurant|cafe|bar|park|museum|mall|market|church|pool|lake|island|village|"
@@ -311,13 +314,13 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.PULL_ONLY,
-        r"\bonly\s+(?:bring up|mention|talk about|recall|raise)\s+(?P<target>(?:my|the|our)\s+"
-        r"[^,.!?;]+?)\s+(?:if|when)\s+I\s+(?:ask|bring it up)",
+        r"\bonly\s+(?:bring up|mention|talk about|recall|raise|use|share|surface)\s+"
+        r"(?P<target>(?:my|the|our)\s+[^,.!?;]+?)\s+(?:if|when)\s+I\s+(?:ask|bring (?:it|them) up)",
     ),
     (
         Command.PULL_ONLY,
-        r"\b(?:don't|do not|never)\s+(?:bring up|mention|raise|talk about)\s+(?P<target>(?:my|the|our)"
-        r"\s+[^,.!?;]+?)\s+unless\s+I\s+(?:ask|bring it up)",
+        r"\b(?:don't|do not|never)\s+(?:bring up|mention|raise|talk about|volunteer|share|use|offer)\s+"
+        r"(?P<target>(?:my|the|our)\s+[^,.!?;]+?)\s+unless\s+I\s+(?:ask|bring (?:it|them) up)",
     ),
     (
         Command.PULL_ONLY,
@@ -363,8 +366,12 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.DO_NOT_MENTION,
+        # "I should stop bringing up the past" is about the speaker, no command.
+        r"(?<!\bI should )(?<!\bI need to )(?<!\bI have to )(?<!\bI must )(?<!\bI'll )"
+        r"(?<!\bI will )(?<!\bI want to )(?<!\bI try to )(?<!\bwe should )"
         rf"\b(?:stop|quit)\s+(?:mentioning|bringing up|talking about|reminding me (?:about|of)|"
-        rf"asking (?:me )?about|nagging me about)\s*{_TOPIC}?{_END}",
+        rf"asking (?:me )?about|nagging me about|referring to|going on about|harping on(?: about)?|"
+        rf"dwelling on)\s*{_TOPIC}?{_END}",
     ),
     (Command.DO_NOT_MENTION, r"\b(?:stop|quit)\s+bringing\s+(?P<target>[^,.!?]+?)\s+up\b"),
     # "never bring my divorce up again" (not "I never bring it up", not "you never bring it up").
@@ -548,7 +555,8 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.FORGET,
-        rf"{_IMPERATIVE}(?:forget|delete|erase|remove|wipe|scrub)\s+(?:that|the fact that)\s+"
+        rf"{_IMPERATIVE}(?:forget|delete|erase|remove|wipe|scrub|purge|un-?remember|unlearn)\s+"
+        r"(?:that|the fact that)\s+"
         rf"(?P<target>(?:my|I|I'm|I've|I'd|I'll|our)\b[^,.!?;]+?){_END}",
     ),
     (
@@ -729,6 +737,59 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
             r"\b(?:hang on to|hang onto|hold on to|hold onto|"
             r"keep hold of)\s+(?:absolutely\s+)?(?:everything|all of it|it all)\b"
             r"(?:\s+(?:I|that I)\s+(?:say|tell you|mention))?",
+        ),
+        # "feel free to remember anything I tell you"
+        (
+            Command.REMEMBER_EVERYTHING,
+            rf"{_IMPERATIVE}(?:remember|save|store|keep|record)\s+anything\s+(?:and everything\s+)?"
+            r"(?:that\s+)?I\s+(?:say|tell you|mention|share)\b",
+        ),
+        # "get rid of whatever you know about my ex", "purge anything you have on my pills",
+        # "throw away what I said about my old job": what is kept, then whom or what about.
+        (
+            Command.FORGET,
+            rf"{_IMPERATIVE}(?:{_ERASE}|toss|bin|ditch|scrap)\s+{_PLEASE}(?:what(?:ever)?|anything|"
+            r"everything|all|the (?:stuff|things?|bit|part|info|information|details?))\s+"
+            rf"(?:that\s+)?{_YOU_KEEP}(?:about|on|regarding)\s+(?!(?:it|that|this|me)\b)"
+            rf"(?:my\s+)?{_TOPIC}{_END}",
+        ),
+        # "wipe that last thing I said (from your memory)"
+        (
+            Command.FORGET,
+            rf"{_IMPERATIVE}{_ERASE}\s+{_PLEASE}(?:that|the|this)\s+(?:last\s+|other\s+)?"
+            r"(?:thing|bit|part|one)\s+(?:that\s+)?I\s+(?:just\s+)?(?:said|told you|mentioned|shared)\b",
+        ),
+        # "avoid the subject of my miscarriage", "avoid talking about my dad" (never "I avoid…")
+        (
+            Command.DO_NOT_MENTION,
+            rf"{_IMPERATIVE}avoid\s+(?:the\s+(?:subject|topic)\s+of|(?:talking|speaking)\s+about|"
+            rf"mentioning|bringing up|discussing|any mention of)\s+{_TOPIC}"
+            rf"(?:\s+(?:from now on|going forward|again|anymore|any more|in (?:the )?future))?{_END}",
+        ),
+        # "the topic of money is off limits", "my ex is off-limits from now on"
+        (
+            Command.DO_NOT_MENTION,
+            r"\b(?:the\s+)?(?:topic|subject)\s+of\s+(?P<target>[^,.!?;]+?)\s+(?:is|are)\s+"
+            r"off[- ]limits\b",
+        ),
+        (
+            Command.DO_NOT_MENTION,
+            r"(?:^|[,.!?;]\s*)(?P<target>(?:my|our)\b[^,.!?;]{0,40}?)\s+(?:is|are)\s+off[- ]limits\s+"
+            r"(?:from now on|going forward|for you|in (?:our|these|any) (?:chats|conversations|talks))",
+        ),
+        # "keep my health info to yourself unless I bring it up"
+        (
+            Command.PULL_ONLY,
+            r"\bkeep\s+(?P<target>(?:my|the|our)\b[^,.!?;]+?)\s+to\s+yourself\s+unless\s+I\s+"
+            r"(?:ask|bring (?:it|them) up|mention (?:it|them)|say so)\b",
+        ),
+        # "stop noting how I'm feeling", "don't keep track of my moods": the tone kept of them
+        (
+            Command.FORGET_TONE,
+            rf"(?:{_IMPERATIVE}(?:stop|quit)\s+(?:noting|tracking|keeping track of|keeping tabs on|"
+            rf"logging|recording|remembering)|\b{_DONT}\s+(?:keep track of|keep tabs on|track|note|"
+            r"log|record|remember))\s+(?:how I(?:'m| am)?\s+feel(?:ing)?|my\s+(?:moods?|feelings|"
+            r"emotions|emotional state))\b",
         ),
     ),
 )

@@ -132,3 +132,50 @@ def test_forget_said_the_way_people_say_it(text, target):
 )
 def test_dismissals_and_reports_of_deleting_are_not_forgets(text):
     assert extract(text).command is None
+
+
+@pytest.mark.parametrize(
+    "text, command, target",
+    [
+        # What is kept, then what it is about.
+        ("get rid of whatever you know about my ex", Command.FORGET, "ex"),
+        ("purge anything you have on my medication", Command.FORGET, "medication"),
+        ("you can throw away what I said about my old job", Command.FORGET, "old job"),
+        ("unlearn the fact that I live in Leeds", Command.FORGET, "I live in Leeds"),
+        ("wipe that last thing I said from your memory", Command.FORGET, None),
+        # A subject to leave alone, said with other verbs.
+        ("avoid the subject of my miscarriage from now on", Command.DO_NOT_MENTION, "miscarriage"),
+        ("quit referring to my old house", Command.DO_NOT_MENTION, "old house"),
+        ("the topic of money is off limits from now on", Command.DO_NOT_MENTION, "money"),
+        ("my divorce is off limits from now on", Command.DO_NOT_MENTION, "divorce"),
+        # Only when asked.
+        ("only use my details when I ask about them", Command.PULL_ONLY, "details"),
+        ("keep my health info to yourself unless I bring it up", Command.PULL_ONLY, "health info"),
+        # The tone kept of the user's moods.
+        ("stop noting how I'm feeling", Command.FORGET_TONE, None),
+        ("don't keep track of my moods", Command.FORGET_TONE, None),
+        ("feel free to remember anything I tell you", Command.REMEMBER_EVERYTHING, None),
+    ],
+)
+def test_commands_said_with_other_words_for_their_parts(text, command, target):
+    result = extract(text)
+    assert (result.command, result.command_target) == (command, target)
+    assert result.facts == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my therapist says I should stop bringing up the past",
+        "can we go back to the previous song",
+        "I'd like to avoid sugar from now on",
+        "I avoid talking about my dad",
+        "the pool is off limits after dark",
+        "he's off limits, he's my best friend's ex",
+        "I need to throw away the old couch",
+        "I keep my feelings to myself usually",
+        "my mom tracks her moods in an app",
+    ],
+)
+def test_look_alikes_of_those_words_are_no_command(text):
+    assert extract(text).command is None
