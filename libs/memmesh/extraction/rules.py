@@ -16,6 +16,7 @@ from .markers import clause_markers, is_emotion
 from .model import Candidate, Command, ExtractedFact, ExtractionResult
 from .preferences import preference_candidates
 from .relationships import relationship_candidates
+from .terse import spell_out_notes
 from .text import Clause, normalize, split_clauses
 
 # Q13 budget cap: at most five new atoms per turn.
@@ -64,8 +65,12 @@ def extract(
     if found.command is Command.DO_NOT_STORE:
         # The user asked for nothing to be kept: no facts and no rejection log of the content.
         return ExtractionResult(relevant=False, command=found.command, command_target=found.target)
-    candidates = (propose or collect_candidates)(found.fact_text)
-    accepted, rejections = apply_gates(candidates, text)
+    # A terse note ("husband: Omer.") is read as the sentence it stands for, and grounded in
+    # it too: the spelled-out form adds only its template's words ("my", "is", "don't like").
+    spelled = spell_out_notes(found.fact_text)
+    candidates = (propose or collect_candidates)(spelled)
+    source = text if spelled == found.fact_text else f"{text}\n{spelled}"
+    accepted, rejections = apply_gates(candidates, source)
     facts = deduplicate(accepted)[:MAX_FACTS_PER_TURN]
     return ExtractionResult(
         relevant=bool(facts),

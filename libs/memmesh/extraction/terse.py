@@ -1,0 +1,92 @@
+"""Terse notes spelled out: "husband: Omer.", "fave poet: Rumi", "opera: no thanks" are how
+people dictate a profile, and they say what "my husband is Omer", "my favorite poet is Rumi"
+and "I don't like opera" say. Each "label: value" sentence is read as its spelled-out form,
+so every fact rule hears the note as it hears the sentence; anything else is left as it is.
+
+A label is a short noun phrase of the user's own ("wife's name", "sister Ruth", "best
+friend"); one that opens a hypothetical, asks something or only frames what follows ("if I
+had wings:", "question:", "note:", "resume:") is no label.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SENTENCE = re.compile(r"[^.!?;]+[.!?;]*\s*")
+_NOTE = re.compile(
+    r"^(?P<lead>\s*)(?P<label>[^\W\d_][\w'-]*(?:\s+[\w'-]+){0,3})\s*:\s+"
+    r"(?P<value>[^:]+?)(?P<end>[.!?;]*\s*)$"
+)
+# Labels that frame what follows instead of naming something of the user's.
+_FRAMES = frozenset(
+    "note notes reminder question q a answer update ps fyi btw todo to-do plan plans idea tip "
+    "warning edit summary topic subject re fwd agenda status task step option resume continue "
+    "reopen lol ok okay so also anyway well um uh like honestly basically seriously correction "
+    "actually yes no yeah nope news story context quote example problem issue reason result "
+    "thought thoughts point question update verdict spoiler hint warning caution".split()
+)
+# Words no label of the user's holds (a hypothetical, a question, another person).
+_NOT_A_LABEL = frozenset(
+    "if when whenever would could should maybe perhaps i you we he she they it this that these "
+    "those what how why where who which whose there here the a an is are was were am be been "
+    "do does did have has had".split()
+)
+# First words of a frame around a wish or another life ("in another life:", "dream job:").
+_FRAME_OPENERS = frozenset(
+    "in on at for with without after before during by from to dream someday ideally "
+    "hypothetically".split()
+)
+# A value that is already a sentence of its own ("the thing is: I hate mornings").
+_SENTENCE_VALUE = re.compile(r"^(?:I|I'm|I've|I'd|I'll|we|we're|my|our|it|it's|that|this)\b", re.I)
+_FAVOURITE = re.compile(
+    r"^(?:fav|fave|favou?rite|all-time fav(?:e|ou?rite)?)\s+(?P<thing>.+)$", re.I
+)
+_DISLIKE = re.compile(r"^(?:dislikes?|hates?|can't stand|cannot stand|not a fan of)$", re.I)
+_LIKE = re.compile(r"^(?:likes?|loves?)$", re.I)
+_ALLERGY = re.compile(r"^(?:allerg(?:y|ies)|allergic to)$", re.I)
+# A value that only turns the label down ("opera: no thanks, never").
+_REFUSED = re.compile(
+    r"^(?:no(?:\s+thanks?(?:\s+you)?)?|nope|nah|never|not for me|hard pass|pass|hate (?:it|them)|"
+    r"can't stand (?:it|them)|yuck|ugh)(?:[\s,]+(?:never|no|ever|thanks|nope))*$",
+    re.I,
+)
+MAX_VALUE_WORDS = 12
+
+
+def spell_out_notes(text: str) -> str:
+    """The text with each "label: value" sentence in its spelled-out form."""
+    if ":" not in text:
+        return text
+    return "".join(_spelled(sentence.group()) for sentence in _SENTENCE.finditer(text))
+
+
+def _spelled(sentence: str) -> str:
+    note = _NOTE.match(sentence)
+    if note is None:
+        return sentence
+    label, value = note["label"].strip(), note["value"].strip()
+    words = label.lower().split()
+    if (
+        words[0] in _FRAMES
+        or words[0] in _FRAME_OPENERS
+        or _NOT_A_LABEL.intersection(words)
+        or len(value.split()) > MAX_VALUE_WORDS
+        or _SENTENCE_VALUE.match(value)
+    ):
+        return sentence
+    label = label[0].lower() + label[1:]
+    if _REFUSED.match(value):
+        spelled = f"I don't like {label}"
+    elif favourite := _FAVOURITE.match(label):
+        spelled = f"my favorite {favourite['thing']} is {value}"
+    elif _DISLIKE.match(label):
+        spelled = f"I dislike {value}"
+    elif _LIKE.match(label):
+        spelled = f"I like {value}"
+    elif _ALLERGY.match(label):
+        spelled = f"I'm allergic to {value}"
+    else:
+        last = words[-1]
+        plural = last.endswith("s") and not last.endswith(("ss", "'s", "us", "is"))
+        spelled = f"my {label} {'are' if plural else 'is'} {value}"
+    return f"{note['lead']}{spelled}{note['end']}"

@@ -1,0 +1,63 @@
+"""Terse notes ("husband: Omer.") are heard as the sentences they stand for."""
+
+import pytest
+
+from memmesh.extraction import extract
+from memmesh.extraction.terse import spell_out_notes
+
+
+@pytest.mark.parametrize(
+    "note, spelled",
+    [
+        ("husband: Omer.", "my husband is Omer."),
+        ("Wife's name: Ingrid.", "my wife's name is Ingrid."),
+        ("fave poet: Rumi", "my favorite poet is Rumi"),
+        ("Two kids: Maya and Leo.", "my two kids are Maya and Leo."),
+        ("opera: no thanks, never", "I don't like opera"),
+        ("Dislike: open-plan offices.", "I dislike open-plan offices."),
+        ("Allergies: peanuts and shellfish.", "I'm allergic to peanuts and shellfish."),
+        (
+            "Fav film: Paddington 2. Fav food: pho.",
+            "my favorite film is Paddington 2. my favorite food is pho.",
+        ),
+    ],
+)
+def test_a_note_is_spelled_out(note: str, spelled: str) -> None:
+    assert spell_out_notes(note) == spelled
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "if I had wings: Lisbon, daily.",
+        "in another life: jazz pianist.",
+        "Question: what's the weather like",
+        "Note: I'm out tomorrow",
+        "Resume: tax return.",
+        "the thing is: I hate mornings",
+        "I love three things: tea, rain and books",
+        "no colon at all here",
+    ],
+)
+def test_frames_and_sentences_are_left_as_they_are(text: str) -> None:
+    assert spell_out_notes(text) == text
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("husband: Omer.", ("husband", "omer")),
+        ("Dentist: Dr Lindqvist.", ("dentist", "lindqvist")),
+        ("fave poet: Rumi", ("poet", "rumi")),
+        ("mushrooms: hard pass.", ("mushrooms", "like")),
+        ("Best friend: Ife, since primary school.", ("friend", "ife")),
+    ],
+)
+def test_a_note_becomes_the_fact_its_sentence_gives(text: str, words: tuple[str, ...]) -> None:
+    facts = extract(text).facts
+    assert len(facts) == 1
+    assert all(word in facts[0].text.lower() for word in words)
+
+
+def test_a_note_of_a_wish_gives_no_fact() -> None:
+    assert extract("in another life: jazz pianist.").facts == ()
