@@ -369,6 +369,8 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         # "I should stop bringing up the past" is about the speaker, no command.
         r"(?<!\bI should )(?<!\bI need to )(?<!\bI have to )(?<!\bI must )(?<!\bI'll )"
         r"(?<!\bI will )(?<!\bI want to )(?<!\bI try to )(?<!\bwe should )"
+        # "she asked me to stop mentioning her ex": someone else's request, reported.
+        r"(?<!\bme to )(?<!\bus to )(?<!\bhim to )(?<!\bher to )(?<!\bthem to )"
         rf"\b(?:stop|quit)\s+(?:mentioning|bringing up|talking about|reminding me (?:about|of)|"
         rf"asking (?:me )?about|nagging me about|referring to|going on about|harping on(?: about)?|"
         rf"dwelling on)\s*{_TOPIC}?{_END}",
@@ -561,8 +563,8 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.FORGET,
-        rf"{_IMPERATIVE}{_ERASE}\s+(?:my|our)\s+{_TOPIC}\s+from\s+(?:your\s+)?(?:memory|memories|"
-        rf"records|notes|files|database|system){_END}",
+        rf"{_IMPERATIVE}(?:{_ERASE}|take|get)\s+(?:my|our)\s+{_TOPIC}\s+(?:from|out of)\s+(?:your\s+)?"
+        rf"(?:memory|memories|records|notes|files|database|system){_END}",
     ),
     (
         Command.FORGET,
@@ -741,8 +743,15 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         # "feel free to remember anything I tell you"
         (
             Command.REMEMBER_EVERYTHING,
-            rf"{_IMPERATIVE}(?:remember|save|store|keep|record)\s+anything\s+(?:and everything\s+)?"
+            rf"(?:{_IMPERATIVE}|\byou(?:'re| are) (?:allowed|welcome|free) to\s+|\byou may\s+)"
+            r"(?:remember|save|store|keep|record)\s+(?:anything|whatever)\s+(?:and everything\s+)?"
             r"(?:that\s+)?I\s+(?:say|tell you|mention|share)\b",
+        ),
+        # "can we go back to talking about the move"
+        (
+            Command.RESUME_THREAD,
+            rf"\b{_RETURN_TO}\s+{_PLEASE}(?:talking|chatting|thinking)\s+(?:about|over)\s+"
+            rf"(?:the|our|my|that)\s+{_TOPIC_NOT_A_PLACE}{_SHORT_TOPIC}{_END}",
         ),
         # "get rid of whatever you know about my ex", "purge anything you have on my pills",
         # "throw away what I said about my old job": what is kept, then whom or what about.

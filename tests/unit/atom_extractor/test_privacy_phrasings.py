@@ -155,6 +155,9 @@ def test_dismissals_and_reports_of_deleting_are_not_forgets(text):
         ("stop noting how I'm feeling", Command.FORGET_TONE, None),
         ("don't keep track of my moods", Command.FORGET_TONE, None),
         ("feel free to remember anything I tell you", Command.REMEMBER_EVERYTHING, None),
+        ("you're allowed to store whatever I tell you", Command.REMEMBER_EVERYTHING, None),
+        ("take my work address out of your memory", Command.FORGET, "work address"),
+        ("can we go back to talking about the move", Command.RESUME_THREAD, "move"),
     ],
 )
 def test_commands_said_with_other_words_for_their_parts(text, command, target):
@@ -167,6 +170,7 @@ def test_commands_said_with_other_words_for_their_parts(text, command, target):
     "text",
     [
         "my therapist says I should stop bringing up the past",
+        "she asked me to stop mentioning her ex",
         "can we go back to the previous song",
         "I'd like to avoid sugar from now on",
         "I avoid talking about my dad",
