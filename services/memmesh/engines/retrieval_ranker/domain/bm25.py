@@ -80,10 +80,20 @@ class KindIndex:
 
     def add(self, doc: IndexDoc) -> None:
         """Index a document, replacing one with the same id."""
-        doc_id = doc.doc_id
-        self.remove(doc_id)
+        self.remove(doc.doc_id)
         self.slots.add(doc)
-        length = len(doc.terms)
+        self._post(doc)
+
+    def extend(self, docs: list[IndexDoc]) -> None:
+        """add() each of these documents, none of them indexed yet and no two with one id (a
+        whole load): their slots are filled at once."""
+        self.slots.extend(docs)
+        for doc in docs:
+            self._post(doc)
+
+    def _post(self, doc: IndexDoc) -> None:
+        """The document's postings, its length in the total."""
+        doc_id, length = doc.doc_id, len(doc.terms)
         self._total_length += length
         # Runs for every term of every document a load reads: locals, and no tuple rebuilt.
         postings, frequencies, top_tf, arrays = (
@@ -93,13 +103,14 @@ class KindIndex:
             self._arrays,
         )
         for term, tf in doc.term_counts().items():
-            arrays.pop(term, None)
             groups = postings.get(term)
             if groups is None:
                 postings[term] = {(tf, length): {doc_id: None}}
                 frequencies[term] = 1
                 top_tf[term] = tf
                 continue
+            # A term's arrays exist only while it has postings.
+            arrays.pop(term, None)
             group = groups.get((tf, length))
             if group is None:
                 groups[(tf, length)] = {doc_id: None}

@@ -93,6 +93,21 @@ class SlotTable:
         self.superseded[slot] = doc.signals.superseded
         return slot
 
+    def extend(self, docs: list[IndexDoc]) -> None:
+        """add() each of these documents (no two with one id, none holding a slot), with each
+        column filled once for all of them instead of once per document (a whole load)."""
+        if not docs:
+            return
+        start = len(self._docs)
+        end = start + len(docs)
+        self._docs.extend(docs)
+        self._reserve(end)
+        self._slot_of.update(zip((doc.doc_id for doc in docs), range(start, end), strict=True))
+        self.order[start:end] = [doc.signal_order() for doc in docs]
+        self.newest_first[start:end] = [-doc.time_us for doc in docs]
+        self.length[start:end] = [len(doc.terms) for doc in docs]
+        self.superseded[start:end] = [doc.signals.superseded for doc in docs]
+
     def remove(self, doc_id: str) -> int | None:
         """Free a document's slot; returns it, or None when the id held none."""
         slot = self._slot_of.pop(doc_id, None)

@@ -52,12 +52,15 @@ class UserIndex:
         self._document_bytes = 0
         # A whole index read at once (a load, a rebuild): the last document of an id counts,
         # as if each were upserted in turn, and every kind's vectors go in with one copy.
-        vectors: dict[Kind, list[tuple[str, bytes]]] = {kind: [] for kind in Kind}
+        by_kind: dict[Kind, list[IndexDoc]] = {kind: [] for kind in Kind}
         for doc in {doc.doc_id: doc for doc in docs}.values():
-            if (row := self._add_new(doc)) is not None:
-                vectors[doc.kind].append(row)
-        for kind, rows in vectors.items():
-            self._dense[kind].extend(rows)
+            by_kind[doc.kind].append(doc)
+        for kind, held in by_kind.items():
+            self._kinds[kind].extend(held)
+            self._document_bytes += sum(map(document_bytes, held))
+            live = [doc for doc in held if not doc.signals.superseded]
+            self._standing.update((doc.doc_id, doc) for doc in live if doc.constraint_text)
+            self._dense[kind].extend([(doc.doc_id, doc.vector) for doc in live])
 
     def _find(self, doc_id: str) -> KindIndex | None:
         return next((index for index in self._kinds.values() if doc_id in index), None)
