@@ -122,7 +122,7 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.FORGET_EVERYTHING,
         rf"\b{_ERASE}\s+(?:all\s+(?:of\s+)?|everything\s+(?:in\s+)?)?my\s+(?:whole\s+|entire\s+)?"
-        r"(?:personal\s+)?(?:data|info|information|profile|memories|records|details|file)\b"
+        r"(?:personal\s+)?(?:data|info|information|profile|memories|records|details|file|stuff)\b"
         r"(?!\s+(?:about|on|for|from)\b)",
     ),
     # "wipe me from your memory completely"
@@ -371,7 +371,8 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"(?<!\bI will )(?<!\bI want to )(?<!\bI try to )(?<!\bwe should )"
         # "she asked me to stop mentioning her ex": someone else's request, reported.
         r"(?<!\bme to )(?<!\bus to )(?<!\bhim to )(?<!\bher to )(?<!\bthem to )"
-        rf"\b(?:stop|quit)\s+(?:mentioning|bringing up|talking about|reminding me (?:about|of)|"
+        rf"\b(?:stop|quit|(?<=\bif you )stopped)\s+(?:mentioning|bringing up|talking about|"
+        rf"reminding me (?:about|of)|"
         rf"asking (?:me )?about|nagging me about|referring to|going on about|harping on(?: about)?|"
         rf"dwelling on)\s*{_TOPIC}?{_END}",
     ),
@@ -542,7 +543,7 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.FORGET,
         rf"{_IMPERATIVE}{_ERASE}\s+{_PLEASE}(?:what|everything|anything|all|whatever|the stuff|the things?)\s+"
-        r"(?:that\s+)?I(?:'ve| have)?\s+(?:ever\s+|just\s+)?(?:told|said|mentioned|shared|said to)"
+        r"(?:that\s+)?I(?:'ve| have)?\s+(?:ever\s+|just\s+)?(?:told|said|mentioned|shared|said to|say|tell)"
         rf"(?:\s+you)?(?:\s+(?:earlier|before))?(?:\s+(?:about|regarding|on)\s+{_TOPIC}{_END})?",
     ),
     (

@@ -158,6 +158,8 @@ def test_dismissals_and_reports_of_deleting_are_not_forgets(text):
         ("you're allowed to store whatever I tell you", Command.REMEMBER_EVERYTHING, None),
         ("take my work address out of your memory", Command.FORGET, "work address"),
         ("can we go back to talking about the move", Command.RESUME_THREAD, "move"),
+        ("I'd appreciate it if you stopped mentioning my ex", Command.DO_NOT_MENTION, "ex"),
+        ("please erase what I say about my salary", Command.FORGET, "salary"),
     ],
 )
 def test_commands_said_with_other_words_for_their_parts(text, command, target):
@@ -171,6 +173,7 @@ def test_commands_said_with_other_words_for_their_parts(text, command, target):
     [
         "my therapist says I should stop bringing up the past",
         "she asked me to stop mentioning her ex",
+        "I stopped mentioning it to her years ago",
         "can we go back to the previous song",
         "I'd like to avoid sugar from now on",
         "I avoid talking about my dad",
