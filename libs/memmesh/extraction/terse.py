@@ -23,7 +23,7 @@ _FRAMES = frozenset(
     "warning edit summary topic subject re fwd agenda status task step option resume continue "
     "reopen lol ok okay so also anyway well um uh like honestly basically seriously correction "
     "actually yes no yeah nope news story context quote example problem issue reason result "
-    "thought thoughts point question update verdict spoiler hint warning caution".split()
+    "thought thoughts point verdict spoiler hint caution".split()
 )
 # Words no label of the user's holds (a hypothetical, a question, another person).
 _NOT_A_LABEL = frozenset(

@@ -132,6 +132,9 @@ async def start_engine(
     return server, built
 
 
+GRPC_CORE_LOGGER = "grpc._cython.cygrpc"
+
+
 def caller_gone_quietly(record: logging.LogRecord) -> bool:
     """Logs gRPC's failure to send an answer to a caller that already left (its deadline
     passed while the answer was being sent: grpc's ExecuteBatchError) as one DEBUG line
@@ -146,7 +149,7 @@ def caller_gone_quietly(record: logging.LogRecord) -> bool:
         None,
         None,
     )
-    return logging.getLogger("grpc._cython.cygrpc").isEnabledFor(logging.DEBUG)
+    return logging.getLogger(GRPC_CORE_LOGGER).isEnabledFor(logging.DEBUG)
 
 
 def run_engine(name: str, build: Callable[[MeshSettings], Awaitable[BuiltEngine]]) -> None:
@@ -161,7 +164,7 @@ def run_engine(name: str, build: Callable[[MeshSettings], Awaitable[BuiltEngine]
     # reports as '' (a caller already gone, common under load): hundreds of lines a minute
     # in a loaded engine's log for a span that only lacks the peer's address.
     logging.getLogger("opentelemetry.instrumentation.grpc._server").setLevel(logging.ERROR)
-    logging.getLogger("grpc._cython.cygrpc").addFilter(caller_gone_quietly)
+    logging.getLogger(GRPC_CORE_LOGGER).addFilter(caller_gone_quietly)
     provider = setup_tracing(name, settings.otlp_target)
     meters = setup_metrics(name, settings.otlp_target, settings.otlp_metric_interval_ms)
 

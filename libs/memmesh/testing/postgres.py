@@ -26,6 +26,6 @@ def scratch_database(admin_url: str, name: str) -> Iterator[str]:
             )
 
 
-def new_database_name(prefix: str = "memmesh_audit") -> str:
-    """A database name no other run uses."""
+def new_database_name(prefix: str) -> str:
+    """A database name no other run uses, starting with `prefix`."""
     return f"{prefix}_{uuid.uuid4().hex[:12]}"

@@ -7,17 +7,15 @@ import sys
 
 from grpc._cython import cygrpc
 
-from memmesh.runtime.engine import caller_gone_quietly
-
-GRPC_LOGGER = "grpc._cython.cygrpc"
+from memmesh.runtime.engine import GRPC_CORE_LOGGER, caller_gone_quietly
 
 
 def _record(error: BaseException) -> logging.LogRecord:
     try:
         raise error
     except BaseException:
-        return logging.getLogger(GRPC_LOGGER).makeRecord(
-            GRPC_LOGGER, logging.ERROR, __file__, 1, "raised in core", (), sys.exc_info()
+        return logging.getLogger(GRPC_CORE_LOGGER).makeRecord(
+            GRPC_CORE_LOGGER, logging.ERROR, __file__, 1, "raised in core", (), sys.exc_info()
         )
 
 
@@ -28,7 +26,7 @@ def test_an_answer_to_a_caller_gone_is_dropped_below_debug() -> None:
 
 
 def test_it_is_one_debug_line_when_debug_is_on() -> None:
-    logger = logging.getLogger(GRPC_LOGGER)
+    logger = logging.getLogger(GRPC_CORE_LOGGER)
     level = logger.level
     logger.setLevel(logging.DEBUG)
     try:

@@ -42,7 +42,7 @@ def audit_backend(
                 time_limit_s=time_limit_s,
             )
             return scanner.scan(run, script, server_wal=server_wal)
-        with scratch_database(POSTGRES_ADMIN_URL, new_database_name()) as url:
+        with scratch_database(POSTGRES_ADMIN_URL, new_database_name("memmesh_audit")) as url:
             run = driver.run(
                 script,
                 "postgres",

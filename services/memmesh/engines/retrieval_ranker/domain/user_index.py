@@ -57,19 +57,15 @@ class UserIndex:
             by_kind[doc.kind].append(doc)
         for kind, held in by_kind.items():
             self._kinds[kind].extend(held)
-            self._document_bytes += sum(map(document_bytes, held))
-            live = [doc for doc in held if not doc.signals.superseded]
-            self._standing.update((doc.doc_id, doc) for doc in live if doc.constraint_text)
-            self._dense[kind].extend([(doc.doc_id, doc.vector) for doc in live])
+            self._dense[kind].extend([row for doc in held if (row := self._counted(doc))])
 
     def _find(self, doc_id: str) -> KindIndex | None:
         return next((index for index in self._kinds.values() if doc_id in index), None)
 
-    def _add_new(self, doc: IndexDoc) -> tuple[str, bytes] | None:
-        """Index a document whose id no kind holds: postings, bytes and, for a standing
+    def _counted(self, doc: IndexDoc) -> tuple[str, bytes] | None:
+        """What a document just posted adds beside its postings: its bytes and, for a standing
         constraint, its entry; returns its dense row for the caller to add (None for a
         superseded document, which is never returned)."""
-        self._kinds[doc.kind].add(doc)
         self._document_bytes += document_bytes(doc)
         if doc.signals.superseded:
             return None
@@ -80,7 +76,8 @@ class UserIndex:
     def upsert(self, doc: IndexDoc) -> None:
         """Index a document; an id is unique across kinds, so a same-id document of another kind goes."""
         self.remove(doc.doc_id)
-        if (row := self._add_new(doc)) is not None:
+        self._kinds[doc.kind].add(doc)
+        if (row := self._counted(doc)) is not None:
             self._dense[doc.kind].add(*row)
 
     def remove(self, doc_id: str) -> bool:
