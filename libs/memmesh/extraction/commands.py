@@ -105,7 +105,7 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.FORGET_EVERYTHING,
-        rf"\b{_ERASE}\s+(?:out\s+)?(?:absolutely\s+|literally\s+)?{_HOLDINGS}\s+(?:that\s+)?{_YOU_KEEP}?"
+        rf"\b{_ERASE}\s+(?:out\s+)?(?:absolutely\s+|literally\s+)?{_HOLDINGS}\s+(?:that\s+|what\s+)?{_YOU_KEEP}?"
         r"(?:about|on|of)\s+me\b",
     ),
     (
@@ -327,6 +327,13 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"\b(?:don't|do not|never)\s+(?:bring|mention|raise)\s+(?:this|that|it)\s+(?:up\s+)?"
         r"unless\s+I\s+(?:ask|do|say so|bring it up|mention it|raise it)\b",
     ),
+    # "only if I ask, talk about my health": the condition first.
+    (
+        Command.PULL_ONLY,
+        r"\bonly\s+(?:if|when)\s+I\s+ask(?:\s+you)?\s*,?\s*(?:you can\s+|please\s+)?(?:talk about|"
+        r"speak about|mention|bring up|raise|use|share)\s+(?P<target>(?:my|the|our)\s+[^,.!?;]+?)"
+        rf"{_END}",
+    ),
     # "say it only if I ask", "use it only when I ask you"
     (
         Command.PULL_ONLY,
@@ -427,7 +434,7 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"(?<!do you )(?<!did you )(?<!don't )(?<!do not )(?<!never )(?<!\bI )(?<!\bwe )(?<!\bthey )"
         r"(?<!\bhe )(?<!\bshe )\b(?:remember|save|store|"
         r"keep track of|keep|log|record)\s+(?:absolutely\s+|like\s+)?(?:everything|all of it|it all|"
-        r"all (?:what|that) I (?:say|tell you))\b"
+        r"all (?:what|that) I (?:say|tell you)|all (?:the )?(?:things|stuff) (?:that )?I (?:say|tell you))\b"
         # "keep everything in pesos", "keep it all short": a format, not a retention setting.
         r"(?!\s+(?:in|as|at|on|to|under|within|below|short|simple|brief|tidy|neat|clean|together|"
         r"organi[sz]ed|separate|consistent)\b)",
@@ -582,9 +589,10 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     # told), the erasing verb after it ("the movie, forget it" is no command).
     (
         Command.FORGET,
-        r"(?:^|[.!?;]\s*)(?P<target>[^,.!?;]{0,60}?\b(?:my|I told you|I said|I mentioned|I shared)\b"
+        r"(?:^|[.!?;]\s*)(?P<target>[^,.!?;]{0,60}?\b(?:my|I told you|I said|I mentioned|I shared|"
+        r"telling you|mentioning|sharing)\b"
         r"[^,.!?;]{0,60}?)(?:,[^,.!?;]{0,60}?)?,\s*(?:please\s+|can you\s+|could you\s+|just\s+)*"
-        rf"{_ERASE}\s+(?:it|that|them)\b",
+        rf"{_ERASE}\s+(?:about\s+)?(?:it|that|them)\b",
     ),
     (
         Command.FORGET,
@@ -810,6 +818,11 @@ _TARGET_ABOUT = re.compile(
     rf"(?:my\s+)?{_TOPIC}{_END}",
     re.I,
 )
+_TOLD_ABOUT = re.compile(
+    r"\b(?:told you|telling you|said|saying|mentioned|mentioning|shared|sharing|thing|stuff|bit|part)"
+    r"\s+about\s+(.+)$",
+    re.I,
+)
 _DEICTIC = frozenset({"this", "that", "it", "those", "these", "me", ""})
 _TARGET_TRIM = re.compile(r"^(?:about\s+)?(?:my|the|our|that|this)\s+|\s+(?:thing|stuff)$", re.I)
 
@@ -872,6 +885,10 @@ def _target(command: Command, match: re.Match[str], text: str) -> str | None:
         target = about.group("target") if about else None
     if not target:
         return None
+    # "I regret telling you about the loan": the topic is what the telling was about.
+    told_about = _TOLD_ABOUT.search(target)
+    if told_about:
+        target = told_about.group(1)
     for _ in range(2):
         target = _TARGET_TRIM.sub("", target.strip())
     target = target.strip(" ,.")

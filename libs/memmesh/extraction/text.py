@@ -46,13 +46,18 @@ _FILLERS = [
     r"(?:(?<=,)|^)\s*you know\b,?|\byou know(?=\s*(?:[,.!?]|$))",
     r"\bi mean,",
     r"\b(?:honestly|literally|actually|seriously|tbh|ngl|to be honest)\b,?",
-    r"^\s*(?:ok|okay|well|so|hey|anyway)\b,?",
+    # Openers, however many, at the start of the turn or of a later sentence ("so yeah, …",
+    # "… about Dave? yeah forget that"); kept when nothing follows them ("yeah.").
+    r"(?:^|(?<=[.?!]))\s*(?:(?:ok|okay|well|so|hey|anyway|yeah|yep|alright)\b[,!]?\s*)+(?=\w)",
 ]
 # "like" is a filler before numbers/degree words and after commas, a verb elsewhere.
 _LIKE_FILLER = re.compile(
     r"(?:(?<=,)\s*like\b|(?P<lead>\b(?:since|for|about|at|is|was|it's)\s+)like\b(?=\s)|"
     r"\blike\b(?=\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|"
-    r"fifty|a hundred|seriously|super|really|totally|zero|so)\b))",
+    r"fifty|a hundred|seriously|super|really|totally|zero|so)\b)|"
+    # "can you like forget…": a filler between a request's lead and its verb.
+    r"(?P<asking>\b(?:can you|could you|just|please)\s+)like\b(?=\s+(?:forget|delete|erase|wipe|"
+    r"remove|clear|stop|not|never|remember|save|store|keep|tell|give|mention|bring|talk)\b))",
     re.I,
 )
 _ABBREVIATIONS = re.compile(r"\b(Dr|Mr|Mrs|Ms|St|Prof|Jr|Sr|vs|e\.g|i\.e)\.", re.I)
@@ -104,7 +109,7 @@ def normalize(text: str) -> str:
     text = re.sub(r"[A-Za-z']+", _respell, text)
     for pattern in _FILLERS:
         text = re.sub(pattern, " ", text, flags=re.I)
-    text = _LIKE_FILLER.sub(lambda m: m.group("lead") or " ", text)
+    text = _LIKE_FILLER.sub(lambda m: m.group("lead") or m.group("asking") or " ", text)
     # "as a nurse I work nights": the role is its own clause.
     text = re.sub(
         r"\b(as an? [\w-]+(?: [\w-]+){0,2}?)\s+(?=I\b|I'm\b|what\b|how\b|which\b|"

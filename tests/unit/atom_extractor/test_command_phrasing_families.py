@@ -344,3 +344,43 @@ def test_less_common_phrasings_are_heard(text: str, command: Command) -> None:
 )
 def test_look_alikes_of_the_less_common_phrasings_are_no_command(text: str) -> None:
     assert extract(text).command is None
+
+
+@pytest.mark.parametrize(
+    ("text", "command", "target"),
+    [
+        # Openers and a "like" filler before the request are speech, not content.
+        ("um so yeah can you like forget the thing about my knee", Command.FORGET, "knee"),
+        ("you know what I said about Dave? yeah forget that", Command.FORGET, "Dave"),
+        # What is to go comes first, the erasing verb after it, about "it" or "that".
+        (
+            "so the thing about my sister's boyfriend, just forget about it ok",
+            Command.FORGET,
+            "sister's boyfriend",
+        ),
+        ("I regret telling you about the loan, could you wipe that", Command.FORGET, "loan"),
+        ("please erase all what you know of me", Command.FORGET_EVERYTHING, None),
+        ("only if I ask, talk about my health", Command.PULL_ONLY, "health"),
+    ],
+)
+def test_spoken_requests_with_fillers_and_fronted_topics(
+    text: str, command: Command, target: str | None
+) -> None:
+    result = extract(text)
+    assert result.command is command
+    assert result.command_target == target
+
+
+def test_remembering_all_the_things_said_is_remember_everything() -> None:
+    assert (
+        extract("you can remember all the things I tell you, no problem").command
+        is Command.REMEMBER_EVERYTHING
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["yeah", "would you like coffee or tea", "I just like cooking for friends"],
+)
+def test_openers_alone_and_the_verb_like_are_no_command(text: str) -> None:
+    assert extract(text).command is None

@@ -8,11 +8,14 @@ import numpy as np
 import pytest
 
 from memmesh.extraction.gates import apply_gates
-from memmesh.extraction.learned.extractor import four_factor_confidence_bp
+from memmesh.extraction.learned import default_hybrid_extractor
+from memmesh.extraction.learned.extractor import _tells_no_state, four_factor_confidence_bp
 from memmesh.extraction.learned.heads import SoftmaxHead, train_head
 from memmesh.extraction.learned.labels import labelled_units
 from memmesh.extraction.learned.render import fact_key, render_fact, strip_episodic_time
+from memmesh.extraction.learned.units import is_fragment_tail, turn_units
 from memmesh.extraction.model import Candidate, FactType
+from memmesh.extraction.text import normalize
 
 
 @pytest.mark.parametrize(
@@ -104,3 +107,56 @@ def test_labels_mark_the_clause_holding_the_fact_tokens() -> None:
     labels = [(u.unit.text, u.label) for u in labelled_units([case])]
     assert ("anyway my sister Ama lives in Kumasi", "relationship") in labels
     assert all(label == "none" for text, label in labels if "Ama" not in text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("um so yeah can you like forget it", "can you forget it"),
+        ("you know what I said? yeah forget that", "what I said? forget that"),
+        ("so, I live in Denver. So I'm vegan", "I live in Denver. I'm vegan"),
+        ("yeah.", "yeah."),
+        ("would you like coffee", "would you like coffee"),
+    ],
+)
+def test_normalize_drops_openers_and_a_like_before_a_request_verb(text: str, expected: str) -> None:
+    assert normalize(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("clause", "tells_no_state"),
+    [
+        ("directions to the nearest pharmacy", True),
+        ("convert this recipe to metric for me", True),
+        ("sprained my wrist", True),
+        ("got stung by a wasp in the garden", True),
+        # A subject later on: a run-on that goes on to state something.
+        ("set an alarm for five I work early shifts at the bakery", False),
+        # Past forms that tell a lasting state.
+        ("born in Lagos", False),
+        ("married for ten years", False),
+        ("left-handed", False),
+        ("I sprained my wrist", False),
+    ],
+)
+def test_requests_and_subjectless_events_tell_no_state(clause: str, tells_no_state: bool) -> None:
+    assert _tells_no_state(clause) is tells_no_state
+
+
+def test_a_short_lowercase_fragment_completes_the_clause_before_it() -> None:
+    units = turn_units("PhD student, linguistics. I live in Pune, born and raised, I love it")
+    texts = [u.text for u in units]
+    tails = [is_fragment_tail(unit, units[i - 1] if i else None) for i, unit in enumerate(units)]
+    assert dict(zip(texts, tails, strict=True)) == {
+        "PhD student": False,
+        "linguistics": True,
+        "I live in Pune": False,
+        "born and raised": True,
+        "I love it": False,
+    }
+
+
+def test_learned_facts_skip_requests_and_one_off_events() -> None:
+    extractor = default_hybrid_extractor()
+    for text in ("directions to the nearest pharmacy", "sprained my wrist, so no climbing"):
+        assert extractor.extract(text).facts == ()

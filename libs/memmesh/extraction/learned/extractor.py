@@ -23,7 +23,14 @@ from ..rules import extract as extract_by_rules
 from .heads import SoftmaxHead
 from .labels import NONE
 from .render import fact_body, fact_key, render_fact
-from .units import TextEncoder, Unit, is_continuation, turn_units, unit_features
+from .units import (
+    TextEncoder,
+    Unit,
+    is_continuation,
+    is_fragment_tail,
+    turn_units,
+    unit_features,
+)
 
 # Exclusions a learned candidate always honours, whatever the head says (seed 000).
 LEARNED_MARKERS = frozenset({HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM})
@@ -78,10 +85,21 @@ class HybridExtractor:
                 ):
                     continue
             kept.append(candidate)
+        # A short fragment the head sees no fact in completes the clause before it.
+        tails = {
+            position
+            for position in range(1, len(units))
+            if is_fragment_tail(units[position], units[position - 1])
+            and probabilities[position, none_column] >= 0.5
+        }
         for position, unit in enumerate(units):
-            if position in covered or unit.is_command or is_continuation(unit.text):
+            if position in covered or position in tails or unit.is_command:
                 continue
-            span = _with_continuations(units, position, covered)
+            if is_continuation(unit.text):
+                continue
+            span = _with_continuations(units, position, tails)
+            if span is unit and _tells_no_state(unit.text):
+                continue
             learned = self._learned_candidate(span, probabilities[position], fact_text)
             if learned is not None:
                 kept.append(learned)
@@ -103,7 +121,7 @@ class HybridExtractor:
             _about_someone_elses(unit.text) or _nobody_in_particular(unit.text)
         ):
             return None
-        if _points_elsewhere(unit.text):
+        if _points_elsewhere(unit.clause.text.split(", ")[0]):
             return None
         text = render_fact(unit.text, category)
         if not text:
@@ -118,6 +136,48 @@ class HybridExtractor:
             evidence_span=unit.text,
             violations=tuple(sorted(unit.markers & LEARNED_MARKERS)),
         )
+
+
+# Verbs a request to the assistant starts with ("set an alarm…", "convert this recipe…"): the
+# clause asks for something done now, so it states nothing about the user.
+_REQUEST_VERBS = frozenset(
+    """add book call check convert draft explain find get give help list make order play put
+recommend remind schedule send set show suggest tell text translate write directions""".split()
+)
+
+
+# A subject later in the clause: a run-on turn ("set an alarm for five I work early shifts")
+# goes on to say something of someone.
+_LATER_SUBJECT = re.compile(r"(?<!^)\b(?:I|I'm|I've|we|we're|he's|she's|shes|hes|my name)\b")
+
+
+def _tells_no_state(clause: str) -> bool:
+    """A request to the assistant or a subjectless one-off event, with nothing said after it."""
+    body = fact_body(clause)
+    words = re.findall(r"[\w']+", body.lower())
+    if not words or _LATER_SUBJECT.search(body):
+        return False
+    return words[0] in _REQUEST_VERBS or _is_subjectless_event(words[0])
+
+
+# Past forms that, leading a clause, as often tell a lasting state as an event ("born in
+# Lagos", "married for ten years", "self-employed").
+_STATE_LEADS = frozenset(
+    """born raised married divorced separated widowed engaged diagnosed retired based trained
+qualified certified settled located vaccinated self-employed unemployed""".split()
+)
+# Irregular past verbs that tell an event when they lead a clause ("got stung", "broke my arm").
+_EVENT_PAST = frozenset(
+    "got went came took broke fell forgot ran ate drove slept woke caught spent".split()
+)
+
+
+def _is_subjectless_event(first_word: str) -> bool:
+    """ "sprained my wrist", "got stung by a wasp", "forgot my pen at home": a clause that
+    starts with a past verb and no subject tells what happened once, not what holds."""
+    if first_word in _STATE_LEADS:
+        return False
+    return first_word in _EVENT_PAST or (first_word.endswith("ed") and len(first_word) > 4)
 
 
 def _points_elsewhere(clause: str) -> bool:
@@ -158,13 +218,13 @@ def four_factor_confidence_bp(clause: str, source: str) -> int:
     return min(BASIS_POINTS_MAX, explicit + repetition + 2000 + 3000)
 
 
-def _with_continuations(units: list[Unit], position: int, covered: set[int]) -> Unit:
+def _with_continuations(units: list[Unit], position: int, tails: set[int]) -> Unit:
     """The clause joined with the clauses after it that go on about the same thing."""
     texts = [units[position].text]
     markers = set(units[position].markers)
-    for later in units[position + 1 :]:
-        if later.clause.sentence != units[position].clause.sentence or not is_continuation(
-            later.text
+    for offset, later in enumerate(units[position + 1 :], start=position + 1):
+        if later.clause.sentence != units[position].clause.sentence or not (
+            is_continuation(later.text) or offset in tails
         ):
             break
         if len(" ".join([*texts, later.text])) > 200:

@@ -84,6 +84,23 @@ def is_continuation(text: str) -> bool:
     return bool(_CONTINUATION.match(text.strip()))
 
 
+_FIRST_PERSON = frozenset({"i", "i'm", "i've", "my", "me", "mine", "we", "our", "us", "we're"})
+
+
+def is_fragment_tail(unit: Unit, previous: Unit | None) -> bool:
+    """True for a short lowercase fragment after a clause of the same sentence ("PhD student,
+    linguistics", "half Filipino, half Scottish", "from Cork, born and raised"): it completes
+    the clause before it, so it holds no fact of its own."""
+    if previous is None or previous.clause.sentence != unit.clause.sentence or unit.is_command:
+        return False
+    words = unit.text.strip(" ,.!?;:").split()
+    return (
+        0 < len(words) <= 3
+        and words[0][:1].islower()
+        and not any(w.lower() in _FIRST_PERSON for w in words)
+    )
+
+
 def feature_width(encoder_dimension: int) -> int:
     """Clause vector, turn vector, one flag per marker, command, emotion, first person,
     continuation, first clause, short clause."""
@@ -119,4 +136,4 @@ def unit_features(units: Sequence[Unit], encoder: TextEncoder) -> np.ndarray:
 
 def _first_person(text: str) -> bool:
     words = {w.strip(",.!?").lower() for w in text.split()}
-    return bool(words & {"i", "i'm", "i've", "my", "me", "mine", "we", "our", "us", "we're"})
+    return bool(words & _FIRST_PERSON)
