@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .commands import detect_command, is_command_clause
+from .commands import CommandMatch, detect_command, is_command_clause
 from .constraints import constraint_candidates
 from .context import ClauseContext
 from .gates import apply_gates
@@ -50,18 +50,20 @@ def extract(
     text: str,
     role: str = "user",
     propose: Callable[[str], list[Candidate]] | None = None,
+    detect: Callable[[str], CommandMatch] = detect_command,
 ) -> ExtractionResult:
     """Extract durable facts, a memory command and a correction pair from one turn.
 
     `propose` turns the turn's text (its command removed) into candidates; the rules'
-    `collect_candidates` by default, the hybrid extractor's own proposals otherwise. The
-    command, the gates and the per-turn cap are the same for every proposer."""
+    `collect_candidates` by default, the hybrid extractor's own proposals otherwise. `detect`
+    hears the command (the rules' by default). The gates and the per-turn cap are the same
+    for every proposer."""
     if role.strip().lower() != "user":
         return ExtractionResult(relevant=False)
     normalized = normalize(text)
     if not normalized:
         return ExtractionResult(relevant=False)
-    found = detect_command(normalized)
+    found = detect(normalized)
     if found.command is Command.DO_NOT_STORE:
         # The user asked for nothing to be kept: no facts and no rejection log of the content.
         return ExtractionResult(relevant=False, command=found.command, command_target=found.target)

@@ -2,7 +2,8 @@
 
 usage: python -m memmesh.bench.cv_extraction [--folds K]
 Folds are by id hash (`int(sha256(id), 16) % K`); each fold is scored with the shared scorer
-by a clause head trained on the other folds, with the shipped thresholds. The mean of the
+by a clause head and a command head trained on the other folds (the command head also on
+the first four command probe rounds), with the shipped thresholds. The mean of the
 folds' figures is printed as JSON. The test split is never read.
 """
 
@@ -19,8 +20,13 @@ from typing import Any
 import numpy as np
 
 from memmesh.bench.eval_extraction import FIGURES, SPLITS, score_file
+from memmesh.extraction.learned.commands import LearnedCommands, train_command_head
 from memmesh.extraction.learned.extractor import HybridExtractor
-from memmesh.extraction.learned.train import train_clause_head
+from memmesh.extraction.learned.train import (
+    COMMAND_PROBE_ROUNDS,
+    command_training_turns,
+    train_clause_head,
+)
 from memmesh.extraction.learned.units import TextEncoder
 
 DEV_SPLIT = SPLITS[0]
@@ -69,7 +75,10 @@ def cross_validate(
                     encoding="utf-8",
                 )
             head = train_clause_head([train_path], encoder).head
-            summary, _ = score_file(held_path, HybridExtractor(encoder, head).extract, [])
+            turns = command_training_turns([train_path], COMMAND_PROBE_ROUNDS)
+            commands = LearnedCommands(encoder, train_command_head(turns, encoder))
+            extractor = HybridExtractor(encoder, head, commands=commands)
+            summary, _ = score_file(held_path, extractor.extract, [])
         for name in FIGURES:
             value = summary.get(name)
             if isinstance(value, float | int):

@@ -10,12 +10,19 @@ import pytest
 
 from memmesh.embedding import default_encoder
 from memmesh.extraction.learned import default_hybrid_extractor
+from memmesh.extraction.learned.commands import NO_COMMAND, learned_target, train_command_head
 from memmesh.extraction.learned.heads import SoftmaxHead
 from memmesh.extraction.learned.labels import CLASSES
-from memmesh.extraction.learned.model_files import CLAUSE_HEAD_PATH
-from memmesh.extraction.learned.train import train_clause_head
+from memmesh.extraction.learned.model_files import CLAUSE_HEAD_PATH, COMMAND_HEAD_PATH
+from memmesh.extraction.learned.train import (
+    COMMAND_PROBE_ROUNDS,
+    command_training_turns,
+    train_clause_head,
+)
 from memmesh.extraction.learned.units import feature_width
+from memmesh.extraction.model import Command
 from memmesh.extraction.rules import extract as extract_by_rules
+from memmesh.extraction.text import normalize
 
 DEV_SPLIT = Path(__file__).parents[3] / "fixtures" / "extraction" / "dev.jsonl"
 
@@ -96,3 +103,76 @@ def test_news_about_nobody_in_particular_gives_no_relationship_fact(utterance: s
     # Labelling rule 4: neither named nor one of a kind in the user's life.
     facts = default_hybrid_extractor().extract(utterance).facts
     assert [f for f in facts if f.category == "relationship"] == []
+
+
+PROBE_ROUNDS = [
+    Path(__file__).parents[3] / "fixtures" / "extraction" / "command_probes" / f"round{n}.tsv"
+    for n in (1, 2, 3, 4)
+]
+
+
+def test_the_shipped_command_head_is_what_training_gives() -> None:
+    assert [p.name for p in PROBE_ROUNDS] == [p.name for p in COMMAND_PROBE_ROUNDS]
+    turns = command_training_turns([DEV_SPLIT], PROBE_ROUNDS)
+    retrained = train_command_head(turns, default_encoder())
+    shipped = SoftmaxHead.load(COMMAND_HEAD_PATH)
+    assert shipped.classes == retrained.classes
+    assert shipped.classes[0] == NO_COMMAND
+    assert Command.CORRECTION.value not in shipped.classes
+    assert np.allclose(retrained.weights, shipped.weights, atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("utterance", "command", "target"),
+    [
+        ("drop the stuff on my old job please", Command.FORGET, "old job"),
+        ("please stop raising my weight", Command.DO_NOT_MENTION, "weight"),
+        ("go back to the garden plans", Command.RESUME_THREAD, "garden plans"),
+        ("just talk to me normal again, drop the cheerful voice", Command.FORGET_TONE, None),
+    ],
+)
+def test_the_command_head_hears_wordings_the_rules_miss(
+    utterance: str, command: Command, target: str | None
+) -> None:
+    assert extract_by_rules(utterance).command is None
+    result = default_hybrid_extractor().extract(utterance)
+    assert (result.command, result.command_target) == (command, target)
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    [
+        # Reported speech and the user's own resolve are told of, not asked of the assistant.
+        "my brother keeps telling me to forget about her",
+        "I should stop bringing up my ex so much",
+        # No word of remembering, erasing, mentioning or going back.
+        "my wife Ana is a nurse, so she's the one to ask about kid stuff",
+        "I keep my passport in the drawer",
+        "save this recipe to my favourites",
+        # A phone's or an app's things to delete are a task, not memory.
+        "please delete my last text to Sam and clear the timer",
+    ],
+)
+def test_the_command_head_stays_silent_on_ordinary_speech(utterance: str) -> None:
+    assert default_hybrid_extractor().extract(utterance).command is None
+
+
+def test_a_command_the_head_hears_leaves_the_other_sentences_to_fact_mining() -> None:
+    commands = default_hybrid_extractor().commands
+    assert commands is not None
+    found = commands.detect(normalize("I'm vegan. Please stop raising my weight."))
+    assert found.command is Command.DO_NOT_MENTION
+    assert found.fact_text == "I'm vegan."
+
+
+@pytest.mark.parametrize(
+    ("sentence", "topic"),
+    [
+        ("delete the allergy note", "allergy"),
+        ("enough with the diet talk, leave it", "diet"),
+        ("I'd appreciate it if you didn't raise the wedding again", "wedding"),
+        ("don't keep any of this", None),
+    ],
+)
+def test_a_learned_command_names_its_topic_from_the_turn(sentence: str, topic: str | None) -> None:
+    assert learned_target(sentence) == topic

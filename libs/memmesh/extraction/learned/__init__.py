@@ -1,12 +1,14 @@
-"""The learned extraction path: a clause head over sentence embeddings beside the rules."""
+"""The learned extraction path: a clause head and a command head over sentence embeddings
+beside the rules."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from .commands import LearnedCommands
 from .extractor import HybridExtractor, Thresholds
 from .heads import SoftmaxHead
-from .model_files import CLAUSE_HEAD_PATH
+from .model_files import CLAUSE_HEAD_PATH, COMMAND_HEAD_PATH
 
 __all__ = ["HybridExtractor", "SoftmaxHead", "Thresholds", "default_hybrid_extractor"]
 
@@ -16,4 +18,6 @@ def default_hybrid_extractor() -> HybridExtractor:
     """The process-wide hybrid extractor: the shared encoder and the head shipped in the package."""
     from memmesh.embedding import default_encoder
 
-    return HybridExtractor(default_encoder(), SoftmaxHead.load(CLAUSE_HEAD_PATH))
+    encoder = default_encoder()
+    commands = LearnedCommands(encoder, SoftmaxHead.load(COMMAND_HEAD_PATH))
+    return HybridExtractor(encoder, SoftmaxHead.load(CLAUSE_HEAD_PATH), commands=commands)

@@ -20,6 +20,7 @@ from ..markers import HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM
 from ..model import BASIS_POINTS_MAX, Candidate, ExtractionResult, FactType
 from ..rules import collect_candidates
 from ..rules import extract as extract_by_rules
+from .commands import LearnedCommands
 from .heads import SoftmaxHead
 from .labels import NONE
 from .render import fact_body, fact_key, render_fact
@@ -63,10 +64,13 @@ class HybridExtractor:
     encoder: TextEncoder
     head: SoftmaxHead
     thresholds: Thresholds = Thresholds()
+    commands: LearnedCommands | None = None
 
     def extract(self, text: str, role: str = "user") -> ExtractionResult:
         """Extract durable facts, a memory command and a correction pair from one turn."""
-        return extract_by_rules(text, role, propose=self.candidates)
+        if self.commands is None:
+            return extract_by_rules(text, role, propose=self.candidates)
+        return extract_by_rules(text, role, propose=self.candidates, detect=self.commands.detect)
 
     def candidates(self, fact_text: str) -> list[Candidate]:
         """Rule candidates the head does not veto, then learned candidates for the other clauses."""

@@ -5,3 +5,4 @@ from __future__ import annotations
 from pathlib import Path
 
 CLAUSE_HEAD_PATH = Path(__file__).with_name("clause_head.npz")
+COMMAND_HEAD_PATH = Path(__file__).with_name("command_head.npz")

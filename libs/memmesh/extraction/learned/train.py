@@ -3,6 +3,8 @@
 usage: python -m memmesh.extraction.learned.train [CORPUS.jsonl ...]
 With no argument it trains on the project's development split only
 (fixtures/extraction/dev.jsonl); the test split and the public file are never read here.
+The command head also learns from the first four rounds of command probes; the later rounds
+are kept for measuring it.
 """
 
 from __future__ import annotations
@@ -15,12 +17,16 @@ from pathlib import Path
 
 import numpy as np
 
+from .commands import LabelledTurn, labelled_turns, read_probe_rounds, train_command_head
 from .heads import SoftmaxHead, train_head
 from .labels import CLASSES, LabelledUnit, labelled_units, read_cases
-from .model_files import CLAUSE_HEAD_PATH
+from .model_files import CLAUSE_HEAD_PATH, COMMAND_HEAD_PATH
 from .units import TextEncoder, unit_features
 
 DEFAULT_CORPORA = (Path("fixtures/extraction/dev.jsonl"),)
+COMMAND_PROBE_ROUNDS = tuple(
+    Path(f"fixtures/extraction/command_probes/round{n}.tsv") for n in (1, 2, 3, 4)
+)
 # Chosen by 5-fold cross-validation on the dev split (folds by id hash) together with the
 # extractor's thresholds: a tighter fit with a high acceptance bar beat a looser one.
 TRAINING_STEPS, TRAINING_L2, TRAINING_LEARNING_RATE = 2000, 1e-4, 1.0
@@ -50,6 +56,13 @@ def train_clause_head(corpora: Sequence[Path], encoder: TextEncoder) -> TrainedH
     return TrainedHead(head, examples, features)
 
 
+def command_training_turns(
+    corpora: Sequence[Path], probe_rounds: Sequence[Path]
+) -> list[LabelledTurn]:
+    """The turns the command head learns from: the corpora's and the probe rounds'."""
+    return labelled_turns([*read_cases(corpora), *read_probe_rounds(probe_rounds)])
+
+
 def main(argv: list[str]) -> int:
     """Train on the given corpora (default: the dev split) and save the clause head."""
     from memmesh.embedding import default_encoder
@@ -58,12 +71,15 @@ def main(argv: list[str]) -> int:
     if any("test" in path.name for path in corpora):
         print("error: the test split is for evaluation only", file=sys.stderr)
         return 2
-    trained = train_clause_head(corpora, default_encoder())
+    encoder = default_encoder()
+    trained = train_clause_head(corpora, encoder)
     trained.head.save(CLAUSE_HEAD_PATH)
+    command_turns = command_training_turns(corpora, COMMAND_PROBE_ROUNDS)
+    train_command_head(command_turns, encoder).save(COMMAND_HEAD_PATH)
     counts = Counter(e.label for e in trained.examples)
     print(
         f"trained on {len(trained.examples)} clauses {dict(sorted(counts.items()))} "
-        f"-> {CLAUSE_HEAD_PATH}"
+        f"-> {CLAUSE_HEAD_PATH}; {len(command_turns)} turns -> {COMMAND_HEAD_PATH}"
     )
     return 0
 
