@@ -981,6 +981,14 @@ _SHORT_THEN_NOT = re.compile(
 )
 
 
+# "Not Tuesday. Thursday.": the misheard word first, then the meant one as a short sentence.
+_NOT_THEN_SHORT = re.compile(
+    r"^not\s+(?P<heard>(?:[^\s,.;!?]+\s+){0,2}?[^\s,.;!?]+)[.;!]\s+"
+    r"(?P<said>(?:[^\s,.;!?]+\s+){0,2}?[^\s,.;!?]+)(?P<end>[.!]?)$",
+    re.I,
+)
+
+
 @dataclass(frozen=True)
 class _Pair:
     heard: str
@@ -991,6 +999,7 @@ class _Pair:
 def detect_correction(text: str) -> tuple[Correction | None, str]:
     """Return the heard/meant pair of a correction and the turn with the misheard part removed."""
     cleaned = _SHORT_THEN_NOT.sub(r"\g<said>, not ", re.sub(r",\s*,", ",", _SPELLED.sub("", text)))
+    cleaned = _NOT_THEN_SHORT.sub(r"\g<said>, not \g<heard>\g<end>", cleaned)
     triggered = bool(_CORRECTION_TRIGGER.search(text))
     pair = (
         _you_wrote_but(cleaned)
@@ -1087,7 +1096,7 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
             meant_raw = _ARTICLE.sub("", _LEAD_IN.sub("", segment.strip()))
             heard, consumed = _heard_span(region, meant_raw)
             meant = _closest_span(meant_raw, heard)
-            alike = _likeness(heard, meant) >= _SOUNDS_ALIKE
+            alike = _likeness(heard, meant) >= _SOUNDS_ALIKE or _slip_pair(heard, meant)
             # "the name is Niamh, not Neve": a name is said as it is spelled, however it sounds.
             if meant.lower() != heard.lower() and (alike or re.search(_NAME_IS, segment, re.I)):
                 chosen = (heard, meant, consumed, segment)
@@ -1109,6 +1118,30 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
         end = found.start("region") + consumed
         return _Pair(heard, meant, text[: found.start()] + text[end:])
     return None
+
+
+_NUMBER_WORD = re.compile(
+    r"^(?:\d+(?:[.:]\d+)?|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|"
+    r"sixty|seventy|eighty|ninety|hundred)$",
+    re.I,
+)
+_WEEKDAY = re.compile(r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day$", re.I)
+
+
+def _slip_pair(heard: str, meant: str) -> bool:
+    """Two numbers, two weekdays or two one-word names with the same first sound: what a
+    recogniser swaps for one another whatever the rest ("twelve"/"twenty", "Hove"/"Hull");
+    "Celsius"/"Fahrenheit" is a contrast."""
+    if " " in heard.strip() or " " in meant.strip() or heard[:1].lower() != meant[:1].lower():
+        return False
+    names = (
+        heard[:1].isupper() and meant[:1].isupper() and heard[1:].islower() and meant[1:].islower()
+    )
+    return names or any(
+        bool(pattern.match(heard)) and bool(pattern.match(meant))
+        for pattern in (_NUMBER_WORD, _WEEKDAY)
+    )
 
 
 def _segments_nearest_first(sentence_part: str) -> list[str]:

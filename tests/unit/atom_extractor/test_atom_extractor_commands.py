@@ -79,3 +79,29 @@ def test_plain_contrast_is_not_a_correction():
     result = extract("I live in Kampala, the old town, not the suburbs")
     assert result.command is None and result.correction is None
     assert result.facts[0].key == "identity.residence"
+
+
+@pytest.mark.parametrize(
+    ("text", "heard", "meant"),
+    [
+        # Numbers, weekdays and names a recogniser swaps, said bare: the pair need not
+        # share many letters, only its first sound.
+        ("Twelve. Not twenty.", "twenty", "Twelve"),
+        ("Not Tuesday. Thursday.", "Tuesday", "Thursday"),
+        ("Hove, not Hull. That's where I live.", "Hull", "Hove"),
+        ("Mark, not Mike. Call Mark.", "Mike", "Mark"),
+    ],
+)
+def test_bare_pairs_of_numbers_days_and_names_are_corrections(
+    text: str, heard: str, meant: str
+) -> None:
+    correction = extract(text).correction
+    assert correction is not None
+    assert (correction.heard, correction.meant) == (heard, meant)
+
+
+@pytest.mark.parametrize(
+    "text", ["Celsius, not Fahrenheit.", "Tea, not coffee.", "I live in Leeds, not London"]
+)
+def test_contrasts_of_different_first_sound_are_no_correction(text: str) -> None:
+    assert extract(text).correction is None
