@@ -1092,11 +1092,14 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
             continue
         region = found.group("region")
         chosen: tuple[str, str, int, str] | None = None
-        for segment in segments[:3]:
+        for nearest, segment in enumerate(segments[:3]):
             meant_raw = _ARTICLE.sub("", _LEAD_IN.sub("", segment.strip()))
             heard, consumed = _heard_span(region, meant_raw)
             meant = _closest_span(meant_raw, heard)
-            alike = _likeness(heard, meant) >= _SOUNDS_ALIKE or _slip_pair(heard, meant)
+            # A swapped number, day or name is the segment right before "not" ("No, I said
+            # Ana, not Nia": never the "No").
+            slip = nearest == 0 and _slip_pair(heard, meant)
+            alike = _likeness(heard, meant) >= _SOUNDS_ALIKE or slip
             # "the name is Niamh, not Neve": a name is said as it is spelled, however it sounds.
             if meant.lower() != heard.lower() and (alike or re.search(_NAME_IS, segment, re.I)):
                 chosen = (heard, meant, consumed, segment)

@@ -90,6 +90,9 @@ def test_plain_contrast_is_not_a_correction():
         ("Not Tuesday. Thursday.", "Tuesday", "Thursday"),
         ("Hove, not Hull. That's where I live.", "Hull", "Hove"),
         ("Mark, not Mike. Call Mark.", "Mike", "Mark"),
+        # Only the words right before "not": never the "No" that opens the turn.
+        ("No, I said Ana, not Nia.", "Nia", "Ana"),
+        ("No, I said Qmukvpara, not Ndcjgmhzk.", "Ndcjgmhzk", "Qmukvpara"),
     ],
 )
 def test_bare_pairs_of_numbers_days_and_names_are_corrections(
