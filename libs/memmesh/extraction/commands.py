@@ -844,9 +844,24 @@ def detect_command(text: str) -> CommandMatch:
         return CommandMatch(Command.CORRECTION, correction.meant, correction, fact_text)
     for command, pattern in _COMPILED:
         match = pattern.search(text)
-        if match:
+        if match and not _reported(text, match.start()):
             return CommandMatch(command, _target(command, match, text), None, text)
     return CommandMatch(None, None, None, text)
+
+
+# "my sister told me to just forget about him", "my therapist says I should stop bringing up
+# my ex": someone else's words, reported, right before what would be a command.
+_REPORTING = re.compile(
+    r"\b(?:told|tells|telling|tell|asked|asks|asking|wants|wanted|keeps? telling|kept telling)\s+"
+    r"(?:me|us)\s+to(?:\s+\w+)?\s*$|\b(?:says|said|thinks|thought)\s+(?:that\s+)?(?:I|we)\s+"
+    r"(?:should|need to|have to|must)(?:\s+\w+)?\s*$",
+    re.I,
+)
+
+
+def _reported(text: str, start: int) -> bool:
+    sentence_start = max(text.rfind(mark, 0, start) for mark in ".;!?") + 1
+    return bool(_REPORTING.search(text[sentence_start:start]))
 
 
 def carries_own_content(text: str) -> bool:

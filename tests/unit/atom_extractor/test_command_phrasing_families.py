@@ -384,3 +384,20 @@ def test_remembering_all_the_things_said_is_remember_everything() -> None:
 )
 def test_openers_alone_and_the_verb_like_are_no_command(text: str) -> None:
     assert extract(text).command is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my sister told me to just forget about him and move on",
+        "my therapist says I should stop bringing up my ex so much",
+        "my mom keeps telling me to forget about the whole thing",
+    ],
+)
+def test_someone_elses_words_reported_are_no_command(text: str) -> None:
+    assert extract(text).command is None
+
+
+def test_a_command_after_a_report_of_someone_elses_words_is_still_heard() -> None:
+    text = "my sister told me to relax. please forget what I told you about my mom"
+    assert extract(text).command is Command.FORGET
