@@ -20,12 +20,13 @@ from typing import Any
 import numpy as np
 
 from memmesh.bench.eval_extraction import FIGURES, SPLITS, score_file
-from memmesh.extraction.learned.commands import LearnedCommands, train_command_head
+from memmesh.extraction.learned.commands import LearnedCommands
 from memmesh.extraction.learned.extractor import HybridExtractor
 from memmesh.extraction.learned.train import (
     COMMAND_PROBE_ROUNDS,
     command_training_turns,
     train_clause_head,
+    train_command_head,
 )
 from memmesh.extraction.learned.units import TextEncoder
 

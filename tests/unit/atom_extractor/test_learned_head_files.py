@@ -10,7 +10,7 @@ import pytest
 
 from memmesh.embedding import default_encoder
 from memmesh.extraction.learned import default_hybrid_extractor
-from memmesh.extraction.learned.commands import NO_COMMAND, learned_target, train_command_head
+from memmesh.extraction.learned.commands import NO_COMMAND, learned_target
 from memmesh.extraction.learned.heads import SoftmaxHead
 from memmesh.extraction.learned.labels import CLASSES
 from memmesh.extraction.learned.model_files import CLAUSE_HEAD_PATH, COMMAND_HEAD_PATH
@@ -18,6 +18,7 @@ from memmesh.extraction.learned.train import (
     COMMAND_PROBE_ROUNDS,
     command_training_turns,
     train_clause_head,
+    train_command_head,
 )
 from memmesh.extraction.learned.units import feature_width
 from memmesh.extraction.model import Command

@@ -21,7 +21,7 @@ import numpy as np
 from ..commands import CommandMatch, detect_command
 from ..model import BASIS_POINTS_MAX, Command
 from ..text import normalize
-from .heads import SoftmaxHead, train_head
+from .heads import SoftmaxHead
 from .units import TextEncoder
 
 NO_COMMAND = "NONE"
@@ -29,6 +29,7 @@ NO_COMMAND = "NONE"
 COMMAND_ACCEPT_BP = 8000
 # Corrections stay with the rules, which also give the heard and meant words.
 _LEARNED = frozenset(Command) - {Command.CORRECTION}
+COMMAND_CLASSES = (NO_COMMAND, *sorted(c.value for c in _LEARNED))
 # Someone else's words or the user's own resolve ("my mom keeps telling me to forget him",
 # "I should stop bringing up my ex"): told of, not asked of the assistant.
 _REPORTED = re.compile(
@@ -95,7 +96,7 @@ def labelled_turns(cases: Iterable[dict[str, Any]]) -> list[LabelledTurn]:
     turns = []
     for case in cases:
         command = case.get("command")
-        label = command if command in {c.value for c in _LEARNED} else NO_COMMAND
+        label = command if command in COMMAND_CLASSES else NO_COMMAND
         turns.append(LabelledTurn(normalize(case["text"]), label))
     return turns
 
@@ -109,15 +110,6 @@ def read_probe_rounds(paths: Iterable[Path]) -> list[dict[str, Any]]:
                 command, text = line.split("\t", 1)
                 cases.append({"text": text, "command": None if command == "NONE" else command})
     return cases
-
-
-def train_command_head(turns: list[LabelledTurn], encoder: TextEncoder) -> SoftmaxHead:
-    """The command head the labelled turns give (deterministic: full-batch, from zeros)."""
-    classes = (NO_COMMAND, *sorted(c.value for c in _LEARNED))
-    features = encoder.encode([t.text for t in turns])
-    return train_head(
-        features, [t.label for t in turns], classes, steps=2000, l2=1e-4, learning_rate=1.0
-    )
 
 
 @dataclass(frozen=True)

@@ -97,9 +97,14 @@ class HybridExtractor:
             and probabilities[position, none_column] >= 0.5
         }
         for position, unit in enumerate(units):
-            if position in covered or position in tails or unit.is_command:
-                continue
-            if is_continuation(unit.text):
+            if (
+                position in covered
+                or position in tails
+                or unit.is_command
+                or is_continuation(unit.text)
+                # What the clause is about is named elsewhere; its continuations name nothing new.
+                or _points_elsewhere(unit.text)
+            ):
                 continue
             span = _with_continuations(units, position, tails)
             if span is unit and _tells_no_state(unit.text):
@@ -124,8 +129,6 @@ class HybridExtractor:
         if category == "relationship" and (
             _about_someone_elses(unit.text) or _nobody_in_particular(unit.text)
         ):
-            return None
-        if _points_elsewhere(unit.clause.text.split(", ")[0]):
             return None
         text = render_fact(unit.text, category)
         if not text:

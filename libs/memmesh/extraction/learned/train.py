@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .commands import LabelledTurn, labelled_turns, read_probe_rounds, train_command_head
+from .commands import COMMAND_CLASSES, LabelledTurn, labelled_turns, read_probe_rounds
 from .heads import SoftmaxHead, train_head
 from .labels import CLASSES, LabelledUnit, labelled_units, read_cases
 from .model_files import CLAUSE_HEAD_PATH, COMMAND_HEAD_PATH
@@ -54,6 +54,18 @@ def train_clause_head(corpora: Sequence[Path], encoder: TextEncoder) -> TrainedH
         learning_rate=TRAINING_LEARNING_RATE,
     )
     return TrainedHead(head, examples, features)
+
+
+def train_command_head(turns: Sequence[LabelledTurn], encoder: TextEncoder) -> SoftmaxHead:
+    """The command head the labelled turns give, with the clause head's training settings."""
+    return train_head(
+        encoder.encode([t.text for t in turns]),
+        [t.label for t in turns],
+        COMMAND_CLASSES,
+        steps=TRAINING_STEPS,
+        l2=TRAINING_L2,
+        learning_rate=TRAINING_LEARNING_RATE,
+    )
 
 
 def command_training_turns(
