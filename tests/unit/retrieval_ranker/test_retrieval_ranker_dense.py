@@ -15,6 +15,7 @@ from memmesh.engines.retrieval_ranker.domain.dense import (
     DensePolicy,
     RetrievalMode,
     fused_scores,
+    int8_dots,
     quantised,
 )
 from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc
@@ -64,6 +65,18 @@ def test_similarities_are_exact_integers_whatever_the_order_of_the_rows() -> Non
     assert forward.related(query, loose)[0][0] == "d07"
     own = np.frombuffer(query, dtype=np.int8).astype(np.int64)
     assert int(own @ own) <= UNIT * 1.01
+
+
+def test_the_int8_scan_gives_the_exact_dot_products_even_at_the_extremes() -> None:
+    rng = np.random.default_rng(11)
+    matrix = rng.integers(-127, 128, size=(300, 1040), dtype=np.int8)
+    matrix[0] = 127  # the largest sum a row can reach: 1,040 x 127²
+    matrix[1] = -127
+    query = np.full(1040, 127, dtype=np.int8)
+    query[::3] = rng.integers(-127, 128, size=len(query[::3]), dtype=np.int8)
+    dots = np.empty(len(matrix), dtype=np.int32)
+    int8_dots(matrix, query, dots)
+    assert dots.tolist() == (matrix.astype(np.int64) @ query.astype(np.int64)).tolist()
 
 
 def test_a_removed_vector_is_never_returned_and_the_others_stay() -> None:

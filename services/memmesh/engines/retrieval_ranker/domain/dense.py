@@ -1,17 +1,20 @@
 """Dense retrieval beside BM25: quantised text vectors, a nearest-neighbour index per kind, and
 reciprocal rank fusion of the two rankings (RANKING.md gives the figures behind the numbers).
 
-Vectors are unit vectors quantised to int8 (x 127). Stored as float32 holding those integers,
-every dot product is an exact integer below 2^24 (up to 1,040 dimensions: 1,040 x 127²), so the
-score of a document never depends on BLAS summation order: equal inputs, equal outputs.
+Vectors are unit vectors quantised to int8 (x 127) and kept as int8: a scan reads a quarter
+of what float32 rows would (a kind of 10,000 documents is 1.9 MB at 192 dimensions), and the
+scan is memory-bound once other work has evicted the matrix from the cache. Every dot product
+is an exact integer summed in int32, so the score of a document never depends on summation
+order: equal inputs, equal outputs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+import numba
 import numpy as np
 from numpy.typing import NDArray
 
@@ -32,9 +35,24 @@ def quantised(vector: NDArray[np.float32]) -> bytes:
     )
 
 
-def as_row(vector: bytes) -> NDArray[np.float32]:
-    """Quantised bytes back to a float32 row of the same integers."""
-    return np.frombuffer(vector, dtype=np.int8).astype(np.float32)
+def _int8_dots(matrix: NDArray[np.int8], query: NDArray[np.int8], out: NDArray[np.int32]) -> None:
+    """out[i] = matrix[i] . query, exactly (|products| <= 127², so int16 products, int32 sums)."""
+    wide = query.astype(np.int16)
+    for row in range(matrix.shape[0]):
+        total = np.int32(0)
+        values = matrix[row]
+        for column in range(matrix.shape[1]):
+            total += np.int16(values[column]) * wide[column]
+        out[row] = total
+
+
+# numpy has no int8 matrix-vector product (its integer matmul is a plain loop, slower than
+# float32 BLAS); compiled once with its signature and cached beside this module, the loop
+# above reads the int8 rows as they are, about three times faster than float32 BLAS over
+# rows that are not in the cache.
+int8_dots: Callable[[NDArray[np.int8], NDArray[np.int8], NDArray[np.int32]], None] = numba.njit(
+    "void(int8[:, ::1], int8[::1], int32[::1])", cache=True, nogil=True
+)(_int8_dots)
 
 
 class RetrievalMode(StrEnum):
@@ -77,7 +95,7 @@ class DenseIndex:
     def __init__(self) -> None:
         self._rows: dict[str, int] = {}
         self._ids: list[str] = []
-        self._matrix = np.zeros((0, 0), dtype=np.float32)
+        self._matrix = np.zeros((0, 0), dtype=np.int8)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -111,7 +129,7 @@ class DenseIndex:
             # count toward the cache's bytes.
             # A first fill takes what it needs (at least GROWTH_ROWS).
             grown_rows = len(self._matrix) * 3 // 2 + GROWTH_ROWS if start else GROWTH_ROWS
-            grown = np.zeros((max(end, grown_rows), width), dtype=np.float32)
+            grown = np.zeros((max(end, grown_rows), width), dtype=np.int8)
             if start:
                 grown[:start] = self._matrix[:start]
             self._matrix = grown
@@ -143,8 +161,9 @@ class DenseIndex:
         count = len(self._ids)
         if not query or count == 0 or self._matrix.shape[1] != len(query):
             return []
-        dots = self._matrix[:count] @ as_row(query)
-        best = float(dots.max())
+        dots = np.empty(count, dtype=np.int32)
+        int8_dots(self._matrix[:count], np.frombuffer(query, dtype=np.int8).copy(), dots)
+        best = int(dots.max())
         floor = max(policy.min_cosine_percent * UNIT / 100, best * policy.relative_percent / 100)
         rows = np.flatnonzero(dots >= floor)
         if len(rows) > policy.depth:
@@ -152,8 +171,7 @@ class DenseIndex:
             # (the depth best are above the floor, so it is the depth-th of these rows).
             above = dots[rows]
             rows = rows[above >= np.partition(above, -policy.depth)[-policy.depth]]
-        # Similarities are exact integers held as float32 (see the module's docstring).
-        negated = (-dots[rows]).astype(np.int64).tolist()
+        negated = (-dots[rows].astype(np.int64)).tolist()
         ranked = sorted(zip(negated, map(self._ids.__getitem__, rows.tolist()), strict=True))
         return [(doc_id, -negated) for negated, doc_id in ranked]
 
