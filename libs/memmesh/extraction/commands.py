@@ -32,6 +32,8 @@ _YOU_KEEP = (
     r"learned|learnt|collected|gathered|recorded|got|picked up)(?:\s+(?:stored|saved|on file))?|"
     r"I(?:'ve| have)?\s+(?:ever\s+)?(?:told you|said|shared|mentioned))\s+)"
 )
+# Said of a whole erasure: "forget me entirely".
+_WHOLLY = r"(?:entirely|completely|altogether|for good|forever|totally)"
 # Starting over, as people say it after a full wipe.
 _START_OVER = r"(?:start(?:ing)? (?:over|again|fresh|from (?:zero|scratch|nothing))|from scratch)"
 # What the user said in this conversation (as opposed to one topic).
@@ -105,8 +107,9 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.FORGET_EVERYTHING,
-        rf"\b{_ERASE}\s+(?:out\s+)?(?:absolutely\s+|literally\s+)?{_HOLDINGS}\s+(?:that\s+|what\s+)?{_YOU_KEEP}?"
-        r"(?:about|on|of)\s+me\b",
+        rf"\b{_ERASE}\s+(?:out\s+)?(?:absolutely\s+|literally\s+)?(?:{_HOLDINGS}\s+(?:that\s+|what\s+)?"
+        rf"{_YOU_KEEP}?|what\s+{_YOU_KEEP}|the\s+(?:stuff|things|info|information|data|details|facts|"
+        rf"memories)\s+(?:that\s+)?{_YOU_KEEP}?)(?:about|on|of)\s+me\b",
     ),
     (
         Command.FORGET_EVERYTHING,
@@ -115,9 +118,19 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.FORGET_EVERYTHING,
-        r"\bforget\s+(?:about\s+)?(?:me|who I am|(?:that\s+)?I (?:ever\s+)?exist(?:ed)?)"
-        r"(?:\s+(?:entirely|completely|altogether|for good|forever|totally))?\s*"
-        rf"(?:[,.!?;]|$|\s+(?:please|and|{_START_OVER})\b)",
+        r"\bforget\s+(?:about\s+)?(?:who I am|(?:that\s+)?I (?:ever\s+)?exist(?:ed)?)"
+        rf"(?:\s+{_WHOLLY})?\s*(?:[,.!?;]|$|\s+(?:please|and|{_START_OVER})\b)",
+    ),
+    # A bare "forget (about) me" is also what people say venting ("just forget about me,
+    # apparently that's what everyone does"): it erases the user only when it is asked of
+    # the assistant ("can you forget me", "forget me please") or said to be complete or a
+    # fresh start ("forget me entirely", "forget me and start over").
+    (
+        Command.FORGET_EVERYTHING,
+        rf"\bforget\s+(?:about\s+)?me\s+{_WHOLLY}\b|"
+        rf"\bforget\s+(?:about\s+)?me\s*,?\s+(?:please\b|(?:and\s+)?{_START_OVER})|"
+        r"(?:\bplease|\b(?:can|could|would|will)\s+you|\bI(?:'d| would)?\s+(?:want|like|need)\s+you\s+to)"
+        r"\s+(?:just\s+)?forget\s+(?:about\s+)?me\s*(?:[,.!?;]|$)",
     ),
     (
         Command.FORGET_EVERYTHING,
@@ -618,13 +631,14 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         rf"{_TOPIC}{_END}",
     ),
     # "Forget the stuff about my aunt", "delete everything about her" (a pronoun points at
-    # what was just said about someone).
+    # what was just said about someone). "Forget about me" alone is no topic (see
+    # FORGET_EVERYTHING); "the bit about me wanting a tattoo" is one.
     (
         Command.FORGET,
         rf"{_IMPERATIVE}{_ERASE}\s+{_PLEASE}(?:the\s+(?:thing|stuff|bit|part|fact|info|information|data|"
         r"details?|notes?|memory|memories|entry|entries|record)s?\s+|the (?:bit|part) (?:where|when) I "
         r"(?:said|mentioned|talked|told you)\s+(?:anything\s+|something\s+)?|"
-        rf"everything\s+|anything\s+|all\s+|what you know\s+)?about\s+(?!(?:it|that|this)\b)"
+        rf"everything\s+|anything\s+|all\s+|what you know\s+)?about\s+(?!(?:it|that|this)\b)(?!me{_END})"
         rf"(?:my\s+)?{_TOPIC}{_END}",
     ),
     # "Delete my aunt's info", "erase my cousin's address".

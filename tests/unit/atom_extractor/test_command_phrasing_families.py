@@ -33,12 +33,30 @@ def test_asking_what_is_kept_is_a_recall_summary(text: str) -> None:
         "forget me and start over",
         "erase every last thing about me",
         "forget me totally, start fresh",
+        "erase what you know about me",
+        "wipe the stuff about me",
+        "can you forget about me",
+        "forget me please",
+        "I'd like you to forget me.",
     ],
 )
 def test_wiping_the_user_is_forget_everything(text: str) -> None:
     result = extract(text)
     assert result.command is Command.FORGET_EVERYTHING
     assert result.command_target is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "so yeah, just forget about me, apparently that's what everyone does",
+        "you know what, forget me, nobody cares anyway",
+        "oh just forget about me",
+    ],
+)
+def test_venting_forget_about_me_erases_nothing(text: str) -> None:
+    # Said to no one in particular, it is a mood, not a request to erase the user.
+    assert extract(text).command is None
 
 
 @pytest.mark.parametrize(
