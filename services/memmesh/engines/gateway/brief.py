@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from memmesh.bundle_items_proto import filter_items
@@ -47,8 +48,16 @@ from memmesh.exposure_guard.v1 import exposure_guard_service_pb2_grpc as guard_g
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 
 log = logging.getLogger("memmesh.gateway.brief")
-# The share of the budget a Brief must still have when it gets a slot to compose.
+# The share of the budget a Brief must still have when it gets a slot to compose, before any
+# compose has been timed...
 START_SHARE = 0.5
+# ...and afterwards the time composes have been taking (their moving average, SERVICE_WEIGHT
+# for the newest), kept within these shares of the budget: under overload a Brief that could
+# not finish fails closed at once instead of composing for nothing, yet a Brief with a slot
+# free always composes, so the average keeps being measured.
+MIN_START_SHARE = 0.25
+MAX_START_SHARE = 0.75
+SERVICE_WEIGHT = 0.2
 # Refusals that are about the mesh's own credentials, not the caller's request: a Brief
 # fails closed on them like on an engine that is down.
 _MESH_TRUST_STATUSES = frozenset({"UNAUTHENTICATED", "PERMISSION_DENIED"})
@@ -105,6 +114,8 @@ class BriefHandler:
         self._budget_s = budget_s
         # Briefs composed at once; the rest wait their turn within their own budget.
         self._slots = asyncio.Semaphore(concurrency)
+        # Moving average of how long a compose has been taking (None until one is timed).
+        self._compose_s: float | None = None
 
     async def brief(
         self, request: pb.BriefRequest, inbound_remaining_s: float | None
@@ -123,13 +134,14 @@ class BriefHandler:
             return empty_response(request, IDENTITY_UNVERIFIED)
         try:
             # Waiting for a slot counts against the turn's budget, and a turn must start with
-            # START_SHARE of it left: one that cannot finish in time fails closed at once
-            # instead of loading the mesh with work that would be thrown away.
-            async with asyncio.timeout(budget.remaining_s() - self._budget_s * START_SHARE):
+            # the time a compose takes still left: one that cannot finish in time fails closed
+            # at once instead of loading the mesh with work that would be thrown away.
+            async with asyncio.timeout(budget.remaining_s() - self.start_needs_s()):
                 await self._slots.acquire()
         except TimeoutError:
             log.info("brief failed closed reason=%s", BUDGET_EXCEEDED)
             return empty_response(request, BUDGET_EXCEEDED)
+        started = time.monotonic()
         try:
             return await self._compose(request, budget)
         except BriefRefused as refused:
@@ -142,6 +154,22 @@ class BriefHandler:
             return empty_response(request, reason)
         finally:
             self._slots.release()
+            self._timed(time.monotonic() - started)
+
+    def start_needs_s(self) -> float:
+        """The time a Brief must still have when it gets a slot (see START_SHARE)."""
+        if self._compose_s is None:
+            return self._budget_s * START_SHARE
+        low, high = self._budget_s * MIN_START_SHARE, self._budget_s * MAX_START_SHARE
+        return min(max(self._compose_s, low), high)
+
+    def _timed(self, seconds: float) -> None:
+        # A compose cut short by the deadline counts with the time it had: a lower bound of
+        # what it needed, which still raises the average under overload.
+        previous = self._compose_s
+        self._compose_s = (
+            seconds if previous is None else previous + SERVICE_WEIGHT * (seconds - previous)
+        )
 
     @staticmethod
     async def _call(engine: str, budget: TurnBudget, method: Any, message: Any) -> Any:
