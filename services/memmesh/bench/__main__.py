@@ -1,7 +1,8 @@
 """`make bench`: prints every benchmark's figures; the last line is all of them as JSON.
 
 `python -m memmesh.bench [section ...]` runs only the named sections
-(foundation, filter, retrieve, process, restore, turns, large). MEMMESH_BENCH_ONLY=sqlite
+(foundation, filter, retrieve, process, restore, turns, large; `brief` is the Brief half of
+`turns`, without its Ingest runs, and is not part of a full run). MEMMESH_BENCH_ONLY=sqlite
 (or postgres+redis) runs only that storage configuration; `large` (one user with 100,000
 documents) runs on SQLite only.
 """
@@ -54,6 +55,10 @@ def main(argv: list[str]) -> None:
         for label, storage, _ in CONFIGURATIONS:
             results[f"restore_10k_atoms.{label}"] = figures = bench_restore(storage_url=storage)
             _print(f"OutboxSync restore of 10k atoms [{label}]", figures)
+    if "brief" in wanted:
+        for label, storage, redis_url in CONFIGURATIONS:
+            results[f"brief.{label}"] = figures = turns.run(storage, redis_url, label, ingest=False)
+            _print(f"Gateway Brief alone, multi-process mesh [{label}]", figures)
     if "turns" in wanted:
         for label, storage, redis_url in CONFIGURATIONS:
             results[f"turns.{label}"] = figures = turns.run(storage, redis_url, label)

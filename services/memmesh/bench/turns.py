@@ -193,15 +193,19 @@ async def _brief_throughput(addr: str, user: str, callers: int, seconds: float) 
     }
 
 
-async def _brief_cpu_ms(client: GatewayClient, user: str, pids: list[int], count: int) -> float:
-    """CPU milliseconds per full Brief, summed over every engine process."""
+async def _brief_cpu_ms(
+    client: GatewayClient, user: str, pids: dict[str, int], count: int
+) -> tuple[float, dict[str, float]]:
+    """CPU milliseconds per full Brief, summed over every engine process and per engine."""
     rng = random.Random(13)
     now = START_US + 10_001 * 60_000_000
-    before, full = cpu_seconds(pids), 0
+    before, full = {name: cpu_seconds([pid]) for name, pid in pids.items()}, 0
     for _ in range(count):
         response = await client.brief(user, "bench-cpu", now, _query(rng))
         full += int(not (response.degraded and not response.degraded_parts))
-    return round((cpu_seconds(pids) - before) * 1000 / max(full, 1), 2)
+    used = {name: (cpu_seconds([pid]) - before[name]) * 1000 for name, pid in pids.items()}
+    per_engine = {name: round(ms / max(full, 1), 2) for name, ms in used.items()}
+    return round(sum(used.values()) / max(full, 1), 2), per_engine
 
 
 _SENTENCES = [
@@ -308,8 +312,10 @@ def gateway_client(addr: str) -> GatewayClient:
     return GatewayClient(addr, KEY, tenant_id=TENANT, credentials=_gateway_tls())
 
 
-def run(storage_url: str, redis_url: str | None, label: str) -> dict[str, object]:
-    """Brief and Ingest figures on one storage configuration."""
+def run(
+    storage_url: str, redis_url: str | None, label: str, *, ingest: bool = True
+) -> dict[str, object]:
+    """Brief and Ingest figures on one storage configuration (Brief only without `ingest`)."""
     figures: dict[str, object] = {"storage": label}
     with tempfile.TemporaryDirectory() as data_dir:
         mesh = gateway_mesh(data_dir, storage_url, redis_url)
@@ -317,7 +323,7 @@ def run(storage_url: str, redis_url: str | None, label: str) -> dict[str, object
         try:
             user = f"bench-user-{time.time_ns()}"
             scope = scope_pb2.UserScope(tenant_id=TENANT, user_id=user)
-            pids = [engine.process.pid for engine in mesh.running.values()]
+            pids = {name: engine.process.pid for name, engine in mesh.running.items()}
 
             async def measure() -> None:
                 gateway = mesh.addrs["gateway"]
@@ -334,15 +340,18 @@ def run(storage_url: str, redis_url: str | None, label: str) -> dict[str, object
                         figures["brief_10k_degraded"],
                         figures["brief_10k_max_bytes"],
                     ) = await _brief_latency(client, user, 500)
-                    figures["brief_10k_cpu_ms_per_full_brief"] = await _brief_cpu_ms(
-                        client, user, pids, 300
-                    )
+                    (
+                        figures["brief_10k_cpu_ms_per_full_brief"],
+                        figures["brief_10k_cpu_ms_by_engine"],
+                    ) = await _brief_cpu_ms(client, user, pids, 300)
                     figures["brief_8_callers"] = await _brief_throughput(
                         gateway, user, callers=8, seconds=5.0
                     )
                     figures["brief_16_callers"] = await _brief_throughput(
                         gateway, user, callers=16, seconds=5.0
                     )
+                    if not ingest:
+                        return
                     for history in (1_000, 10_000):
                         with_history = f"{user}-history-{history}"
                         await _seed_history(
