@@ -16,8 +16,7 @@ Pure: no protobuf, no I/O. Exposures are the proto value names without their pre
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from memmesh.text import sentences
 
@@ -43,9 +42,10 @@ DERIVED_EXPOSURE = "SAFE_TO_SPEAK"
 NAME_KEY = "identity.name"
 
 
-@dataclass(frozen=True)
-class GuardItem:
-    """One item offered to the ExposureGuard; item ids are unique within a request."""
+class GuardItem(NamedTuple):
+    """One item offered to the ExposureGuard; item ids are unique within a request. (A named
+    tuple: tens of them are built per gate pass, several times cheaper than a frozen
+    dataclass.)"""
 
     item_id: str
     text: str

@@ -22,16 +22,25 @@ def exposure_name(number: int) -> str:
 
 def filter_items(items: Iterable[GuardItem]) -> list[guard_pb.FilterItem]:
     """Guard items as the FilterItems of a FilterRequest."""
-    return [
-        guard_pb.FilterItem(
-            item_id=item.item_id,
-            key=item.key,
-            topics=item.topics,
-            thread_id=item.thread_id,
-            exposure=memory_pb2.Exposure.ValueType(_EXPOSURE_NUMBER.get(item.exposure, 0)),
-            pull_only=item.pull_only,
-            text=item.text,
-            atom_id=item.atom_id,
-        )
-        for item in items
-    ]
+    return [_filter_item(item) for item in items]
+
+
+def _filter_item(item: GuardItem) -> guard_pb.FilterItem:
+    # Only the fields an item sets are written: most items carry an id, a text and an
+    # exposure only, and every field given costs whatever its value.
+    message = guard_pb.FilterItem(
+        item_id=item.item_id,
+        text=item.text,
+        exposure=memory_pb2.Exposure.ValueType(_EXPOSURE_NUMBER.get(item.exposure, 0)),
+    )
+    if item.key:
+        message.key = item.key
+    if item.topics:
+        message.topics.extend(item.topics)
+    if item.thread_id:
+        message.thread_id = item.thread_id
+    if item.pull_only:
+        message.pull_only = True
+    if item.atom_id:
+        message.atom_id = item.atom_id
+    return message

@@ -49,6 +49,12 @@ atoms = st.builds(
     create_us=st.integers(NOW_US - 400 * 86_400_000_000, NOW_US),
     status=st.sampled_from(["ACTIVE", "CONFLICT"]),
     topics=st.lists(st.sampled_from(WORDS), max_size=2).map(tuple),
+    category=st.just("PREFERENCE"),
+    confirm_us=st.just(0),
+    last_use_us=st.just(0),
+    use_count=st.integers(0, 5),
+    evidence_turn_ids=st.just(()),
+    standing=st.just(False),
 )
 turns = st.builds(
     TurnRecord,
@@ -57,6 +63,8 @@ turns = st.builds(
     role=st.sampled_from(["USER", "ASSISTANT"]),
     text=text,
     time_us=st.integers(0, NOW_US),
+    exposure=st.sampled_from(["SAFE_TO_SPEAK", "SAFE_TO_TEXT", "INTERNAL_ONLY", "UNSPECIFIED"]),
+    do_not_say=st.just(False),
 )
 
 

@@ -72,6 +72,9 @@ def _broken_values(field: FieldDescriptor) -> Iterator[object]:
     rules = rules_of(field)
     if field.type == FieldDescriptor.TYPE_STRING:
         yield "x" * ((rules.max_len or DEFAULT_MAX_STRING) + 1)
+        # NUL is refused everywhere, a newline in identifiers only.
+        yield "a\x00b"
+        yield "a\nb"
         if rules.pattern:
             yield "has space!"
     elif field.type == FieldDescriptor.TYPE_BYTES and rules.max_len:
@@ -83,6 +86,38 @@ def _broken_values(field: FieldDescriptor) -> Iterator[object]:
             yield rules.min - 1
         if rules.HasField("max"):
             yield rules.max + 1
+
+
+def _put(message: Message, field: FieldDescriptor, value: object) -> None:
+    """Set (or, for a repeated field, append) one value, alone in its oneof."""
+    if field.containing_oneof is not None:
+        message.ClearField(field.containing_oneof.name)
+    if field.is_repeated:
+        getattr(message, field.name).append(value)
+    else:
+        setattr(message, field.name, value)
+
+
+def _broken_list_items(cls: type[Message], field: FieldDescriptor) -> Iterator[tuple[str, Message]]:
+    """Lists of two items where the second breaks one rule of its own (a list of flat items
+    is checked a column at a time, so a bad value after a good one must still be found)."""
+
+    def two_items() -> tuple[Message, Message]:
+        message = fill(cls(), everything=True)
+        return message, fill(getattr(message, field.name).add(), everything=True)
+
+    yield f"{field.name} two items", two_items()[0]
+    for inner in field.message_type.fields:
+        if inner.message_type is not None:
+            continue
+        if rules_of(inner).required:
+            message, second = two_items()
+            second.ClearField(inner.name)
+            yield f"{field.name}[1].{inner.name} missing", message
+        for value in _broken_values(inner):
+            message, second = two_items()
+            _put(second, inner, value)
+            yield f"{field.name}[1].{inner.name}={str(value)[:12]}", message
 
 
 def variants(descriptor: Descriptor) -> Iterator[tuple[str, Message]]:
@@ -110,6 +145,8 @@ def variants(descriptor: Descriptor) -> Iterator[tuple[str, Message]]:
                             target.ClearField(inner.containing_oneof.name)
                         setattr(target, inner.name, value)
                         yield f"{field.name}.{inner.name}={str(value)[:12]}", broken
+            if field.is_repeated and not field.message_type.GetOptions().map_entry:
+                yield from _broken_list_items(cls, field)
             if (
                 field.is_repeated
                 and rules_of(field).max_len
@@ -122,12 +159,7 @@ def variants(descriptor: Descriptor) -> Iterator[tuple[str, Message]]:
             continue
         for value in _broken_values(field):
             broken = fill(cls(), everything=True)
-            if field.containing_oneof is not None:
-                broken.ClearField(field.containing_oneof.name)
-            if field.is_repeated:
-                getattr(broken, field.name).append(value)
-            else:
-                setattr(broken, field.name, value)
+            _put(broken, field, value)
             yield f"{field.name}={str(value)[:12]}", broken
         if field.is_repeated and rules_of(field).max_len:
             getattr(base, field.name).extend([_example(field)] * rules_of(field).max_len)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
-from typing import Protocol, TypeVar
+from functools import cache
+from typing import Protocol, TypeVar, cast
 
+from google.protobuf.descriptor import EnumDescriptor
 from google.protobuf.duration_pb2 import Duration
 
 from memmesh.common.v1 import bundle_pb2, memory_pb2
@@ -35,25 +36,54 @@ from memmesh.runtime.timeconv import micros_of, timestamp_of
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
 
-def _name(enum: object, number: int, prefix: str) -> str:
-    return str(enum.Name(number)).removeprefix(prefix)  # type: ignore[attr-defined]
+class _Described(Protocol):
+    """A generated enum wrapper, as far as reading its descriptor goes."""
+
+    @property
+    def DESCRIPTOR(self) -> EnumDescriptor: ...  # noqa: N802 (the protobuf API's name)
+
+
+@cache
+def _names(enum: EnumDescriptor, prefix: str) -> dict[int, str]:
+    """An enum's value names without their prefix, by number (read once per enum)."""
+    return {value.number: value.name.removeprefix(prefix) for value in enum.values}
+
+
+def _name(enum: _Described, number: int, prefix: str) -> str:
+    name = _names(enum.DESCRIPTOR, prefix).get(number)
+    # A number the descriptor does not know raises, as enum.Name does.
+    return name if name is not None else str(enum.Name(number)).removeprefix(prefix)  # type: ignore[attr-defined]
 
 
 V = TypeVar("V", bound=int, covariant=True)
 
 
-class _EnumValues(Protocol[V]):
+class _EnumValues(_Described, Protocol[V]):
     """A generated enum wrapper, as far as looking values up by name goes."""
 
     def Value(self, name: str) -> V: ...  # noqa: N802 (the protobuf API's name)
 
 
+@cache
+def _numbers(enum: EnumDescriptor, prefix: str) -> dict[str, int]:
+    """An enum's numbers by value name without its prefix (read once per enum)."""
+    values = enum.values
+    return {
+        value.name.removeprefix(prefix): value.number
+        for value in values
+        if value.name.startswith(prefix)
+    }
+
+
 def _number(enum: _EnumValues[V], name: str, prefix: str) -> V:
-    return enum.Value(prefix + name)
+    number = _numbers(enum.DESCRIPTOR, prefix).get(name)
+    # A name the descriptor does not know raises, as enum.Value does.
+    return cast(V, number) if number is not None else enum.Value(prefix + name)
 
 
 def _micros(message: object, field: str) -> int:
-    return micros_of(getattr(message, field)) if message.HasField(field) else 0  # type: ignore[attr-defined]
+    # An unset Timestamp reads as the epoch: 0, as for a time never recorded.
+    return micros_of(getattr(message, field))
 
 
 def compose_query(request: pb.ComposeRequest) -> ComposeQuery:
@@ -131,7 +161,7 @@ def retrieved_of(response: ranker_pb.RetrieveResponse) -> Retrieved:
         turns=tuple(_turn_of(c) for c in response.turns),
         digests=tuple(_digest_of(c) for c in response.digests if c.document.HasField("digest")),
         standing=tuple(
-            replace(atom_of(c.document.atom), standing=True)
+            atom_of(c.document.atom)._replace(standing=True)
             for c in response.standing_constraints
             if c.document.HasField("atom")
         ),

@@ -53,9 +53,13 @@ def rule_message(rule: Rule) -> pb.Rule:
     )
 
 
+_EXPOSURES: dict[int, Exposure] = {exposure.value: exposure for exposure in Exposure}
+
+
 def exposure_of_wire(number: int) -> Exposure:
-    """A common.v1.Exposure number; unset (0) counts as INTERNAL_ONLY: what nobody classified never travels."""
-    return Exposure(number) if number else Exposure.INTERNAL_ONLY
+    """A common.v1.Exposure number; unset (0) counts as INTERNAL_ONLY: what nobody classified
+    never travels (nor does a number the validator would have refused)."""
+    return _EXPOSURES.get(number, Exposure.INTERNAL_ONLY)
 
 
 def _unique(ids: list[str], repeated: str, name: str) -> None:
@@ -70,18 +74,20 @@ def _unique(ids: list[str], repeated: str, name: str) -> None:
 def exposed_items(request: pb.FilterRequest) -> list[Exposed]:
     """Filter items in request order; item ids must be unique."""
     _unique([item.item_id for item in request.items], "items", "item_id")
+    exposure = _EXPOSURES.get
+    internal = Exposure.INTERNAL_ONLY
     return [
         Exposed(
             Item(
-                item_id=item.item_id,
-                key=item.key,
-                topics=tuple(item.topics),
-                text=item.text,
-                thread_id=item.thread_id,
-                work_order_id=item.work_order_id,
-                atom_id=item.atom_id,
+                item.item_id,
+                item.key,
+                tuple(item.topics),
+                item.text,
+                item.thread_id,
+                item.work_order_id,
+                item.atom_id,
             ),
-            exposure_of_wire(item.exposure),
+            exposure(item.exposure, internal),
             item.pull_only,
         )
         for item in request.items

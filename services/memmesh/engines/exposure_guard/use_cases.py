@@ -216,7 +216,7 @@ class ExposureGuardService:
         offers the atom itself."""
         rules = await self._compiled_rules(tenant_id, user_id)
         if not rules.mention_targets.empty:
-            about = replace(fact, atom_id=fact.atom_id or fact.item_id or "fact")
+            about = fact._replace(atom_id=fact.atom_id or fact.item_id or "fact")
             found = new_subject_names(rules, [about])
             if found:
                 await self._add_terms(tenant_id, user_id, found)

@@ -8,7 +8,7 @@ gathered state and request give the same bundle.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from memmesh import bundle_items as items_of
 from memmesh.bundle_items import GuardItem, kept
@@ -98,7 +98,7 @@ class GuardPlan:
 def candidate_atoms(retrieved: Retrieved) -> tuple[MemoryAtom, ...]:
     """The standing constraints the request could touch first, then the other ranked atoms:
     caps and the byte cap drop from the end, so a short allergy is the last atom to go."""
-    standing = [replace(a, standing=True) for a in retrieved.standing]
+    standing = [a._replace(standing=True) for a in retrieved.standing]
     pushed = {a.atom_id for a in standing}
     return (*standing, *(a for a in retrieved.atoms if a.atom_id not in pushed))
 
@@ -188,7 +188,7 @@ def _marked_turns(
 ) -> list[TurnRecord]:
     """The turns the guard let pass, each marked do-not-say when the verdict says so."""
     return [
-        replace(turn, do_not_say=f"{prefix}{i}" in unsaid)
+        turn._replace(do_not_say=f"{prefix}{i}" in unsaid)
         for i, turn in enumerate(turns)
         if f"{prefix}{i}" in allowed
     ]
@@ -250,7 +250,7 @@ def compose_bundle(
     tagged = [t for t in tagged if t.atom.atom_id not in unanswered][:MAX_ATOMS]
 
     working = [
-        replace(t, text=cut_words(t.text, WORKING_TURN_CHARS))
+        t._replace(text=cut_words(t.text, WORKING_TURN_CHARS))
         for t in _marked_turns(items_of.WORKING_TURN, session.turns, allowed, unsaid)
     ][-MAX_WORKING_TURNS:]
     in_working = {t.turn_id for t in working}
@@ -258,17 +258,17 @@ def compose_bundle(
     if pull_allowed:
         for turn in _marked_turns(items_of.EXCERPT, retrieved.turns, allowed, unsaid):
             if turn.turn_id not in in_working and len(excerpts) < MAX_EXCERPTS:
-                excerpts.append(replace(turn, text=cut_words(turn.text, EXCERPT_CHARS)))
+                excerpts.append(turn._replace(text=cut_words(turn.text, EXCERPT_CHARS)))
     digests = (
         [
-            replace(d, summary=cut_words(d.summary, DIGEST_CHARS))
+            d._replace(summary=cut_words(d.summary, DIGEST_CHARS))
             for d in kept(items_of.DIGEST, retrieved.digests, allowed)
         ][:MAX_DIGESTS]
         if pull_allowed
         else []
     )
     loops = [
-        replace(lp, text=cut_words(lp.text, LOOP_CHARS))
+        lp._replace(text=cut_words(lp.text, LOOP_CHARS))
         for lp in kept(items_of.LOOP, session.loops[:GUARD_LOOPS], allowed)
     ]
     loops = sorted(loops, key=lambda lp: (-lp.salience, lp.open_us, lp.loop_id))[:MAX_LOOPS]

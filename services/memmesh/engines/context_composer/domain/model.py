@@ -1,12 +1,15 @@
 """The composer's domain types: what it gathers, what it decides, what it returns.
 
 Enum-like fields hold the proto value name without its prefix ("USER_FACT",
-"CONFIRMED", "VOICE"); times are integer microseconds since the epoch.
+"CONFIRMED", "VOICE"); times are integer microseconds since the epoch. What a turn
+handles by the tens (atoms, turns, digests, loops, entities, pairs) is a named tuple:
+immutable like the frozen dataclasses, and several times cheaper to build and copy.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 CONFIRMED = "CONFIRMED"
 TENTATIVE = "TENTATIVE"
@@ -19,8 +22,7 @@ IN_SESSION = "IN_SESSION"
 UNDECIDED = "UNSPECIFIED"
 
 
-@dataclass(frozen=True)
-class MemoryAtom:
+class MemoryAtom(NamedTuple):
     """An atom as the ranker returns it (the ranking signals travel with it)."""
 
     atom_id: str
@@ -45,8 +47,7 @@ class MemoryAtom:
     standing: bool = False
 
 
-@dataclass(frozen=True)
-class TurnRecord:
+class TurnRecord(NamedTuple):
     """A turn of working memory or an archive excerpt, with the exposure the archive holds for it."""
 
     turn_id: str
@@ -59,8 +60,7 @@ class TurnRecord:
     do_not_say: bool = False
 
 
-@dataclass(frozen=True)
-class Digest:
+class Digest(NamedTuple):
     """A session or thread digest the ranker found relevant."""
 
     digest_id: str
@@ -71,8 +71,7 @@ class Digest:
     thread_id: str = ""
 
 
-@dataclass(frozen=True)
-class Loop:
+class Loop(NamedTuple):
     """An open commitment of the user."""
 
     loop_id: str
@@ -146,8 +145,7 @@ class PendingWork:
     update_us: int = 0
 
 
-@dataclass(frozen=True)
-class Entity:
+class Entity(NamedTuple):
     """A graph entity one co-occurrence edge away from an entity the turn names."""
 
     node_id: str
@@ -157,8 +155,7 @@ class Entity:
     weight: int = 1
 
 
-@dataclass(frozen=True)
-class CorrectionPair:
+class CorrectionPair(NamedTuple):
     """What speech recognition heard and what the user meant."""
 
     heard: str
@@ -235,8 +232,7 @@ class GuardVerdict:
     do_not_say_item_ids: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True)
-class TaggedAtom:
+class TaggedAtom(NamedTuple):
     """An atom in the bundle with its §2.11.10 tag and whether it may be said (§2.11.11)."""
 
     atom: MemoryAtom

@@ -15,9 +15,8 @@ from memmesh.policy.sensitivity import Exposure
 INTERNAL_ONLY = "INTERNAL_ONLY"
 
 
-@dataclass(frozen=True, slots=True)
-class Exposed:
-    """An item with what the filter needs beyond the rule targets."""
+class Exposed(NamedTuple):
+    """An item with what the filter needs beyond the rule targets (a named tuple, as Item)."""
 
     item: Item
     exposure: Exposure
