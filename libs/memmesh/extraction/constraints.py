@@ -110,6 +110,32 @@ _DOING_DIET = re.compile(
     re.I,
 )
 
+# "I'm afraid of flying", "I have a real phobia of needles": a fear the assistant plans around.
+# Not "I'm afraid I can't" (politeness) nor a worry about one thing of the user's own ("scared
+# of my boss", "afraid of missing the bus"): an object that is a person of theirs, a pronoun or
+# an errand-like gerund is left to the learned head.
+_FEAR = re.compile(
+    rf"^(?:{I_AM}\s+{ADVERBS}(?P<degree>(?:deathly|absolutely|terribly|a bit|a little)\s+)?"
+    r"(?P<kind>afraid|scared|terrified|frightened|petrified)\s+of|"
+    r"I(?:'ve| have)(?:\s+got)?\s+(?:an?\s+|the\s+)?(?:(?:big|huge|real|serious|bad|"
+    r"terrible|massive|genuine|crippling)\s+)?(?P<noun>fear|phobia)\s+of)\s+(?P<obj>.+)$",
+    re.I,
+)
+# Gerunds that name a fear rather than a worry about one errand.
+_FEARED_ACTIVITIES = frozenset(
+    "flying driving swimming diving sailing heights needles speaking singing dancing".split()
+)
+# "I drive a Tesla": the car the user has; "I drive a van for a living" is their job.
+_DRIVE = re.compile(rf"^I\s+{ADVERBS}drive\s+(?P<obj>(?:an?|the)\s+.+)$", re.I)
+_VEHICLE_WORDS = frozenset(
+    """car truck van pickup minivan suv hatchback sedan estate wagon convertible coupe motorbike
+motorcycle scooter moped ev hybrid electric diesel manual stick automatic tesla prius toyota
+honda ford subaru bmw volvo audi mercedes benz vw volkswagen kia hyundai nissan mazda jeep chevy
+chevrolet mini fiat skoda renault peugeot citroen lexus porsche dodge ram gmc rivian polestar
+civic corolla camry leaf golf polo outback forester cr-v rav4 f-150 mustang beetle""".split()
+)
+_JOB_DRIVING = re.compile(r"\b(?:for a living|for work|for (?:uber|lyft)|for my job)\b", re.I)
+
 
 def constraint_candidates(ctx: ClauseContext) -> list[Candidate]:
     """Constraint facts stated by the user in the clause."""
@@ -126,6 +152,8 @@ def constraint_candidates(ctx: ClauseContext) -> list[Candidate]:
         _diet,
         _limitation,
         _devices,
+        _fear,
+        _car,
         _tools,
         consequence_candidates,
     ):
@@ -430,6 +458,37 @@ def _devices(ctx: ClauseContext, text: str) -> list[Candidate]:
         obj = match.group("obj")
         return [_constraint(ctx, f"User uses {obj}", f"constraint.device.{slug(obj)}", 9000)]
     return []
+
+
+def _fear(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _FEAR.match(text)
+    if not match:
+        return []
+    obj = clean_object(match.group("obj"))
+    words = obj.lower().split()
+    if (
+        not words
+        or is_generic_object(obj, frozenset())
+        or words[0] in ("my", "our", "your", "what", "how", "that", "whether", "if")
+        or (words[0].endswith("ing") and words[0] not in _FEARED_ACTIVITIES)
+    ):
+        return []
+    if match.group("noun"):
+        statement = f"User has a {match.group('noun').lower()} of {third_person(obj)}"
+    else:
+        degree = (match.group("degree") or "").lower()
+        statement = f"User is {degree}{match.group('kind').lower()} of {third_person(obj)}"
+    return [_constraint(ctx, statement, f"constraint.fear.{slug(obj)}", 9000)]
+
+
+def _car(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _DRIVE.match(text)
+    if not match or _JOB_DRIVING.search(text):
+        return []
+    obj = clean_object(match.group("obj"))
+    if not _VEHICLE_WORDS & set(re.findall(r"[\w-]+", obj.lower())):
+        return []
+    return [_constraint(ctx, f"User drives {obj}", "constraint.device.car", 9000)]
 
 
 def _platform(obj: str) -> bool:

@@ -20,7 +20,7 @@ from .lexicon import (
 )
 from .markers import TIME_BOUND
 from .model import Candidate
-from .phrases import ADVERBS, EPISODIC_PURPOSE, I_AM, clean_object
+from .phrases import ADVERBS, EPISODIC_PURPOSE, I_AM, clean_object, is_generic_object
 from .places import language_fact, origin_fact, residence_fact
 from .text import conjugate_3sg, slug, third_person
 
@@ -82,6 +82,10 @@ _LEARNING_LANGUAGE = re.compile(
     r"(?P<verb>learning|studying|picking up|teaching myself|taking|doing|practi[cs]ing)\s+"
     r"(?P<language>[A-Za-z]+)(?P<course>\s+(?:classes|lessons|courses?))?\b",
     re.I,
+)
+# "I'm training for the Berlin marathon": an ongoing pursuit, like studying for an exam.
+_TRAINING = re.compile(
+    rf"^{I_AM}\s+{ADVERBS}(?:in\s+)?training\s+for\s+(?P<event>(?:an?|the|my)\s+.+)$", re.I
 )
 _BEEN_DOING = re.compile(
     r"^(?:I(?:'ve| have)\s+)?been\s+(?P<ving>\w+ing)\s+(?P<obj>.+?)\s+(?:for|since)\s+"
@@ -147,6 +151,7 @@ def identity_candidates(ctx: ClauseContext) -> list[Candidate]:
         origin_fact,
         _learning_language,
         _studies,
+        _training,
         _retired,
         _trait,
         _service_or_age,
@@ -225,6 +230,21 @@ def _studies(ctx: ClauseContext, text: str) -> list[Candidate]:
         return []
     verb = "is studying" if text.lower().split()[1].startswith("studying") else "is doing"
     return [_identity(ctx, f"User {verb} {third_person(what)}", "identity.studies")]
+
+
+def _training(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _TRAINING.match(text)
+    if not match:
+        return []
+    event = clean_object(match.group("event"))
+    subject = re.sub(r"^(?:an?|the|my)\s+", "", event, flags=re.I)
+    if not subject or is_generic_object(event, frozenset()):
+        return []
+    return [
+        _identity(
+            ctx, f"User is training for {third_person(event)}", f"identity.training.{slug(subject)}"
+        )
+    ]
 
 
 def _retired(ctx: ClauseContext, text: str) -> list[Candidate]:

@@ -46,7 +46,9 @@ _TIME_BOUND = re.compile(
     r"year|semester|term|summer|winter|spring|fall|time)|right now|rn|at the moment|currently|"
     r"for now|for the (?:next|rest of)|until|these days|lately|recently|just now|"
     r"(?:an?|one|two|three|four|five|six|\d+) (?:minutes?|hours?|days?|weeks?) ago|an hour ago|"
-    r"last (?:night|week|weekend|month|year|time)|temporarily|for a (?:few|couple of) (?:days|weeks)|"
+    # "since last year" dates when a lasting state began ("I'm vegetarian since last year").
+    r"last (?:night|week|weekend|time)|(?<!since )last (?:month|year)|temporarily|"
+    r"for a (?:few|couple of) (?:days|weeks)|"
     r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)|all week|"
     r"at the airport|stuck)\b",
     re.I,
@@ -114,6 +116,12 @@ def is_sarcastic(text: str) -> bool:
 
 
 def is_emotion(text: str) -> bool:
-    """True for "I'm (so) <emotion>" clauses."""
+    """True for "I'm (so) <emotion>" clauses. Being afraid or scared *of* something is a fear
+    the user lives with ("I'm afraid of flying"), not a passing feeling."""
     match = _EMOTION.match(text)
-    return bool(match and match.group("word").lower() in EMOTION_WORDS)
+    if not match or match.group("word").lower() not in EMOTION_WORDS:
+        return False
+    return not (
+        match.group("word").lower() in ("afraid", "scared")
+        and re.match(r"\s+of\b", text[match.end() :], re.I)
+    )

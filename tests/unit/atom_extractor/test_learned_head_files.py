@@ -49,8 +49,8 @@ def test_the_shipped_head_is_what_training_on_the_dev_split_gives() -> None:
 @pytest.mark.parametrize(
     ("utterance", "category", "token"),
     [
-        ("I drive a Tesla, had it for years", "constraint", "tesla"),
-        ("I'm terrified of flying", "constraint", "flying"),
+        ("I've always been terrified of wasps", "constraint", "wasps"),
+        ("thunderstorms terrify me", "constraint", "thunderstorms"),
         ("cilantro tastes like soap to me", "preference", "cilantro"),
     ],
 )

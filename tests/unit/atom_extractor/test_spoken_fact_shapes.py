@@ -144,3 +144,41 @@ def test_a_relative_named_in_the_next_clause_is_kept_with_the_name(text, stateme
 def test_a_relative_whose_next_clause_names_no_one_stays_unnamed(text) -> None:
     facts = extract(text).facts
     assert len(facts) == 1 and "named" not in facts[0].text
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "statement"),
+    [
+        ("I'm afraid of flying", "constraint", "User is afraid of flying."),
+        ("honestly I'm so scared of deep water", "constraint", "User is scared of deep water."),
+        ("I've got a real phobia of hospitals", "constraint", "User has a phobia of hospitals."),
+        ("I drive a Tesla", "constraint", "User drives a Tesla."),
+        ("I drive an old Volvo estate", "constraint", "User drives an old Volvo estate."),
+        (
+            "I'm training for the Berlin marathon",
+            "identity",
+            "User is training for the Berlin marathon.",
+        ),
+        ("I'm in training for a triathlon", "identity", "User is training for a triathlon."),
+        ("I'm vegetarian since last year", "constraint", "User is vegetarian."),
+    ],
+)
+def test_fears_cars_training_and_a_state_since_last_year_are_kept(text, category, statement):
+    assert [(f.category, f.text) for f in extract(text).facts] == [(category, statement)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm afraid I can't make it tonight",
+        "I'm scared of what she'll say",
+        "I'm afraid of missing the last train",
+        "I'm scared of my landlord",
+        "I drive a hard bargain",
+        "I drive my kids to school",
+        "I'm training for it",
+        "I've had a cold since last week",
+    ],
+)
+def test_their_look_alikes_store_nothing(text):
+    assert extract(text).facts == ()
