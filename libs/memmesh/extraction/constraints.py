@@ -22,7 +22,10 @@ from .text import slug, third_person
 
 _ADJECTIVES = "|".join(re.escape(a) for a in sorted(DURABLE_ADJECTIVES, key=len, reverse=True))
 _DURABLE_ADJECTIVE = re.compile(
-    rf"^(?:I(?:'m| am| are|'ve been| have been)|we(?:'re| are))\s+{ADVERBS}(?:an?\s+)?"
+    # "I went vegetarian", "I've become diabetic": a change into a state that lasts.
+    rf"^(?:I(?:'m| am| are|'ve been| have been| went|'ve gone| have gone| became|'ve become|"
+    r" have become| turned)|we(?:'re| are))\s+"
+    rf"{ADVERBS}(?:an?\s+)?"
     r"(?P<qualifier>(?:type (?:1|2|one|two|i|ii)|severely|mildly|partially|completely|"
     r"totally|fully)\s+)?"
     rf"(?P<adj>{_ADJECTIVES})\b(?P<rest>.*)$",
@@ -257,7 +260,10 @@ def _durable_adjective(ctx: ClauseContext, text: str) -> list[Candidate]:
         p for p in (kept_adverb.group(1) if kept_adverb else "", qualifier, adjective) if p
     )
     detail = ""
-    if re.match(r"^(?:in|to)\s+(?:one|my|both)\b", rest, re.I):
+    # "deaf in one ear", not "diabetic in my twenties" (when it began).
+    if re.match(r"^(?:in|to)\s+(?:one|my|both)\b", rest, re.I) and not re.match(
+        r"^in\s+my\s+(?:teens|\w+ties|childhood|youth|\d0s)\b", rest, re.I
+    ):
         detail = f" {third_person(clean_object(rest))}"
     appendix = _appositive_detail(ctx)
     return [_constraint(ctx, f"User is {phrase}{detail}{appendix}", key, 9300)]

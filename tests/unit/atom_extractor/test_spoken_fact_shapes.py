@@ -161,6 +161,8 @@ def test_a_relative_whose_next_clause_names_no_one_stays_unnamed(text) -> None:
         ),
         ("I'm in training for a triathlon", "identity", "User is training for a triathlon."),
         ("I'm vegetarian since last year", "constraint", "User is vegetarian."),
+        ("I went vegan about two years ago", "constraint", "User is vegan."),
+        ("I became diabetic in my thirties", "constraint", "User is diabetic."),
     ],
 )
 def test_fears_cars_training_and_a_state_since_last_year_are_kept(text, category, statement):
@@ -178,6 +180,7 @@ def test_fears_cars_training_and_a_state_since_last_year_are_kept(text, category
         "I drive my kids to school",
         "I'm training for it",
         "I've had a cold since last week",
+        "I went vegan for a week",
     ],
 )
 def test_their_look_alikes_store_nothing(text):
