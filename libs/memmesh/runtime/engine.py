@@ -175,7 +175,7 @@ def run_engine(name: str, build: Callable[[MeshSettings], Awaitable[BuiltEngine]
         # collections took 150-240 ms in every engine, enough to fail a Brief closed.
         gc.freeze()
         print(f"{READY_PREFIX} {name} {settings.host}:{server.port}", flush=True)
-        await serve_until_signal(server, built.close)
+        await serve_until_signal(server, built.close, settings.supervisor_pid)
         # Flush what is still batched: the last spans and a final metrics export.
         if provider is not None:
             provider.shutdown()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -170,17 +171,40 @@ async def start_server(
 
 
 async def serve_until_signal(
-    engine: EngineServer, on_stop: Callable[[], object] | None = None
+    engine: EngineServer,
+    on_stop: Callable[[], object] | None = None,
+    supervisor_pid: int | None = None,
 ) -> None:
-    """Run until SIGTERM or SIGINT, then stop gracefully and run the cleanup."""
+    """Run until SIGTERM or SIGINT, or until the supervisor that started the engine is gone
+    (killed outright, it could not stop its engines), then stop gracefully and clean up."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    watch = (
+        asyncio.create_task(_until_orphaned(supervisor_pid, stop))
+        if supervisor_pid is not None
+        else None
+    )
     await stop.wait()
+    if watch is not None:
+        watch.cancel()
     log.info("stopping")
     await engine.stop()
     if on_stop is not None:
         result = on_stop()
         if asyncio.iscoroutine(result):
             await result
+
+
+# How often an engine checks that its supervisor still runs.
+SUPERVISOR_POLL_S = 1.0
+
+
+async def _until_orphaned(supervisor_pid: int, stop: asyncio.Event) -> None:
+    """Set `stop` once the engine's parent is no longer its supervisor: a dead parent's
+    children are handed to another process, so the parent id changes."""
+    while os.getppid() == supervisor_pid:
+        await asyncio.sleep(SUPERVISOR_POLL_S)
+    log.warning("supervisor %d is gone; stopping", supervisor_pid)
+    stop.set()

@@ -70,6 +70,9 @@ class MeshSettings(BaseSettings):
     # How often metrics are exported, milliseconds.
     otlp_metric_interval_ms: int = Field(default=15000, ge=10)
     log_level: str = "INFO"
+    # The process that started this engine (`memmesh run`, a test's mesh), set by it: when
+    # that process is gone the engine stops too, instead of holding its port and files.
+    supervisor_pid: int | None = None
     # Addresses of the other engines, host:port.
     ledger_addr: str = "127.0.0.1:50051"
     current_state_addr: str = "127.0.0.1:50052"

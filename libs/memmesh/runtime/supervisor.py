@@ -99,6 +99,7 @@ class Mesh:
         for other, addr in self.addrs.items():
             env[f"MEMMESH_{other.upper()}_ADDR"] = addr
         env["MEMMESH_HOST"] = self.host
+        env["MEMMESH_SUPERVISOR_PID"] = str(os.getpid())
         env["MEMMESH_PORT"] = self.addrs[name].rsplit(":", 1)[1]
         return env
 
