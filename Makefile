@@ -12,7 +12,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export GRPC_VERBOSITY ?= ERROR
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 
-.PHONY: run test setup proto proto-check lint format unit contract integration acceptance bench soak privacy-audit eval-extraction eval-retrieval eval-quality proof clean
+.PHONY: run test setup proto proto-check lint format unit contract integration acceptance bench bench-paired soak privacy-audit eval-extraction eval-retrieval eval-quality proof clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -70,6 +70,12 @@ test: $(STAMP) proto-check lint
 
 bench: $(STAMP)
 	$(PY) -m memmesh.bench
+
+# Brief latency beside another commit's, measured in pairs: make bench-paired BASE=../base
+# (a checkout of that commit, e.g. git worktree add ../base <commit>).
+bench-paired: $(STAMP)
+	@test -n "$(BASE)" || { echo "usage: make bench-paired BASE=<checkout of the other commit>"; exit 2; }
+	$(PY) -m memmesh.bench.paired $(BASE)
 
 # Brief + Ingest paced open-loop against the whole mesh on SQLite; per-minute p50/p99 and
 # engine RSS, then PASS/FAIL (p99 within 20 %, RSS growth < 10 %). SOAK_ARGS overrides,
