@@ -74,8 +74,6 @@ def _unique(ids: list[str], repeated: str, name: str) -> None:
 def exposed_items(request: pb.FilterRequest) -> list[Exposed]:
     """Filter items in request order; item ids must be unique."""
     _unique([item.item_id for item in request.items], "items", "item_id")
-    exposure = _EXPOSURES.get
-    internal = Exposure.INTERNAL_ONLY
     return [
         Exposed(
             Item(
@@ -87,7 +85,7 @@ def exposed_items(request: pb.FilterRequest) -> list[Exposed]:
                 item.work_order_id,
                 item.atom_id,
             ),
-            exposure(item.exposure, internal),
+            exposure_of_wire(item.exposure),
             item.pull_only,
         )
         for item in request.items
