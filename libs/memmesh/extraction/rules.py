@@ -8,6 +8,7 @@ from collections.abc import Callable
 from .commands import CommandMatch, detect_command, is_command_clause
 from .constraints import constraint_candidates
 from .context import ClauseContext
+from .folding import fold_consequences
 from .gates import apply_gates
 from .habits import habit_candidates, narrative_candidates
 from .identity import identity_candidates
@@ -73,7 +74,7 @@ def extract(
     candidates = (propose or collect_candidates)(spelled)
     source = text if spelled == found.fact_text else f"{text}\n{spelled}"
     accepted, rejections = apply_gates(candidates, source)
-    facts = deduplicate(accepted)[:MAX_FACTS_PER_TURN]
+    facts = fold_consequences(deduplicate(accepted), spelled)[:MAX_FACTS_PER_TURN]
     return ExtractionResult(
         relevant=bool(facts),
         facts=tuple(facts),
