@@ -130,6 +130,12 @@ def test_the_shipped_command_head_is_what_training_gives() -> None:
         ("please stop raising my weight", Command.DO_NOT_MENTION, "weight"),
         ("go back to the garden plans", Command.RESUME_THREAD, "garden plans"),
         ("just talk to me normal again, drop the cheerful voice", Command.FORGET_TONE, None),
+        # Asked-only recall is said with "ask" or "remind", not with memory words.
+        (
+            "old topics, don't start them on your own, wait until I ask",
+            Command.RECALL_ONLY_IF_ASKED,
+            None,
+        ),
     ],
 )
 def test_the_command_head_hears_wordings_the_rules_miss(
@@ -146,6 +152,11 @@ def test_the_command_head_hears_wordings_the_rules_miss(
         # Reported speech and the user's own resolve are told of, not asked of the assistant.
         "my brother keeps telling me to forget about her",
         "I should stop bringing up my ex so much",
+        "my mom said I should forget him",
+        # What the user or the assistant said is not reported speech, nor is it a command.
+        "you said you'd remind me about the dentist",
+        "I asked my boss about the raise today",
+        "can you remind me what I asked you yesterday",
         # No word of remembering, erasing, mentioning or going back.
         "my wife Ana is a nurse, so she's the one to ask about kid stuff",
         "I keep my passport in the drawer",

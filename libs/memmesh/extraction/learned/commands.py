@@ -32,9 +32,13 @@ _LEARNED = frozenset(Command) - {Command.CORRECTION}
 COMMAND_CLASSES = (NO_COMMAND, *sorted(c.value for c in _LEARNED))
 # Someone else's words or the user's own resolve ("my mom keeps telling me to forget him",
 # "I should stop bringing up my ex"): told of, not asked of the assistant.
+# "Said" or "suggested" by the user or the assistant is no one else's word ("forget what I
+# said about my knee", "stop mentioning the recipes you suggested", "don't say it").
 _REPORTED = re.compile(
-    r"\b(?:says|said|say|told me|tells me|telling me|tell me to|asked me|asks me|wants me|"
-    r"keeps? telling|suggested|I should|I need to|I have to|I'm trying to|I try to)\b",
+    r"\b(?<!\bI\s)(?<!\byou\s)(?<!\bdon't\s)(?<!\bto\s)(?:says|said|say)\b|"
+    r"\b(?<!\byou\s)suggested\b|"
+    r"\b(?:told me|tells me|telling me|tell me to|asked me|asks me|wants me|keeps? telling|"
+    r"I should|I need to|I have to|I'm trying to|I try to)\b",
     re.I,
 )
 # Words a memory command is said with, however it is worded: the head is trusted only on a
@@ -45,7 +49,8 @@ _COMMAND_WORDS = re.compile(
     r"keep\w*|kept|log|logg\w+|track\w*|profile|delet\w+|eras\w+|wipe\w*|clear\w*|remov\w+|"
     r"scrap|scratch|drop|purge|mention\w*|bring\w*|brought|rais\w+|talk\w*|speak\w*|say|"
     r"volunteer|back|continue|resume|where were we|left off|tone|voice|between us|enough|"
-    r"leave it|know about me|have on me|got on me|picked up)\b",
+    r"leave it|know about me|have on me|got on me|picked up|ask|asks|asked|ask-only|remind|"
+    r"old topics)\b",
     re.I,
 )
 # The commands that name what they are about ("stop raising my weight" -> "weight").
