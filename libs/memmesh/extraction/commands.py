@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .model import Command, Correction
@@ -851,9 +852,10 @@ class CommandMatch:
     fact_text: str
 
 
-def detect_command(text: str) -> CommandMatch:
-    """Find the first memory-control command of a normalised turn, or a correction."""
-    correction, fact_text = detect_correction(text)
+def detect_command(text: str, means_otherwise: MeaningTest | None = None) -> CommandMatch:
+    """Find the first memory-control command of a normalised turn, or a correction
+    (`means_otherwise` as in `detect_correction`)."""
+    correction, fact_text = detect_correction(text, means_otherwise)
     if correction is not None:
         return CommandMatch(Command.CORRECTION, correction.meant, correction, fact_text)
     for command, pattern in _COMPILED:
@@ -989,8 +991,8 @@ _NOT_HEARD = re.compile(r",?\s+not\s+(?P<region>[^,.;!?]+)", re.I)
 _SPELLED = re.compile(r"\b(?:(?:[A-Za-z]|you)-){2,}(?:[A-Za-z]|you)\b")
 _LEAD_IN = re.compile(
     rf"^(?:(?:no|nope|nah|sorry|wrong|but|and|so|okay|ok)[ ,]+)*(?:you misheard(?: me)?[ ,]+)?"
-    r"(?:I said|I meant|I mean|it's spelled|it should be|it's|it is|its|is|that's|that is|I'm|I am|"
-    rf"I live in|{_NAME_IS}|my \w+(?:'s| is)(?: name is)?)?\s*",
+    r"(?:(?:I said|I meant|I mean|it's spelled|it should be|it's|it is|its|is|that's|that is|I'm|"
+    rf"I am|I live in|{_NAME_IS}|my \w+(?:'s| is)(?: name is)?)\s*)*",
     re.I,
 )
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)
@@ -1018,6 +1020,22 @@ _NOT_THEN_SHORT = re.compile(
 )
 
 
+# "I drink oat milk. Not goat.": a sentence of its own that is only "not" and the misheard
+# word follows what it corrects, however long that was.
+_SENTENCE_THEN_BARE_NOT = re.compile(
+    r"(?P<said>[^.;!?]+)[.;!]\s+not\s+(?P<heard>(?:[^\s,.;!?]+\s+){0,2}?[^\s,.;!?]+)(?=\s*(?:[.;!?]|$))",
+    re.I,
+)
+
+
+def _joined_bare_not(found: re.Match[str]) -> str:
+    """The sentence and its bare "not Y" as one "X, not Y", when Y sounds like a word of it."""
+    said, heard = found.group("said"), found.group("heard")
+    if max((_likeness(heard, word) for word in said.split()), default=0.0) < _SOUNDS_ALIKE_UNSIGNED:
+        return found.group(0)
+    return f"{said}, not {heard}"
+
+
 @dataclass(frozen=True)
 class _Pair:
     heard: str
@@ -1025,11 +1043,40 @@ class _Pair:
     fact_text: str
 
 
-def detect_correction(text: str) -> tuple[Correction | None, str]:
-    """Return the heard/meant pair of a correction and the turn with the misheard part removed."""
+# Whether two words that sound alike mean different things ("dietitian"/"diabetic" do;
+# "vegan"/"vegetarian" do not): the sign of a mishearing when no word says "I said".
+MeaningTest = Callable[[str, str], bool]
+# How alike a pair must sound for its difference in meaning to make it a correction.
+_SOUNDS_ALIKE_UNSIGNED = 0.5
+
+
+def detect_correction(
+    text: str, means_otherwise: MeaningTest | None = None
+) -> tuple[Correction | None, str]:
+    """Return the heard/meant pair of a correction and the turn with the misheard part removed.
+
+    Without a sign in the words ("no", "I said", "you got it wrong") or a bare pair, "X, not Y"
+    is read as a plain negation ("I'm vegan, not vegetarian"). Given `means_otherwise`, such
+    a pair is a correction too when the two sound alike and it says they mean different
+    things ("I'm a dietitian, not diabetic")."""
     cleaned = _SHORT_THEN_NOT.sub(r"\g<said>, not ", re.sub(r",\s*,", ",", _SPELLED.sub("", text)))
     cleaned = _NOT_THEN_SHORT.sub(r"\g<said>, not \g<heard>\g<end>", cleaned)
+    cleaned = _SENTENCE_THEN_BARE_NOT.sub(_joined_bare_not, cleaned)
     triggered = bool(_CORRECTION_TRIGGER.search(text))
+    found = _pair(cleaned, triggered)
+    if found is None and means_otherwise is not None and not triggered:
+        unsigned = _pair(cleaned, True)
+        if unsigned is not None and _sounds_alike_means_otherwise(unsigned, means_otherwise):
+            found = unsigned
+    if found is None:
+        return None, text
+    return Correction(heard=found.heard, meant=found.meant), _INTERJECTION.sub(
+        "", found.fact_text.strip()
+    )
+
+
+def _pair(cleaned: str, triggered: bool) -> _Pair | None:
+    """The heard/meant pair of a cleaned turn, its words trimmed to where they differ."""
     pair = (
         _you_wrote_but(cleaned)
         or _not_heard_then_meant(cleaned)
@@ -1038,11 +1085,17 @@ def detect_correction(text: str) -> tuple[Correction | None, str]:
         or _meant_then_heard(cleaned, triggered)
     )
     if pair is None:
-        return None, text
+        return None
     heard, meant = _trim_shared_words(pair.heard, pair.meant)
     if not heard or not meant or heard.lower() == meant.lower():
-        return None, text
-    return Correction(heard=heard, meant=meant), _INTERJECTION.sub("", pair.fact_text.strip())
+        return None
+    return _Pair(heard, meant, pair.fact_text)
+
+
+def _sounds_alike_means_otherwise(pair: _Pair, means_otherwise: MeaningTest) -> bool:
+    one_word = " " not in pair.heard and " " not in pair.meant
+    alike = _likeness(pair.heard, pair.meant) >= _SOUNDS_ALIKE_UNSIGNED
+    return one_word and alike and means_otherwise(pair.heard, pair.meant)
 
 
 def _you_wrote_but(text: str) -> _Pair | None:

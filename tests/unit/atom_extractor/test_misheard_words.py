@@ -1,0 +1,51 @@
+"""A misheard word is corrected without "I said": two words that sound alike but mean
+different things ("dietitian"/"diabetic") are a slip of the recogniser; a contrast drawn with
+"not" ("vegan"/"vegetarian") is a statement."""
+
+import pytest
+
+from memmesh.extraction import extract
+from memmesh.extraction.commands import detect_correction
+from memmesh.extraction.learned import default_hybrid_extractor
+from memmesh.extraction.model import Command, Correction
+
+
+@pytest.mark.parametrize(
+    "utterance, heard, meant",
+    [
+        ("I'm a dietitian, not diabetic.", "diabetic", "dietitian"),
+        ("you understand wrong. I am vegetarian, not veterinarian.", "veterinarian", "vegetarian"),
+        ("I drink oat milk. Not goat.", "goat", "oat"),
+        ("Mark with a k. Not Marc. Business partner.", "Marc", "Mark"),
+        ("I said I'm Buddhist. Not Baptist.", "Baptist", "Buddhist"),
+    ],
+)
+def test_a_sound_alike_word_of_another_meaning_is_a_correction(utterance, heard, meant):
+    result = default_hybrid_extractor().extract(utterance)
+    assert result.command is Command.CORRECTION
+    assert result.correction == Correction(heard=heard, meant=meant)
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    [
+        "I'm vegan, not vegetarian",
+        "I'm a nurse, not a doctor",
+        "I'm into jazz, not rock",
+        "I love my job. Not the commute though.",
+        "I said I love my job. Not the commute.",
+    ],
+)
+def test_a_contrast_drawn_with_not_is_no_correction(utterance):
+    result = default_hybrid_extractor().extract(utterance)
+    assert result.correction is None
+    assert result.command is None
+
+
+def test_without_a_meaning_test_the_rules_want_a_sign_in_the_words():
+    assert extract("I'm a dietitian, not diabetic.").correction is None
+    correction, _ = detect_correction("I'm a dietitian, not diabetic.", lambda a, b: True)
+    assert correction == Correction(heard="diabetic", meant="dietitian")
+    # The meaning test is asked only of words that sound alike.
+    correction, _ = detect_correction("I'm a nurse, not a doctor", lambda a, b: True)
+    assert correction is None
