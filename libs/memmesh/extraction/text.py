@@ -60,6 +60,13 @@ _LIKE_FILLER = re.compile(
     r"remove|clear|stop|not|never|remember|save|store|keep|tell|give|mention|bring|talk)\b))",
     re.I,
 )
+# A spoken restart says the same words twice once the fillers are gone ("my uh my doctor",
+# "forget this um this thread", "about my about my diet"): one of them is kept. "had had" and
+# "that that" can be meant.
+_RESTART = re.compile(
+    r"\b(?P<said>(?!(?:had|that)\b)[A-Za-z']+(?:\s+[A-Za-z']+){0,2})(?:\s*,?\s+(?P=said)\b)+",
+    re.I,
+)
 _ABBREVIATIONS = re.compile(r"\b(Dr|Mr|Mrs|Ms|St|Prof|Jr|Sr|vs|e\.g|i\.e)\.", re.I)
 _SENTENCE_END = re.compile(r"(?:\.{2,}|…|[.!?]+)(?=\s|$)")
 _SUBJECT_START = re.compile(
@@ -110,6 +117,7 @@ def normalize(text: str) -> str:
     for pattern in _FILLERS:
         text = re.sub(pattern, " ", text, flags=re.I)
     text = _LIKE_FILLER.sub(lambda m: m.group("lead") or m.group("asking") or " ", text)
+    text = _RESTART.sub(r"\g<said>", text)
     # "as a nurse I work nights": the role is its own clause.
     text = re.sub(
         r"\b(as an? [\w-]+(?: [\w-]+){0,2}?)\s+(?=I\b|I'm\b|what\b|how\b|which\b|"

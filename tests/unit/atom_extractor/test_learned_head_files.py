@@ -130,6 +130,9 @@ def test_the_shipped_command_head_is_what_training_gives() -> None:
         ("please stop raising my weight", Command.DO_NOT_MENTION, "weight"),
         ("go back to the garden plans", Command.RESUME_THREAD, "garden plans"),
         ("just talk to me normal again, drop the cheerful voice", Command.FORGET_TONE, None),
+        # Less sure, the head is heard when the turn says what the command does.
+        ("List my saved memories.", Command.RECALL_SUMMARY, None),
+        ("Read back my profile.", Command.RECALL_SUMMARY, None),
         # Asked-only recall is said with "ask" or "remind", not with memory words.
         (
             "old topics, don't start them on your own, wait until I ask",
@@ -157,6 +160,10 @@ def test_the_command_head_hears_wordings_the_rules_miss(
         "you said you'd remind me about the dentist",
         "I asked my boss about the raise today",
         "can you remind me what I asked you yesterday",
+        # Going back somewhere or going on later is no resume; a grocery list is an app's.
+        "let's go back to the hotel",
+        "can we continue tomorrow",
+        "delete the grocery list",
         # No word of remembering, erasing, mentioning or going back.
         "my wife Ana is a nurse, so she's the one to ask about kid stuff",
         "I keep my passport in the drawer",

@@ -31,6 +31,40 @@ COMMAND_ACCEPT_BP = 8000
 # "not" sit at 0.60 and above (vegan/vegetarian 0.75, tea/coffee 0.62, kilos/pounds 0.60);
 # recogniser slips below 0.47 (Berlin/Bern 0.39, dietitian/diabetic 0.40, Sian/Sean 0.46).
 MEANING_APART = 0.5
+# A reading the head is less sure of is heard when it also says what its command does (not
+# for going back: "let's go back to the hotel" says it as well as any resume).
+OWN_WORDS_ACCEPT_BP = 5500
+_OWN_WORDS = {
+    Command.RECALL_SUMMARY: re.compile(
+        r"\bwhat(?:'s| is)?\s+(?:actually\s+)?in\s+(?:there|my|your)\b|"
+        r"\b(?:saved|stored|have|got|know)\s+(?:on|about)\s+me\b|\brundown\b|"
+        r"\b(?:read (?:back|out)|list)\s+(?:my|what|everything)\b|"
+        r"\bmy\s+(?:profile|memory file|memories|saved memories|file)\b",
+        re.I,
+    ),
+    Command.PULL_ONLY: re.compile(
+        r"\b(?:only|just)\s+(?:if|when)\s+I\s+(?:ask|bring|raise|mention)|\bask-only\b|"
+        r"\bback pocket\b",
+        re.I,
+    ),
+    Command.RECALL_ONLY_IF_ASKED: re.compile(
+        r"\b(?:unless|until|only (?:if|when))\s+I\s+ask", re.I
+    ),
+    Command.DO_NOT_MENTION: re.compile(
+        r"\b(?:stop|don't|do not|never|no more)\b.*\b(?:mention\w*|bring\w* up|rais\w+|talk\w* about)"
+        r"|\bdrop the (?:topic|subject)\b",
+        re.I,
+    ),
+    Command.FORGET: re.compile(
+        r"\b(?:forget|delete|erase|wipe|scratch|get rid of|remove|drop)\s+(?:that|this|it|the|my|what)\b",
+        re.I,
+    ),
+    Command.DO_NOT_STORE: re.compile(
+        r"\b(?:nothing|none|don't|do not|never)\b.*\b(?:sav\w+|stor\w+|keep|kept|remember\w*|"
+        r"record\w*)\b|\bincognito\b|\boff the record\b",
+        re.I,
+    ),
+}
 # Corrections stay with the rules, which also give the heard and meant words.
 _LEARNED = frozenset(Command) - {Command.CORRECTION}
 COMMAND_CLASSES = (NO_COMMAND, *sorted(c.value for c in _LEARNED))
@@ -65,7 +99,7 @@ _ABOUT_A_TOPIC = frozenset(
 _APP_THINGS = re.compile(
     r"\b(?:e-?mails?|texts?|messages?|dms?|voicemails?|memos?|alarms?|timers?|reminders?|calendar|"
     r"files?|folders?|photos?|pictures?|videos?|songs?|tracks?|playlists?|podcasts?|episodes?|"
-    r"apps?|tabs?|cart|basket|contacts?|downloads?)\b",
+    r"apps?|tabs?|cart|basket|contacts?|downloads?|(?:grocery|shopping|to-?do|packing) lists?)\b",
     re.I,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -146,8 +180,8 @@ class LearnedCommands:
         probabilities = self.head.probabilities(self.encoder.encode(readings))
         heard = [
             (float(row.max()), command)
-            for row in probabilities
-            if (command := self._command_of(row)) is not None
+            for row, reading in zip(probabilities, readings, strict=True)
+            if (command := self._command_of(row, reading)) is not None
         ]
         if not heard:
             return found
@@ -168,14 +202,19 @@ class LearnedCommands:
             return False
         return float(vectors[0] @ vectors[1] / (norms[0] * norms[1])) < MEANING_APART
 
-    def _command_of(self, probabilities: np.ndarray) -> Command | None:
+    def _command_of(self, probabilities: np.ndarray, reading: str) -> Command | None:
         best = max(
             (name for name in self.head.classes if name != NO_COMMAND),
             key=lambda name: float(probabilities[self.head.classes.index(name)]),
         )
-        if probabilities[self.head.classes.index(best)] * BASIS_POINTS_MAX < self.accept_bp:
-            return None
-        return Command(best)
+        probability_bp = probabilities[self.head.classes.index(best)] * BASIS_POINTS_MAX
+        if probability_bp >= self.accept_bp:
+            return Command(best)
+        # Less sure, the head is still heard when the turn says what that command does.
+        own_words = _OWN_WORDS.get(Command(best))
+        if probability_bp >= OWN_WORDS_ACCEPT_BP and own_words and own_words.search(reading):
+            return Command(best)
+        return None
 
 
 def learned_target(sentence: str) -> str | None:
