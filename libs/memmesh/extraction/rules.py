@@ -40,6 +40,11 @@ _AS_A = re.compile(
     r"rule|result|matter|whole|side|bonus|joke|treat|favor)\b)[\w-]+(?:\s+[\w-]+){0,3}$)",
     re.I,
 )
+# The words a correction repeats its meant word with ("is Lille", "I said Freya").
+_SAID_AGAIN = re.compile(
+    r"^(?:(?:no|nope|so|I said|I meant|I mean|it's|its|it is|is|that's|that is)[ ,]+)*|[ .,!]+$",
+    re.I,
+)
 _REMEMBER_PREFIX = re.compile(
     r"^(?:please\s+)?(?:remember|note|keep in mind|don't forget|for the record|just so you know)"
     r"\s+(?:that\s+)?(?=I\b|I'm\b|I've\b|my\b|we\b)",
@@ -74,7 +79,13 @@ def extract(
     candidates = (propose or collect_candidates)(spelled)
     source = text if spelled == found.fact_text else f"{text}\n{spelled}"
     accepted, rejections = apply_gates(candidates, source)
-    facts = fold_consequences(deduplicate(accepted), spelled)[:MAX_FACTS_PER_TURN]
+    facts = fold_consequences(deduplicate(accepted), spelled)
+    if found.correction is not None:
+        # "Cairns, not Cannes.": what is left once the misheard word is gone repeats the meant
+        # word and states nothing ("User's background: Cairns.").
+        meant = found.correction.meant.lower()
+        facts = [f for f in facts if _SAID_AGAIN.sub("", f.evidence_span).lower() != meant]
+    facts = facts[:MAX_FACTS_PER_TURN]
     return ExtractionResult(
         relevant=bool(facts),
         facts=tuple(facts),

@@ -49,3 +49,21 @@ def test_without_a_meaning_test_the_rules_want_a_sign_in_the_words():
     # The meaning test is asked only of words that sound alike.
     correction, _ = detect_correction("I'm a nurse, not a doctor", lambda a, b: True)
     assert correction is None
+
+
+@pytest.mark.parametrize(
+    "utterance, facts",
+    [
+        ("Cairns, not Cannes.", []),
+        ("no, I said Freya, not Frida. my daughter's name is Freya", ["freya"]),
+        ("Is not Lyon, is Lille. I am living in Lille since three years", ["lille"]),
+    ],
+)
+def test_a_correction_repeating_its_word_states_no_fact_of_it(utterance, facts):
+    # The meant word said again is the correction itself, not news about the user.
+    result = default_hybrid_extractor().extract(utterance)
+    assert result.correction is not None
+    assert [f.text.lower() for f in result.facts if any(w in f.text.lower() for w in facts)] == [
+        f.text.lower() for f in result.facts
+    ]
+    assert len(result.facts) == len(facts)
