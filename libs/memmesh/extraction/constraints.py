@@ -63,8 +63,11 @@ _CANNOT = re.compile(
     r"(?:\s+(?P<obj>.+))?$",
     re.I,
 )
+# "we keep kosher at home": a household's religious diet is the user's own.
 _KEEP_DIET = re.compile(
-    r"^I\s+(?:keep|eat|follow|stick to|stay)\s+(?P<obj>kosher|halal|"
+    r"^(?:I|(?P<household>we|my family|our family|our house|our household))\s+"
+    r"(?:(?:always|still|strictly|all)\s+)?(?P<verb>keep|keeps|eat|eats|follow|follows|stick to|"
+    r"sticks to|stay|stays)\s+(?P<obj>kosher|halal|"
     r"(?:a\s+)?(?:strict\s+)?[\w-]+\s+diet)\b",
     re.I,
 )
@@ -354,14 +357,22 @@ def _diet(ctx: ClauseContext, text: str) -> list[Candidate]:
     if not match:
         return []
     obj = clean_object(match.group("obj"))
+    if match.re is _KEEP_DIET and match.group("household") and obj.lower() not in RELIGIOUS_DIETS:
+        return []
     verb = re.match(r"^(?:I'm|I am)", text, re.I)
-    rendered = f"User is on {obj}" if verb else f"User {_verb3(text)} {obj}"
-    key = "constraint.diet.religious" if obj.lower() in ("kosher", "halal") else "constraint.diet"
+    if verb:
+        rendered = f"User is on {obj}"
+    else:
+        rendered = f"User {_verb3(match.group('verb'))} {obj}"
+    key = "constraint.diet.religious" if obj.lower() in RELIGIOUS_DIETS else "constraint.diet"
     return [_constraint(ctx, rendered, key, 9300)]
 
 
-def _verb3(text: str) -> str:
-    verb = text.split()[1].lower()
+RELIGIOUS_DIETS = frozenset({"kosher", "halal"})
+
+
+def _verb3(said_verb: str) -> str:
+    verb = said_verb.split()[0].lower().removesuffix("s")
     return {
         "keep": "keeps",
         "eat": "eats",

@@ -31,6 +31,9 @@ from memmesh.extraction import extract
             ["reykjavik"],
         ),
         ("i'm taking welsh lessons", "identity", ["welsh"], []),
+        # A household's religious diet is the user's own.
+        ("we keep halal at home", "constraint", ["halal"], []),
+        ("my family keeps kosher", "constraint", ["kosher"], []),
     ],
 )
 def test_spoken_shape_gives_one_grounded_fact(text, category, tokens, absent):
