@@ -180,16 +180,29 @@ _BINDS_NEXT = frozenset(
     no well oh okay ok i""".split()
 )
 _RUN_ON_MIN_WORDS = 4
+# "... without stairs I walk with a cane": a bare "I" starts a clause of its own too when a
+# verb of lasting habit or state follows it.
+_RUN_ON_VERBS = frozenset(
+    """walk walks use work live only have take wear drive speak keep eat don't can't cannot
+    never always love hate own teach study""".split()
+)
+
+
+def _starts_run_on(words: list[str], i: int) -> bool:
+    if _RUN_ON_SUBJECT.match(words[i]):
+        return True
+    following = words[i + 1].lower() if i + 1 < len(words) else ""
+    return words[i] == "I" and following in _RUN_ON_VERBS
 
 
 def _split_run_on(chunk: str) -> list[str]:
     words = chunk.split()
     pieces: list[str] = []
     start = 0
-    for i, word in enumerate(words):
+    for i in range(len(words)):
         if (
             i - start >= _RUN_ON_MIN_WORDS
-            and _RUN_ON_SUBJECT.match(word)
+            and _starts_run_on(words, i)
             and words[i - 1].lower().strip(".,") not in _BINDS_NEXT
         ):
             pieces.append(" ".join(words[start:i]))

@@ -4,7 +4,7 @@ import pytest
 
 from memmesh.extraction import extract
 from memmesh.extraction.model import Command
-from memmesh.extraction.text import normalize
+from memmesh.extraction.text import normalize, split_clauses
 
 
 @pytest.mark.parametrize(
@@ -25,3 +25,29 @@ def test_a_restart_is_read_once(said, read):
 def test_a_command_said_with_a_restart_is_heard():
     result = extract("forget this um this thread like the whole thing about the car loan")
     assert result.command is Command.FORGET_THREAD
+
+
+@pytest.mark.parametrize(
+    "said, clauses",
+    [
+        # Unpunctuated speech: a bare "I" and a verb of habit or state start a new clause.
+        (
+            "how do i get to the stadium from here without stairs i walk with a cane",
+            ["how do I get to the stadium from here without stairs", "I walk with a cane"],
+        ),
+        (
+            "can you find me a recipe for dinner i don't eat pork",
+            ["can you find me a recipe for dinner", "I don't eat pork"],
+        ),
+        # Bound to the words before it, the "I" stays in its clause.
+        ("the way I walk is odd", ["the way I walk is odd"]),
+        ("everything I eat is bland", ["everything I eat is bland"]),
+    ],
+)
+def test_a_run_on_turn_is_read_clause_by_clause(said, clauses):
+    assert [c.text for c in split_clauses(normalize(said))] == clauses
+
+
+def test_a_limit_said_after_a_request_without_a_stop_is_kept():
+    facts = extract("can you find me a recipe for dinner i don't eat pork").facts
+    assert [f.text for f in facts] == ["User does not eat pork."]
