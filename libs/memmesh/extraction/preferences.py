@@ -115,10 +115,59 @@ _PRONOUN_FAVORITE = re.compile(
 )
 
 
+# A dislike said topic first: "Red wine? Never liked it.", "mushrooms, never touch them",
+# "Football I never liked". "Can't do it" and "can't get them" are about plans, not tastes.
+_REFUSING = (
+    r"(?:(?:really|just|honestly|still|simply)\s+)?(?:never|don't|do not|can't|cannot|won't)\s+"
+    r"(?:(?:really|ever|once|even)\s+)?(?P<verb>liked?|touch(?:ed)?|eat|stand|drink|"
+    r"enjoy(?:ed)?|understand|watch)"
+)
+_COMMENT_ON_TOPIC = re.compile(
+    rf"^(?:I\s+)?{_REFUSING}(?:\s+(?:it|them|that|those|one))?(?:\s+(?:at all|either|ever))?$|"
+    r"^(?:hard pass|not for me|no thanks|not a fan|nope)$",
+    re.I,
+)
+_TOPIC_THEN_REFUSAL = re.compile(
+    rf"^(?P<obj>[\w'-]+(?:\s+[\w'-]+)?)\s+I\s+{_REFUSING}\b(?:\s+(?P=obj))?$", re.I
+)
+_BARE_TOPIC = re.compile(r"^(?:the\s+)?(?P<obj>[\w'-]+(?:\s+[\w'-]+){0,2})$", re.I)
+_NOT_A_TOPIC = frozenset(
+    """I I'm me my it it's is are was were you we they he she this that there yes no yeah ok
+    okay so well oh um uh and but or what why how who which when where do does did have has
+    had can could would should will just really not never always one ones those these some
+    any""".split()
+)
+
+
+def _topic_comment(ctx: ClauseContext, text: str) -> list[Candidate]:
+    """A dislike of the thing named first, refused in the words after it."""
+    obj, evidence = None, text
+    same_clause = _TOPIC_THEN_REFUSAL.match(text)
+    if same_clause:
+        obj = same_clause.group("obj")
+    elif _COMMENT_ON_TOPIC.match(text) and ctx.previous():
+        # The evidence is the clause naming the topic: the fact is about it, and it is read.
+        evidence = ctx.previous()[-1].text
+        named = _BARE_TOPIC.match(evidence.strip(" ?:,."))
+        obj = named.group("obj") if named else None
+    if not obj or any(word.lower() in _NOT_A_TOPIC for word in obj.split()):
+        return []
+    obj = obj if any(w[:1].isupper() and w[1:].islower() for w in obj.split()[1:]) else obj.lower()
+    return [_pref(ctx, f"User dislikes {obj}", obj, 8800, evidence)]
+
+
 def preference_candidates(ctx: ClauseContext, earlier: list[Candidate]) -> list[Candidate]:
     """Preference facts stated by the user in the clause."""
     text = ctx.text
-    for rule in (_verb_preference, _into, _fandom, _favorite, _negative_thing, _nothing_beats):
+    for rule in (
+        _verb_preference,
+        _into,
+        _fandom,
+        _favorite,
+        _negative_thing,
+        _nothing_beats,
+        _topic_comment,
+    ):
         found = rule(ctx, text)
         if found:
             return found
@@ -133,7 +182,9 @@ _RESPONSE_STYLE = re.compile(
 )
 
 
-def _pref(ctx: ClauseContext, text: str, key_object: str, confidence_bp: int) -> Candidate:
+def _pref(
+    ctx: ClauseContext, text: str, key_object: str, confidence_bp: int, evidence: str | None = None
+) -> Candidate:
     # A like or dislike about how the assistant answers is a standing instruction (constraint).
     if _RESPONSE_STYLE.search(key_object):
         return build(
@@ -143,6 +194,7 @@ def _pref(ctx: ClauseContext, text: str, key_object: str, confidence_bp: int) ->
             f"constraint.format.{slug(key_object)}",
             confidence_bp,
             SELF_STATEMENT_MARKERS,
+            evidence=evidence,
         )
     return build(
         ctx,
@@ -151,6 +203,7 @@ def _pref(ctx: ClauseContext, text: str, key_object: str, confidence_bp: int) ->
         f"preference.{slug(key_object)}",
         confidence_bp,
         SELF_STATEMENT_MARKERS,
+        evidence=evidence,
     )
 
 

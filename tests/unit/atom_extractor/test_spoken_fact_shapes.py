@@ -188,3 +188,31 @@ def test_fears_cars_training_and_a_state_since_last_year_are_kept(text, category
 )
 def test_their_look_alikes_store_nothing(text):
     assert extract(text).facts == ()
+
+
+@pytest.mark.parametrize(
+    "text, obj",
+    [
+        ("Red wine? Never liked it.", "red wine"),
+        ("mushrooms? never touch them, the texture is just wrong", "mushrooms"),
+        ("Football I never liked, even as child", "football"),
+        ("Star Wars? never liked it", "Star Wars"),
+    ],
+)
+def test_a_dislike_said_topic_first_is_a_preference(text, obj):
+    facts = extract(text).facts
+    assert [(f.category, f.text) for f in facts] == [("preference", f"User dislikes {obj}.")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Plans and people are no tastes; a question word is no topic.
+        "Tuesday? can't do it",
+        "the meeting? can't do it",
+        "my boss? never liked him",
+        "what? never liked it",
+    ],
+)
+def test_a_refusal_after_something_that_is_no_topic_states_no_taste(text):
+    assert extract(text).facts == ()
