@@ -150,9 +150,17 @@ def _no_nul_rows(rows: Sequence[Sequence[Any]]) -> Sequence[Sequence[Any]]:
     return rows
 
 
+# Passes a close may make when the last one could not finish (a table lock held by work
+# still ending): deleted bytes left at shutdown would wait for the next deletion after a
+# restart, however long that is.
+CLOSING_PASSES = 5
+_CLOSING_PAUSE_S = 0.2
+
+
 class _Paced:
-    """Background passes of `work`: at most one per `interval_s` while asked for, and one
-    more, without the wait, on close. A pass that could not finish is asked for again."""
+    """Background passes of `work`: at most one per `interval_s` while asked for, and, on
+    close, without the wait, until one finishes (at most CLOSING_PASSES). A pass that could
+    not finish is asked for again."""
 
     def __init__(self, work: Callable[[], Awaitable[bool]], interval_s: float) -> None:
         self._work = work
@@ -167,6 +175,7 @@ class _Paced:
             self._task = asyncio.ensure_future(self._passes())
 
     async def _passes(self) -> None:
+        closing_passes = 0
         while self._asked:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._closing.wait(), self._interval_s)
@@ -176,7 +185,13 @@ class _Paced:
             except Exception:
                 log.warning("a background pass reclaiming deleted bytes failed", exc_info=True)
                 done = False
-            if not done and not self._closing.is_set():
+            if self._closing.is_set():
+                closing_passes += 1
+                if closing_passes >= CLOSING_PASSES:
+                    return
+                if not done:
+                    await asyncio.sleep(_CLOSING_PAUSE_S * closing_passes)
+            if not done:
                 self._asked = True
 
     async def close(self) -> None:

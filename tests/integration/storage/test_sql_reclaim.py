@@ -180,3 +180,25 @@ async def test_postgres_close_rewrites_what_deletions_left(scratch_url: str) -> 
     finally:
         await database.close()  # without waiting out the interval
     assert SECRET not in await _relation_bytes(scratch_url, schema)
+
+
+@pytest.mark.postgres
+async def test_postgres_close_waits_out_a_table_held_by_work_still_ending(scratch_url: str) -> None:
+    # A pass that finds the table locked at shutdown is tried again: no later deletion would
+    # come to ask for it before a restart.
+    schema = f"reclaim_{uuid.uuid4().hex[:10]}"
+    database = await PostgresDatabase.open(
+        scratch_url, schema, migrations(Dialect.POSTGRES), INTERVAL_S
+    )
+    try:
+        await _fill_then_forget(database, PG_ROWS)
+        database.reclaim_deleted_soon("notes")
+        async with await psycopg.AsyncConnection.connect(scratch_url) as holder:
+            await holder.execute(f'SELECT COUNT(*) FROM "{schema}".notes')
+            closing = asyncio.ensure_future(database.close())
+            await asyncio.sleep(1.5)  # longer than one pass's lock waits
+            await holder.rollback()
+            await closing
+    finally:
+        await database.close()
+    assert SECRET not in await _relation_bytes(scratch_url, schema)
