@@ -98,12 +98,17 @@ def scratch_url(postgres_url: str) -> Iterator[str]:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+async def _open_scratch(url: str) -> tuple[PostgresDatabase, str]:
+    """A database on a schema of its own in the module's scratch database."""
+    schema = f"reclaim_{uuid.uuid4().hex[:10]}"
+    return await PostgresDatabase.open(
+        url, schema, migrations(Dialect.POSTGRES), INTERVAL_S
+    ), schema
+
+
 @pytest.fixture
 async def postgres(scratch_url: str) -> AsyncIterator[tuple[PostgresDatabase, str]]:
-    schema = f"reclaim_{uuid.uuid4().hex[:10]}"
-    database = await PostgresDatabase.open(
-        scratch_url, schema, migrations(Dialect.POSTGRES), INTERVAL_S
-    )
+    database, schema = await _open_scratch(scratch_url)
     yield database, schema
     await database.close()
 
@@ -170,10 +175,7 @@ async def test_postgres_rewrite_waits_out_a_busy_table_without_stalling_its_read
 
 @pytest.mark.postgres
 async def test_postgres_close_rewrites_what_deletions_left(scratch_url: str) -> None:
-    schema = f"reclaim_{uuid.uuid4().hex[:10]}"
-    database = await PostgresDatabase.open(
-        scratch_url, schema, migrations(Dialect.POSTGRES), INTERVAL_S
-    )
+    database, schema = await _open_scratch(scratch_url)
     try:
         await _fill_then_forget(database, PG_ROWS)
         database.reclaim_deleted_soon("notes")
@@ -186,10 +188,7 @@ async def test_postgres_close_rewrites_what_deletions_left(scratch_url: str) -> 
 async def test_postgres_close_waits_out_a_table_held_by_work_still_ending(scratch_url: str) -> None:
     # A pass that finds the table locked at shutdown is tried again: no later deletion would
     # come to ask for it before a restart.
-    schema = f"reclaim_{uuid.uuid4().hex[:10]}"
-    database = await PostgresDatabase.open(
-        scratch_url, schema, migrations(Dialect.POSTGRES), INTERVAL_S
-    )
+    database, schema = await _open_scratch(scratch_url)
     try:
         await _fill_then_forget(database, PG_ROWS)
         database.reclaim_deleted_soon("notes")
