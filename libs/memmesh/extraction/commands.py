@@ -1078,7 +1078,8 @@ def detect_correction(
 def _pair(cleaned: str, triggered: bool) -> _Pair | None:
     """The heard/meant pair of a cleaned turn, its words trimmed to where they differ."""
     pair = (
-        _you_wrote_but(cleaned)
+        _heard_as(cleaned)
+        or _you_wrote_but(cleaned)
         or _not_heard_then_meant(cleaned)
         or _parallel_copulas(cleaned, triggered)
         or _not_heard_then_meant_run_on(cleaned)
@@ -1096,6 +1097,49 @@ def _sounds_alike_means_otherwise(pair: _Pair, means_otherwise: MeaningTest) -> 
     one_word = " " not in pair.heard and " " not in pair.meant
     alike = _likeness(pair.heard, pair.meant) >= _SOUNDS_ALIKE_UNSIGNED
     return one_word and alike and means_otherwise(pair.heard, pair.meant)
+
+
+# "I said yoga ... it came out as yogurt", "I said oat milk ... and you put goat milk": what
+# the recogniser made of a word the turn said before.
+_CAME_OUT_AS = re.compile(
+    r"\b(?:came out as|came through as|turned into|showed up as|"
+    # What the assistant did, not what it is asked to do ("can you put something together").
+    r"(?<!can )(?<!could )(?<!would )(?<!will )(?<!to )(?<!please )you (?:put|wrote|typed|heard|"
+    r"put down|came back with)(?: something about)?)\s+(?:a |an |the |some )?"
+    r"(?P<heard>[\w'-]+(?:\s+[\w'-]+)?)",
+    re.I,
+)
+_HEARD_AS_ALIKE = 0.6
+# Words said around the meant one that are never it ("yogurt" sounds like "you" too).
+_NOT_MEANT = frozenset(
+    "you your yours the this that these those what with about and but for was were".split()
+)
+
+
+def _heard_as(text: str) -> _Pair | None:
+    found = _CAME_OUT_AS.search(text)
+    if not found:
+        return None
+    heard_words = found.group("heard").split()
+    said = [w.strip(".,!?;:") for w in text[: found.start()].split()]
+    best: tuple[float, str, str] | None = None
+    # The heard word against every word said before it (a two-word span trims its shared word).
+    for size in range(1, len(heard_words) + 1):
+        heard = " ".join(heard_words[:size])
+        for start in range(len(said) - size + 1):
+            meant = " ".join(said[start : start + size])
+            if (
+                meant.lower() == heard.lower()
+                or min(len(meant), len(heard)) < 3
+                or any(w.lower() in _NOT_MEANT for w in meant.split())
+            ):
+                continue
+            score = _likeness(heard, meant)
+            if score >= _HEARD_AS_ALIKE and (best is None or score > best[0]):
+                best = (score, heard, meant)
+    if best is None:
+        return None
+    return _Pair(best[1], best[2], text)
 
 
 def _you_wrote_but(text: str) -> _Pair | None:

@@ -67,3 +67,32 @@ def test_a_correction_repeating_its_word_states_no_fact_of_it(utterance, facts):
         f.text.lower() for f in result.facts
     ]
     assert len(result.facts) == len(facts)
+
+
+@pytest.mark.parametrize(
+    "utterance, heard, meant",
+    [
+        ("I said yoga, I love yoga, and it came out as yogurt on the screen", "yogurt", "yoga"),
+        ("I'm pretty sure I said oat milk, and you put goat milk, which, no", "goat", "oat"),
+        (
+            "I asked you to set a timer for the pasta and you came back with something about a pastor",
+            "pastor",
+            "pasta",
+        ),
+    ],
+)
+def test_what_the_words_came_out_as_is_the_misheard_word(utterance, heard, meant):
+    result = default_hybrid_extractor().extract(utterance)
+    assert result.correction == Correction(heard=heard, meant=meant)
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    [
+        "can you put something together for the camping trip",
+        "my cake came out as a disaster",
+        "you put the milk in the fridge yesterday",
+    ],
+)
+def test_what_came_out_of_something_else_is_no_mishearing(utterance):
+    assert default_hybrid_extractor().extract(utterance).correction is None
