@@ -133,6 +133,13 @@ def test_the_shipped_command_head_is_what_training_gives() -> None:
         # Less sure, the head is heard when the turn says what the command does.
         ("List my saved memories.", Command.RECALL_SUMMARY, None),
         ("Read back my profile.", Command.RECALL_SUMMARY, None),
+        ("so whats in my memory file these days", Command.RECALL_SUMMARY, None),
+        ("what's actually in there about me these days?", Command.RECALL_SUMMARY, None),
+        (
+            "my divorce, you can keep it, but only talk about it when I ask",
+            Command.PULL_ONLY,
+            "divorce",
+        ),
         # Asked-only recall is said with "ask" or "remind", not with memory words.
         (
             "old topics, don't start them on your own, wait until I ask",
@@ -164,6 +171,7 @@ def test_the_command_head_hears_wordings_the_rules_miss(
         "let's go back to the hotel",
         "can we continue tomorrow",
         "delete the grocery list",
+        "delete the files in my downloads folder",
         # No word of remembering, erasing, mentioning or going back.
         "my wife Ana is a nurse, so she's the one to ask about kid stuff",
         "I keep my passport in the drawer",

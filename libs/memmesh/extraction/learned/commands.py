@@ -36,14 +36,15 @@ MEANING_APART = 0.5
 OWN_WORDS_ACCEPT_BP = 5500
 _OWN_WORDS = {
     Command.RECALL_SUMMARY: re.compile(
-        r"\bwhat(?:'s| is)?\s+(?:actually\s+)?in\s+(?:there|my|your)\b|"
+        r"\bwhat(?:'s|s| is)?\s+(?:actually\s+)?in\s+(?:there|my|your)\b|"
         r"\b(?:saved|stored|have|got|know)\s+(?:on|about)\s+me\b|\brundown\b|"
         r"\b(?:read (?:back|out)|list)\s+(?:my|what|everything)\b|"
         r"\bmy\s+(?:profile|memory file|memories|saved memories|file)\b",
         re.I,
     ),
     Command.PULL_ONLY: re.compile(
-        r"\b(?:only|just)\s+(?:if|when)\s+I\s+(?:ask|bring|raise|mention)|\bask-only\b|"
+        r"\b(?:only|just)\b[\w' ]{0,30}?\b(?:if|when|once)\s+I\s+(?:ask|bring|raise|mention)|"
+        r"\bask-only\b|"
         r"\bback pocket\b",
         re.I,
     ),
@@ -88,7 +89,7 @@ _COMMAND_WORDS = re.compile(
     r"scrap|scratch|drop|purge|mention\w*|bring\w*|brought|rais\w+|talk\w*|speak\w*|say|"
     r"volunteer|back|continue|resume|where were we|left off|tone|voice|between us|enough|"
     r"leave it|know about me|have on me|got on me|picked up|ask|asks|asked|ask-only|remind|"
-    r"old topics)\b",
+    r"old topics|in there about me)\b",
     re.I,
 )
 # The commands that name what they are about ("stop raising my weight" -> "weight").
@@ -98,7 +99,7 @@ _ABOUT_A_TOPIC = frozenset(
 # Things of a phone or an app that people ask to delete, clear or skip: a task, not memory.
 _APP_THINGS = re.compile(
     r"\b(?:e-?mails?|texts?|messages?|dms?|voicemails?|memos?|alarms?|timers?|reminders?|calendar|"
-    r"files?|folders?|photos?|pictures?|videos?|songs?|tracks?|playlists?|podcasts?|episodes?|"
+    r"(?<!memory )files?|folders?|photos?|pictures?|videos?|songs?|tracks?|playlists?|podcasts?|episodes?|"
     r"apps?|tabs?|cart|basket|contacts?|downloads?|(?:grocery|shopping|to-?do|packing) lists?)\b",
     re.I,
 )
