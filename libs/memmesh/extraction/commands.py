@@ -1093,10 +1093,19 @@ def _pair(cleaned: str, triggered: bool) -> _Pair | None:
     return _Pair(heard, meant, pair.fact_text)
 
 
+# Words a slip is never heard from: "use grams not cups" contrasts grams with cups, however
+# "use" sounds; "I'm not moving" negates the verb.
+_LIGHT_WORDS = frozenset(
+    """use get have make do go take give put want need like let keep see say tell know think
+    moving going doing using having getting making""".split()
+)
+
+
 def _sounds_alike_means_otherwise(pair: _Pair, means_otherwise: MeaningTest) -> bool:
     one_word = " " not in pair.heard and " " not in pair.meant
+    light = pair.meant.lower() in _LIGHT_WORDS or pair.heard.lower() in _LIGHT_WORDS
     alike = _likeness(pair.heard, pair.meant) >= _SOUNDS_ALIKE_UNSIGNED
-    return one_word and alike and means_otherwise(pair.heard, pair.meant)
+    return one_word and not light and alike and means_otherwise(pair.heard, pair.meant)
 
 
 # "I said yoga ... it came out as yogurt", "I said oat milk ... and you put goat milk": what

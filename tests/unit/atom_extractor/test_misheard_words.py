@@ -34,6 +34,9 @@ def test_a_sound_alike_word_of_another_meaning_is_a_correction(utterance, heard,
         "I'm into jazz, not rock",
         "I love my job. Not the commute though.",
         "I said I love my job. Not the commute.",
+        # A light verb sounds like anything: "use" is no slip for "cups".
+        "and if you give me a recipe use grams not cups, I'm a baker",
+        "I've been using it for years and I'm not moving",
     ],
 )
 def test_a_contrast_drawn_with_not_is_no_correction(utterance):
