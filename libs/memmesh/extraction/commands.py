@@ -861,8 +861,28 @@ def detect_command(text: str, means_otherwise: MeaningTest | None = None) -> Com
     for command, pattern in _COMPILED:
         match = pattern.search(text)
         if match and not _reported(text, match.start()):
+            if command is Command.FORGET_EVERYTHING and _names_this_talk(match.group(), text):
+                return CommandMatch(Command.FORGET_THREAD, None, None, text)
             return CommandMatch(command, _target(command, match, text), None, text)
     return CommandMatch(None, None, None, text)
+
+
+# "this conversation about my neighbours, please delete all of it": "all of it" is the
+# conversation just named, not everything kept about the user.
+_THIS_TALK = re.compile(
+    r"\b(?:this|that|our|today's)\s+(?:whole\s+|entire\s+)?(?:conversation|convo|chat|thread|"
+    r"talk|session|discussion)\b",
+    re.I,
+)
+_ABOUT_ME = re.compile(r"\b(?:about me|on me|my (?:data|profile|memories|info))\b", re.I)
+
+
+def _names_this_talk(matched: str, text: str) -> bool:
+    return (
+        re.search(r"\b(?:all of it|it all)\b", matched, re.I) is not None
+        and _THIS_TALK.search(text) is not None
+        and _ABOUT_ME.search(text) is None
+    )
 
 
 # "my sister told me to just forget about him", "my therapist says I should stop bringing up

@@ -108,3 +108,23 @@ def test_bare_pairs_of_numbers_days_and_names_are_corrections(
 )
 def test_contrasts_of_different_first_sound_are_no_correction(text: str) -> None:
     assert extract(text).correction is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "this conversation about my neighbors, please delete all of it",
+        "this chat, wipe it all",
+        "our talk today about money, erase all of it please",
+    ],
+)
+def test_all_of_the_conversation_just_named_is_that_conversation(text):
+    assert extract(text).command is Command.FORGET_THREAD
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["forget it all, please, everything about me", "I want to start over. delete all of it."],
+)
+def test_all_of_it_with_no_conversation_named_or_about_me_is_everything(text):
+    assert extract(text).command is Command.FORGET_EVERYTHING
