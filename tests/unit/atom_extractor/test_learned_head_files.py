@@ -134,6 +134,7 @@ def test_the_shipped_command_head_is_what_training_gives() -> None:
         ("List my saved memories.", Command.RECALL_SUMMARY, None),
         ("Read back my profile.", Command.RECALL_SUMMARY, None),
         ("so whats in my memory file these days", Command.RECALL_SUMMARY, None),
+        ("Drop the topic of my weight. For good.", Command.DO_NOT_MENTION, "weight"),
         ("what's actually in there about me these days?", Command.RECALL_SUMMARY, None),
         (
             "my divorce, you can keep it, but only talk about it when I ask",
@@ -172,6 +173,8 @@ def test_the_command_head_hears_wordings_the_rules_miss(
         "can we continue tomorrow",
         "delete the grocery list",
         "delete the files in my downloads folder",
+        # How thanks are answered, not a topic to avoid.
+        "Don't mention it.",
         # No word of remembering, erasing, mentioning or going back.
         "my wife Ana is a nurse, so she's the one to ask about kid stuff",
         "I keep my passport in the drawer",

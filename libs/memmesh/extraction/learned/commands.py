@@ -33,7 +33,7 @@ COMMAND_ACCEPT_BP = 8000
 MEANING_APART = 0.5
 # A reading the head is less sure of is heard when it also says what its command does (not
 # for going back: "let's go back to the hotel" says it as well as any resume).
-OWN_WORDS_ACCEPT_BP = 5500
+OWN_WORDS_ACCEPT_BP = 4500
 _OWN_WORDS = {
     Command.RECALL_SUMMARY: re.compile(
         r"\bwhat(?:'s|s| is)?\s+(?:actually\s+)?in\s+(?:there|my|your)\b|"
@@ -51,9 +51,11 @@ _OWN_WORDS = {
     Command.RECALL_ONLY_IF_ASKED: re.compile(
         r"\b(?:unless|until|only (?:if|when))\s+I\s+ask", re.I
     ),
+    # "Don't mention it." is how thanks are answered: a topic must follow.
     Command.DO_NOT_MENTION: re.compile(
-        r"\b(?:stop|don't|do not|never|no more)\b.*\b(?:mention\w*|bring\w* up|rais\w+|talk\w* about)"
-        r"|\bdrop the (?:topic|subject)\b",
+        r"\b(?:stop|don't|do not|never|no more)\b.*\b(?:mention\w*|rais\w+|talk\w* about)\s+"
+        r"(?!it\b)\w|\b(?:stop|don't|do not|never|no more)\b.*\bbring\w* (?:it |that |this )?up\b|"
+        r"\bdrop the (?:topic|subject)\b",
         re.I,
     ),
     Command.FORGET: re.compile(
@@ -123,7 +125,7 @@ _TOPIC_TRIM = re.compile(
 )
 _NOT_TOPICS = frozenset(
     "me it that this memory memories profile record records data info information conversation "
-    "chat talk thread session way voice tone stuff thing things".split()
+    "chat talk thread session way voice tone stuff thing things topic topics subject".split()
 )
 
 
