@@ -1079,7 +1079,9 @@ def detect_correction(
     is read as a plain negation ("I'm vegan, not vegetarian"). Given `means_otherwise`, such
     a pair is a correction too when the two sound alike and it says they mean different
     things ("I'm a dietitian, not diabetic")."""
-    cleaned = _SHORT_THEN_NOT.sub(r"\g<said>, not ", re.sub(r",\s*,", ",", _SPELLED.sub("", text)))
+    # A dash ("Kiran, not Karen - Kiran's my flatmate") ends a clause as a comma does.
+    dashed = re.sub(r"\s+-\s+", ", ", _SPELLED.sub("", text))
+    cleaned = _SHORT_THEN_NOT.sub(r"\g<said>, not ", re.sub(r",\s*,", ",", dashed))
     cleaned = _NOT_THEN_SHORT.sub(r"\g<said>, not \g<heard>\g<end>", cleaned)
     cleaned = _SENTENCE_THEN_BARE_NOT.sub(_joined_bare_not, cleaned)
     triggered = bool(_CORRECTION_TRIGGER.search(text))
@@ -1108,9 +1110,15 @@ def _pair(cleaned: str, triggered: bool) -> _Pair | None:
     if pair is None:
         return None
     heard, meant = _trim_shared_words(pair.heard, pair.meant)
+    # "vegan, not from Vegas": the preposition came with the heard place, not the meant word.
+    if " " in heard and " " not in meant:
+        heard = _LEADING_PREPOSITION.sub("", heard)
     if not heard or not meant or heard.lower() == meant.lower():
         return None
     return _Pair(heard, meant, pair.fact_text)
+
+
+_LEADING_PREPOSITION = re.compile(r"^(?:from|in|at|to|of|on|for|with)\s+", re.I)
 
 
 # Words a slip is never heard from: "use grams not cups" contrasts grams with cups, however
@@ -1123,7 +1131,11 @@ _LIGHT_WORDS = frozenset(
 
 def _sounds_alike_means_otherwise(pair: _Pair, means_otherwise: MeaningTest) -> bool:
     one_word = " " not in pair.heard and " " not in pair.meant
-    light = pair.meant.lower() in _LIGHT_WORDS or pair.heard.lower() in _LIGHT_WORDS
+    # A verb's "-ing" form is a state denied ("it's not happening"), not a word misheard.
+    light = any(
+        word.lower() in _LIGHT_WORDS or (word.islower() and word.endswith("ing"))
+        for word in (pair.meant, pair.heard)
+    )
     alike = _likeness(pair.heard, pair.meant) >= _SOUNDS_ALIKE_UNSIGNED
     return one_word and not light and alike and means_otherwise(pair.heard, pair.meant)
 
@@ -1189,6 +1201,8 @@ def _not_heard_then_meant(text: str) -> _Pair | None:
     meant = _ARTICLE.sub("", _LEAD_IN.sub("", found.group("meant").strip()))
     if not _is_short_pair(heard, meant):
         return None
+    # "not the weather of Austria, I said Australia": the words that sound like it.
+    heard = _closest_span(heard, meant)
     return _Pair(heard, meant, text.replace(found.group(0), " ", 1))
 
 
@@ -1376,7 +1390,7 @@ _NOT_A_MISHEARD_START = re.compile(
     r"^(?:sure|really|exactly|quite|much|at all|yet|now|today|tonight|anymore|always|ever|even|"
     r"just|only|so|too|very|bad|great|good|a fan|a big|that|this|it|me|you|him|her|us|them|mine|"
     r"yours|my|in the mood|anything|everything|nothing|a lot|the point|a problem|problem|an issue|"
-    r"a big deal|right|correct|true|what I said)\b",
+    r"a big deal|right|correct|true|what|to)\b",
     re.I,
 )
 

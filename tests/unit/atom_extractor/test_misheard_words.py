@@ -99,3 +99,31 @@ def test_what_the_words_came_out_as_is_the_misheard_word(utterance, heard, meant
 )
 def test_what_came_out_of_something_else_is_no_mishearing(utterance):
     assert default_hybrid_extractor().extract(utterance).correction is None
+
+
+@pytest.mark.parametrize(
+    "utterance, heard, meant",
+    [
+        # A dash ends the clause; the words after it are not part of the misheard span.
+        ("No, Tomas, not Thomas — Tomas is my cousin.", "Thomas", "Tomas"),
+        # The preposition came with the heard word, not with the meant one.
+        ("I said I'm from Leeds, not from Leeks!", "Leeks", "Leeds"),
+        # Of a longer "not ..." span, the words that sound like the meant one.
+        ("Not the price of Malta, I said Mallorca, for the holiday", "Malta", "Mallorca"),
+        # "Not what I said" is the sign, not the pair.
+        ("no, that's not what I said, I asked for flights to Bern, not Berlin", "Berlin", "Bern"),
+    ],
+)
+def test_the_misheard_span_is_the_word_that_sounds_like_the_meant_one(utterance, heard, meant):
+    assert default_hybrid_extractor().extract(utterance).correction == Correction(heard, meant)
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    [
+        "Please not to talk anymore about my job when you answer me.",
+        "I was thinking of moving but it's not happening",
+    ],
+)
+def test_a_denied_action_is_no_misheard_word(utterance):
+    assert default_hybrid_extractor().extract(utterance).correction is None
