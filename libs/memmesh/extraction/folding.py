@@ -24,6 +24,7 @@ from dataclasses import replace
 from memmesh.text import stem
 
 from .model import ExtractedFact
+from .text import LEARNED_DEFAULT_LEAD, LEARNED_LEADS
 
 # Key areas of standing conditions: what a limit beside them is usually the consequence of.
 _CONDITION_AREAS = frozenset(
@@ -69,8 +70,12 @@ _CAUSE_THEN_EFFECT = re.compile(
 )
 _EFFECT_THEN_CAUSE = re.compile(r"^(?:because|since|as|cause|'cause|cos)\b", re.I)
 _GAP_PUNCTUATION = re.compile(r"[\s,;:.!\u2014-]+")
-# The renderings a learned fact starts with ("User's limit: ..."), read as its own words.
-_LEARNED_LEAD = re.compile(r"^User's (?:limit|taste|note|circle|background):\s*")
+# The frames a learned fact starts with ("User's limit: ..."), read past to its own words.
+_LEARNED_LEAD = re.compile(
+    "^(?:"
+    + "|".join(re.escape(lead) for lead in (*LEARNED_LEADS.values(), LEARNED_DEFAULT_LEAD))
+    + r")\s*"
+)
 _WORD = re.compile(r"[a-z0-9']+")
 _FILLER = frozenset(
     "user user's they them their like really seriously very so just quite pretty super "

@@ -313,6 +313,17 @@ def conjugate_3sg(verb: str) -> str:
     return verb + "s"
 
 
+# The frames the learned path writes a clause's fact in ("User's taste: ..."), by category,
+# and for a clause of no category.
+LEARNED_LEADS = {
+    "preference": "User's taste:",
+    "relationship": "User's circle:",
+    "identity": "User's background:",
+    "constraint": "User's limit:",
+}
+LEARNED_DEFAULT_LEAD = "User's note:"
+
+
 def sentence_case_fact(text: str) -> str:
     """Tidy a rendered fact: single spaces, no dangling punctuation, one final period."""
     text = re.sub(r"\s+", " ", text).strip(" ,;:-")

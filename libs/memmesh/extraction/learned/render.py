@@ -10,7 +10,13 @@ from __future__ import annotations
 import re
 
 from ..phrases import EPISODIC_PURPOSE
-from ..text import conjugate_3sg, sentence_case_fact, slug
+from ..text import (
+    LEARNED_DEFAULT_LEAD,
+    LEARNED_LEADS,
+    conjugate_3sg,
+    sentence_case_fact,
+    slug,
+)
 
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
@@ -104,14 +110,8 @@ _INNER_PRONOUNS = (
     (re.compile(r"\bour\b", re.I), "their"),
     (re.compile(r"\bus\b", re.I), "them"),
 )
-_CATEGORY_LEAD = {
-    "preference": "User's taste:",
-    "relationship": "User's circle:",
-    "identity": "User's background:",
-    "constraint": "User's limit:",
-}
-
-_DEFAULT_LEAD = "User's note:"
+_CATEGORY_LEAD = LEARNED_LEADS
+_DEFAULT_LEAD = LEARNED_DEFAULT_LEAD
 # What a statement says before its content: "User", "User's household", a lead-in above.
 _STATEMENT_LEAD = re.compile(
     r"^User(?:'s)?(?: (?:household|"
