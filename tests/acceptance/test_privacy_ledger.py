@@ -22,7 +22,7 @@ from memmesh.current_state.v1 import current_state_service_pb2 as state_pb
 from memmesh.current_state.v1 import current_state_service_pb2_grpc as state_grpc
 from memmesh.ledger.v1 import ledger_service_pb2 as ledger_pb
 from memmesh.ledger.v1 import ledger_service_pb2_grpc as ledger_grpc
-from memmesh.ledger_keys import SubjectKeyring, SubjectKeys, shred_subject_key
+from memmesh.ledger_keys import SubjectKeyring, SubjectKeys, is_sealed, shred_subject_key
 from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.settings import MeshSettings
 from memmesh.runtime.supervisor import Mesh
@@ -121,6 +121,20 @@ def stored_strings(events: list[ledger_pb.LedgerEvent]) -> set[str]:
     }
 
 
+def served_text(events: list[ledger_pb.LedgerEvent]) -> str:
+    """Every readable field of the served rows, lower-cased: the chain hashes (raw bytes) and
+    the sealed values (base64 of ciphertext, checked by opening them) are left out, since a
+    three-letter word turns up by chance in random bytes."""
+    parts = []
+    for event in events:
+        parts += [event.idempotency_key, event.event_type, event.reason_code]
+        for attribute in event.attributes:
+            parts.append(attribute.name)
+            if not is_sealed(attribute.string_value):
+                parts.append(attribute.string_value)
+    return "\n".join(parts).lower()
+
+
 def plain_digests(texts: list[str]) -> list[bytes]:
     """Unkeyed SHA-256 forms a guesser could recompute from a word (hex, full and cut)."""
     forms = []
@@ -179,9 +193,10 @@ async def test_ledger_rows_hold_no_names_or_targets_only_keyed_hashes(
     assert {"ATOM_CREATED", "ATOM_FORGOTTEN", "COMMAND_APPLIED", "STATE_CHANGED"} <= types
     assert "EXPOSURE_RULE_SET" in types
     served = b"".join(e.SerializeToString() for e in events).lower()
+    readable = served_text(events)
     raw = ledger_bytes(data_dir)
     for word in WORDS:
-        assert word.encode() not in served, word
+        assert word not in readable, word
     for form in raw_forms([*WORDS, DISPLAY_NAME]):
         assert form not in raw, form
     for atom in atoms:
