@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 from threadpoolctl import threadpool_limits
 from tokenizers import Tokenizer
 
-from memmesh.embedding.model import encode_tokens
+from memmesh.embedding.model import BertModel
 from memmesh.embedding.weights import (
     BertWeights,
     load_tokenizer,
@@ -44,7 +44,7 @@ class Encoder:
     def __init__(
         self, weights: BertWeights, tokenizer: Tokenizer, cache_size: int = DEFAULT_CACHE_SIZE
     ) -> None:
-        self._weights = weights
+        self._model = BertModel(weights)
         self._tokenizer = tokenizer
         self._cache_size = cache_size
         self._cache: OrderedDict[bytes, NDArray[np.float32]] = OrderedDict()
@@ -59,7 +59,7 @@ class Encoder:
     @property
     def dimension(self) -> int:
         """Length of every vector `encode` returns (384)."""
-        return self._weights.hidden_size
+        return self._model.hidden_size
 
     def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One L2-normalised float32 row per text, shape (len(texts), dimension)."""
@@ -100,7 +100,7 @@ class Encoder:
             for index, row in enumerate(rows):
                 padded[index, : len(token_ids[row])] = token_ids[row]
                 mask[index, : len(token_ids[row])] = 1
-            vectors[rows] = encode_tokens(self._weights, padded, mask)
+            vectors[rows] = self._model.encode(padded, mask)
         return vectors
 
     def _remember(self, texts: Sequence[str], vectors: NDArray[np.float32]) -> None:

@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 from tokenizers import Tokenizer
 
 from memmesh.embedding.encoder import limit_blas_threads
-from memmesh.embedding.model import encode_tokens
+from memmesh.embedding.model import BertModel
 from memmesh.embedding.weights import (
     BertWeights,
     load_tokenizer,
@@ -36,7 +36,7 @@ from memmesh.text import INDEX_STOP_WORDS
 # Where the distilled table is kept (default: $XDG_CACHE_HOME/memmesh or ~/.cache/memmesh).
 CACHE_DIR_VARIABLE = "MEMMESH_EMBEDDING_CACHE_DIR"
 # Raised whenever the distillation changes, so an older table is never read as a newer one.
-DISTILLATION_VERSION = 3
+DISTILLATION_VERSION = 4
 # Principal components kept: half of the encoder's 384 lost nothing on LoCoMo (RANKING.md).
 DIMENSIONS = 192
 # Tokens encoded per forward pass while distilling (3 positions each).
@@ -55,10 +55,11 @@ def distil_rows(weights: BertWeights, tokenizer: Tokenizer, token_ids: Sequence[
     cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
     ids = np.asarray(token_ids, dtype=np.int64)
     rows = np.empty((len(ids), weights.hidden_size), dtype=np.float32)
+    model = BertModel(weights)
     for start in range(0, len(ids), DISTILL_BATCH):
         chunk = ids[start : start + DISTILL_BATCH]
         tokens = np.stack([np.full_like(chunk, cls_id), chunk, np.full_like(chunk, sep_id)], axis=1)
-        rows[start : start + len(chunk)] = encode_tokens(weights, tokens, np.ones_like(tokens))
+        rows[start : start + len(chunk)] = model.encode(tokens, np.ones_like(tokens))
     return rows
 
 
