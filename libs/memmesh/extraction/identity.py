@@ -286,11 +286,12 @@ def _i_am_a(ctx: ClauseContext, text: str) -> list[Candidate]:
     )
     if match.group("been") and not duration:
         return []
-    noun_phrase = clean_object(_NP_CUT.sub("", match.group("np")))
+    noun_phrase = third_person(clean_object(_NP_CUT.sub("", match.group("np"))))
     words = noun_phrase.lower().split()
     if not words or words[0] in NON_IDENTITY_NOUNS or words[-1] in NON_IDENTITY_NOUNS:
         return []
-    head = words[-1]
+    # "a volunteer firefighter in their town": the head noun comes before the place.
+    head = _PLACE_TAIL.sub("", noun_phrase).lower().split()[-1]
     if head in FANDOM_NOUNS or "fan" in words or "sucker" in words or head in EMOTION_WORDS:
         return []
     if head in ("person", "guy", "girl") and (len(words) < 2 or words[-2] not in TRAIT_PERSONS):
@@ -313,6 +314,9 @@ def _i_am_a(ctx: ClauseContext, text: str) -> list[Candidate]:
     appendix = _continuation(ctx) or appositive(ctx)
     negation = "not " if match.group("neg") else ""
     return [_identity(ctx, f"User is {negation}{article} {noun_phrase}{appendix}", key)]
+
+
+_PLACE_TAIL = re.compile(r"\s+(?:in|at|near|around)\s+(?:their|the|a|an)\b.*$", re.I)
 
 
 def _service_or_age(ctx: ClauseContext, text: str) -> list[Candidate]:

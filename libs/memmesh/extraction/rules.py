@@ -45,6 +45,8 @@ _SAID_AGAIN = re.compile(
     r"^(?:(?:no|nope|so|I said|I meant|I mean|it's|its|it is|is|that's|that is)[ ,]+)*|[ .,!]+$",
     re.I,
 )
+# "I said" / "I meant" before a first-person statement in a correction turn.
+_RESTATED = re.compile(r"\bI\s+(?:said|meant)(?:\s+that)?,?\s+(?=(?:I|I'm|I've|my)\b)", re.I)
 _REMEMBER_PREFIX = re.compile(
     r"^(?:please\s+)?(?:remember|note|keep in mind|don't forget|for the record|just so you know)"
     r"\s+(?:that\s+)?(?=I\b|I'm\b|I've\b|my\b|we\b)",
@@ -75,7 +77,11 @@ def extract(
         return ExtractionResult(relevant=False, command=found.command, command_target=found.target)
     # A terse note ("husband: Omer.") is read as the sentence it stands for, and grounded in
     # it too: the spelled-out form adds only its template's words ("my", "is", "don't like").
-    spelled = spell_out_notes(found.fact_text)
+    fact_text = found.fact_text
+    if found.correction is not None:
+        # "I said I'm vegan, not from Vegas": the user restates what they said, and it holds.
+        fact_text = _RESTATED.sub("", fact_text)
+    spelled = spell_out_notes(fact_text)
     candidates = (propose or collect_candidates)(spelled)
     source = text if spelled == found.fact_text else f"{text}\n{spelled}"
     accepted, rejections = apply_gates(candidates, source)

@@ -53,17 +53,39 @@ _REFUSED = re.compile(
 MAX_VALUE_WORDS = 12
 
 
+# Standing choices said as bare phrases: "Window seat, always.", "Oat milk in everything,
+# please.", "Not into sitcoms.", "Wheelchair user." say what "I always want a window seat",
+# "I want oat milk in everything", "I'm not into sitcoms" and "I use a wheelchair" say.
+_THING = r"(?P<thing>(?!(?:I|we|you|it|that|this|same|the same|me|us|them|him|her|sure|yes|yeah|yep|no|nope|ok|okay|thanks|thank you|sorry|never|not|always)\b)[^\W_][^,.!?;:]{1,40}?)"
+_ALWAYS = re.compile(rf"^{_THING},?\s+(?:please,?\s+)?always(?:,?\s+please)?$", re.I)
+_IN_EVERYTHING = re.compile(rf"^{_THING}\s+(?:in|on|with)\s+everything(?:,?\s+please)?$", re.I)
+_NOT_INTO = re.compile(r"^not\s+(?P<how>into|a fan of|big on)\s+(?P<thing>[^,.!?;:]{2,40})$", re.I)
+_USER_OF = re.compile(
+    r"^(?P<thing>[^\W\d_][\w-]*(?:\s+[\w-]+)?)\s+user(?P<rest>,\s+(?:so|and|but)\b.*)?$", re.I
+)
+# "power user", "heavy user": how much someone uses things, not what they use.
+_NOT_USED_THINGS = frozenset(
+    "power heavy light new first-time long-time longtime daily regular casual frequent "
+    "occasional avid super end".split()
+)
+# "No jazz. Ever.": a refusal and its emphasis, two sentences of one thought.
+_NO_EVER = re.compile(
+    r"(?:^|(?<=[.!?]\s))No\s+(?P<thing>[^\W\d_][^,.!?;:]{1,30})[.!]+\s*(?:Ever|Never)\b[.!]*",
+    re.I,
+)
+
+
 def spell_out_notes(text: str) -> str:
-    """The text with each "label: value" sentence in its spelled-out form."""
-    if ":" not in text:
-        return text
+    """The text with each "label: value" sentence and each bare standing choice in its
+    spelled-out form."""
+    text = _NO_EVER.sub(lambda m: f"I never want {m['thing']}.", text)
     return "".join(_spelled(sentence.group()) for sentence in _SENTENCE.finditer(text))
 
 
 def _spelled(sentence: str) -> str:
     note = _NOTE.match(sentence)
     if note is None:
-        return sentence
+        return _standing_choice(sentence)
     label, value = note["label"].strip(), note["value"].strip()
     words = label.lower().split()
     if (
@@ -90,3 +112,37 @@ def _spelled(sentence: str) -> str:
         plural = last.endswith("s") and not last.endswith(("ss", "'s", "us", "is"))
         spelled = f"my {label} {'are' if plural else 'is'} {value}"
     return f"{note['lead']}{spelled}{note['end']}"
+
+
+def _standing_choice(sentence: str) -> str:
+    """A bare standing choice ("Window seat, always.") spelled out; anything else as it is."""
+    stripped = sentence.strip()
+    body = stripped.rstrip(".!")
+    if not body or body != body.rstrip(".!?;:") or "?" in stripped:
+        return sentence
+    end = sentence[len(sentence.rstrip()) :]
+    tail = stripped[len(body) :]
+    if found := _ALWAYS.match(body):
+        spelled = f"I always want {_common(found['thing'])}"
+    elif found := _IN_EVERYTHING.match(body):
+        spelled = f"I want {_common(body)}"
+    elif found := _NOT_INTO.match(body):
+        spelled = f"I'm not {found['how'].lower()} {found['thing']}"
+    elif (found := _USER_OF.match(body)) and found["thing"].split()[0].lower() not in (
+        _NOT_USED_THINGS
+    ):
+        rest = (found["rest"] or "").lstrip(", ")
+        spelled = f"I use {found['thing']}" + (f". {rest[0].upper()}{rest[1:]}" if rest else "")
+    else:
+        return sentence
+    lead = sentence[: len(sentence) - len(sentence.lstrip())]
+    return f"{lead}{spelled}{tail or '.'}{end}"
+
+
+def _common(phrase: str) -> str:
+    """A phrase that opened its sentence, its capital dropped unless the word is written so
+    everywhere ("Window seat" -> "window seat"; "NHS", "iPhone" stay)."""
+    first = phrase.split()[0]
+    if len(first) > 1 and first[0].isupper() and first[1:].islower():
+        return phrase[0].lower() + phrase[1:]
+    return phrase

@@ -182,3 +182,19 @@ def test_a_relative_named_in_any_script_is_kept_with_the_name_as_critical_token(
     assert fact.category == "relationship"
     assert name in fact.critical_tokens
     assert name in fact.text
+
+
+@pytest.mark.parametrize(
+    "text, head, place",
+    [
+        ("i'm a part-time lifeguard at the local pool", "lifeguard", "pool"),
+        ("I'm a volunteer paramedic in my village", "paramedic", "village"),
+    ],
+)
+def test_a_self_description_with_a_place_is_keyed_by_its_head_noun(text, head, place):
+    # The head noun is the one before the place; "my village" is the user's, told as theirs.
+    fact = _only_fact(text)
+    assert place not in fact.key
+    assert fact.key in ("identity.occupation", f"identity.self_description.{head}")
+    assert head in fact.text and place in fact.text
+    assert " my " not in f" {fact.text} "

@@ -127,3 +127,19 @@ def test_the_misheard_span_is_the_word_that_sounds_like_the_meant_one(utterance,
 )
 def test_a_denied_action_is_no_misheard_word(utterance):
     assert default_hybrid_extractor().extract(utterance).correction is None
+
+
+@pytest.mark.parametrize(
+    "utterance, fact_words",
+    [
+        ("I said I'm a pilot, not a pirate!", ("pilot",)),
+        ("no, I said I'm Jewish. Not Jedi.", ("jewish",)),
+        ("I meant I live in Austin, not Boston", ("lives", "austin")),
+    ],
+)
+def test_what_the_user_restates_in_a_correction_is_kept(utterance, fact_words):
+    # "I said I'm a pilot": the user says again what holds, beside the misheard word.
+    result = default_hybrid_extractor().extract(utterance)
+    assert result.command is Command.CORRECTION
+    assert [f for f in result.facts if all(w in f.text.lower() for w in fact_words)]
+    assert not [f for f in result.facts if result.correction.heard.lower() in f.text.lower()]

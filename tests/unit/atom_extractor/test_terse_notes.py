@@ -3,6 +3,7 @@
 import pytest
 
 from memmesh.extraction import extract
+from memmesh.extraction.learned import default_hybrid_extractor
 from memmesh.extraction.terse import spell_out_notes
 
 
@@ -61,3 +62,39 @@ def test_a_note_becomes_the_fact_its_sentence_gives(text: str, words: tuple[str,
 
 def test_a_note_of_a_wish_gives_no_fact() -> None:
     assert extract("in another life: jazz pianist.").facts == ()
+
+
+@pytest.mark.parametrize(
+    "text, spelled",
+    [
+        ("Green tea, always.", "I always want green tea."),
+        ("Extra hot sauce on everything, please.", "I want extra hot sauce on everything, please."),
+        ("Not a fan of musicals.", "I'm not a fan of musicals."),
+        ("Linux user.", "I use Linux."),
+        ("Rebooked. Cane user, so step-free routes.", "Rebooked. I use Cane. So step-free routes."),
+        ("No mushrooms. Ever.", "I never want mushrooms."),
+    ],
+)
+def test_a_bare_standing_choice_is_spelled_out(text: str, spelled: str) -> None:
+    assert spell_out_notes(text) == spelled
+
+
+@pytest.mark.parametrize(
+    "text", ["Sure, always.", "Thanks, always.", "Same thing, always.", "Power user.", "Not now."]
+)
+def test_replies_and_how_much_someone_uses_things_are_no_choice(text: str) -> None:
+    assert spell_out_notes(text) == text
+
+
+@pytest.mark.parametrize(
+    "text, word",
+    [
+        ("Not into horror films.", "horror"),
+        ("Mac user.", "mac"),
+        ("Decaf, always.", "decaf"),
+        ("No cilantro. Ever.", "cilantro"),
+    ],
+)
+def test_a_bare_standing_choice_becomes_a_fact(text: str, word: str) -> None:
+    facts = default_hybrid_extractor().extract(text).facts
+    assert len(facts) == 1 and word in facts[0].text.lower()
