@@ -29,6 +29,14 @@ _MOVED_TO = re.compile(
 _LIVED_HERE = re.compile(
     r"^I(?:'ve| have)\s+lived\s+(?:here|there)\s+(?:for\s+)?(?P<dur>.+)$", re.I
 )
+# Where the user lives, named in an earlier clause of the turn.
+_LIVE_THERE = re.compile(
+    r"^(?:(?:I|we)\s+(?:still\s+|now\s+|actually\s+)?live\s+there|"
+    r"(?:I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?moved\s+there|"
+    r"(?:that's|that is|it's|it is)\s+where\s+(?:I|we)\s+(?:live|'m based|am based))"
+    r"(?:\s+now)?[.!]*$",
+    re.I,
+)
 _FROM = re.compile(
     r"^(?:I'm|I am)\s+(?:originally\s+)?from\s+(?P<place>(?:the\s+)?[A-Za-z][\w'-]*"
     r"(?:\s+[A-Z][\w'-]*)*)|^(?:I\s+)?(?:grew up|was born(?: and raised)?|born and raised|born|"
@@ -112,6 +120,10 @@ def residence_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
                 )
             ]
         return []
+    if _LIVE_THERE.match(text):
+        # "Weather in Cork? I live there." / "Rain in Leeds again? That's where I live."
+        place = last_place(ctx.previous())
+        return [_identity(ctx, f"User lives in {place}", "identity.residence")] if place else []
     match = _LIVE_IN.match(text)
     if not match:
         return []

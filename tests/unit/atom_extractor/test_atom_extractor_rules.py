@@ -198,3 +198,20 @@ def test_a_self_description_with_a_place_is_keyed_by_its_head_noun(text, head, p
     assert fact.key in ("identity.occupation", f"identity.self_description.{head}")
     assert head in fact.text and place in fact.text
     assert " my " not in f" {fact.text} "
+
+
+@pytest.mark.parametrize(
+    "text, place",
+    [
+        ("Any decent ramen in Leeds? I live there.", "Leeds"),
+        ("Is it snowing in Tromso today? That's where I live.", "Tromso"),
+        ("Good schools in Ghent? We just moved there.", "Ghent"),
+    ],
+)
+def test_where_the_user_lives_may_be_named_in_the_clause_before(text, place):
+    facts = [f for f in extract(text).facts if f.key == "identity.residence"]
+    assert [f.text for f in facts] == [f"User lives in {place}."]
+
+
+def test_there_with_no_place_named_before_is_no_residence():
+    assert not [f for f in extract("Hi. That's where I live.").facts if "live" in f.text]
