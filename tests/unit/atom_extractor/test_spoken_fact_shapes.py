@@ -4,6 +4,7 @@ close to the user, languages being learned (labelling rules 1, 3 and 4)."""
 import pytest
 
 from memmesh.extraction import extract
+from memmesh.extraction.learned import default_hybrid_extractor
 
 
 @pytest.mark.parametrize(
@@ -216,3 +217,20 @@ def test_a_dislike_said_topic_first_is_a_preference(text, obj):
 )
 def test_a_refusal_after_something_that_is_no_topic_states_no_taste(text):
     assert extract(text).facts == ()
+
+
+@pytest.mark.parametrize(
+    "text, tokens",
+    [
+        ("my aunt's a midwife in Leeds", ["aunt", "midwife"]),
+        ("my grandad's from Cork originally", ["grandad", "cork"]),
+    ],
+)
+def test_a_contracted_is_after_a_relative_is_no_possessive(text, tokens):
+    # "my aunt's a midwife" says what the aunt is; "my friend's dad" is someone else's.
+    facts = default_hybrid_extractor().extract(text).facts
+    assert [f for f in facts if all(t in f.text.lower() for t in tokens)]
+
+
+def test_a_relative_of_someone_elses_stays_out():
+    assert not default_hybrid_extractor().extract("my friend's dad is a pilot").facts

@@ -37,7 +37,15 @@ from .units import (
 LEARNED_MARKERS = frozenset({HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM})
 # "my friend's dad is a pilot": news about someone else's relative, no one of the user's own
 # (labelling rule 4) unless that person is named ("my brother's wife Sara").
-_SOMEONE_ELSES = re.compile(r"^(?:\w+\s+){0,2}?(?:my|our)\s+[\w-]+'s\s+(?!name\b)[\w-]+", re.I)
+# "my mom's a dentist" is "my mom is": after a determiner, an adverb or a preposition the
+# "'s" is the verb, not a possessive.
+_CONTRACTED_IS = (
+    r"name|a|an|the|not|been|got|gotten|always|never|still|so|very|really|from|in|at|on|into|"
+    r"just|also|like|kind|my|our|your|his|her|their"
+)
+_SOMEONE_ELSES = re.compile(
+    rf"^(?:\w+\s+){{0,2}}?(?:my|our)\s+[\w-]+'s\s+(?!(?:{_CONTRACTED_IS})\b)[\w-]+", re.I
+)
 _NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]+")
 # Roles most people hold many of: without a name, "my coworker" is nobody in particular.
 _ONE_OF_MANY = frozenset({"coworker", "friend", "neighbor", "employee", "intern", "cousin"})
