@@ -187,26 +187,31 @@ async def test_at_most_eight_are_pushed_in_the_seed_order() -> None:
 
 
 class SlowEncoder:
-    """Answers like the real encoder, after a pause longer than the call's time share."""
+    """Answers like the real encoder, its first call after a pause longer than the call's
+    time share (once: the domain examples are encoded one call each, in the background)."""
 
     def __init__(self, pause_s: float) -> None:
         self._pause_s = pause_s
 
     def encode(self, texts: Sequence[str]) -> Vectors:
-        time.sleep(self._pause_s)
+        pause, self._pause_s = self._pause_s, 0.0
+        time.sleep(pause)
         return default_encoder().encode(texts)
 
 
 async def test_an_encoder_slower_than_its_time_share_pushes_them_rather_than_delay_the_brief() -> (
     None
 ):
-    service = new_service(reach=ConstraintReach(SlowEncoder(0.3)))
+    service = new_service(reach=ConstraintReach(SlowEncoder(2.0)))
     await service.upsert(TENANT, USER, [atom_doc(a) for a in capsule()])
+    # Loaded before the clock starts: the query's vector and the index, read once a process.
+    await service.retrieve(TENANT, USER, "dinner ideas", CAPS)
     deadlines.set_inbound_deadline(0.1)
     try:
         started = time.perf_counter()
         result = await service.retrieve(TENANT, USER, "how tall is Everest", CAPS)
-        assert time.perf_counter() - started < 0.25
+        # Far under the encoder's 2 s: the Brief did not wait for it (however busy the host).
+        assert time.perf_counter() - started < 1.0
     finally:
         deadlines.set_inbound_deadline(None)
     assert standing_ids(result) == ["c-allergy", "c-diet"]
