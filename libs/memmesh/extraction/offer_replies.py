@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import re
 
-from memmesh.extraction.commands import detect_command
+from memmesh.extraction.commands import CommandMatch, detect_command
 from memmesh.extraction.model import Command
 from memmesh.extraction.text import normalize
 
@@ -29,13 +29,14 @@ _CANCEL = re.compile(
 _FORGETTING = frozenset({Command.FORGET, Command.DO_NOT_MENTION})
 
 
-def offer_reply(text: str) -> OfferReply | None:
+def offer_reply(text: str, heard: CommandMatch | None = None) -> OfferReply | None:
     """CANCEL for "cancel that", DO_NOT_MENTION for "forget that" or "don't mention that
-    again" (a forget with no topic of its own), None for anything else."""
+    again" (a forget with no topic of its own), None for anything else. `heard` is
+    detect_command's reading of the normalised text when the caller has it."""
     said = normalize(text).strip()
     if _CANCEL.fullmatch(said):
         return OfferReply.CANCEL
-    match = detect_command(said)
+    match = heard if heard is not None else detect_command(said)
     if match.command in _FORGETTING and not match.target:
         return OfferReply.DO_NOT_MENTION
     return None

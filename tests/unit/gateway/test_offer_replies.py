@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from memmesh.extraction.commands import detect_command
 from memmesh.extraction.offer_replies import OfferReply, offer_reply
+from memmesh.extraction.text import normalize
 
 
 @pytest.mark.parametrize(
@@ -35,3 +37,13 @@ def test_a_forget_with_no_topic_of_its_own_is_do_not_mention(said: str) -> None:
 )
 def test_look_alikes_are_ordinary_turns(said: str) -> None:
     assert offer_reply(said) is None
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Forget that.", "forget it", "cancel that", "Forget what I said about my sister.", "hello"],
+)
+def test_a_reading_the_caller_already_has_gives_the_same_reply(said: str) -> None:
+    # The gateway reads a turn's command once and hands the reading over.
+    heard = detect_command(normalize(said))
+    assert offer_reply(said, heard) is offer_reply(said)

@@ -24,7 +24,7 @@ from memmesh.engines.gateway.ports import (
     TurnRedactor,
 )
 from memmesh.errors import DependencyFailed
-from memmesh.extraction.commands import detect_command
+from memmesh.extraction.commands import CommandMatch, detect_command
 from memmesh.extraction.profile import PROFILE_REASON, stated_profile
 from memmesh.extraction.text import normalize
 from memmesh.outbox import (
@@ -86,13 +86,22 @@ class SpokenCommand:
     target: str
 
 
-def spoken_command(turn: memory_pb2.Turn) -> SpokenCommand | None:
-    """The privacy command (forget, do not store, do not mention…) a user turn asks for, if
-    any: its extraction is what puts the command in force, so the answer waits for it."""
+def heard_command(turn: memory_pb2.Turn) -> CommandMatch | None:
+    """The rules' reading of a user turn's command (None for other roles), read once per
+    turn and shared by whatever in the gateway asks."""
     if turn.role != memory_pb2.ROLE_USER:
         return None
-    match = detect_command(normalize(turn.text))
-    if match.command is None:
+    return detect_command(normalize(turn.text))
+
+
+def spoken_command(
+    turn: memory_pb2.Turn, heard: CommandMatch | None = None
+) -> SpokenCommand | None:
+    """The privacy command (forget, do not store, do not mention…) a user turn asks for, if
+    any: its extraction is what puts the command in force, so the answer waits for it.
+    `heard` is heard_command(turn) when the caller has it."""
+    match = heard if heard is not None else heard_command(turn)
+    if match is None or match.command is None:
         return None
     return SpokenCommand(
         extractor_pb.Command.Value(f"COMMAND_{match.command.value}"), match.target or ""

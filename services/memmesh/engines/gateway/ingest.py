@@ -28,6 +28,7 @@ from memmesh.engines.gateway.control import HeldCommands
 from memmesh.engines.gateway.effects import (
     SpokenCommand,
     extract_key,
+    heard_command,
     spoken_command,
     turn_effects,
 )
@@ -87,7 +88,8 @@ class IngestHandler:
         effects = turn_effects(scope, turn, request.identity_verified)
         # A turn that gives a command is acknowledged once the command is in force (or the
         # budget is spent): its extraction gets the whole remaining budget, not one share.
-        spoken = spoken_command(turn)
+        heard = heard_command(turn)
+        spoken = spoken_command(turn, heard)
         patient = frozenset({extract_key(turn.turn_id)}) if spoken else frozenset()
         delivery = await self._outbox.enqueue_and_deliver(
             scope.tenant_id, scope.user_id, effects, budget.remaining_s(), patient
@@ -108,8 +110,10 @@ class IngestHandler:
             await self._resume(request, processed, spoken, budget)
             if self._work_orders is not None:
                 # "That" is the work order just offered: what the user meant by it.
-                heard = await self._work_orders.heard(scope, turn, budget.remaining_s())
-                response.command = heard or response.command
+                offer_command = await self._work_orders.heard(
+                    scope, turn, budget.remaining_s(), heard
+                )
+                response.command = offer_command or response.command
         return response
 
     async def _resume(

@@ -17,6 +17,7 @@ from memmesh.engines.gateway.budget import TurnBudget
 from memmesh.engines.gateway.ports import WorkOrdersPeer
 from memmesh.engines.gateway.session_entries import SessionEntry
 from memmesh.errors import DependencyFailed, InvalidInput, PreconditionFailed
+from memmesh.extraction.commands import CommandMatch
 from memmesh.extraction.offer_replies import OfferReply, offer_reply
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
 from memmesh.storage.cache import Cache
@@ -141,12 +142,17 @@ class WorkOrderHandler:
         return pb.CommandResponse(reason_code=_REASONS[command], work_order_id=target)
 
     async def heard(
-        self, scope: scope_pb2.UserScope, turn: memory_pb2.Turn, timeout_s: float
+        self,
+        scope: scope_pb2.UserScope,
+        turn: memory_pb2.Turn,
+        timeout_s: float,
+        command: CommandMatch | None = None,
     ) -> str:
         """A user turn answering the work order the session was just offered with "cancel
         that" or "forget that": run it, and name the command ("" for none). Best effort: the
-        turn is archived whatever happens here."""
-        reply = offer_reply(turn.text) if turn.role == memory_pb2.ROLE_USER else None
+        turn is archived whatever happens here. `command` is the rules' reading of the turn
+        when the caller has it."""
+        reply = offer_reply(turn.text, command) if turn.role == memory_pb2.ROLE_USER else None
         if reply is None or self._offers is None:
             return ""
         offered = await self._offers.last_offered(scope, turn.session_id)
