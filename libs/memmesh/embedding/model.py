@@ -110,6 +110,8 @@ def bert_graph(weights: BertWeights) -> tuple[bytes, dict[str, NDArray[np.generi
         g.const("hidden_tail", np.array([hidden_size], np.int64)),
         axis=0,
     )
+    # Scalar indices: Gather drops the axis, leaving (batch, heads, length, head size).
+    qkv_parts = [g.const(f"qkv_part{part}", np.array(part, np.int64)) for part in range(3)]
     for index, layer in enumerate(weights.layers):
 
         def const(name: str, value: Matrix, index: int = index) -> str:
@@ -125,12 +127,7 @@ def bert_graph(weights: BertWeights) -> tuple[bytes, dict[str, NDArray[np.generi
             g.op("Reshape", dense(x, layer.qkv_weight, layer.qkv_bias, "qkv"), split_shape),
             perm=[2, 0, 3, 1, 4],
         )
-        query, key, value = (
-            g.op(
-                "Gather", qkv, g.const(f"layer{index}.part{part}", np.array(part, np.int64)), axis=0
-            )
-            for part in range(3)
-        )
+        query, key, value = (g.op("Gather", qkv, part, axis=0) for part in qkv_parts)
         scores = g.op("MatMul", query, g.op("Transpose", key, perm=[0, 1, 3, 2]))
         attention = g.op("Softmax", g.op("Add", scores, score_bias), axis=-1)
         context = g.op(

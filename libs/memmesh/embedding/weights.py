@@ -43,7 +43,7 @@ class LayerWeights:
 
 @dataclass(frozen=True, slots=True)
 class BertWeights:
-    """A BERT encoder's weights, prepared for `memmesh.embedding.model.encode_tokens`."""
+    """A BERT encoder's weights, prepared for `memmesh.embedding.model.BertModel`."""
 
     word_embeddings: Matrix
     # Position embeddings plus the (only used) token type 0 embedding, summed once at load.
