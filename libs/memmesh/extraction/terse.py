@@ -56,7 +56,12 @@ MAX_VALUE_WORDS = 12
 # Standing choices said as bare phrases: "Window seat, always.", "Oat milk in everything,
 # please.", "Not into sitcoms.", "Wheelchair user." say what "I always want a window seat",
 # "I want oat milk in everything", "I'm not into sitcoms" and "I use a wheelchair" say.
-_THING = r"(?P<thing>(?!(?:I|we|you|it|that|this|same|the same|me|us|them|him|her|sure|yes|yeah|yep|no|nope|ok|okay|thanks|thank you|sorry|never|not|always)\b)[^\W_][^,.!?;:]{1,40}?)"
+# Replies and pronouns, which no choice is ("Sure, always.", "Same thing, always.").
+_NO_THING = (
+    "I|we|you|it|that|this|same|the same|me|us|them|him|her|sure|yes|yeah|yep|no|nope|ok|okay|"
+    "thanks|thank you|sorry|never|not|always"
+)
+_THING = rf"(?P<thing>(?!(?:{_NO_THING})\b)[^\W_][^,.!?;:]{{1,40}}?)"
 _ALWAYS = re.compile(rf"^{_THING},?\s+(?:please,?\s+)?always(?:,?\s+please)?$", re.I)
 _IN_EVERYTHING = re.compile(rf"^{_THING}\s+(?:in|on|with)\s+everything(?:,?\s+please)?$", re.I)
 _NOT_INTO = re.compile(r"^not\s+(?P<how>into|a fan of|big on)\s+(?P<thing>[^,.!?;:]{2,40})$", re.I)

@@ -110,14 +110,12 @@ _INNER_PRONOUNS = (
     (re.compile(r"\bour\b", re.I), "their"),
     (re.compile(r"\bus\b", re.I), "them"),
 )
-_CATEGORY_LEAD = LEARNED_LEADS
-_DEFAULT_LEAD = LEARNED_DEFAULT_LEAD
 # What a statement says before its content: "User", "User's household", a lead-in above.
 _STATEMENT_LEAD = re.compile(
     r"^User(?:'s)?(?: (?:household|"
     + "|".join(
         re.escape(lead.removeprefix("User's "))
-        for lead in (*_CATEGORY_LEAD.values(), _DEFAULT_LEAD)
+        for lead in (*LEARNED_LEADS.values(), LEARNED_DEFAULT_LEAD)
     )
     + r"))?\s+(?:is|has)?\s*"
 )
@@ -160,7 +158,7 @@ def render_fact(clause: str, category: str) -> str:
                 statement = pattern.sub(replacement, statement, count=1)
                 break
         else:
-            lead_in = _CATEGORY_LEAD.get(category, _DEFAULT_LEAD)
+            lead_in = LEARNED_LEADS.get(category, LEARNED_DEFAULT_LEAD)
             statement = f"{lead_in} {statement}"
     # The leading "User" is fixed; pronouns after it are rewritten to a narrator's view.
     lead, _, tail = statement.partition(" ")
