@@ -94,13 +94,14 @@ def heard_command(turn: memory_pb2.Turn) -> CommandMatch | None:
     return detect_command(normalize(turn.text))
 
 
-def spoken_command(
-    turn: memory_pb2.Turn, heard: CommandMatch | None = None
-) -> SpokenCommand | None:
+def spoken_command(turn: memory_pb2.Turn) -> SpokenCommand | None:
     """The privacy command (forget, do not store, do not mention…) a user turn asks for, if
-    any: its extraction is what puts the command in force, so the answer waits for it.
-    `heard` is heard_command(turn) when the caller has it."""
-    match = heard if heard is not None else heard_command(turn)
+    any: its extraction is what puts the command in force, so the answer waits for it."""
+    return spoken_of(heard_command(turn))
+
+
+def spoken_of(match: CommandMatch | None) -> SpokenCommand | None:
+    """spoken_command of a turn whose reading (heard_command) the caller already has."""
     if match is None or match.command is None:
         return None
     return SpokenCommand(

@@ -29,7 +29,7 @@ from memmesh.engines.gateway.effects import (
     SpokenCommand,
     extract_key,
     heard_command,
-    spoken_command,
+    spoken_of,
     turn_effects,
 )
 from memmesh.engines.gateway.mapping import command_name
@@ -89,7 +89,7 @@ class IngestHandler:
         # A turn that gives a command is acknowledged once the command is in force (or the
         # budget is spent): its extraction gets the whole remaining budget, not one share.
         heard = heard_command(turn)
-        spoken = spoken_command(turn, heard)
+        spoken = spoken_of(heard)
         patient = frozenset({extract_key(turn.turn_id)}) if spoken else frozenset()
         delivery = await self._outbox.enqueue_and_deliver(
             scope.tenant_id, scope.user_id, effects, budget.remaining_s(), patient
