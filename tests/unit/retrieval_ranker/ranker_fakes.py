@@ -166,13 +166,15 @@ def digest_doc(d: memory_pb2.Digest) -> IndexDoc:
 
 
 def new_service(
-    store: object | None = None, max_cached_users: int = 8, reach: ConstraintReach | None = None
+    store: object | None = None,
+    max_cache_bytes: int = 1 << 30,
+    reach: ConstraintReach | None = None,
 ) -> RankerService:
     """A service over an in-memory store (or the given one); without `reach`, no encoder."""
     return RankerService(
         store or MemoryRankerStore(),  # type: ignore[arg-type]
         ANALYZER,
         mapping.DocumentCodec(ANALYZER),
-        max_cached_users,
         reach=reach,
+        max_cache_bytes=max_cache_bytes,
     )

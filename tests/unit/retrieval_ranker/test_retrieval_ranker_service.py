@@ -190,7 +190,8 @@ async def test_a_write_during_a_rebuild_is_kept() -> None:
 
 
 async def test_evicted_users_are_reloaded_from_the_store() -> None:
-    service = new_service(max_cached_users=1)
+    # One byte: only the index just used stays.
+    service = new_service(max_cache_bytes=1)
     await service.upsert(TENANT, USER, [atom_doc(atom("a1", "User likes tea."))])
     for n in range(3):
         await service.upsert(TENANT, f"other-{n}", [atom_doc(atom("b", "User likes tea."))])

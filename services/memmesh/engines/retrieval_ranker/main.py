@@ -58,7 +58,6 @@ async def build(settings: MeshSettings) -> BuiltEngine:
         store,
         analyzer,
         mapping.DocumentCodec(analyzer),
-        own.max_cached_users,
         reclaim_wait_s=None if on_sqlite else own.reclaim_wait_ms / 1000,
         reach=reach,
         mode=own.retrieval_mode,

@@ -13,12 +13,10 @@ class RankerSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="MEMMESH_RETRIEVAL_RANKER_", extra="ignore")
 
-    # Users whose index stays in memory, and the memory their indexes may take together
-    # (estimated per document, RANKING.md): a 10,000-atom + 10,000-turn user takes about
-    # 90 MB with dense vectors. The least recently used user goes first. A user pushed out
-    # is read whole again on their next Brief, at a cost that grows with their history; more
-    # users kept means more Python objects for the collector to walk (RANKING.md).
-    max_cached_users: int = Field(default=64, ge=1)
+    # The memory the cached user indexes may take together (estimated per document,
+    # RANKING.md): a 10,000-atom + 10,000-turn user takes about 60 MB with dense vectors, a
+    # user of a few hundred turns well under 1 MB. The least recently used user goes first;
+    # a user pushed out is read whole again on their next Brief.
     max_cache_mb: int = Field(default=1024, ge=1)
     # On PostgreSQL an erasing Remove or ForgetUser answers once its VACUUM is done or after
     # this long, whichever comes first (the VACUUM goes on); SQLite's WAL truncation is

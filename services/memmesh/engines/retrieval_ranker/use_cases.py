@@ -43,7 +43,6 @@ class RankerService:
         store: RankerStore,
         analyzer: Analyzer,
         codec: DocumentCodec,
-        max_cached_users: int = 64,
         reclaim_wait_s: float | None = None,
         reach: ConstraintReach | None = None,
         mode: RetrievalMode = RetrievalMode.FUSED,
@@ -60,24 +59,31 @@ class RankerService:
         self._reclaimer = Reclaimer(lambda: self._store.reclaim_erased(), reclaim_wait_s)
         self._analyzer = analyzer
         self._codec = codec
-        self._max_cached_users = max_cached_users
         # The cached indexes together stay under this many bytes (UserIndex.approximate_bytes),
-        # the least recently used going first; the index just used always stays.
+        # the least recently used going first; the index just used always stays. Bounded in
+        # bytes only: every user of an ongoing conversation asks on each turn, and one pushed
+        # out by a count would read their whole index again each time.
         self._max_cache_bytes = max_cache_bytes
         self._indexes: OrderedDict[UserKey, UserIndex] = OrderedDict()
+        # Each cached index's bytes as of the last time it was remembered (summing them
+        # afresh would walk every cached user's term arrays on every read).
+        self._cached_bytes: dict[UserKey, int] = {}
         # One full load per user at a time, shared by every caller waiting for it.
         self._loads: dict[UserKey, asyncio.Future[UserIndex]] = {}
 
     def _remember(self, key: UserKey, index: UserIndex) -> UserIndex:
         self._indexes[key] = index
         self._indexes.move_to_end(key)
-        while len(self._indexes) > self._max_cached_users:
-            self._indexes.popitem(last=False)
-        cached = sum(held.approximate_bytes() for held in self._indexes.values())
+        self._cached_bytes[key] = index.approximate_bytes()
+        cached = sum(self._cached_bytes.values())
         while cached > self._max_cache_bytes and len(self._indexes) > 1:
-            _, evicted = self._indexes.popitem(last=False)
-            cached -= evicted.approximate_bytes()
+            evicted, _ = self._indexes.popitem(last=False)
+            cached -= self._cached_bytes.pop(evicted)
         return index
+
+    def _forget_index(self, key: UserKey) -> None:
+        self._indexes.pop(key, None)
+        self._cached_bytes.pop(key, None)
 
     async def _current(self, tenant_id: str, user_id: str) -> UserIndex:
         """The user's index, caught up with the store's generation as of this call."""
@@ -143,6 +149,7 @@ class RankerService:
         if index is not None and index.generation == generation - 1:
             apply(index)
             index.generation = generation
+            self._remember(key, index)
 
     async def upsert(
         self, tenant_id: str, user_id: str, docs: Sequence[IndexDoc], version: int = 0
@@ -201,7 +208,7 @@ class RankerService:
         returns how many documents there were. With a `version`, no upsert of that version
         or an older one is taken afterwards."""
         count = await self._store.forget_user(tenant_id, user_id, version)
-        self._indexes.pop((tenant_id, user_id), None)
+        self._forget_index((tenant_id, user_id))
         self._reach.forget_constraints()
         await self._reclaimer.reclaimed()
         return count

@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import chain
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,18 +38,17 @@ def idf_micros(document_count: int, document_frequency: int) -> int:
 class KindIndex:
     """Postings of one document kind; updates are incremental, scoring reads them directly.
 
-    A term's postings are grouped by (tf, document length): every document of a group
-    gains the same score from the term. Documents are held by slot (slots.py), and a
-    term's postings are also kept as arrays of slots and tfs, made when a query first reads
-    the term and dropped when a document with the term comes or goes.
+    A term's postings map each document id holding the term to its tf (the document's
+    length is its slot's, slots.py). Documents are held by slot, and a term's postings are
+    also kept as arrays of slots and tfs, made when a query first reads the term and
+    dropped when a document with the term comes or goes.
     """
 
     def __init__(self) -> None:
         # The documents, by id and by slot.
         self.slots = SlotTable()
-        # term -> (tf, length) -> documents (a dict used as an ordered set)
-        self._postings: dict[str, dict[tuple[int, int], dict[str, None]]] = {}
-        self._frequencies: dict[str, int] = {}
+        # term -> document id -> tf; a term's document frequency is its postings' length
+        self._postings: dict[str, dict[str, int]] = {}
         # Per term, the highest tf ever indexed with it: it bounds numerator x tf when a
         # term's gains are computed (looser after removals, never wrong).
         self._top_tf: dict[str, int] = {}
@@ -93,30 +91,19 @@ class KindIndex:
 
     def _post(self, doc: IndexDoc) -> None:
         """The document's postings, its length in the total."""
-        doc_id, length = doc.doc_id, len(doc.terms)
-        self._total_length += length
-        # Runs for every term of every document a load reads: locals, and no tuple rebuilt.
-        postings, frequencies, top_tf, arrays = (
-            self._postings,
-            self._frequencies,
-            self._top_tf,
-            self._arrays,
-        )
+        doc_id = doc.doc_id
+        self._total_length += len(doc.terms)
+        # Runs for every term of every document a load reads: locals only.
+        postings, top_tf, arrays = self._postings, self._top_tf, self._arrays
         for term, tf in doc.term_counts().items():
-            groups = postings.get(term)
-            if groups is None:
-                postings[term] = {(tf, length): {doc_id: None}}
-                frequencies[term] = 1
+            posting = postings.get(term)
+            if posting is None:
+                postings[term] = {doc_id: tf}
                 top_tf[term] = tf
                 continue
             # A term's arrays exist only while it has postings.
             arrays.pop(term, None)
-            group = groups.get((tf, length))
-            if group is None:
-                groups[(tf, length)] = {doc_id: None}
-            else:
-                group[doc_id] = None
-            frequencies[term] += 1
+            posting[doc_id] = tf
             if tf > top_tf[term]:
                 top_tf[term] = tf
 
@@ -126,18 +113,13 @@ class KindIndex:
         if doc is None:
             return None
         self.slots.remove(doc_id)
-        length = len(doc.terms)
-        self._total_length -= length
-        for term, tf in doc.term_counts().items():
+        self._total_length -= len(doc.terms)
+        for term in set(doc.terms):
             self._arrays.pop(term, None)
-            groups = self._postings[term]
-            group = groups[(tf, length)]
-            del group[doc_id]
-            if not group:
-                del groups[(tf, length)]
-            self._frequencies[term] -= 1
-            if not groups:
-                del self._postings[term], self._frequencies[term], self._top_tf[term]
+            posting = self._postings[term]
+            del posting[doc_id]
+            if not posting:
+                del self._postings[term], self._top_tf[term]
         return doc
 
     def score(self, terms: Iterable[str]) -> dict[str, int]:
@@ -148,12 +130,12 @@ class KindIndex:
             return {}
         scores: dict[str, int] = {}
         for term in set(terms):
-            if groups := self._postings.get(term):
-                numerator = idf_micros(count, self._frequencies[term]) * 20 * total
-                for (tf, length), doc_ids in groups.items():
+            if posting := self._postings.get(term):
+                numerator = idf_micros(count, len(posting)) * 20 * total
+                for doc_id, tf in posting.items():
+                    length = int(self.slots.length[self.slots.slot_of_indexed(doc_id)])
                     gain = numerator * tf // (8 * total * tf + 3 * total + 9 * count * length)
-                    for doc_id in doc_ids:
-                        scores[doc_id] = scores.get(doc_id, 0) + gain
+                    scores[doc_id] = scores.get(doc_id, 0) + gain
         return scores
 
     def score_slots(self, terms: Iterable[str]) -> NDArray[np.int64]:
@@ -180,18 +162,12 @@ class KindIndex:
         return arrays.slots, arrays.gains
 
     def _postings_arrays(self, term: str) -> TermArrays:
-        groups = self._postings[term]
-        # Postings hold ids, not slots: a dict keyed by str is the compact kind, and these
-        # arrays are made again only after the term changed.
-        slots = np.fromiter(
-            map(self.slots.slot_of_indexed, chain.from_iterable(groups.values())),
-            dtype=np.intp,
-            count=self._frequencies[term],
-        )
-        tfs = np.repeat(
-            np.array([tf for tf, _ in groups], dtype=np.int64),
-            [len(group) for group in groups.values()],
-        )
+        posting = self._postings[term]
+        # Postings hold ids, not slots (a slot is reused once freed): these arrays are made
+        # again only after the term changed.
+        count = len(posting)
+        slots = np.fromiter(map(self.slots.slot_of_indexed, posting), dtype=np.intp, count=count)
+        tfs = np.fromiter(posting.values(), dtype=np.int64, count=count)
         return TermArrays(slots, tfs)
 
     def _term_gains(
@@ -199,7 +175,7 @@ class KindIndex:
     ) -> NDArray[np.int64]:
         """score()'s gain of the term for documents with these tfs and lengths."""
         count, total = len(self.slots), self._total_length
-        numerator = idf_micros(count, self._frequencies[term]) * 20 * total
+        numerator = idf_micros(count, len(self._postings[term])) * 20 * total
         denominators = 8 * total * tfs + 3 * total + 9 * count * lengths
         if numerator * self._top_tf[term] >= INT64_SAFE:
             exact: NDArray[np.object_] = (

@@ -140,6 +140,11 @@ class DenseIndex:
             self._rows[doc_id] = row
         self._ids.extend(kept)
 
+    def vector_of(self, doc_id: str) -> bytes:
+        """A document's vector as added (b'' for none)."""
+        row = self._rows.get(doc_id)
+        return b"" if row is None else self._matrix[row].tobytes()
+
     def remove(self, doc_id: str) -> None:
         """Drop a document's vector, if it has one."""
         row = self._rows.pop(doc_id, None)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import IntEnum
-from functools import cached_property
 
 
 class Kind(IntEnum):
@@ -30,10 +29,11 @@ class AtomSignals:
     superseded: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IndexDoc:
     """One document: `terms` are its stemmed index terms (with field boosts already
-    applied as repetitions), `payload` the canonical serialized document returned to callers."""
+    applied as repetitions), `payload` the canonical serialized document returned to callers.
+    Slotted: a ranker holds one per document of every cached user."""
 
     doc_id: str
     kind: Kind
@@ -44,18 +44,23 @@ class IndexDoc:
     # An atom that is a standing constraint (memmesh.policy.standing) carries its text here,
     # so a request can be compared with it; empty for every other document.
     constraint_text: str = ""
-    # The text's quantised dense vector (dense.py), derived at write time; b'' for none.
+    # The text's quantised dense vector (dense.py), derived at write time; b'' for none. An
+    # index keeps it in its dense rows only (without_vector).
     vector: bytes = b""
 
     def term_counts(self) -> Counter[str]:
         """How many times each term occurs (computed when asked: not kept with the document)."""
         return Counter(self.terms)
 
-    @cached_property
+    @property
     def atom_order(self) -> tuple[int, int, int, int, int, str]:
         """Seed 001 §2.11.9: pinned, provenance, confidence, last use, use count, then id
-        (computed once per document, when first compared)."""
+        (computed when asked: not kept with the document)."""
         return (*self.signal_order(), self.doc_id)
+
+    def without_vector(self) -> IndexDoc:
+        """The document with its vector left out (itself when it has none)."""
+        return replace(self, vector=b"") if self.vector else self
 
     def signal_order(self) -> tuple[int, int, int, int, int]:
         """atom_order without the id (not kept: the index holds it in its slot columns)."""

@@ -23,12 +23,13 @@ from memmesh.engines.retrieval_ranker.domain.ranking import (
 
 # Standing constraints pushed into one retrieval at most (the first in §2.11.9 order).
 MAX_STANDING = 8
-# Memory a document takes in an index besides its payload and its dense row, measured with
-# CPython 3.11 (python -m memmesh.bench.retrieve prints the check): the IndexDoc and its
-# containers, and per index term its string, tuple slot and postings entry. The static
+# Memory a document takes in an index besides its payload and its dense row, fitted with
+# CPython 3.11 on two corpora (python -m memmesh.bench.retrieve prints the check; RANKING.md):
+# the slotted IndexDoc, its id and its entries in the id maps, and per index term its tuple
+# slot and postings entry (term strings are interned, shared by every document). The static
 # embedding table (12 MB, memory-mapped and shared) is the process's, not a user's.
-DOC_BYTES = 600
-TERM_BYTES = 120
+DOC_BYTES = 250
+TERM_BYTES = 50
 # Counted, not measured: a document's slot columns (slots.py: seven int64 and a flag).
 SLOT_BYTES = 57
 
@@ -53,31 +54,38 @@ class UserIndex:
         # A whole index read at once (a load, a rebuild): the last document of an id counts,
         # as if each were upserted in turn, and every kind's vectors go in with one copy.
         by_kind: dict[Kind, list[IndexDoc]] = {kind: [] for kind in Kind}
+        rows: dict[Kind, list[tuple[str, bytes]]] = {kind: [] for kind in Kind}
         for doc in {doc.doc_id: doc for doc in docs}.values():
-            by_kind[doc.kind].append(doc)
-        for kind, held in by_kind.items():
-            self._kinds[kind].extend(held)
-            self._dense[kind].extend([row for doc in held if (row := self._counted(doc))])
+            held, row = self._held(doc)
+            by_kind[doc.kind].append(held)
+            if row is not None:
+                rows[doc.kind].append(row)
+        for kind in Kind:
+            self._kinds[kind].extend(by_kind[kind])
+            self._dense[kind].extend(rows[kind])
 
     def _find(self, doc_id: str) -> KindIndex | None:
         return next((index for index in self._kinds.values() if doc_id in index), None)
 
-    def _counted(self, doc: IndexDoc) -> tuple[str, bytes] | None:
-        """What a document just posted adds beside its postings: its bytes and, for a standing
-        constraint, its entry; returns its dense row for the caller to add (None for a
-        superseded document, which is never returned)."""
-        self._document_bytes += document_bytes(doc)
+    def _held(self, doc: IndexDoc) -> tuple[IndexDoc, tuple[str, bytes] | None]:
+        """The document as the index holds it, counted in its bytes (its vector moves to its
+        kind's dense rows, one copy of it in memory), and its dense row for the caller to
+        add (None for a superseded document, which is never returned)."""
         if doc.signals.superseded:
-            return None
+            self._document_bytes += document_bytes(doc)
+            return doc, None
+        held = doc.without_vector()
+        self._document_bytes += document_bytes(held)
         if doc.constraint_text:
-            self._standing[doc.doc_id] = doc
-        return doc.doc_id, doc.vector
+            self._standing[doc.doc_id] = held
+        return held, (doc.doc_id, doc.vector)
 
     def upsert(self, doc: IndexDoc) -> None:
         """Index a document; an id is unique across kinds, so a same-id document of another kind goes."""
         self.remove(doc.doc_id)
-        self._kinds[doc.kind].add(doc)
-        if (row := self._counted(doc)) is not None:
+        held, row = self._held(doc)
+        self._kinds[doc.kind].add(held)
+        if row is not None:
             self._dense[doc.kind].add(*row)
 
     def remove(self, doc_id: str) -> bool:
@@ -170,8 +178,8 @@ class UserIndex:
             terms = ",".join(f"{term}={count}" for term, count in sorted(doc.term_counts().items()))
             digest.update(f"{doc.doc_id}\x1f{doc.kind.value}\x1f{terms}\x1f".encode())
             digest.update(hashlib.sha256(doc.payload).digest())
-            if doc.vector:
-                digest.update(hashlib.sha256(doc.vector).digest())
+            if vector := doc.vector or self._dense[doc.kind].vector_of(doc.doc_id):
+                digest.update(hashlib.sha256(vector).digest())
         return digest.hexdigest()
 
 
