@@ -3,8 +3,10 @@ embedding should: batch-invariant, deterministic, total on odd input, meaningful
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +15,8 @@ from threadpoolctl import threadpool_info
 
 from memmesh.embedding import Encoder, EncoderUnavailable, default_encoder
 from memmesh.embedding.encoder import BLAS_THREADS_VARIABLE
-from memmesh.embedding.weights import model_directory
+from memmesh.embedding.model import BertModel
+from memmesh.embedding.weights import load_weights, model_directory
 
 REFERENCE = json.loads((Path(__file__).parent / "reference_vectors.json").read_text("utf-8"))
 REFERENCE_TEXTS = [row["text"] for row in REFERENCE["vectors"]]
@@ -89,6 +92,34 @@ def test_paraphrases_are_closer_than_unrelated_sentences(encoder: Encoder) -> No
 def test_two_encoders_give_identical_vectors() -> None:
     texts = ["The kettle is broken again.", "Book a table for four at eight."]
     np.testing.assert_array_equal(Encoder.load().encode(texts), Encoder.load().encode(texts))
+
+
+def _arrays(value: object) -> Iterator[np.ndarray]:
+    """Every array held by a weights object, through its nested dataclasses and tuples."""
+    if isinstance(value, np.ndarray):
+        yield value
+    elif dataclasses.is_dataclass(value):
+        for field in dataclasses.fields(value):
+            yield from _arrays(getattr(value, field.name))
+    elif isinstance(value, tuple):
+        for item in value:
+            yield from _arrays(item)
+
+
+def test_the_session_keeps_its_own_copy_of_the_weights_it_was_handed() -> None:
+    # BertModel keeps no reference to the arrays it hands the session: if the session read
+    # them while running, a loaded encoder would read freed memory.
+    weights = load_weights(model_directory())
+    model = BertModel(weights)
+    ids = np.array([[101, 7592, 2088, 2003, 2307, 102]], dtype=np.int64)
+    before = model.encode(ids, np.ones_like(ids))
+    arrays = list(_arrays(weights))
+    assert sum(array.nbytes for array in arrays) > 80_000_000  # every weight, embeddings too
+    # Contiguous, so the graph hands the session these very arrays, not copies of them.
+    assert all(array.flags.c_contiguous for array in arrays)
+    for array in arrays:
+        array.fill(np.nan)
+    np.testing.assert_array_equal(model.encode(ids, np.ones_like(ids)), before)
 
 
 def test_cached_vectors_equal_computed_ones_and_callers_cannot_corrupt_them() -> None:
