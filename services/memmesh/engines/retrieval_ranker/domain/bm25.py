@@ -27,6 +27,9 @@ MICROS = 1_000_000
 # numpy computes a term's gains in int64 while numerator x tf stays below this; above it
 # (only with a huge corpus) in Python integers, so a score never wraps.
 INT64_SAFE = 2**62
+# A term's postings arrays are kept between queries from this many postings up (below it,
+# numpy's per-array overhead outweighs the saving: RANKING.md).
+CACHED_ARRAYS_MIN_POSTINGS = 64
 
 
 def idf_micros(document_count: int, document_frequency: int) -> int:
@@ -39,9 +42,10 @@ class KindIndex:
     """Postings of one document kind; updates are incremental, scoring reads them directly.
 
     A term's postings map each document id holding the term to its tf (the document's
-    length is its slot's, slots.py). Documents are held by slot, and a term's postings are
-    also kept as arrays of slots and tfs, made when a query first reads the term and
-    dropped when a document with the term comes or goes.
+    length is its slot's, slots.py). Documents are held by slot, and the postings of a term
+    of CACHED_ARRAYS_MIN_POSTINGS documents or more are also kept as arrays of slots and
+    tfs, made when a query first reads the term and dropped when a document with the term
+    comes or goes.
     """
 
     def __init__(self) -> None:
@@ -154,7 +158,14 @@ class KindIndex:
         """The slots of the term's postings and what the term adds to each one's score."""
         arrays = self._arrays.get(term)
         if arrays is None:
-            arrays = self._arrays[term] = self._postings_arrays(term)
+            arrays = self._postings_arrays(term)
+            if len(arrays.slots) < CACHED_ARRAYS_MIN_POSTINGS:
+                # Made again each time: cheap at this size, and kept they would cost more
+                # than the postings themselves (a user of a few hundred documents has
+                # hundreds of such terms).
+                lengths = self.slots.length[arrays.slots]
+                return arrays.slots, self._term_gains(term, arrays.tfs, lengths)
+            self._arrays[term] = arrays
         statistics = (len(self.slots), self._total_length)
         if arrays.statistics != statistics:
             arrays.gains = self._term_gains(term, arrays.tfs, self.slots.length[arrays.slots])

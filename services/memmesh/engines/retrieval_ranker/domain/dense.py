@@ -125,10 +125,11 @@ class DenseIndex:
             return
         start, end = len(self._ids), len(self._ids) + len(kept)
         if self._matrix.shape[1] != width or end > len(self._matrix):
-            # Half as many again each time (amortised constant cost per row); the spare rows
-            # count toward the cache's bytes.
-            # A first fill takes what it needs (at least GROWTH_ROWS).
-            grown_rows = len(self._matrix) * 3 // 2 + GROWTH_ROWS if start else GROWTH_ROWS
+            # A quarter as many again each time (amortised constant cost per row, and little
+            # spare: every cached user's spare rows are memory held, RANKING.md); the spare
+            # rows count toward the cache's bytes. A first fill takes what it needs (at least
+            # GROWTH_ROWS).
+            grown_rows = len(self._matrix) * 5 // 4 + GROWTH_ROWS if start else GROWTH_ROWS
             grown = np.zeros((max(end, grown_rows), width), dtype=np.int8)
             if start:
                 grown[:start] = self._matrix[:start]

@@ -119,8 +119,8 @@ class SlotTable:
     def _reserve(self, slots: int) -> None:
         if slots <= len(self.length):
             return
-        # Half as many again each time: amortised constant cost per document.
-        capacity = max(slots, len(self.length) * 3 // 2 + GROWTH_SLOTS)
+        # A quarter as many again each time: amortised constant cost per document, little spare.
+        capacity = max(slots, len(self.length) * 5 // 4 + GROWTH_SLOTS)
         self.order = _grown(self.order, capacity)
         self.newest_first = _grown(self.newest_first, capacity)
         self.length = _grown(self.length, capacity)
