@@ -159,13 +159,11 @@ class KindIndex:
         arrays = self._arrays.get(term)
         if arrays is None:
             arrays = self._postings_arrays(term)
-            if len(arrays.slots) < CACHED_ARRAYS_MIN_POSTINGS:
-                # Made again each time: cheap at this size, and kept they would cost more
-                # than the postings themselves (a user of a few hundred documents has
-                # hundreds of such terms).
-                lengths = self.slots.length[arrays.slots]
-                return arrays.slots, self._term_gains(term, arrays.tfs, lengths)
-            self._arrays[term] = arrays
+            # Below the threshold they are made again each time: cheap at that size, and kept
+            # they would cost more than the postings themselves (a user of a few hundred
+            # documents has hundreds of such terms).
+            if len(arrays.slots) >= CACHED_ARRAYS_MIN_POSTINGS:
+                self._arrays[term] = arrays
         statistics = (len(self.slots), self._total_length)
         if arrays.statistics != statistics:
             arrays.gains = self._term_gains(term, arrays.tfs, self.slots.length[arrays.slots])

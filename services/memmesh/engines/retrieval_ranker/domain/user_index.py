@@ -73,11 +73,10 @@ class UserIndex:
         """The document as the index holds it, counted in its bytes (its vector moves to its
         kind's dense rows, one copy of it in memory), and its dense row for the caller to
         add (None for a superseded document, which is never returned)."""
-        if doc.signals.superseded:
-            self._document_bytes += document_bytes(doc)
-            return doc, None
-        held = doc.without_vector()
+        held = doc if doc.signals.superseded else doc.without_vector()
         self._document_bytes += document_bytes(held)
+        if doc.signals.superseded:
+            return held, None
         if doc.constraint_text:
             self._standing[doc.doc_id] = held
         return held, (doc.doc_id, doc.vector)
