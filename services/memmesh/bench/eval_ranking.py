@@ -25,7 +25,7 @@ from pathlib import Path
 
 from memmesh.embedding.static import default_static_encoder
 from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
-from memmesh.engines.retrieval_ranker.domain.dense import DenseIndex, RetrievalMode
+from memmesh.engines.retrieval_ranker.domain.dense import RetrievalMode
 from memmesh.engines.retrieval_ranker.domain.documents import AtomSignals, IndexDoc, Kind
 from memmesh.engines.retrieval_ranker.domain.ranking import (
     RankingPolicy,
@@ -71,9 +71,7 @@ class EvaluationIndex:
     ) -> None:
         self._analyzer = analyzer or Analyzer()
         self._index = KindIndex()
-        self._dense = DenseIndex()
         for position, document in enumerate(documents):
-            self._dense.add(document.doc_id, vectors[position] if vectors else b"")
             self._index.add(
                 IndexDoc(
                     doc_id=document.doc_id,
@@ -82,6 +80,7 @@ class EvaluationIndex:
                     time_us=document.time_us,
                     signals=signals(document.doc_id) if signals else AtomSignals(),
                     payload=b"",
+                    vector=vectors[position] if vectors else b"",
                 )
             )
 
@@ -99,7 +98,7 @@ class EvaluationIndex:
         terms = self._analyzer.query_terms(query)
         related = None
         if mode is not RetrievalMode.BM25:
-            ranking = self._dense.related(self._analyzer.vector(query))
+            ranking = self._index.related(self._analyzer.vector(query))
             related = Related(ranking, lexical=mode is RetrievalMode.FUSED)
         return [
             c.doc.doc_id for c in select_by_relevance(self._index, terms, limit, related=related)

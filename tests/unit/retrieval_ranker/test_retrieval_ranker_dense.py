@@ -56,13 +56,13 @@ def test_similarities_are_exact_integers_whatever_the_order_of_the_rows() -> Non
     vectors = [v / np.linalg.norm(v) for v in rng.normal(size=(40, 384)).astype(np.float32)]
     forward, backward = DenseIndex(), DenseIndex()
     for number, vector in enumerate(vectors):
-        forward.add(f"d{number:02d}", quantised(vector))
+        forward.add(number, quantised(vector))
     for number, vector in reversed(list(enumerate(vectors))):
-        backward.add(f"d{number:02d}", quantised(vector))
+        backward.add(number, quantised(vector))
     query = quantised(vectors[7])
     loose = DensePolicy(min_cosine_percent=-100, relative_percent=0, depth=40)
     assert forward.related(query, loose) == backward.related(query, loose)
-    assert forward.related(query, loose)[0][0] == "d07"
+    assert forward.related(query, loose)[0][0] == 7
     own = np.frombuffer(query, dtype=np.int8).astype(np.int64)
     assert int(own @ own) <= UNIT * 1.01
 
@@ -79,19 +79,27 @@ def test_the_int8_scan_gives_the_exact_dot_products_even_at_the_extremes() -> No
     assert dots.tolist() == (matrix.astype(np.int64) @ query.astype(np.int64)).tolist()
 
 
-def test_a_removed_vector_is_never_returned_and_the_others_stay() -> None:
+EXCLUDE_2 = np.array([False, False, True, False, False])
+
+
+def test_a_removed_or_excluded_vector_is_never_returned_and_the_others_stay() -> None:
     index = DenseIndex()
     unit = np.zeros(384, dtype=np.float32)
     for number in range(5):
         row = unit.copy()
         row[0], row[number + 1] = 0.9, 0.43
-        index.add(f"d{number}", quantised(row / np.linalg.norm(row)))
-    index.remove("d1")
-    index.add("d3", b"")  # a document without content loses its vector
+        index.add(number, quantised(row / np.linalg.norm(row)))
+    index.remove(1)
+    index.add(3, b"")  # a document without content loses its vector
     query = unit.copy()
     query[0] = 1.0
-    assert sorted(doc_id for doc_id, _ in index.related(quantised(query))) == ["d0", "d2", "d4"]
+    assert sorted(slot for slot, _ in index.related(quantised(query))) == [0, 2, 4]
+    assert sorted(slot for slot, _ in index.related(quantised(query), excluded=EXCLUDE_2)) == [
+        0,
+        4,
+    ]
     assert len(index) == 3
+    assert index.vector_of(1) == index.vector_of(3) == index.vector_of(99) == b""
 
 
 def test_reciprocal_rank_fusion_favours_documents_both_rankings_agree_on() -> None:

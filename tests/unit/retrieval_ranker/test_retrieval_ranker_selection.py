@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
 from memmesh.engines.retrieval_ranker.domain.dense import (
     DEFAULT_DENSE_POLICY,
-    DenseIndex,
     fused_scores,
     quantised,
 )
@@ -42,7 +41,7 @@ def reference_relevance(
     """BM25 scores, or the fusion of BM25's best candidates (ties kept) and the dense ranking."""
     if related is None:
         return index.score(terms)
-    rankings = [related.ranking]
+    rankings = [[(index.slots.id_of(slot), similarity) for slot, similarity in related.ranking]]
     if related.lexical:
         scores = index.score(terms)
         best = max(scores.values(), default=0)
@@ -140,10 +139,10 @@ policies = st.builds(
 modes = st.sampled_from(["bm25", "fused", "dense"])
 
 
-def _related(dense: DenseIndex, direction: int, mode: str) -> Related | None:
+def _related(index: KindIndex, direction: int, mode: str) -> Related | None:
     if mode == "bm25":
         return None
-    return Related(dense.related(DIRECTIONS[direction]), lexical=mode == "fused")
+    return Related(index.related(DIRECTIONS[direction]), lexical=mode == "fused")
 
 
 @settings(max_examples=300, deadline=None)
@@ -167,17 +166,11 @@ def test_array_selection_equals_the_rule_read_one_document_at_a_time(
     mode: str,
     data: st.DataObject,
 ) -> None:
-    index, dense = KindIndex(), DenseIndex()
-
-    def upsert(doc: IndexDoc) -> None:
-        index.add(doc)
-        dense.remove(doc.doc_id)
-        if doc.vector:
-            dense.add(doc.doc_id, doc.vector)
+    index = KindIndex()
 
     def check() -> None:
         terms = tuple(sorted(set(query_words)))
-        related = _related(dense, direction, mode) if terms else None
+        related = _related(index, direction, mode) if terms else None
         assert index.score_slots(terms)[index.slots.held()].tolist() == [
             index.score(terms).get(index.slots.doc(slot).doc_id, 0)
             for slot in index.slots.held().tolist()
@@ -190,17 +183,16 @@ def test_array_selection_equals_the_rule_read_one_document_at_a_time(
         )
 
     for doc in docs:
-        upsert(doc)
+        index.add(doc)
     check()
     # Changes after a query: freed slots are reused, cached term arrays and gains go stale.
     ids = sorted({doc.doc_id for doc in docs})
     removed = data.draw(st.lists(st.sampled_from(ids), unique=True)) if ids else []
     for doc_id in removed:
         index.remove(doc_id)
-        dense.remove(doc_id)
     check()
     for doc in later:
-        upsert(doc)
+        index.add(doc)
     check()
 
 
@@ -208,7 +200,7 @@ def test_array_selection_equals_the_rule_past_the_fusion_depth() -> None:
     """Hundreds of tied candidates: BM25's best `depth` with ties, bands and caps cut inside
     ties, on an index with freed and reused slots."""
     rng = np.random.default_rng(11)
-    index, dense = KindIndex(), DenseIndex()
+    index = KindIndex()
     for number in range(600):
         words = tuple(rng.choice(WORDS, size=int(rng.integers(1, 5))).tolist())
         doc = IndexDoc(
@@ -226,15 +218,12 @@ def test_array_selection_equals_the_rule_past_the_fusion_depth() -> None:
         )
         if number % 7 == 0 and index.get(doc.doc_id) is not None:
             index.remove(doc.doc_id)
-            dense.remove(doc.doc_id)
         index.add(doc)
-        dense.remove(doc.doc_id)
-        dense.add(doc.doc_id, doc.vector)
     policy = RankingPolicy()
     for query in (("tea",), ("like", "tea"), ("coffee", "garden", "jazz"), WORDS):
         for mode in ("bm25", "fused", "dense"):
             for direction in range(len(DIRECTIONS)):
-                related = _related(dense, direction, mode)
+                related = _related(index, direction, mode)
                 for limit in (1, 8, 20, 60, 500):
                     assert select_atoms(index, query, limit, policy, related) == reference_atoms(
                         index, query, limit, policy, related

@@ -14,6 +14,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from memmesh.common.v1 import memory_pb2
 from memmesh.engines.retrieval_ranker.domain.documents import (
+    NO_SIGNALS,
     AtomSignals,
     Candidate,
     Caps,
@@ -90,10 +91,6 @@ def canonical_document(document: pb.Document, path: str = "document") -> pb.Docu
     canonical = pb.Document()
     canonical.CopyFrom(document)
     return canonical
-
-
-# Turns and digests have no ranking signals: one shared value.
-NO_SIGNALS = AtomSignals()
 
 
 def _signals(document: pb.Document) -> AtomSignals:

@@ -14,12 +14,19 @@ plainly, one document at a time.
 from __future__ import annotations
 
 import math
+from array import array
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
+from memmesh.engines.retrieval_ranker.domain.dense import (
+    DEFAULT_DENSE_POLICY,
+    DenseIndex,
+    DensePolicy,
+)
 from memmesh.engines.retrieval_ranker.domain.documents import IndexDoc
 from memmesh.engines.retrieval_ranker.domain.slots import SlotTable
 
@@ -30,6 +37,10 @@ INT64_SAFE = 2**62
 # A term's postings arrays are kept between queries from this many postings up (below it,
 # numpy's per-array overhead outweighs the saving: RANKING.md).
 CACHED_ARRAYS_MIN_POSTINGS = 64
+# A posting is one int64: the document's slot shifted left by TF_BITS, then its tf. A tf
+# this large would take a document of 16 million words, far past any request's size limit.
+TF_BITS = 24
+TF_MASK = (1 << TF_BITS) - 1
 
 
 def idf_micros(document_count: int, document_frequency: int) -> int:
@@ -41,18 +52,21 @@ def idf_micros(document_count: int, document_frequency: int) -> int:
 class KindIndex:
     """Postings of one document kind; updates are incremental, scoring reads them directly.
 
-    A term's postings map each document id holding the term to its tf (the document's
-    length is its slot's, slots.py). Documents are held by slot, and the postings of a term
-    of CACHED_ARRAYS_MIN_POSTINGS documents or more are also kept as arrays of slots and
-    tfs, made when a query first reads the term and dropped when a document with the term
-    comes or goes.
+    A term's postings are the slots of the documents holding it, each with its tf, packed
+    in one int64 (TF_BITS) in an unordered array: 8 bytes a posting, where a dict of ids
+    took about 40 (the document's length is its slot's, slots.py). A slot is freed only
+    once its postings are gone, so a posting never names a reused slot. The postings of a
+    term of CACHED_ARRAYS_MIN_POSTINGS documents or more are also kept as numpy arrays of
+    slots and tfs, made when a query first reads the term and dropped when a document with
+    the term comes or goes.
     """
 
     def __init__(self) -> None:
-        # The documents, by id and by slot.
+        # The documents, by id and by slot, and their vectors by slot.
         self.slots = SlotTable()
-        # term -> document id -> tf; a term's document frequency is its postings' length
-        self._postings: dict[str, dict[str, int]] = {}
+        self.dense = DenseIndex()
+        # term -> its packed postings; a term's document frequency is their number
+        self._postings: dict[str, array[int]] = {}
         # Per term, the highest tf ever indexed with it: it bounds numerator x tf when a
         # term's gains are computed (looser after removals, never wrong).
         self._top_tf: dict[str, int] = {}
@@ -73,58 +87,81 @@ class KindIndex:
         return sum(held.nbytes for held in self._arrays.values())
 
     def get(self, doc_id: str) -> IndexDoc | None:
-        """The document with this id, if indexed."""
+        """The document with this id (without its vector), if indexed."""
         return self.slots.get(doc_id)
 
     def docs(self) -> Iterator[IndexDoc]:
-        """Every document, in no particular order (callers sort)."""
+        """Every document (without its vector), in no particular order (callers sort)."""
         return self.slots.docs()
 
     def add(self, doc: IndexDoc) -> None:
         """Index a document, replacing one with the same id."""
+        counts = _term_counts(doc)
         self.remove(doc.doc_id)
-        self.slots.add(doc)
-        self._post(doc)
+        slot = self.slots.add(doc)
+        self._post(doc, counts, slot)
+        self.dense.add(slot, doc.vector)
 
     def extend(self, docs: list[IndexDoc]) -> None:
         """add() each of these documents, none of them indexed yet and no two with one id (a
         whole load): their slots are filled at once."""
-        self.slots.extend(docs)
-        for doc in docs:
-            self._post(doc)
+        counts = [_term_counts(doc) for doc in docs]
+        slots = self.slots.extend(docs)
+        for doc, doc_counts, slot in zip(docs, counts, slots, strict=True):
+            self._post(doc, doc_counts, slot)
+        self.dense.extend([(slot, doc.vector) for doc, slot in zip(docs, slots, strict=True)])
 
-    def _post(self, doc: IndexDoc) -> None:
+    def _post(self, doc: IndexDoc, counts: Counter[str], slot: int) -> None:
         """The document's postings, its length in the total."""
-        doc_id = doc.doc_id
         self._total_length += len(doc.terms)
         # Runs for every term of every document a load reads: locals only.
         postings, top_tf, arrays = self._postings, self._top_tf, self._arrays
-        for term, tf in doc.term_counts().items():
+        packed_slot = slot << TF_BITS
+        for term, tf in counts.items():
             posting = postings.get(term)
             if posting is None:
-                postings[term] = {doc_id: tf}
+                postings[term] = array("q", (packed_slot | tf,))
                 top_tf[term] = tf
                 continue
             # A term's arrays exist only while it has postings.
             arrays.pop(term, None)
-            posting[doc_id] = tf
+            posting.append(packed_slot | tf)
             if tf > top_tf[term]:
                 top_tf[term] = tf
 
     def remove(self, doc_id: str) -> IndexDoc | None:
         """Drop a document and its postings; returns it, or None when it was not indexed."""
-        doc = self.slots.get(doc_id)
-        if doc is None:
+        slot = self.slots.slot_of(doc_id)
+        if slot is None:
             return None
-        self.slots.remove(doc_id)
+        doc = self.slots.doc(slot)
         self._total_length -= len(doc.terms)
-        for term in set(doc.terms):
+        packed_slot = slot << TF_BITS
+        for term, tf in doc.term_counts().items():
             self._arrays.pop(term, None)
             posting = self._postings[term]
-            del posting[doc_id]
-            if not posting:
+            # Unordered: the last posting takes the removed one's place.
+            at, last = posting.index(packed_slot | tf), posting.pop()
+            if at < len(posting):
+                posting[at] = last
+            elif not posting:
                 del self._postings[term], self._top_tf[term]
+        self.dense.remove(slot)
+        self.slots.remove(doc_id)
         return doc
+
+    def vector_of(self, doc_id: str) -> bytes:
+        """An indexed document's vector (b'' for none): documents come back without it."""
+        slot = self.slots.slot_of(doc_id)
+        return b"" if slot is None else self.dense.vector_of(slot)
+
+    def related(
+        self, query: bytes, policy: DensePolicy = DEFAULT_DENSE_POLICY
+    ) -> list[tuple[int, int]]:
+        """(slot, similarity) of the documents related to a query vector, closest first
+        (DenseIndex.related); a superseded document never is."""
+        superseded = self.slots.superseded
+        return self.dense.related(query, policy, superseded if superseded.any() else None)
 
     def score(self, terms: Iterable[str]) -> dict[str, int]:
         """BM25 score in micro-units of the documents matching the terms, by id (read one
@@ -136,9 +173,11 @@ class KindIndex:
         for term in set(terms):
             if posting := self._postings.get(term):
                 numerator = idf_micros(count, len(posting)) * 20 * total
-                for doc_id, tf in posting.items():
-                    length = int(self.slots.length[self.slots.slot_of_indexed(doc_id)])
+                for packed in posting:
+                    slot, tf = packed >> TF_BITS, packed & TF_MASK
+                    length = int(self.slots.length[slot])
                     gain = numerator * tf // (8 * total * tf + 3 * total + 9 * count * length)
+                    doc_id = self.slots.doc(slot).doc_id
                     scores[doc_id] = scores.get(doc_id, 0) + gain
         return scores
 
@@ -171,13 +210,9 @@ class KindIndex:
         return arrays.slots, arrays.gains
 
     def _postings_arrays(self, term: str) -> TermArrays:
-        posting = self._postings[term]
-        # Postings hold ids, not slots (a slot is reused once freed): these arrays are made
-        # again only after the term changed.
-        count = len(posting)
-        slots = np.fromiter(map(self.slots.slot_of_indexed, posting), dtype=np.intp, count=count)
-        tfs = np.fromiter(posting.values(), dtype=np.int64, count=count)
-        return TermArrays(slots, tfs)
+        # A copy: a view would pin the postings' buffer, and they grow in place.
+        packed = np.array(self._postings[term], dtype=np.int64)
+        return TermArrays((packed >> TF_BITS).astype(np.intp), packed & TF_MASK)
 
     def _term_gains(
         self, term: str, tfs: NDArray[np.int64], lengths: NDArray[np.int64]
@@ -193,6 +228,14 @@ class KindIndex:
             return exact.astype(np.int64)
         gains: NDArray[np.int64] = numerator * tfs // denominators
         return gains
+
+
+def _term_counts(doc: IndexDoc) -> Counter[str]:
+    """The document's term counts, refused (before anything changes) if one does not pack."""
+    counts = doc.term_counts()
+    if counts and max(counts.values()) > TF_MASK:
+        raise ValueError(f"a term occurs more than {TF_MASK} times in {doc.doc_id!r}")
+    return counts
 
 
 @dataclass

@@ -89,86 +89,88 @@ DEFAULT_DENSE_POLICY = DensePolicy()
 
 
 class DenseIndex:
-    """Quantised vectors of one document kind, one matrix row each (a removed row is filled
-    with the last one, so the matrix stays dense)."""
+    """Quantised vectors of one document kind, the row of each its document's slot
+    (slots.py): no id maps of its own. A slot without a vector has a zero row, which is
+    never related (the cosine floor is positive)."""
 
     def __init__(self) -> None:
-        self._rows: dict[str, int] = {}
-        self._ids: list[str] = []
         self._matrix = np.zeros((0, 0), dtype=np.int8)
+        # Rows up to the highest slot given a vector: what a scan reads.
+        self._size = 0
+        self._count = 0
 
     def __len__(self) -> int:
-        return len(self._ids)
+        """Rows holding a vector."""
+        return self._count
 
     @property
     def nbytes(self) -> int:
         """Bytes held by the matrix (capacity included)."""
         return int(self._matrix.nbytes)
 
-    def add(self, doc_id: str, vector: bytes) -> None:
-        """Index a document's vector (replacing its previous one); b'' leaves it out."""
-        self.extend([(doc_id, vector)])
+    def add(self, slot: int, vector: bytes) -> None:
+        """Set a slot's vector (replacing its previous one); b'' clears it."""
+        self.extend([(slot, vector)])
 
-    def extend(self, rows: Sequence[tuple[str, bytes]]) -> None:
-        """Index documents' vectors (each replacing its previous one) with one copy into the
-        matrix; b'' leaves a document out."""
-        kept = {doc_id: vector for doc_id, vector in rows if vector}
-        dimensions = {len(vector) for vector in kept.values()}
-        width = self._matrix.shape[1] if self._ids else max(dimensions, default=0)
+    def extend(self, rows: Sequence[tuple[int, bytes]]) -> None:
+        """add() each (slot, vector), with the matrix grown once for all of them."""
+        kept = [(slot, vector) for slot, vector in rows if vector]
+        dimensions = {len(vector) for _, vector in kept}
+        width = self._matrix.shape[1] if self._count else max(dimensions, default=0)
         if dimensions - {width}:
             raise ValueError(
                 f"vectors of {sorted(dimensions - {width})} dimensions in an index of {width}"
             )
-        for doc_id, _ in rows:
-            self.remove(doc_id)
+        for slot, vector in rows:
+            if not vector:
+                self.remove(slot)
         if not kept:
             return
-        start, end = len(self._ids), len(self._ids) + len(kept)
+        end = max(slot for slot, _ in kept) + 1
         if self._matrix.shape[1] != width or end > len(self._matrix):
             # A quarter as many again each time (amortised constant cost per row, and little
             # spare: every cached user's spare rows are memory held, RANKING.md); the spare
             # rows count toward the cache's bytes. A first fill takes what it needs (at least
             # GROWTH_ROWS).
-            grown_rows = len(self._matrix) * 5 // 4 + GROWTH_ROWS if start else GROWTH_ROWS
-            grown = np.zeros((max(end, grown_rows), width), dtype=np.int8)
-            if start:
-                grown[:start] = self._matrix[:start]
+            held = len(self._matrix) if self._matrix.shape[1] == width else 0
+            grown = np.zeros((max(end, held * 5 // 4 + GROWTH_ROWS), width), dtype=np.int8)
+            if held:
+                grown[:held] = self._matrix[:held]
             self._matrix = grown
-        self._matrix[start:end] = np.frombuffer(b"".join(kept.values()), dtype=np.int8).reshape(
-            len(kept), width
-        )
-        for row, doc_id in enumerate(kept, start=start):
-            self._rows[doc_id] = row
-        self._ids.extend(kept)
+        for slot, vector in kept:
+            row = self._matrix[slot]
+            self._count += not row.any()
+            row[:] = np.frombuffer(vector, dtype=np.int8)
+        self._size = max(self._size, end)
 
-    def vector_of(self, doc_id: str) -> bytes:
-        """A document's vector as added (b'' for none)."""
-        row = self._rows.get(doc_id)
-        return b"" if row is None else self._matrix[row].tobytes()
+    def vector_of(self, slot: int) -> bytes:
+        """A slot's vector as added (b'' for none)."""
+        if slot >= self._size or not self._matrix[slot].any():
+            return b""
+        return bytes(self._matrix[slot].tobytes())
 
-    def remove(self, doc_id: str) -> None:
-        """Drop a document's vector, if it has one."""
-        row = self._rows.pop(doc_id, None)
-        if row is None:
-            return
-        last = len(self._ids) - 1
-        if row != last:
-            moved = self._ids[last]
-            self._matrix[row] = self._matrix[last]
-            self._ids[row] = moved
-            self._rows[moved] = row
-        self._ids.pop()
+    def remove(self, slot: int) -> None:
+        """Clear a slot's vector, if it has one."""
+        if slot < self._size and self._matrix[slot].any():
+            self._matrix[slot] = 0
+            self._count -= 1
 
     def related(
-        self, query: bytes, policy: DensePolicy = DEFAULT_DENSE_POLICY
-    ) -> list[tuple[str, int]]:
-        """(id, similarity) of the related documents, closest first (ties by id), at most
-        policy.depth of them plus those tied with the last."""
-        count = len(self._ids)
-        if not query or count == 0 or self._matrix.shape[1] != len(query):
+        self,
+        query: bytes,
+        policy: DensePolicy = DEFAULT_DENSE_POLICY,
+        excluded: NDArray[np.bool_] | None = None,
+    ) -> list[tuple[int, int]]:
+        """(slot, similarity) of the related documents, closest first (ties by slot), at
+        most policy.depth of them plus those tied with the last; a slot `excluded` marks
+        (indexed by slot) is never one."""
+        count = self._size
+        if not query or not self._count or self._matrix.shape[1] != len(query):
             return []
         dots = np.empty(count, dtype=np.int32)
         int8_dots(self._matrix[:count], np.frombuffer(query, dtype=np.int8).copy(), dots)
+        if excluded is not None:
+            dots[excluded[:count]] = np.iinfo(np.int32).min
         best = int(dots.max())
         floor = max(policy.min_cosine_percent * UNIT / 100, best * policy.relative_percent / 100)
         rows = np.flatnonzero(dots >= floor)
@@ -177,9 +179,9 @@ class DenseIndex:
             # (the depth best are above the floor, so it is the depth-th of these rows).
             above = dots[rows]
             rows = rows[above >= np.partition(above, -policy.depth)[-policy.depth]]
-        negated = (-dots[rows].astype(np.int64)).tolist()
-        ranked = sorted(zip(negated, map(self._ids.__getitem__, rows.tolist()), strict=True))
-        return [(doc_id, -negated) for negated, doc_id in ranked]
+        # Ascending rows, so a stable sort by similarity leaves ties by slot.
+        ranked = rows[np.argsort(-dots[rows].astype(np.int64), kind="stable")]
+        return list(zip(ranked.tolist(), dots[ranked].tolist(), strict=True))
 
 
 def fused_scores(

@@ -29,6 +29,10 @@ class AtomSignals:
     superseded: bool = False
 
 
+# Turns and digests have no ranking signals: one shared value.
+NO_SIGNALS = AtomSignals()
+
+
 @dataclass(frozen=True, slots=True)
 class IndexDoc:
     """One document: `terms` are its stemmed index terms (with field boosts already

@@ -94,10 +94,11 @@ class Scored:
 
 @dataclass(frozen=True)
 class Related:
-    """What dense retrieval adds to a kind's ranking: its related documents, closest first,
-    and whether BM25 still counts (off only to measure dense retrieval alone)."""
+    """What dense retrieval adds to a kind's ranking: its related documents as (slot,
+    similarity), closest first (KindIndex.related), and whether BM25 still counts (off only
+    to measure dense retrieval alone)."""
 
-    ranking: Sequence[tuple[str, int]]
+    ranking: Sequence[tuple[int, int]]
     lexical: bool = True
 
 
@@ -132,17 +133,9 @@ def _relevance(
     of BM25's best `depth` candidates (ties kept) and the dense ranking."""
     if related is None:
         return _lexical(index, terms, policy)
-    # UserIndex keeps a document's dense row and its postings together, so every related
-    # document holds a slot; one that did not could not be returned either.
-    found = index.slots.slots_of(doc_id for doc_id, _ in related.ranking)
-    in_dense = [
-        (slot, similarity)
-        for slot, (_, similarity) in zip(found, related.ranking, strict=True)
-        if slot is not None
-    ]
     dense = Scored(
-        np.array([slot for slot, _ in in_dense], dtype=np.intp),
-        np.array([similarity for _, similarity in in_dense], dtype=np.int64),
+        np.array([slot for slot, _ in related.ranking], dtype=np.intp),
+        np.array([similarity for _, similarity in related.ranking], dtype=np.int64),
     )
     fused = np.zeros(index.slots.size, dtype=np.int64)
     fused[dense.slots] += reciprocal_rank_gains(dense.scores)
@@ -200,16 +193,17 @@ def select_atoms(
     live = ~table.superseded[slots]
     slots, scores, tiers = slots[live], scores[live], tiers[live]
     first = _first_rows(np.column_stack((tiers, table.order[slots])), limit)
+    # (tier, §2.11.9 order, score, slot): the order ends with the unique id, so these
+    # tuples compare on (tier, order) only; documents are made for the kept ones alone.
     ranked = [
-        (int(tiers[row]), doc.atom_order, int(scores[row]), doc)
+        (int(tiers[row]), (*table.order[slot].tolist(), table.id_of(slot)), int(scores[row]), slot)
         for row in first.tolist()
-        for doc in (table.doc(int(slots[row])),)
+        for slot in (int(slots[row]),)
     ]
-    # The order ends with the unique id, so these tuples compare on (tier, order) only.
     kept = heapq.nsmallest(limit, ranked)
     return tuple(
-        Candidate(doc, score, tier)
-        for tier, _, score, doc in sorted(kept, key=lambda entry: entry[1])
+        Candidate(table.doc(slot), score, tier)
+        for tier, _, score, slot in sorted(kept, key=lambda entry: entry[1])
     )
 
 
@@ -233,12 +227,12 @@ def select_by_relevance(
         scores = tiers = np.zeros(len(slots), dtype=np.int64)
     first = _first_rows(np.column_stack((-scores, table.newest_first[slots])), limit)
     ranked = [
-        (-int(scores[row]), -doc.time_us, doc.doc_id, int(tiers[row]), doc)
+        (-int(scores[row]), int(table.newest_first[slot]), table.id_of(slot), int(tiers[row]), slot)
         for row in first.tolist()
-        for doc in (table.doc(int(slots[row])),)
+        for slot in (int(slots[row]),)
     ]
     # Relevance, then newer time, then id: the unique id ends every comparison.
     return tuple(
-        Candidate(doc, -negated, tier)
-        for negated, _, _, tier, doc in heapq.nsmallest(limit, ranked)
+        Candidate(table.doc(slot), -negated, tier)
+        for negated, _, _, tier, slot in heapq.nsmallest(limit, ranked)
     )

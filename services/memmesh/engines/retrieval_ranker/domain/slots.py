@@ -1,23 +1,33 @@
 """Documents of one kind numbered by slot, with what ranking sorts them by held as arrays.
 
 Ranking scores and sorts thousands of matching documents per query; with each document a
-slot, that work is a few numpy operations over arrays instead of Python per document.
+slot, that work is a few numpy operations over arrays instead of Python per document. The
+documents themselves are held as columns too, not as one object each (a ranker caches every
+document of its users): an IndexDoc is made again from its slot when one is asked for.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from memmesh.engines.retrieval_ranker.domain.documents import IndexDoc
+from memmesh.engines.retrieval_ranker.domain.documents import (
+    NO_SIGNALS,
+    AtomSignals,
+    IndexDoc,
+    Kind,
+)
 
 # Slots the arrays start with and add at least when they grow (as DenseIndex's rows).
 GROWTH_SLOTS = 16
 # Columns of SlotTable.order: IndexDoc.signal_order(), atom_order without the id.
 ORDER_COLUMNS = 5
+# A document is made again whenever one is asked for: a kind is found by its value without
+# the enum's lookup.
+KINDS = {kind.value: kind for kind in Kind}
 Column = TypeVar("Column", bound=np.generic)
 
 
@@ -27,20 +37,25 @@ class SlotTable:
     `order` holds the seed 001 §2.11.9 order without the id (pinned, provenance,
     confidence, last use, use count, each negated so ascending is first), `newest_first`
     the negated time, `length` the number of index terms; a free slot's values are stale
-    and never read (no posting or ranking names a free slot).
+    and never read (no posting or ranking names a free slot). With `kind` they are every
+    field of a document but its id, terms and payload (lists by slot) and its constraint
+    text (by slot, for the few documents that have one); its vector is the kind's dense
+    row (KindIndex), and a document made again from its slot comes without it.
     """
 
     def __init__(self) -> None:
         self._slot_of: dict[str, int] = {}
-        # The slot of a document known to hold one (the dict's own lookup: it maps postings
-        # of thousands of ids to slots).
-        self.slot_of_indexed: Callable[[str], int] = self._slot_of.__getitem__
-        self._docs: list[IndexDoc | None] = []
+        # By slot; None marks a free slot.
+        self._ids: list[str | None] = []
+        self._terms: list[tuple[str, ...]] = []
+        self._payloads: list[bytes] = []
+        self._constraint_texts: dict[int, str] = {}
         self._free: list[int] = []
         self.order = np.zeros((0, ORDER_COLUMNS), dtype=np.int64)
         self.newest_first = np.zeros(0, dtype=np.int64)
         self.length = np.zeros(0, dtype=np.int64)
         self.superseded = np.zeros(0, dtype=np.bool_)
+        self.kind = np.zeros(0, dtype=np.int8)
 
     def __len__(self) -> int:
         return len(self._slot_of)
@@ -48,7 +63,7 @@ class SlotTable:
     @property
     def size(self) -> int:
         """One more than the highest slot ever held: the length of a per-slot score array."""
-        return len(self._docs)
+        return len(self._ids)
 
     def slot_of(self, doc_id: str) -> int | None:
         """The slot of an indexed document."""
@@ -57,21 +72,45 @@ class SlotTable:
     def get(self, doc_id: str) -> IndexDoc | None:
         """The document with this id, if it holds a slot."""
         slot = self._slot_of.get(doc_id)
-        return None if slot is None else self._docs[slot]
+        return None if slot is None else self.doc(slot)
 
     def docs(self) -> Iterator[IndexDoc]:
         """Every document holding a slot, in slot order."""
-        return (doc for doc in self._docs if doc is not None)
-
-    def slots_of(self, doc_ids: Iterable[str]) -> list[int | None]:
-        """slot_of() of each id, in one pass."""
-        return list(map(self._slot_of.get, doc_ids))
+        return (self.doc(slot) for slot, doc_id in enumerate(self._ids) if doc_id is not None)
 
     def doc(self, slot: int) -> IndexDoc:
         """The document holding a slot (the slot must be held)."""
-        doc = self._docs[slot]
-        assert doc is not None, f"slot {slot} is free"
-        return doc
+        doc_id = self._ids[slot]
+        assert doc_id is not None, f"slot {slot} is free"
+        pinned, provenance, confidence_bp, last_use_us, use_count = self.order[slot].tolist()
+        superseded = bool(self.superseded[slot])
+        signals = (
+            AtomSignals(
+                pinned=bool(pinned),
+                provenance=-provenance,
+                confidence_bp=-confidence_bp,
+                last_use_us=-last_use_us,
+                use_count=-use_count,
+                superseded=superseded,
+            )
+            if superseded or pinned or provenance or confidence_bp or last_use_us or use_count
+            else NO_SIGNALS
+        )
+        return IndexDoc(
+            doc_id,
+            KINDS[int(self.kind[slot])],
+            self._terms[slot],
+            -int(self.newest_first[slot]),
+            signals,
+            self._payloads[slot],
+            self._constraint_texts.get(slot, ""),
+        )
+
+    def id_of(self, slot: int) -> str:
+        """The id of the document holding a slot (the slot must be held)."""
+        doc_id = self._ids[slot]
+        assert doc_id is not None, f"slot {slot} is free"
+        return doc_id
 
     def held(self) -> NDArray[np.intp]:
         """Every held slot, ascending."""
@@ -81,38 +120,58 @@ class SlotTable:
         """Give a document (whose id holds no slot) a slot and fill its columns."""
         if self._free:
             slot = self._free.pop()
-            self._docs[slot] = doc
+            self._ids[slot], self._terms[slot], self._payloads[slot] = (
+                doc.doc_id,
+                doc.terms,
+                doc.payload,
+            )
         else:
-            slot = len(self._docs)
-            self._docs.append(doc)
+            slot = len(self._ids)
+            self._ids.append(doc.doc_id)
+            self._terms.append(doc.terms)
+            self._payloads.append(doc.payload)
             self._reserve(slot + 1)
         self._slot_of[doc.doc_id] = slot
+        self._keep_sparse(slot, doc)
         self.order[slot] = doc.signal_order()
         self.newest_first[slot] = -doc.time_us
         self.length[slot] = len(doc.terms)
         self.superseded[slot] = doc.signals.superseded
+        self.kind[slot] = doc.kind
         return slot
 
-    def extend(self, docs: list[IndexDoc]) -> None:
+    def extend(self, docs: list[IndexDoc]) -> range:
         """add() each of these documents (no two with one id, none holding a slot), with each
-        column filled once for all of them instead of once per document (a whole load)."""
-        if not docs:
-            return
-        start = len(self._docs)
+        column filled once for all of them instead of once per document (a whole load);
+        their slots, in order."""
+        start = len(self._ids)
         end = start + len(docs)
-        self._docs.extend(docs)
+        if not docs:
+            return range(start, end)
+        self._ids.extend(doc.doc_id for doc in docs)
+        self._terms.extend(doc.terms for doc in docs)
+        self._payloads.extend(doc.payload for doc in docs)
         self._reserve(end)
         self._slot_of.update(zip((doc.doc_id for doc in docs), range(start, end), strict=True))
+        for slot, doc in enumerate(docs, start=start):
+            self._keep_sparse(slot, doc)
         self.order[start:end] = [doc.signal_order() for doc in docs]
         self.newest_first[start:end] = [-doc.time_us for doc in docs]
         self.length[start:end] = [len(doc.terms) for doc in docs]
         self.superseded[start:end] = [doc.signals.superseded for doc in docs]
+        self.kind[start:end] = [doc.kind for doc in docs]
+        return range(start, end)
+
+    def _keep_sparse(self, slot: int, doc: IndexDoc) -> None:
+        if doc.constraint_text:
+            self._constraint_texts[slot] = doc.constraint_text
 
     def remove(self, doc_id: str) -> int | None:
         """Free a document's slot; returns it, or None when the id held none."""
         slot = self._slot_of.pop(doc_id, None)
         if slot is not None:
-            self._docs[slot] = None
+            self._ids[slot], self._terms[slot], self._payloads[slot] = None, (), b""
+            self._constraint_texts.pop(slot, None)
             self._free.append(slot)
         return slot
 
@@ -125,6 +184,7 @@ class SlotTable:
         self.newest_first = _grown(self.newest_first, capacity)
         self.length = _grown(self.length, capacity)
         self.superseded = _grown(self.superseded, capacity)
+        self.kind = _grown(self.kind, capacity)
 
 
 def _grown(column: NDArray[Column], capacity: int) -> NDArray[Column]:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
-from memmesh.engines.retrieval_ranker.domain.dense import DenseIndex, RetrievalMode
+from memmesh.engines.retrieval_ranker.domain.dense import RetrievalMode
 from memmesh.engines.retrieval_ranker.domain.documents import (
     Candidate,
     Caps,
@@ -24,21 +24,22 @@ from memmesh.engines.retrieval_ranker.domain.ranking import (
 # Standing constraints pushed into one retrieval at most (the first in §2.11.9 order).
 MAX_STANDING = 8
 # Memory a document takes in an index besides its payload and its dense row, with CPython
-# 3.11: the slotted IndexDoc, its id and its entries in the id maps, and per index term its
-# tuple slot and postings entry (term strings are interned, shared by every document). Set
-# from resident memory in use, not from the objects alone (RANKING.md): replaying soak users
-# the estimate is 2 % under, on one large synthetic user 18 % over, so a cache bounded by it
-# stays inside its process's memory. The static embedding table (12 MB, memory-mapped and
-# shared) is the process's, not a user's.
-DOC_BYTES = 600
+# 3.11: its id and its entries in the id map and the slot lists, its terms' tuple, and per
+# index term a tuple slot and a packed posting (term strings are interned, shared by every
+# document). Set from resident memory in use, not from the objects alone (RANKING.md): on
+# documents shaped like make soak's, 500 users of 60 or 300 of 100, the estimate is 1 % under
+# and 5 % over, on 200 users of 300 it is 30 % over, so a cache bounded by it stays inside
+# its process's memory. The static embedding table (12 MB, memory-mapped and shared) is the
+# process's, not a user's.
+DOC_BYTES = 540
 TERM_BYTES = 50
-# Counted, not measured: a document's slot columns (slots.py: seven int64 and a flag).
-SLOT_BYTES = 57
+# Counted, not measured: a document's slot columns (slots.py: seven int64, a flag, a kind).
+SLOT_BYTES = 58
 
 
 def document_bytes(doc: IndexDoc) -> int:
     """Approximate memory of a document in the index, dense row excluded (DenseIndex.nbytes)."""
-    texts = len(doc.payload) + len(doc.constraint_text) + len(doc.vector)
+    texts = len(doc.payload) + len(doc.constraint_text)
     return DOC_BYTES + SLOT_BYTES + texts + TERM_BYTES * len(doc.terms)
 
 
@@ -48,7 +49,6 @@ class UserIndex:
     def __init__(self, generation: int = 0, docs: Iterable[IndexDoc] = ()) -> None:
         self.generation = generation
         self._kinds = {kind: KindIndex() for kind in Kind}
-        self._dense = {kind: DenseIndex() for kind in Kind}
         # Standing-constraint atoms by id, kept beside the index so a retrieval finds them
         # without a scan.
         self._standing: dict[str, IndexDoc] = {}
@@ -56,38 +56,27 @@ class UserIndex:
         # A whole index read at once (a load, a rebuild): the last document of an id counts,
         # as if each were upserted in turn, and every kind's vectors go in with one copy.
         by_kind: dict[Kind, list[IndexDoc]] = {kind: [] for kind in Kind}
-        rows: dict[Kind, list[tuple[str, bytes]]] = {kind: [] for kind in Kind}
         for doc in {doc.doc_id: doc for doc in docs}.values():
-            held, row = self._held(doc)
-            by_kind[doc.kind].append(held)
-            if row is not None:
-                rows[doc.kind].append(row)
+            self._count_in(doc)
+            by_kind[doc.kind].append(doc)
         for kind in Kind:
             self._kinds[kind].extend(by_kind[kind])
-            self._dense[kind].extend(rows[kind])
 
     def _find(self, doc_id: str) -> KindIndex | None:
         return next((index for index in self._kinds.values() if doc_id in index), None)
 
-    def _held(self, doc: IndexDoc) -> tuple[IndexDoc, tuple[str, bytes] | None]:
-        """The document as the index holds it, counted in its bytes (its vector moves to its
-        kind's dense rows, one copy of it in memory), and its dense row for the caller to
-        add (None for a superseded document, which is never returned)."""
-        held = doc if doc.signals.superseded else doc.without_vector()
-        self._document_bytes += document_bytes(held)
-        if doc.signals.superseded:
-            return held, None
-        if doc.constraint_text:
-            self._standing[doc.doc_id] = held
-        return held, (doc.doc_id, doc.vector)
+    def _count_in(self, doc: IndexDoc) -> None:
+        """A document going into the index, counted in its bytes (its vector in its kind's
+        dense rows) and, when it is a standing constraint still in force, kept as one."""
+        self._document_bytes += document_bytes(doc)
+        if doc.constraint_text and not doc.signals.superseded:
+            self._standing[doc.doc_id] = doc.without_vector()
 
     def upsert(self, doc: IndexDoc) -> None:
         """Index a document; an id is unique across kinds, so a same-id document of another kind goes."""
         self.remove(doc.doc_id)
-        held, row = self._held(doc)
-        self._kinds[doc.kind].add(held)
-        if row is not None:
-            self._dense[doc.kind].add(*row)
+        self._count_in(doc)
+        self._kinds[doc.kind].add(doc)
 
     def remove(self, doc_id: str) -> bool:
         """Drop a document; True when it was indexed."""
@@ -95,8 +84,6 @@ class UserIndex:
         holder = self._find(doc_id)
         if holder is None:
             return False
-        for dense in self._dense.values():
-            dense.remove(doc_id)
         removed = holder.remove(doc_id)
         self._document_bytes -= document_bytes(removed) if removed else 0
         return removed is not None
@@ -115,7 +102,7 @@ class UserIndex:
 
     def dense_bytes(self) -> int:
         """Bytes held by the dense vectors of every kind."""
-        return sum(dense.nbytes for dense in self._dense.values())
+        return sum(index.dense.nbytes for index in self._kinds.values())
 
     def approximate_bytes(self) -> int:
         """Approximate memory of the whole index: documents, postings (with the arrays of
@@ -129,7 +116,7 @@ class UserIndex:
         # A generic query (no content terms) keeps its own rule (ranking.py); so does BM25 mode.
         if not query_terms or mode is RetrievalMode.BM25:
             return None
-        return Related(self._dense[kind].related(query_vector), mode is RetrievalMode.FUSED)
+        return Related(self._kinds[kind].related(query_vector), mode is RetrievalMode.FUSED)
 
     def retrieve(
         self,
@@ -179,7 +166,7 @@ class UserIndex:
             terms = ",".join(f"{term}={count}" for term, count in sorted(doc.term_counts().items()))
             digest.update(f"{doc.doc_id}\x1f{doc.kind.value}\x1f{terms}\x1f".encode())
             digest.update(hashlib.sha256(doc.payload).digest())
-            if vector := doc.vector or self._dense[doc.kind].vector_of(doc.doc_id):
+            if vector := self._kinds[doc.kind].vector_of(doc.doc_id):
                 digest.update(hashlib.sha256(vector).digest())
         return digest.hexdigest()
 
