@@ -221,10 +221,11 @@ async def test_a_food_request_finds_standing_diet_and_allergy_constraints() -> N
         )
     )
     assert {"a1", "a2", "a3"} <= found and "a4" not in found
-    # A request that is not about food does not pull them in.
-    assert set(
-        ids((await service.retrieve(TENANT, USER, "when is my sister's birthday?", CAPS)).atoms)
-    ) == {"a3"}
+    # A request that names no domain they matter to does not look for their words (without
+    # an encoder they are still pushed to it, as standing constraints).
+    unrelated = await service.retrieve(TENANT, USER, "what is my sister's middle name?", CAPS)
+    assert set(ids(unrelated.atoms)) == {"a3"}
+    assert set(ids(unrelated.standing)) == {"a1", "a2"}
 
 
 def _field(number: int, data: bytes) -> bytes:

@@ -230,7 +230,15 @@ class RankerService:
             touched = await self._touches_in_time(query, texts)
             # Writes may have landed meanwhile (a forget among them): read the index again.
             index = await self._current(tenant_id, user_id)
-        standing = index.standing_constraints() if touched else ()
+        if not touched:
+            return index.retrieve(terms, caps, (), vector, self._mode)
+        standing = index.standing_constraints()
+        if names_domain or self._reach.semantic:
+            # A request found to touch the constraints (by its words or by meaning, not by
+            # the fallback that pushes them to every request) also looks for their words, so
+            # what was said about them (the turn that told of the allergy) can come up: the
+            # user's own constraints, not a list of diet words, say what to look for.
+            terms = tuple(sorted({*terms, *(term for doc in standing for term in doc.terms)}))
         return index.retrieve(terms, caps, standing, vector, self._mode)
 
     async def _touches_in_time(self, query: str, texts: Sequence[str]) -> bool:

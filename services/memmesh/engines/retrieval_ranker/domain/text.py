@@ -29,20 +29,12 @@ GENERIC_RECALL_WORDS = frozenset(
     {"remember", "recall", "know", "memory", "memories", "tell", "anything"}
 )
 
-# Standing constraints matter to requests that never name them: "what should I cook?"
-# needs "User does not eat meat." A query about food or drink also asks for the words
-# diet and allergy atoms are written in (seed 001 §2.11.2: retrieve what is relevant).
+# Words of requests about food or drink, one of the domains a standing constraint matters to.
 FOOD_WORDS = frozenset(
     """
     eat eating food foods cook cooking dinner lunch breakfast brunch snack snacks meal meals
     recipe recipes restaurant restaurants menu grocery groceries bake baking dessert drink
     drinks cuisine dish dishes order takeout
-    """.split()
-)
-DIET_WORDS = frozenset(
-    """
-    diet vegetarian vegan pescatarian kosher halal gluten lactose dairy allergic allergy
-    meat pork beef nuts peanuts shellfish alcohol sober
     """.split()
 )
 
@@ -89,8 +81,6 @@ class Analyzer:
         # Without an encoder every vector is b'' and retrieval is BM25 alone.
         self._vectors = vectors
         self._generic_stems = frozenset(stem(w) for w in GENERIC_RECALL_WORDS)
-        self._food_stems = frozenset(stem(w) for w in FOOD_WORDS)
-        self._diet_stems = frozenset(stem(w) for w in DIET_WORDS)
         self._constraint_domain_stems = frozenset(stem(w) for w in CONSTRAINT_DOMAIN_WORDS)
         # Terms stored with a document (derived at write time) are reused only when made
         # by this same analysis: its version, its stop words and its stems of the probe.
@@ -110,12 +100,8 @@ class Analyzer:
         return quantised(self._vectors.encode([text])[0])
 
     def query_terms(self, text: str) -> tuple[str, ...]:
-        """Distinct scoring terms of a query, sorted; generic recall words do not count, and a
-        query about food also looks for diet and allergy words."""
-        terms = {t for t in self.terms(text) if t not in self._generic_stems}
-        if terms & self._food_stems:
-            terms |= self._diet_stems
-        return tuple(sorted(terms))
+        """Distinct scoring terms of a query, sorted; generic recall words do not count."""
+        return tuple(sorted({t for t in self.terms(text) if t not in self._generic_stems}))
 
     def names_constraint_domain(self, query_terms: tuple[str, ...]) -> bool:
         """Whether a query's scoring terms name a domain standing constraints matter to."""
