@@ -121,6 +121,13 @@ def marks(count: int) -> str:
 # and unreadable through SQL, while the WAL, which every reader can replay, is truncated
 # at once.
 SQLITE_REBUILD_INTERVAL_S = 300.0
+# The serving connection never checkpoints its WAL itself (wal_autocheckpoint=0): a
+# checkpoint writes pages back into the file and fsyncs it, which on a busy disk can take
+# a second, and statements run on the event loop, so every call the engine serves would
+# wait for it. A worker thread checkpoints instead, on a connection of its own (PASSIVE: it
+# never waits for, nor blocks, this connection's readers and writer), at most once per
+# interval while writes come; the WAL holds at most about an interval's writes.
+SQLITE_CHECKPOINT_INTERVAL_S = 1.0
 # How long a statement waits for another process's lock on the file before failing, and
 # the longest pause between two tries (the loop keeps serving other calls meanwhile).
 SQLITE_LOCK_WAIT_S = 5.0
@@ -183,7 +190,7 @@ class _Paced:
             try:
                 done = await self._work()
             except Exception:
-                log.warning("a background pass reclaiming deleted bytes failed", exc_info=True)
+                log.warning("a background pass over the database failed", exc_info=True)
                 done = False
             if self._closing.is_set():
                 closing_passes += 1
@@ -220,6 +227,16 @@ def _rebuild(path: Path) -> bool:
     if row is None or int(row[0]) != 0:
         log.warning("WAL checkpoint after an erasure was blocked by a reader of %s", path.name)
         return False
+    return True
+
+
+def _checkpoint(path: Path) -> bool:
+    """Copy what the WAL holds back into the file, as far as readers allow (PASSIVE)."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    finally:
+        connection.close()
     return True
 
 
@@ -262,12 +279,17 @@ class SqliteDatabase:
         connection: sqlite3.Connection,
         path: Path,
         rebuild_interval_s: float = SQLITE_REBUILD_INTERVAL_S,
+        checkpoint_interval_s: float = SQLITE_CHECKPOINT_INTERVAL_S,
     ) -> None:
         self._db = connection
         # On a connection of its own in a worker thread: this process's reads go on
         # meanwhile, and its writers wait for the file's lock as for any other writer.
         self._rebuilds = _Paced(lambda: asyncio.to_thread(_rebuild, path), rebuild_interval_s)
+        self._checkpoints = _Paced(
+            lambda: asyncio.to_thread(_checkpoint, path), checkpoint_interval_s
+        )
         self._db.execute("PRAGMA busy_timeout=0")
+        self._db.execute("PRAGMA wal_autocheckpoint=0")
         self._lock = asyncio.Lock()
         self._tx = _SqliteTx(self)
 
@@ -277,8 +299,9 @@ class SqliteDatabase:
         path: Path,
         migrations: Sequence[Migration],
         rebuild_interval_s: float = SQLITE_REBUILD_INTERVAL_S,
+        checkpoint_interval_s: float = SQLITE_CHECKPOINT_INTERVAL_S,
     ) -> SqliteDatabase:
-        return cls(open_sqlite(path, migrations), path, rebuild_interval_s)
+        return cls(open_sqlite(path, migrations), path, rebuild_interval_s, checkpoint_interval_s)
 
     async def run(self, call: Callable[[sqlite3.Connection], T]) -> T:
         """Run one call on the connection, retrying while another process holds the lock."""
@@ -309,6 +332,7 @@ class SqliteDatabase:
                 self._db.execute("ROLLBACK")
                 raise
             await self.run(lambda db: db.execute("COMMIT"))
+        self._checkpoints.ask()
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[SqlTx]:
@@ -337,6 +361,7 @@ class SqliteDatabase:
         pass
 
     async def close(self) -> None:
+        await self._checkpoints.close()
         await self._rebuilds.close()
         self._db.close()
 

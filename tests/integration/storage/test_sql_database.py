@@ -123,3 +123,31 @@ async def test_a_sqlite_writer_waits_for_another_process_lock_without_blocking_t
 async def _insert(database: SqliteDatabase, n: int) -> None:
     async with database.write("a") as tx:
         await tx.execute("INSERT INTO kit_rows (owner, n, data) VALUES ('a', ?, x'')", (n,))
+
+
+async def test_sqlite_commits_reach_the_file_by_a_background_checkpoint(tmp_path: Path) -> None:
+    """The serving connection never checkpoints (a checkpoint's fsync would stall the event
+    loop every statement runs on); a worker thread does, soon after the writes."""
+    path = tmp_path / "kit.sqlite3"
+    database = SqliteDatabase.open(path, migrations(Dialect.SQLITE), checkpoint_interval_s=0.2)
+    marker = b"checkpointed-marker-" + uuid.uuid4().hex.encode()
+    try:
+        async with database.read() as tx:
+            assert await tx.fetchone("PRAGMA wal_autocheckpoint") == (0,)
+        async with database.write("k") as tx:
+            await tx.execute(
+                "INSERT INTO kit_rows (owner, n, data) VALUES (?, ?, ?)", ("k", 1, marker)
+            )
+        # Committed into the WAL only: the file itself does not hold the row yet.
+        assert marker not in path.read_bytes()
+        assert marker in Path(f"{path}-wal").read_bytes()
+        deadline = asyncio.get_running_loop().time() + 10
+        while marker not in path.read_bytes():
+            assert asyncio.get_running_loop().time() < deadline, "no checkpoint came"
+            await asyncio.sleep(0.05)
+        async with database.read() as tx:
+            assert await tx.fetchone("SELECT data FROM kit_rows WHERE owner = ?", ("k",)) == (
+                marker,
+            )
+    finally:
+        await database.close()
