@@ -284,10 +284,12 @@ class SqliteDatabase:
         self._db = connection
         # On a connection of its own in a worker thread: this process's reads go on
         # meanwhile, and its writers wait for the file's lock as for any other writer.
-        self._rebuilds = _Paced(lambda: asyncio.to_thread(_rebuild, path), rebuild_interval_s)
-        self._checkpoints = _Paced(
-            lambda: asyncio.to_thread(_checkpoint, path), checkpoint_interval_s
-        )
+        # One checkpoint of the file at a time from this process (the background one, a
+        # rebuild's, an erasure's): SQLite answers a second one busy, and an erasure's
+        # truncation must not be the one turned away.
+        self._wal_lock = asyncio.Lock()
+        self._rebuilds = _Paced(lambda: self._off_loop(_rebuild, path), rebuild_interval_s)
+        self._checkpoints = _Paced(lambda: self._off_loop(_checkpoint, path), checkpoint_interval_s)
         self._db.execute("PRAGMA busy_timeout=0")
         self._db.execute("PRAGMA wal_autocheckpoint=0")
         self._lock = asyncio.Lock()
@@ -302,6 +304,10 @@ class SqliteDatabase:
         checkpoint_interval_s: float = SQLITE_CHECKPOINT_INTERVAL_S,
     ) -> SqliteDatabase:
         return cls(open_sqlite(path, migrations), path, rebuild_interval_s, checkpoint_interval_s)
+
+    async def _off_loop(self, work: Callable[[Path], bool], path: Path) -> bool:
+        async with self._wal_lock:
+            return await asyncio.to_thread(work, path)
 
     async def run(self, call: Callable[[sqlite3.Connection], T]) -> T:
         """Run one call on the connection, retrying while another process holds the lock."""
@@ -342,7 +348,7 @@ class SqliteDatabase:
     async def reclaim_erased(self, tables: Sequence[str]) -> bool:
         # The WAL's old page images go now; the file's rebuild follows in the background.
         self._rebuilds.ask()
-        async with self._lock:
+        async with self._wal_lock, self._lock:
             try:
                 row = await self.run(
                     lambda db: db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
