@@ -5,9 +5,11 @@ queries (freed slots reused, cached term arrays and gains dropped or kept)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memmesh.engines.retrieval_ranker.domain import bm25
 from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
 from memmesh.engines.retrieval_ranker.domain.dense import (
     DEFAULT_DENSE_POLICY,
@@ -247,3 +249,24 @@ def test_scores_too_large_for_int64_arithmetic_are_computed_exactly() -> None:
         for doc_id in scores
         if (slot := index.slots.slot_of(doc_id)) is not None
     } == scores
+
+
+def test_a_document_whose_tf_does_not_pack_is_refused_and_the_index_stays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # TF_BITS leaves 16 million occurrences a term; here three, to show the refusal.
+    monkeypatch.setattr(bm25, "TF_MASK", 3)
+    index = KindIndex()
+    kept = IndexDoc("kept", Kind.TURN, ("tea", "tea", "jazz"), 1, AtomSignals(), b"k")
+    index.add(kept)
+    with pytest.raises(ValueError, match="more than 3 times"):
+        index.add(IndexDoc("kept", Kind.TURN, ("tea",) * 4, 2, AtomSignals(), b"x"))
+    with pytest.raises(ValueError, match="more than 3 times"):
+        index.extend([IndexDoc("other", Kind.TURN, ("jazz",) * 5, 2, AtomSignals(), b"y")])
+    assert list(index.docs()) == [kept]
+    alone = KindIndex()
+    alone.add(kept)
+    assert index.score(("tea", "jazz")) == alone.score(("tea", "jazz"))
+    assert (
+        index.score_slots(("tea", "jazz")).tolist() == alone.score_slots(("tea", "jazz")).tolist()
+    )
