@@ -18,6 +18,7 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
@@ -54,7 +55,8 @@ class KindIndex:
 
     A term's postings are the slots of the documents holding it, each with its tf, packed
     in one int64 (TF_BITS) in an unordered array: 8 bytes a posting, where a dict of ids
-    took about 40 (the document's length is its slot's, slots.py). A slot is freed only
+    took about 40 (the document's length is its slot's, slots.py); a term one document
+    holds keeps its one posting as a plain int. A slot is freed only
     once its postings are gone, so a posting never names a reused slot. The postings of a
     term of CACHED_ARRAYS_MIN_POSTINGS documents or more are also kept as numpy arrays of
     slots and tfs, made when a query first reads the term and dropped when a document with
@@ -65,11 +67,10 @@ class KindIndex:
         # The documents, by id and by slot, and their vectors by slot.
         self.slots = SlotTable()
         self.dense = DenseIndex()
-        # term -> its packed postings; a term's document frequency is their number
-        self._postings: dict[str, array[int]] = {}
-        # Per term, the highest tf ever indexed with it: it bounds numerator x tf when a
-        # term's gains are computed (looser after removals, never wrong).
-        self._top_tf: dict[str, int] = {}
+        # term -> its packed postings: the one posting itself while one document holds
+        # the term (most of a user's terms: an array would cost three times as much), an
+        # array from two up
+        self._postings: dict[str, Postings] = {}
         # term -> its postings' slots and tfs, for the terms read since they last changed
         self._arrays: dict[str, TermArrays] = {}
         self._total_length = 0
@@ -115,19 +116,19 @@ class KindIndex:
         """The document's postings, its length in the total."""
         self._total_length += len(doc.terms)
         # Runs for every term of every document a load reads: locals only.
-        postings, top_tf, arrays = self._postings, self._top_tf, self._arrays
+        postings, arrays = self._postings, self._arrays
         packed_slot = slot << TF_BITS
         for term, tf in counts.items():
             posting = postings.get(term)
             if posting is None:
-                postings[term] = array("q", (packed_slot | tf,))
-                top_tf[term] = tf
+                postings[term] = packed_slot | tf
                 continue
             # A term's arrays exist only while it has postings.
             arrays.pop(term, None)
-            posting.append(packed_slot | tf)
-            if tf > top_tf[term]:
-                top_tf[term] = tf
+            if isinstance(posting, int):
+                postings[term] = array("q", (posting, packed_slot | tf))
+            else:
+                posting.append(packed_slot | tf)
 
     def remove(self, doc_id: str) -> IndexDoc | None:
         """Drop a document and its postings; returns it, or None when it was not indexed."""
@@ -140,12 +141,15 @@ class KindIndex:
         for term, tf in doc.term_counts().items():
             self._arrays.pop(term, None)
             posting = self._postings[term]
+            if isinstance(posting, int):
+                del self._postings[term]
+                continue
             # Unordered: the last posting takes the removed one's place.
             at, last = posting.index(packed_slot | tf), posting.pop()
             if at < len(posting):
                 posting[at] = last
-            elif not posting:
-                del self._postings[term], self._top_tf[term]
+            if len(posting) == 1:
+                self._postings[term] = posting[0]
         self.dense.remove(slot)
         self.slots.remove(doc_id)
         return doc
@@ -171,9 +175,10 @@ class KindIndex:
             return {}
         scores: dict[str, int] = {}
         for term in set(terms):
-            if posting := self._postings.get(term):
-                numerator = idf_micros(count, len(posting)) * 20 * total
-                for packed in posting:
+            if (posting := self._postings.get(term)) is not None:
+                packed_postings = (posting,) if isinstance(posting, int) else posting
+                numerator = idf_micros(count, len(packed_postings)) * 20 * total
+                for packed in packed_postings:
                     slot, tf = packed >> TF_BITS, packed & TF_MASK
                     length = int(self.slots.length[slot])
                     gain = numerator * tf // (8 * total * tf + 3 * total + 9 * count * length)
@@ -205,29 +210,33 @@ class KindIndex:
                 self._arrays[term] = arrays
         statistics = (len(self.slots), self._total_length)
         if arrays.statistics != statistics:
-            arrays.gains = self._term_gains(term, arrays.tfs, self.slots.length[arrays.slots])
+            arrays.gains = self._term_gains(arrays.tfs, self.slots.length[arrays.slots])
             arrays.statistics = statistics
         return arrays.slots, arrays.gains
 
     def _postings_arrays(self, term: str) -> TermArrays:
         # A copy: a view would pin the postings' buffer, and they grow in place.
-        packed = np.array(self._postings[term], dtype=np.int64)
+        posting = self._postings[term]
+        packed = np.array((posting,) if isinstance(posting, int) else posting, dtype=np.int64)
         return TermArrays((packed >> TF_BITS).astype(np.intp), packed & TF_MASK)
 
-    def _term_gains(
-        self, term: str, tfs: NDArray[np.int64], lengths: NDArray[np.int64]
-    ) -> NDArray[np.int64]:
-        """score()'s gain of the term for documents with these tfs and lengths."""
+    def _term_gains(self, tfs: NDArray[np.int64], lengths: NDArray[np.int64]) -> NDArray[np.int64]:
+        """score()'s gain of a term for the documents holding it, with these tfs and lengths
+        (numerator x tf is bounded by the largest tf)."""
         count, total = len(self.slots), self._total_length
-        numerator = idf_micros(count, len(self._postings[term])) * 20 * total
+        numerator = idf_micros(count, len(tfs)) * 20 * total
         denominators = 8 * total * tfs + 3 * total + 9 * count * lengths
-        if numerator * self._top_tf[term] >= INT64_SAFE:
+        if numerator * int(tfs.max()) >= INT64_SAFE:
             exact: NDArray[np.object_] = (
                 tfs.astype(object) * numerator // denominators.astype(object)
             )
             return exact.astype(np.int64)
         gains: NDArray[np.int64] = numerator * tfs // denominators
         return gains
+
+
+# A term's packed postings (KindIndex): one posting, or an array of two or more.
+Postings: TypeAlias = "int | array[int]"
 
 
 def _term_counts(doc: IndexDoc) -> Counter[str]:

@@ -25,12 +25,13 @@ from memmesh.engines.retrieval_ranker.domain.ranking import (
 MAX_STANDING = 8
 # Memory a document takes in an index besides its payload and its dense row, with CPython
 # 3.11: its id and its entries in the id map and the slot lists, its terms' tuple, and per
-# index term a tuple slot and a packed posting (term strings are interned, shared by every
-# document). Set from resident memory in use, not from the objects alone (RANKING.md): on
-# documents shaped like make soak's, 500 users of 60 or 300 of 100, the estimate is 1 % under
-# and 5 % over, on 200 users of 300 it is 30 % over, so a cache bounded by it stays inside
-# its process's memory. The static embedding table (12 MB, memory-mapped and shared) is the
-# process's, not a user's.
+# index term a tuple slot and a packed posting (a term only this document holds costs its
+# entry in the postings map too; term strings are interned, shared by every document). Set
+# from resident memory in use, not from the objects alone (RANKING.md): on documents shaped
+# like make soak's (3 terms, 300 users of 100) the estimate is 20 % over, on documents of 3
+# and 12 terms drawn from 3,000 words (most of them held by one document of a user) 11 % and
+# 3 % over, so a cache bounded by it stays inside its process's memory. The static
+# embedding table (12 MB, memory-mapped and shared) is the process's, not a user's.
 DOC_BYTES = 540
 TERM_BYTES = 50
 # Counted, not measured: a document's slot columns (slots.py: seven int64, a flag, a kind).
