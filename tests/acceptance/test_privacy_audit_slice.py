@@ -18,6 +18,7 @@ from memmesh.bench.privacy_audit.audit import audit_backend
 from memmesh.bench.privacy_audit.driver import forget_everything_command
 from memmesh.bench.privacy_audit.generator import Fate, Script, core_of, generate
 from memmesh.bench.privacy_audit.scanner import Needles, Report, scan_files, scan_sqlite_rows
+from memmesh.storage.sql import DELETED_REWRITE_INTERVAL_S
 
 SLICE_SEED, SLICE_USERS, SLICE_TURNS = 8, 3, 20
 
@@ -42,9 +43,15 @@ def script() -> Script:
 @pytest.fixture(scope="module")
 def audits(script: Script) -> dict[str, dict[str, Any]]:
     """The slice on both backends, each on a fresh mesh (and a fresh PostgreSQL database).
-    The server's WAL is left to the full audit (reading it takes long)."""
+    The server's WAL is left to the full audit (reading it takes long). The scan comes once
+    the reclaim window has passed after the last call: on PostgreSQL an erased table is
+    rewritten in the background within DELETED_REWRITE_INTERVAL_S (a rewrite left to the
+    engines' shutdown could lose its table lock to deliveries still arriving)."""
+    settle_s = {"sqlite": 3.0, "postgres": DELETED_REWRITE_INTERVAL_S + 2.0}
     return {
-        backend: audit_backend(script, backend, concurrency=3, settle_s=3.0, server_wal=False)
+        backend: audit_backend(
+            script, backend, concurrency=3, settle_s=settle_s[backend], server_wal=False
+        )
         for backend in ("sqlite", "postgres")
     }
 
