@@ -234,10 +234,11 @@ class RankerService:
             return index.retrieve(terms, caps, (), vector, self._mode)
         standing = index.standing_constraints()
         if names_domain or self._reach.semantic:
-            # A request found to touch the constraints (by its words or by meaning, not by
-            # the fallback that pushes them to every request) also looks for their words, so
-            # what was said about them (the turn that told of the allergy) can come up: the
-            # user's own constraints, not a list of diet words, say what to look for.
+            # A request found to touch the constraints (by its words or by meaning, or pushed
+            # them because the encoder could not answer in time; not by the fallback that
+            # pushes them to every request when there is no encoder) also looks for their
+            # words, so what was said about them (the turn that told of the allergy) can come
+            # up: the user's own constraints, not a list of diet words, say what to look for.
             terms = tuple(sorted({*terms, *(term for doc in standing for term in doc.terms)}))
         return index.retrieve(terms, caps, standing, vector, self._mode)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -176,13 +176,13 @@ class KindIndex:
         scores: dict[str, int] = {}
         for term in set(terms):
             if (posting := self._postings.get(term)) is not None:
-                packed_postings = (posting,) if isinstance(posting, int) else posting
+                packed_postings = _each(posting)
                 numerator = idf_micros(count, len(packed_postings)) * 20 * total
                 for packed in packed_postings:
                     slot, tf = packed >> TF_BITS, packed & TF_MASK
                     length = int(self.slots.length[slot])
                     gain = numerator * tf // (8 * total * tf + 3 * total + 9 * count * length)
-                    doc_id = self.slots.doc(slot).doc_id
+                    doc_id = self.slots.id_of(slot)
                     scores[doc_id] = scores.get(doc_id, 0) + gain
         return scores
 
@@ -216,8 +216,7 @@ class KindIndex:
 
     def _postings_arrays(self, term: str) -> TermArrays:
         # A copy: a view would pin the postings' buffer, and they grow in place.
-        posting = self._postings[term]
-        packed = np.array((posting,) if isinstance(posting, int) else posting, dtype=np.int64)
+        packed = np.array(_each(self._postings[term]), dtype=np.int64)
         return TermArrays((packed >> TF_BITS).astype(np.intp), packed & TF_MASK)
 
     def _term_gains(self, tfs: NDArray[np.int64], lengths: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -237,6 +236,11 @@ class KindIndex:
 
 # A term's packed postings (KindIndex): one posting, or an array of two or more.
 Postings: TypeAlias = "int | array[int]"
+
+
+def _each(posting: Postings) -> Sequence[int]:
+    """Every packed posting of a term, whether it holds one or many."""
+    return (posting,) if isinstance(posting, int) else posting
 
 
 def _term_counts(doc: IndexDoc) -> Counter[str]:

@@ -196,7 +196,7 @@ def select_atoms(
     # (tier, §2.11.9 order, score, slot): the order ends with the unique id, so these
     # tuples compare on (tier, order) only; documents are made for the kept ones alone.
     ranked = [
-        (int(tiers[row]), (*table.order[slot].tolist(), table.id_of(slot)), int(scores[row]), slot)
+        (int(tiers[row]), table.atom_order(slot), int(scores[row]), slot)
         for row in first.tolist()
         for slot in (int(slots[row]),)
     ]

@@ -80,8 +80,7 @@ class SlotTable:
 
     def doc(self, slot: int) -> IndexDoc:
         """The document holding a slot (the slot must be held)."""
-        doc_id = self._ids[slot]
-        assert doc_id is not None, f"slot {slot} is free"
+        doc_id = self.id_of(slot)
         pinned, provenance, confidence_bp, last_use_us, use_count = self.order[slot].tolist()
         superseded = bool(self.superseded[slot])
         signals = (
@@ -111,6 +110,11 @@ class SlotTable:
         doc_id = self._ids[slot]
         assert doc_id is not None, f"slot {slot} is free"
         return doc_id
+
+    def atom_order(self, slot: int) -> tuple[int, int, int, int, int, str]:
+        """IndexDoc.atom_order of the document holding a slot, read from its columns."""
+        pinned, provenance, confidence_bp, last_use_us, use_count = self.order[slot].tolist()
+        return (pinned, provenance, confidence_bp, last_use_us, use_count, self.id_of(slot))
 
     def held(self) -> NDArray[np.intp]:
         """Every held slot, ascending."""
