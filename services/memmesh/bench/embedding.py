@@ -3,7 +3,8 @@
 One 12-word sentence and a batch of 4 clauses, p50/p99 in one process with numpy's BLAS on
 1 thread and on every core; then N callers in separate processes sharing the machine, each
 with 1 and with every BLAS thread; and the resident memory of a process with the encoder
-loaded. The cache is off, so every call runs the model. The last line is all figures as JSON.
+loaded; then the shared encoder's int8 model on the same texts. The cache is off, so every
+call runs the model. The last line is all figures as JSON.
 """
 
 from __future__ import annotations
@@ -126,6 +127,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                 figures = {**summary(wall_ms), "cpu_p50_ms": summary(cpu_ms)["p50_ms"]}
                 results[f"{name}.blas_threads_{threads}"] = figures
                 print(f"{name}, BLAS threads {threads}: {json.dumps(figures)}", flush=True)
+    # The shared encoder runs its dense products in int8, one text a run (default_encoder).
+    quantized = Encoder.load(cache_size=0, quantized=True)
+    for name, texts in (("one_sentence", [SENTENCE]), ("four_clauses", list(CLAUSES))):
+        wall_ms, cpu_ms = _time_calls(quantized, texts, args.calls)
+        figures = {**summary(wall_ms), "cpu_p50_ms": summary(cpu_ms)["p50_ms"]}
+        results[f"{name}.int8"] = figures
+        print(f"{name}, int8 (the shared encoder): {json.dumps(figures)}", flush=True)
     for threads in sorted({1, cores}):
         figures = bench_concurrent(args.callers, threads, args.calls)
         results[f"concurrent_{args.callers}_processes.blas_threads_{threads}"] = figures

@@ -91,7 +91,6 @@ def test_replies_and_how_much_someone_uses_things_are_no_choice(text: str) -> No
     [
         ("Not into horror films.", "horror"),
         ("Mac user.", "mac"),
-        ("Decaf, always.", "decaf"),
         ("No cilantro. Ever.", "cilantro"),
     ],
 )

@@ -15,7 +15,7 @@ from threadpoolctl import threadpool_info
 
 from memmesh.embedding import Encoder, EncoderUnavailable, default_encoder
 from memmesh.embedding.encoder import BLAS_THREADS_VARIABLE
-from memmesh.embedding.model import BertModel
+from memmesh.embedding.model import BertModel, int8_columns
 from memmesh.embedding.weights import load_weights, model_directory
 
 REFERENCE = json.loads((Path(__file__).parent / "reference_vectors.json").read_text("utf-8"))
@@ -174,3 +174,67 @@ def test_missing_weights_package_is_reported_clearly(tmp_path: Path) -> None:
         model_directory("no_such_weights_package")
     with pytest.raises(EncoderUnavailable):
         Encoder.load(tmp_path)  # a directory without the model files
+
+
+@pytest.fixture(scope="module")
+def int8_encoder() -> Encoder:
+    return Encoder.load(cache_size=0, quantized=True)
+
+
+def test_int8_columns_keep_each_columns_range() -> None:
+    weight = np.array([[0.5, -0.02, 0.0], [-1.0, 0.01, 0.0], [0.25, 0.005, 0.0]], np.float32)
+    values, scales = int8_columns(weight)
+    assert values.dtype == np.int8 and scales.dtype == np.float32
+    # Each column's largest magnitude is 127: a small column is not crushed by a large one.
+    assert np.abs(values[:, :2]).max(axis=0).tolist() == [127, 127]
+    assert np.all(values[:, 2] == 0) and scales[2] == 1.0  # an all-zero column stays zero
+    assert np.abs(values * scales - weight).max() <= scales.max() / 2 + 1e-7
+
+
+def test_the_int8_model_stays_close_to_the_reference(int8_encoder: Encoder) -> None:
+    vectors = int8_encoder.encode(REFERENCE_TEXTS)
+    cosines = np.sum(vectors * REFERENCE_VECTORS, axis=1) / np.linalg.norm(
+        REFERENCE_VECTORS, axis=1
+    )
+    seen = dict(zip(REFERENCE_TEXTS, cosines.tolist(), strict=True))
+    # Sentences keep 0.993 and more; "ok" and "" (two or three tokens) lose most, 0.97-0.98.
+    assert cosines.min() >= 0.97 and np.median(cosines) >= 0.99, seen
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+
+
+def test_the_int8_model_gives_a_text_the_same_vector_in_any_batch(int8_encoder: Encoder) -> None:
+    # Its activations share one quantization scale per run, so the encoder runs each text
+    # alone: the vector of a text never depends on what was asked beside it.
+    texts = ["tea with milk", "my partner Joaquin works night shifts as an ER nurse", "ok", ""]
+    alone = np.vstack([int8_encoder.encode([text]) for text in texts])
+    np.testing.assert_array_equal(int8_encoder.encode(texts), alone)
+    np.testing.assert_array_equal(
+        int8_encoder.encode(texts[::-1] * 3), np.tile(alone[::-1], (3, 1))
+    )
+
+
+def test_the_shared_encoder_is_the_int8_one(int8_encoder: Encoder) -> None:
+    texts = ["The kettle is broken again.", "Book a table for four at eight."]
+    np.testing.assert_array_equal(default_encoder().encode(texts), int8_encoder.encode(texts))
+
+
+def test_the_int8_session_keeps_its_own_copy_of_the_weights_it_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The int8 weights are made while the graph is built and handed to the session: the
+    # session must not read them once the model is built (they are freed with the graph).
+    made: list[np.ndarray] = []
+
+    def recording(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        values, scales = int8_columns(weight)
+        made.extend((values, scales))
+        return values, scales
+
+    monkeypatch.setattr("memmesh.embedding.model.int8_columns", recording)
+    model = BertModel(load_weights(model_directory()), quantized=True)
+    ids = np.array([[101, 7592, 2088, 2003, 2307, 102]], dtype=np.int64)
+    before = model.encode(ids, np.ones_like(ids))
+    assert len(made) == 2 * 6 * 4  # values and scales of four products in six layers
+    for array in made:
+        array.fill(0)
+    np.testing.assert_array_equal(model.encode(ids, np.ones_like(ids)), before)
