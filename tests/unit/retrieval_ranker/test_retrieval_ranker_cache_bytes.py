@@ -3,6 +3,8 @@ documents and dense vectors, and the least recently used users leave memory firs
 
 from __future__ import annotations
 
+import gc
+
 from ranker_fakes import TENANT, MemoryRankerStore, atom
 
 from memmesh.embedding.static import DIMENSIONS, default_static_encoder
@@ -81,3 +83,29 @@ async def test_users_beyond_the_byte_bound_leave_memory_least_recently_used_firs
         await service.retrieve(TENANT, user, "tea", CAPS)
     # u1 left when u3 came in; u2 and u3 stayed; u1 was read again.
     assert store.loads == ["u1", "u2", "u3", "u1"]
+
+
+def test_cached_documents_add_almost_nothing_for_the_garbage_collector_to_walk() -> None:
+    # Every full collection walks every tracked object: a ranker holding tens of thousands
+    # of documents must not add one per document or per shared term, or each pass stalls
+    # every call it serves. Here 4 users' 2,000 documents share 4 x 104 terms of two or more
+    # postings each; only the users' own few containers are added.
+    docs = [
+        mapping.index_doc(
+            pb.Document(atom=atom(f"u{user}-{n}", f"User likes tea number {n % 100}.")),
+            ANALYZER,
+        )
+        for user in range(4)
+        for n in range(500)
+    ]
+    gc.collect()
+    before = len(gc.get_objects())
+    indexes = [UserIndex() for _ in range(4)]
+    for doc in docs:
+        indexes[int(doc.doc_id[1])].upsert(doc)  # "u<user>-<n>"
+    for user, index in enumerate(indexes):
+        assert index.remove(f"u{user}-7")  # postings are also taken out in place
+    gc.collect()
+    added = len(gc.get_objects()) - before
+    assert sum(index.count() for index in indexes) == 1_996
+    assert added < 100, added

@@ -14,7 +14,7 @@ plainly, one document at a time.
 from __future__ import annotations
 
 import math
-from array import array
+import struct
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +42,12 @@ CACHED_ARRAYS_MIN_POSTINGS = 64
 # this large would take a document of 16 million words, far past any request's size limit.
 TF_BITS = 24
 TF_MASK = (1 << TF_BITS) - 1
+# Two or more postings are kept packed in a bytearray (native int64s): unlike array.array,
+# a bytearray is not tracked by the garbage collector, whose full passes would otherwise
+# walk every multi-posting term of every cached user (tens of milliseconds at 50,000
+# documents, with every call the ranker serves waiting).
+_POSTING = struct.Struct("=q")
+_TWO_POSTINGS = struct.Struct("=2q")
 
 
 def idf_micros(document_count: int, document_frequency: int) -> int:
@@ -54,7 +60,7 @@ class KindIndex:
     """Postings of one document kind; updates are incremental, scoring reads them directly.
 
     A term's postings are the slots of the documents holding it, each with its tf, packed
-    in one int64 (TF_BITS) in an unordered array: 8 bytes a posting, where a dict of ids
+    in one int64 (TF_BITS) in an unordered bytearray: 8 bytes a posting, where a dict of ids
     took about 40 (the document's length is its slot's, slots.py); a term one document
     holds keeps its one posting as a plain int. A slot is freed only
     once its postings are gone, so a posting never names a reused slot. The postings of a
@@ -68,8 +74,8 @@ class KindIndex:
         self.slots = SlotTable()
         self.dense = DenseIndex()
         # term -> its packed postings: the one posting itself while one document holds
-        # the term (most of a user's terms: an array would cost three times as much), an
-        # array from two up
+        # the term (most of a user's terms: an array would cost three times as much), a
+        # packed bytearray from two up
         self._postings: dict[str, Postings] = {}
         # term -> its postings' slots and tfs, for the terms read since they last changed
         self._arrays: dict[str, TermArrays] = {}
@@ -126,9 +132,9 @@ class KindIndex:
             # A term's arrays exist only while it has postings.
             arrays.pop(term, None)
             if isinstance(posting, int):
-                postings[term] = array("q", (posting, packed_slot | tf))
+                postings[term] = bytearray(_TWO_POSTINGS.pack(posting, packed_slot | tf))
             else:
-                posting.append(packed_slot | tf)
+                posting += _POSTING.pack(packed_slot | tf)
 
     def remove(self, doc_id: str) -> IndexDoc | None:
         """Drop a document and its postings; returns it, or None when it was not indexed."""
@@ -145,11 +151,12 @@ class KindIndex:
                 del self._postings[term]
                 continue
             # Unordered: the last posting takes the removed one's place.
-            at, last = posting.index(packed_slot | tf), posting.pop()
-            if at < len(posting):
-                posting[at] = last
-            if len(posting) == 1:
-                self._postings[term] = posting[0]
+            with memoryview(posting) as raw, raw.cast("q") as packed:
+                at = packed.tolist().index(packed_slot | tf)
+                packed[at] = packed[-1]
+            del posting[-_POSTING.size :]
+            if len(posting) == _POSTING.size:
+                self._postings[term] = _POSTING.unpack(posting)[0]
         self.dense.remove(slot)
         self.slots.remove(doc_id)
         return doc
@@ -216,7 +223,12 @@ class KindIndex:
 
     def _postings_arrays(self, term: str) -> TermArrays:
         # A copy: a view would pin the postings' buffer, and they grow in place.
-        packed = np.array(_each(self._postings[term]), dtype=np.int64)
+        posting = self._postings[term]
+        packed = (
+            np.array([posting], dtype=np.int64)
+            if isinstance(posting, int)
+            else np.frombuffer(posting, dtype=np.int64).copy()
+        )
         return TermArrays((packed >> TF_BITS).astype(np.intp), packed & TF_MASK)
 
     def _term_gains(self, tfs: NDArray[np.int64], lengths: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -234,13 +246,16 @@ class KindIndex:
         return gains
 
 
-# A term's packed postings (KindIndex): one posting, or an array of two or more.
-Postings: TypeAlias = "int | array[int]"
+# A term's packed postings (KindIndex): one posting, or two or more packed (_POSTING).
+Postings: TypeAlias = "int | bytearray"
 
 
 def _each(posting: Postings) -> Sequence[int]:
-    """Every packed posting of a term, whether it holds one or many."""
-    return (posting,) if isinstance(posting, int) else posting
+    """Every packed posting of a term, whether it holds one or many (a copy: the postings
+    may change while the caller reads)."""
+    if isinstance(posting, int):
+        return (posting,)
+    return [packed for (packed,) in _POSTING.iter_unpack(posting)]
 
 
 def _term_counts(doc: IndexDoc) -> Counter[str]:
