@@ -61,12 +61,23 @@ def test_soak_sends_the_paced_load_and_prints_each_window_and_the_summary() -> N
         fields = ("brief due=", "p50=", "p99=", "empty=", "degraded=", "ingest due=", "rss_mb")
         for field in fields:
             assert field in line, line
-        memory, cpu = line.split("| rss_mb ")[1].split(" | host_ref_ms ")[0].split(" | cpu_pct ")
-        # The host's own speed, beside the mesh's figures: a positive CPU time.
-        assert float(line.rsplit(" | host_ref_ms ", 1)[1]) > 0, line
+        memory, cpu = line.split("| rss_mb ")[1].split(" | cpu_pct ")
+        # The host's reference runs outside the windows, never inside one of them.
+        assert "host_ref_ms" not in line, line
         for engine in built_engines():
             assert re.search(rf"\b{engine}=\d+", memory), (engine, line)
             assert re.search(rf"\b{engine}=\d+", cpu), (engine, line)
+
+    # The host's own speed, before the measured run and after its load: positive CPU times,
+    # taken after the warm-up and before the first window, after the last window.
+    host = [n for n, line in enumerate(lines) if line.startswith("host_ref_ms ")]
+    assert len(host) == 2, result.stdout
+    assert lines[host[0]].startswith("host_ref_ms before the run: ")
+    assert lines[host[1]].startswith("host_ref_ms after the run: ")
+    first_window = lines.index(windows[0])
+    assert lines.index(next(line for line in lines if line.startswith("warm-up "))) < host[0]
+    assert host[0] < first_window and lines.index(windows[-1]) < host[1], result.stdout
+    assert all(float(lines[n].rsplit(": ", 1)[1]) > 0 for n in host), result.stdout
 
     summary = json.loads(next(line for line in lines if line.startswith("summary: "))[9:])
     expected = SECONDS * RATE
