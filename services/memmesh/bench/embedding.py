@@ -105,6 +105,15 @@ def bench_concurrent(callers: int, threads: int, calls: int) -> dict[str, float]
     return {**summary(samples), "sentences_per_s": round(len(samples) / elapsed, 1)}
 
 
+def _time_texts(encoder: Encoder, calls: int, label: str, results: dict[str, object]) -> None:
+    """Latency of the one sentence and of the four clauses, into `results` under `label`."""
+    for name, texts in (("one_sentence", [SENTENCE]), ("four_clauses", list(CLAUSES))):
+        wall_ms, cpu_ms = _time_calls(encoder, texts, calls)
+        figures = {**summary(wall_ms), "cpu_p50_ms": summary(cpu_ms)["p50_ms"]}
+        results[f"{name}.{label}"] = figures
+        print(f"{name}, {label}: {json.dumps(figures)}", flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300, help="timed calls per measurement")
@@ -122,18 +131,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     for threads in sorted({1, cores}):
         with threadpool_limits(limits=threads, user_api="blas"):
             assert _blas_threads() == threads
-            for name, texts in (("one_sentence", [SENTENCE]), ("four_clauses", list(CLAUSES))):
-                wall_ms, cpu_ms = _time_calls(encoder, texts, args.calls)
-                figures = {**summary(wall_ms), "cpu_p50_ms": summary(cpu_ms)["p50_ms"]}
-                results[f"{name}.blas_threads_{threads}"] = figures
-                print(f"{name}, BLAS threads {threads}: {json.dumps(figures)}", flush=True)
+            _time_texts(encoder, args.calls, f"blas_threads_{threads}", results)
     # The shared encoder runs its dense products in int8, one text a run (default_encoder).
-    quantized = Encoder.load(cache_size=0, quantized=True)
-    for name, texts in (("one_sentence", [SENTENCE]), ("four_clauses", list(CLAUSES))):
-        wall_ms, cpu_ms = _time_calls(quantized, texts, args.calls)
-        figures = {**summary(wall_ms), "cpu_p50_ms": summary(cpu_ms)["p50_ms"]}
-        results[f"{name}.int8"] = figures
-        print(f"{name}, int8 (the shared encoder): {json.dumps(figures)}", flush=True)
+    _time_texts(Encoder.load(cache_size=0, quantized=True), args.calls, "int8", results)
     for threads in sorted({1, cores}):
         figures = bench_concurrent(args.callers, threads, args.calls)
         results[f"concurrent_{args.callers}_processes.blas_threads_{threads}"] = figures

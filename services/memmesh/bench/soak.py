@@ -353,7 +353,6 @@ async def soak(
         await senders
         for late in run.windows[count:]:
             await asyncio.gather(*late.tasks)
-        gc.unfreeze()
         host_last = await host_reference_ms()
         print(f"host_ref_ms after the run: {host_last}", flush=True)
         summary = summarise(run.windows[:count], rss, rates, seconds)
@@ -372,6 +371,7 @@ async def soak(
             )
         return summary
     finally:
+        gc.unfreeze()
         for client in clients:
             await client.close()
 

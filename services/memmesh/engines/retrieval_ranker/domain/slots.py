@@ -80,8 +80,7 @@ class SlotTable:
 
     def doc(self, slot: int) -> IndexDoc:
         """The document holding a slot (the slot must be held)."""
-        doc_id = self.id_of(slot)
-        pinned, provenance, confidence_bp, last_use_us, use_count = self.order[slot].tolist()
+        pinned, provenance, confidence_bp, last_use_us, use_count, doc_id = self.atom_order(slot)
         superseded = bool(self.superseded[slot])
         signals = (
             AtomSignals(
