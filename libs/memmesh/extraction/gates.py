@@ -47,9 +47,12 @@ rather would will it its this that as some any which when while up out about bec
 taste circle background limit note
 """.split()
 )
+# "kind of" hedges ("I kind of like jazz"), not after a determiner ("that kind of stuff"), as
+# in the markers the proposers read (markers._HEDGE).
 _HEDGE_IN_TEXT = re.compile(
-    r"\b(?:maybe|probably|might|perhaps|possibly|kind of|sort of|kinda|"
-    r"sorta|would like to|I guess|seems)\b",
+    r"\b(?:maybe|probably|might|perhaps|possibly|kinda|sorta|would like to|I guess|seems)\b|"
+    r"(?<!what )(?<!which )(?<!that )(?<!this )(?<!any )(?<!every )(?<!some )\bkind of\b|"
+    r"(?<!what )\bsort of\b",
     re.I,
 )
 _TRANSIENT_IN_TEXT = re.compile(

@@ -234,3 +234,41 @@ def test_a_contracted_is_after_a_relative_is_no_possessive(text, tokens):
 
 def test_a_relative_of_someone_elses_stays_out():
     assert not default_hybrid_extractor().extract("my friend's dad is a pilot").facts
+
+
+@pytest.mark.parametrize(
+    "text, tokens",
+    [
+        # A transcript's possessive without its apostrophe, a name in lower case.
+        ("my dads name is marco", ["dad", "marco"]),
+        ("um my grandmas name is rosalind", ["grandma", "rosalind"]),
+    ],
+)
+def test_a_relative_named_in_a_lowercase_transcript_is_kept(text, tokens):
+    facts = default_hybrid_extractor().extract(text).facts
+    assert [f.category for f in facts] == ["relationship"], facts
+    assert all(t in facts[0].text.lower() for t in tokens), facts
+
+
+@pytest.mark.parametrize(
+    "text, token",
+    [
+        # "that kind of stuff" closes a list; it hedges nothing.
+        ("i watch mostly anime, that kind of stuff", "anime"),
+        ("i listen to mostly reggae and that kind of stuff", "reggae"),
+        # What "them" points at opens the clause itself.
+        ("old westerns are my comfort movies i rewatch them every winter", "westerns"),
+    ],
+)
+def test_a_taste_closed_by_a_filler_or_named_before_its_pointer_is_kept(text, token):
+    facts = default_hybrid_extractor().extract(text).facts
+    assert [f.category for f in facts] == ["preference"], facts
+    assert token in facts[0].text.lower()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I kind of like jazz", "I sort of enjoy hiking", "my coworker likes them", "I live there"],
+)
+def test_a_hedge_or_a_pointer_to_another_clause_still_stores_nothing(text):
+    assert not default_hybrid_extractor().extract(text).facts

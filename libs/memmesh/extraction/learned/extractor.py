@@ -47,9 +47,14 @@ _SOMEONE_ELSES = re.compile(
     rf"^(?:\w+\s+){{0,2}}?(?:my|our)\s+[\w-]+'s\s+(?!(?:{_CONTRACTED_IS})\b)[\w-]+", re.I
 )
 _NAMED = re.compile(r"(?<!^)\b[A-Z][a-z]+")
+# A name introduced as one, whatever its case ("her name is gloria" in a lowercase transcript).
+_NAME_GIVEN = re.compile(
+    r"\b(?:name(?:'s| is)|named|called)\s+(?!after\b|it\b|that\b)[a-z]{2,}", re.I
+)
 # Roles most people hold many of: without a name, "my coworker" is nobody in particular.
 _ONE_OF_MANY = frozenset({"coworker", "friend", "neighbor", "employee", "intern", "cousin"})
-_MY_ROLE = re.compile(rf"\b(?:my|our)\s+(?:\w+\s+)??({PERSON_ROLE_ALTERNATION})\b", re.I)
+# "my moms name": a transcript's possessive often comes without its apostrophe.
+_MY_ROLE = re.compile(rf"\b(?:my|our)\s+(?:\w+\s+)??({PERSON_ROLE_ALTERNATION})(?:'?s)?\b", re.I)
 # Words that stand for something said in another clause ("them", "there"); not "it", which is
 # as often no one thing at all ("I find it relaxing").
 _POINTERS = frozenset("them there those these him".split())
@@ -199,14 +204,28 @@ def _points_elsewhere(clause: str) -> bool:
     """ "I really can't stand them", "I live there": what the clause is about is named in
     another clause, so a fact of this clause alone would say nothing."""
     words = re.findall(r"[\w']+", clause.lower())
-    return any(word in _POINTERS for word in words[1:])
+    if not any(word in _POINTERS for word in words[1:]):
+        return False
+    # "studio ghibli films are my comfort thing, I rewatch them": a clause that opens on what
+    # it is about names it itself.
+    return words[0] in _PRONOUN_LEADS
+
+
+# Words a clause opens with when its subject is a pronoun, comes later or is someone ("my
+# coworker likes them"): then a pointer in it names nothing of its own.
+_PRONOUN_LEADS = frozenset(
+    """i i'm i've i'd i'll im ive we we're we've they they're he she he's she's it it's you
+you're this that these those there and but so or just really honestly also still then
+because when if like well oh yeah um uh okay ok actually totally my our your his her their
+the a an some""".split()
+)
 
 
 def _nobody_in_particular(clause: str) -> bool:
     """ "my coworker can't eat soy", "some guy at the gym is a stuntman": news about someone
     neither named nor one of a kind in the user's life (labelling rule 4), so no relationship
     fact. "my sister lives in Porto" and "my landlord is strict" name a particular person."""
-    if _NAMED.search(clause):
+    if _NAMED.search(clause) or _NAME_GIVEN.search(clause):
         return False
     roles = [PERSON_ROLES.get(found.lower()) for found in _MY_ROLE.findall(clause)]
     return not any(role and role not in _ONE_OF_MANY for role in roles)
