@@ -46,8 +46,12 @@ TF_MASK = (1 << TF_BITS) - 1
 # a bytearray is not tracked by the garbage collector, whose full passes would otherwise
 # walk every multi-posting term of every cached user (tens of milliseconds at 50,000
 # documents, with every call the ranker serves waiting).
+# A few postings are immutable bytes (33 bytes of header, no spare room); from
+# SMALL_POSTINGS_MAX_BYTES up a bytearray, which grows in place (a bytes would be copied
+# whole by every posting added).
 _POSTING = struct.Struct("=q")
 _TWO_POSTINGS = struct.Struct("=2q")
+SMALL_POSTINGS_MAX_BYTES = 16 * _POSTING.size
 
 
 def idf_micros(document_count: int, document_frequency: int) -> int:
@@ -60,7 +64,8 @@ class KindIndex:
     """Postings of one document kind; updates are incremental, scoring reads them directly.
 
     A term's postings are the slots of the documents holding it, each with its tf, packed
-    in one int64 (TF_BITS) in an unordered bytearray: 8 bytes a posting, where a dict of ids
+    in one int64 (TF_BITS), unordered in a bytes (a few) or a bytearray (more): 8 bytes a
+    posting, where a dict of ids
     took about 40 (the document's length is its slot's, slots.py); a term one document
     holds keeps its one posting as a plain int. A slot is freed only
     once its postings are gone, so a posting never names a reused slot. The postings of a
@@ -132,7 +137,12 @@ class KindIndex:
             # A term's arrays exist only while it has postings.
             arrays.pop(term, None)
             if isinstance(posting, int):
-                postings[term] = bytearray(_TWO_POSTINGS.pack(posting, packed_slot | tf))
+                postings[term] = _TWO_POSTINGS.pack(posting, packed_slot | tf)
+            elif isinstance(posting, bytes):
+                grown = posting + _POSTING.pack(packed_slot | tf)
+                postings[term] = (
+                    bytearray(grown) if len(grown) > SMALL_POSTINGS_MAX_BYTES else grown
+                )
             else:
                 posting += _POSTING.pack(packed_slot | tf)
 
@@ -150,13 +160,17 @@ class KindIndex:
             if isinstance(posting, int):
                 del self._postings[term]
                 continue
-            # Unordered: the last posting takes the removed one's place.
             with memoryview(posting) as raw, raw.cast("q") as packed:
-                at = packed.tolist().index(packed_slot | tf)
-                packed[at] = packed[-1]
-            del posting[-_POSTING.size :]
-            if len(posting) == _POSTING.size:
-                self._postings[term] = _POSTING.unpack(posting)[0]
+                at = packed.tolist().index(packed_slot | tf) * _POSTING.size
+            if len(posting) == _TWO_POSTINGS.size:
+                # The other posting is left, held as itself.
+                self._postings[term] = _POSTING.unpack_from(posting, _POSTING.size - at)[0]
+            elif isinstance(posting, bytes):
+                self._postings[term] = posting[:at] + posting[at + _POSTING.size :]
+            else:
+                # Unordered: the last posting takes the removed one's place.
+                posting[at : at + _POSTING.size] = posting[-_POSTING.size :]
+                del posting[-_POSTING.size :]
         self.dense.remove(slot)
         self.slots.remove(doc_id)
         return doc
@@ -247,7 +261,7 @@ class KindIndex:
 
 
 # A term's packed postings (KindIndex): one posting, or two or more packed (_POSTING).
-Postings: TypeAlias = "int | bytearray"
+Postings: TypeAlias = "int | bytes | bytearray"
 
 
 def _each(posting: Postings) -> Sequence[int]:

@@ -25,6 +25,12 @@ from memmesh.engines.retrieval_ranker.domain.documents import (
 GROWTH_SLOTS = 16
 # Columns of SlotTable.order: IndexDoc.signal_order(), atom_order without the id.
 ORDER_COLUMNS = 5
+# A slot's record: its payload, then its terms joined by TERM_SEPARATOR (index terms are runs
+# of letters and digits).
+TERM_SEPARATOR = " "
+# The records are packed again once at least this many of their bytes are freed ones and
+# they are over half of all.
+RECORDS_COMPACT_MIN_BYTES = 4096
 # A document is made again whenever one is asked for: a kind is found by its value without
 # the enum's lookup.
 KINDS = {kind.value: kind for kind in Kind}
@@ -38,17 +44,23 @@ class SlotTable:
     confidence, last use, use count, each negated so ascending is first), `newest_first`
     the negated time, `length` the number of index terms; a free slot's values are stale
     and never read (no posting or ranking names a free slot). With `kind` they are every
-    field of a document but its id, terms and payload (lists by slot) and its constraint
-    text (by slot, for the few documents that have one); its vector is the kind's dense
-    row (KindIndex), and a document made again from its slot comes without it.
+    field of a document but its id (a list by slot), its payload and terms (one packed
+    record a slot, `records`) and its constraint text (by slot, for the few documents that
+    have one); its vector is the kind's dense row (KindIndex), and a document made again
+    from its slot comes without it.
+
+    The records are one bytearray: a bytes object and a tuple a document cost about 100
+    bytes of headers and pointers more than the bytes they hold, for every document of
+    every cached user. A freed slot's record is left in place until the freed bytes are
+    over half of all; then the records are packed again.
     """
 
     def __init__(self) -> None:
         self._slot_of: dict[str, int] = {}
         # By slot; None marks a free slot.
         self._ids: list[str | None] = []
-        self._terms: list[tuple[str, ...]] = []
-        self._payloads: list[bytes] = []
+        self._records = bytearray()
+        self._freed_record_bytes = 0
         self._constraint_texts: dict[int, str] = {}
         self._free: list[int] = []
         self.order = np.zeros((0, ORDER_COLUMNS), dtype=np.int64)
@@ -56,6 +68,10 @@ class SlotTable:
         self.length = np.zeros(0, dtype=np.int64)
         self.superseded = np.zeros(0, dtype=np.bool_)
         self.kind = np.zeros(0, dtype=np.int8)
+        # Where each slot's record starts in `_records`, its payload's and its terms' lengths.
+        self.record_start = np.zeros(0, dtype=np.int64)
+        self.payload_length = np.zeros(0, dtype=np.int32)
+        self.terms_length = np.zeros(0, dtype=np.int32)
 
     def __len__(self) -> int:
         return len(self._slot_of)
@@ -64,6 +80,11 @@ class SlotTable:
     def size(self) -> int:
         """One more than the highest slot ever held: the length of a per-slot score array."""
         return len(self._ids)
+
+    @property
+    def record_bytes(self) -> int:
+        """Bytes the records hold, freed ones not yet packed away included."""
+        return len(self._records)
 
     def slot_of(self, doc_id: str) -> int | None:
         """The slot of an indexed document."""
@@ -94,15 +115,27 @@ class SlotTable:
             if superseded or pinned or provenance or confidence_bp or last_use_us or use_count
             else NO_SIGNALS
         )
+        payload, terms = self._record(slot)
         return IndexDoc(
             doc_id,
             KINDS[int(self.kind[slot])],
-            self._terms[slot],
+            terms,
             -int(self.newest_first[slot]),
             signals,
-            self._payloads[slot],
+            payload,
             self._constraint_texts.get(slot, ""),
         )
+
+    def _record(self, slot: int) -> tuple[bytes, tuple[str, ...]]:
+        start = self.record_start.item(slot)
+        terms_start = start + self.payload_length.item(slot)
+        terms_end = terms_start + self.terms_length.item(slot)
+        records = self._records
+        terms = records[terms_start:terms_end].decode()
+        # Made for a caller to read, not kept: the index's own copies are its postings' keys.
+        return bytes(records[start:terms_start]), tuple(
+            terms.split(TERM_SEPARATOR)
+        ) if terms else ()
 
     def id_of(self, slot: int) -> str:
         """The id of the document holding a slot (the slot must be held)."""
@@ -123,17 +156,12 @@ class SlotTable:
         """Give a document (whose id holds no slot) a slot and fill its columns."""
         if self._free:
             slot = self._free.pop()
-            self._ids[slot], self._terms[slot], self._payloads[slot] = (
-                doc.doc_id,
-                doc.terms,
-                doc.payload,
-            )
+            self._ids[slot] = doc.doc_id
         else:
             slot = len(self._ids)
             self._ids.append(doc.doc_id)
-            self._terms.append(doc.terms)
-            self._payloads.append(doc.payload)
             self._reserve(slot + 1)
+        self._keep_record(slot, doc)
         self._slot_of[doc.doc_id] = slot
         self._keep_sparse(slot, doc)
         self.order[slot] = doc.signal_order()
@@ -152,11 +180,10 @@ class SlotTable:
         if not docs:
             return range(start, end)
         self._ids.extend(doc.doc_id for doc in docs)
-        self._terms.extend(doc.terms for doc in docs)
-        self._payloads.extend(doc.payload for doc in docs)
         self._reserve(end)
         self._slot_of.update(zip((doc.doc_id for doc in docs), range(start, end), strict=True))
         for slot, doc in enumerate(docs, start=start):
+            self._keep_record(slot, doc)
             self._keep_sparse(slot, doc)
         self.order[start:end] = [doc.signal_order() for doc in docs]
         self.newest_first[start:end] = [-doc.time_us for doc in docs]
@@ -164,6 +191,34 @@ class SlotTable:
         self.superseded[start:end] = [doc.signals.superseded for doc in docs]
         self.kind[start:end] = [doc.kind for doc in docs]
         return range(start, end)
+
+    def _keep_record(self, slot: int, doc: IndexDoc) -> None:
+        terms = TERM_SEPARATOR.join(doc.terms).encode()
+        self.record_start[slot] = len(self._records)
+        self.payload_length[slot] = len(doc.payload)
+        self.terms_length[slot] = len(terms)
+        self._records += doc.payload
+        self._records += terms
+
+    def _free_record(self, slot: int) -> None:
+        self._freed_record_bytes += int(self.payload_length[slot]) + int(self.terms_length[slot])
+        self.payload_length[slot] = self.terms_length[slot] = 0
+        if (
+            self._freed_record_bytes >= RECORDS_COMPACT_MIN_BYTES
+            and 2 * self._freed_record_bytes > len(self._records)
+        ):
+            self._compact_records()
+
+    def _compact_records(self) -> None:
+        """The held slots' records packed again, in slot order, without the freed ones."""
+        packed = bytearray()
+        for slot in self._slot_of.values():
+            start = int(self.record_start[slot])
+            end = start + int(self.payload_length[slot]) + int(self.terms_length[slot])
+            self.record_start[slot] = len(packed)
+            packed += self._records[start:end]
+        self._records = packed
+        self._freed_record_bytes = 0
 
     def _keep_sparse(self, slot: int, doc: IndexDoc) -> None:
         if doc.constraint_text:
@@ -173,7 +228,8 @@ class SlotTable:
         """Free a document's slot; returns it, or None when the id held none."""
         slot = self._slot_of.pop(doc_id, None)
         if slot is not None:
-            self._ids[slot], self._terms[slot], self._payloads[slot] = None, (), b""
+            self._ids[slot] = None
+            self._free_record(slot)
             self._constraint_texts.pop(slot, None)
             self._free.append(slot)
         return slot
@@ -188,6 +244,9 @@ class SlotTable:
         self.length = _grown(self.length, capacity)
         self.superseded = _grown(self.superseded, capacity)
         self.kind = _grown(self.kind, capacity)
+        self.record_start = _grown(self.record_start, capacity)
+        self.payload_length = _grown(self.payload_length, capacity)
+        self.terms_length = _grown(self.terms_length, capacity)
 
 
 def _grown(column: NDArray[Column], capacity: int) -> NDArray[Column]:

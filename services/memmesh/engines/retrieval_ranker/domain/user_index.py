@@ -24,8 +24,8 @@ from memmesh.engines.retrieval_ranker.domain.ranking import (
 # Standing constraints pushed into one retrieval at most (the first in §2.11.9 order).
 MAX_STANDING = 8
 # Memory a document takes in an index besides its payload and its dense row, with CPython
-# 3.11: its id and its entries in the id map and the slot lists, its terms' tuple, and per
-# index term a tuple slot and a packed posting (a term only this document holds costs its
+# 3.11: its id and its entries in the id map and the id list, and per index term its bytes
+# in the slot's record and a packed posting (a term only this document holds costs its
 # entry in the postings map too; term strings are interned, shared by every document). Set
 # from resident memory in use, not from the objects alone (RANKING.md): on documents shaped
 # like make soak's (3 terms, 300 users of 100) the estimate is 20 % over, on documents of 3
@@ -34,8 +34,9 @@ MAX_STANDING = 8
 # embedding table (12 MB, memory-mapped and shared) is the process's, not a user's.
 DOC_BYTES = 540
 TERM_BYTES = 50
-# Counted, not measured: a document's slot columns (slots.py: seven int64, a flag, a kind).
-SLOT_BYTES = 58
+# Counted, not measured: a document's slot columns (slots.py: eight int64, two int32, a
+# flag, a kind).
+SLOT_BYTES = 74
 
 
 def document_bytes(doc: IndexDoc) -> int:
