@@ -93,6 +93,14 @@ class Encoder:
         self._remember(list(missing), computed)
         return vectors
 
+    def limit_cache(self, size: int) -> None:
+        """Keep at most `size` vectors from now on, the least recently used going first (a
+        process whose texts seldom repeat need not hold thousands)."""
+        with self._cache_lock:
+            self._cache_size = size
+            while len(self._cache) > size:
+                self._cache.popitem(last=False)
+
     def clear_cache(self) -> None:
         """Drops every cached vector (for instance once a user's data is erased)."""
         with self._cache_lock:

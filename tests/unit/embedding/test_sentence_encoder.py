@@ -136,6 +136,30 @@ def test_cached_vectors_equal_computed_ones_and_callers_cannot_corrupt_them() ->
     np.testing.assert_allclose(cached.encode(["tea with milk"]), expected[:1], rtol=0, atol=1e-6)
 
 
+def test_a_limited_cache_keeps_only_the_most_recently_used_vectors() -> None:
+    encoder = Encoder.load(cache_size=8)
+    computed: list[str] = []
+    uncached = encoder._encode_uncached
+
+    def counting(texts: list[str]) -> np.ndarray:
+        computed.extend(texts)
+        return uncached(texts)
+
+    encoder._encode_uncached = counting  # type: ignore[method-assign]
+    encoder.encode(["tea with milk", "coffee, black", "a glass of water"])
+    encoder.limit_cache(1)
+    encoder.encode(["a glass of water"])  # the most recent stays
+    encoder.encode(["tea with milk"])  # gone: computed again, and now the one kept
+    encoder.encode(["a glass of water"])
+    assert computed == [
+        "tea with milk",
+        "coffee, black",
+        "a glass of water",
+        "tea with milk",
+        "a glass of water",
+    ]
+
+
 def test_a_text_encoded_alone_or_in_a_batch_gets_the_same_vector_up_to_rounding() -> None:
     encoder = Encoder.load(cache_size=0)
     texts = ["tea with milk", "my partner Joaquin works night shifts as an ER nurse", "ok"]

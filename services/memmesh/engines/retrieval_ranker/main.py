@@ -20,6 +20,8 @@ from memmesh.runtime.engine import BuiltEngine, run_engine
 from memmesh.runtime.server import ServiceRegistration
 from memmesh.runtime.settings import MeshSettings
 
+# Request vectors the ranker's sentence encoder keeps.
+QUERY_VECTORS_CACHED = 512
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["RetrievalRankerService"].full_name
 log = logging.getLogger(__name__)
 
@@ -29,10 +31,14 @@ def sentence_encoder(enabled: bool) -> SentenceEncoder | None:
     if not enabled:
         return None
     try:
-        return default_encoder()
+        encoder = default_encoder()
     except EncoderUnavailable:
         log.warning("sentence encoder unavailable: every request gets the standing constraints")
         return None
+    # It encodes requests, which seldom come twice but for a retried Brief (the constraints'
+    # vectors are kept by ConstraintReach).
+    encoder.limit_cache(QUERY_VECTORS_CACHED)
+    return encoder
 
 
 def text_vectors(mode: RetrievalMode) -> TextVectors | None:

@@ -51,9 +51,9 @@ class UserIndex:
     def __init__(self, generation: int = 0, docs: Iterable[IndexDoc] = ()) -> None:
         self.generation = generation
         self._kinds = {kind: KindIndex() for kind in Kind}
-        # Standing-constraint atoms by id, kept beside the index so a retrieval finds them
-        # without a scan.
-        self._standing: dict[str, IndexDoc] = {}
+        # Ids of the standing-constraint atoms, kept beside the index so a retrieval finds
+        # them without a scan (the documents themselves are the atom index's).
+        self._standing: set[str] = set()
         self._document_bytes = 0
         # A whole index read at once (a load, a rebuild): the last document of an id counts,
         # as if each were upserted in turn, and every kind's vectors go in with one copy.
@@ -71,8 +71,8 @@ class UserIndex:
         """A document going into the index, counted in its bytes (its vector in its kind's
         dense rows) and, when it is a standing constraint still in force, kept as one."""
         self._document_bytes += document_bytes(doc)
-        if doc.constraint_text and not doc.signals.superseded:
-            self._standing[doc.doc_id] = doc.without_vector()
+        if doc.constraint_text and doc.kind is Kind.ATOM and not doc.signals.superseded:
+            self._standing.add(doc.doc_id)
 
     def upsert(self, doc: IndexDoc) -> None:
         """Index a document; an id is unique across kinds, so a same-id document of another kind goes."""
@@ -82,7 +82,7 @@ class UserIndex:
 
     def remove(self, doc_id: str) -> bool:
         """Drop a document; True when it was indexed."""
-        self._standing.pop(doc_id, None)
+        self._standing.discard(doc_id)
         holder = self._find(doc_id)
         if holder is None:
             return False
@@ -94,7 +94,11 @@ class UserIndex:
         """The user's standing constraints, at most MAX_STANDING, in §2.11.9 order."""
         if not self._standing:
             return ()
-        return tuple(sorted(self._standing.values(), key=lambda d: d.atom_order)[:MAX_STANDING])
+        # Ordered by their slot columns; only the documents returned are made again.
+        table = self._kinds[Kind.ATOM].slots
+        held = [slot for doc_id in self._standing if (slot := table.slot_of(doc_id)) is not None]
+        first = sorted(held, key=table.atom_order)[:MAX_STANDING]
+        return tuple(table.doc(slot) for slot in first)
 
     def count(self, kind: Kind | None = None) -> int:
         """Documents of a kind, or of every kind."""
