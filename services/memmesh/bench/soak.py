@@ -8,6 +8,13 @@ slowing the load down. Requests go out through `--callers` gateway clients (one 
 each) in turn, for `--users` users in turn. At most `--max-in-flight` requests are
 outstanding; a request due while that many are waits, and the wait is in its latency.
 
+Every user starts with a history: `--history` turns each (30 by default), ingested before
+the warm-up as fast as the mesh takes them (a few callers' worth in flight, not paced, not
+measured), with times before the run's. A voice user's memory is seldom empty, and from
+empty the first minutes measure users whose retrieval caps and capsules are still filling
+(a user has 6 turns at the end of the first minute and 60 at the end of the tenth), a
+transient rather than a drift. `--history 0` starts from empty users.
+
 A warm-up of `--warmup-s` (30 s by default) at the same rates comes first and is not
 measured: connections, caches and the engines' first writes settle, so the first window
 compares with the last as a steady state. Every window (a minute by default, `--window-s`)
@@ -300,6 +307,38 @@ def summarise(
     return summary
 
 
+async def seed_history(
+    clients: Sequence[GatewayClient], users: int, turns: int, seed: int = 11
+) -> tuple[int, dict[str, int]]:
+    """`turns` user turns for each user, users taken in turn, before START_US (a
+    millisecond apart); sent closed-loop, four per caller in flight. How many were sent and
+    the errors by status code."""
+    total = users * turns
+    rng = random.Random(seed)
+    texts = [_ingest_text(rng) for _ in range(total)]
+    errors: Counter[str] = Counter()
+    in_flight = asyncio.Semaphore(4 * len(clients))
+
+    async def said(n: int) -> None:
+        user = f"soak-user-{n % users:04d}"
+        async with in_flight:
+            try:
+                await clients[n % len(clients)].ingest(
+                    user,
+                    f"soak-{user}-history",
+                    f"history-turn-{n}",
+                    "user",
+                    texts[n],
+                    START_US - (total - n) * 1000,
+                    timeout=INGEST_TIMEOUT_S,
+                )
+            except grpc.aio.AioRpcError as error:
+                errors[error.code().name] += 1
+
+    await asyncio.gather(*(said(n) for n in range(total)))
+    return total, dict(errors)
+
+
 async def soak(
     gateway: str,
     pids: dict[str, int],
@@ -310,6 +349,7 @@ async def soak(
     window_s: float,
     max_in_flight: int,
     warmup_s: float = 0.0,
+    history: int = 0,
 ) -> dict[str, object]:
     """Run the load, printing a line per window; the summary."""
     clients = [gateway_client(gateway) for _ in range(callers)]
@@ -318,6 +358,14 @@ async def soak(
         # One Brief per caller first: channels connected before the clock starts.
         for n, client in enumerate(clients):
             await client.brief(run.user(n), "soak-warmup", START_US, "hello", timeout=30)
+        if history > 0:
+            began = time.monotonic()
+            sent, failed = await seed_history(clients, users, history)
+            print(
+                f"history: {history} turns for each of {users} users ({sent} Ingests) in "
+                f"{time.monotonic() - began:.0f} s, errors {failed}",
+                flush=True,
+            )
         if warmup_s > 0:
             warm = Soak(clients, users, warmup_s, max_in_flight, label="warmup")
             await _paced(warm, rates, warmup_s, asyncio.get_running_loop().time() + 0.05)
@@ -397,6 +445,9 @@ def parser() -> argparse.ArgumentParser:
     args.add_argument(
         "--warmup-s", type=float, default=30.0, help="load before measuring (not counted)"
     )
+    args.add_argument(
+        "--history", type=int, default=30, help="turns each user said before (not measured)"
+    )
     args.add_argument("--max-in-flight", type=int, default=512, help="outstanding requests")
     return args
 
@@ -406,6 +457,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     seconds = options.seconds if options.seconds is not None else options.minutes * 60
     if seconds <= 0 or options.window_s <= 0 or options.callers < 1 or options.users < 1:
         parser().error("duration, --window-s, --callers and --users must be positive")
+    if options.history < 0:
+        parser().error("--history must not be negative")
     rates = {"brief": options.brief_rate, "ingest": options.ingest_rate}
     with tempfile.TemporaryDirectory() as data_dir:
         mesh = gateway_mesh(data_dir, "sqlite", None)
@@ -414,7 +467,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"mesh up in {time.monotonic() - started:.1f} s (sqlite); {seconds:g} s at "
             f"{rates['brief']:g} Brief/s + {rates['ingest']:g} Ingest/s, "
-            f"{options.callers} callers, {options.users} users",
+            f"{options.callers} callers, {options.users} users with {options.history} turns "
+            "of history each",
             flush=True,
         )
         try:
@@ -430,6 +484,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     options.window_s,
                     options.max_in_flight,
                     options.warmup_s,
+                    options.history,
                 )
             )
         finally:

@@ -47,11 +47,18 @@ def test_soak_sends_the_paced_load_and_prints_each_window_and_the_summary() -> N
         "--callers=2",
         "--users=3",
         "--warmup-s=1",
+        "--history=2",
     )
     # 0 is PASS, 1 FAIL: a few seconds on a shared machine prove nothing about drift.
     assert result.returncode in (0, 1), result.stderr
     assert "Traceback" not in result.stderr, result.stderr
     lines = result.stdout.splitlines()
+
+    # Each user's history is said first, every Ingest of it answered, before the warm-up.
+    history = [n for n, line in enumerate(lines) if line.startswith("history: ")]
+    assert len(history) == 1, result.stdout
+    assert "2 turns for each of 3 users (6 Ingests)" in lines[history[0]], result.stdout
+    assert lines[history[0]].endswith("errors {}"), result.stdout
 
     # The warm-up is reported apart and never counted in a window.
     assert sum(line.startswith("warm-up ") for line in lines) == 1, result.stdout
@@ -75,7 +82,8 @@ def test_soak_sends_the_paced_load_and_prints_each_window_and_the_summary() -> N
     assert lines[host[0]].startswith("host_ref_ms before the run: ")
     assert lines[host[1]].startswith("host_ref_ms after the run: ")
     first_window = lines.index(windows[0])
-    assert lines.index(next(line for line in lines if line.startswith("warm-up "))) < host[0]
+    warm_up = lines.index(next(line for line in lines if line.startswith("warm-up ")))
+    assert history[0] < warm_up < host[0], result.stdout
     assert host[0] < first_window and lines.index(windows[-1]) < host[1], result.stdout
     assert all(float(lines[n].rsplit(": ", 1)[1]) > 0 for n in host), result.stdout
 
