@@ -68,6 +68,8 @@ from memmesh.gateway.v1 import gateway_service_pb2 as pb
 
 P99_DRIFT_LIMIT_PCT = 20.0
 RSS_GROWTH_LIMIT_PCT = 10.0
+# The engines' CPU, in cores, under which the mesh counts as idle after the history.
+QUIET_CORES = 0.1
 BRIEF_TIMEOUT_S = 5.0
 INGEST_TIMEOUT_S = 10.0
 KINDS = ("brief", "ingest")
@@ -339,6 +341,20 @@ async def seed_history(
     return total, dict(errors)
 
 
+async def settled_s(pids: Sequence[int], limit_s: float = 180.0) -> float:
+    """Seconds until the engines, together, use under QUIET_CORES of CPU over a second
+    (work the history queued, such as effects still being delivered, done), at most
+    `limit_s`."""
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    while loop.time() - began < limit_s:
+        used = cpu_seconds(pids)
+        await asyncio.sleep(1.0)
+        if cpu_seconds(pids) - used < QUIET_CORES:
+            break
+    return loop.time() - began
+
+
 async def soak(
     gateway: str,
     pids: dict[str, int],
@@ -361,9 +377,12 @@ async def soak(
         if history > 0:
             began = time.monotonic()
             sent, failed = await seed_history(clients, users, history)
+            said_s = time.monotonic() - began
+            # What the history left to do is not the warm-up's, nor the first window's.
+            quiet_s = await settled_s(list(pids.values()))
             print(
                 f"history: {history} turns for each of {users} users ({sent} Ingests) in "
-                f"{time.monotonic() - began:.0f} s, errors {failed}",
+                f"{said_s:.0f} s, the mesh quiet {quiet_s:.0f} s later, errors {failed}",
                 flush=True,
             )
         if warmup_s > 0:

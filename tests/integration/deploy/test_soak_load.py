@@ -57,7 +57,8 @@ def test_soak_sends_the_paced_load_and_prints_each_window_and_the_summary() -> N
     # Each user's history is said first, every Ingest of it answered, before the warm-up.
     history = [n for n, line in enumerate(lines) if line.startswith("history: ")]
     assert len(history) == 1, result.stdout
-    assert "2 turns for each of 3 users (6 Ingests)" in lines[history[0]], result.stdout
+    assert "2 turns for each of 3 users (6 Ingests) in " in lines[history[0]], result.stdout
+    assert " s, the mesh quiet " in lines[history[0]], result.stdout
     assert lines[history[0]].endswith("errors {}"), result.stdout
 
     # The warm-up is reported apart and never counted in a window.
