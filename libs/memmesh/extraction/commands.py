@@ -6,7 +6,6 @@ import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
 from .model import Command, Correction
 from .text import normalize, split_clauses
@@ -911,8 +910,6 @@ def carries_own_content(text: str) -> bool:
     )
 
 
-# The rules and the learned units ask of the same clauses of a turn: each is searched once.
-@lru_cache(maxsize=4096)
 def is_command_clause(clause_text: str) -> bool:
     """True when the clause itself carries a command (so it is not mined for facts)."""
     return any(pattern.search(clause_text) for _, pattern in _COMPILED)
