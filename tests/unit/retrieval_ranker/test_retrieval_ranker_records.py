@@ -63,3 +63,15 @@ def test_freed_records_are_packed_away() -> None:
         fresh.add(doc)
     # "tea" went past the small postings (immutable bytes) to a growing bytearray and back.
     assert index.score(["tea", "w95"]) == fresh.score(["tea", "w95"])
+
+
+def test_a_removed_documents_words_leave_the_records_at_once() -> None:
+    index = KindIndex()
+    kept, forgotten = b"tea with milk", b"my allergist Dr Okafor"
+    index.add(IndexDoc("kept", Kind.TURN, ("tea", "milk"), 1, NO_SIGNALS, kept))
+    index.add(IndexDoc("gone", Kind.TURN, ("allergist", "okafor"), 2, NO_SIGNALS, forgotten))
+    index.remove("gone")
+    # Far below the packing threshold: the freed record is still in the buffer, zeroed.
+    records = bytes(index.slots._records)
+    assert forgotten not in records and b"okafor" not in records
+    assert kept in records

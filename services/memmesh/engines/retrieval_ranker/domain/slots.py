@@ -51,8 +51,8 @@ class SlotTable:
 
     The records are one bytearray: a bytes object and a tuple a document cost about 100
     bytes of headers and pointers more than the bytes they hold, for every document of
-    every cached user. A freed slot's record is left in place until the freed bytes are
-    over half of all; then the records are packed again.
+    every cached user. A freed slot's record is zeroed and left in place until the freed
+    bytes are over half of all; then the records are packed again.
     """
 
     def __init__(self) -> None:
@@ -201,7 +201,12 @@ class SlotTable:
         self._records += terms
 
     def _free_record(self, slot: int) -> None:
-        self._freed_record_bytes += int(self.payload_length[slot]) + int(self.terms_length[slot])
+        start = self.record_start.item(slot)
+        freed = self.payload_length.item(slot) + self.terms_length.item(slot)
+        # Zeroed at once: a removed document may be a forgotten one, and its words must not
+        # wait in the buffer for the next packing.
+        self._records[start : start + freed] = bytes(freed)
+        self._freed_record_bytes += freed
         self.payload_length[slot] = self.terms_length[slot] = 0
         if (
             self._freed_record_bytes >= RECORDS_COMPACT_MIN_BYTES
