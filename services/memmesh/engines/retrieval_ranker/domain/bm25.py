@@ -42,13 +42,12 @@ CACHED_ARRAYS_MIN_POSTINGS = 64
 # this large would take a document of 16 million words, far past any request's size limit.
 TF_BITS = 24
 TF_MASK = (1 << TF_BITS) - 1
-# Two or more postings are kept packed in a bytearray (native int64s): unlike array.array,
-# a bytearray is not tracked by the garbage collector, whose full passes would otherwise
+# Two or more postings are kept packed (native int64s) in bytes or a bytearray: unlike
+# array.array, neither is tracked by the garbage collector, whose full passes would otherwise
 # walk every multi-posting term of every cached user (tens of milliseconds at 50,000
-# documents, with every call the ranker serves waiting).
-# A few postings are immutable bytes (33 bytes of header, no spare room); from
-# SMALL_POSTINGS_MAX_BYTES up a bytearray, which grows in place (a bytes would be copied
-# whole by every posting added).
+# documents, with every call the ranker serves waiting). Up to SMALL_POSTINGS_MAX_BYTES they
+# are immutable bytes (33 bytes of header, no spare room), past it a bytearray, which grows
+# in place (a bytes would be copied whole by every posting added).
 _POSTING = struct.Struct("=q")
 _TWO_POSTINGS = struct.Struct("=2q")
 SMALL_POSTINGS_MAX_BYTES = 16 * _POSTING.size
@@ -65,9 +64,8 @@ class KindIndex:
 
     A term's postings are the slots of the documents holding it, each with its tf, packed
     in one int64 (TF_BITS), unordered in a bytes (a few) or a bytearray (more): 8 bytes a
-    posting, where a dict of ids
-    took about 40 (the document's length is its slot's, slots.py); a term one document
-    holds keeps its one posting as a plain int. A slot is freed only
+    posting, where a dict of ids took about 40 (the document's length is its slot's,
+    slots.py); a term one document holds keeps its one posting as a plain int. A slot is freed only
     once its postings are gone, so a posting never names a reused slot. The postings of a
     term of CACHED_ARRAYS_MIN_POSTINGS documents or more are also kept as numpy arrays of
     slots and tfs, made when a query first reads the term and dropped when a document with
@@ -79,8 +77,8 @@ class KindIndex:
         self.slots = SlotTable()
         self.dense = DenseIndex()
         # term -> its packed postings: the one posting itself while one document holds
-        # the term (most of a user's terms: an array would cost three times as much), a
-        # packed bytearray from two up
+        # the term (most of a user's terms: an array would cost three times as much), packed
+        # bytes or a bytearray from two up
         self._postings: dict[str, Postings] = {}
         # term -> its postings' slots and tfs, for the terms read since they last changed
         self._arrays: dict[str, TermArrays] = {}
