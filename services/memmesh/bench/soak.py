@@ -166,7 +166,7 @@ class Soak:
 
     def user(self, n: int) -> str:
         """The user of the n-th request of a kind (users taken in turn)."""
-        return f"soak-user-{n % self.users:04d}"
+        return user_of(n, self.users)
 
     async def _timed(
         self, tally: Tally, due: float, call: Callable[[], Awaitable[Reply]]
@@ -309,6 +309,11 @@ def summarise(
     return summary
 
 
+def user_of(n: int, users: int) -> str:
+    """The user of the n-th request when `users` are taken in turn."""
+    return f"soak-user-{n % users:04d}"
+
+
 async def seed_history(
     clients: Sequence[GatewayClient], users: int, turns: int, seed: int = 11
 ) -> tuple[int, dict[str, int]]:
@@ -322,7 +327,7 @@ async def seed_history(
     in_flight = asyncio.Semaphore(4 * len(clients))
 
     async def said(n: int) -> None:
-        user = f"soak-user-{n % users:04d}"
+        user = user_of(n, users)
         async with in_flight:
             try:
                 await clients[n % len(clients)].ingest(
