@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from .anchors import WordScreen, required_words
 from .model import Command, Correction
 from .text import normalize, split_clauses
 
@@ -827,6 +828,21 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
 )
 _COMPILED = tuple((command, re.compile(pattern, re.I)) for command, pattern in _COMMAND_PATTERNS)
+# Each pattern with the words it cannot match without: most clauses hold none, and a
+# pattern tried at every position of one costs more than all the tests together.
+_SCREEN = WordScreen([required_words(pattern) for _, pattern in _COMPILED])
+
+
+def _candidates(text: str) -> Iterator[tuple[Command, re.Pattern[str]]]:
+    """The command patterns that may match `text`, in their order."""
+    if not text.isascii():
+        # Case folding beyond ASCII ("ſ" matches "s") is outside what the words test.
+        yield from _COMPILED
+        return
+    for compiled, passes in zip(_COMPILED, _SCREEN.passing(text.lower()), strict=True):
+        if passes:
+            yield compiled
+
 
 _TARGET_ABOUT = re.compile(
     r"\b(?:the stuff|the thing|everything|what I said)\s+about\s+"
@@ -858,7 +874,7 @@ def detect_command(text: str, means_otherwise: MeaningTest | None = None) -> Com
     correction, fact_text = detect_correction(text, means_otherwise)
     if correction is not None:
         return CommandMatch(Command.CORRECTION, correction.meant, correction, fact_text)
-    for command, pattern in _COMPILED:
+    for command, pattern in _candidates(text):
         match = pattern.search(text)
         if match and not _reported(text, match.start()):
             if command is Command.FORGET_EVERYTHING and _names_this_talk(match.group(), text):
@@ -912,7 +928,7 @@ def carries_own_content(text: str) -> bool:
 
 def is_command_clause(clause_text: str) -> bool:
     """True when the clause itself carries a command (so it is not mined for facts)."""
-    return any(pattern.search(clause_text) for _, pattern in _COMPILED)
+    return any(pattern.search(clause_text) for _, pattern in _candidates(clause_text))
 
 
 # RECALL_ONLY_IF_ASKED said of resuming only ("don't resume automatically", "only resume
