@@ -10,10 +10,12 @@ outstanding; a request due while that many are waits, and the wait is in its lat
 
 Every user starts with a history: `--history` turns each (30 by default), ingested before
 the warm-up as fast as the mesh takes them (a few callers' worth in flight, not paced, not
-measured), with times before the run's. A voice user's memory is seldom empty, and from
-empty the first minutes measure users whose retrieval caps and capsules are still filling
-(a user has 6 turns at the end of the first minute and 60 at the end of the tenth), a
-transient rather than a drift. `--history 0` starts from empty users.
+measured), with times before the run's; then each user's run session is started (its first
+Brief and first turn), so that 500 session starts do not fall together into the warm-up's
+first seconds. A voice user's memory is seldom empty, and from empty the first minutes
+measure users whose retrieval caps and capsules are still filling (a user has 6 turns at
+the end of the first minute and 60 at the end of the tenth), a transient rather than a
+drift. `--history 0` starts from empty users.
 
 A warm-up of `--warmup-s` (30 s by default) at the same rates comes first and is not
 measured: connections, caches and the engines' first writes settle, so the first window
@@ -346,6 +348,41 @@ async def seed_history(
     return total, dict(errors)
 
 
+async def open_sessions(
+    clients: Sequence[GatewayClient], users: int, seed: int = 13
+) -> dict[str, int]:
+    """Each user's run session (`soak-<user>`) started: its first Brief, then its first turn,
+    closed-loop, four per caller in flight; the errors by status code. A session's start is
+    the most work a turn does (the Brief: the previous session's resume, the entities,
+    pending work; the turn: the previous session closed and digested): started here, those of
+    all users do not fall together into the first seconds of the warm-up, as no real traffic
+    has them do."""
+    rng = random.Random(seed)
+    texts = [_ingest_text(rng) for _ in range(users)]
+    errors: Counter[str] = Counter()
+    in_flight = asyncio.Semaphore(4 * len(clients))
+
+    async def opened(n: int) -> None:
+        user, client = user_of(n, users), clients[n % len(clients)]
+        async with in_flight:
+            try:
+                await client.brief(user, f"soak-{user}", START_US, "hello", timeout=30)
+                await client.ingest(
+                    user,
+                    f"soak-{user}",
+                    f"opening-turn-{n}",
+                    "user",
+                    texts[n],
+                    START_US,
+                    timeout=INGEST_TIMEOUT_S,
+                )
+            except grpc.aio.AioRpcError as error:
+                errors[error.code().name] += 1
+
+    await asyncio.gather(*(opened(n) for n in range(users)))
+    return dict(errors)
+
+
 async def settled_s(pids: Sequence[int], limit_s: float = 180.0) -> float:
     """Seconds until the engines, together, use under QUIET_CORES of CPU over a second
     (work the history queued, such as effects still being delivered, done), at most
@@ -383,11 +420,13 @@ async def soak(
             began = time.monotonic()
             sent, failed = await seed_history(clients, users, history)
             said_s = time.monotonic() - began
+            refused = await open_sessions(clients, users)
             # What the history left to do is not the warm-up's, nor the first window's.
             quiet_s = await settled_s(list(pids.values()))
             print(
                 f"history: {history} turns for each of {users} users ({sent} Ingests) in "
-                f"{said_s:.0f} s, the mesh quiet {quiet_s:.0f} s later, errors {failed}",
+                f"{said_s:.0f} s, the mesh quiet {quiet_s:.0f} s later, errors {failed}; "
+                f"the run's sessions opened, errors {refused}",
                 flush=True,
             )
         if warmup_s > 0:
