@@ -2,6 +2,8 @@
 people dictate a profile, and they say what "my husband is Omer", "my favorite poet is Rumi"
 and "I don't like opera" say. Each "label: value" sentence is read as its spelled-out form,
 so every fact rule hears the note as it hears the sentence; anything else is left as it is.
+A clause that leaves its "I" unsaid ("Still terrified of needles.", "diabetic since age
+nine") is read with it, as the sentence it stands for.
 
 A label is a short noun phrase of the user's own ("wife's name", "sister Ruth", "best
 friend"); one that opens a hypothetical, asks something or only frames what follows ("if I
@@ -82,9 +84,106 @@ _NO_EVER = re.compile(
 
 def spell_out_notes(text: str) -> str:
     """The text with each "label: value" sentence and each bare standing choice in its
-    spelled-out form."""
+    spelled-out form, and the "I" a clause left unsaid said."""
     text = _NO_EVER.sub(lambda m: f"I never want {m['thing']}.", text)
-    return "".join(_spelled(sentence.group()) for sentence in _SENTENCE.finditer(text))
+    spelled = "".join(_spelled(sentence.group()) for sentence in _SENTENCE.finditer(text))
+    return _CLAUSE_START.sub(_with_subject, spelled)
+
+
+# Clauses that leave their "I" unsaid, as notes and tired speech do ("Still terrified of
+# needles, always have been.", "diabetic since age nine", "never learned to drive", "big
+# fan of jazz"): the subject is said, so the clause reads as the sentence it stands for.
+# Only where a sentence starts, or a clause after a comma does (not after a question, which
+# the answer may be about: "my sister? allergic to cats"), and only for leads that cannot
+# start a request or be said of someone just named.
+_CLAUSE_START = re.compile(r"(?:^|(?<=[.!;]\s)|(?<=[.!;])|(?<=,\s))(?P<clause>[^,.!?;]+)")
+# Adverbs that, leading a clause with no subject, go before its verb ("still hate the cold").
+_LEAD_ADVERBS = frozenset(
+    "never still always usually really totally definitely absolutely seriously rarely "
+    "seldom hardly genuinely".split()
+)
+# Words that, after a lead adverb, start no verb phrase ("mostly in hospitals", "always the
+# same"): the clause adds to the one before it.
+_NOT_A_VERB = frozenset(
+    """in on at to for from with by of about into onto over under near the a an some any all
+every no not one two three my your his her our their its this that these those""".split()
+)
+# What a clause says of its speaker with "I'm" before it ("allergic to cats", "lactose
+# intolerant", "terrified of needles").
+_STATES = frozenset(
+    """allergic intolerant diabetic prediabetic vegetarian vegan pescatarian celiac coeliac
+pregnant afraid scared terrified frightened petrified deaf colorblind colourblind left-handed
+right-handed shy introverted extroverted sober teetotal claustrophobic epileptic asthmatic
+hypoglycemic anemic anaemic dyslexic autistic bilingual trilingual fluent allergic obsessed
+addicted hopeless useless terrible awful rubbish clueless nuts crazy mad""".split()
+)
+# Participles of feeling that take "I'm" when a preposition follows ("scared of heights",
+# "obsessed with tea", "into jazz" is in _STATES' spirit but too short to be safe).
+_FEELING = re.compile(r"^\w+(?:ed|ied)\s+(?:of|by|about|with)\b", re.I)
+# Kinds of person a clause names its speaker as ("classic night owl", "big fan of jazz",
+# "dual citizen", "coffee snob"): "I'm a ..." before it.
+_KIND_OF_PERSON = re.compile(
+    r"^(?:(?:a|an)\s+)?(?:[a-z-]+\s+){0,2}?(?:night owl|early bird|early riser|morning person|"
+    r"night person|cat person|dog person|people person|homebody|introvert|extrovert|foodie|"
+    r"dual citizen|fan of|snob|nerd|geek|junkie|fanatic|addict|lover of|workaholic|"
+    r"perfectionist|neat freak|insomniac|light sleeper|heavy sleeper|picky eater|fussy eater|"
+    r"non-smoker|nonsmoker|ex-smoker|smoker)\b",
+    re.I,
+)
+# Verbs said of oneself that no request to the assistant starts with ("live in", "work as").
+# Not "love" and "hate": bare, they are as often an idiom or sarcasm ("love waiting in line",
+# "hate when that happens"), and the rules read the plain ones ("Hate anchovies.") already.
+_SELF_VERBS = re.compile(
+    r"^(?:live\s+(?:in|on|near|with|by)|"
+    r"work\s+(?:\w+\s+)?(?:as|at|for|in|from)|grew up|speak\s+(?!to\b|with\b|up\b|louder|"
+    r"slower|slowly|more|in\b))\b",
+    re.I,
+)
+# Words after which a clause is already said of someone, or is no statement at all.
+_SAID_OF_SOMEONE = frozenset(
+    """i i'm i've i'd i'll im ive we we're we've they they're he she he's she's it it's you
+you're this that these those there here my our your his her their the what who how why
+where when which whose if unless because so and but or then please""".split()
+)
+# Auxiliaries that, after a lead adverb, end an afterthought ("always have been", "never
+# did") rather than start a statement of their own.
+_AUXILIARIES = frozenset(
+    "have has had been be was were am is are do did does will would can could".split()
+)
+
+
+def _with_subject(found: re.Match[str]) -> str:
+    clause = found["clause"]
+    body = clause.lstrip()
+    lead = clause[: len(clause) - len(body)]
+    body = _common(body)
+    words = body.split()
+    if not words or words[0].lower() in _SAID_OF_SOMEONE:
+        return clause
+    first = words[0].lower()
+    if first in _LEAD_ADVERBS and len(words) >= 3:
+        second = words[1].lower()
+        if (
+            second in _SAID_OF_SOMEONE
+            or second in _AUXILIARIES
+            or second in _NOT_A_VERB
+            or second.endswith("'s")
+        ):
+            return clause
+        rest = " ".join(words[1:])
+        if second in _STATES or _FEELING.match(rest) or _KIND_OF_PERSON.match(rest):
+            return f"{lead}I'm {body}"
+        return f"{lead}I {body}"
+    if first in _STATES or _FEELING.match(body):
+        return f"{lead}I'm {body}"
+    if _KIND_OF_PERSON.match(body):
+        # "no fan of cats": "I'm no fan of cats"; "big fan of jazz": "I'm a big fan of jazz".
+        bare = first in ("a", "an", "no", "not")
+        article = "" if bare else ("an " if first[0] in "aeiou" else "a ")
+        return f"{lead}I'm {article}{body}"
+    if _SELF_VERBS.match(body):
+        return f"{lead}I {body}"
+    return clause
 
 
 def _spelled(sentence: str) -> str:

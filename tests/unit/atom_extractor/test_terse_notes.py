@@ -97,3 +97,58 @@ def test_replies_and_how_much_someone_uses_things_are_no_choice(text: str) -> No
 def test_a_bare_standing_choice_becomes_a_fact(text: str, word: str) -> None:
     facts = default_hybrid_extractor().extract(text).facts
     assert len(facts) == 1 and word in facts[0].text.lower()
+
+
+@pytest.mark.parametrize(
+    "text, spelled",
+    [
+        ("diabetic since age nine.", "I'm diabetic since age nine."),
+        (
+            "Dentist today. Still terrified of needles, always have been.",
+            "Dentist today. I'm still terrified of needles, always have been.",
+        ),
+        ("back from Oslo. still hate the cold.", "back from Oslo. I still hate the cold."),
+        ("classic night owl, always have been", "I'm a classic night owl, always have been"),
+        ("no fan of cats.", "I'm no fan of cats."),
+        ("live in Denver now.", "I live in Denver now."),
+        ("work nights as a nurse.", "I work nights as a nurse."),
+        ("scared of heights, always was", "I'm scared of heights, always was"),
+        ("I love dogs, still hate cats", "I love dogs, I still hate cats"),
+    ],
+)
+def test_a_clause_that_leaves_its_i_unsaid_is_read_with_it(text: str, spelled: str) -> None:
+    assert spell_out_notes(text) == spelled
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "play some jazz",
+        "never mind",
+        "just got back from Nairobi",
+        "my sister? allergic to cats",
+        "I work as an interpreter, mostly in hospitals.",
+        "I'm an illustrator, mostly children's books",
+        "the guy next door is a huge fan of opera",
+        "she's allergic to cats",
+        "really?",
+    ],
+)
+def test_requests_events_and_clauses_of_someone_else_get_no_i(text: str) -> None:
+    assert spell_out_notes(text) == text
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("Dentist today. Still terrified of needles, always have been.", ("needles",)),
+        ("new insulin pump arrived today. diabetic since age nine.", ("diabetic",)),
+        ("back from Tromso. still hate the cold.", ("cold",)),
+    ],
+)
+def test_an_unsaid_i_beside_a_one_off_event_still_gives_the_fact(
+    text: str, words: tuple[str, ...]
+) -> None:
+    facts = default_hybrid_extractor().extract(text).facts
+    assert len(facts) == 1
+    assert all(word in facts[0].text.lower() for word in words)
