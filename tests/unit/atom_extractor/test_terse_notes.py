@@ -21,9 +21,22 @@ from memmesh.extraction.terse import spell_out_notes
             "Fav film: Paddington 2. Fav food: pho.",
             "my favorite film is Paddington 2. my favorite food is pho.",
         ),
+        # A clause that leaves its "I" unsaid.
+        ("diabetic since age nine.", "I'm diabetic since age nine."),
+        (
+            "Dentist today. Still terrified of needles, always have been.",
+            "Dentist today. I'm still terrified of needles, always have been.",
+        ),
+        ("back from Oslo. still hate the cold.", "back from Oslo. I still hate the cold."),
+        ("classic night owl, always have been", "I'm a classic night owl, always have been"),
+        ("no fan of cats.", "I'm no fan of cats."),
+        ("live in Denver now.", "I live in Denver now."),
+        ("work nights as a nurse.", "I work nights as a nurse."),
+        ("scared of heights, always was", "I'm scared of heights, always was"),
+        ("I love dogs, still hate cats", "I love dogs, I still hate cats"),
     ],
 )
-def test_a_note_is_spelled_out(note: str, spelled: str) -> None:
+def test_a_note_or_a_clause_without_its_i_is_spelled_out(note: str, spelled: str) -> None:
     assert spell_out_notes(note) == spelled
 
 
@@ -38,9 +51,19 @@ def test_a_note_is_spelled_out(note: str, spelled: str) -> None:
         "the thing is: I hate mornings",
         "I love three things: tea, rain and books",
         "no colon at all here",
+        # Requests, events and clauses of someone else get no "I".
+        "play some jazz",
+        "never mind",
+        "just got back from Nairobi",
+        "my sister? allergic to cats",
+        "I work as an interpreter, mostly in hospitals.",
+        "I'm an illustrator, mostly children's books",
+        "the guy next door is a huge fan of opera",
+        "she's allergic to cats",
+        "really?",
     ],
 )
-def test_frames_and_sentences_are_left_as_they_are(text: str) -> None:
+def test_frames_sentences_and_clauses_of_others_are_left_as_they_are(text: str) -> None:
     assert spell_out_notes(text) == text
 
 
@@ -97,45 +120,6 @@ def test_replies_and_how_much_someone_uses_things_are_no_choice(text: str) -> No
 def test_a_bare_standing_choice_becomes_a_fact(text: str, word: str) -> None:
     facts = default_hybrid_extractor().extract(text).facts
     assert len(facts) == 1 and word in facts[0].text.lower()
-
-
-@pytest.mark.parametrize(
-    "text, spelled",
-    [
-        ("diabetic since age nine.", "I'm diabetic since age nine."),
-        (
-            "Dentist today. Still terrified of needles, always have been.",
-            "Dentist today. I'm still terrified of needles, always have been.",
-        ),
-        ("back from Oslo. still hate the cold.", "back from Oslo. I still hate the cold."),
-        ("classic night owl, always have been", "I'm a classic night owl, always have been"),
-        ("no fan of cats.", "I'm no fan of cats."),
-        ("live in Denver now.", "I live in Denver now."),
-        ("work nights as a nurse.", "I work nights as a nurse."),
-        ("scared of heights, always was", "I'm scared of heights, always was"),
-        ("I love dogs, still hate cats", "I love dogs, I still hate cats"),
-    ],
-)
-def test_a_clause_that_leaves_its_i_unsaid_is_read_with_it(text: str, spelled: str) -> None:
-    assert spell_out_notes(text) == spelled
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "play some jazz",
-        "never mind",
-        "just got back from Nairobi",
-        "my sister? allergic to cats",
-        "I work as an interpreter, mostly in hospitals.",
-        "I'm an illustrator, mostly children's books",
-        "the guy next door is a huge fan of opera",
-        "she's allergic to cats",
-        "really?",
-    ],
-)
-def test_requests_events_and_clauses_of_someone_else_get_no_i(text: str) -> None:
-    assert spell_out_notes(text) == text
 
 
 @pytest.mark.parametrize(
