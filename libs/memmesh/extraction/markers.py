@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from .lexicon import EMOTION_WORDS
 from .text import Clause
@@ -44,7 +45,7 @@ _PAST_VERB = re.compile(
 _TIME_BOUND = re.compile(
     r"\b(?:today|tonight|tomorrow|yesterday|this (?:morning|afternoon|evening|week|weekend|month|"
     r"year|semester|term|summer|winter|spring|fall|time)|right now|rn|at the moment|currently|"
-    r"for now|for the (?:next|rest of)|until|these days|lately|recently|just now|"
+    r"for now|for the (?:next|rest of)|until|till|these days|lately|recently|just now|"
     r"(?:an?|one|two|three|four|five|six|\d+) (?:minutes?|hours?|days?|weeks?) ago|an hour ago|"
     # "since last year" dates when a lasting state began ("I'm vegetarian since last year").
     r"last (?:night|week|weekend|time)|(?<!since )last (?:month|year)|temporarily|"
@@ -104,6 +105,33 @@ def clause_markers(clause: Clause) -> frozenset[str]:
     if re.match(r"^(?:ugh+|argh+|urgh+|ffs|man,|god,)\b", text, re.I):
         found.add(VENTING)
     return frozenset(found)
+
+
+# A clause that is only a span of time ("for the next little while", "until the cast comes
+# off"): what follows it in the sentence holds for that span.
+_TIME_PHRASE = re.compile(
+    r"^(?:for the (?:next|rest of)|until|till|through|during|this|these|from now)\b"
+    r"(?!.*\b(?:I|I'm|I've|we|we're)\b)",
+    re.I,
+)
+# Words that introduce what follows from the clause before ("…for the next week so no
+# alcohol").
+_CONSEQUENCE = frozenset({"so", "therefore", "hence", "which means"})
+
+
+def turn_markers(clauses: Sequence[Clause]) -> list[frozenset[str]]:
+    """Each clause's markers; a time bound also covers, in its sentence, the consequence the
+    bounded clause leads to ("on antibiotics for the next week so no alcohol") and what a
+    clause that is only a span of time opens ("for the next little while, I'm typing
+    one-handed")."""
+    markers = [clause_markers(clause) for clause in clauses]
+    for position in range(1, len(clauses)):
+        before, clause = clauses[position - 1], clauses[position]
+        if before.sentence != clause.sentence or TIME_BOUND not in markers[position - 1]:
+            continue
+        if clause.connector.lower() in _CONSEQUENCE or _TIME_PHRASE.match(before.text):
+            markers[position] = markers[position] | {TIME_BOUND}
+    return markers
 
 
 def is_sarcastic(text: str) -> bool:

@@ -13,7 +13,7 @@ from .gates import apply_gates
 from .habits import habit_candidates, narrative_candidates
 from .identity import identity_candidates
 from .instructions import instruction_candidates, unit_system_candidates
-from .markers import clause_markers, is_emotion
+from .markers import is_emotion, turn_markers
 from .model import Candidate, Command, ExtractedFact, ExtractionResult
 from .preferences import preference_candidates
 from .relationships import relationship_candidates
@@ -160,7 +160,7 @@ def _without_lead_in(ctx: ClauseContext) -> ClauseContext:
 def _contexts(clauses: tuple[Clause, ...]) -> list[ClauseContext]:
     """Attach trailing standing fragments ("…, always") to the clause they qualify."""
     contexts: list[ClauseContext] = []
-    for clause in clauses:
+    for clause, markers in zip(clauses, turn_markers(clauses), strict=True):
         if _STANDING_FRAGMENT.match(clause.text) and contexts:
             previous = contexts[-1]
             contexts[-1] = ClauseContext(
@@ -170,7 +170,7 @@ def _contexts(clauses: tuple[Clause, ...]) -> list[ClauseContext]:
                 f"{previous.trailing} {clause.text}".strip(),
             )
             continue
-        contexts.append(ClauseContext(clause, clauses, clause_markers(clause), ""))
+        contexts.append(ClauseContext(clause, clauses, markers, ""))
     return contexts
 
 

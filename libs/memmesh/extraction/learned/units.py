@@ -24,8 +24,8 @@ from ..markers import (
     THIRD_PARTY_OPINION,
     TIME_BOUND,
     VENTING,
-    clause_markers,
     is_emotion,
+    turn_markers,
 )
 from ..rules import turn_clauses
 from ..text import Clause
@@ -59,15 +59,16 @@ class Unit:
 
 def turn_units(normalized_turn: str) -> list[Unit]:
     """Every clause of a normalised turn, in order, as the rules split it."""
+    clauses = turn_clauses(normalized_turn)
     return [
         Unit(
             clause=clause,
             turn=normalized_turn,
-            markers=frozenset(clause_markers(clause)),
+            markers=markers,
             is_command=is_command_clause(clause.text),
             is_emotion=is_emotion(clause.text),
         )
-        for clause in turn_clauses(normalized_turn)
+        for clause, markers in zip(clauses, turn_markers(clauses), strict=True)
     ]
 
 
