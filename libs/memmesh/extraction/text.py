@@ -180,8 +180,9 @@ _BINDS_NEXT = frozenset(
     no well oh okay ok i""".split()
 )
 _RUN_ON_MIN_WORDS = 4
-# "... without stairs I walk with a cane": a bare "I" starts a clause of its own too when a
-# verb of lasting habit or state follows it.
+# "... without stairs I walk with a cane", "plan meals for the week we keep halal at home": a
+# bare "I" or "we" starts a clause of its own too when a verb of lasting habit or state
+# follows it.
 _RUN_ON_VERBS = frozenset(
     """walk walks use work live only have take wear drive speak keep eat don't can't cannot
     never always love hate own teach study""".split()
@@ -192,7 +193,7 @@ def _starts_run_on(words: list[str], i: int) -> bool:
     if _RUN_ON_SUBJECT.match(words[i]):
         return True
     following = words[i + 1].lower() if i + 1 < len(words) else ""
-    return words[i] == "I" and following in _RUN_ON_VERBS
+    return words[i] in ("I", "we") and following in _RUN_ON_VERBS
 
 
 def _split_run_on(chunk: str) -> list[str]:

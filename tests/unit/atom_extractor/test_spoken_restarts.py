@@ -39,8 +39,14 @@ def test_a_command_said_with_a_restart_is_heard():
             "can you find me a recipe for dinner i don't eat pork",
             ["can you find me a recipe for dinner", "I don't eat pork"],
         ),
+        # "we" as well: what a household keeps to.
+        (
+            "can you help me plan meals for the week we keep halal at home",
+            ["can you help me plan meals for the week", "we keep halal at home"],
+        ),
         # Bound to the words before it, the "I" stays in its clause.
         ("the way I walk is odd", ["the way I walk is odd"]),
+        ("the food that we eat is bland", ["the food that we eat is bland"]),
         ("everything I eat is bland", ["everything I eat is bland"]),
     ],
 )
@@ -51,3 +57,17 @@ def test_a_run_on_turn_is_read_clause_by_clause(said, clauses):
 def test_a_limit_said_after_a_request_without_a_stop_is_kept():
     facts = extract("can you find me a recipe for dinner i don't eat pork").facts
     assert [f.text for f in facts] == ["User does not eat pork."]
+
+
+@pytest.mark.parametrize(
+    "said, statement",
+    [
+        ("went to the aquarium and i had to skip the tunnel im claustrophobic", "claustrophobic"),
+        ("can you help me plan meals for the week we keep halal at home", "halal"),
+        ("I'm hypoglycemic so I always carry snacks", "hypoglycemic"),
+        ("I'm bipolar. Mention only if asked.", "bipolar"),
+    ],
+)
+def test_a_condition_said_in_passing_is_a_standing_constraint(said, statement):
+    constraints = [f.text.lower() for f in extract(said).facts if f.category == "constraint"]
+    assert len(constraints) == 1 and statement in constraints[0]
