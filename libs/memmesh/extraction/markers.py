@@ -35,7 +35,10 @@ _PLAN = re.compile(
     r"\b(?:going to|planning|plan to|plan on|thinking (?:about|of)|want to|hoping to|hope to|"
     r"trying to|try to|about to|intend|considering|someday|one day|soon|will|I'll|"
     r"gonna|starting|startin|next (?:week|month|year|time|summer|winter|spring|fall)|"
-    r"signing up|sign up|(?P<season>in the (?:spring|summer|fall|autumn|winter)))\b",
+    r"signing up|sign up|(?P<season>in the (?:spring|summer|fall|autumn|winter))|"
+    # "we're moving to Porto in March": a move under way is still to come.
+    r"(?:'re|'m|re|m|are|am)\s+(?:moving|relocating|emigrating)\s+(?:to|back|abroad|away|out|house|across)|"
+    r"(?:we|I)\s+(?:move|relocate|emigrate)\s+(?:to\s+\S+\s+)?(?:in|on|next|this)\b)\b",
     re.I,
 )
 # "we moved in the spring" reports what happened; only without a past verb is a season a plan.

@@ -259,7 +259,13 @@ def _split_name(raw: str, strict: bool = True) -> tuple[str | None, str]:
         if not bare or bare.lower() in NOT_A_NAME or not bare.replace("-", "").isalpha():
             break
         if not bare[0].isupper():
-            if (len(name_words) > int(titled)) or not (_plausible_lowercase_name(bare, strict)):
+            following = words[position + 1].lower() if position + 1 < len(words) else ""
+            if (
+                len(name_words) > int(titled)
+                or not _plausible_lowercase_name(bare, strict)
+                # "our cat rides on the roof": a word a preposition follows is a verb.
+                or following in _PREPOSITIONS
+            ):
                 break
             bare = bare.capitalize()
         name_words.append(bare)
@@ -284,6 +290,9 @@ _TITLES = {
     "missus": "",
     "professor": "",
 }
+
+
+_PREPOSITIONS = frozenset("on in at to into onto with around across over under from off up".split())
 
 
 def _plausible_lowercase_name(word: str, strict: bool) -> bool:

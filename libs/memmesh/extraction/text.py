@@ -187,13 +187,21 @@ _RUN_ON_VERBS = frozenset(
     """walk walks use work live only have take wear drive speak keep eat don't can't cannot
     never always love hate own teach study""".split()
 )
+# "... grab my inhaler refill i've had asthma my whole life": an "I've" that tells what has
+# long held starts a clause of its own as well.
+_RUN_ON_SINCE = frozenset("had got been always never lived worked used known".split())
 
 
 def _starts_run_on(words: list[str], i: int) -> bool:
     if _RUN_ON_SUBJECT.match(words[i]):
         return True
     following = words[i + 1].lower() if i + 1 < len(words) else ""
-    return words[i] in ("I", "we") and following in _RUN_ON_VERBS
+    if words[i].lower() in ("i've", "ive"):
+        # "the therapist i've been seeing": "been" before an -ing word goes on with what
+        # came first.
+        after = words[i + 2].lower() if i + 2 < len(words) else ""
+        return following in _RUN_ON_SINCE and not (following == "been" and after.endswith("ing"))
+    return words[i] in ("I", "i", "we") and following in _RUN_ON_VERBS
 
 
 def _split_run_on(chunk: str) -> list[str]:

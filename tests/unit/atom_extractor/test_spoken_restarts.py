@@ -44,6 +44,15 @@ def test_a_command_said_with_a_restart_is_heard():
             "can you help me plan meals for the week we keep halal at home",
             ["can you help me plan meals for the week", "we keep halal at home"],
         ),
+        # "I've" and a verb of what has long held.
+        (
+            "what time does the pharmacy close i gotta grab my inhaler refill i've had asthma",
+            [
+                "what time does the pharmacy close I got to grab my inhaler refill",
+                "i've had asthma",
+            ],
+        ),
+        ("the therapist i've been seeing is great", ["the therapist i've been seeing is great"]),
         # Bound to the words before it, the "I" stays in its clause.
         ("the way I walk is odd", ["the way I walk is odd"]),
         ("the food that we eat is bland", ["the food that we eat is bland"]),

@@ -119,6 +119,8 @@ class HybridExtractor:
                 or _points_elsewhere(unit.text)
             ):
                 continue
+            if position > 0 and _goes_on_about_someone(unit, units[position - 1]):
+                continue
             span = _with_continuations(units, position, tails)
             if span is unit and _tells_no_state(unit.text):
                 continue
@@ -142,6 +144,8 @@ class HybridExtractor:
         if category == "relationship" and (
             _about_someone_elses(unit.text) or _nobody_in_particular(unit.text)
         ):
+            return None
+        if _about_someone_unnamed(unit.text):
             return None
         text = render_fact(unit.text, category)
         if not text:
@@ -231,6 +235,42 @@ def _nobody_in_particular(clause: str) -> bool:
     return not any(role and role not in _ONE_OF_MANY for role in roles)
 
 
+# "a friend of a friend is super allergic to peanuts", "some guy at work used to be a
+# monk": what holds of someone unnamed, met in passing, is no fact of the user's.
+_SOMEONE_UNNAMED = re.compile(
+    rf"^(?:a|an|some|this|one)\s+(?:[\w'-]+\s+){{0,4}}?(?:{PERSON_ROLE_ALTERNATION}|guy|man|"
+    r"woman|lady|person|people|kid|girl|boy|dude)\s+(?:[\w'-]+\s+){0,3}?(?:is|was|are|were|"
+    r"has|had|used to|does|did|can't|cannot|loves|hates|works|lives|got|gets)\b",
+    re.I,
+)
+
+
+def _about_someone_unnamed(clause: str) -> bool:
+    body = fact_body(clause)
+    return (
+        bool(_SOMEONE_UNNAMED.match(body))
+        and not _NAMED.search(body)
+        and not _NAME_GIVEN.search(body)
+    )
+
+
+# A clause without a subject of its own goes on about whom the clause before it is about:
+# "he's retired now, used to be a civil engineer" tells of the dad, not of the user.
+_THIRD_PERSON_LEADS = frozenset("used was is has had works worked lives lived".split())
+_SOMEONE_ELSE_SUBJECT = re.compile(
+    rf"^(?:\w+\s+){{0,2}}?(?:my|our)\s+(?:\w+\s+)??(?:{PERSON_ROLE_ALTERNATION})\b", re.I
+)
+
+
+def _goes_on_about_someone(unit: Unit, previous: Unit) -> bool:
+    words = fact_body(unit.text).lower().split()
+    if not words or words[0] not in _THIRD_PERSON_LEADS:
+        return False
+    if previous.clause.sentence != unit.clause.sentence:
+        return False
+    return is_continuation(previous.text) or bool(_SOMEONE_ELSE_SUBJECT.match(previous.text))
+
+
 def _about_someone_elses(clause: str) -> bool:
     return bool(_SOMEONE_ELSES.match(clause)) and not _NAMED.search(clause)
 
@@ -246,8 +286,11 @@ def four_factor_confidence_bp(clause: str, source: str) -> int:
     """
     body = fact_body(clause).lower()
     source_lower = source.lower()
-    explicit = 3000 if body and body in source_lower else 2000
-    mentions = source_lower.count(body) if body else 0
+    # A clause joined with its continuations ("i do still have asthma, keep that") is the
+    # user's words piece by piece, whatever joined them in the turn ("so", "and").
+    pieces = [piece for piece in body.split(", ") if piece]
+    explicit = 3000 if pieces and all(piece in source_lower for piece in pieces) else 2000
+    mentions = min((source_lower.count(piece) for piece in pieces), default=0)
     repetition = 2000 if mentions >= 3 else 1000 if mentions == 2 else 0
     return min(BASIS_POINTS_MAX, explicit + repetition + 2000 + 3000)
 

@@ -1,0 +1,51 @@
+"""A fact is the user's: news of someone unnamed, what a subjectless clause goes on to say of
+someone else, and a move still to come are not stored as facts about the user."""
+
+import pytest
+
+from memmesh.extraction.learned import default_hybrid_extractor
+from memmesh.extraction.markers import PLAN, turn_markers
+from memmesh.extraction.model import Command
+from memmesh.extraction.rules import turn_clauses
+from memmesh.extraction.text import normalize
+
+
+def facts_of(text: str) -> list[tuple[str, str]]:
+    return [(f.text, f.category) for f in default_hybrid_extractor().extract(text).facts]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "so um a friend of a friend is like super allergic to peanuts and she almost died",
+        "some guy at my gym used to be a monk",
+        "this woman in my choir is a retired judge",
+        "we're moving to Porto in March, finally!",
+    ],
+)
+def test_news_of_someone_unnamed_or_a_move_to_come_is_no_fact(text: str) -> None:
+    assert facts_of(text) == []
+
+
+def test_a_subjectless_clause_goes_on_about_whom_the_clause_before_it_is_about() -> None:
+    said = "okay so my dad's name is Babajide, he's retired now, used to be a civil engineer"
+    assert all(
+        "engineer" not in text or category == "relationship" for text, category in facts_of(said)
+    )
+    # After a clause of the user's own, the same shape is the user's.
+    assert any("teacher" in text for text, _ in facts_of("I'm a nurse, used to be a teacher"))
+
+
+def test_a_fact_joined_with_what_follows_it_is_still_the_users_own_words() -> None:
+    result = default_hybrid_extractor().extract(
+        "forget the thing about my knee that's healed now but um i do still have asthma so keep that"
+    )
+    assert result.command is Command.FORGET
+    assert [f.category for f in result.facts if "asthma" in f.text] == ["constraint"]
+
+
+def test_moving_about_is_no_plan_and_a_verb_after_a_pet_is_no_name() -> None:
+    said = "we live on a narrowboat and our cat rides on the roof while we're moving"
+    clauses = turn_clauses(normalize(said))
+    assert not any(PLAN in markers for markers in turn_markers(clauses))
+    assert not any("Rides" in text for text, _ in facts_of(said))
