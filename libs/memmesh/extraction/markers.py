@@ -48,7 +48,7 @@ _PAST_VERB = re.compile(
 _TIME_BOUND = re.compile(
     r"\b(?:today|tonight|tomorrow|yesterday|this (?:morning|afternoon|evening|week|weekend|month|"
     r"year|semester|term|summer|winter|spring|fall|time)|right now|rn|at the moment|currently|"
-    r"for now|for the (?:next|rest of)|until|till|these days|lately|recently|just now|"
+    r"for now|for the (?:next|rest of)|until|till|lately|recently|just now|"
     r"(?:an?|one|two|three|four|five|six|\d+) (?:minutes?|hours?|days?|weeks?) ago|an hour ago|"
     # "since last year" dates when a lasting state began ("I'm vegetarian since last year").
     r"last (?:night|week|weekend|time)|(?<!since )last (?:month|year)|temporarily|"

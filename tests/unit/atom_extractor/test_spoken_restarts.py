@@ -53,6 +53,11 @@ def test_a_command_said_with_a_restart_is_heard():
             ],
         ),
         ("the therapist i've been seeing is great", ["the therapist i've been seeing is great"]),
+        # A lead adverb between "and" and the subject.
+        (
+            "I am diabetic since twenty years and also I take pills for the cholesterol",
+            ["I am diabetic since twenty years", "I take pills for the cholesterol"],
+        ),
         # Bound to the words before it, the "I" stays in its clause.
         ("the way I walk is odd", ["the way I walk is odd"]),
         ("the food that we eat is bland", ["the food that we eat is bland"]),

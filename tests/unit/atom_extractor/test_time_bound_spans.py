@@ -27,6 +27,8 @@ def bounded(text: str) -> list[bool]:
         # A clause with a subject of its own after a bounded one states its own thing.
         ("I'm vegetarian, tonight I'm cooking pasta", [False, True]),
         ("tonight I'm cooking pasta, I'm vegetarian", [True, False]),
+        # "these days" tells what holds now, as "nowadays" does.
+        ("my hobby these days is restoring old clocks", [False]),
     ],
 )
 def test_a_time_bound_covers_its_consequence_and_the_span_it_opens(

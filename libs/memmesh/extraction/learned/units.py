@@ -104,8 +104,26 @@ def is_fragment_tail(unit: Unit, previous: Unit | None) -> bool:
 
 def feature_width(encoder_dimension: int) -> int:
     """Clause vector, turn vector, one flag per marker, command, emotion, first person,
-    continuation, first clause, short clause."""
-    return 2 * encoder_dimension + len(MARKERS) + 6
+    continuation, first clause, short clause, habit, standing instruction."""
+    return 2 * encoder_dimension + len(MARKERS) + 8
+
+
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+# "I play pickup basketball every Sunday", "I pray five times a day": a frequency says the
+# clause tells what keeps happening, not what happened once.
+_HABIT = re.compile(
+    rf"\b(?:every (?:single )?(?:day|morning|night|evening|week|weekend|month|year|{_DAYS})|"
+    rf"each (?:day|morning|night|week)|(?:once|twice|\w+ times) (?:a|per) (?:day|week|month)|"
+    rf"usually|normally|typically|generally|most (?:days|mornings|nights|weekends)|"
+    rf"on (?:weekends|weekdays|(?:{_DAYS})s)|daily|weekly|nightly|without fail)\b",
+    re.I,
+)
+# "please don't book anything over prayer times", "never suggest phone calls": how the user
+# wants to be treated from now on.
+_STANDING_INSTRUCTION = re.compile(
+    r"^(?:\w+\s+){0,2}?(?:please\s+)?(?:don't|dont|do not|never|always|no more|stop)\s+\w+",
+    re.I,
+)
 
 
 def unit_features(units: Sequence[Unit], encoder: TextEncoder) -> np.ndarray:
@@ -127,6 +145,8 @@ def unit_features(units: Sequence[Unit], encoder: TextEncoder) -> np.ndarray:
                 float(is_continuation(u.text)),
                 float(u.clause.index == 0),
                 float(len(u.text.split()) <= 3),
+                float(bool(_HABIT.search(u.text))),
+                float(bool(_STANDING_INSTRUCTION.match(u.text))),
             ]
             for u in units
         ],
