@@ -44,7 +44,7 @@ for with at by from is are was be been has have had who named called not no does
 don't can't cannot never always only also prefers likes loves dislikes hates enjoys adores
 wants uses lives takes tolerate tolerates own is into fan favorite favourite units over than
 rather would will it its this that as some any which when while up out about because name
-taste circle background limit note
+taste circle background limit note household
 """.split()
 )
 # "kind of" hedges ("I kind of like jazz"), not after a determiner ("that kind of stuff"), as

@@ -30,6 +30,8 @@ from memmesh.extraction.text import normalize
             "User's partner Joaquin works night shifts as an ER nurse.",
         ),
         ("we moved to Denver in March", "identity", "User's household moved to Denver."),
+        ("we keep halal at home", "constraint", "User's household keeps halal at home."),
+        ("we don't eat pork", "constraint", "User's household doesn't eat pork."),
         ("I really love my dog", "preference", "User really loves their dog."),
         (
             "cilantro tastes like soap to me",

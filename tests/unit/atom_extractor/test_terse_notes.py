@@ -136,3 +136,28 @@ def test_an_unsaid_i_beside_a_one_off_event_still_gives_the_fact(
     facts = default_hybrid_extractor().extract(text).facts
     assert len(facts) == 1
     assert all(word in facts[0].text.lower() for word in words)
+
+
+@pytest.mark.parametrize(
+    "note, fact",
+    [
+        ("PhD student, linguistics.", "User's background: PhD student, linguistics."),
+        ("Half Filipino, half Scottish.", "User's background: Half Filipino, half Scottish."),
+        ("Accountant, Cork.", "User's background: Accountant, Cork."),
+    ],
+)
+def test_a_fragment_completes_the_note_before_it(note: str, fact: str) -> None:
+    assert [f.text for f in default_hybrid_extractor().extract(note).facts] == [fact]
+
+
+def test_a_fragment_that_limits_is_a_note_of_its_own() -> None:
+    facts = default_hybrid_extractor().extract("Muslim, halal only, no alcohol in recipes.").facts
+    assert [f.category for f in facts] == ["identity", "constraint", "constraint"]
+    assert "halal" not in facts[0].text
+
+
+def test_what_a_household_does_is_grounded_in_the_users_words() -> None:
+    facts = (
+        default_hybrid_extractor().extract("we live on a narrowboat, which sounds romantic").facts
+    )
+    assert [f.text for f in facts] == ["User's household lives on a narrowboat."]

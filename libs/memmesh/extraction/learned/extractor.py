@@ -29,6 +29,7 @@ from .units import (
     Unit,
     is_continuation,
     is_fragment_tail,
+    speaks_of_self,
     turn_units,
     unit_features,
 )
@@ -90,25 +91,34 @@ class HybridExtractor:
         units = turn_units(fact_text)
         probabilities = self.head.probabilities(unit_features(units, self.encoder))
         none_column = self.head.classes.index(NONE)
+        # A short fragment the head sees no fact in completes the clause before it.
+        # In a terse note ("PhD student, linguistics") the fragment completes the note whatever
+        # the head makes of it alone.
+        tails = {
+            position
+            for position in range(1, len(units))
+            if _completes(units[position], units[position - 1])
+            and (
+                probabilities[position, none_column] >= 0.5
+                or len(units[position - 1].text.split()) <= 3
+            )
+        }
+        proposed = [
+            (candidate, _unit_of(candidate.evidence_span, units))
+            for candidate in collect_candidates(fact_text)
+        ]
+        covered = {position for _, position in proposed if position is not None}
         kept: list[Candidate] = []
-        covered: set[int] = set()
-        for candidate in collect_candidates(fact_text):
-            position = _unit_of(candidate.evidence_span, units)
+        for candidate, position in proposed:
             if position is not None:
-                covered.add(position)
                 if (
                     probabilities[position, none_column] * BASIS_POINTS_MAX
                     >= self.thresholds.veto_bp
                 ):
                     continue
+                candidate, completed_by = _with_tails(candidate, units, position, covered)
+                tails |= completed_by
             kept.append(candidate)
-        # A short fragment the head sees no fact in completes the clause before it.
-        tails = {
-            position
-            for position in range(1, len(units))
-            if is_fragment_tail(units[position], units[position - 1])
-            and probabilities[position, none_column] >= 0.5
-        }
         for position, unit in enumerate(units):
             if (
                 position in covered
@@ -293,6 +303,56 @@ def four_factor_confidence_bp(clause: str, source: str) -> int:
     mentions = min((source_lower.count(piece) for piece in pieces), default=0)
     repetition = 2000 if mentions >= 3 else 1000 if mentions == 2 else 0
     return min(BASIS_POINTS_MAX, explicit + repetition + 2000 + 3000)
+
+
+def _with_tails(
+    candidate: Candidate, units: list[Unit], position: int, covered: set[int]
+) -> tuple[Candidate, set[int]]:
+    """ "PhD student, linguistics", "dual citizen, Canada and Japan": a rule's fact that ends
+    where its clause ends takes the fragments that complete the clause (and the positions of
+    those fragments, which then hold no fact of their own)."""
+    following: list[int] = []
+    for later in range(position + 1, len(units)):
+        if later in covered or not _completes(units[later], units[later - 1]):
+            break
+        following.append(later)
+    words = units[position].text.strip(" ,.!?;:").split()
+    stated = candidate.text.rstrip(" .")
+    if not following or not words or not stated.lower().endswith(words[-1].lower()):
+        return candidate, set()
+    pieces = [units[later].text.strip(" ,.!?;:") for later in following]
+    text = ", ".join([stated, *pieces]) + "."
+    completed = replace(
+        candidate,
+        text=text,
+        evidence_span=", ".join([candidate.evidence_span, *pieces]),
+        critical_tokens=critical_tokens(text),
+    )
+    return completed, set(following)
+
+
+# "Muslim, halal only, no alcohol": a fragment that limits is a note of its own.
+_STANDS_ALONE = re.compile(
+    r"^\W*(?:no|not|never|nothing|zero|only|always|without|none)\b|\bonly\W*$", re.I
+)
+
+
+def _completes(unit: Unit, previous: Unit) -> bool:
+    """A fragment after a clause of its sentence with no connector of its own; in a terse note
+    ("Accountant, Cork.") it may start with a capital."""
+    if unit.clause.connector or previous.clause.sentence != unit.clause.sentence:
+        return False
+    if _STANDS_ALONE.search(unit.text):
+        return False
+    if is_fragment_tail(unit, previous):
+        return True
+    words = unit.text.strip(" ,.!?;:").split()
+    return (
+        0 < len(words) <= 3
+        and len(previous.text.split()) <= 3
+        and not unit.is_command
+        and not speaks_of_self(unit.text)
+    )
 
 
 def _with_continuations(units: list[Unit], position: int, tails: set[int]) -> Unit:

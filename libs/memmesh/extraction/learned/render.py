@@ -142,7 +142,8 @@ def render_fact(clause: str, category: str) -> str:
     if not body:
         return ""
     words = body.split()
-    if words[0] == "I" or words[0].lower() == "i":
+    subject = {"i": "User", "we": "User's household"}.get(words[0].lower())
+    if subject is not None and (subject == "User" or _verb_follows(words[1:])):
         rest = words[1:]
         head: list[str] = []
         while rest and _ADVERB.match(rest[0]):
@@ -150,7 +151,7 @@ def render_fact(clause: str, category: str) -> str:
         if rest:
             verb = rest.pop(0)
             head.append(_third_person_verb(verb))
-        statement = " ".join(["User", *head, *rest])
+        statement = " ".join([subject, *head, *rest])
     else:
         statement = body
         for pattern, replacement in _CONTRACTED_SUBJECT:
@@ -165,6 +166,18 @@ def render_fact(clause: str, category: str) -> str:
     for pattern, replacement in _INNER_PRONOUNS:
         tail = pattern.sub(replacement, tail)
     return sentence_case_fact(f"{lead} {tail}")
+
+
+# After "we", words that are no verb of the household's ("we both", "we all", "we two").
+_NOT_A_VERB = frozenset("both all each two three together are were".split())
+
+
+def _verb_follows(words: list[str]) -> bool:
+    """ "we live on a narrowboat" reads as "User's household lives…"; not "we both…"."""
+    verbs = [w.lower() for w in words if not _ADVERB.match(w)]
+    if not verbs:
+        return False
+    return verbs[0] in _VERB_3SG or (verbs[0].isalpha() and verbs[0] not in _NOT_A_VERB)
 
 
 def _third_person_verb(verb: str) -> str:
