@@ -124,6 +124,13 @@ PERSON_ROLES: dict[str, str] = {
     "ex": "ex",
     "ex-wife": "ex_spouse",
     "ex-husband": "ex_spouse",
+    # Spoken, the hyphen is not heard: "my ex wife jolene".
+    "ex wife": "ex_spouse",
+    "ex husband": "ex_spouse",
+    "ex-girlfriend": "ex",
+    "ex-boyfriend": "ex",
+    "ex girlfriend": "ex",
+    "ex boyfriend": "ex",
     "dog": "pet_dog",
     "cat": "pet_cat",
     "puppy": "pet_dog",

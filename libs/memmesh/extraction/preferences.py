@@ -324,7 +324,15 @@ def _favorite(ctx: ClauseContext, text: str) -> list[Candidate]:
     if not match:
         return []
     obj = clean_object(match.group("obj"))
-    if is_generic_object(obj, GENERIC_OBJECTS) or obj.lower().startswith(("nothing", "which")):
+    if obj.lower() in _PRONOUNS:
+        # "a tribute concert of Fairuz, she is my favorite singer": the pronoun stands for
+        # what the clause before it ended on.
+        obj = _antecedent(ctx) or ""
+    if (
+        not obj
+        or is_generic_object(obj, GENERIC_OBJECTS)
+        or obj.lower().startswith(("nothing", "which"))
+    ):
         return []
     kind = match.group("kind").lower()
     adjective = (match.group("adj") or "").strip()
@@ -345,6 +353,27 @@ def _favorite(ctx: ClauseContext, text: str) -> list[Candidate]:
             SELF_STATEMENT_MARKERS,
         )
     ]
+
+
+_PRONOUNS = frozenset("she he they it that this those these".split())
+_NOT_ANTECEDENTS = frozenset("it them that this there one ones me you him her us all".split())
+
+
+def _antecedent(ctx: ClauseContext) -> str | None:
+    """The name or the noun the clause before, in the same sentence, ends on: "Le Guin" in
+    "a rainy afternoon with a Le Guin novel", "doubles" in "I really miss doubles"."""
+    before = ctx.previous()
+    if not before or before[-1].sentence != ctx.clause.sentence:
+        return None
+    words = [w.strip(",.!?;:") for w in before[-1].text.split()]
+    for end in range(len(words) - 1, 0, -1):
+        if words[end][:1].isupper() and words[end].replace("'", "").isalpha():
+            start = end
+            while start > 1 and words[start - 1][:1].isupper():
+                start -= 1
+            return " ".join(words[start : end + 1])
+    last = words[-1].lower() if words else ""
+    return last if last.isalpha() and last not in _NOT_ANTECEDENTS else None
 
 
 def _negative_thing(ctx: ClauseContext, text: str) -> list[Candidate]:

@@ -55,6 +55,8 @@ _LIKE_FILLER = re.compile(
     r"(?:(?<=,)\s*like\b|(?P<lead>\b(?:since|for|about|at|is|was|it's)\s+)like\b(?=\s)|"
     r"\blike\b(?=\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|"
     r"fifty|a hundred|seriously|super|really|totally|zero|so)\b)|"
+    # "i like didnt drink": before a negated or an emphatic verb it is a filler too.
+    r"\blike\b(?=\s+(?:didn't|didnt|don't|dont|can't|cant|won't|never|literally|actually)\b)|"
     # "can you like forget…": a filler between a request's lead and its verb.
     r"(?P<asking>\b(?:can you|could you|just|please)\s+)like\b(?=\s+(?:forget|delete|erase|wipe|"
     r"remove|clear|stop|not|never|remember|save|store|keep|tell|give|mention|bring|talk)\b))",

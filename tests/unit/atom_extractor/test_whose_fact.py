@@ -49,3 +49,42 @@ def test_moving_about_is_no_plan_and_a_verb_after_a_pet_is_no_name() -> None:
     clauses = turn_clauses(normalize(said))
     assert not any(PLAN in markers for markers in turn_markers(clauses))
     assert not any("Rides" in text for text, _ in facts_of(said))
+
+
+@pytest.mark.parametrize(
+    "text, favourite",
+    [
+        (
+            "I went to a tribute concert of Fairuz, she is my favorite singer",
+            "User's favorite singer is Fairuz.",
+        ),
+        (
+            "anyway I really miss doubles, they're my favorite breakfast ever",
+            "User's favorite breakfast ever is doubles.",
+        ),
+    ],
+)
+def test_a_favourite_said_with_a_pronoun_names_what_the_clause_before_ended_on(
+    text: str, favourite: str
+) -> None:
+    assert favourite in [fact for fact, _ in facts_of(text)]
+
+
+def test_a_favourite_with_nothing_to_stand_for_is_no_fact() -> None:
+    assert not any("favorite" in fact for fact, _ in facts_of("it's my favorite singer"))
+
+
+@pytest.mark.parametrize(
+    "text", ["Recipe for dal.", "Shift schedule template.", "Packing list for Iceland."]
+)
+def test_a_terse_request_names_what_it_wants_made_not_a_fact(text: str) -> None:
+    assert facts_of(text) == []
+
+
+def test_a_spoken_ex_wife_is_a_role_and_a_filler_like_is_no_liking() -> None:
+    facts = facts_of("my uh ex wife jolene and i share custody of the kids")
+    assert ("User has an ex wife named Jolene.", "relationship") in facts
+    said = (
+        "we had the team thing at the bowling alley tonight and i like didnt drink cause im sober"
+    )
+    assert not any("likes" in fact for fact, _ in facts_of(said))

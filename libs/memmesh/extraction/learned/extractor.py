@@ -191,7 +191,36 @@ def _tells_no_state(clause: str) -> bool:
     words = re.findall(r"[\w']+", body.lower())
     if not words or _LATER_SUBJECT.search(body):
         return False
-    return words[0] in _REQUEST_VERBS or _is_subjectless_event(words[0])
+    return (
+        words[0] in _REQUEST_VERBS
+        # "no alcohol in recipes" limits what is made instead.
+        or (not _LIMITING.match(clause.strip()) and _names_a_requested_thing(words))
+        or _is_subjectless_event(words[0])
+    )
+
+
+_LIMITING = re.compile(r"^(?:no|not|never|nothing|zero|only)\b", re.I)
+
+
+def _names_a_requested_thing(words: list[str]) -> bool:
+    """ "recipe for dal", "shift schedule template": a short phrase headed by a thing made on
+    request."""
+    if len(words) > 5:
+        return words[0] in _REQUESTED_THINGS
+    return any(
+        word in _REQUESTED_THINGS
+        and (position in (0, len(words) - 1) or words[position + 1] == "for")
+        for position, word in enumerate(words)
+    )
+
+
+# A terse request names what it wants made ("Recipe for dal.", "Shift schedule template.",
+# "Packing list for Iceland."): the thing asked for, not a fact about the user.
+_REQUESTED_THINGS = frozenset(
+    """recipe recipes template schedule list checklist itinerary directions route draft summary
+translation ideas suggestions tips options plan outline agenda email letter message reminder
+resume playlist menu quote estimate""".split()
+)
 
 
 # Past forms that, leading a clause, as often tell a lasting state as an event ("born in
