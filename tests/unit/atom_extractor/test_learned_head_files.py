@@ -195,6 +195,15 @@ def test_a_command_the_head_hears_leaves_the_other_sentences_to_fact_mining() ->
     assert found.fact_text == "I'm vegan."
 
 
+def test_a_one_sentence_command_leaves_what_the_user_says_of_themselves_to_fact_mining() -> None:
+    result = default_hybrid_extractor().extract(
+        "okay um give me a rundown of like everything you've saved about me and uh also "
+        "i'm allergic to penicillin put that in there"
+    )
+    assert result.command is Command.RECALL_SUMMARY
+    assert [f.category for f in result.facts if "penicillin" in f.text] == ["constraint"]
+
+
 @pytest.mark.parametrize(
     ("sentence", "topic"),
     [

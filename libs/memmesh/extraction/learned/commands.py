@@ -20,7 +20,7 @@ import numpy as np
 
 from ..commands import CommandMatch, detect_command
 from ..model import BASIS_POINTS_MAX, Command
-from ..text import normalize
+from ..text import normalize, split_clauses
 from .heads import SoftmaxHead
 from .units import TextEncoder
 
@@ -192,7 +192,11 @@ class LearnedCommands:
         # The sentence likeliest to give the command gives it; the others may hold facts.
         column = self.head.classes.index(command.value)
         giving = int(np.argmax(probabilities[1:, column])) if len(sentences) > 1 else 0
-        rest = " ".join(s for i, s in enumerate(sentences) if i != giving)
+        rest = (
+            " ".join(s for i, s in enumerate(sentences) if i != giving)
+            if len(sentences) > 1
+            else _said_besides(normalized)
+        )
         target = learned_target(sentences[giving]) if command in _ABOUT_A_TOPIC else None
         return CommandMatch(command, target, None, rest)
 
@@ -218,6 +222,20 @@ class LearnedCommands:
         if probability_bp >= OWN_WORDS_ACCEPT_BP and own_words and own_words.search(reading):
             return Command(best)
         return None
+
+
+# A clause in which the user speaks of themselves ("... and also i'm allergic to penicillin").
+_OWN_STATEMENT = re.compile(r"^(?:I|I'm|I've|im|ive|my|we|we're|we've|our)\b", re.I)
+
+
+def _said_besides(sentence: str) -> str:
+    """What a one-sentence command turn also says of the user: its clauses after the first
+    that state something of their own ("give me a rundown of what you've saved, and also
+    I'm allergic to penicillin")."""
+    clauses = split_clauses(sentence)
+    return ", ".join(
+        c.text for c in clauses[1:] if _OWN_STATEMENT.match(c.text) and not c.is_question
+    )
 
 
 def learned_target(sentence: str) -> str | None:
