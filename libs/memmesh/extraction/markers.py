@@ -18,7 +18,8 @@ THIRD_PARTY_OPINION = "third_party_opinion"
 VENTING = "venting"
 
 _HYPOTHETICAL = re.compile(
-    r"^(?:if|say|suppose|supposing|imagine|what if|even if|in case|assuming|hypothetically)\b|"
+    r"^(?:if|say|let's say|lets say|suppose|supposing|imagine|what if|even if|in case|assuming|"
+    r"hypothetically)\b|"
     r"\bif I\b|\bI wish\b|\bI'd\b(?!\s+(?:rather|prefer|like you|appreciate|love it if you))|"
     r"\bI would\b(?!\s+(?:rather|prefer))|\bwould be\b",
     re.I,
@@ -126,13 +127,20 @@ def turn_markers(clauses: Sequence[Clause]) -> list[frozenset[str]]:
     """Each clause's markers; a time bound also covers, in its sentence, the consequence the
     bounded clause leads to ("on antibiotics for the next week so no alcohol") and what a
     clause that is only a span of time opens ("for the next little while, I'm typing
-    one-handed")."""
+    one-handed"). A grand label said in jest makes the rest of its sentence the joke's
+    evidence ("I'm basically fluent in French now, I can say croissant")."""
     markers = [clause_markers(clause) for clause in clauses]
     for position in range(1, len(clauses)):
         before, clause = clauses[position - 1], clauses[position]
-        if before.sentence != clause.sentence or TIME_BOUND not in markers[position - 1]:
+        if before.sentence != clause.sentence:
             continue
-        if clause.connector.lower() in _CONSEQUENCE or _TIME_PHRASE.match(before.text):
+        if SARCASM in markers[position - 1] and _GRAND_SELF_LABEL.search(
+            " ".join(c.text for c in clauses[:position] if c.sentence == clause.sentence)
+        ):
+            markers[position] = markers[position] | {SARCASM}
+        if TIME_BOUND in markers[position - 1] and (
+            clause.connector.lower() in _CONSEQUENCE or _TIME_PHRASE.match(before.text)
+        ):
             markers[position] = markers[position] | {TIME_BOUND}
     return markers
 
@@ -142,8 +150,18 @@ def is_sarcastic(text: str) -> bool:
     if _SARCASM_CUE.search(text) or _EMPHASIS_CAPS.search(text):
         return True
     return bool(_JOKE.search(text) and _HYPERBOLE.search(text)) or bool(
-        re.search(r"\bbasically a professional\b", text, re.I)
+        _GRAND_SELF_LABEL.search(text)
     )
+
+
+# "I'm basically a gourmet chef now", "clearly I'm a world-class chef", "basically fluent in
+# French": a grand label hedged by "basically" or "clearly" is said in jest.
+_GRAND_SELF_LABEL = re.compile(
+    r"\b(?:basically|clearly|practically|officially|literally)\s+(?:I'm\s+|I am\s+)?(?:a\s+|an\s+)?"
+    r"(?:professional|gourmet|world-class|world class|expert|genius|pro|master|native|fluent|"
+    r"millionaire|billionaire|superhero|olympian|celebrity|legend|saint)\b",
+    re.I,
+)
 
 
 def is_emotion(text: str) -> bool:

@@ -4,7 +4,7 @@ someone else, and a move still to come are not stored as facts about the user.""
 import pytest
 
 from memmesh.extraction.learned import default_hybrid_extractor
-from memmesh.extraction.markers import PLAN, turn_markers
+from memmesh.extraction.markers import PLAN, SARCASM, turn_markers
 from memmesh.extraction.model import Command
 from memmesh.extraction.rules import turn_clauses
 from memmesh.extraction.text import normalize
@@ -88,3 +88,22 @@ def test_a_spoken_ex_wife_is_a_role_and_a_filler_like_is_no_liking() -> None:
         "we had the team thing at the bowling alley tonight and i like didnt drink cause im sober"
     )
     assert not any("likes" in fact for fact, _ in facts_of(said))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm basically a gourmet chef now, I microwaved soup without it exploding",
+        "honestly I'm basically fluent in French now, I can say croissant and merci",
+        "because clearly I'm a world-class chef, I only set off the smoke alarm three times",
+        "let's say I couldn't eat gluten anymore, what would I even have for breakfast",
+    ],
+)
+def test_a_grand_label_said_in_jest_and_a_supposition_are_no_facts(text: str) -> None:
+    assert facts_of(text) == []
+
+
+def test_a_joke_covers_the_rest_of_its_sentence_only() -> None:
+    said = "I'm basically a gourmet chef now, I can boil an egg. I'm vegetarian."
+    markers = turn_markers(turn_clauses(normalize(said)))
+    assert [SARCASM in found for found in markers] == [True, True, False]
