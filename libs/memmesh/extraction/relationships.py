@@ -116,9 +116,47 @@ _ONE_OFF_TIME = re.compile(
 )
 
 
+# "my mom passed away last year", "Mum died in 2020": a loss in the family is a lasting fact
+# of the user's life, whenever it happened (the date is not kept).
+_BEREAVEMENT = re.compile(
+    rf"^(?:(?:so|and|well|um|uh|sadly)\s+)*(?:(?:my|our)\s+{_ROLE_PHRASE}|"
+    r"(?P<parent>mum|mom|dad|mother|father|grandma|grandpa|nan|nana|granny))"
+    rf"(?:,?\s+(?P<name>{_CAP_NAME}),?)?"
+    r"\s+(?:(?:sadly|just|recently)\s+)?(?P<loss>passed away|passed on|passed|died)\b",
+    re.I,
+)
+
+
+def _bereavement(ctx: ClauseContext) -> list[Candidate]:
+    match = _BEREAVEMENT.match(ctx.text)
+    if not match:
+        return []
+    role = (match.group("role") or match.group("parent")).lower()
+    canonical = PERSON_ROLES.get(role.split()[-1], slug(role))
+    loss = match.group("loss").lower()
+    # "Mum died in 2020. Her name was Ellen.": the name may follow.
+    following = ctx.following()
+    named = _NAME_FOLLOWS.match(following.text) if following else None
+    raw_name = match.group("name") or (named.group("name") if named else None)
+    name = _clean_name(raw_name, strict=False) if raw_name else None
+    return [
+        build(
+            ctx,
+            f"User's {role}, {name}, {loss}" if name else f"User's {role} {loss}",
+            "relationship",
+            f"relationship.{canonical}.bereavement",
+            9000,
+            RELATIONSHIP_MARKERS,
+        )
+    ]
+
+
 def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
     """Relationship facts stated in the clause, wherever the clause sits in the turn."""
-    found: list[Candidate] = []
+    found: list[Candidate] = _bereavement(ctx)
+    if found:
+        # The loss names the person too ("my dad Alberto passed away"): one fact, not two.
+        return found
     text = ctx.text
     match: re.Match[str] | None
     for match in _MY_ROLE_NAME.finditer(text):

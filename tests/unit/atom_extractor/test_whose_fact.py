@@ -107,3 +107,23 @@ def test_a_joke_covers_the_rest_of_its_sentence_only() -> None:
     said = "I'm basically a gourmet chef now, I can boil an egg. I'm vegetarian."
     markers = turn_markers(turn_clauses(normalize(said)))
     assert [SARCASM in found for found in markers] == [True, True, False]
+
+
+@pytest.mark.parametrize(
+    "text, fact",
+    [
+        ("my mom passed away last year", "User's mom passed away."),
+        ("Mum died in 2020. Her name was Ellen.", "User's mum, Ellen, died."),
+        ("my dad Alberto passed away in May", "User's dad, Alberto, passed away."),
+        ("my grandma passed, she was 94", "User's grandma passed."),
+    ],
+)
+def test_a_loss_in_the_family_is_a_lasting_fact_without_its_date(text: str, fact: str) -> None:
+    assert facts_of(text) == [(fact, "relationship")]
+
+
+@pytest.mark.parametrize(
+    "text", ["my colleague's aunt passed away, sending flowers", "my laptop died on Monday"]
+)
+def test_someone_elses_loss_or_a_broken_thing_is_no_bereavement(text: str) -> None:
+    assert facts_of(text) == []

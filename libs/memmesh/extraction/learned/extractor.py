@@ -371,7 +371,8 @@ def _completes(unit: Unit, previous: Unit) -> bool:
     ("Accountant, Cork.") it may start with a capital."""
     if unit.clause.connector or previous.clause.sentence != unit.clause.sentence:
         return False
-    if _STANDS_ALONE.search(unit.text):
+    # "she was 94" says something of its own about whom the clause before named.
+    if _STANDS_ALONE.search(unit.text) or is_continuation(unit.text):
         return False
     if is_fragment_tail(unit, previous):
         return True
