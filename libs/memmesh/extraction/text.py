@@ -250,7 +250,12 @@ def _is_clause_boundary(conj: str, left: list[str], rest: str) -> bool:
     if conj in ("since", "as"):
         return bool(_SUBJECT_START.match(rest))
     if conj == "and":
-        return bool(_SUBJECT_START.match(rest) or _VERB_SOON.match(rest))
+        # "... and uh please always give me transcripts": a request starts a clause too.
+        return bool(
+            _SUBJECT_START.match(rest)
+            or _VERB_SOON.match(rest)
+            or re.match(r"^(?:(?:uh|um|also)\s+)?please\b", rest, re.I)
+        )
     return False
 
 

@@ -58,6 +58,11 @@ def test_a_command_said_with_a_restart_is_heard():
             "I am diabetic since twenty years and also I take pills for the cholesterol",
             ["I am diabetic since twenty years", "I take pills for the cholesterol"],
         ),
+        # A request after "and" is a clause of its own.
+        (
+            "i am deaf and uh please always give me transcripts",
+            ["I am deaf", "please always give me transcripts"],
+        ),
         # Bound to the words before it, the "I" stays in its clause.
         ("the way I walk is odd", ["the way I walk is odd"]),
         ("the food that we eat is bland", ["the food that we eat is bland"]),
