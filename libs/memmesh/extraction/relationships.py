@@ -51,6 +51,7 @@ _PLURAL_ROLES = {
     "dogs": "dog",
     "grandkids": "grandkid",
     "grandchildren": "grandchild",
+    "parents": "parent",
 }
 _HAVE_PLURAL = re.compile(
     r"^I(?:'ve| have)?\s+(?:got\s+|have\s+)?(?P<count>two|three|four|five|\d)\s+"
@@ -225,8 +226,28 @@ def _appositive_name(ctx: ClauseContext) -> list[Candidate]:
     return []
 
 
+# "my kids are Zainab and Idris", "our dogs are called Salt and Pepper".
+_MY_PLURAL_ARE = re.compile(
+    r"^(?:\w+\s+){0,2}?(?:my|our)\s+(?:(?:two|three|four|five|\d)\s+)?"
+    rf"(?P<role>{'|'.join(_PLURAL_ROLES)})\s+(?:are|'re)\s+(?:called\s+|named\s+)?"
+    r"(?P<names>[^,]+?)$",
+    re.I,
+)
+
+
 def _plural_named(ctx: ClauseContext) -> list[Candidate]:
-    """ "I have two kids, Maya and Leo": one relationship fact per named person."""
+    """ "I have two kids, Maya and Leo", "my kids are Zainab and Idris": one relationship
+    fact per named person."""
+    listed_as = _MY_PLURAL_ARE.match(ctx.text)
+    if listed_as:
+        names = [
+            _clean_name(n.strip(), strict=False)
+            for n in re.split(r"\s*(?:,|\band\b|&)\s*", listed_as.group("names"))
+            if n.strip()
+        ]
+        if len(names) >= 2 and all(names):
+            role = _PLURAL_ROLES[listed_as.group("role").lower()]
+            return [_fact(ctx, role, name) for name in names if name]
     match = _HAVE_PLURAL.match(ctx.text)
     if not match:
         return _family_count(ctx)

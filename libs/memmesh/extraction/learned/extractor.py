@@ -29,7 +29,6 @@ from .units import (
     Unit,
     is_continuation,
     is_fragment_tail,
-    speaks_of_self,
     turn_units,
     unit_features,
 )
@@ -130,6 +129,9 @@ class HybridExtractor:
             ):
                 continue
             if position > 0 and _goes_on_about_someone(unit, units[position - 1]):
+                continue
+            # "I have two kids, Maya and Leo": the names belong to the rule's facts before.
+            if position - 1 in covered and _NAMES_ONLY.match(unit.text):
                 continue
             span = _with_continuations(units, position, tails)
             if span is unit and _tells_no_state(unit.text):
@@ -293,6 +295,7 @@ def _about_someone_unnamed(clause: str) -> bool:
     )
 
 
+_NAMES_ONLY = re.compile(r"^[A-Z][\w'-]+(?:\s*(?:,|\band\b|&)\s*[A-Z][\w'-]+)+[.!]?$")
 # A clause without a subject of its own goes on about whom the clause before it is about:
 # "he's retired now, used to be a civil engineer" tells of the dad, not of the user.
 _THIRD_PERSON_LEADS = frozenset("used was is has had works worked lives lived".split())
@@ -367,22 +370,14 @@ _STANDS_ALONE = re.compile(
 
 
 def _completes(unit: Unit, previous: Unit) -> bool:
-    """A fragment after a clause of its sentence with no connector of its own; in a terse note
-    ("Accountant, Cork.") it may start with a capital."""
+    """A fragment after a clause of its sentence with no connector of its own ("…, born and
+    raised"); a capitalised one ("Accountant, Cork.") names a second item."""
     if unit.clause.connector or previous.clause.sentence != unit.clause.sentence:
         return False
     # "she was 94" says something of its own about whom the clause before named.
     if _STANDS_ALONE.search(unit.text) or is_continuation(unit.text):
         return False
-    if is_fragment_tail(unit, previous):
-        return True
-    words = unit.text.strip(" ,.!?;:").split()
-    return (
-        0 < len(words) <= 3
-        and len(previous.text.split()) <= 3
-        and not unit.is_command
-        and not speaks_of_self(unit.text)
-    )
+    return is_fragment_tail(unit, previous)
 
 
 def _with_continuations(units: list[Unit], position: int, tails: set[int]) -> Unit:
