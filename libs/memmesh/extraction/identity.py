@@ -70,7 +70,8 @@ _WORK = re.compile(
 )
 _FOR_A_LIVING = re.compile(r"^I\s+(?P<verb>\w+)\s+(?P<obj>.+?)\s+for\s+a\s+living$", re.I)
 _STUDIES = re.compile(
-    rf"^{I_AM}\s+(?:currently\s+)?(?:doing|studying|pursuing|getting|working on|finishing)\s+"
+    rf"^{I_AM}\s+(?:currently\s+)?(?P<verb>doing|studying|pursuing|getting|working on|"
+    r"finishing)\s+"
     r"(?P<what>(?:a|an|my)\s+(?:phd|ph\.d\.?|master's|masters|degree|bachelor's|doctorate|mba|"
     r"residency|apprenticeship)\b.*|[\w ]+?)$|^I'm\s+in\s+(?P<school>(?:med|law|grad|nursing|"
     r"medical|art)\s+school.*)$",
@@ -228,7 +229,8 @@ def _studies(ctx: ClauseContext, text: str) -> list[Candidate]:
         return [_identity(ctx, f"User is in {what}", "identity.studies")]
     if not re.match(r"^(?:a|an|my)\s", what, re.I) and ctx.markers & {TIME_BOUND}:
         return []
-    verb = "is studying" if text.lower().split()[1].startswith("studying") else "is doing"
+    # "I am studying medicine" as much as "I'm studying medicine".
+    verb = "is studying" if match.group("verb").lower() == "studying" else "is doing"
     return [_identity(ctx, f"User {verb} {third_person(what)}", "identity.studies")]
 
 

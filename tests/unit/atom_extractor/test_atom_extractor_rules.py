@@ -215,3 +215,17 @@ def test_where_the_user_lives_may_be_named_in_the_clause_before(text, place):
 
 def test_there_with_no_place_named_before_is_no_residence():
     assert not [f for f in extract("Hi. That's where I live.").facts if "live" in f.text]
+
+
+@pytest.mark.parametrize(
+    "said, fact",
+    [
+        ("I am studying medicine in Krakow", "User is studying medicine in Krakow."),
+        ("I'm studying nursing", "User is studying nursing."),
+        ("I'm doing a PhD in chemistry", "User is doing a PhD in chemistry."),
+    ],
+)
+def test_studies_are_said_in_the_users_verb_whether_or_not_i_am_is_contracted(
+    said: str, fact: str
+) -> None:
+    assert [f.text for f in extract(said).facts] == [fact]
