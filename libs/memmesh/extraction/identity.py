@@ -282,7 +282,8 @@ def _i_am_a(ctx: ClauseContext, text: str) -> list[Candidate]:
         return []
     duration = re.search(
         r"\s+for\s+(?P<dur>(?:about\s+|over\s+|almost\s+|nearly\s+)?\w+\s+"
-        r"(?:years?|decades?))",
+        r"(?:years?|decades?)|a\s+(?:long\s+|good\s+)?while|ages|years|decades|a\s+long\s+time|"
+        r"(?:most\s+of|all)\s+my\s+(?:adult\s+)?life|my\s+whole\s+(?:adult\s+)?life)",
         match.group("np"),
         re.I,
     )
@@ -310,7 +311,9 @@ def _i_am_a(ctx: ClauseContext, text: str) -> list[Candidate]:
     if match.group("been") and duration:
         return [
             _identity(
-                ctx, f"User has been {article} {noun_phrase} for {duration.group('dur')}", key
+                ctx,
+                f"User has been {article} {noun_phrase} for {third_person(duration.group('dur'))}",
+                key,
             )
         ]
     appendix = _continuation(ctx) or appositive(ctx)

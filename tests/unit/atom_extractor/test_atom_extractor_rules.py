@@ -229,3 +229,18 @@ def test_studies_are_said_in_the_users_verb_whether_or_not_i_am_is_contracted(
     said: str, fact: str
 ) -> None:
     assert [f.text for f in extract(said).facts] == [fact]
+
+
+@pytest.mark.parametrize(
+    "said, fact",
+    [
+        ("I've been a widower for a while now", "User has been a widower for a while."),
+        ("I've been a nurse for ten years", "User has been a nurse for ten years."),
+        (
+            "I have been a baker for most of my life",
+            "User has been a baker for most of their life.",
+        ),
+    ],
+)
+def test_what_the_user_has_long_been_is_who_they_are(said: str, fact: str) -> None:
+    assert [f.text for f in extract(said).facts] == [fact]
