@@ -327,6 +327,9 @@ FANDOM_NOUNS = frozenset(
         "snob",
         "devotee",
         "stan",
+        "nerd",
+        "geek",
+        "metalhead",
     }
 )
 # "I'm a <X> person": these X describe a trait (identity); any other X is a preference.

@@ -59,7 +59,8 @@ _X_FAN = re.compile(
     rf"^(?:{I_AM}\s+|being\s+|as\s+)(?P<neg>not\s+)?{ADVERBS}(?:more\s+of\s+)?(?:a|an)\s+"
     r"(?:(?:big|huge|massive|"
     r"total|lifelong|die-hard|diehard)\s+)?(?P<obj>[\w' -]+?)\s+(?P<noun>fan|supporter|junkie|"
-    r"addict|lover|buff|fiend|fanatic|nut|enthusiast|aficionado|snob|person|guy|girl)\b"
+    r"addict|lover|buff|fiend|fanatic|nut|enthusiast|aficionado|snob|nerd|geek|person|"
+    r"guy|girl)\b"
     r"(?P<rest>.*)$",
     re.I,
 )

@@ -244,3 +244,14 @@ def test_studies_are_said_in_the_users_verb_whether_or_not_i_am_is_contracted(
 )
 def test_what_the_user_has_long_been_is_who_they_are(said: str, fact: str) -> None:
     assert [f.text for f in extract(said).facts] == [fact]
+
+
+@pytest.mark.parametrize(
+    "said, fact",
+    [
+        ("fyi I'm a huge Tolkien nerd so go wild", "User is a Tolkien nerd."),
+        ("I'm a computer geek", "User is a computer geek."),
+    ],
+)
+def test_a_nerd_or_a_geek_of_something_is_a_taste_for_it(said: str, fact: str) -> None:
+    assert [(f.text, f.category) for f in extract(said).facts] == [(fact, "preference")]
