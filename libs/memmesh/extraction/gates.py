@@ -143,7 +143,12 @@ def _grounding_check(
     body = re.sub(r"^User(?:'s)?\s+", "", candidate.text).rstrip(".").lower()
     if body and body in source_lower:
         return None
-    missing_tokens = [t for t in candidate.critical_tokens if t.lower() not in source_lower]
+    missing_tokens = [
+        t
+        for t in candidate.critical_tokens
+        if t.lower() not in source_lower
+        and not (t.endswith("s") and len(t) >= 3 and t[:-1].lower() in source_lower)
+    ]
     content = sorted({_stem(w) for w in _words(candidate.text) if w not in _RENDER_VOCABULARY})
     present = [s for s in content if _stem_in_source(s, source_stems)]
     overlap_bp = (len(present) * BASIS_POINTS_MAX) // len(content) if content else 0
@@ -205,7 +210,10 @@ def _confidence_check(candidate: Candidate) -> Rejection | None:
 def _stem_in_source(stem: str, source_stems: set[str]) -> bool:
     # Derivations the stemmer keeps apart ("explain"/"explan") still count when they share a
     # five-letter root.
-    if stem in source_stems:
+    # "DJs" for "I DJ": the renderer's -s on a word the stemmer leaves whole.
+    if stem in source_stems or (
+        len(stem) >= 3 and stem.endswith("s") and stem[:-1] in source_stems
+    ):
         return True
     return len(stem) >= 5 and any(s[:5] == stem[:5] and len(s) >= 5 for s in source_stems)
 

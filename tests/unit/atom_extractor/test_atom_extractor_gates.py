@@ -8,6 +8,7 @@ from memmesh.extraction import (
     RejectionReason,
     apply_gates,
 )
+from memmesh.extraction.learned import default_hybrid_extractor
 
 SOURCE = (
     "I absolutely love fettuccini, especially with alfredo sauce. Can you explain it step by step?"
@@ -163,3 +164,8 @@ def test_extractor_rejections_explain_why_a_hedged_statement_was_dropped():
     assert result.relevant is False
     assert [r.reason_code for r in result.rejections] == [RejectionReason.TYPE_RULE_VIOLATION]
     assert "hedged" in dict(result.rejections[0].details)["markers"]
+
+
+def test_a_verb_the_renderer_conjugates_is_grounded_in_the_word_said() -> None:
+    facts = default_hybrid_extractor().extract("and I DJ on weekends at a bar in Leith").facts
+    assert [f.text for f in facts] == ["User DJs on weekends at a bar in Leith."]
