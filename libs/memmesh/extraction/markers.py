@@ -38,7 +38,8 @@ _PLAN = re.compile(
     r"gonna|starting|startin|next (?:week|month|year|time|summer|winter|spring|fall)|"
     r"signing up|sign up|(?P<season>in the (?:spring|summer|fall|autumn|winter))|"
     # "we're moving to Porto in March": a move under way is still to come.
-    r"(?:'re|'m|re|m|are|am)\s+(?:moving|relocating|emigrating)\s+(?:to|back|abroad|away|out|house|across)|"
+    r"(?:'re|'m|re|m|are|am)\s+(?:moving|relocating|emigrating)\s+"
+    r"(?:to|back|abroad|away|out|house|across)|"
     r"(?:we|I)\s+(?:move|relocate|emigrate)\s+(?:to\s+\S+\s+)?(?:in|on|next|this)\b)\b",
     re.I,
 )
@@ -130,13 +131,14 @@ def turn_markers(clauses: Sequence[Clause]) -> list[frozenset[str]]:
     one-handed"). A grand label said in jest makes the rest of its sentence the joke's
     evidence ("I'm basically fluent in French now, I can say croissant")."""
     markers = [clause_markers(clause) for clause in clauses]
+    in_jest = False
     for position in range(1, len(clauses)):
         before, clause = clauses[position - 1], clauses[position]
         if before.sentence != clause.sentence:
+            in_jest = False
             continue
-        if SARCASM in markers[position - 1] and _GRAND_SELF_LABEL.search(
-            " ".join(c.text for c in clauses[:position] if c.sentence == clause.sentence)
-        ):
+        in_jest = in_jest or bool(_GRAND_SELF_LABEL.search(before.text))
+        if in_jest:
             markers[position] = markers[position] | {SARCASM}
         if TIME_BOUND in markers[position - 1] and (
             clause.connector.lower() in _CONSEQUENCE or _TIME_PHRASE.match(before.text)
@@ -157,7 +159,8 @@ def is_sarcastic(text: str) -> bool:
 # "I'm basically a gourmet chef now", "clearly I'm a world-class chef", "basically fluent in
 # French": a grand label hedged by "basically" or "clearly" is said in jest.
 _GRAND_SELF_LABEL = re.compile(
-    r"\b(?:basically|clearly|practically|officially|literally)\s+(?:I'm\s+|I am\s+)?(?:a\s+|an\s+)?"
+    r"\b(?:basically|clearly|practically|officially|literally)\s+(?:I'm\s+|I am\s+)?"
+    r"(?:a\s+|an\s+)?"
     r"(?:professional|gourmet|world-class|world class|expert|genius|pro|master|native|fluent|"
     r"millionaire|billionaire|superhero|olympian|celebrity|legend|saint)\b",
     re.I,

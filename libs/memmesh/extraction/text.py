@@ -73,7 +73,8 @@ _ABBREVIATIONS = re.compile(r"\b(Dr|Mr|Mrs|Ms|St|Prof|Jr|Sr|vs|e\.g|i\.e)\.", re
 _SENTENCE_END = re.compile(r"(?:\.{2,}|…|[.!?]+)(?=\s|$)")
 # "… and also I take pills for cholesterol": a filler or a lead adverb may come first.
 _SUBJECT_START = re.compile(
-    r"^(?:(?:also|then|now|still|plus|uh|um|so|honestly|anyway|yes|yeah|well|oh)\s+){0,2}(?:I|I'm|I've|I'd|I'll|my|we|we're|we've|he|she|they|it|it's|that's|he's|she's|they're|"
+    r"^(?:(?:also|then|now|still|plus|uh|um|so|honestly|anyway|yes|yeah|well|oh)\s+){0,2}"
+    r"(?:I|I'm|I've|I'd|I'll|my|we|we're|we've|he|she|they|it|it's|that's|he's|she's|they're|"
     r"me|there's|you)\b",
     re.I,
 )

@@ -201,7 +201,9 @@ def _tells_no_state(clause: str) -> bool:
     )
 
 
-_LIMITING = re.compile(r"^(?:no|not|never|nothing|zero|only)\b", re.I)
+# Words a phrase that limits something opens with ("no alcohol in recipes", "only halal").
+_LIMIT_WORDS = "no|not|never|nothing|zero|only"
+_LIMITING = re.compile(rf"^(?:{_LIMIT_WORDS})\b", re.I)
 
 
 def _names_a_requested_thing(words: list[str]) -> bool:
@@ -270,7 +272,7 @@ def _nobody_in_particular(clause: str) -> bool:
     """ "my coworker can't eat soy", "some guy at the gym is a stuntman": news about someone
     neither named nor one of a kind in the user's life (labelling rule 4), so no relationship
     fact. "my sister lives in Porto" and "my landlord is strict" name a particular person."""
-    if _NAMED.search(clause) or _NAME_GIVEN.search(clause):
+    if _names_someone(clause):
         return False
     roles = [PERSON_ROLES.get(found.lower()) for found in _MY_ROLE.findall(clause)]
     return not any(role and role not in _ONE_OF_MANY for role in roles)
@@ -288,11 +290,12 @@ _SOMEONE_UNNAMED = re.compile(
 
 def _about_someone_unnamed(clause: str) -> bool:
     body = fact_body(clause)
-    return (
-        bool(_SOMEONE_UNNAMED.match(body))
-        and not _NAMED.search(body)
-        and not _NAME_GIVEN.search(body)
-    )
+    return bool(_SOMEONE_UNNAMED.match(body)) and not _names_someone(body)
+
+
+def _names_someone(clause: str) -> bool:
+    """A capitalised name after the first word, or a name introduced as one."""
+    return bool(_NAMED.search(clause) or _NAME_GIVEN.search(clause))
 
 
 _NAMES_ONLY = re.compile(r"^[A-Z][\w'-]+(?:\s*(?:,|\band\b|&)\s*[A-Z][\w'-]+)+[.!]?$")
@@ -364,9 +367,7 @@ def _with_tails(
 
 
 # "Muslim, halal only, no alcohol": a fragment that limits is a note of its own.
-_STANDS_ALONE = re.compile(
-    r"^\W*(?:no|not|never|nothing|zero|only|always|without|none)\b|\bonly\W*$", re.I
-)
+_STANDS_ALONE = re.compile(rf"^\W*(?:{_LIMIT_WORDS}|always|without|none)\b|\bonly\W*$", re.I)
 
 
 def _completes(unit: Unit, previous: Unit) -> bool:

@@ -141,7 +141,7 @@ def unit_features(units: Sequence[Unit], encoder: TextEncoder) -> np.ndarray:
             + [
                 float(u.is_command),
                 float(u.is_emotion),
-                float(speaks_of_self(u.text)),
+                float(_first_person(u.text)),
                 float(is_continuation(u.text)),
                 float(u.clause.index == 0),
                 float(len(u.text.split()) <= 3),
@@ -155,7 +155,6 @@ def unit_features(units: Sequence[Unit], encoder: TextEncoder) -> np.ndarray:
     return np.hstack([clause_vectors, turn_vectors, flags]).astype(np.float32)
 
 
-def speaks_of_self(text: str) -> bool:
-    """True when the clause has a word of the first person ("I", "my", "me", "we"...)."""
+def _first_person(text: str) -> bool:
     words = {w.strip(",.!?").lower() for w in text.split()}
     return bool(words & _FIRST_PERSON)
