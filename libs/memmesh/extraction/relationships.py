@@ -24,9 +24,12 @@ _LETTERS = r"(?:[^\W\d_]|['-])*"
 _CAP_NAME = rf"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?-i:{_UPPER}{_LETTERS}(?:\s+{_UPPER}{_LETTERS})?)"
 _ANY_NAME = rf"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[^\W\d_]{_LETTERS}(?:\s+{_UPPER}{_LETTERS})?"
 
-_MY_ROLE_NAME = re.compile(rf"\b(?:my|our)\s+{_ROLE_PHRASE}\s+(?P<tail>.+)$", re.I)
+# Before a role and a name, any one word says which one ("my running buddy Sanna", "my violin
+# teacher Ms. Okonkwo", "my newborn daughter amara").
+_QUALIFIED_ROLE = rf"(?P<role>(?:[a-z]+\s+)?(?:{PERSON_ROLE_ALTERNATION}))"
+_MY_ROLE_NAME = re.compile(rf"\b(?:my|our)\s+{_QUALIFIED_ROLE}\s+(?P<tail>.+)$", re.I)
 _MY_ROLE_IS_NAME = re.compile(
-    rf"\bmy\s+{_ROLE_PHRASE}(?:'s|\s+is)\s+(?:name\s+is\s+|named\s+|called\s+)?"
+    rf"\bmy\s+{_QUALIFIED_ROLE}(?:'s|\s+is)\s+(?:name\s+is\s+|named\s+|called\s+)?"
     rf"(?P<name>{_CAP_NAME})\s*$|\bmy\s+{_ROLE_PHRASE.replace('role', 'role2')}(?:'s|\s+is)\s+"
     rf"(?:name\s+is|named|called)\s+(?P<name2>{_ANY_NAME})",
     re.I,
@@ -59,10 +62,10 @@ _HAVE_PLURAL = re.compile(
     re.I,
 )
 _FAMILY_COUNT = re.compile(
-    r"^I(?:'ve| have)?\s+(?:got\s+|have\s+)?(?P<count>a|an|one|two|three|four|five|six|\d)\s+"
-    r"(?P<role>kids?|sons?|daughters?|children|child|sisters?|brothers?|siblings?|twin|"
+    r"^I(?:'ve| have)?\s+(?:got\s+|have\s+)?(?:now\s+|also\s+)?"
+    r"(?P<count>a|an|one|two|three|four|five|six|\d)\s+(?P<role>kids?|sons?|daughters?|children|child|sisters?|brothers?|siblings?|twin|"
     r"twin (?:brother|sister)|grandkids?|grandchildren|stepkids?|stepsons?|stepdaughters?)"
-    r"(?:\s+(?:and|plus)\s+(?:a|an|one|two|three|four|\d)\s+[\w-]+)*$",
+    r"(?:\s+only)?(?:\s+(?:and|plus)\s+(?:a|an|one|two|three|four|\d)\s+[\w-]+)*$",
     re.I,
 )
 _NAME_LIST = re.compile(
@@ -90,6 +93,76 @@ _PRONOUN_IS_MY_ROLE = re.compile(
     rf"{_ROLE_PHRASE}\b",
     re.I,
 )
+# "uh juniper she's my border collie": a name, then the pronoun that says who it is.
+_NAME_PRONOUN_IS_MY_ROLE = re.compile(
+    rf"(?:^|\s)(?P<name>[^\W\d_][\w'-]*),?\s+(?:he|she)(?:'s|\s+is)\s+"
+    rf"(?:basically\s+|also\s+)?my\s+{_QUALIFIED_ROLE}\b",
+    re.I,
+)
+# "…for my mom's birthday, her name is Gloria", "my dad passed, his name was Alberto".
+_NAME_GIVEN = re.compile(
+    rf"\b(?P<pronoun>his|her)\s+name(?:'s|\s+is|\s+was)\s+(?P<name>{_ANY_NAME})\s*$", re.I
+)
+_NAME_GIVEN_NEXT = re.compile(
+    rf"^(?:(?:and|uh|um)\s+)*(?P<pronoun>his|her)\s+name(?:'s|\s+is|\s+was)\s+"
+    rf"(?P<name>{_ANY_NAME})\s*$",
+    re.I,
+)
+_MY_ROLE_MENTION = re.compile(
+    rf"(?:\bmy|^(?:I|we)(?:'ve| have)?\s+(?:got\s+|have\s+)?(?:now\s+|also\s+)?(?:a|an|one))\s+"
+    rf"{_QUALIFIED_ROLE}(?:'s|s)?\b",
+    re.I,
+)
+_FEMALE_ROLES = frozenset(
+    "mother stepmother mother_in_law sister half_sister stepsister daughter stepdaughter "
+    "grandmother great_grandmother granddaughter aunt niece goddaughter godmother".split()
+)
+_MALE_ROLES = frozenset(
+    "father stepfather father_in_law brother half_brother stepbrother son stepson grandfather "
+    "great_grandfather grandson uncle nephew godson godfather".split()
+)
+_SHE_ROLES = frozenset("wife girlfriend mum mom mama landlady fiancee fiancée".split())
+_HE_ROLES = frozenset("husband boyfriend dad papa fiance fiancé".split())
+
+
+def _name_given_after(ctx: ClauseContext) -> list[Candidate]:
+    """The name a pronoun gives, later in the clause or at the start of the next one, of the
+    person of the user's the clause named last, if the pronoun fits them."""
+    given = _NAME_GIVEN.search(ctx.text)
+    before = ctx.text[: given.start()] if given else ctx.text
+    if not given:
+        following = ctx.following()
+        given = _NAME_GIVEN_NEXT.match(following.text) if following else None
+    mentions = list(_MY_ROLE_MENTION.finditer(before))
+    if not given or not mentions or _BEREAVEMENT.search(before):
+        return []
+    name = _clean_name(given.group("name"), strict=False)
+    if not name:
+        return []
+    mention = mentions[-1]
+    role = mention.group("role").lower()
+    canonical, head = _canonical_role(role), role.split()[-1]
+    female = given.group("pronoun").lower() == "her"
+    if (female and (canonical in _MALE_ROLES or head in _HE_ROLES)) or (
+        not female and (canonical in _FEMALE_ROLES or head in _SHE_ROLES)
+    ):
+        return []
+    # What was said of them on the way ("my mom's a dentist, her name's Carol").
+    said = _predicate(before[mention.start("role") + len(mention.group("role")) :], ctx)
+    return [_fact(ctx, role, name, said)]
+
+
+def _name_alone_before(ctx: ClauseContext) -> str | None:
+    """ "Ines, she's my goddaughter": the clause before is a name and nothing else."""
+    previous = ctx.previous()
+    if not previous or previous[-1].sentence != ctx.clause.sentence:
+        return None
+    words = previous[-1].text.split()
+    if len(words) != 1:
+        return None
+    return _clean_name(words[0])
+
+
 _MARRIED_TO = re.compile(
     rf"\bI(?:'m| am|'ve been| have been)\s+(?P<state>married|engaged)\s+to\s+"
     rf"(?P<name>{_ANY_NAME})",
@@ -138,7 +211,12 @@ def _bereavement(ctx: ClauseContext) -> list[Candidate]:
     # "Mum died in 2020. Her name was Ellen.": the name may follow.
     following = ctx.following()
     named = _NAME_FOLLOWS.match(following.text) if following else None
-    raw_name = match.group("name") or (named.group("name") if named else None)
+    given = _NAME_GIVEN.search(ctx.text)
+    raw_name = (
+        match.group("name")
+        or (given.group("name") if given else None)
+        or (named.group("name") if named else None)
+    )
     name = _clean_name(raw_name, strict=False) if raw_name else None
     return [
         build(
@@ -183,9 +261,15 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
                 found.append(_fact(ctx, match.group("role"), name))
     match = _PRONOUN_IS_MY_ROLE.search(text)
     if match:
-        name = last_capitalized_name(ctx.previous())
+        name = last_capitalized_name(ctx.previous()) or _name_alone_before(ctx)
         if name:
             found.append(_fact(ctx, match.group("role"), name))
+    match = _NAME_PRONOUN_IS_MY_ROLE.search(text)
+    if match:
+        name = _clean_name(match.group("name"))
+        if name:
+            found.append(_fact(ctx, match.group("role"), name))
+    found.extend(_name_given_after(ctx))
     found.extend(_plural_named(ctx))
     found.extend(_appositive_name(ctx))
     match = _MARRIED_TO.search(text)
@@ -205,8 +289,16 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
     return found
 
 
-_ROLE_ONLY = re.compile(rf"^(?:and\s+)?my\s+{_ROLE_PHRASE}$", re.I)
-_NAME_ONLY = re.compile(rf"^(?P<name>{_CAP_NAME})$")
+_ROLE_ONLY = re.compile(
+    rf"^(?:(?:and|so|well|oh|um|uh)\s+)*(?:(?:there's|there is|that's|this is|it's)\s+)?"
+    rf"my\s+{_ROLE_PHRASE}$",
+    re.I,
+)
+# The name beside it, alone or presented: "Lorraine", "that's Otis", "me and Waffles".
+_NAME_ONLY = re.compile(
+    rf"^(?:(?:and|so)\s+)?(?:(?i:that's|this is|it's|meet|(?:just\s+)?me and)\s+)?"
+    rf"(?P<name>{_CAP_NAME})$"
+)
 
 
 def _appositive_name(ctx: ClauseContext) -> list[Candidate]:
@@ -391,8 +483,7 @@ def _fact(
     ctx: ClauseContext, role_surface: str, name: str, predicate: str | None = None
 ) -> Candidate:
     role_surface = role_surface.lower()
-    head = role_surface.split()[-1] if role_surface.split()[0] in ROLE_MODIFIERS else role_surface
-    canonical = PERSON_ROLES.get(head, PERSON_ROLES.get(role_surface, slug(head)))
+    canonical = _canonical_role(role_surface)
     if canonical in SINGULAR_ROLES:
         text = f"User's {role_surface} is {name}"
         key = f"relationship.{canonical}"
@@ -403,3 +494,14 @@ def _fact(
     if predicate:
         text = f"{text}, who {predicate}"
     return build(ctx, text, "relationship", key, 9000, RELATIONSHIP_MARKERS)
+
+
+def _canonical_role(surface: str) -> str:
+    """The role a phrase names, by its longest known ending ("running buddy" -> friend,
+    "old border collie" -> pet_dog); the phrase itself when none is known."""
+    words = surface.split()
+    for start in range(len(words)):
+        known = PERSON_ROLES.get(" ".join(words[start:]))
+        if known:
+            return known
+    return slug(surface)
