@@ -7,15 +7,18 @@ import re
 from .consequences import consequence_candidates
 from .context import SELF_STATEMENT_MARKERS, ClauseContext, build
 from .lexicon import (
+    ALLERGENS,
     BODY_PARTS,
     DEVICE_NOUNS,
     DURABLE_ADJECTIVES,
     LIMITATION_VERBS,
     MEDICAL_CONDITIONS,
+    PERSON_ROLE_ALTERNATION,
     PLATFORMS,
     TRANSIENT_AILMENTS,
     UNIT_SYSTEMS,
 )
+from .markers import HEDGED, HYPOTHETICAL, QUESTION, SARCASM, THIRD_PARTY_OPINION
 from .model import Candidate
 from .phrases import ADVERBS, I_AM, clean_object, is_generic_object
 from .text import slug, third_person
@@ -42,6 +45,37 @@ _HAVE_ALLERGY = re.compile(
     r"[\w\s-]+?)\s+(?P<noun>allergy|allergies|intolerance)$",
     re.I,
 )
+_ALLERGEN = (
+    r"(?:tree nuts|dust mites|bee stings|"
+    + "|".join(re.escape(a) for a in sorted(ALLERGENS, key=len, reverse=True))
+    + ")"
+)
+# "…and I'm allergic", "I am allergic so I had to leave": what to, the sentence said before.
+_ALLERGIC_BARE = re.compile(
+    rf"^(?:(?:and|but|so|because|cause)\s+)?(?:(?:it\s+)?turns out\s+)?{I_AM}\s+{ADVERBS}"
+    r"(?:(?:severely|deathly|seriously|really|very|super|highly)\s+)?allergic"
+    r"(?:\s+to\s+(?:it|them|that|those))?(?:\s*,?\s+(?:so|and|which|but)\b.*)?$",
+    re.I,
+)
+# "the allergist confirmed a sesame allergy", "also: penicillin allergy, on my chart".
+_ALLERGY_NAMED = re.compile(
+    rf"(?:^(?:(?:also|and|plus|oh)\W*\s+)*|\b(?:a|an|my)\s+)"
+    rf"(?P<obj>{_ALLERGEN}(?:\s+(?:and|or)\s+{_ALLERGEN})?)\s+allergy\b",
+    re.I,
+)
+_QUESTION_AFTER = re.compile(
+    r"\s+(?=(?:what|how|which|who|can|could|should|would|do|does|is there|are there)\b)", re.I
+)
+_ALLERGEN_WORD = re.compile(rf"\b{_ALLERGEN}\b", re.I)
+_SOMEONE_ELSE = re.compile(
+    r"\b(?:he|she|they|his|her|their|him|them)\b|"
+    rf"\b(?:my|our)\s+(?:\w+\s+)?(?:{PERSON_ROLE_ALTERNATION})\b|"
+    r"(?-i:\b[A-Z][a-z]+)\s+(?:has|had|is|was|'s)\b",
+    re.I,
+)
+# An allergy is the user's whatever day it was found out on: only a supposition, a hedge, a
+# question, a joke or someone else's opinion keep it out.
+_ALLERGY_MARKERS = frozenset({HYPOTHETICAL, HEDGED, QUESTION, SARCASM, THIRD_PARTY_OPINION})
 _HAVE_CONDITION = re.compile(
     r"^I(?:'ve| have)?(?:\s+got|\s+have|\s+live with|\s+suffer from|\s+was diagnosed with|"
     r"'ve been diagnosed with|\s+deal with)\s+(?P<obj>.+)$",
@@ -162,6 +196,7 @@ def constraint_candidates(ctx: ClauseContext) -> list[Candidate]:
         _car,
         _tools,
         consequence_candidates,
+        _condition_in_passing,
     ):
         found = rule(ctx, text)
         if found:
@@ -226,7 +261,10 @@ def _gave_up(ctx: ClauseContext, text: str) -> list[Candidate]:
 def _allergy(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _ALLERGIC.match(text)
     if match:
-        obj = clean_object(match.group("obj"))
+        # "since im allergic to like penicillin what else do they give…": the object ends
+        # where a question starts.
+        obj = clean_object(_QUESTION_AFTER.split(match.group("obj"))[0])
+        obj = re.sub(r"^(?:like|um|uh)\s+", "", obj, flags=re.I)
         degree = match.group("degree") or ""
         kind = match.group("kind").lower()
         key = "constraint.allergy" if kind == "allergic" else "constraint.intolerance"
@@ -235,6 +273,9 @@ def _allergy(ctx: ClauseContext, text: str) -> list[Candidate]:
                 ctx, f"User is {degree}{kind} to {third_person(obj)}", f"{key}.{slug(obj)}", 9500
             )
         ]
+    found = _allergy_said_apart(ctx, text)
+    if found:
+        return found
     match = _HAVE_ALLERGY.match(text)
     if match and not re.search(r"\b(?:my|his|her|their)\b", match.group("obj"), re.I):
         obj = clean_object(match.group("obj"))
@@ -244,6 +285,95 @@ def _allergy(ctx: ClauseContext, text: str) -> list[Candidate]:
         key = "constraint.allergy" if noun.startswith("allerg") else "constraint.intolerance"
         return [_constraint(ctx, f"User has {article}{obj} {noun}", f"{key}.{slug(subject)}", 9500)]
     return []
+
+
+def _allergy_said_apart(ctx: ClauseContext, text: str) -> list[Candidate]:
+    """An allergy whose allergen the sentence named before ("the menu was shellfish and I'm
+    allergic"), or named as a noun in passing ("they confirmed a sesame allergy")."""
+    if _ALLERGIC_BARE.match(text):
+        before = [text] + [
+            c.text for c in reversed(ctx.previous()) if c.sentence == ctx.clause.sentence
+        ]
+        # The first named: "sesame is in everything now, tahini, bread… and I'm allergic".
+        for earlier in reversed(before[1:]):
+            named = _ALLERGEN_WORD.findall(earlier)
+            if named:
+                obj = named[0].lower()
+                return [
+                    build(
+                        ctx,
+                        f"User is allergic to {obj}",
+                        "constraint",
+                        f"constraint.allergy.{slug(obj)}",
+                        9200,
+                        _ALLERGY_MARKERS,
+                    )
+                ]
+        return []
+    match = _ALLERGY_NAMED.search(text)
+    if not match or _SOMEONE_ELSE.search(text[: match.start("obj")]):
+        return []
+    obj = match.group("obj").lower()
+    article = "an" if obj[0] in "aeiou" else "a"
+    return [
+        build(
+            ctx,
+            f"User has {article} {obj} allergy",
+            "constraint",
+            f"constraint.allergy.{slug(obj)}",
+            9500,
+            _ALLERGY_MARKERS,
+        )
+    ]
+
+
+_CONDITION_NOUN = (
+    r"(?:"
+    + "|".join(
+        re.escape(c.removeprefix("a "))
+        for c in sorted(MEDICAL_CONDITIONS, key=len, reverse=True)
+        if len(c) > 3
+    )
+    + r"|pacemaker|hearing aids?|cochlear implant|insulin pump|colostomy bag|wheelchair|"
+    rf"(?:bad|dodgy|weak|replaced|new)\s+(?:{'|'.join(sorted(BODY_PARTS))}))"
+)
+_CONDITION_ADJECTIVE = "|".join(
+    re.escape(adjective)
+    for adjective, (category, _) in sorted(DURABLE_ADJECTIVES.items(), key=lambda a: -len(a[0]))
+    if category == "constraint"
+)
+# A lasting condition the user names on the way to something else: "not bad for someone with
+# asthma", "with my pacemaker they said I'd need a note", "being lactose intolerant at a
+# pizza party is the worst".
+_CONDITION_IN_PASSING = re.compile(
+    rf"\b(?:for\s+(?:someone|somebody|a\s+(?:guy|girl|woman|man|person))\s+with\s+"
+    rf"(?P<had>{_CONDITION_NOUN})|with\s+my\s+(?P<mine>{_CONDITION_NOUN})|"
+    rf"(?:being|as\s+an?)\s+(?P<adj>{_CONDITION_ADJECTIVE}))\b",
+    re.I,
+)
+
+
+def _condition_in_passing(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _CONDITION_IN_PASSING.search(text)
+    if not match or _SOMEONE_ELSE.search(text[: match.start()]):
+        return []
+    adjective = match.group("adj")
+    if adjective:
+        key = DURABLE_ADJECTIVES[adjective.lower()][1]
+        return [build(ctx, f"User is {adjective}", "constraint", key, 9000, _ALLERGY_MARKERS)]
+    condition = match.group("had") or match.group("mine")
+    lower = condition.lower()
+    article = "" if lower in MEDICAL_CONDITIONS or lower.endswith("s") else "a "
+    return [
+        build(
+            ctx,
+            f"User has {article}{condition}",
+            "constraint",
+            f"constraint.medical.{slug(condition)}",
+            9000,
+            _ALLERGY_MARKERS,
+        )
+    ]
 
 
 def _durable_adjective(ctx: ClauseContext, text: str) -> list[Candidate]:

@@ -752,3 +752,16 @@ UNIT_SYSTEMS: dict[str, str] = {
     "12-hour": "time_format",
     "military time": "time_format",
 }
+
+# What people are commonly allergic or intolerant to: the thing an allergy said without its
+# object points back at ("the whole menu was shellfish and I'm allergic").
+ALLERGENS = frozenset(
+    """
+peanut peanuts nut nuts tree nuts cashew cashews almond almonds walnut walnuts pistachio
+pistachios hazelnut hazelnuts pecan pecans shellfish shrimp prawns prawn crab lobster
+mussels oysters clams fish salmon tuna sesame tahini soy soya egg eggs dairy milk lactose
+wheat gluten celery mustard lupin sulphites sulfites kiwi strawberries strawberry
+penicillin amoxicillin aspirin ibuprofen sulfa codeine latex bees bee stings wasps pollen
+dust mites cats dogs mold mould
+""".split()
+)

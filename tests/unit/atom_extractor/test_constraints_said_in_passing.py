@@ -1,0 +1,63 @@
+"""A lasting constraint is the user's however it is said: an allergen named earlier in the
+sentence than the allergy, an allergy named as a noun on the day it was found out, a condition
+named on the way to something else."""
+
+import pytest
+
+from memmesh.extraction.learned import default_hybrid_extractor
+
+
+def constraints_of(text: str) -> list[str]:
+    return [
+        f.text for f in default_hybrid_extractor().extract(text).facts if f.category == "constraint"
+    ]
+
+
+@pytest.mark.parametrize(
+    "text, fact",
+    [
+        ("the dessert had walnuts in it and I'm severely allergic", "User is allergic to walnuts."),
+        (
+            "they gave me amoxicillin at the clinic, turns out I'm allergic",
+            "User is allergic to amoxicillin.",
+        ),
+        ("the nurse flagged a latex allergy on my file today", "User has a latex allergy."),
+        ("new GP today. mustard allergy.", "User has a mustard allergy."),
+    ],
+)
+def test_an_allergy_and_its_allergen_said_apart(text: str, fact: str) -> None:
+    assert fact in constraints_of(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my wife Ines has a sesame allergy so we cook without it",
+        "Tomas has a shellfish allergy",
+        "she's allergic, the menu was all shrimp",
+    ],
+)
+def test_someone_elses_allergy_is_not_the_users(text: str) -> None:
+    assert not any(
+        f.startswith("User is allergic") or f.startswith("User has a") for f in constraints_of(text)
+    )
+
+
+@pytest.mark.parametrize(
+    "text, fact",
+    [
+        (
+            "finished the 10k in under an hour, decent for someone with arthritis",
+            "User has arthritis.",
+        ),
+        ("being coeliac at a bakery open day is torture", "User is coeliac."),
+        ("the stairs at the station are hard with my bad knee", "User has a bad knee."),
+    ],
+)
+def test_a_condition_named_in_passing(text: str, fact: str) -> None:
+    assert fact in constraints_of(text)
+
+
+def test_someone_elses_condition_in_passing_is_not_the_users() -> None:
+    said = "my dad with his bad knee can't do the stairs"
+    assert not any(f.startswith("User has") for f in constraints_of(said))
