@@ -96,11 +96,13 @@ _MY_FAVORITE = re.compile(
     re.I,
 )
 _IS_MY_FAVORITE = re.compile(
-    r"^(?P<obj>.+?)(?:'s|'re|\s+is|\s+are|\s+has always been|\s+have always been)\s+"
+    r"^(?P<obj>.+?)(?:'s|'re|\s+is|\s+are|(?:'s|'ve|\s+has|\s+have)(?:\s+always)?\s+been)\s+"
     r"(?:(?:hands down|by far|easily|definitely|always|still)\s+)*my\s+"
     r"(?P<adj>(?:absolute|all-time|ultimate|number one|top|very)\s+)?"
-    r"(?P<kind>favorite(?:\s+(?P<thing>[\w -]+))?|go-to(?:\s+[\w-]+)?|comfort\s+\w+|"
-    r"guilty pleasure|jam|thing|season|happy place|weakness)$",
+    r"(?P<kind>favorite(?:\s+(?P<thing>[\w -]+?))?|go-to(?:\s+[\w-]+)?|comfort\s+\w+|"
+    r"guilty pleasure|jam|thing|season|happy place|weakness)"
+    # How long it has been so is not what it is: "…my favorite band since high school".
+    r"(?:\s+(?:since|ever since|for)\s+[\w ]+|\s+forever)?$",
     re.I,
 )
 _NOT_MY_THING = re.compile(
@@ -361,10 +363,11 @@ _NOT_ANTECEDENTS = frozenset("it them that this there one ones me you him her us
 
 
 def _antecedent(ctx: ClauseContext) -> str | None:
-    """The name or the noun the clause before, in the same sentence, ends on: "Le Guin" in
-    "a rainy afternoon with a Le Guin novel", "doubles" in "I really miss doubles"."""
+    """The name or the noun the clause before ends on: "Le Guin" in "a rainy afternoon with a
+    Le Guin novel", "doubles" in "I really miss doubles". A pronoun that opens a sentence
+    looks back into the one before ("saw Radiohead live!! they've been my favorite…")."""
     before = ctx.previous()
-    if not before or before[-1].sentence != ctx.clause.sentence:
+    if not before or before[-1].sentence < ctx.clause.sentence - 1:
         return None
     words = [w.strip(",.!?;:") for w in before[-1].text.split()]
     for end in range(len(words) - 1, 0, -1):

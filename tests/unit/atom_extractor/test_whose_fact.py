@@ -75,12 +75,25 @@ def test_moving_about_is_no_plan_and_a_verb_after_a_pet_is_no_name() -> None:
             "anyway I really miss doubles, they're my favorite breakfast ever",
             "User's favorite breakfast ever is doubles.",
         ),
+        # How long it has been so is no part of what it is; a pronoun opening a sentence
+        # looks back into the one before.
+        (
+            "queued four hours for Wet Leg tickets. they've been my favorite band since college",
+            "User's favorite band is Wet Leg.",
+        ),
+        (
+            "rewatched Spirited Away again, it's been my favorite film for twenty years",
+            "User's favorite film is Spirited Away.",
+        ),
     ],
 )
 def test_a_favourite_said_with_a_pronoun_names_what_the_clause_before_ended_on(
     text: str, favourite: str
 ) -> None:
-    assert favourite in [fact for fact, _ in facts_of(text)]
+    facts = [fact for fact, _ in facts_of(text)]
+    assert favourite in facts
+    # The clause the pronoun looked back into is no fact of its own.
+    assert len(facts) == 1
 
 
 def test_a_favourite_with_nothing_to_stand_for_is_no_fact() -> None:

@@ -133,7 +133,11 @@ class HybridExtractor:
             # "I have two kids, Maya and Leo": the names belong to the rule's facts before.
             if position - 1 in covered and _NAMES_ONLY.match(unit.text):
                 continue
-            span = _with_continuations(units, position, tails)
+            # "…at the Bad Bunny concert, he's been my favorite artist forever": the rule's
+            # fact of the pronoun's clause took who it stands for from this one.
+            if position + 1 in covered and _PRONOUN_SUBJECT.match(units[position + 1].text):
+                continue
+            span = _with_continuations(units, position, tails, covered)
             if span is unit and _tells_no_state(unit.text):
                 continue
             learned = self._learned_candidate(span, probabilities[position], fact_text)
@@ -381,13 +385,23 @@ def _completes(unit: Unit, previous: Unit) -> bool:
     return is_fragment_tail(unit, previous)
 
 
-def _with_continuations(units: list[Unit], position: int, tails: set[int]) -> Unit:
-    """The clause joined with the clauses after it that go on about the same thing."""
+_PRONOUN_SUBJECT = re.compile(
+    r"^(?:and\s+)?(?:he|she|they|it)(?:'s|'re|'ve|\s+is|\s+are|\s+has|\s+have)\b", re.I
+)
+
+
+def _with_continuations(
+    units: list[Unit], position: int, tails: set[int], covered: set[int]
+) -> Unit:
+    """The clause joined with the clauses after it that go on about the same thing, up to one
+    a rule has already made a fact of."""
     texts = [units[position].text]
     markers = set(units[position].markers)
     for offset, later in enumerate(units[position + 1 :], start=position + 1):
-        if later.clause.sentence != units[position].clause.sentence or not (
-            is_continuation(later.text) or offset in tails
+        if (
+            later.clause.sentence != units[position].clause.sentence
+            or not (is_continuation(later.text) or offset in tails)
+            or offset in covered
         ):
             break
         if len(" ".join([*texts, later.text])) > 200:
