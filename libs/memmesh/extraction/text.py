@@ -262,7 +262,13 @@ def _is_clause_boundary(conj: str, left: list[str], rest: str) -> bool:
 
 def _strip_connector(connector: str, body: str) -> tuple[str, str]:
     words = body.split()
-    while words and words[0].lower() in CONNECTORS:
+    while words and (
+        words[0].lower() in CONNECTORS
+        # "even though I've been a paralegal for years": the concession is the connector.
+        or (words[0].lower() == "even" and len(words) > 1 and words[1].lower() == "though")
+    ):
+        if words[0].lower() == "even":
+            words = words[1:]
         connector = connector or words[0].lower()
         words = words[1:]
     return connector, " ".join(words)

@@ -4,6 +4,7 @@ someone else, and a move still to come are not stored as facts about the user.""
 import pytest
 
 from memmesh.extraction.learned import default_hybrid_extractor
+from memmesh.extraction.learned.commands import _said_besides
 from memmesh.extraction.markers import PLAN, SARCASM, turn_markers
 from memmesh.extraction.model import Command
 from memmesh.extraction.rules import turn_clauses
@@ -151,3 +152,15 @@ def test_a_loss_in_the_family_is_a_lasting_fact_without_its_date(text: str, fact
 )
 def test_each_person_named_in_a_list_is_a_fact_of_their_own(text: str, facts: list[str]) -> None:
     assert [fact for fact, _ in facts_of(text)] == facts
+
+
+def test_a_concession_is_a_connector_not_part_of_the_fact() -> None:
+    said = "dreading the dentist tomorrow, even though I've been a dental nurse for ten years"
+    assert any("dental nurse" in fact for fact, _ in facts_of(said))
+
+
+def test_a_statement_before_a_memory_command_in_one_sentence_is_kept() -> None:
+    said = "I'm a nurse so I use you on the ward, please don't bring up old chats unless I ask"
+    kept = _said_besides(said)
+    assert kept.startswith("I'm a nurse")
+    assert "bring up" not in kept

@@ -229,12 +229,17 @@ _OWN_STATEMENT = re.compile(r"^(?:I|I'm|I've|im|ive|my|we|we're|we've|our)\b", r
 
 
 def _said_besides(sentence: str) -> str:
-    """What a one-sentence command turn also says of the user: its clauses after the first
-    that state something of their own ("give me a rundown of what you've saved, and also
-    I'm allergic to penicillin")."""
+    """What a one-sentence command turn also says of the user: its clauses that state
+    something of their own and say nothing of memory ("give me a rundown of what you've
+    saved, and also I'm allergic to penicillin", "I'm a teacher so please don't bring up
+    past chats")."""
     clauses = split_clauses(sentence)
     return ", ".join(
-        c.text for c in clauses[1:] if _OWN_STATEMENT.match(c.text) and not c.is_question
+        c.text
+        for c in clauses
+        if _OWN_STATEMENT.match(c.text)
+        and not c.is_question
+        and (c.index > 0 or not _COMMAND_WORDS.search(c.text))
     )
 
 
