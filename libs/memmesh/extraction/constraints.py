@@ -30,7 +30,7 @@ _DURABLE_ADJECTIVE = re.compile(
     r" have become| turned)|we(?:'re| are))\s+"
     rf"{ADVERBS}(?:an?\s+)?"
     r"(?P<qualifier>(?:type (?:1|2|one|two|i|ii)|severely|mildly|partially|completely|"
-    r"totally|fully)\s+)?"
+    r"totally|fully|[a-z]+-[a-z]+)\s+)?"
     rf"(?P<adj>{_ADJECTIVES})\b(?P<rest>.*)$",
     re.I,
 )

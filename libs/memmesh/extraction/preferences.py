@@ -64,6 +64,16 @@ _X_FAN = re.compile(
     r"(?P<rest>.*)$",
     re.I,
 )
+# One word for someone devoted to a thing: "I'm a metalhead through and through", "a total
+# cinephile", "a bit of a foodie", "a chocoholic".
+_ENTHUSIAST = re.compile(
+    rf"^{I_AM}\s+{ADVERBS}(?:(?:a\s+bit|kind|sort)\s+of\s+)?(?P<article>a|an)\s+"
+    r"(?:(?:big|huge|massive|total|lifelong|proper|real|complete|bit of a)\s+)?"
+    r"(?P<noun>(?!(?:head|godhead|airhead|blockhead)\b)[a-z]{3,}(?:head|phile|holic|aholic)|"
+    r"foodie|bookworm|film buff|gearhead|petrolhead|cinephile|audiophile|bibliophile)"
+    r"(?:\s+(?:through and through|for life|at heart|by nature))?$",
+    re.I,
+)
 _FIND_ADJ = re.compile(
     r"^I\s+find\s+(?P<obj>(?P<head>[\w' -]+?)\s+(?:so\s+|really\s+|super\s+|incredibly\s+)?"
     r"(?:boring|annoying|overrated|relaxing|fascinating|delicious|disgusting|gross|soothing|"
@@ -289,6 +299,10 @@ def _fandom(ctx: ClauseContext, text: str) -> list[Candidate]:
     if match:
         obj = clean_object(match.group("obj"))
         return [_pref(ctx, f"User is a sucker for {third_person(obj)}", _key_head(obj), 8800)]
+    match = _ENTHUSIAST.match(text)
+    if match:
+        noun = match.group("noun")
+        return [_pref(ctx, f"User is {match.group('article').lower()} {noun}", noun, 8800)]
     match = _X_FAN.match(text)
     if not match:
         return []

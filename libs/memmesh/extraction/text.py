@@ -74,6 +74,8 @@ _SENTENCE_END = re.compile(r"(?:\.{2,}|…|[.!?]+)(?=\s|$)")
 # "… and also I take pills for cholesterol": a filler or a lead adverb may come first.
 _SUBJECT_START = re.compile(
     r"^(?:(?:also|then|now|still|plus|uh|um|so|honestly|anyway|yes|yeah|well|oh)\s+){0,2}"
+    # "…and last time they ignored me": a when before the subject starts a clause too.
+    r"(?:(?:last time|last night|last week|yesterday|today|this morning|the other day)\s+)?"
     r"(?:I|I'm|I've|I'd|I'll|my|we|we're|we've|he|she|they|it|it's|that's|he's|she's|they're|"
     r"me|there's|you)\b",
     re.I,

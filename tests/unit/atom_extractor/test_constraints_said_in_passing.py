@@ -61,3 +61,9 @@ def test_a_condition_named_in_passing(text: str, fact: str) -> None:
 def test_someone_elses_condition_in_passing_is_not_the_users() -> None:
     said = "my dad with his bad knee can't do the stairs"
     assert not any(f.startswith("User has") for f in constraints_of(said))
+
+
+def test_a_hyphenated_qualifier_keeps_the_condition() -> None:
+    assert "User is red-green colour blind." in constraints_of(
+        "pick me a jumper colour, I'm red-green colour blind so name the colours"
+    )

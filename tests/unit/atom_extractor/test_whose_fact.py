@@ -164,3 +164,20 @@ def test_a_statement_before_a_memory_command_in_one_sentence_is_kept() -> None:
     kept = _said_besides(said)
     assert kept.startswith("I'm a nurse")
     assert "bring up" not in kept
+
+
+@pytest.mark.parametrize(
+    "text, fact",
+    [
+        ("make me a road trip mix, I'm a petrolhead through and through", "User is a petrolhead."),
+        ("I'm a bit of a bibliophile", "User is a bibliophile."),
+    ],
+)
+def test_one_word_for_a_devotee_is_a_taste(text: str, fact: str) -> None:
+    assert (fact, "preference") in facts_of(text)
+
+
+def test_a_when_before_a_subject_after_and_starts_a_clause() -> None:
+    said = "I've always hated loud bars and last night they dragged me to one anyway"
+    clauses = [c.text for c in turn_clauses(normalize(said))]
+    assert clauses[0] == "I've always hated loud bars"
