@@ -154,7 +154,7 @@ def last_capitalized_name(clauses: tuple[Clause, ...]) -> str | None:
 
 def last_place(clauses: tuple[Clause, ...]) -> str | None:
     """The most recent capitalised place after in/to/from ("flying home to Accra…")."""
-    pattern = re.compile(r"\b(?:in|to|from|at)\s+(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
+    pattern = re.compile(r"\b(?:in|to|from|at|for)\s+(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
     for clause in reversed(clauses):
         places = [
             m.group("place")

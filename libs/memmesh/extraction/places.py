@@ -6,7 +6,7 @@ import re
 
 from .context import SELF_STATEMENT_MARKERS, ClauseContext, appositive, build, last_place
 from .lexicon import LANGUAGES, NON_PLACE_CAPITALS, NOT_A_NAME
-from .markers import TIME_BOUND
+from .markers import QUESTION, TIME_BOUND
 from .model import Candidate
 from .phrases import clean_object
 from .text import slug
@@ -31,10 +31,18 @@ _LIVED_HERE = re.compile(
 )
 # Where the user lives, named in an earlier clause of the turn.
 _LIVE_THERE = re.compile(
-    r"^(?:(?:I|we)\s+(?:still\s+|now\s+|actually\s+)?live\s+there|"
-    r"(?:I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?moved\s+there|"
+    r"^(?:(?:I|we)\s+(?:still\s+|now\s+|actually\s+)?live\s+(?:there|here)|"
+    r"(?:I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?moved\s+(?:there|here)|"
     r"(?:that's|that is|it's|it is)\s+where\s+(?:I|we)\s+(?:live|'m based|am based))"
-    r"(?:\s+now)?[.!]*$",
+    # "I moved here last year and still haven't explored much": when, and what came of it.
+    r"(?:\s+(?:now|recently|last year|a while ago|\w+ (?:years?|months?) ago))?"
+    r"(?:\s+and\s+(?!I\b|we\b).*)?[.!]*$",
+    re.I,
+)
+# "My family's from Hong Kong", "my parents are from Kerala": where the user's people are from.
+_FAMILY_FROM = re.compile(
+    r"^(?:(?:and|but|so)\s+)?my\s+(?P<who>family|parents|folks|people)(?:'s|'re|\s+is|\s+are)\s+"
+    r"(?:originally\s+|all\s+)?from\s+(?P<place>[A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)*)",
     re.I,
 )
 _FROM = re.compile(
@@ -59,7 +67,41 @@ _LANGUAGE = re.compile(
 )
 
 
+# "Can you explain this in Portuguese? It is my mother language."
+_PRONOUN_LANGUAGE = re.compile(
+    r"^(?:it's|it is|that's|that is)\s+(?:my\s+)?(?P<kind>first|native|mother|home)\s+"
+    r"(?P<noun>language|tongue)$|^(?:it's|it is|that's|that is)\s+my\s+"
+    r"(?P<kind2>mother|native|first)\s+(?P<noun2>language|tongue)$",
+    re.I,
+)
+
+
+def _language_named_before(ctx: ClauseContext) -> str | None:
+    for clause in reversed(ctx.previous()[-3:]):
+        named = [w for w in re.findall(r"[A-Za-z]+", clause.text) if w.lower() in LANGUAGES]
+        if named:
+            return str(named[-1]).capitalize()
+    return None
+
+
 def language_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
+    said_before = _PRONOUN_LANGUAGE.match(text)
+    if said_before:
+        language = _language_named_before(ctx)
+        if not language:
+            return []
+        kind = (said_before.group("kind") or said_before.group("kind2")).lower()
+        noun = (said_before.group("noun") or said_before.group("noun2")).lower()
+        return [
+            build(
+                ctx,
+                f"User's {kind} {noun} is {language}",
+                "identity",
+                f"identity.language.{slug(language)}",
+                9000,
+                SELF_STATEMENT_MARKERS - {QUESTION},
+            )
+        ]
     match = _LANGUAGE.match(text)
     if not match:
         return []
@@ -123,6 +165,9 @@ def residence_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
     if _LIVE_THERE.match(text):
         # "Weather in Cork? I live there." / "Rain in Leeds again? That's where I live."
         place = last_place(ctx.previous())
+        if re.search(r"\bmoved\b", text, re.I):
+            # "I moved here last year": the move is episodic, where they live is not.
+            ctx = _without(ctx, TIME_BOUND)
         return [_identity(ctx, f"User lives in {place}", "identity.residence")] if place else []
     match = _LIVE_IN.match(text)
     if not match:
@@ -197,6 +242,16 @@ def origin_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
         elif re.search(r"\braised\b", text, re.I):
             verb = "was raised in"
         return [_identity(ctx, f"User {verb} {article}{place}", key)]
+    match = _FAMILY_FROM.match(text)
+    if match:
+        place = _place(match.group("place"))
+        who = match.group("who").lower()
+        verb = "is" if who == "family" else "are"
+        return (
+            [_identity(ctx, f"User's {who} {verb} from {place}", "identity.heritage")]
+            if place
+            else []
+        )
     if _HOME_FOR_ME.match(text):
         place = last_place(ctx.previous())
         if place:

@@ -181,3 +181,19 @@ def test_a_when_before_a_subject_after_and_starts_a_clause() -> None:
     said = "I've always hated loud bars and last night they dragged me to one anyway"
     clauses = [c.text for c in turn_clauses(normalize(said))]
     assert clauses[0] == "I've always hated loud bars"
+
+
+@pytest.mark.parametrize(
+    "text, fact",
+    [
+        ("Ferry times for Stornoway? I live there.", "User lives in Stornoway."),
+        ("any good bakeries in Leipzig? we moved here two years ago", "User lives in Leipzig."),
+        ("Can you answer in Tagalog? It's my first language", "User's first language is Tagalog."),
+        (
+            "what should I cook for Diwali? my parents are from Kerala",
+            "User's parents are from Kerala.",
+        ),
+    ],
+)
+def test_a_place_or_language_a_question_named_is_the_users(text: str, fact: str) -> None:
+    assert fact in [found for found, _ in facts_of(text)]
