@@ -197,3 +197,15 @@ def test_a_when_before_a_subject_after_and_starts_a_clause() -> None:
 )
 def test_a_place_or_language_a_question_named_is_the_users(text: str, fact: str) -> None:
     assert fact in [found for found, _ in facts_of(text)]
+
+
+def test_a_command_in_one_clause_of_a_sentence_is_heard_and_the_rest_kept() -> None:
+    said = "I'm a nurse so I use you on the ward, please don't bring up old chats unless I ask"
+    result = default_hybrid_extractor().extract(said)
+    assert result.command is Command.RECALL_ONLY_IF_ASKED
+    assert "User is a nurse." in [f.text for f in result.facts]
+
+
+def test_news_of_someone_else_in_a_commands_words_is_no_command() -> None:
+    said = "my sister never stops talking about her wedding"
+    assert default_hybrid_extractor().extract(said).command is None

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..commands import CommandMatch, detect_command
+from ..lexicon import PERSON_ROLE_ALTERNATION
 from ..model import BASIS_POINTS_MAX, Command
 from ..text import normalize, split_clauses
 from .heads import SoftmaxHead
@@ -178,8 +179,12 @@ class LearnedCommands:
             return found
         sentences = [s for s in _SENTENCE.split(normalized) if s.strip()]
         # The whole turn and each of its sentences: a command said beside other news is heard
-        # in its own sentence ("I'm vegan. Please stop raising my weight.").
+        # in its own sentence ("I'm vegan. Please stop raising my weight."), and in one
+        # sentence in the clause that asks it ("I'm a nurse so I use you on the ward, please
+        # don't bring up old chats unless I ask").
         readings = [normalized, *sentences] if len(sentences) > 1 else [normalized]
+        asking = _clauses_asking(normalized)
+        readings += asking
         probabilities = self.head.probabilities(self.encoder.encode(readings))
         heard = [
             (float(row.max()), command)
@@ -191,7 +196,8 @@ class LearnedCommands:
         _, command = max(heard, key=lambda reading: reading[0])
         # The sentence likeliest to give the command gives it; the others may hold facts.
         column = self.head.classes.index(command.value)
-        giving = int(np.argmax(probabilities[1:, column])) if len(sentences) > 1 else 0
+        sentence_rows = probabilities[1 : 1 + len(sentences)] if len(sentences) > 1 else None
+        giving = int(np.argmax(sentence_rows[:, column])) if sentence_rows is not None else 0
         rest = (
             " ".join(s for i, s in enumerate(sentences) if i != giving)
             if len(sentences) > 1
@@ -217,15 +223,49 @@ class LearnedCommands:
         probability_bp = probabilities[self.head.classes.index(best)] * BASIS_POINTS_MAX
         if probability_bp >= self.accept_bp:
             return Command(best)
-        # Less sure, the head is still heard when the turn says what that command does.
+        # Less sure, the head is still heard when the turn says what that command does, unless
+        # it tells of someone else ("my sister never stops talking about her wedding").
         own_words = _OWN_WORDS.get(Command(best))
-        if probability_bp >= OWN_WORDS_ACCEPT_BP and own_words and own_words.search(reading):
+        if (
+            probability_bp >= OWN_WORDS_ACCEPT_BP
+            and own_words
+            and own_words.search(reading)
+            and not _SOMEONE_ELSE_FIRST.match(reading)
+        ):
             return Command(best)
         return None
 
 
 # A clause in which the user speaks of themselves ("... and also i'm allergic to penicillin").
 _OWN_STATEMENT = re.compile(r"^(?:I|I'm|I've|im|ive|my|we|we're|we've|our)\b", re.I)
+
+
+# A turn that opens on someone else tells of them ("my sister never stops talking about…").
+_SOMEONE_ELSE_FIRST = re.compile(
+    rf"^(?:(?:so|and|um|uh|well)\s+)*(?:(?:my|our)\s+(?:\w+\s+)?(?:{PERSON_ROLE_ALTERNATION})\b"
+    r"(?!\s*,)|(?:he|she|they)\b(?!'d\s+rather))",
+    re.I,
+)
+# A clause that asks something of the assistant: not a statement of the user's own or of
+# someone else's, with a word a memory command is said with.
+_ASKING_START = re.compile(
+    r"^(?:(?:so|and|but|also|oh|just|um|uh)\s+)*(?:please|don't|do not|never|stop|can you|"
+    r"could you|would you|you can|you could|no more|only)\b",
+    re.I,
+)
+
+
+def _clauses_asking(sentence: str) -> list[str]:
+    """The clauses of a one-sentence turn of several clauses that ask the assistant something
+    of memory; none when the turn is one clause (the whole turn is read already)."""
+    clauses = split_clauses(sentence)
+    if len(clauses) < 2 or len(_SENTENCE.split(sentence)) > 1:
+        return []
+    return [
+        c.text
+        for c in clauses
+        if _ASKING_START.match(c.text) and _COMMAND_WORDS.search(c.text) and not c.is_question
+    ]
 
 
 def _said_besides(sentence: str) -> str:
