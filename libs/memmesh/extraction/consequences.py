@@ -13,6 +13,7 @@ import re
 
 from .context import SELF_STATEMENT_MARKERS, ClauseContext, build
 from .lexicon import NOT_A_NAME
+from .markers import HYPOTHETICAL, QUESTION
 from .model import Candidate
 from .text import slug, third_person
 
@@ -42,6 +43,13 @@ _WHEN_I_EAT = re.compile(
     r"feel|am|swell|can't breathe|throw up)\b(?P<effect>.*)$",
     re.I,
 )
+# "I break out in a rash from nickel", "I get migraines from red wine": the reaction first.
+_REACTION_FROM = re.compile(
+    rf"{_LEAD_IN}I\s+(?:always\s+|still\s+)?(?:get|break out in|come out in|end up with|have)\s+"
+    r"(?P<effect>(?:[\w-]+\s+){0,3}?)(?:from|after|off)\s+(?:eating\s+|drinking\s+|any\s+)?"
+    r"(?P<trigger>[a-z][a-z\s-]{1,30}?)$",
+    re.I,
+)
 # Triggers that are people, pronouns or situations: "my boss makes me sick" is venting.
 _NOT_A_TRIGGER = frozenset(
     """it that this these those he she they you people work life everything everyone
@@ -54,8 +62,14 @@ _TIME = re.compile(
 
 def consequence_candidates(ctx: ClauseContext, text: str) -> list[Candidate]:
     """A constraint told by its consequence, or nothing."""
-    match = _TRIGGER_DOES.match(text) or _WHEN_I_EAT.match(text)
-    if not match or _TIME.search(text) or not _REACTION.search(text[match.end("trigger") :]):
+    when = _WHEN_I_EAT.match(text)
+    match = _TRIGGER_DOES.match(text) or when
+    if match:
+        reaction = text[match.end("trigger") :]
+    else:
+        match = _REACTION_FROM.match(text)
+        reaction = match.group("effect") if match else ""
+    if not match or _TIME.search(text) or not _REACTION.search(reaction):
         return []
     trigger = match.group("trigger").strip()
     words = trigger.lower().split()
@@ -74,6 +88,8 @@ def consequence_candidates(ctx: ClauseContext, text: str) -> list[Candidate]:
             "constraint",
             f"constraint.health.{slug(trigger)}",
             9000,
-            SELF_STATEMENT_MARKERS,
+            # "When I eat gluten I get sick" reads like a question and "if I…" like a
+            # supposition; both tell what always happens.
+            SELF_STATEMENT_MARKERS - {QUESTION, HYPOTHETICAL} if when else SELF_STATEMENT_MARKERS,
         )
     ]

@@ -67,3 +67,19 @@ def test_a_hyphenated_qualifier_keeps_the_condition() -> None:
     assert "User is red-green colour blind." in constraints_of(
         "pick me a jumper colour, I'm red-green colour blind so name the colours"
     )
+
+
+@pytest.mark.parametrize(
+    "text, trigger",
+    [
+        ("whenever I eat shrimp I get hives all over", "shrimp"),
+        ("I come out in hives from penicillin", "penicillin"),
+        ("I get migraines from aged cheese", "aged cheese"),
+    ],
+)
+def test_a_reaction_and_its_trigger_is_a_standing_limit(text: str, trigger: str) -> None:
+    assert any(trigger in found for found in constraints_of(text))
+
+
+def test_a_reaction_to_no_trigger_of_the_body_is_no_limit() -> None:
+    assert constraints_of("I get bored from long meetings") == []
