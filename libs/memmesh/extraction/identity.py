@@ -106,6 +106,19 @@ _TRAIT = re.compile(
 )
 _CONTINUATION = re.compile(r"^(?:did|served|spent)\s+(?P<rest>.+)$", re.I)
 _RETIRED = re.compile(rf"^{I_AM}\s+{ADVERBS}retired\b(?:\s+(?P<rest>.+))?$", re.I)
+# When it happened, at the end: "…from the post office last spring".
+_WHEN_AT_END = re.compile(
+    r"(?:\s+(?:(?:last|this|in)\s+\w+|\w+\s+(?:years?|months?|weeks?)\s+ago|yesterday|today|"
+    r"recently))+$",
+    re.I,
+)
+# "today was my last day at the bank i retired after twenty six years": the day is the
+# event's, being retired lasts.
+_JUST_RETIRED = re.compile(
+    r"(?:^|\s)I\s+(?:just\s+|finally\s+|officially\s+|have\s+|'ve\s+)?retired"
+    r"(?:\s+(?P<rest>(?:after|from)\s+.+))?$",
+    re.I,
+)
 _OCCUPATION_SUFFIX = re.compile(
     r"(?:er|or|ist|ian|ant|ent|nurse|pilot|chef|medic|cook|"
     r"officer|engineer|agent|clerk|analyst|scientist|architect|"
@@ -252,8 +265,11 @@ def _training(ctx: ClauseContext, text: str) -> list[Candidate]:
 def _retired(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _RETIRED.match(text)
     if not match:
-        return []
-    rest = match.group("rest") or ""
+        match = _JUST_RETIRED.search(text)
+        if not match:
+            return []
+        ctx = _without(ctx, TIME_BOUND)
+    rest = _WHEN_AT_END.sub("", match.group("rest") or "")
     detail = f" {rest}" if re.match(r"^(?:after|from)\b", rest, re.I) else ""
     return [_identity(ctx, f"User is retired{detail}", "identity.occupation")]
 

@@ -23,6 +23,14 @@ from memmesh.extraction.learned import default_hybrid_extractor
             ["may"],
         ),
         ("our cat Marzipan hates the vacuum", "relationship", ["marzipan"], []),
+        # Retiring is an event of its day; being retired lasts.
+        (
+            "so yeah today was my last shift at the depot i retired after thirty years",
+            "identity",
+            ["retired"],
+            ["today"],
+        ),
+        ("I retired from nursing last autumn", "identity", ["retired", "nursing"], ["autumn"]),
         ("my uncle Bertrand works as a ferry pilot", "relationship", ["bertrand", "pilot"], []),
         ("my sister Odile teaches piano", "relationship", ["odile", "piano"], []),
         (
