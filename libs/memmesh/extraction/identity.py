@@ -100,8 +100,8 @@ _TRAIT_ADJECTIVES = "|".join(
     if category == "identity"
 )
 _TRAIT = re.compile(
-    rf"^(?:I(?:'m| am|'ve always been| have always been))\s+{ADVERBS}"
-    rf"(?P<adj>{_TRAIT_ADJECTIVES})(?:\s+(?P<rest>.+))?$",
+    rf"^(?:I(?:'m| am|'ve always been| have always been))\s+(?:an?\s+)?{ADVERBS}"
+    rf"(?P<adj>{_TRAIT_ADJECTIVES})(?:\s+(?:person|guy|girl|one))?(?:\s+(?P<rest>.+))?$",
     re.I,
 )
 _CONTINUATION = re.compile(r"^(?:did|served|spent)\s+(?P<rest>.+)$", re.I)

@@ -31,6 +31,9 @@ from memmesh.extraction.learned import default_hybrid_extractor
             ["today"],
         ),
         ("I retired from nursing last autumn", "identity", ["retired", "nursing"], ["autumn"]),
+        # A lasting way of being, said with or without its article.
+        ("I am very introvert person since always", "identity", ["introvert"], []),
+        ("I'm a really chatty person", "identity", ["chatty"], []),
         ("my uncle Bertrand works as a ferry pilot", "relationship", ["bertrand", "pilot"], []),
         ("my sister Odile teaches piano", "relationship", ["odile", "piano"], []),
         (
