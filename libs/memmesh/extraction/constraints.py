@@ -155,7 +155,8 @@ _DOING_DIET = re.compile(
 # of my boss", "afraid of missing the bus"): an object that is a person of theirs, a pronoun or
 # an errand-like gerund is left to the learned head.
 _FEAR = re.compile(
-    rf"^(?:{I_AM}\s+{ADVERBS}(?P<degree>(?:deathly|absolutely|terribly|a bit|a little)\s+)?"
+    rf"^(?:(?:{I_AM}|I(?:'ve| have)(?:\s+always)?\s+been)\s+{ADVERBS}"
+    r"(?P<degree>(?:deathly|absolutely|terribly|a bit|a little)\s+)?"
     r"(?P<kind>afraid|scared|terrified|frightened|petrified)\s+of|"
     r"I(?:'ve| have)(?:\s+got)?\s+(?:an?\s+|the\s+)?(?:(?:big|huge|real|serious|bad|"
     r"terrible|massive|genuine|crippling)\s+)?(?P<noun>fear|phobia)\s+of)\s+(?P<obj>.+)$",

@@ -83,3 +83,7 @@ def test_a_reaction_and_its_trigger_is_a_standing_limit(text: str, trigger: str)
 
 def test_a_reaction_to_no_trigger_of_the_body_is_no_limit() -> None:
     assert constraints_of("I get bored from long meetings") == []
+
+
+def test_a_fear_held_all_along_is_a_constraint() -> None:
+    assert "User is terrified of wasps." in constraints_of("I've always been terrified of wasps")

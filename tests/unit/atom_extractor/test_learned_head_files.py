@@ -49,7 +49,6 @@ def test_the_shipped_head_is_what_training_on_the_dev_split_gives() -> None:
 @pytest.mark.parametrize(
     ("utterance", "category", "token"),
     [
-        ("I've always been terrified of wasps", "constraint", "wasps"),
         ("thunderstorms terrify me", "constraint", "thunderstorms"),
         ("cilantro tastes like soap to me", "preference", "cilantro"),
     ],
