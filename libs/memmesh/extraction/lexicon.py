@@ -314,6 +314,7 @@ tongue language figure jeans jokes joke side nature city country company group c
 place car birthday wedding funeral recital anniversary party family friends kids stuff things
 visit office orders account phone number schedule advice bill clinic checkup check-up shift
 practice team side's
+hes shes theyre thats dont cant wont didnt isnt doesnt wasnt arent
 
 """.split()
 )

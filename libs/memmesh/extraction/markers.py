@@ -137,7 +137,16 @@ def turn_markers(clauses: Sequence[Clause]) -> list[frozenset[str]]:
         if before.sentence != clause.sentence:
             in_jest = False
             continue
-        in_jest = in_jest or bool(_GRAND_SELF_LABEL.search(before.text))
+        in_jest = (
+            in_jest
+            or bool(_GRAND_SELF_LABEL.search(before.text))
+            or (
+                bool(_SARCASTIC_OPENER.fullmatch(before.text.strip(" ,.!")))
+                and bool(_ENTHUSIASM.search(clause.text))
+                # "oh yeah, and I love jazz" adds something remembered.
+                and clause.connector.lower() not in ("and", "also", "plus")
+            )
+        )
         if in_jest:
             markers[position] = markers[position] | {SARCASM}
         if TIME_BOUND in markers[position - 1] and (
@@ -156,6 +165,18 @@ def is_sarcastic(text: str) -> bool:
     )
 
 
+# "Oh yeah, I just adore doing taxes": an opener said alone sets the tone of its sentence.
+_SARCASTIC_OPENER = re.compile(
+    r"(?:oh\s+)?(?:yeah\s+right|sure\s+thing)|oh\s+(?:yeah|sure|great|joy|wonderful|fantastic|"
+    r"brilliant|lovely)",
+    re.I,
+)
+# What the opener mocks: "oh yeah, I'm vegan by the way" is a sincere aside.
+_ENTHUSIASM = re.compile(
+    r"\b(?:love|adore|enjoy|can't wait|so much fun|the best|best \w+ (?:of|in)|favou?rite|"
+    r"thrilled|delighted)\b",
+    re.I,
+)
 # "I'm basically a gourmet chef now", "clearly I'm a world-class chef", "basically fluent in
 # French": a grand label hedged by "basically" or "clearly" is said in jest.
 _GRAND_SELF_LABEL = re.compile(

@@ -34,6 +34,12 @@ _MY_ROLE_IS_NAME = re.compile(
     rf"(?:name\s+is|named|called)\s+(?P<name2>{_ANY_NAME})",
     re.I,
 )
+# "my dog is a border collie named juno": the kind said, then the name.
+_MY_ROLE_IS_A_KIND_NAMED = re.compile(
+    rf"\bmy\s+{_ROLE_PHRASE}\s+is\s+(?:an?\s+)?(?P<kind>(?:[\w-]+\s+){{0,3}}?)"
+    rf"(?:named|called)\s+(?P<name>{_ANY_NAME})",
+    re.I,
+)
 _HAVE_ROLE_NAMED = re.compile(
     rf"\b(?:I|we)(?:'ve|\s+have)?\s+(?:got\s+|have\s+|adopted\s+|own\s+|also have\s+)?"
     rf"(?:a|an|one)\s+{_ROLE_PHRASE}\s+(?:named|called)\s+(?P<name>{_ANY_NAME})",
@@ -247,6 +253,14 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
         role = match.group("role") or match.group("role2")
         name = _clean_name(match.group("name") or match.group("name2"), strict=False)
         if name:
+            found.append(_fact(ctx, role, name))
+    match = _MY_ROLE_IS_A_KIND_NAMED.search(text)
+    if match:
+        name = _clean_name(match.group("name"), strict=False)
+        kind = match.group("kind").strip().lower()
+        if name:
+            # The kind when it is one ("a border collie"), else the role ("my dog").
+            role = kind if kind in PERSON_ROLES else match.group("role")
             found.append(_fact(ctx, role, name))
     if re.match(r"^(?:I|we)\b", text, re.I):
         for match in _A_ROLE_NAMED.finditer(text):

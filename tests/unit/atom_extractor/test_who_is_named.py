@@ -65,3 +65,19 @@ def test_a_name_given_apart_from_its_role(text: str, fact: str) -> None:
 def test_no_name_is_given_to_the_wrong_person(text: str, not_a_name: str) -> None:
     wrongly_named = re.compile(rf"named {not_a_name}|^User's [\w -]+ is {not_a_name}")
     assert not any(wrongly_named.search(found) for found in relationships_of(text))
+
+
+@pytest.mark.parametrize(
+    "text, fact",
+    [
+        ("my dog is a whippet called Fig", "User has a whippet named Fig."),
+        ("my cat is a grumpy old thing named Soot", "User has a cat named Soot."),
+    ],
+)
+def test_the_kind_said_before_the_name(text: str, fact: str) -> None:
+    assert fact in relationships_of(text)
+
+
+def test_a_spoken_contraction_after_a_role_is_no_name() -> None:
+    said = "so bruno is my uh my tortoise hes like forty years old"
+    assert not any("Hes" in found for found in relationships_of(said))

@@ -209,3 +209,16 @@ def test_a_command_in_one_clause_of_a_sentence_is_heard_and_the_rest_kept() -> N
 def test_news_of_someone_else_in_a_commands_words_is_no_command() -> None:
     said = "my sister never stops talking about her wedding"
     assert default_hybrid_extractor().extract(said).command is None
+
+
+@pytest.mark.parametrize(
+    "text, sarcastic",
+    [
+        ("Oh great, I just love sitting in traffic for two hours", True),
+        ("oh sure, I adore filling in forms, best part of my week", True),
+        ("oh yeah, I'm vegan by the way", False),
+        ("oh yeah, and I love jazz", False),
+    ],
+)
+def test_a_sarcastic_opener_sets_the_tone_of_what_it_mocks(text: str, sarcastic: bool) -> None:
+    assert (facts_of(text) == []) is sarcastic
