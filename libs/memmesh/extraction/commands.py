@@ -1271,6 +1271,8 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
     for found in _NOT_HEARD.finditer(text):
         if _NEGATED_VERB.search(text[: found.start()]):
             continue  # "the letter did not arrive": a verb negated, nothing misheard
+        if "," not in found.group(0) and re.search(r"\b(?:and|or)$", text[: found.start()], re.I):
+            continue  # "stay between us and not end up in your memory": two things asked
         sentence_start = max(text.rfind(mark, 0, found.start()) for mark in ".;!?") + 1
         segments = _segments_nearest_first(text[sentence_start : found.start()])
         if not segments:

@@ -222,3 +222,14 @@ def test_news_of_someone_else_in_a_commands_words_is_no_command() -> None:
 )
 def test_a_sarcastic_opener_sets_the_tone_of_what_it_mocks(text: str, sarcastic: bool) -> None:
     assert (facts_of(text) == []) is sarcastic
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "please keep this between us and not end up in your notes: I'm job hunting",
+        "I sit at the back and not hearing a word anyone says is normal for me",
+    ],
+)
+def test_two_things_joined_by_and_not_are_no_correction(text: str) -> None:
+    assert default_hybrid_extractor().extract(text).correction is None
