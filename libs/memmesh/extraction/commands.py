@@ -451,8 +451,9 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"keep track of|keep|log|record)\s+(?:absolutely\s+|like\s+)?(?:everything|all of it|it all|"
         r"all (?:what|that) I (?:say|tell you)|all (?:the )?(?:things|stuff) (?:that )?I (?:say|tell you))\b"
         # "keep everything in pesos", "keep it all short": a format, not a retention setting.
+        # "keep it all quiet", "keep it all to yourself": discretion, the opposite of recall.
         r"(?!\s+(?:in|as|at|on|to|under|within|below|short|simple|brief|tidy|neat|clean|together|"
-        r"organi[sz]ed|separate|consistent)\b)",
+        r"organi[sz]ed|separate|consistent|quiet|private|hush|secret|low-key|between)\b)",
     ),
     (
         Command.DO_NOT_STORE,

@@ -233,3 +233,8 @@ def test_a_sarcastic_opener_sets_the_tone_of_what_it_mocks(text: str, sarcastic:
 )
 def test_two_things_joined_by_and_not_are_no_correction(text: str) -> None:
     assert default_hybrid_extractor().extract(text).correction is None
+
+
+def test_keeping_it_all_quiet_is_no_remember_everything() -> None:
+    said = "just keep it all quiet unless I ask you about it"
+    assert default_hybrid_extractor().extract(said).command is not Command.REMEMBER_EVERYTHING
