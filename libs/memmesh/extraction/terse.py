@@ -88,8 +88,24 @@ def spell_out_notes(text: str) -> str:
     """The text with each "label: value" sentence and each bare standing choice in its
     spelled-out form, and the "I" a clause left unsaid said."""
     text = _NO_EVER.sub(lambda m: f"I never want {m['thing']}.", text)
+    text = _TOPIC_ASKED.sub(_topic_as_subject, text)
     spelled = "".join(_spelled(sentence.group()) for sentence in _SENTENCE.finditer(text))
     return _CLAUSE_START.sub(_with_subject, spelled)
+
+
+# "Cilantro? Tastes like soap to me.", "Sushi? Makes me ill.": a thing named as a question,
+# then what it does, is the subject of what follows.
+_TOPIC_ASKED = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?P<topic>(?!(?:what|how|why|who|where|when|which|do|does|did|is|are|"
+    r"was|can|could|would|will|should|have|has|any)\b)(?:[A-Za-z][\w'-]*\s+){0,3}"
+    r"[A-Za-z][\w'-]*)\?\s+(?P<verb>tastes|smells|sounds|looks|feels|makes|gives|sets|"
+    r"triggers|does)\b",
+    re.I,
+)
+
+
+def _topic_as_subject(match: re.Match[str]) -> str:
+    return f"{match['topic']} {match['verb'].lower()}"
 
 
 # Clauses that leave their "I" unsaid, as notes and tired speech do ("Still terrified of

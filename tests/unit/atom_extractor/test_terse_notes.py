@@ -165,3 +165,16 @@ def test_what_a_household_does_is_grounded_in_the_users_words() -> None:
         default_hybrid_extractor().extract("we live on a narrowboat, which sounds romantic").facts
     )
     assert [f.text for f in facts] == ["User's household lives on a narrowboat."]
+
+
+@pytest.mark.parametrize(
+    "said, spelled",
+    [
+        ("Coriander? Tastes like soap to me.", "Coriander tastes like soap to me."),
+        ("Red wine? Gives me a migraine every time.", "Red wine gives me a migraine every time."),
+        # A real question keeps its question mark.
+        ("What? Sounds odd.", "What? Sounds odd."),
+    ],
+)
+def test_a_thing_asked_then_what_it_does_is_its_subject(said: str, spelled: str) -> None:
+    assert spell_out_notes(said) == spelled
