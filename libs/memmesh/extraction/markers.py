@@ -61,8 +61,8 @@ _TIME_BOUND = re.compile(
 )
 # "for a month" bounds a present state; "have been … for a month" reports a lasting one.
 _SHORT_SPAN = re.compile(
-    r"\bfor (?:a|one|two|three|four|\d+|a few|a couple of|another) "
-    r"(?:days?|weeks?|months?|while|bit)\b",
+    r"\bfor (?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+|a few|"
+    r"a couple of|another)(?:\s+(?:more|extra|whole))? (?:days?|weeks?|months?|while|bit)\b",
     re.I,
 )
 _SARCASM_CUE = re.compile(

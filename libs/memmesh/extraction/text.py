@@ -53,6 +53,8 @@ _FILLERS = [
 # "like" is a filler before numbers/degree words and after commas, a verb elsewhere.
 _LIKE_FILLER = re.compile(
     r"(?:(?<=,)\s*like\b|(?P<lead>\b(?:since|for|about|at|is|was|it's)\s+)like\b(?=\s)|"
+    # "um so like i really love…": opening a sentence, before its subject.
+    r"(?:^|(?<=[.?!]))\s*like\b(?=\s+(?:i|i'm|im|i've|ive|we|we're|my)\b)|"
     r"\blike\b(?=\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|"
     r"fifty|a hundred|seriously|super|really|totally|zero|so)\b)|"
     # "i like didnt drink": before a negated or an emphatic verb it is a filler too.

@@ -238,3 +238,12 @@ def test_two_things_joined_by_and_not_are_no_correction(text: str) -> None:
 def test_keeping_it_all_quiet_is_no_remember_everything() -> None:
     said = "just keep it all quiet unless I ask you about it"
     assert default_hybrid_extractor().extract(said).command is not Command.REMEMBER_EVERYTHING
+
+
+def test_a_sentence_opening_like_is_a_filler_and_those_before_a_noun_names_it() -> None:
+    said = "um so like i really love those old kung fu films"
+    assert any("kung fu films" in fact for fact, _ in facts_of(said))
+
+
+def test_a_span_of_more_days_bounds_its_state() -> None:
+    assert facts_of("im on these antibiotics for like seven more days so no wine") == []

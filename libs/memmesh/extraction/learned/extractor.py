@@ -255,11 +255,27 @@ def _points_elsewhere(clause: str) -> bool:
     """ "I really can't stand them", "I live there": what the clause is about is named in
     another clause, so a fact of this clause alone would say nothing."""
     words = re.findall(r"[\w']+", clause.lower())
-    if not any(word in _POINTERS for word in words[1:]):
+    if not any(_points(words, position) for position in range(1, len(words))):
         return False
     # "studio ghibli films are my comfort thing, I rewatch them": a clause that opens on what
     # it is about names it itself.
     return words[0] in _PRONOUN_LEADS
+
+
+def _points(words: list[str], position: int) -> bool:
+    """Whether the word points at something named elsewhere: "those" alone does ("I can't
+    stand those"), "those" before a noun names it ("I love those korean dramas")."""
+    word = words[position]
+    if word not in _POINTERS:
+        return False
+    if word not in ("those", "these") or position + 1 == len(words):
+        return True
+    return words[position + 1] in _NOT_A_NOUN_AFTER_POINTER
+
+
+_NOT_A_NOUN_AFTER_POINTER = frozenset(
+    "ones things guys are were too either all of so really as is again anymore".split()
+)
 
 
 # Words a clause opens with when its subject is a pronoun, comes later or is someone ("my
