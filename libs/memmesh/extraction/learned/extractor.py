@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..context import critical_tokens
-from ..lexicon import PERSON_ROLE_ALTERNATION, PERSON_ROLES
+from ..lexicon import NOT_A_NAME, PERSON_ROLE_ALTERNATION, PERSON_ROLES
 from ..markers import HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM
 from ..model import BASIS_POINTS_MAX, Candidate, ExtractionResult, FactType
 from ..rules import collect_candidates
@@ -270,7 +270,8 @@ def _points(words: list[str], position: int) -> bool:
         return False
     if word not in ("those", "these") or position + 1 == len(words):
         return True
-    return words[position + 1] in _NOT_A_NOUN_AFTER_POINTER
+    following = words[position + 1]
+    return following in _NOT_A_NOUN_AFTER_POINTER or following in NOT_A_NAME
 
 
 _NOT_A_NOUN_AFTER_POINTER = frozenset(
