@@ -56,6 +56,15 @@ def test_at_most_two_short_excerpts_cut_on_a_word_boundary_skipping_working_memo
         assert excerpt.text.endswith("word…")
 
 
+def test_digests_citing_a_ranked_turn_come_first_and_survive_the_cap() -> None:
+    others = tuple(Digest(f"d{i:02d}", "title", "A summary.") for i in range(16))
+    quoting = Digest("quoting", "title", "A summary.", evidence_turn_ids=("turn-003",))
+    retrieved = Retrieved(turns=(turn(3),), digests=(*others, quoting))
+    composed = compose(Gathered(UserFacts(), retrieved, SessionMemory()))
+    ids = [d.digest_id for d in composed.bundle.digests]
+    assert ids == ["quoting", *(d.digest_id for d in others[:15])]
+
+
 def test_cut_words_never_splits_a_word() -> None:
     assert cut_words("alpha beta gamma", 12) == "alpha beta…"
     assert cut_words("alpha beta", 12) == "alpha beta"

@@ -194,6 +194,21 @@ def _marked_turns(
     ]
 
 
+def quoting_first(digests: Sequence[Digest], ranked_turns: Sequence[TurnRecord]) -> list[Digest]:
+    """The digests that cite a ranked turn first, then the others, each group in rank order:
+    a turn is ranked on its own words, a digest on a whole summary, so a digest quoting a
+    turn found relevant is the likelier to hold the answer when the cap cuts the rest."""
+    ranked = {t.turn_id for t in ranked_turns}
+    quoting = [d for d in digests if ranked.intersection(d.evidence_turn_ids)]
+    return quoting + [d for d in digests if not ranked.intersection(d.evidence_turn_ids)]
+
+
+def choose_excerpts(ranked: Sequence[TurnRecord], present: Collection[str]) -> list[TurnRecord]:
+    """The first MAX_EXCERPTS ranked turns not already in working memory."""
+    fresh = [t for t in ranked if t.turn_id not in present]
+    return [t._replace(text=cut_words(t.text, EXCERPT_CHARS)) for t in fresh[:MAX_EXCERPTS]]
+
+
 @dataclass
 class _Parts:
     """The candidate parts after filtering, before the byte cap trims them."""
@@ -253,20 +268,16 @@ def compose_bundle(
         t._replace(text=cut_words(t.text, WORKING_TURN_CHARS))
         for t in _marked_turns(items_of.WORKING_TURN, session.turns, allowed, unsaid)
     ][-MAX_WORKING_TURNS:]
-    in_working = {t.turn_id for t in working}
-    excerpts: list[TurnRecord] = []
-    if pull_allowed:
-        for turn in _marked_turns(items_of.EXCERPT, retrieved.turns, allowed, unsaid):
-            if turn.turn_id not in in_working and len(excerpts) < MAX_EXCERPTS:
-                excerpts.append(turn._replace(text=cut_words(turn.text, EXCERPT_CHARS)))
+    ranked_turns = _marked_turns(items_of.EXCERPT, retrieved.turns, allowed, unsaid)
     digests = (
         [
             d._replace(summary=cut_words(d.summary, DIGEST_CHARS))
-            for d in kept(items_of.DIGEST, retrieved.digests, allowed)
+            for d in quoting_first(kept(items_of.DIGEST, retrieved.digests, allowed), ranked_turns)
         ][:MAX_DIGESTS]
         if pull_allowed
         else []
     )
+    excerpts = choose_excerpts(ranked_turns, {t.turn_id for t in working}) if pull_allowed else []
     loops = [
         lp._replace(text=cut_words(lp.text, LOOP_CHARS))
         for lp in kept(items_of.LOOP, session.loops[:GUARD_LOOPS], allowed)
