@@ -17,13 +17,14 @@ from .lexicon import (
     PLATFORMS,
     TRANSIENT_AILMENTS,
     UNIT_SYSTEMS,
+    durable_adjective_alternation,
 )
 from .markers import HEDGED, HYPOTHETICAL, QUESTION, SARCASM, THIRD_PARTY_OPINION
 from .model import Candidate
 from .phrases import ADVERBS, I_AM, clean_object, is_generic_object
 from .text import slug, third_person
 
-_ADJECTIVES = "|".join(re.escape(a) for a in sorted(DURABLE_ADJECTIVES, key=len, reverse=True))
+_ADJECTIVES = durable_adjective_alternation()
 _DURABLE_ADJECTIVE = re.compile(
     # "I went vegetarian", "I've become diabetic": a change into a state that lasts.
     rf"^(?:I(?:'m| am| are|'ve been| have been| went|'ve gone| have gone| became|'ve become|"
@@ -292,12 +293,10 @@ def _allergy_said_apart(ctx: ClauseContext, text: str) -> list[Candidate]:
     """An allergy whose allergen the sentence named before ("the menu was shellfish and I'm
     allergic"), or named as a noun in passing ("they confirmed a sesame allergy")."""
     if _ALLERGIC_BARE.match(text):
-        before = [text] + [
-            c.text for c in reversed(ctx.previous()) if c.sentence == ctx.clause.sentence
-        ]
+        earlier = [c.text for c in ctx.previous() if c.sentence == ctx.clause.sentence]
         # The first named: "sesame is in everything now, tahini, bread… and I'm allergic".
-        for earlier in reversed(before[1:]):
-            named = _ALLERGEN_WORD.findall(earlier)
+        for clause in earlier:
+            named = _ALLERGEN_WORD.findall(clause)
             if named:
                 obj = named[0].lower()
                 return [
@@ -338,11 +337,7 @@ _CONDITION_NOUN = (
     + r"|pacemaker|hearing aids?|cochlear implant|insulin pump|colostomy bag|wheelchair|"
     rf"(?:bad|dodgy|weak|replaced|new)\s+(?:{'|'.join(sorted(BODY_PARTS))}))"
 )
-_CONDITION_ADJECTIVE = "|".join(
-    re.escape(adjective)
-    for adjective, (category, _) in sorted(DURABLE_ADJECTIVES.items(), key=lambda a: -len(a[0]))
-    if category == "constraint"
-)
+_CONDITION_ADJECTIVE = durable_adjective_alternation("constraint")
 # A lasting condition the user names on the way to something else: "not bad for someone with
 # asthma", "with my pacemaker they said I'd need a note", "being lactose intolerant at a
 # pizza party is the worst".

@@ -7,7 +7,7 @@ candidate except what it can check against the source turn.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 
 from memmesh.text import stem
 
@@ -146,8 +146,7 @@ def _grounding_check(
     missing_tokens = [
         t
         for t in candidate.critical_tokens
-        if t.lower() not in source_lower
-        and not (t.endswith("s") and len(t) >= 3 and t[:-1].lower() in source_lower)
+        if t.lower() not in source_lower and not _said_without_s(t, source_lower)
     ]
     content = sorted({_stem(w) for w in _words(candidate.text) if w not in _RENDER_VOCABULARY})
     present = [s for s in content if _stem_in_source(s, source_stems)]
@@ -207,14 +206,17 @@ def _confidence_check(candidate: Candidate) -> Rejection | None:
     return None
 
 
+def _said_without_s(word: str, said: Container[str]) -> bool:
+    """ "DJs" for "I DJ": the renderer's -s on a word the source says (or the stemmer leaves)
+    without it."""
+    return len(word) >= 3 and word.endswith("s") and word[:-1].lower() in said
+
+
 def _stem_in_source(stem: str, source_stems: set[str]) -> bool:
+    if stem in source_stems or _said_without_s(stem, source_stems):
+        return True
     # Derivations the stemmer keeps apart ("explain"/"explan") still count when they share a
     # five-letter root.
-    # "DJs" for "I DJ": the renderer's -s on a word the stemmer leaves whole.
-    if stem in source_stems or (
-        len(stem) >= 3 and stem.endswith("s") and stem[:-1] in source_stems
-    ):
-        return True
     return len(stem) >= 5 and any(s[:5] == stem[:5] and len(s) >= 5 for s in source_stems)
 
 

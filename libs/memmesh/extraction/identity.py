@@ -17,6 +17,7 @@ from .lexicon import (
     NOT_A_NAME,
     RELIGIONS,
     TRAIT_PERSONS,
+    durable_adjective_alternation,
 )
 from .markers import TIME_BOUND
 from .model import Candidate
@@ -94,11 +95,7 @@ _BEEN_DOING = re.compile(
     r"(?:I was|childhood|college|high school|\d{4})\b.*?)(?:\s+now)?$",
     re.I,
 )
-_TRAIT_ADJECTIVES = "|".join(
-    re.escape(a)
-    for a, (category, _) in sorted(DURABLE_ADJECTIVES.items(), key=lambda item: -len(item[0]))
-    if category == "identity"
-)
+_TRAIT_ADJECTIVES = durable_adjective_alternation("identity")
 _TRAIT = re.compile(
     rf"^(?:I(?:'m| am|'ve always been| have always been))\s+(?:an?\s+)?{ADVERBS}"
     rf"(?P<adj>{_TRAIT_ADJECTIVES})(?:\s+(?:person|guy|girl|one))?(?:\s+(?P<rest>.+))?$",

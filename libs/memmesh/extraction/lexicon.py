@@ -430,6 +430,18 @@ DURABLE_ADJECTIVES: dict[str, tuple[str, str]] = {
     "bisexual": ("identity", "identity.orientation"),
     "lesbian": ("identity", "identity.orientation"),
 }
+
+
+def durable_adjective_alternation(category: str | None = None) -> str:
+    """The durable adjectives of a category (all of them without one) as a regular-expression
+    alternation, longest first ("type 2 diabetic" before "diabetic")."""
+    return "|".join(
+        re.escape(adjective)
+        for adjective, (of, _) in sorted(DURABLE_ADJECTIVES.items(), key=lambda a: -len(a[0]))
+        if category is None or of == category
+    )
+
+
 DIET_WORDS = frozenset(
     k for k, v in DURABLE_ADJECTIVES.items() if v[1].startswith("constraint.diet")
 )

@@ -106,14 +106,9 @@ _NAME_PRONOUN_IS_MY_ROLE = re.compile(
     re.I,
 )
 # "…for my mom's birthday, her name is Gloria", "my dad passed, his name was Alberto".
-_NAME_GIVEN = re.compile(
-    rf"\b(?P<pronoun>his|her)\s+name(?:'s|\s+is|\s+was)\s+(?P<name>{_ANY_NAME})\s*$", re.I
-)
-_NAME_GIVEN_NEXT = re.compile(
-    rf"^(?:(?:and|uh|um)\s+)*(?P<pronoun>his|her)\s+name(?:'s|\s+is|\s+was)\s+"
-    rf"(?P<name>{_ANY_NAME})\s*$",
-    re.I,
-)
+_GIVES_NAME = rf"(?P<pronoun>his|her)\s+name(?:'s|\s+is|\s+was)\s+(?P<name>{_ANY_NAME})\s*$"
+_NAME_GIVEN = re.compile(rf"\b{_GIVES_NAME}", re.I)
+_NAME_GIVEN_NEXT = re.compile(rf"^(?:(?:and|uh|um)\s+)*{_GIVES_NAME}", re.I)
 _MY_ROLE_MENTION = re.compile(
     rf"(?:\bmy|^(?:I|we)(?:'ve| have)?\s+(?:got\s+|have\s+)?(?:now\s+|also\s+)?(?:a|an|one))\s+"
     rf"{_QUALIFIED_ROLE}(?:'s|s)?\b",

@@ -8,7 +8,7 @@ from memmesh.extraction.learned.commands import _said_besides
 from memmesh.extraction.markers import PLAN, SARCASM, turn_markers
 from memmesh.extraction.model import Command
 from memmesh.extraction.rules import turn_clauses
-from memmesh.extraction.text import normalize
+from memmesh.extraction.text import normalize, split_clauses
 
 
 def facts_of(text: str) -> list[tuple[str, str]]:
@@ -161,7 +161,7 @@ def test_a_concession_is_a_connector_not_part_of_the_fact() -> None:
 
 def test_a_statement_before_a_memory_command_in_one_sentence_is_kept() -> None:
     said = "I'm a nurse so I use you on the ward, please don't bring up old chats unless I ask"
-    kept = _said_besides(said)
+    kept = _said_besides(split_clauses(normalize(said)))
     assert kept.startswith("I'm a nurse")
     assert "bring up" not in kept
 

@@ -11,7 +11,7 @@ sentence that gave it is not mined for facts.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ import numpy as np
 from ..commands import CommandMatch, detect_command
 from ..lexicon import PERSON_ROLE_ALTERNATION
 from ..model import BASIS_POINTS_MAX, Command
-from ..text import normalize, split_clauses
+from ..text import Clause, normalize, split_clauses
 from .heads import SoftmaxHead
 from .units import TextEncoder
 
@@ -182,9 +182,9 @@ class LearnedCommands:
         # in its own sentence ("I'm vegan. Please stop raising my weight."), and in one
         # sentence in the clause that asks it ("I'm a nurse so I use you on the ward, please
         # don't bring up old chats unless I ask").
+        clauses = split_clauses(normalized) if len(sentences) == 1 else []
         readings = [normalized, *sentences] if len(sentences) > 1 else [normalized]
-        asking = _clauses_asking(normalized)
-        readings += asking
+        readings += _clauses_asking(clauses)
         probabilities = self.head.probabilities(self.encoder.encode(readings))
         heard = [
             (float(row.max()), command)
@@ -201,7 +201,7 @@ class LearnedCommands:
         rest = (
             " ".join(s for i, s in enumerate(sentences) if i != giving)
             if len(sentences) > 1
-            else _said_besides(normalized)
+            else _said_besides(clauses)
         )
         target = learned_target(sentences[giving]) if command in _ABOUT_A_TOPIC else None
         return CommandMatch(command, target, None, rest)
@@ -255,11 +255,10 @@ _ASKING_START = re.compile(
 )
 
 
-def _clauses_asking(sentence: str) -> list[str]:
-    """The clauses of a one-sentence turn of several clauses that ask the assistant something
-    of memory; none when the turn is one clause (the whole turn is read already)."""
-    clauses = split_clauses(sentence)
-    if len(clauses) < 2 or len(_SENTENCE.split(sentence)) > 1:
+def _clauses_asking(clauses: Sequence[Clause]) -> list[str]:
+    """The clauses of a one-sentence turn that ask the assistant something of memory; none
+    when the turn is one clause (the whole turn is read already)."""
+    if len(clauses) < 2:
         return []
     return [
         c.text
@@ -268,12 +267,11 @@ def _clauses_asking(sentence: str) -> list[str]:
     ]
 
 
-def _said_besides(sentence: str) -> str:
+def _said_besides(clauses: Sequence[Clause]) -> str:
     """What a one-sentence command turn also says of the user: its clauses that state
     something of their own and say nothing of memory ("give me a rundown of what you've
     saved, and also I'm allergic to penicillin", "I'm a teacher so please don't bring up
     past chats")."""
-    clauses = split_clauses(sentence)
     return ", ".join(
         c.text
         for c in clauses
