@@ -274,9 +274,8 @@ def _points(words: list[str], position: int) -> bool:
     return following in _NOT_A_NOUN_AFTER_POINTER or following in NOT_A_NAME
 
 
-_NOT_A_NOUN_AFTER_POINTER = frozenset(
-    "ones things guys are were too either all of so really as is again anymore".split()
-)
+# Beside the function words and adverbs of NOT_A_NAME ("those are", "those every day").
+_NOT_A_NOUN_AFTER_POINTER = frozenset("ones guys anymore".split())
 
 
 # Words a clause opens with when its subject is a pronoun, comes later or is someone ("my
