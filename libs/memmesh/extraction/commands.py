@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from .anchors import WordScreen, required_words
 from .model import Command, Correction
+from .polite import plain_request
 from .text import normalize, split_clauses
 
 _TOPIC = r"(?P<target>[^,.!?;]+?)"
@@ -428,6 +429,13 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         rf"{_MENTION}\s+{_TOPIC},?\s+(?:again|anymore|any more|ever again|at all|ever|from now on|"
         r"going forward|in (?:the )?future)\b",
     ),
+    # "please don't talk anymore about my old job": a learner puts the "anymore" first.
+    (
+        Command.DO_NOT_MENTION,
+        r"(?:^|[,.!?;:]\s*|\b(?:please|just|and|so|now|then|ok|okay|also)\s+)"
+        r"(?:don't|do not|never)\s+(?:talk|speak|ask me)\s+(?:anymore|any more|again|ever again)\s+"
+        rf"(?:about|of)\s+{_TOPIC}{_END}",
+    ),
     (
         Command.DO_NOT_MENTION,
         r"\bI (?:don't|do not) want to (?:hear|talk) about\s+"
@@ -599,6 +607,18 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         Command.FORGET,
         rf"{_IMPERATIVE}(?:forget|delete|erase|remove|wipe|scrub)\s+(?:that|this|the)\s+"
         r"(?:memory|fact|bit|part|one)\b",
+    ),
+    # "forget the address I told you before", "delete the number I gave you": a thing of the
+    # user's, named by the telling of it.
+    (
+        Command.FORGET,
+        rf"{_IMPERATIVE}{_ERASE}\s+{_PLEASE}(?:the|my|that)\s+"
+        # "that last thing I said" names no thing of its own (the pattern for it follows).
+        r"(?!(?:(?:last|other|first|whole)\s+)?(?:thing|things|bit|part|one|stuff)\b)"
+        r"(?P<target>[\w'-]+(?:\s+[\w'-]+){0,3}?)"
+        r"\s+(?:that\s+)?I(?:'ve| have)?\s+(?:just\s+)?(?:told|gave|said|mentioned|shared|sent)\b"
+        # "forget the milk I told you to buy" is an errand called off, not a memory.
+        r"(?!(?:\s+(?:to\s+)?you)?\s+to\b)",
     ),
     # "the old number of my sister, please forget it", "that stuff I told you about my manager,
     # can you wipe it": what is to go comes first (something of the user's, or something they
@@ -875,12 +895,15 @@ def detect_command(text: str, means_otherwise: MeaningTest | None = None) -> Com
     correction, fact_text = detect_correction(text, means_otherwise)
     if correction is not None:
         return CommandMatch(Command.CORRECTION, correction.meant, correction, fact_text)
-    for command, pattern in _candidates(text):
-        match = pattern.search(text)
-        if match and not _reported(text, match.start()):
-            if command is Command.FORGET_EVERYTHING and _names_this_talk(match.group(), text):
+    # A polite wrapper ("would you mind erasing …") is heard as the request it wraps; the
+    # facts are still read from the words as said.
+    plain = plain_request(text)
+    for command, pattern in _candidates(plain):
+        match = pattern.search(plain)
+        if match and not _reported(plain, match.start()):
+            if command is Command.FORGET_EVERYTHING and _names_this_talk(match.group(), plain):
                 return CommandMatch(Command.FORGET_THREAD, None, None, text)
-            return CommandMatch(command, _target(command, match, text), None, text)
+            return CommandMatch(command, _target(command, match, plain), None, text)
     return CommandMatch(None, None, None, text)
 
 
@@ -929,7 +952,8 @@ def carries_own_content(text: str) -> bool:
 
 def is_command_clause(clause_text: str) -> bool:
     """True when the clause itself carries a command (so it is not mined for facts)."""
-    return any(pattern.search(clause_text) for _, pattern in _candidates(clause_text))
+    plain = plain_request(clause_text)
+    return any(pattern.search(plain) for _, pattern in _candidates(plain))
 
 
 # RECALL_ONLY_IF_ASKED said of resuming only ("don't resume automatically", "only resume

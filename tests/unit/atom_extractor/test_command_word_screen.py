@@ -10,13 +10,16 @@ from hypothesis import strategies as st
 
 from memmesh.extraction import commands
 from memmesh.extraction.anchors import WordScreen, required_words
+from memmesh.extraction.polite import plain_request
 from memmesh.extraction.text import normalize, split_clauses
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "extraction"
 
 
 def unscreened_is_command_clause(text: str) -> bool:
-    return any(pattern.search(text) for _, pattern in commands._COMPILED)
+    # The patterns read a polite request as the plain one it wraps.
+    plain = plain_request(text)
+    return any(pattern.search(plain) for _, pattern in commands._COMPILED)
 
 
 def first_unscreened_match(text: str) -> tuple[object, int] | None:
