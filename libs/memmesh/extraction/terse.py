@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .lexicon import PERSON_ROLE_ALTERNATION
+from .lexicon import NOT_A_NAME, PERSON_ROLE_ALTERNATION
 
 _SENTENCE = re.compile(r"[^.!?;]+[.!?;]*\s*")
 _NOTE = re.compile(
@@ -89,6 +89,8 @@ def spell_out_notes(text: str) -> str:
     spelled-out form, and the "I" a clause left unsaid said."""
     text = _NO_EVER.sub(lambda m: f"I never want {m['thing']}.", text)
     text = _TOPIC_ASKED.sub(_topic_as_subject, text)
+    text = _ROLE_ASKED.sub(_role_named, text)
+    text = _NAME_ASIDE.sub(_name_without_aside, text)
     spelled = "".join(_spelled(sentence.group()) for sentence in _SENTENCE.finditer(text))
     return _CLAUSE_START.sub(_with_subject, spelled)
 
@@ -106,6 +108,55 @@ _TOPIC_ASKED = re.compile(
 
 def _topic_as_subject(match: re.Match[str]) -> str:
     return f"{match['topic']} {match['verb'].lower()}"
+
+
+# "Trainer at the gym? Marco.", "My dentist? Dr. Alvarez.", "Dog's name? Biscuit.": someone in
+# the user's life asked as a question and answered with a name is "my trainer at the gym is
+# Marco". Only a role the lexicon knows, and only a name (capitalised, with its title) for the
+# answer: "Dentist? Not since March." answers with no one.
+_ROLE_ASKED = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?:my\s+)?(?P<label>(?!(?:what|how|why|who|where|when|which|do|does|did|"
+    r"is|are|was|can|could|would|will|should|have|has|any|a|an|the|your|his|her|their|some|"
+    rf"no|not)\b)(?:[\w-]+\s+)?(?:{PERSON_ROLE_ALTERNATION})"
+    r"(?:'s\s+name)?(?:\s+(?:at|from|in|for)\s+(?:the\s+|my\s+|work\b)?[\w'-]*){0,1})\?\s+"
+    r"(?P<name>(?-i:(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))"
+    r"(?=\s*(?:[.!,;]|$))",
+    re.I,
+)
+
+
+# "Mr. Whiskers - yes, I know - is my orange tabby", "Dave, believe it or not, is my boss": a
+# name said first, a short aside between dashes or commas, then who the name is. The aside
+# comments on the name and says nothing of its own; without it the sentence is "Dave is my
+# boss".
+_NAME_ASIDE = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?P<name>(?-i:(?:(?:Mr|Mrs|Ms|Dr|Sir|Lady|Miss)\.?\s+)?[A-Z][\w'-]+"
+    r"(?:\s+[A-Z][\w'-]+)?))\s*(?:,|\s-)\s*(?P<aside>[^,.!?;-]{1,30}?(?:,\s*[^,.!?;-]{1,20}?)?)"
+    r"\s*(?:,|\s-)\s*(?P<rest>(?:is|'s)\s+(?:my|our)\s)",
+    re.I,
+)
+
+
+_NAMES_A_ROLE = re.compile(rf"\b(?:my|our|his|her|their|(?:{PERSON_ROLE_ALTERNATION}))\b", re.I)
+
+
+def _name_without_aside(match: re.Match[str]) -> str:
+    # "Dave, my neighbour, is my landlord": an aside that names a role says who Dave is.
+    if match["name"].split()[0].lower() in NOT_A_NAME or _NAMES_A_ROLE.search(match["aside"]):
+        return match.group()
+    return f"{match['name']} {match['rest']}"
+
+
+# Replies that answer such a question with no one ("Doctor? No.", "Boss? Ugh.").
+_NO_ONE = frozenset("nope nah yep sure none nobody nothing ugh meh hmm oh god same".split())
+
+
+def _role_named(match: re.Match[str]) -> str:
+    first = match["name"].split()[0].lower()
+    if first in NOT_A_NAME or first in _NO_ONE:
+        return match.group()
+    label = match["label"]
+    return f"my {label[0].lower()}{label[1:]} is {match['name']}"
 
 
 # Clauses that leave their "I" unsaid, as notes and tired speech do ("Still terrified of

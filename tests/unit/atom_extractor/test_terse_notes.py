@@ -178,3 +178,45 @@ def test_what_a_household_does_is_grounded_in_the_users_words() -> None:
 )
 def test_a_thing_asked_then_what_it_does_is_its_subject(said: str, spelled: str) -> None:
     assert spell_out_notes(said) == spelled
+
+
+@pytest.mark.parametrize(
+    "said, spelled",
+    [
+        ("Physio at the clinic? Johanna.", "my physio at the clinic is Johanna."),
+        ("My accountant? Mr. Oduya.", "my accountant is Mr. Oduya."),
+        ("Cat's name? Pickle.", "my cat's name is Pickle."),
+        ("Moved last year. Landlord? Tess Hart.", "Moved last year. my landlord is Tess Hart."),
+        # An answer that names no one, or a question that is no role, stays as said.
+        ("Therapist? Nope, not anymore.", "Therapist? Nope, not anymore."),
+        ("Lawyer? Never needed one.", "Lawyer? Never needed one."),
+        ("Weather? Grey.", "Weather? Grey."),
+    ],
+)
+def test_a_role_asked_then_named_is_spelled_out(said: str, spelled: str) -> None:
+    assert spell_out_notes(said) == spelled
+
+
+def test_a_role_asked_then_named_becomes_a_relationship() -> None:
+    facts = default_hybrid_extractor().extract("Piano teacher? Ms Castellano.").facts
+    assert [f.category for f in facts] == ["relationship"]
+    assert "castellano" in facts[0].text.lower()
+
+
+@pytest.mark.parametrize(
+    "said, spelled",
+    [
+        ("Captain Nibbles - don't ask - is my hamster.", "Captain Nibbles is my hamster."),
+        ("Gus, believe it or not, is our tortoise.", "Gus is our tortoise."),
+        # An aside that says who the name is stays; so does a clause of no name.
+        ("Ruth, my aunt, is my lodger now.", "Ruth, my aunt, is my lodger now."),
+        ("Anyway, long story, is my order in?", "Anyway, long story, is my order in?"),
+    ],
+)
+def test_an_aside_after_a_name_is_left_out(said: str, spelled: str) -> None:
+    assert spell_out_notes(said) == spelled
+
+
+def test_a_name_said_first_with_an_aside_gives_the_relationship() -> None:
+    facts = default_hybrid_extractor().extract("Biscotti - yes, really - is my greyhound.").facts
+    assert any(f.category == "relationship" and "biscotti" in f.text.lower() for f in facts)
