@@ -322,7 +322,10 @@ class RetrieveResponse(_message.Message):
 
     @_builtins.property
     def digests(self) -> _containers.RepeatedCompositeFieldContainer[Global___Candidate]:
-        """Digest candidates, most relevant first."""
+        """Digest candidates, most relevant first, then the digests citing one of the turns
+        returned (in the turns' order, relevance 0, tier 3) that their own words did not bring;
+        within max_digests, a digest citing none of the turns leaving first.
+        """
 
     @_builtins.property
     def standing_constraints(self) -> _containers.RepeatedCompositeFieldContainer[Global___Candidate]:

@@ -141,7 +141,8 @@ def index_doc(
     if vector is None:
         vector = b"" if superseded else analyzer.vector(_text(canonical))
     return IndexDoc(
-        doc_id=doc_id_of(canonical),
+        # Interned: a digest's citations of a turn share the turn's own id string.
+        doc_id=sys.intern(doc_id_of(canonical)),
         kind=_KIND_OF_SOURCE[str(canonical.WhichOneof("source"))],
         terms=_terms(canonical, analyzer) if terms is None else terms,
         time_us=_time_us(canonical),
@@ -149,6 +150,7 @@ def index_doc(
         payload=canonical.SerializeToString(deterministic=True) if payload is None else payload,
         constraint_text=_constraint_text(canonical),
         vector=vector,
+        cites=tuple(map(sys.intern, canonical.digest.evidence_turn_ids)),
     )
 
 

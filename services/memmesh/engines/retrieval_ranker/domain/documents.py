@@ -51,6 +51,9 @@ class IndexDoc:
     # The text's quantised dense vector (dense.py), derived at write time; b'' for none. An
     # index keeps it in its dense rows only (without_vector).
     vector: bytes = b""
+    # A digest's evidence: the turns its summary quotes (empty for atoms and turns). An index
+    # keeps them in its citation map (UserIndex), not with the document.
+    cites: tuple[str, ...] = ()
 
     def term_counts(self) -> Counter[str]:
         """How many times each term occurs (computed when asked: not kept with the document)."""

@@ -37,12 +37,19 @@ TERM_BYTES = 50
 # Counted, not measured: a document's slot columns (slots.py: eight int64, two int32, a
 # flag, a kind).
 SLOT_BYTES = 74
+# A turn a digest cites: its entries in the citation maps both ways (ids are interned, the
+# turn's id shared with its own document); about 85 bytes measured with tracemalloc.
+CITE_BYTES = 100
+# A digest returned because it cites a turn found, not for its own words: the last band.
+CITING_TIER = 3
 
 
 def document_bytes(doc: IndexDoc) -> int:
     """Approximate memory of a document in the index, dense row excluded (DenseIndex.nbytes)."""
     texts = len(doc.payload) + len(doc.constraint_text)
-    return DOC_BYTES + SLOT_BYTES + texts + TERM_BYTES * len(doc.terms)
+    return (
+        DOC_BYTES + SLOT_BYTES + texts + TERM_BYTES * len(doc.terms) + CITE_BYTES * len(doc.cites)
+    )
 
 
 class UserIndex:
@@ -54,6 +61,11 @@ class UserIndex:
         # Ids of the standing-constraint atoms, kept beside the index so a retrieval finds
         # them without a scan (the documents themselves are the atom index's).
         self._standing: set[str] = set()
+        # A turn's id -> the digests citing it, and a digest's id -> the turns it cites: a
+        # digest is ranked on its whole summary, a turn on its own words, so the digest that
+        # quotes a turn found is brought along with it (retrieve).
+        self._citing: dict[str, tuple[str, ...]] = {}
+        self._cites: dict[str, tuple[str, ...]] = {}
         self._document_bytes = 0
         # A whole index read at once (a load, a rebuild): the last document of an id counts,
         # as if each were upserted in turn, and every kind's vectors go in with one copy.
@@ -73,6 +85,21 @@ class UserIndex:
         self._document_bytes += document_bytes(doc)
         if doc.constraint_text and doc.kind is Kind.ATOM and not doc.signals.superseded:
             self._standing.add(doc.doc_id)
+        if doc.cites and doc.kind is Kind.DIGEST:
+            self._cites[doc.doc_id] = doc.cites
+            for turn_id in doc.cites:
+                self._citing[turn_id] = (*self._citing.get(turn_id, ()), doc.doc_id)
+
+    def _uncite(self, digest_id: str) -> int:
+        """Drop a digest from the citation maps; the bytes its citations were counted in."""
+        cites = self._cites.pop(digest_id, ())
+        for turn_id in cites:
+            others = tuple(d for d in self._citing.get(turn_id, ()) if d != digest_id)
+            if others:
+                self._citing[turn_id] = others
+            else:
+                self._citing.pop(turn_id, None)
+        return CITE_BYTES * len(cites)
 
     def upsert(self, doc: IndexDoc) -> None:
         """Index a document; an id is unique across kinds, so a same-id document of another kind goes."""
@@ -87,7 +114,8 @@ class UserIndex:
         if holder is None:
             return False
         removed = holder.remove(doc_id)
-        self._document_bytes -= document_bytes(removed) if removed else 0
+        # A document made again from its slot comes without its citations: counted apart.
+        self._document_bytes -= document_bytes(removed) + self._uncite(doc_id) if removed else 0
         return removed is not None
 
     def standing_constraints(self) -> tuple[IndexDoc, ...]:
@@ -136,6 +164,22 @@ class UserIndex:
         vector) within caps (see ranking.py for the rule), and the `standing` constraints the
         caller decided the query could touch."""
         atoms, turns, digests = (self._kinds[kind] for kind in (Kind.ATOM, Kind.TURN, Kind.DIGEST))
+        found_turns = (
+            select_by_relevance(
+                turns,
+                query_terms,
+                caps.max_turns,
+                related=self._related(Kind.TURN, query_terms, query_vector, mode),
+            )
+            if query_terms
+            else ()
+        )
+        found_digests = select_by_relevance(
+            digests,
+            query_terms,
+            caps.max_digests,
+            related=self._related(Kind.DIGEST, query_terms, query_vector, mode),
+        )
         return Retrieval(
             atoms=select_atoms(
                 atoms,
@@ -143,23 +187,39 @@ class UserIndex:
                 caps.max_atoms,
                 related=self._related(Kind.ATOM, query_terms, query_vector, mode),
             ),
-            turns=select_by_relevance(
-                turns,
-                query_terms,
-                caps.max_turns,
-                related=self._related(Kind.TURN, query_terms, query_vector, mode),
-            )
-            if query_terms
-            else (),
-            digests=select_by_relevance(
-                digests,
-                query_terms,
-                caps.max_digests,
-                related=self._related(Kind.DIGEST, query_terms, query_vector, mode),
-            ),
+            turns=found_turns,
+            digests=self._with_citing(found_digests, found_turns, caps.max_digests),
             generic_query=not query_terms,
             standing=tuple(Candidate(doc, 0, 0) for doc in standing),
         )
+
+    def _with_citing(
+        self, digests: tuple[Candidate, ...], turns: tuple[Candidate, ...], limit: int
+    ) -> tuple[Candidate, ...]:
+        """The digests found, with the ones citing a turn found added after them (in the
+        turns' order) when they are not among them already; to keep within `limit`, digests
+        that cite none of the turns found leave first, the least relevant first."""
+        turn_ids = {turn.doc.doc_id for turn in turns}
+        found = {digest.doc.doc_id for digest in digests}
+        table = self._kinds[Kind.DIGEST].slots
+        added: list[Candidate] = []
+        for turn in turns:
+            for digest_id in self._citing.get(turn.doc.doc_id, ()):
+                slot = table.slot_of(digest_id)
+                if digest_id in found or slot is None or table.superseded[slot]:
+                    continue
+                found.add(digest_id)
+                added.append(Candidate(table.doc(slot), 0, CITING_TIER))
+        if not added:
+            return digests
+        added = added[:limit]
+        room = limit - len(added)
+        citing = [d for d in digests if turn_ids.intersection(self._cites.get(d.doc.doc_id, ()))]
+        others = [
+            d for d in digests if not turn_ids.intersection(self._cites.get(d.doc.doc_id, ()))
+        ]
+        keep = {d.doc.doc_id for d in (citing + others)[:room]}
+        return (*(d for d in digests if d.doc.doc_id in keep), *added)
 
     def checksum(self) -> str:
         """SHA-256 hex over every document's id, kind, payload, term counts and dense vector
