@@ -90,6 +90,7 @@ def spell_out_notes(text: str) -> str:
     text = _NO_EVER.sub(lambda m: f"I never want {m['thing']}.", text)
     text = _TOPIC_ASKED.sub(_topic_as_subject, text)
     text = _ROLE_ASKED.sub(_role_named, text)
+    text = _NAME_ASKED.sub(_name_placed, text)
     text = _NAME_ASIDE.sub(_name_without_aside, text)
     spelled = "".join(_spelled(sentence.group()) for sentence in _SENTENCE.finditer(text))
     return _CLAUSE_START.sub(_with_subject, spelled)
@@ -123,6 +124,26 @@ _ROLE_ASKED = re.compile(
     r"(?=\s*(?:[.!,;]|$))",
     re.I,
 )
+
+
+# "Oh and Kofi? Best friend since primary school.", "Ines? My goddaughter.": a name asked as
+# if the listener wondered, then who that is: "Kofi is my best friend since primary school".
+_NAME_ASKED = re.compile(
+    r"(?:(?<=^)|(?<=[.!?]\s)|(?<=\band\s)|(?<=\boh\s)|(?<=\bso\s)|(?<=\balso\s))"
+    r"(?P<name>(?-i:[A-Z][\w'-]+))\?\s+(?:(?:my|our)\s+)?"
+    rf"(?P<role>(?:[\w-]+\s+)?(?:{PERSON_ROLE_ALTERNATION})\b"
+    # ...and where they are from or since when, nothing that goes on ("Anna? My boss said so").
+    r"(?:\s+(?:since|from|at|in|of|for|on)\b[^.!?;,]*)?)(?=\s*(?:[.!?;,]|$))",
+    re.I,
+)
+_QUESTION_WORDS = frozenset("what who why how where when which whose huh sorry pardon".split())
+
+
+def _name_placed(match: re.Match[str]) -> str:
+    name = match["name"]
+    if name.lower() in NOT_A_NAME or name.lower() in _QUESTION_WORDS:
+        return match.group()
+    return f"{name} is my {_common(match['role'])}"
 
 
 # "Mr. Whiskers - yes, I know - is my orange tabby", "Dave, believe it or not, is my boss": a

@@ -220,3 +220,17 @@ def test_an_aside_after_a_name_is_left_out(said: str, spelled: str) -> None:
 def test_a_name_said_first_with_an_aside_gives_the_relationship() -> None:
     facts = default_hybrid_extractor().extract("Biscotti - yes, really - is my greyhound.").facts
     assert any(f.category == "relationship" and "biscotti" in f.text.lower() for f in facts)
+
+
+@pytest.mark.parametrize(
+    "said, spelled",
+    [
+        ("And Tobias? Oldest friend from school.", "And Tobias is my oldest friend from school."),
+        ("Mirela? My stepmother.", "Mirela is my stepmother."),
+        # A question word, or a role that goes on to say something else, stays as said.
+        ("Who? My nephew.", "Who? My nephew."),
+        ("Lena? My landlord told me.", "Lena? My landlord told me."),
+    ],
+)
+def test_a_name_asked_then_placed_is_spelled_out(said: str, spelled: str) -> None:
+    assert spell_out_notes(said) == spelled
