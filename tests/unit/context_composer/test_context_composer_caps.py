@@ -7,6 +7,7 @@ from composer_fakes import NOW_US, RuleGuard, atom, pass_all, query, turn
 from memmesh.engines.context_composer.domain.assemble import (
     BUNDLE_BYTES_CAP,
     EXCERPT_CHARS,
+    MAX_DIGESTS,
     compose_bundle,
     guard_plan,
 )
@@ -57,12 +58,12 @@ def test_at_most_two_short_excerpts_cut_on_a_word_boundary_skipping_working_memo
 
 
 def test_digests_citing_a_ranked_turn_come_first_and_survive_the_cap() -> None:
-    others = tuple(Digest(f"d{i:02d}", "title", "A summary.") for i in range(16))
+    others = tuple(Digest(f"d{i:02d}", "title", "A summary.") for i in range(MAX_DIGESTS))
     quoting = Digest("quoting", "title", "A summary.", evidence_turn_ids=("turn-003",))
     retrieved = Retrieved(turns=(turn(3),), digests=(*others, quoting))
     composed = compose(Gathered(UserFacts(), retrieved, SessionMemory()))
     ids = [d.digest_id for d in composed.bundle.digests]
-    assert ids == ["quoting", *(d.digest_id for d in others[:15])]
+    assert ids == ["quoting", *(d.digest_id for d in others[: MAX_DIGESTS - 1])]
 
 
 def test_cut_words_never_splits_a_word() -> None:

@@ -1,4 +1,5 @@
-"""A digest that cites a turn found comes with it, though its own summary does not match."""
+"""A digest that cites turns found comes with them, though its own summary does not match,
+ranked by its own rank and theirs."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ranker_fakes import (
 )
 
 from memmesh.engines.retrieval_ranker.domain.documents import Caps
-from memmesh.engines.retrieval_ranker.domain.user_index import CITE_BYTES, UserIndex
+from memmesh.engines.retrieval_ranker.domain.user_index import CITE_BYTES, CITING_TIER, UserIndex
 
 CAPS = Caps(max_atoms=20, max_turns=5, max_digests=3)
 
@@ -35,17 +36,36 @@ def history() -> list:  # type: ignore[type-arg]
     ]
 
 
-async def test_the_digest_citing_a_turn_found_follows_the_digests_found() -> None:
+async def test_the_digest_citing_a_turn_found_comes_with_the_turns_rank() -> None:
     service = new_service()
     await service.upsert(TENANT, USER, history())
     result = await service.retrieve(TENANT, USER, "kayak trip", CAPS)
     assert ids(result.turns) == ["t1"]
+    # e-kayak is the first digest by its words, e-summer cites the first turn: equal scores,
+    # the newer first.
     assert ids(result.digests) == ["e-kayak", "e-summer"]
     cited = result.digests[-1]
-    assert (cited.relevance_micros, cited.tier) == (0, 3)
+    assert (cited.relevance_micros, cited.tier) == (1_000_000, CITING_TIER)
 
 
-async def test_within_the_cap_a_digest_citing_no_turn_found_leaves_first() -> None:
+async def test_a_digest_quoting_several_turns_found_comes_before_one_found_by_its_words() -> None:
+    service = new_service()
+    await service.upsert(
+        TENANT,
+        USER,
+        [
+            *history(),
+            turn_doc(turn("t3", "the kayak trip needs new paddles", 25)),
+            digest_doc(digest("e-many", "Outdoors", "Water sports talk.", 20, ["t1", "t3"])),
+        ],
+    )
+    result = await service.retrieve(TENANT, USER, "kayak trip", CAPS)
+    assert set(ids(result.turns)) == {"t1", "t3"}
+    assert ids(result.digests)[0] == "e-many"
+    assert result.digests[0].relevance_micros == 1_000_000 + 61_000_000 // 62
+
+
+async def test_within_the_cap_the_lowest_scores_leave() -> None:
     service = new_service()
     await service.upsert(
         TENANT,
@@ -57,11 +77,11 @@ async def test_within_the_cap_a_digest_citing_no_turn_found_leaves_first() -> No
         ],
     )
     found = await service.retrieve(TENANT, USER, "kayak trip", CAPS)
-    # Three found by their words; the citing one they did not bring takes the place of the
-    # least relevant of those citing no turn found, and the digest citing t1 stays.
     assert len(found.digests) == CAPS.max_digests
-    assert "e-summer" in ids(found.digests) and "e-trip" in ids(found.digests)
-    assert ids(found.digests)[-1] == "e-summer"
+    # e-trip is found by its words and cites the turn found: first. e-summer cites it too.
+    assert ids(found.digests)[:2] == ["e-trip", "e-summer"]
+    scores = [d.relevance_micros for d in found.digests]
+    assert scores == sorted(scores, reverse=True)
 
 
 async def test_a_replaced_or_removed_digest_is_no_longer_brought_by_the_turn() -> None:

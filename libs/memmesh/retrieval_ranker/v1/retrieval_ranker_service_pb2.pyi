@@ -322,9 +322,9 @@ class RetrieveResponse(_message.Message):
 
     @_builtins.property
     def digests(self) -> _containers.RepeatedCompositeFieldContainer[Global___Candidate]:
-        """Digest candidates, most relevant first, then the digests citing one of the turns
-        returned (in the turns' order, relevance 0, tier 3) that their own words did not bring;
-        within max_digests, a digest citing none of the turns leaving first.
+        """Digest candidates, most relevant first: the digests found by their words and those
+        citing turns found, scored by reciprocal rank fusion of their own rank and their cited
+        turns' ranks (a digest its words did not find has tier 3); within max_digests.
         """
 
     @_builtins.property

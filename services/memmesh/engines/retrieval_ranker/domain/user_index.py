@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
-from memmesh.engines.retrieval_ranker.domain.dense import RetrievalMode
+from memmesh.engines.retrieval_ranker.domain.dense import DEFAULT_DENSE_POLICY, RetrievalMode
 from memmesh.engines.retrieval_ranker.domain.documents import (
     Candidate,
     Caps,
@@ -42,6 +43,8 @@ SLOT_BYTES = 74
 CITE_BYTES = 100
 # A digest returned because it cites a turn found, not for its own words: the last band.
 CITING_TIER = 3
+# The turns found whose ranks count toward the digests citing them (ranking.py's depth).
+EVIDENCE_TURNS = 50
 
 
 def document_bytes(doc: IndexDoc) -> int:
@@ -164,16 +167,19 @@ class UserIndex:
         vector) within caps (see ranking.py for the rule), and the `standing` constraints the
         caller decided the query could touch."""
         atoms, turns, digests = (self._kinds[kind] for kind in (Kind.ATOM, Kind.TURN, Kind.DIGEST))
-        found_turns = (
+        # Deeper than the turns returned only when a digest cites a turn.
+        depth = max(caps.max_turns, EVIDENCE_TURNS) if self._citing else caps.max_turns
+        evidence_turns = (
             select_by_relevance(
                 turns,
                 query_terms,
-                caps.max_turns,
+                depth,
                 related=self._related(Kind.TURN, query_terms, query_vector, mode),
             )
             if query_terms
             else ()
         )
+        found_turns = evidence_turns[: caps.max_turns]
         found_digests = select_by_relevance(
             digests,
             query_terms,
@@ -188,38 +194,43 @@ class UserIndex:
                 related=self._related(Kind.ATOM, query_terms, query_vector, mode),
             ),
             turns=found_turns,
-            digests=self._with_citing(found_digests, found_turns, caps.max_digests),
+            digests=self._by_evidence(found_digests, evidence_turns, caps.max_digests),
             generic_query=not query_terms,
             standing=tuple(Candidate(doc, 0, 0) for doc in standing),
         )
 
-    def _with_citing(
+    def _by_evidence(
         self, digests: tuple[Candidate, ...], turns: tuple[Candidate, ...], limit: int
     ) -> tuple[Candidate, ...]:
-        """The digests found, with the ones citing a turn found added after them (in the
-        turns' order) when they are not among them already; to keep within `limit`, digests
-        that cite none of the turns found leave first, the least relevant first."""
-        turn_ids = {turn.doc.doc_id for turn in turns}
-        found = {digest.doc.doc_id for digest in digests}
-        table = self._kinds[Kind.DIGEST].slots
-        added: list[Candidate] = []
-        for turn in turns:
-            for digest_id in self._citing.get(turn.doc.doc_id, ()):
-                slot = table.slot_of(digest_id)
-                if digest_id in found or slot is None or table.superseded[slot]:
-                    continue
-                found.add(digest_id)
-                added.append(Candidate(table.doc(slot), 0, CITING_TIER))
-        if not added:
+        """The digests found and those citing a turn found, by their fused score: a digest's
+        own rank among the digests found and the ranks of the turns found that it cites, each
+        adding RRF_SCALE // (RRF_K + rank) (a digest is ranked on its whole summary, a turn on
+        its own words, so the digest quoting turns found holds what they said); then newer
+        time, then id; at most `limit`."""
+        if not turns:
             return digests
-        added = added[:limit]
-        room = limit - len(added)
-        citing = [d for d in digests if turn_ids.intersection(self._cites.get(d.doc.doc_id, ()))]
-        others = [
-            d for d in digests if not turn_ids.intersection(self._cites.get(d.doc.doc_id, ()))
-        ]
-        keep = {d.doc.doc_id for d in (citing + others)[:room]}
-        return (*(d for d in digests if d.doc.doc_id in keep), *added)
+        scale, k = DEFAULT_DENSE_POLICY.rrf_scale, DEFAULT_DENSE_POLICY.rrf_k
+        scores = {d.doc.doc_id: scale // (k + rank) for rank, d in enumerate(digests, start=1)}
+        for rank, turn in enumerate(turns, start=1):
+            for digest_id in self._citing.get(turn.doc.doc_id, ()):
+                scores[digest_id] = scores.get(digest_id, 0) + scale // (k + rank)
+        found = {d.doc.doc_id: d for d in digests}
+        table = self._kinds[Kind.DIGEST].slots
+        ranked = []
+        for digest_id, score in scores.items():
+            slot = table.slot_of(digest_id)
+            if slot is None or table.superseded[slot]:
+                continue
+            ranked.append((-score, int(table.newest_first[slot]), digest_id, slot))
+        chosen = heapq.nsmallest(limit, ranked)
+        return tuple(
+            Candidate(
+                found[digest_id].doc if digest_id in found else table.doc(slot),
+                -negated,
+                found[digest_id].tier if digest_id in found else CITING_TIER,
+            )
+            for negated, _, digest_id, slot in chosen
+        )
 
     def checksum(self) -> str:
         """SHA-256 hex over every document's id, kind, payload, term counts and dense vector
