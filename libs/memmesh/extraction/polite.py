@@ -52,13 +52,6 @@ _IF_YOU = re.compile(
     re.I | re.A,
 )
 _PAST = {"forgot": "forget", "kept": "keep", "brought": "bring", "stopped": "stop"}
-# "I don't want you volunteering old chats", "I'd rather you didn't keep this": a wish about
-# what the assistant does, said of the user, is the request "please don't …".
-_WISH_YOU_WOULD_NOT = re.compile(
-    r"\b(?:I\s+(?:don't|do not)\s+want\s+you\s+(?:to\s+)?|I(?:'d| would)\s+(?:much\s+)?rather\s+"
-    rf"you\s+(?:didn't|did not|not|never)\s+){_SOFTENERS}(?P<verb>{_GERUNDS}|{_BASES})\b",
-    re.I | re.A,
-)
 # "forget please the address", "delete kindly what I said": the politeness word after the
 # verb, as several languages place it.
 _VERB_THEN_PLEASE = re.compile(
@@ -81,9 +74,6 @@ def plain_request(text: str) -> str:
     imperative; text without one is returned as it is."""
     text = _WOULD_YOU_MIND.sub(_unwrapped_mind, text)
     text = _IF_YOU.sub(_unwrapped_if_you, text)
-    text = _WISH_YOU_WOULD_NOT.sub(
-        lambda m: f"please don't {_BASE_OF.get(m['verb'].lower(), m['verb'])}", text
-    )
     text = _VERB_THEN_PLEASE.sub(lambda m: f"{m['please']} {m['verb']} ", text)
     text = _STOP_TO.sub(lambda m: f"{m['stop']} {_GERUND_OF[m['verb'].lower()]}", text)
     return _PLEASE_YOU_DONT.sub(lambda m: f"{m['please']} don't {m['verb']}", text)
