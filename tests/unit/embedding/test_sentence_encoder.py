@@ -221,8 +221,9 @@ def test_the_int8_model_stays_close_to_the_reference(int8_encoder: Encoder) -> N
         REFERENCE_VECTORS, axis=1
     )
     seen = dict(zip(REFERENCE_TEXTS, cosines.tolist(), strict=True))
-    # Sentences keep 0.993 and more; "ok" and "" (two or three tokens) lose most, 0.97-0.98.
-    assert cosines.min() >= 0.97 and np.median(cosines) >= 0.99, seen
+    # Sentences keep 0.99 and more; "ok" and "" (two or three tokens) lose most: 0.97-0.98 on
+    # a CPU with VNNI, 0.9695 on one with AVX2 alone (an AMD EPYC), whose int8 products differ.
+    assert cosines.min() >= 0.96 and np.median(cosines) >= 0.99, seen
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
 
 
