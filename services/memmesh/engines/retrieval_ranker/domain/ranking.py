@@ -25,7 +25,7 @@ rule read one document at a time.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -207,16 +207,21 @@ def select_atoms(
     )
 
 
-def select_by_relevance(
+# One ranked turn or digest: (negated score, negated time, id, tier, slot); tuples compare as
+# the order (relevance, then newer time, then id).
+Ranked = tuple[int, int, str, int, int]
+
+
+def rank_by_relevance(
     index: KindIndex,
     terms: tuple[str, ...],
     limit: int,
     policy: RankingPolicy = DEFAULT_POLICY,
     related: Related | None = None,
-) -> tuple[Candidate, ...]:
-    """Turn or digest candidates: relevance, then newer time, then id."""
+) -> list[Ranked]:
+    """The first `limit` turns or digests, in order, without making their documents."""
     if limit <= 0:
-        return ()
+        return []
     table = index.slots
     if terms:
         slots, scores, tiers = _candidates(_relevance(index, terms, policy, related), policy)
@@ -232,7 +237,21 @@ def select_by_relevance(
         for slot in (int(slots[row]),)
     ]
     # Relevance, then newer time, then id: the unique id ends every comparison.
-    return tuple(
-        Candidate(table.doc(slot), -negated, tier)
-        for negated, _, _, tier, slot in heapq.nsmallest(limit, ranked)
-    )
+    return heapq.nsmallest(limit, ranked)
+
+
+def candidates_of(index: KindIndex, ranked: Iterable[Ranked]) -> tuple[Candidate, ...]:
+    """The candidates of ranked entries, their documents made from their slots."""
+    table = index.slots
+    return tuple(Candidate(table.doc(slot), -negated, tier) for negated, _, _, tier, slot in ranked)
+
+
+def select_by_relevance(
+    index: KindIndex,
+    terms: tuple[str, ...],
+    limit: int,
+    policy: RankingPolicy = DEFAULT_POLICY,
+    related: Related | None = None,
+) -> tuple[Candidate, ...]:
+    """Turn or digest candidates: relevance, then newer time, then id."""
+    return candidates_of(index, rank_by_relevance(index, terms, limit, policy, related))

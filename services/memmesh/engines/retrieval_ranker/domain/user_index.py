@@ -18,6 +18,8 @@ from memmesh.engines.retrieval_ranker.domain.documents import (
 )
 from memmesh.engines.retrieval_ranker.domain.ranking import (
     Related,
+    candidates_of,
+    rank_by_relevance,
     select_atoms,
     select_by_relevance,
 )
@@ -167,19 +169,19 @@ class UserIndex:
         vector) within caps (see ranking.py for the rule), and the `standing` constraints the
         caller decided the query could touch."""
         atoms, turns, digests = (self._kinds[kind] for kind in (Kind.ATOM, Kind.TURN, Kind.DIGEST))
-        # Deeper than the turns returned only when a digest cites a turn.
+        # Deeper than the turns returned only when a digest cites a turn; documents are made
+        # for the turns returned alone, the rest count by their ids.
         depth = max(caps.max_turns, EVIDENCE_TURNS) if self._citing else caps.max_turns
-        evidence_turns = (
-            select_by_relevance(
+        ranked_turns = (
+            rank_by_relevance(
                 turns,
                 query_terms,
                 depth,
                 related=self._related(Kind.TURN, query_terms, query_vector, mode),
             )
             if query_terms
-            else ()
+            else []
         )
-        found_turns = evidence_turns[: caps.max_turns]
         found_digests = select_by_relevance(
             digests,
             query_terms,
@@ -193,26 +195,28 @@ class UserIndex:
                 caps.max_atoms,
                 related=self._related(Kind.ATOM, query_terms, query_vector, mode),
             ),
-            turns=found_turns,
-            digests=self._by_evidence(found_digests, evidence_turns, caps.max_digests),
+            turns=candidates_of(turns, ranked_turns[: caps.max_turns]),
+            digests=self._by_evidence(
+                found_digests, [turn_id for _, _, turn_id, _, _ in ranked_turns], caps.max_digests
+            ),
             generic_query=not query_terms,
             standing=tuple(Candidate(doc, 0, 0) for doc in standing),
         )
 
     def _by_evidence(
-        self, digests: tuple[Candidate, ...], turns: tuple[Candidate, ...], limit: int
+        self, digests: tuple[Candidate, ...], turn_ids: list[str], limit: int
     ) -> tuple[Candidate, ...]:
         """The digests found and those citing a turn found, by their fused score: a digest's
         own rank among the digests found and the ranks of the turns found that it cites, each
         adding RRF_SCALE // (RRF_K + rank) (a digest is ranked on its whole summary, a turn on
         its own words, so the digest quoting turns found holds what they said); then newer
         time, then id; at most `limit`."""
-        if not turns:
+        if not turn_ids:
             return digests
         scale, k = DEFAULT_DENSE_POLICY.rrf_scale, DEFAULT_DENSE_POLICY.rrf_k
         scores = {d.doc.doc_id: scale // (k + rank) for rank, d in enumerate(digests, start=1)}
-        for rank, turn in enumerate(turns, start=1):
-            for digest_id in self._citing.get(turn.doc.doc_id, ()):
+        for rank, turn_id in enumerate(turn_ids, start=1):
+            for digest_id in self._citing.get(turn_id, ()):
                 scores[digest_id] = scores.get(digest_id, 0) + scale // (k + rank)
         found = {d.doc.doc_id: d for d in digests}
         table = self._kinds[Kind.DIGEST].slots
