@@ -141,6 +141,12 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"(?:personal\s+)?(?:data|info|information|profile|memories|records|details|file|stuff)\b"
         r"(?!\s+(?:about|on|for|from)\b)",
     ),
+    # "Erase all stored memories.", "delete all the saved data" (not "… memories of Rome").
+    (
+        Command.FORGET_EVERYTHING,
+        rf"\b{_ERASE}\s+all\s+(?:of\s+)?(?:the\s+|your\s+)?(?:stored|saved|kept)\s+"
+        r"(?:memories|data|info|information)\b(?!\s+(?:about|on|of|from)\s+(?!me\b))",
+    ),
     # "wipe me from your memory completely"
     (
         Command.FORGET_EVERYTHING,
@@ -725,8 +731,8 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.RECALL_SUMMARY,
-        r"\b(?:what(?:'s| is)\s+(?:in|on)|(?:show|read|give)\s+me|can I see)\s+my\s+(?:memory\s+)?"
-        r"(?:profile|memories)\b",
+        r"\b(?:what(?:'s| is)\s+(?:in|on)|(?:show|read|give|list)(?:\s+me)?|can I see)\s+(?:all\s+)?"
+        r"my\s+(?:stored\s+|saved\s+)?(?:memory\s+)?(?:profile|memories)\b(?!\s+(?:of|from)\b)",
     ),
     *(
         # Families heard less often, tried only when none of the above matched.

@@ -332,7 +332,8 @@ _CONDITION_NOUN = (
     + "|".join(
         re.escape(c.removeprefix("a "))
         for c in sorted(MEDICAL_CONDITIONS, key=len, reverse=True)
-        if len(c) > 3
+        # Short names only where no common word reads the same ("add", "ms" do).
+        if len(c) > 3 or c in {"ibs", "ocd"}
     )
     + r"|pacemaker|hearing aids?|cochlear implant|insulin pump|colostomy bag|wheelchair|"
     rf"(?:bad|dodgy|weak|replaced|new)\s+(?:{'|'.join(sorted(BODY_PARTS))}))"
@@ -340,10 +341,11 @@ _CONDITION_NOUN = (
 _CONDITION_ADJECTIVE = durable_adjective_alternation("constraint")
 # A lasting condition the user names on the way to something else: "not bad for someone with
 # asthma", "with my pacemaker they said I'd need a note", "being lactose intolerant at a
-# pizza party is the worst".
+# pizza party is the worst", "it has to be low FODMAP because of my IBS".
 _CONDITION_IN_PASSING = re.compile(
     rf"\b(?:for\s+(?:someone|somebody|a\s+(?:guy|girl|woman|man|person))\s+with\s+"
-    rf"(?P<had>{_CONDITION_NOUN})|with\s+my\s+(?P<mine>{_CONDITION_NOUN})|"
+    rf"(?P<had>{_CONDITION_NOUN})|(?:with|of|due\s+to|thanks\s+to|for|given)\s+my\s+"
+    rf"(?P<mine>{_CONDITION_NOUN})|"
     rf"(?:being|as\s+an?)\s+(?P<adj>{_CONDITION_ADJECTIVE}))\b",
     re.I,
 )

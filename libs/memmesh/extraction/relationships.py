@@ -153,6 +153,34 @@ def _name_given_after(ctx: ClauseContext) -> list[Candidate]:
     return [_fact(ctx, role, name, said)]
 
 
+# "my husband's called ravi and he's a bus driver", "My husband Jun, he is chef in …": what
+# the next clause of the sentence says of the person just named, through a pronoun.
+_PRONOUN_SAYS = re.compile(
+    r"^(?:(?:and|so|uh|um|like|but)\s+)*(?P<pronoun>he|she|they)(?=\s|'s)", re.I
+)
+
+
+def _said_next(ctx: ClauseContext, role: str) -> str | None:
+    """The predicate the clause after this one gives the person of `role` (None when the
+    pronoun does not fit them, or what it says is no standing fact)."""
+    following = ctx.following()
+    if following is None or following.sentence != ctx.clause.sentence:
+        return None
+    match = _PRONOUN_SAYS.match(following.text)
+    if not match:
+        return None
+    canonical, head = _canonical_role(role.lower()), role.lower().split()[-1]
+    pronoun = match.group("pronoun").lower()
+    if (pronoun == "she" and (canonical in _MALE_ROLES or head in _HE_ROLES)) or (
+        pronoun == "he" and (canonical in _FEMALE_ROLES or head in _SHE_ROLES)
+    ):
+        return None
+    rest = following.text[match.end() :]
+    if pronoun == "they" and rest.lower().lstrip().startswith(("'s", "is ")):
+        return None
+    return _predicate(rest, ctx)
+
+
 def _name_alone_before(ctx: ClauseContext) -> str | None:
     """ "Ines, she's my goddaughter": the clause before is a name and nothing else."""
     previous = ctx.previous()
@@ -242,13 +270,15 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
     for match in _MY_ROLE_NAME.finditer(text):
         name, rest = _split_name(match.group("tail"))
         if name:
-            found.append(_fact(ctx, match.group("role"), name, _predicate(rest, ctx)))
+            role = match.group("role")
+            said = _predicate(rest, ctx) if rest.strip() else _said_next(ctx, role)
+            found.append(_fact(ctx, role, name, said))
     match = _MY_ROLE_IS_NAME.search(text)
     if match:
         role = match.group("role") or match.group("role2")
         name = _clean_name(match.group("name") or match.group("name2"), strict=False)
         if name:
-            found.append(_fact(ctx, role, name))
+            found.append(_fact(ctx, role, name, _said_next(ctx, role)))
     match = _MY_ROLE_IS_A_KIND_NAMED.search(text)
     if match:
         name = _clean_name(match.group("name"), strict=False)

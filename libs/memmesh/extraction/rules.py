@@ -47,9 +47,13 @@ _SAID_AGAIN = re.compile(
 )
 # "I said" / "I meant" before a first-person statement in a correction turn.
 _RESTATED = re.compile(r"\bI\s+(?:said|meant)(?:\s+that)?,?\s+(?=(?:I|I'm|I've|my)\b)", re.I)
+# Asked as a favour too: "can you remember that I've got a latex allergy?", "I want you to
+# keep in mind that my son is diabetic" state the fact as plainly as "remember that …".
 _REMEMBER_PREFIX = re.compile(
-    r"^(?:please\s+)?(?:remember|note|keep in mind|don't forget|for the record|just so you know)"
-    r"\s+(?:that\s+)?(?=I\b|I'm\b|I've\b|my\b|we\b)",
+    r"^(?:(?:hey|ok|okay|so|um|uh|oh)\s+)*(?P<asked>(?:can|could|would|will)\s+you\s+(?:please\s+)?"
+    r"(?:just\s+|also\s+)?|I(?:\s+want|\s+need|'d\s+like|\s+would\s+like)\s+you\s+to\s+)?"
+    r"(?:please\s+)?(?:remember|note(?:\s+down)?|make\s+a\s+note|keep in mind|bear in mind|"
+    r"don't forget|for the record|just so you know)\s+(?:that\s+)?(?=I\b|I'm\b|I've\b|my\b|we\b)",
     re.I,
 )
 
@@ -175,10 +179,14 @@ def _contexts(clauses: tuple[Clause, ...]) -> list[ClauseContext]:
 
 
 def _strip_remember_prefix(clause: Clause) -> Clause:
-    stripped = _REMEMBER_PREFIX.sub("", clause.text)
-    if stripped == clause.text:
+    prefix = _REMEMBER_PREFIX.match(clause.text)
+    if not prefix:
         return clause
-    return Clause(stripped, clause.connector, clause.sentence, clause.index, clause.is_question)
+    # "can you remember that …?" asks nothing once the favour is taken off: a statement.
+    asked = clause.is_question and not prefix.group("asked")
+    return Clause(
+        clause.text[prefix.end() :], clause.connector, clause.sentence, clause.index, asked
+    )
 
 
 def deduplicate(facts: list[ExtractedFact]) -> list[ExtractedFact]:
