@@ -51,6 +51,11 @@ _RETURN_TO = (
     r"jump|switch)\s+back\s+(?:in)?to|pick\s+(?:back\s+)?up(?:\s+on)?)"
 )
 _THREAD = r"(?:thread|conversation|convo|chat|discussion|talk)"
+# When the conversation was had: "the conversation from yesterday about my visa".
+_WHEN_WE_HAD = (
+    r"(?:(?:(?:that\s+)?we\s+had\s+)?(?:from\s+)?(?:yesterday|earlier|before|the other day|"
+    r"last\s+(?:time|night|week)|this\s+morning|on\s+\w+day)\s+)?"
+)
 # A politeness word people slip between a verb and its object ("continue please the chat").
 _PLEASE = r"(?:(?:please|kindly|just|now|again)\s+)?"
 # "back to the hotel", "back to my parents for Christmas": going somewhere, not to a topic.
@@ -205,7 +210,7 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.RESUME_THREAD,
         rf"\b{_RETURN_TO}\s+{_PLEASE}(?:the|our|that)\s+(?:old\s+|earlier\s+|previous\s+)?{_THREAD}\s+"
-        rf"(?:about|on|of)\s+{_TOPIC}{_END}",
+        rf"{_WHEN_WE_HAD}(?:about|on|of)\s+{_TOPIC}{_END}",
     ),
     (
         Command.RESUME_THREAD,
@@ -1047,6 +1052,15 @@ _YOU_WROTE_BUT = re.compile(
     r"(?P<meant>[^,.;!?]+)",
     re.I,
 )
+# "you keep calling my cat Mishka 'Misha', and it's Mishka", "you keep calling me Kate, it's
+# Cate": the name heard again and again, then the one meant.
+_YOU_KEEP_CALLING = re.compile(
+    r"\byou(?:'ve| have)?\s+(?:keep|kept|been|always)\s+(?:calling|writing|spelling|saying|putting)\s+"
+    r"(?P<who>my\s+[\w-]+(?:\s+[\w-]+)?|me|him|her|it|them)\s+['\"‘’“”]?(?P<heard>[\w'-]+?)['\"‘’“”]?"
+    r"\s*,?\s*(?:(?:and|but)\s+)?(?:it's|its|it is|he's|she's|his name is|her name is|the name is|"
+    r"my name is|I'm)\s+(?P<meant>[\w'-]+)",
+    re.I,
+)
 _NEGATED_VERB = re.compile(
     r"\b(?:do|does|did|is|are|was|were|am|be|been|have|has|had|can|could|will|would|should|must|"
     r"may|might|shall|need|or|if|whether|why)$",
@@ -1149,6 +1163,7 @@ def _pair(cleaned: str, triggered: bool) -> _Pair | None:
     pair = (
         _heard_as(cleaned)
         or _you_wrote_but(cleaned)
+        or _you_keep_calling(cleaned)
         or _not_heard_then_meant(cleaned)
         or _parallel_copulas(cleaned, triggered)
         or _not_heard_then_meant_run_on(cleaned)
@@ -1238,6 +1253,23 @@ def _you_wrote_but(text: str) -> _Pair | None:
     heard, _ = _heard_span(found.group("heard"), meant)
     fact_text = text[: found.start()] + text[found.start("meant") :]
     return _Pair(heard, _closest_span(meant, heard), fact_text)
+
+
+def _you_keep_calling(text: str) -> _Pair | None:
+    found = _YOU_KEEP_CALLING.search(text)
+    if not found:
+        return None
+    who, heard, meant = found.group("who"), found.group("heard"), found.group("meant")
+    if heard.lower() == meant.lower():
+        return None
+    # What is left says who has the name meant: "my cat Mishka", "my son Tim", "my name is Cate".
+    if who.lower() == "me":
+        stated = f"my name is {meant}"
+    elif who.lower().startswith("my "):
+        stated = who if who.split()[-1].lower() == meant.lower() else f"{who} {meant}"
+    else:
+        stated = ""
+    return _Pair(heard, meant, text[: found.start()] + stated + text[found.end() :])
 
 
 def _not_heard_then_meant(text: str) -> _Pair | None:

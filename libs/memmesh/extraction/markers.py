@@ -32,8 +32,10 @@ _HEDGE = re.compile(
     r"(?<!what )\bsort of\b",
     re.I,
 )
+# "planning" as what the user is doing, not the field ("a masters in urban planning").
 _PLAN = re.compile(
-    r"\b(?:going to|planning|plan to|plan on|thinking (?:about|of)|want to|hoping to|hope to|"
+    r"\b(?:going to|planning(?=\s+(?:to|on|a|an|the|my|our|for|it|this|that|some|out|ahead)\b)|"
+    r"(?:'m|am|are|'re|re|is|'s|was|were|been|be|still|being|really)\s+planning|plan to|plan on|thinking (?:about|of)|want to|hoping to|hope to|"
     r"trying to|try to|about to|intend|considering|someday|one day|soon|will|I'll|"
     r"gonna|starting|startin|next (?:week|month|year|time|summer|winter|spring|fall)|"
     r"signing up|sign up|(?P<season>in the (?:spring|summer|fall|autumn|winter))|"

@@ -69,9 +69,19 @@ _PLEASE_YOU_DONT = re.compile(
 )
 
 
+# "don't like write this down": a spoken "like" between the request and its verb says
+# nothing ("I don't like writing" keeps its "like": a gerund follows it, not a bare verb).
+_FILLER_LIKE = re.compile(
+    rf"\b(?P<ask>don't|do not|please|just|can you|could you)\s+(?:like|kinda|sort of),?\s+"
+    rf"(?=(?:{_BASES})\b)",
+    re.I,
+)
+
+
 def plain_request(text: str) -> str:
     """The text with each polite or learner wrapper of a request said as the plain
     imperative; text without one is returned as it is."""
+    text = _FILLER_LIKE.sub(lambda m: f"{m['ask']} ", text)
     text = _WOULD_YOU_MIND.sub(_unwrapped_mind, text)
     text = _IF_YOU.sub(_unwrapped_if_you, text)
     text = _VERB_THEN_PLEASE.sub(lambda m: f"{m['please']} {m['verb']} ", text)

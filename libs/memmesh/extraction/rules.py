@@ -203,4 +203,39 @@ def deduplicate(facts: list[ExtractedFact]) -> list[ExtractedFact]:
     unique_texts: dict[str, ExtractedFact] = {}
     for slot in order:
         unique_texts.setdefault(best[slot].text, best[slot])
-    return list(unique_texts.values())
+    return _without_restated(list(unique_texts.values()))
+
+
+# Words that only frame a fact: "User has a daughter named Niamh" and "User's daughter's name
+# is Niamh" state one fact.
+_FRAME_WORDS = frozenset(
+    "user user's has have is are was a an the named called name their them they who which "
+    "and of to".split()
+)
+
+
+def _content_words(text: str) -> frozenset[str]:
+    words = re.findall(r"[^\W_]+(?:'[^\W_]+)?", text.lower())
+    return frozenset(w.removesuffix("'s") for w in words) - _FRAME_WORDS
+
+
+def _without_restated(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """A fact whose words another fact of its category contains says nothing more ("User has
+    migraine." beside "User has chronic migraine since ten years."): unless it is the more
+    confident of the two, it goes (of two saying the same, the first stays)."""
+    words = [_content_words(f.text) for f in facts]
+    dropped: set[int] = set()
+    for i, fact in enumerate(facts):
+        for j, other in enumerate(facts):
+            if i == j or j in dropped or fact.category != other.category or not words[i]:
+                continue
+            if words[i] <= words[j] and (
+                (fact.confidence_bp, len(words[i])) < (other.confidence_bp, len(words[j]))
+                or (
+                    (fact.confidence_bp, len(words[i])) == (other.confidence_bp, len(words[j]))
+                    and i > j
+                )
+            ):
+                dropped.add(i)
+                break
+    return [f for i, f in enumerate(facts) if i not in dropped]
