@@ -152,11 +152,30 @@ _NP_CUT = re.compile(
 )
 
 
+# "my pronouns are she/her", "I use they them pronouns" (the word "pronouns" said: grounding).
+_PRONOUNS = re.compile(
+    r"^(?:my\s+pronouns\s+are|I\s+use)\s+(?P<subject>she|he|they|xe|ze)\s*(?:/|\s|,|and)\s*"
+    r"(?P<object>her|him|them|hers|his|theirs|xem|zir|hir)(?:\s*/\s*\w+)?(?:\s+pronouns)?$",
+    re.I,
+)
+
+
+def _pronouns(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _PRONOUNS.match(text)
+    if not match:
+        return []
+    if "pronoun" not in text.lower():
+        return []
+    said = f"{match.group('subject').lower()}/{match.group('object').lower()}"
+    return [_identity(ctx, f"User's pronouns are {said}", "identity.pronouns", 9500)]
+
+
 def identity_candidates(ctx: ClauseContext) -> list[Candidate]:
     """Identity facts stated by the user in the clause."""
     text = ctx.text
     for rule in (
         _name,
+        _pronouns,
         language_fact,
         residence_fact,
         origin_fact,

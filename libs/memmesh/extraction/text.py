@@ -134,10 +134,28 @@ def normalize(text: str) -> str:
         text,
         flags=re.I,
     )
+    # "I'm a vegetarian who hates tofu": what the user is, then what they like, two clauses.
+    text = _WHO_LIKES.sub(_who_likes_said_plainly, text)
     text = re.sub(r"\s+([,.!?;:])", r"\1", text)
     text = re.sub(r",(\s*,)+", ",", text)
     text = re.sub(r"\s+", " ", text).strip(" ,")
     return text
+
+
+_WHO_LIKES = re.compile(
+    r"\b(?P<am>I'm|I am)\s+(?P<what>an?\s+[\w-]+(?:\s+[\w-]+){0,2}?)\s+who\s+"
+    r"(?P<verb>hates|loves|likes|adores|prefers|can't stand|cannot stand|doesn't like|does not like|"
+    r"doesn't eat|does not eat|doesn't drink|does not drink)\b",
+    re.I,
+)
+_FIRST_PERSON_VERB = {"doesn't": "don't", "does": "do", "hates": "hate", "loves": "love"}
+
+
+def _who_likes_said_plainly(match: re.Match[str]) -> str:
+    words = match.group("verb").split()
+    first = words[0].lower()
+    words[0] = _FIRST_PERSON_VERB.get(first) or (first[:-1] if first.endswith("s") else first)
+    return f"{match.group('am')} {match.group('what')}, I {' '.join(words)}"
 
 
 def _respell(match: re.Match[str]) -> str:
