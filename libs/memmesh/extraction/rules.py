@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from .commands import CommandMatch, detect_command, is_command_clause
 from .constraints import constraint_candidates
@@ -49,6 +50,14 @@ _SAID_AGAIN = re.compile(
 _RESTATED = re.compile(r"\bI\s+(?:said|meant)(?:\s+that)?,?\s+(?=(?:I|I'm|I've|my)\b)", re.I)
 # Asked as a favour too: "can you remember that I've got a latex allergy?", "I want you to
 # keep in mind that my son is diabetic" state the fact as plainly as "remember that …".
+# "…for a trip to iceland keep in mind" + "I use a cpap machine every night": the splitter
+# ends a clause with the wrapper of the next one.
+_REMEMBER_SUFFIX = re.compile(
+    r"(?:^|\s+)(?:(?:so|and|but|um|uh|oh|also|please|just)\s+)*(?:keep in mind|bear in mind|"
+    r"remember|note|just so you know|for the record|fyi)$",
+    re.I,
+)
+_FIRST_PERSON_START = re.compile(r"^(?:I|I'm|I've|I'd|my|we|we're|we've|our)\b", re.I)
 _REMEMBER_PREFIX = re.compile(
     r"^(?:(?:hey|ok|okay|so|um|uh|oh)\s+)*(?P<asked>(?:can|could|would|will)\s+you\s+(?:please\s+)?"
     r"(?:just\s+|also\s+)?|I(?:\s+want|\s+need|'d\s+like|\s+would\s+like)\s+you\s+to\s+)?"
@@ -107,8 +116,21 @@ def extract(
 
 
 def turn_clauses(normalized_text: str) -> tuple[Clause, ...]:
-    """The clauses the rules (and the learned heads) read, "remember that" prefixes dropped."""
-    return tuple(_strip_remember_prefix(c) for c in split_clauses(normalized_text))
+    """The clauses the rules (and the learned heads) read, "remember that" prefixes dropped
+    (also when the splitter left the wrapper at the end of the clause before)."""
+    clauses = [_strip_remember_prefix(c) for c in split_clauses(normalized_text)]
+    for position in range(len(clauses) - 1):
+        clause, following = clauses[position], clauses[position + 1]
+        wrapper = _REMEMBER_SUFFIX.search(clause.text)
+        if (
+            wrapper
+            and following.sentence == clause.sentence
+            and _FIRST_PERSON_START.match(following.text)
+            and not following.asked_to_keep
+        ):
+            clauses[position] = replace(clause, text=clause.text[: wrapper.start()])
+            clauses[position + 1] = replace(following, asked_to_keep=True)
+    return tuple(c for c in clauses if c.text)
 
 
 def collect_candidates(normalized_text: str) -> list[Candidate]:
@@ -151,14 +173,7 @@ def _without_lead_in(ctx: ClauseContext) -> ClauseContext:
     stripped = _AS_A.sub("I'm ", stripped)
     if stripped == ctx.text or not stripped:
         return ctx
-    clause = Clause(
-        stripped,
-        ctx.clause.connector,
-        ctx.clause.sentence,
-        ctx.clause.index,
-        ctx.clause.is_question,
-    )
-    return ClauseContext(clause, ctx.clauses, ctx.markers, ctx.trailing)
+    return ClauseContext(replace(ctx.clause, text=stripped), ctx.clauses, ctx.markers, ctx.trailing)
 
 
 def _contexts(clauses: tuple[Clause, ...]) -> list[ClauseContext]:
@@ -184,9 +199,7 @@ def _strip_remember_prefix(clause: Clause) -> Clause:
         return clause
     # "can you remember that …?" asks nothing once the favour is taken off: a statement.
     asked = clause.is_question and not prefix.group("asked")
-    return Clause(
-        clause.text[prefix.end() :], clause.connector, clause.sentence, clause.index, asked
-    )
+    return replace(clause, text=clause.text[prefix.end() :], is_question=asked, asked_to_keep=True)
 
 
 def deduplicate(facts: list[ExtractedFact]) -> list[ExtractedFact]:

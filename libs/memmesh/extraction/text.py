@@ -115,6 +115,8 @@ class Clause:
     sentence: int
     index: int
     is_question: bool
+    # The user asked for it to be kept ("keep in mind I use a CPAP machine every night").
+    asked_to_keep: bool = False
 
 
 def normalize(text: str) -> str:

@@ -68,6 +68,9 @@ class Thresholds:
     # recall rose from 0.44 to 0.61; lower bars bought recall with many false facts.
     accept_bp: int = 8800
     veto_bp: int = 9000
+    # A clause the user asked to be kept ("keep in mind I use a CPAP machine every night") is
+    # durable by their word; the head only has to see a fact in it.
+    asked_to_keep_bp: int = 6000
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,12 @@ class HybridExtractor:
         # Durability is judged on "not none" as a whole: the head may hesitate between two
         # categories of a clause it is sure holds a fact ("I drive a Tesla").
         durable = 1.0 - float(probabilities[self.head.classes.index(NONE)])
-        if durable * BASIS_POINTS_MAX < self.thresholds.accept_bp:
+        bar = (
+            self.thresholds.asked_to_keep_bp
+            if unit.clause.asked_to_keep
+            else self.thresholds.accept_bp
+        )
+        if durable * BASIS_POINTS_MAX < bar:
             return None
         category = max(
             (name for name in self.head.classes if name != NONE),
