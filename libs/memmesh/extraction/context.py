@@ -152,14 +152,23 @@ def last_capitalized_name(clauses: tuple[Clause, ...]) -> str | None:
     return None
 
 
+# A place after in/to/from ("flying home to Accra…"), said alone ("Hove, not Hull. That's where
+# I live.") or naming a clock or the weather ("use Sydney time").
+_PLACE_SAID = re.compile(
+    r"\b(?:in|to|from|at|for)\s+(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)|"
+    r"^(?P<alone>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)$|"
+    r"\b(?P<local>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)\s+(?:time|weather|traffic)\b"
+)
+
+
 def last_place(clauses: tuple[Clause, ...]) -> str | None:
-    """The most recent capitalised place after in/to/from ("flying home to Accra…")."""
-    pattern = re.compile(r"\b(?:in|to|from|at|for)\s+(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)")
+    """The most recent capitalised place the clauses name (see _PLACE_SAID)."""
     for clause in reversed(clauses):
         places = [
-            m.group("place")
-            for m in pattern.finditer(clause.text)
-            if m.group("place").split()[0].lower() not in NON_PLACE_CAPITALS
+            place
+            for m in _PLACE_SAID.finditer(clause.text)
+            if (place := m.group("place") or m.group("alone") or m.group("local"))
+            and place.split()[0].lower() not in NON_PLACE_CAPITALS
         ]
         if places:
             return places[-1]

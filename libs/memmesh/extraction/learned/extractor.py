@@ -140,6 +140,8 @@ class HybridExtractor:
             # fact of the pronoun's clause took who it stands for from this one.
             if position + 1 in covered and _PRONOUN_SUBJECT.match(units[position + 1].text):
                 continue
+            if _WORDS_SAID.match(unit.text):
+                continue
             span = _with_continuations(units, position, tails, covered)
             if span is unit and _tells_no_state(unit.text):
                 continue
@@ -192,6 +194,10 @@ _REQUEST_VERBS = frozenset(
     """add book call check convert draft explain find get give help list make order play put
 recommend remind schedule send set show suggest tell text translate write directions""".split()
 )
+
+
+# "I said dairy free", "you wrote cashmere": words about what was said, no state of the user.
+_WORDS_SAID = re.compile(r"^(?:I|you)\s+(?:said|meant|mean|wrote|heard|typed|put)\b", re.I)
 
 
 # A subject later in the clause: a run-on turn ("set an alarm for five I work early shifts")
