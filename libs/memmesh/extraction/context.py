@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .lexicon import NON_PLACE_CAPITALS
+from .lexicon import NON_PLACE_CAPITALS, NOT_A_NAME
 from .markers import (
     HEDGED,
     HYPOTHETICAL,
@@ -161,6 +161,13 @@ _PLACE_SAID = re.compile(
 )
 
 
+# Words said alone that are no place ("Hi. That's where I live.").
+_SAID_ALONE = frozenset(
+    """hi hello hey thanks thank sorry sure great cool wait well right ok okay yes yeah yep no
+    nope nah please cheers bye morning evening afternoon night anyway so oh wow true""".split()
+)
+
+
 def last_place(clauses: tuple[Clause, ...]) -> str | None:
     """The most recent capitalised place the clauses name (see _PLACE_SAID)."""
     for clause in reversed(clauses):
@@ -169,6 +176,7 @@ def last_place(clauses: tuple[Clause, ...]) -> str | None:
             for m in _PLACE_SAID.finditer(clause.text)
             if (place := m.group("place") or m.group("alone") or m.group("local"))
             and place.split()[0].lower() not in NON_PLACE_CAPITALS
+            and not (m.group("alone") and place.lower() in _SAID_ALONE | NOT_A_NAME)
         ]
         if places:
             return places[-1]
