@@ -179,6 +179,46 @@ civic corolla camry leaf golf polo outback forester cr-v rav4 f-150 mustang beet
 _JOB_DRIVING = re.compile(r"\b(?:for a living|for work|for (?:uber|lyft)|for my job)\b", re.I)
 
 
+# "remind me to take my metformin at eight every night": a medicine taken on a schedule is a
+# standing fact about the user's health, whatever the request around it.
+_MEDICINE_REMINDER = re.compile(
+    r"\bremind(?:er)?\s+(?:me\s+)?(?:to\s+take|for|about)\s+my\s+(?P<medicine>[\w-]+)"
+    r"(?P<rest>[^,.;!?]*)",
+    re.I,
+)
+_MEDICINE_WORD = re.compile(
+    r"^(?:insulin|meds|medication|medicine|pills|tablets|vitamins|inhaler|injection|"
+    r"[a-z]+(?:in|ol|ine|ide|pril|statin|zole|pam|lam|one|ate|oxin|mab|xan))$",
+    re.I,
+)
+_SCHEDULE = re.compile(
+    r"\b(?P<when>every\s+(?:day|night|morning|evening|week)|each\s+(?:day|night|morning|evening)|"
+    r"daily|nightly|twice\s+a\s+day)\b",
+    re.I,
+)
+
+
+def _medicine_reminder(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _MEDICINE_REMINDER.search(text)
+    if not match or not _MEDICINE_WORD.match(match.group("medicine")):
+        return []
+    when = _SCHEDULE.search(match.group("rest"))
+    if not when:
+        return []
+    medicine = match.group("medicine").lower()
+    # Asked as a question ("can you remind me…?"), the schedule is still told as it is.
+    return [
+        build(
+            ctx,
+            f"User takes {medicine} {when.group('when').lower()}",
+            "constraint",
+            f"constraint.medication.{slug(medicine)}",
+            8800,
+            SELF_STATEMENT_MARKERS - {QUESTION},
+        )
+    ]
+
+
 def constraint_candidates(ctx: ClauseContext) -> list[Candidate]:
     """Constraint facts stated by the user in the clause."""
     text = ctx.text
@@ -199,6 +239,7 @@ def constraint_candidates(ctx: ClauseContext) -> list[Candidate]:
         _tools,
         consequence_candidates,
         _condition_in_passing,
+        _medicine_reminder,
     ):
         found = rule(ctx, text)
         if found:

@@ -97,7 +97,7 @@ def extract(
     spelled = spell_out_notes(fact_text)
     candidates = (propose or collect_candidates)(spelled)
     source = text if spelled == found.fact_text else f"{text}\n{spelled}"
-    accepted, rejections = apply_gates(candidates, source)
+    accepted, rejections = apply_gates([c for c in candidates if not _points_back(c.text)], source)
     facts = fold_consequences(deduplicate(accepted), spelled)
     if found.correction is not None:
         # "Cairns, not Cannes.": what is left once the misheard word is gone repeats the meant
@@ -217,6 +217,26 @@ def deduplicate(facts: list[ExtractedFact]) -> list[ExtractedFact]:
     for slot in order:
         unique_texts.setdefault(best[slot].text, best[slot])
     return _without_restated(list(unique_texts.values()))
+
+
+# "User never drinks it.", "User's taste: can't stand them.": what the fact is about was
+# named elsewhere, so the fact names nothing a memory could use.
+_POINTS_BACK = re.compile(
+    r"\b(?:drink|eat|like|love|hate|stand|enjoy|take|do|want|need|prefer|mind|try|tried|miss|"
+    r"watch|play|wear)(?:s|d|ed)?\s+(?:it|them|that|those|these)"
+    r"(?:\s+(?:every|each|at|in|on|any|anymore|much|either)\b[^,]*)?\.?$",
+    re.I,
+)
+_USER_FRAME = re.compile(r"^User(?:'s\s+\w+:)?\s*", re.I)
+
+
+def _points_back(fact_text: str) -> bool:
+    """Whether all the fact says of its object is a pronoun ("User never drinks it."); "User's
+    taste: the durian they cannot eat it." names it before."""
+    found = _POINTS_BACK.search(fact_text)
+    if not found:
+        return False
+    return len(_USER_FRAME.sub("", fact_text[: found.start()]).split()) <= 2
 
 
 # Words that only frame a fact: "User has a daughter named Niamh" and "User's daughter's name
