@@ -6,6 +6,7 @@ import re
 
 from .context import RELATIONSHIP_MARKERS, ClauseContext, build, last_capitalized_name
 from .lexicon import (
+    DURABLE_ADJECTIVES,
     NOT_A_NAME,
     PERSON_ROLE_ALTERNATION,
     PERSON_ROLES,
@@ -131,9 +132,12 @@ def _name_given_after(ctx: ClauseContext) -> list[Candidate]:
     person of the user's the clause named last, if the pronoun fits them."""
     given = _NAME_GIVEN.search(ctx.text)
     before = ctx.text[: given.start()] if given else ctx.text
+    # The clause that gave the name, when it was the next one ("my colleague, her name is Yuki").
+    named_in = ctx.clause.index
     if not given:
         following = ctx.following()
         given = _NAME_GIVEN_NEXT.match(following.text) if following else None
+        named_in += 1
     mentions = list(_MY_ROLE_MENTION.finditer(before))
     if not given or not mentions or _BEREAVEMENT.search(before):
         return []
@@ -148,9 +152,10 @@ def _name_given_after(ctx: ClauseContext) -> list[Candidate]:
         not female and (canonical in _FEMALE_ROLES or head in _SHE_ROLES)
     ):
         return []
-    # What was said of them on the way ("my mom's a dentist, her name's Carol").
+    # What was said of them on the way ("my mom's a dentist, her name's Carol") or next ("her
+    # name is Yuki, she is vegetarian").
     said = _predicate(before[mention.start("role") + len(mention.group("role")) :], ctx)
-    return [_fact(ctx, role, name, said)]
+    return [_fact(ctx, role, name, said or _said_next(ctx, role, named_in))]
 
 
 # "my husband's called ravi and he's a bus driver", "My husband Jun, he is chef in …": what
@@ -160,10 +165,11 @@ _PRONOUN_SAYS = re.compile(
 )
 
 
-def _said_next(ctx: ClauseContext, role: str) -> str | None:
-    """The predicate the clause after this one gives the person of `role` (None when the
-    pronoun does not fit them, or what it says is no standing fact)."""
-    following = ctx.following()
+def _said_next(ctx: ClauseContext, role: str, after: int | None = None) -> str | None:
+    """The predicate the clause after this one (or after clause `after`) gives the person of
+    `role` (None when the pronoun does not fit them, or what it says is no standing fact)."""
+    position = (ctx.clause.index if after is None else after) + 1
+    following = ctx.clauses[position] if position < len(ctx.clauses) else None
     if following is None or following.sentence != ctx.clause.sentence:
         return None
     match = _PRONOUN_SAYS.match(following.text)
@@ -197,9 +203,13 @@ _MARRIED_TO = re.compile(
     rf"(?P<name>{_ANY_NAME})",
     re.I,
 )
+# A lasting state said of someone: "a nurse", "allergic to nuts", "deaf", "dyslexic".
+_LASTING_ADJECTIVE = "|".join(
+    re.escape(a) for a in sorted(DURABLE_ADJECTIVES, key=len, reverse=True)
+)
 _DURABLE_PREDICATE = re.compile(
     r"^\s*(?:'s|is|has|has got|'s got)\s+(?P<pred>(?:a|an)\s+[\w\s-]+|allergic to [\w\s-]+|"
-    r"(?:vegan|vegetarian|diabetic|deaf|blind|autistic)\b[\w\s-]*)$",
+    rf"(?:{_LASTING_ADJECTIVE})\b[\w\s-]*)$",
     re.I,
 )
 
@@ -353,7 +363,14 @@ def _appositive_name(ctx: ClauseContext) -> list[Candidate]:
     for neighbour in neighbours:
         named = _NAME_ONLY.match(neighbour.text)
         if named and named.group("name").split()[-1].lower() not in NOT_A_NAME:
-            return [_fact(ctx, match.group("role"), named.group("name"))]
+            role = match.group("role")
+            # "My son, Dmitri, he's dyslexic": what the clause after the name says of him.
+            said = (
+                _said_next(ctx, role, neighbour.index)
+                if neighbour.index > ctx.clause.index
+                else None
+            )
+            return [_fact(ctx, role, named.group("name"), said)]
     return []
 
 
