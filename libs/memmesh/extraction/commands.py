@@ -146,6 +146,13 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"(?:personal\s+)?(?:data|info|information|profile|memories|records|details|file|stuff)\b"
         r"(?!\s+(?:about|on|for|from)\b)",
     ),
+    # "forget everything I ever told you": all the user said, unless the talk is named
+    # ("… I told you today" is this conversation).
+    (
+        Command.FORGET_EVERYTHING,
+        rf"\b{_ERASE}\s+(?:absolutely\s+)?(?:everything|all)\s+(?:that\s+)?I(?:'ve| have)?\s+(?:ever\s+)?"
+        rf"(?:told you|said to you|shared with you)\b(?!\s+(?:about|on|regarding)\b|\s+{_IN_THIS_TALK})",
+    ),
     # "Erase all stored memories.", "delete all the saved data" (not "… memories of Rome").
     (
         Command.FORGET_EVERYTHING,

@@ -58,6 +58,11 @@ _ALLERGIC_BARE = re.compile(
     r"(?:\s+to\s+(?:it|them|that|those))?(?:\s*,?\s+(?:so|and|which|but)\b.*)?$",
     re.I,
 )
+_RULED_OUT = re.compile(
+    r"^(?:no|without|nothing with|not)\s+(?:any\s+)?"
+    r"(?P<obj>(?!(?:that|this|it|them|those|these|one|really|now)\b)[a-z][\w-]*)$",
+    re.I,
+)
 # "the allergist confirmed a sesame allergy", "also: penicillin allergy, on my chart".
 _ALLERGY_NAMED = re.compile(
     rf"(?:^(?:(?:also|and|plus|oh)\W*\s+)*|\b(?:a|an|my)\s+)"
@@ -337,7 +342,11 @@ def _allergy_said_apart(ctx: ClauseContext, text: str) -> list[Candidate]:
         earlier = [c.text for c in ctx.previous() if c.sentence == ctx.clause.sentence]
         # The first named: "sesame is in everything now, tahini, bread… and I'm allergic".
         for clause in earlier:
-            named = _ALLERGEN_WORD.findall(clause)
+            # "Pasta recipe. No garlic, I'm allergic.": what was just ruled out is the allergen.
+            ruled_out = _RULED_OUT.match(clause)
+            named = _ALLERGEN_WORD.findall(clause) or (
+                [ruled_out.group("obj")] if ruled_out else []
+            )
             if named:
                 obj = named[0].lower()
                 return [

@@ -157,7 +157,10 @@ def _restates(second: ExtractedFact, first: ExtractedFact) -> bool:
 
 
 def _with_limit(condition: ExtractedFact, limit: ExtractedFact) -> ExtractedFact:
-    """The condition's fact with the limit told after it, in the limit's own words."""
+    """The condition's fact with the limit told after it, in the limit's own words (a limit
+    whose words the condition already says adds nothing: "No garlic, I'm allergic")."""
+    if _content(limit) <= _content(condition):
+        return replace(condition, confidence_bp=max(condition.confidence_bp, limit.confidence_bp))
     body = condition.text.rstrip(" .")
     said = limit.text.rstrip(" .")
     if _LEARNED_LEAD.match(said):

@@ -6,6 +6,7 @@ import re
 
 from .context import RELATIONSHIP_MARKERS, ClauseContext, build, last_capitalized_name
 from .lexicon import (
+    DEMONYMS,
     DURABLE_ADJECTIVES,
     NOT_A_NAME,
     PERSON_ROLE_ALTERNATION,
@@ -463,7 +464,13 @@ def _split_name(raw: str, strict: bool = True) -> tuple[str | None, str]:
             titled = True
             used = position + 1
             continue
-        if not bare or bare.lower() in NOT_A_NAME or not bare.replace("-", "").isalpha():
+        if (
+            not bare
+            or bare.lower() in NOT_A_NAME
+            or not bare.replace("-", "").isalpha()
+            # "my husband is Italian, his name is Davide": a nationality, not a name.
+            or (not name_words and bare.lower() in DEMONYMS)
+        ):
             break
         if not bare[0].isupper():
             following = words[position + 1].lower() if position + 1 < len(words) else ""
