@@ -301,7 +301,7 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.RECALL_ONLY_IF_ASKED,
         r"\bonly\s+(?:use|bring up|mention|recall|surface|pull up|raise)\s+"
-        rf"{_REMEMBERED_STUFF}\s+(?:if|when|once)\s+I\s+(?:ask|say so|want)",
+        rf"{_REMEMBERED_STUFF}\s+(?:if|when|once)\s+I\s+(?:specifically\s+|explicitly\s+|actually\s+|directly\s+)?(?:ask|say so|want)",
     ),
     (
         Command.RECALL_ONLY_IF_ASKED,
@@ -311,7 +311,7 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.RECALL_ONLY_IF_ASKED,
         r"\bonly\s+(?:resume|recall|bring (?:stuff|things) up)\s+(?:stuff\s+|things\s+|anything\s+)?"
-        r"(?:if|when)\s+I\s+ask",
+        r"(?:if|when)\s+I\s+(?:specifically\s+|explicitly\s+|actually\s+|directly\s+)?ask",
     ),
     (
         Command.RECALL_ONLY_IF_ASKED,
@@ -329,7 +329,7 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"\b(?:don't|do not|never)\s+(?:bring up|pull up|use|mention|raise|dig up)\s+"
         r"(?:anything|stuff|things|old stuff|my (?:history|past|memories|data|info)|what you "
         r"(?:remember|know))(?:\s+(?:from (?:before|the past|earlier|last time)|you (?:remember|know)))?"
-        r"\s+unless\s+I\s+(?:ask|tell you|say so|want)",
+        r"\s+unless\s+I\s+(?:specifically\s+|explicitly\s+|actually\s+|directly\s+)?(?:ask|tell you|say so|want)",
     ),
     (
         Command.RECALL_ONLY_IF_ASKED,
@@ -340,31 +340,31 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.PULL_ONLY,
         r"\bonly\s+(?:recall|bring up|mention|remind me (?:of|about)|surface|use|raise)\s+"
-        r"(?:this|that|it|those|these)\b[^.!?]*\b(?:if|when)\s+I\s+ask",
+        r"(?:this|that|it|those|these)\b[^.!?]*\b(?:if|when)\s+I\s+(?:specifically\s+|explicitly\s+|actually\s+|directly\s+)?ask",
     ),
     (
         Command.PULL_ONLY,
-        r"\bonly\s+(?:bring|pull)\s+(?:this|that|it|those|these)\s+up\s+(?:if|when)\s+I\s+ask",
+        r"\bonly\s+(?:bring|pull)\s+(?:this|that|it|those|these)\s+up\s+(?:if|when)\s+I\s+(?:specifically\s+|explicitly\s+|actually\s+|directly\s+)?ask",
     ),
     (
         Command.PULL_ONLY,
         r"\bonly\s+(?:bring up|mention|talk about|recall|raise|use|share|surface)\s+"
-        r"(?P<target>(?:my|the|our)\s+[^,.!?;]+?)\s+(?:if|when)\s+I\s+(?:ask|bring (?:it|them) up)",
+        r"(?P<target>(?:my|the|our)\s+[^,.!?;]+?)\s+(?:if|when)\s+I\s+(?:specifically\s+|explicitly\s+|actually\s+|directly\s+)?(?:ask|bring (?:it|them) up)",
     ),
     (
         Command.PULL_ONLY,
         r"\b(?:don't|do not|never)\s+(?:bring up|mention|raise|talk about|volunteer|share|use|offer)\s+"
-        r"(?P<target>(?:my|the|our)\s+[^,.!?;]+?)\s+unless\s+I\s+(?:ask|bring (?:it|them) up)",
+        r"(?P<target>(?:my|the|our)\s+[^,.!?;]+?)\s+unless\s+I\s+(?:specifically\s+|explicitly\s+|actually\s+|directly\s+)?(?:ask|bring (?:it|them) up)",
     ),
     (
         Command.PULL_ONLY,
         r"\b(?:don't|do not|never)\s+(?:bring|mention|raise)\s+(?:this|that|it)\s+(?:up\s+)?"
-        r"unless\s+I\s+(?:ask|do|say so|bring it up|mention it|raise it)\b",
+        r"unless\s+I\s+(?:specifically\s+|explicitly\s+|actually\s+|directly\s+)?(?:ask|do|say so|bring it up|mention it|raise it)\b",
     ),
     # "only if I ask, talk about my health": the condition first.
     (
         Command.PULL_ONLY,
-        r"\bonly\s+(?:if|when)\s+I\s+ask(?:\s+you)?\s*,?\s*(?:you can\s+|please\s+)?(?:talk about|"
+        r"\bonly\s+(?:if|when)\s+I\s+(?:specifically\s+|explicitly\s+|actually\s+|directly\s+)?ask(?:\s+you)?\s*,?\s*(?:you can\s+|please\s+)?(?:talk about|"
         r"speak about|mention|bring up|raise|use|share)\s+(?P<target>(?:my|the|our)\s+[^,.!?;]+?)"
         rf"{_END}",
     ),
@@ -830,7 +830,8 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         (
             Command.FORGET,
             rf"{_IMPERATIVE}{_ERASE}\s+{_PLEASE}(?:that|the|this)\s+(?:last\s+|other\s+)?"
-            r"(?:thing|bit|part|one)\s+(?:that\s+)?I\s+(?:just\s+)?(?:said|told you|mentioned|shared)\b",
+            r"(?:thing|bit|part|one)\s+(?:(?:that\s+)?I\s+(?:just\s+)?(?:said|told you|mentioned|shared)\b|"
+            rf"(?:out\s+of|from|off)\s+(?:your\s+|the\s+)?{_MEMORY_PLACE}\b)",
         ),
         # "avoid the subject of my miscarriage", "avoid talking about my dad" (never "I avoid…")
         (
