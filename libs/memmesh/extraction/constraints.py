@@ -203,6 +203,42 @@ _SCHEDULE = re.compile(
 )
 
 
+# "I'm on warfarin, blood thinners, for life": a medicine the user is on. Names by their
+# families' endings, and the common ones people say by name or by kind.
+_MEDICINE_NAME = (
+    r"(?:[a-z]+(?:arin|formin|ithium|prazole|statin|pril|olol|azepam|azolam|oxetine|traline|"
+    r"ipine|sartan|cillin|mycin|cycline|isone|olone|thyroxine|xetine|afaxine)|insulin|lithium|"
+    r"methadone|adderall|ritalin|prozac|zoloft|xanax|lexapro|wellbutrin|ozempic|mounjaro|"
+    r"blood thinners|antidepressants|beta blockers|statins|steroids|immunosuppressants|"
+    r"anticoagulants|chemo|hrt|the pill)"
+)
+_SPECIFIC_MEDICINE = re.compile(
+    r"\b(?:[a-z]+(?:arin|formin|ithium|prazole|statin|pril|olol|azepam|azolam|oxetine|traline|"
+    r"ipine|sartan|cillin|mycin|cycline|isone|olone|thyroxine|xetine|afaxine)|insulin|lithium)\b",
+    re.I,
+)
+_ON_MEDICINE = re.compile(
+    rf"^{I_AM}\s+{ADVERBS}(?:on|taking)\s+(?P<medicine>{_MEDICINE_NAME})\b"
+    r"(?:\s*,\s*(?P<kind>blood thinners|antidepressants|beta blockers|statins|steroids))?",
+    re.I,
+)
+
+
+def _on_medicine(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _ON_MEDICINE.match(text)
+    if not match:
+        return []
+    medicine = match.group("medicine").lower()
+    said = f"{medicine}, {match.group('kind').lower()}" if match.group("kind") else medicine
+    # "I'm on blood thinners like warfarin", "on antidepressants long term uh sertraline": the
+    # kind first, then its name.
+    named = _SPECIFIC_MEDICINE.search(text, match.end())
+    if named and named.group(0).lower() not in said:
+        said = f"{said}, {named.group(0).lower()}"
+    # A medical constraint, so a limit said with it folds into it ("…, so I avoid raw fish").
+    return [_constraint(ctx, f"User is on {said}", f"constraint.medical.{slug(medicine)}")]
+
+
 def _medicine_reminder(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _MEDICINE_REMINDER.search(text)
     if not match or not _MEDICINE_WORD.match(match.group("medicine")):
@@ -244,6 +280,7 @@ def constraint_candidates(ctx: ClauseContext) -> list[Candidate]:
         _tools,
         consequence_candidates,
         _condition_in_passing,
+        _on_medicine,
         _medicine_reminder,
     ):
         found = rule(ctx, text)
