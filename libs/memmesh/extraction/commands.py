@@ -1161,9 +1161,17 @@ def detect_correction(
             found = unsigned
     if found is None:
         return None, text
-    return Correction(heard=found.heard, meant=found.meant), _INTERJECTION.sub(
-        "", found.fact_text.strip()
+    fact_text = _INTERJECTION.sub("", found.fact_text.strip())
+    # "its not herring its hearing I said I wear a hearing aid": "its hearing" only says the
+    # meant word again; the statement is what follows.
+    restated = re.match(
+        rf"^(?:it's|its|it is|that's|that is)\s+{re.escape(found.meant)}\b[\s,.;:!-]*(?=\S)",
+        fact_text,
+        re.I,
     )
+    if restated:
+        fact_text = fact_text[restated.end() :]
+    return Correction(heard=found.heard, meant=found.meant), fact_text
 
 
 def _pair(cleaned: str, triggered: bool) -> _Pair | None:

@@ -128,6 +128,8 @@ def normalize(text: str) -> str:
         text = re.sub(pattern, " ", text, flags=re.I)
     text = _LIKE_FILLER.sub(lambda m: m.group("lead") or m.group("asking") or " ", text)
     text = _RESTART.sub(r"\g<said>", text)
+    # Learner English: "I didn't said pasta" is "I didn't say pasta".
+    text = re.sub(r"\b(didn't|did not)\s+said\b", r"\1 say", text, flags=re.I)
     # "as a nurse I work nights": the role is its own clause.
     text = re.sub(
         r"\b(as an? [\w-]+(?: [\w-]+){0,2}?)\s+(?=I\b|I'm\b|what\b|how\b|which\b|"
