@@ -121,6 +121,15 @@ _NOT_MY_THING = re.compile(
     r"(?:hard\s+)?no\s+for\s+me$",
     re.I,
 )
+# "raw fish just isn't for me", "superhero movies bore me to tears", "reality TV makes me
+# cringe": a dislike said through what the thing does to the user.
+_PUTS_ME_OFF = re.compile(
+    r"^(?P<obj>.+?)(?:\s+(?:just|really|simply))?\s+(?:(?:is|are)\s+(?:just\s+)?not|isn't|aren't)\s+"
+    r"(?:really\s+)?for\s+me$|"
+    r"^(?P<obj2>.+?)\s+(?:just\s+|really\s+)?bores?\s+me(?:\s+(?:to\s+(?:tears|death)|stiff|silly))?$|"
+    r"^(?P<obj3>.+?)\s+(?:just\s+|always\s+)?makes?\s+me\s+(?:physically\s+|actually\s+)?(?:cringe|gag)$",
+    re.I,
+)
 _NOTHING_BEATS = re.compile(r"^nothing\s+beats\s+(?P<obj>.+?)(?:\s+for\s+me)?$", re.I)
 _GIVE_ME_OVER = re.compile(r"^give\s+me\s+(?P<x>.+?)\s+over\s+(?P<y>.+?)(?:\s+any\s+day)?$", re.I)
 _PRONOUN_FAVORITE = re.compile(
@@ -398,10 +407,10 @@ def _antecedent(ctx: ClauseContext) -> str | None:
 
 
 def _negative_thing(ctx: ClauseContext, text: str) -> list[Candidate]:
-    match = _NOT_MY_THING.match(text)
+    match = _NOT_MY_THING.match(text) or _PUTS_ME_OFF.match(text)
     if not match:
         return []
-    obj = clean_object(match.group("obj") or match.group("obj2"))
+    obj = clean_object(next(g for g in match.groups() if g))
     if is_generic_object(obj, GENERIC_OBJECTS):
         return []
     return [_pref(ctx, f"User dislikes {third_person(obj)}", _key_head(obj), 8800)]
