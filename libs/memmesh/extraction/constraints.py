@@ -205,18 +205,17 @@ _SCHEDULE = re.compile(
 
 # "I'm on warfarin, blood thinners, for life": a medicine the user is on. Names by their
 # families' endings, and the common ones people say by name or by kind.
-_MEDICINE_NAME = (
+_DRUG_NAME = (
     r"(?:[a-z]+(?:arin|formin|ithium|prazole|statin|pril|olol|azepam|azolam|oxetine|traline|"
-    r"ipine|sartan|cillin|mycin|cycline|isone|olone|thyroxine|xetine|afaxine)|insulin|lithium|"
+    r"ipine|sartan|cillin|mycin|cycline|isone|olone|thyroxine|xetine|afaxine)|insulin|lithium)"
+)
+_MEDICINE_NAME = (
+    rf"(?:{_DRUG_NAME}|"
     r"methadone|adderall|ritalin|prozac|zoloft|xanax|lexapro|wellbutrin|ozempic|mounjaro|"
     r"blood thinners|antidepressants|beta blockers|statins|steroids|immunosuppressants|"
     r"anticoagulants|chemo|hrt|the pill)"
 )
-_SPECIFIC_MEDICINE = re.compile(
-    r"\b(?:[a-z]+(?:arin|formin|ithium|prazole|statin|pril|olol|azepam|azolam|oxetine|traline|"
-    r"ipine|sartan|cillin|mycin|cycline|isone|olone|thyroxine|xetine|afaxine)|insulin|lithium)\b",
-    re.I,
-)
+_SPECIFIC_MEDICINE = re.compile(rf"\b{_DRUG_NAME}\b", re.I)
 _ON_MEDICINE = re.compile(
     rf"^{I_AM}\s+{ADVERBS}(?:on|taking)\s+(?P<medicine>{_MEDICINE_NAME})\b"
     r"(?:\s*,\s*(?P<kind>blood thinners|antidepressants|beta blockers|statins|steroids))?",

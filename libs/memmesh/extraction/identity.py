@@ -162,9 +162,7 @@ _PRONOUNS = re.compile(
 
 def _pronouns(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _PRONOUNS.match(text)
-    if not match:
-        return []
-    if "pronoun" not in text.lower():
+    if not match or "pronoun" not in text.lower():
         return []
     said = f"{match.group('subject').lower()}/{match.group('object').lower()}"
     return [_identity(ctx, f"User's pronouns are {said}", "identity.pronouns", 9500)]

@@ -128,6 +128,18 @@ _SHE_ROLES = frozenset("wife girlfriend mum mom mama landlady fiancee fiancée".
 _HE_ROLES = frozenset("husband boyfriend dad papa fiance fiancé".split())
 
 
+def _pronoun_fits(role: str, female: bool | None) -> bool:
+    """Whether a pronoun (female, male, or None for "they") can stand for the person of
+    `role` ("her" not for "my dad", "he" not for "my wife")."""
+    role = role.lower()
+    canonical, head = _canonical_role(role), role.split()[-1]
+    if female is None:
+        return True
+    if female:
+        return not (canonical in _MALE_ROLES or head in _HE_ROLES)
+    return not (canonical in _FEMALE_ROLES or head in _SHE_ROLES)
+
+
 def _name_given_after(ctx: ClauseContext) -> list[Candidate]:
     """The name a pronoun gives, later in the clause or at the start of the next one, of the
     person of the user's the clause named last, if the pronoun fits them."""
@@ -147,11 +159,7 @@ def _name_given_after(ctx: ClauseContext) -> list[Candidate]:
         return []
     mention = mentions[-1]
     role = mention.group("role").lower()
-    canonical, head = _canonical_role(role), role.split()[-1]
-    female = given.group("pronoun").lower() == "her"
-    if (female and (canonical in _MALE_ROLES or head in _HE_ROLES)) or (
-        not female and (canonical in _FEMALE_ROLES or head in _SHE_ROLES)
-    ):
+    if not _pronoun_fits(role, given.group("pronoun").lower() == "her"):
         return []
     # What was said of them on the way ("my mom's a dentist, her name's Carol") or next ("her
     # name is Yuki, she is vegetarian").
@@ -176,11 +184,8 @@ def _said_next(ctx: ClauseContext, role: str, after: int | None = None) -> str |
     match = _PRONOUN_SAYS.match(following.text)
     if not match:
         return None
-    canonical, head = _canonical_role(role.lower()), role.lower().split()[-1]
     pronoun = match.group("pronoun").lower()
-    if (pronoun == "she" and (canonical in _MALE_ROLES or head in _HE_ROLES)) or (
-        pronoun == "he" and (canonical in _FEMALE_ROLES or head in _SHE_ROLES)
-    ):
+    if not _pronoun_fits(role, None if pronoun == "they" else pronoun == "she"):
         return None
     rest = following.text[match.end() :]
     if pronoun == "they" and rest.lower().lstrip().startswith(("'s", "is ")):

@@ -262,13 +262,10 @@ def _without_restated(facts: list[ExtractedFact]) -> list[ExtractedFact]:
         for j, other in enumerate(facts):
             if i == j or j in dropped or fact.category != other.category or not words[i]:
                 continue
-            if words[i] <= words[j] and (
-                (fact.confidence_bp, len(words[i])) < (other.confidence_bp, len(words[j]))
-                or (
-                    (fact.confidence_bp, len(words[i])) == (other.confidence_bp, len(words[j]))
-                    and i > j
-                )
-            ):
+            # Less confident, or as confident and saying less, or the later of two the same.
+            rank = (fact.confidence_bp, len(words[i]), -i)
+            other_rank = (other.confidence_bp, len(words[j]), -j)
+            if words[i] <= words[j] and rank < other_rank:
                 dropped.add(i)
                 break
     return [f for i, f in enumerate(facts) if i not in dropped]
