@@ -242,3 +242,49 @@ async def test_a_turn_the_extractor_refuses_is_a_dead_letter_and_the_next_turn_i
     ]
     assert not (await gateway.ingest("t2", "hello")).extraction_queued
     assert gateway.extractor.processed == ["t2"]
+
+
+async def test_a_session_records_its_interaction_once_a_minute_and_extracts_every_turn(
+    gateway: Gateway,
+) -> None:
+    handler = gateway.handler()
+    for turn_id, session_id, seconds in (
+        ("t1", "s1", 0),
+        ("t2", "s1", 10),
+        ("t3", "s1", 61),
+        ("t4", "s1", 70),
+        ("t5", "s2", 75),
+    ):
+        turn = memory_pb2.Turn(
+            turn_id=turn_id,
+            session_id=session_id,
+            role=memory_pb2.ROLE_USER,
+            text="hello",
+            time=timestamp_of(NOW_US + seconds * 1_000_000),
+        )
+        assert (await handler.ingest(pb.IngestRequest(scope=SCOPE, turn=turn), None)).ok
+    assert gateway.state.applied == ["interaction:t1", "interaction:t3", "interaction:t5"]
+    assert gateway.extractor.processed == ["t1", "t2", "t3", "t4", "t5"]
+    assert await gateway.outbox.pending("t", "u") == []
+
+
+async def test_a_turn_whose_effects_could_not_be_queued_records_its_interaction_on_retry(
+    gateway: Gateway,
+) -> None:
+    handler = gateway.handler()
+    turn = memory_pb2.Turn(
+        turn_id="t1", session_id="s1", role=memory_pb2.ROLE_USER, text="hello",
+        time=timestamp_of(NOW_US),
+    )  # fmt: skip
+    request = pb.IngestRequest(scope=SCOPE, turn=turn)
+    real_enqueue = gateway.outbox.enqueue_and_deliver
+
+    async def failing(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("the gateway's store failed")  # before anything was queued
+
+    gateway.outbox.enqueue_and_deliver = failing  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError):
+        await handler.ingest(request, None)
+    gateway.outbox.enqueue_and_deliver = real_enqueue  # type: ignore[method-assign]
+    assert (await handler.ingest(request, None)).ok
+    assert gateway.state.applied == ["interaction:t1"]

@@ -110,12 +110,23 @@ def spoken_of(match: CommandMatch | None) -> SpokenCommand | None:
 
 
 def turn_effects(
-    scope: scope_pb2.UserScope, turn: memory_pb2.Turn, identity_verified: bool = False
+    scope: scope_pb2.UserScope,
+    turn: memory_pb2.Turn,
+    identity_verified: bool = False,
+    record_interaction: bool = True,
 ) -> list[Effect]:
-    """What follows the archiving of a user turn, in the order it is to happen (none for others)."""
+    """What follows the archiving of a user turn, in the order it is to happen (none for
+    others); the interaction record only when `record_interaction` (interactions.py)."""
     effects: list[Effect] = []
     if turn.role != memory_pb2.ROLE_USER:
         return effects
+    if record_interaction:
+        effects.append(_interaction_effect(scope, turn))
+    effects.append(extract_effect(scope, turn, identity_verified))
+    return effects
+
+
+def _interaction_effect(scope: scope_pb2.UserScope, turn: memory_pb2.Turn) -> Effect:
     record = state_pb.ApplyRequest(
         scope=scope,
         change=state_pb.StateChange(
@@ -128,16 +139,12 @@ def turn_effects(
         idempotency_key=f"interaction:{turn.turn_id}"[:128],
         now=turn.time,
     )
-    effects.append(
-        Effect(
-            RECORD_INTERACTION,
-            record.SerializeToString(),
-            f"{RECORD_INTERACTION}:{turn.turn_id}",
-            STATE_LANE,
-        )
+    return Effect(
+        RECORD_INTERACTION,
+        record.SerializeToString(),
+        f"{RECORD_INTERACTION}:{turn.turn_id}",
+        STATE_LANE,
     )
-    effects.append(extract_effect(scope, turn, identity_verified))
-    return effects
 
 
 def fill_profile_effects(

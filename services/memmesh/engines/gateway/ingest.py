@@ -32,6 +32,7 @@ from memmesh.engines.gateway.effects import (
     spoken_of,
     turn_effects,
 )
+from memmesh.engines.gateway.interactions import InteractionPacer
 from memmesh.engines.gateway.mapping import command_name
 from memmesh.engines.gateway.observe import GatewayObserver
 from memmesh.engines.gateway.ports import EffectOutbox, TurnArchive
@@ -39,6 +40,7 @@ from memmesh.engines.gateway.resume import ThreadResumer
 from memmesh.engines.gateway.work_orders import WorkOrderHandler
 from memmesh.errors import DependencyFailed, InvalidInput
 from memmesh.gateway.v1 import gateway_service_pb2 as pb
+from memmesh.runtime.timeconv import micros_of
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
 log = logging.getLogger("memmesh.gateway.ingest")
@@ -54,8 +56,11 @@ class IngestHandler:
         observer: GatewayObserver | None = None,
         resumer: ThreadResumer | None = None,
         work_orders: WorkOrderHandler | None = None,
+        interactions: InteractionPacer | None = None,
     ) -> None:
         self._threads = threads
+        # Which user turns record the interaction in Current State (not every one).
+        self._interactions = interactions or InteractionPacer()
         self._resumer = resumer
         # "Cancel that" / "forget that" right after a work order was offered.
         self._work_orders = work_orders
@@ -85,15 +90,23 @@ class IngestHandler:
         response = pb.IngestResponse(
             ok=True, session_id=turn.session_id, mode=appended.mode, duplicate=appended.duplicate
         )
-        effects = turn_effects(scope, turn, request.identity_verified)
+        recorded = turn.role == memory_pb2.ROLE_USER and self._interactions.due(
+            scope.tenant_id, scope.user_id, turn.session_id, micros_of(turn.time)
+        )
+        effects = turn_effects(scope, turn, request.identity_verified, recorded)
         # A turn that gives a command is acknowledged once the command is in force (or the
         # budget is spent): its extraction gets the whole remaining budget, not one share.
         heard = heard_command(turn)
         spoken = spoken_of(heard)
         patient = frozenset({extract_key(turn.turn_id)}) if spoken else frozenset()
-        delivery = await self._outbox.enqueue_and_deliver(
-            scope.tenant_id, scope.user_id, effects, budget.remaining_s(), patient
-        )
+        try:
+            delivery = await self._outbox.enqueue_and_deliver(
+                scope.tenant_id, scope.user_id, effects, budget.remaining_s(), patient
+            )
+        except BaseException:
+            if recorded:  # not queued: the retried turn records it
+                self._interactions.forget(scope.tenant_id, scope.user_id)
+            raise
         if turn.role == memory_pb2.ROLE_USER:
             key = extract_key(turn.turn_id)
             result = delivery.results.get(key)

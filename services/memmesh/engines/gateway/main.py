@@ -24,6 +24,7 @@ from memmesh.engines.gateway.brief import BriefHandler
 from memmesh.engines.gateway.control import ControlHandler, HeldCommands
 from memmesh.engines.gateway.effects import EffectHandlers, extract_effect
 from memmesh.engines.gateway.ingest import IngestHandler
+from memmesh.engines.gateway.interactions import InteractionPacer
 from memmesh.engines.gateway.resume import ThreadResumer
 from memmesh.engines.gateway.servicer import GatewayServicer
 from memmesh.engines.gateway.settings import GatewaySettings
@@ -107,7 +108,7 @@ async def build(settings: MeshSettings, gateway: GatewaySettings | None = None) 
     measurement = open_measurement_log(gateway.measurement_log, settings.data_dir)
     servicer = GatewayServicer(
         BriefHandler(composer, guard, AskedQuestions(cache), gateway.brief_budget_ms / 1000, gateway.brief_concurrency, held, resumer=resumer, offers=offers),
-        IngestHandler(threads, outbox, gateway.ingest_budget_ms / 1000, held, resumer=resumer, work_orders=work_orders),
+        IngestHandler(threads, outbox, gateway.ingest_budget_ms / 1000, held, resumer=resumer, work_orders=work_orders, interactions=InteractionPacer(gateway.interaction_refresh_s)),
         ControlHandler(threads, state, extractor, rules, outbox, gateway.control_budget_ms / 1000, held, resumer, work_orders),
         VocabularyPackHandler(extractor, gateway.control_budget_ms / 1000),
         work_orders,

@@ -24,6 +24,9 @@ class GatewaySettings(BaseSettings):
     ingest_budget_ms: int = Field(default=2000, gt=0)
     # Budget of Command, OpenSession, CloseSession and Remember.
     control_budget_ms: int = Field(default=2000, gt=0)
+    # Turn time after which a user turn of the same session records the interaction in
+    # Current State again (the first turn of each session always does; 0: every turn).
+    interaction_refresh_s: float = Field(default=60.0, ge=0)
     # Deadline of one attempt of an effect (index, interaction, extraction, profile fill);
     # what does not finish in time stays queued in the outbox.
     effect_attempt_ms: int = Field(default=500, gt=0)
