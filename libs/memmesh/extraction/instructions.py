@@ -12,7 +12,8 @@ from .text import Clause, conjugate_3sg, slug, third_person
 _INSTRUCTION_VERBS = (
     "use|give|answer|reply|respond|talk|speak|write|keep|call|address|show|send|format|spell|"
     "put|list|explain|skip|avoid|include|add|default|convert|say|tell|refer|read|quote|round|"
-    "measure|display|ask|check|double-check|stick|start|end|sign|text|email|schedule|book|use"
+    "measure|display|ask|check|double-check|stick|start|end|sign|text|email|schedule|book|use|"
+    "plan|cite"
 )
 _IMPERATIVE = re.compile(
     r"^(?:please\s+|can you\s+|could you\s+|would you\s+|just\s+|and\s+)*"
@@ -122,9 +123,11 @@ def _topic_key(phrase: str) -> str:
 
 def _imperative(ctx: ClauseContext) -> list[Candidate]:
     match = _IMPERATIVE.match(ctx.text)
-    if not match or not ctx.has_standing_marker() or re.match(r"^(?:I|my)\b", ctx.text, re.I):
+    if not match or re.match(r"^(?:I|my)\b", ctx.text, re.I):
         return []
     rest = match.group("rest").strip()
+    if not (ctx.has_standing_marker() or _standing_by_topic(match)):
+        return []
     if not rest or re.match(r"^(?:it|that|this|me)\s*$", rest, re.I):
         return []
     freq = (match.group("freq") or "").lower()
@@ -142,6 +145,7 @@ def _imperative(ctx: ClauseContext) -> list[Candidate]:
         "going forward": "from now on",
     }.get(freq, freq)
     verb = match.group("verb").lower()
+    rest = re.sub(r",?\s+(?:though|please)$", "", rest, flags=re.I)
     action = f"{verb} {third_person(rest)}".strip()
     if freq == "from now on":
         body = f"{action} from now on"
@@ -150,8 +154,8 @@ def _imperative(ctx: ClauseContext) -> list[Candidate]:
     else:
         body = f"{freq} {action}".strip()
     body = re.sub(
-        r"\bwhen the assistant (\w+)",
-        lambda m: "when the assistant " + conjugate_3sg(m.group(1)),
+        r"\b(when|whenever|if) the assistant (\w+)",
+        lambda m: f"{m.group(1)} the assistant {conjugate_3sg(m.group(2))}",
         body,
     )
     return [
@@ -164,6 +168,45 @@ def _imperative(ctx: ClauseContext) -> list[Candidate]:
             INSTRUCTION_MARKERS,
         )
     ]
+
+
+# "don't book anything over prayer times", "don't plan anything on weekends": a calendar rule.
+_SCHEDULING_VERBS = frozenset("schedule book plan put".split())
+_RECURRING_SLOT = re.compile(rf"{_RECURRING.pattern}|\b(?:prayer|prayers|prayer times)\b", re.I)
+# "reply in English", "use easy words", "cite sources": how every answer should look.
+_RESPONSE_VERBS = frozenset("use answer reply respond talk speak write explain cite quote".split())
+_RESPONSE_FORM = re.compile(
+    r"\b(?:easy|plain|simple|short|brief|concise|bullet|bullets|numbered|step[- ]by[- ]step|"
+    r"sources?|references?|formal|informal|casual)\b",
+    re.I,
+)
+# "write this in French", "write a short note": one task, not a standing rule.
+# Verbs whose object is usually the topic of one answer: a rule only without a topic
+# ("explain things simply", "write in plain English", "cite your sources").
+_OBJECT_VERBS = frozenset("explain write cite quote".split())
+_NO_TOPIC = re.compile(
+    r"(?:things|everything|stuff|it all|in|with|using|like|(?:your\s+)?(?:sources?|references?))\b",
+    re.I,
+)
+_ONE_TASK_OBJECT = re.compile(
+    r"\b(?:this|that|it|these|those|the (?!time)\w+)\b|^(?:me\s+|for me\s+)?(?:a|an|one)\s", re.I
+)
+
+
+def _standing_by_topic(match: re.Match[str]) -> bool:
+    """Whether an imperative holds beyond this turn by what it is about: a recurring slot kept
+    free, or the form, language or units of every answer."""
+    verb, rest = match.group("verb").lower(), match.group("rest")
+    freq = (match.group("freq") or "").lower()
+    if verb in _SCHEDULING_VERBS:
+        return freq in ("don't", "do not", "never") and bool(_RECURRING_SLOT.search(rest))
+    if verb not in _RESPONSE_VERBS or _ONE_TASK_OBJECT.search(rest):
+        return False
+    if verb in _OBJECT_VERBS and not _NO_TOPIC.match(rest):
+        return False  # "explain photosynthesis step by step": one answer's topic
+    return bool(_RESPONSE_FORM.search(rest)) or _topic_key(rest).startswith(
+        ("constraint.units", "constraint.language")
+    )
 
 
 def _rather_you(ctx: ClauseContext) -> list[Candidate]:

@@ -601,6 +601,10 @@ MEDICAL_CONDITIONS = frozenset(
         "a disability",
         "hemophilia",
         "sickle cell",
+        "dementia",
+        "alzheimer's",
+        "parkinson's",
+        "autism",
     }
 )
 BODY_PARTS = frozenset(

@@ -8,6 +8,7 @@ from .context import RELATIONSHIP_MARKERS, ClauseContext, build, last_capitalize
 from .lexicon import (
     DEMONYMS,
     DURABLE_ADJECTIVES,
+    MEDICAL_CONDITIONS,
     NOT_A_NAME,
     PERSON_ROLE_ALTERNATION,
     PERSON_ROLES,
@@ -175,22 +176,52 @@ _PRONOUN_SAYS = re.compile(
 
 
 def _said_next(ctx: ClauseContext, role: str, after: int | None = None) -> str | None:
-    """The predicate the clause after this one (or after clause `after`) gives the person of
-    `role` (None when the pronoun does not fit them, or what it says is no standing fact)."""
+    """The predicate a later clause gives the person of `role`, through a pronoun that fits
+    them ("my son Luca, we made it without eggs, he is allergic to eggs") or with no subject
+    right after the name ("my daughter Chloe, who's seven, has a peanut allergy"); a lasting
+    state before a habit, None when someone else comes up first or nothing said holds."""
     position = (ctx.clause.index if after is None else after) + 1
-    following = ctx.clauses[position] if position < len(ctx.clauses) else None
-    if following is None or following.sentence != ctx.clause.sentence:
-        return None
-    match = _PRONOUN_SAYS.match(following.text)
-    if not match:
-        return None
-    pronoun = match.group("pronoun").lower()
-    if not _pronoun_fits(role, None if pronoun == "they" else pronoun == "she"):
-        return None
-    rest = following.text[match.end() :]
-    if pronoun == "they" and rest.lower().lstrip().startswith(("'s", "is ")):
-        return None
-    return _predicate(rest, ctx)
+    subjectless_allowed = True
+    habit: str | None = None
+    for following in ctx.clauses[position : position + _PRONOUN_REACH]:
+        if following.sentence != ctx.clause.sentence and (
+            following.sentence != ctx.clause.sentence + 1
+            or ctx.clauses[following.index - 1].sentence == following.sentence
+        ):
+            break
+        match = _PRONOUN_SAYS.match(following.text)
+        rest = following.text
+        if match:
+            pronoun = match.group("pronoun").lower()
+            if not _pronoun_fits(role, None if pronoun == "they" else pronoun == "she"):
+                break
+            rest = following.text[match.end() :]
+            if pronoun == "they" and rest.lower().lstrip().startswith(("'s", "is ")):
+                break
+        elif _RELATIVE_ASIDE.match(following.text):
+            continue
+        elif not (subjectless_allowed and _SUBJECTLESS.match(following.text)):
+            if _MY_ROLE_MENTION.search(following.text):
+                # Someone else is the topic now.
+                break
+            subjectless_allowed = False
+            continue
+        subjectless_allowed = False
+        lasting = _DURABLE_PREDICATE.match(rest)
+        if lasting:
+            return _lasting(rest, lasting)
+        habit = habit or _habitual_predicate(rest)
+    return habit
+
+
+# How many clauses on a pronoun may still point back at the person just named.
+_PRONOUN_REACH = 6
+# "who's seven", "who lives nearby": an aside on the person, the subject still theirs.
+_RELATIVE_ASIDE = re.compile(r"^who\b", re.I)
+# "has a peanut allergy", "lives with us": the clause goes on about the person named before.
+_SUBJECTLESS = re.compile(r"^(?:has|'s got|has got|is|works|lives|teaches)\b", re.I)
+# The user's own asides ("we made the cake", "I tried that Thai place") keep the topic open.
+_FIRST_PERSON = re.compile(r"^(?:(?:and|so|but|uh|um)\s+)*(?:I|I'm|I've|we|we're|we've)\b", re.I)
 
 
 def _name_alone_before(ctx: ClauseContext) -> str | None:
@@ -213,9 +244,11 @@ _MARRIED_TO = re.compile(
 _LASTING_ADJECTIVE = "|".join(
     re.escape(a) for a in sorted(DURABLE_ADJECTIVES, key=len, reverse=True)
 )
+_CONDITION = "|".join(re.escape(c) for c in sorted(MEDICAL_CONDITIONS, key=len, reverse=True))
 _DURABLE_PREDICATE = re.compile(
-    r"^\s*(?:'s|is|has|has got|'s got)\s+(?P<pred>(?:a|an)\s+[\w\s-]+|allergic to [\w\s-]+|"
-    rf"(?:{_LASTING_ADJECTIVE})\b[\w\s-]*)$",
+    r"^\s*(?:'s|is|has|has got|'s got|'s been|has been)\s+(?:(?:basically|also|always)\s+)?"
+    r"(?P<pred>(?:a|an)\s+[\w\s-]+|allergic to [\w\s-]+|"
+    rf"(?:{_LASTING_ADJECTIVE})\b[\w\s-]*|(?:(?:early|mild|severe|bad)\s+)?(?:{_CONDITION})\b[\w\s-]*)$",
     re.I,
 )
 
@@ -287,7 +320,7 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
         name, rest = _split_name(match.group("tail"))
         if name:
             role = match.group("role")
-            said = _predicate(rest, ctx) if rest.strip() else _said_next(ctx, role)
+            said = (_predicate(rest, ctx) if rest.strip() else None) or _said_next(ctx, role)
             found.append(_fact(ctx, role, name, said))
     match = _MY_ROLE_IS_NAME.search(text)
     if match:
@@ -532,8 +565,16 @@ def _predicate(rest: str, ctx: ClauseContext) -> str | None:
     match = _DURABLE_PREDICATE.match(rest)
     if not match:
         return _habitual_predicate(rest)
+    return _lasting(rest, match)
+
+
+def _lasting(rest: str, match: re.Match[str]) -> str:
+    """ "'s got early dementia" -> "has early dementia", "'s a chef" -> "is a chef"."""
     pred = match.group("pred").strip()
-    verb = "has" if re.match(r"^(?:has|'s got|has got)", rest.strip(), re.I) else "is"
+    said = rest.strip().lower()
+    verb = "has" if re.match(r"^(?:has|'s got|has got)\b(?!\s+been)", said) else "is"
+    if re.match(r"^(?:'s|has) been\b", said):
+        verb = "has been"
     return f"{verb} {third_person(pred)}"
 
 
