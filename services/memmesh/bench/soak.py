@@ -24,7 +24,9 @@ prints one line: per kind the requests
 due in it, p50 and p99 latency, errors by status code, and for Brief how many came back
 empty (failed closed) or degraded (a Tier-2 part left out); then the resident memory of
 every engine process and its CPU in the window (% of one core), so a drift names its
-engine. `host_ref_ms`, the CPU time of a fixed piece of work, is taken once before the
+engine; then the host probe's median and slowest second (the CPU time of a millisecond's
+fixed work, run once a second in the generator), so a burst of slow requests that came
+with a slower host shows as one. `host_ref_ms`, the CPU time of a fixed piece of work, is taken once before the
 measured run and once after its load has stopped, so a drift that comes from the host itself
 (a shared machine running code slower) shows as one without the reference's own work landing
 in some windows and not in others. The summary compares the first window with the last: p99
@@ -100,6 +102,11 @@ class Window:
 
     tallies: dict[str, Tally] = field(default_factory=lambda: {kind: Tally() for kind in KINDS})
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    # HOST_PROBE's CPU milliseconds, once a second of the window.
+    probes_ms: list[float] = field(default_factory=list)
+
+    def probe_ms(self, fraction: float) -> float | None:
+        return round(percentile(self.probes_ms, fraction), 3) if self.probes_ms else None
 
 
 # A fixed piece of pure-Python work whose CPU time (not wall time: waiting for a core does
@@ -119,6 +126,25 @@ for _ in range(5):
     best = min(best, time.process_time() - started)
 print(round(best * 1000, 2))
 """
+
+
+# The same kind of work, small enough (about a millisecond) to run in the generator once a
+# second without a process of its own: the bursts of slow requests a window can hold come
+# with every engine using more CPU for the same requests; a probe slow in the same seconds
+# says the host, not the mesh, ran code slower then.
+PROBE_INTERVAL_S = 1.0
+PROBE_ITERATIONS = 4_000
+
+
+def host_probe_ms() -> float:
+    """The CPU milliseconds this thread takes for a fixed small piece of work."""
+    started = time.thread_time()
+    total, table = 0, {}
+    for n in range(PROBE_ITERATIONS):
+        total += n * n % 7
+        if n % 4 == 0:
+            table[str(n)] = total
+    return (time.thread_time() - started) * 1000
 
 
 async def host_reference_ms() -> float | None:
@@ -239,6 +265,17 @@ class Soak:
             n += 1
 
 
+async def _probe_host(run: Soak, duration_s: float, start: float) -> None:
+    """HOST_PROBE once a second of the run, each into the window of its second."""
+    loop = asyncio.get_running_loop()
+    n = 0
+    while (offset := n * PROBE_INTERVAL_S) < duration_s:
+        if (delay := start + offset - loop.time()) > 0:
+            await asyncio.sleep(delay)
+        run.window_at(offset).probes_ms.append(host_probe_ms())
+        n += 1
+
+
 def _line(
     number: int,
     window: Window,
@@ -259,10 +296,15 @@ def _line(
             f"errors={errors}"
         )
 
+    probe = (
+        f" | host_probe_ms p50={window.probe_ms(0.5)} max={window.probe_ms(1.0)}"
+        if window.probes_ms
+        else ""
+    )
     return (
         f"window {number} ({window_s:g} s): "
         f"brief {part(brief)} empty={brief.empty} degraded={brief.degraded} | "
-        f"ingest {part(ingest)} | rss_mb {memory}" + (f" | cpu_pct {cpu}" if cpu else "")
+        f"ingest {part(ingest)} | rss_mb {memory}" + (f" | cpu_pct {cpu}" if cpu else "") + probe
     )
 
 
@@ -443,6 +485,7 @@ async def soak(
         loop = asyncio.get_running_loop()
         start = loop.time() + 0.05
         senders = asyncio.create_task(_paced(run, rates, seconds, start))
+        probes = asyncio.create_task(_probe_host(run, seconds, start))
         # The last window may be shorter than the others.
         count = math.ceil(seconds / window_s - 1e-9)
         rss: list[dict[str, int]] = []
@@ -462,6 +505,7 @@ async def soak(
             window.tasks.clear()
             print(_line(number + 1, window, rss[-1], window_s, cpu[-1]), flush=True)
         await senders
+        await probes
         for late in run.windows[count:]:
             await asyncio.gather(*late.tasks)
         host_last = await host_reference_ms()
@@ -473,6 +517,11 @@ async def soak(
         # after the run than before it.
         summary["host_ref_first_ms"], summary["host_ref_last_ms"] = host_first, host_last
         summary["host_ref_drift_pct"] = drift_pct(host_first, host_last)
+        # Not part of the verdict either: the host probe's slowest second in the first and
+        # the last window, beside those windows' p99s.
+        windows = run.windows[:count]
+        summary["host_probe_max_first_ms"] = windows[0].probe_ms(1.0)
+        summary["host_probe_max_last_ms"] = windows[-1].probe_ms(1.0)
         # The mesh's CPU for the same load, last window against the first, with the host's
         # own change of speed taken out: the drift of the mesh's work per request.
         mesh_first, mesh_last = sum(cpu[0].values()), sum(cpu[-1].values())

@@ -75,6 +75,10 @@ def test_soak_sends_the_paced_load_and_prints_each_window_and_the_summary() -> N
         for engine in built_engines():
             assert re.search(rf"\b{engine}=\d+", memory), (engine, line)
             assert re.search(rf"\b{engine}=\d+", cpu), (engine, line)
+        # The host probe ran in every second of the window: its median and slowest second.
+        probe = re.search(r"\| host_probe_ms p50=([0-9.]+) max=([0-9.]+)$", line)
+        assert probe is not None, line
+        assert 0 < float(probe[1]) <= float(probe[2]), line
 
     # The host's own speed, before the measured run and after its load: positive CPU times,
     # taken after the warm-up and before the first window, after the last window.
@@ -98,6 +102,7 @@ def test_soak_sends_the_paced_load_and_prints_each_window_and_the_summary() -> N
         # Every request sent is accounted for: answered or failed with a status code.
         assert figures["ok"] + sum(figures["errors"].values()) == figures["sent"], figures
         assert {"p99_first_ms", "p99_last_ms", "p99_drift_pct"} <= figures.keys()
+    assert summary["host_probe_max_first_ms"] > 0 and summary["host_probe_max_last_ms"] > 0
     assert {"empty", "degraded"} <= summary["brief"].keys()
     assert set(summary["rss_growth_pct"]) == set(built_engines())
     # The gateway answers every request: its CPU in the last window is above nothing.
