@@ -23,7 +23,7 @@ _IMPERATIVE = (
 # Words that erase (a forget is said many ways).
 _ERASE = (
     r"(?:forget|delete|erase|remove|wipe|scrub|scratch|purge|clear|drop|discard|trash|destroy|"
-    r"get rid of|lose|reset|nuke|zap|blow away|throw (?:away|out)|un-?remember|unlearn)"
+    r"get rid of|lose|reset|nuke|zap|blow away|throw (?:away|out)|un-?remember|unlearn|bin|ditch)"
 )
 # What a memory of the user is called.
 _HOLDINGS = (
@@ -48,9 +48,9 @@ _IN_THIS_TALK = (
 # Going back to an earlier topic.
 _RETURN_TO = (
     r"(?:resume|continue(?:\s+with)?|reopen|re-open|revisit|return to|(?:go|get|come|head|circle|"
-    r"jump|switch)\s+back\s+(?:in)?to|pick\s+(?:back\s+)?up(?:\s+on)?)"
+    r"jump|switch|dive)\s+back\s+(?:in)?to|pick\s+(?:back\s+)?up(?:\s+on)?|carry\s+on\s+with)"
 )
-_THREAD = r"(?:thread|conversation|convo|chat|discussion|talk)"
+_THREAD = r"(?:thread|conversation|convo|chat|discussion|talk|brainstorm(?:ing)?(?:\s+session)?)"
 # When the conversation was had: "the conversation from yesterday about my visa".
 _WHEN_WE_HAD = (
     r"(?:(?:(?:that\s+)?we\s+had\s+)?(?:from\s+)?(?:yesterday|earlier|before|the other day|"
@@ -142,8 +142,8 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.FORGET_EVERYTHING,
-        rf"\b{_ERASE}\s+(?:all\s+(?:of\s+)?|everything\s+(?:in\s+)?)?my\s+(?:whole\s+|entire\s+)?"
-        r"(?:personal\s+)?(?:data|info|information|profile|memories|records|details|file|stuff)\b"
+        rf"\b{_ERASE}\s+(?:out\s+)?(?:all\s+(?:of\s+)?|everything\s+(?:in\s+)?)?my\s+(?:whole\s+|entire\s+)?"
+        r"(?:personal\s+)?(?:data|info|informations?|profile|memories|records|details|file|stuff)\b"
         r"(?!\s+(?:about|on|for|from)\b)",
     ),
     # "forget everything I ever told you": all the user said, unless the talk is named
@@ -184,12 +184,12 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"session|call|talk|exchange)\b"
         rf"(?:\s+(?:about|on)\s+{_TOPIC}{_END})?",
     ),
-    # "this conversation, please erase it completely"
+    # "this conversation, please erase it completely", "this whole chat about the move — bin it"
     (
         Command.FORGET_THREAD,
-        r"(?:^|[.!?;]\s*)(?:this|that|our|today's)\s+(?:whole\s+|entire\s+)?(?:conversation|convo|chat|"
-        r"session|talk),\s*(?:please\s+|can you\s+|could you\s+|just\s+)*(?:forget|delete|erase|wipe|"
-        r"clear|scrap|trash|remove|discard)\s+(?:it|that)\b",
+        r"(?:^|[.!?;,]\s*)(?:this|that|our|today's)\s+(?:whole\s+|entire\s+)?(?:conversation|convo|chat|"
+        r"session|talk|thread)(?:\s+(?:about|on)\s+[^,.!?;\u2014\u2013]{1,40}?)?\s*(?:,|\u2014|\u2013|-)\s*(?:please\s+|can you\s+|could you\s+|just\s+)*(?:forget|delete|erase|wipe|"
+        r"clear|scrap|trash|remove|discard|bin|ditch)\s+(?:it|that)\b",
     ),
     (
         Command.FORGET_THREAD,
@@ -253,6 +253,12 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"\b(?:let's|let us|can we|could we|shall we|we can|we could|I want to|I'd like to)\s+"
         rf"(?:return to|revisit)\s+(?:the|our|that|my)\s+{_TOPIC_NOT_A_PLACE}{_SHORT_TOPIC}{_END}",
     ),
+    # "that long chat about my licence? I'd like to carry on with that one": the talk just named.
+    (
+        Command.RESUME_THREAD,
+        rf"\b{_THREAD}\b[^.!?]{{0,80}}[.!?]?\s*[^.!?]{{0,30}}?\b(?:carry on|continue|pick (?:back )?up)\s+"
+        r"(?:with\s+|on\s+)?(?:that|this)\s+one\b",
+    ),
     # "where were we with the garden planning"
     (
         Command.RESUME_THREAD,
@@ -278,6 +284,12 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         Command.RECALL_ONLY_IF_ASKED,
         r"\b(?:don't|do not|never)\s+(?:auto-?resume|resume\b[^,.!?]*\bautomatically)",
     ),
+    # "just keep it all quiet unless I ask you to recall something": everything held back.
+    (
+        Command.RECALL_ONLY_IF_ASKED,
+        r"\bkeep\s+(?:it all|everything|all of it)\s+(?:quiet|to yourself|in the background)\s+"
+        r"(?:unless|until)\s+I\s+(?:specifically\s+|explicitly\s+|actually\s+)?ask",
+    ),
     # "memory: ask-only mode", "switch to ask-only"
     (
         Command.RECALL_ONLY_IF_ASKED,
@@ -287,7 +299,7 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     # "stop automatically resuming where we left off", "quit picking things up on your own"
     (
         Command.RECALL_ONLY_IF_ASKED,
-        r"\b(?:don't|do not|never|stop|quit|no more)\s+(?:\w+\s+)?(?:auto-?resum(?:e|ing)\b|"
+        r"\b(?:don't|do not|never|stop|quit|no more|no)\s+(?:\w+\s+)?(?:auto-?resum(?:e|ing)\b|"
         r"automatically\s+(?:resum|continu|pick)|(?:resum(?:e|ing)|continu(?:e|ing)|pick(?:ing)?\s+"
         r"(?:things\s+)?up)\b[^,.!?]*\b(?:automatically|on your own|by yourself|unprompted))",
     ),
@@ -373,7 +385,14 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         Command.PULL_ONLY,
         r"\b(?:say|mention|use|recall|bring|raise|talk about|speak about|speak of|surface|share|"
         r"remind me of)\s+(?:it|this|that|them|those|these)\s+(?:up\s+)?only\s+(?:if|when|once)\s+I\s+"
-        r"(?:ask|say so|bring it up|mention it|want)",
+        r"(?:ask|request|say so|bring it up|mention it|raise it|want)",
+    ),
+    # "keep that on the shelf unless I raise it": held back until the user brings it up.
+    (
+        Command.PULL_ONLY,
+        r"\bkeep\s+(?:it|this|that|them|those)\s+(?:on the shelf|in your back pocket|in reserve|"
+        r"in the background|to yourself)\s+(?:unless|until)\s+I\s+(?:ask|request it|raise it|"
+        r"bring it up|mention it)",
     ),
     # "Mention only if asked." said after the fact it is about
     (
@@ -396,8 +415,8 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.PULL_ONLY,
-        r"\b(?:don't|do not|never)\s+(?:bring|raise|mention)\s+(?:it|this|that|them)\s+(?:up\s+)?"
-        r"(?:on your own|by yourself|yourself|unprompted|out of the blue)",
+        r"\b(?:don't|do not|never|didn't|did not)\s+(?:bring|raise|mention)\s+(?:it|this|that|them)\s+"
+        r"(?:up\s+)?(?:on your own|by yourself|yourself|unprompted|out of the blue)",
     ),
     # "please, no more you speak about my accident", "no more talking about my weight"
     (
@@ -415,9 +434,16 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         rf"\b(?:stop|quit|(?<=\bif you )stopped)\s+(?:mentioning|bringing up|talking about|"
         rf"reminding me (?:about|of)|"
         rf"asking (?:me )?about|nagging me about|referring to|going on about|harping on(?: about)?|"
+        rf"suggesting|recommending|"
         rf"dwelling on)\s*{_TOPIC}?{_END}",
     ),
     (Command.DO_NOT_MENTION, r"\b(?:stop|quit)\s+bringing\s+(?P<target>[^,.!?]+?)\s+up\b"),
+    # "can we retire the topic of my weight loss, for good": a subject closed for the future.
+    (
+        Command.DO_NOT_MENTION,
+        r"\b(?:retire|bury|close|kill)\s+(?:the\s+)?(?:topic|subject)\s+of\s+"
+        rf"{_TOPIC}{_END}",
+    ),
     # "never bring my divorce up again" (not "I never bring it up", not "you never bring it up").
     (
         Command.DO_NOT_MENTION,
@@ -480,6 +506,12 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         # "keep it all quiet", "keep it all to yourself": discretion, the opposite of recall.
         r"(?!\s+(?:in|as|at|on|to|under|within|below|short|simple|brief|tidy|neat|clean|together|"
         r"organi[sz]ed|separate|consistent|quiet|private|hush|secret|low-key|between)\b)",
+    ),
+    # "this one's not for the memory banks", "that's not for your records".
+    (
+        Command.DO_NOT_STORE,
+        r"\b(?:this|that|it)(?:\s+one|\s+bit)?(?:'s|\s+is)\s+not\s+for\s+(?:the\s+|your\s+)?"
+        r"(?:memory\s+banks?|memor(?:y|ies)|records?|files?|notes)\s*(?:[,.!?;]|$)",
     ),
     (
         Command.DO_NOT_STORE,
@@ -615,6 +647,18 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         Command.FORGET,
         rf"{_IMPERATIVE}(?:{_ERASE}|take|get)\s+(?:my|our)\s+{_TOPIC}\s+(?:from|out of)\s+(?:your\s+)?"
         rf"(?:memory|memories|records|notes|files|database|system){_END}",
+    ),
+    # "can you just wipe all that from your memory": what was just said, taken out of memory.
+    (
+        Command.FORGET,
+        rf"{_IMPERATIVE}{_ERASE}\s+(?:all\s+)?(?:that|this|it|those things)\s+(?:from|out of|off)\s+"
+        rf"(?:your\s+)?(?:memory|memories|records|notes|files|database|system){_END}",
+    ),
+    # "can you take out whatever you saved about it" (about the user as a whole is everything).
+    (
+        Command.FORGET,
+        rf"{_IMPERATIVE}(?:{_ERASE}|take out)\s+(?:whatever|anything|everything|what)\s+you(?:'ve| have)?\s+"
+        r"(?:saved|stored|kept|noted|recorded|written down)\s+(?:about|on)\s+(?:it|that|this|them)\b",
     ),
     (
         Command.FORGET,

@@ -606,6 +606,20 @@ def _limitation(ctx: ClauseContext, text: str) -> list[Candidate]:
         return []
     if verb in ("have", "handle", "tolerate", "digest", "do") and not obj:
         return []
+    taste = _TASTE.search(obj) if verb == "do" and negation in ("don't", "do not") else None
+    if taste:
+        # "I don't do spicy food": a taste turned down, not a diet ("I can't do spicy" is).
+        thing = taste.group().lower()
+        return [
+            build(
+                ctx,
+                f"User does not do {thing}",
+                "preference",
+                f"preference.{slug(thing)}",
+                9000,
+                SELF_STATEMENT_MARKERS,
+            )
+        ]
     if verb == "do" and (
         negation == "only"
         or not re.search(
@@ -638,6 +652,13 @@ def _limitation(ctx: ClauseContext, text: str) -> list[Candidate]:
         area, subject = "sobriety", ""
     key = f"constraint.{area}" + (f".{subject}" if subject else "")
     return [_constraint(ctx, f"User {rendered_negation} {verb_form}{tail}", key, 9000)]
+
+
+# Tastes ("spicy food", "sweets"): what "I don't do …" turns down as a dislike.
+_TASTE = re.compile(
+    r"\b(?:spicy|spice|sweet|sour|bitter)(?:\s+(?:food|foods|stuff|things|dishes|drinks))?\b|\bsweets\b",
+    re.I,
+)
 
 
 _PHYSICAL_VERBS = frozenset(

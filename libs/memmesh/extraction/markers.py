@@ -34,10 +34,11 @@ _HEDGE = re.compile(
 )
 # "planning" as what the user is doing, not the field ("a masters in urban planning").
 _PLAN = re.compile(
-    r"\b(?:going to|planning(?=\s+(?:to|on|a|an|the|my|our|for|it|this|that|some|out|ahead)\b)|"
+    # "…is never going to happen" says what will not come, no plan of the user's.
+    r"\b(?:going to(?!\s+happen\b)|planning(?=\s+(?:to|on|a|an|the|my|our|for|it|this|that|some|out|ahead)\b)|"
     r"(?:'m|am|are|'re|re|is|'s|was|were|been|be|still|being|really)\s+planning|plan to|plan on|thinking (?:about|of)|want to|hoping to|hope to|"
     r"trying to|try to|about to|intend|considering|someday|one day|soon|will|I'll|"
-    r"gonna|starting|startin|next (?:week|month|year|time|summer|winter|spring|fall)|"
+    r"gonna(?!\s+happen\b)|starting|startin|next (?:week|month|year|time|summer|winter|spring|fall)|"
     r"signing up|sign up|(?P<season>in the (?:spring|summer|fall|autumn|winter))|"
     # "we're moving to Porto in March": a move under way is still to come.
     r"(?:'re|'m|re|m|are|am)\s+(?:moving|relocating|emigrating)\s+"

@@ -121,13 +121,36 @@ _NOT_MY_THING = re.compile(
     r"(?:hard\s+)?no\s+for\s+me$",
     re.I,
 )
+# A verdict of loathing ("terrible", "like the hell", "my nightmare"); said "for me" it is a
+# taste, not news about the thing.
+_VERDICT = (
+    r"(?:just\s+|really\s+|honestly\s+)?(?:like\s+)?(?:terrible|awful|horrible|disgusting|gross|"
+    r"unbearable|torture|(?:the\s+)?hell|(?:the|a)\s+nightmare|(?:the\s+)?worst)"
+)
+# What a verdict on the user's own things or on a pronoun is about is no taste ("my commute
+# is a nightmare for me", "this is terrible for me").
+_NOT_OWNED = r"(?:my|our|his|her|their|this|that|it|these|those|today|tonight)\b"
 # "raw fish just isn't for me", "superhero movies bore me to tears", "reality TV makes me
 # cringe": a dislike said through what the thing does to the user.
 _PUTS_ME_OFF = re.compile(
     r"^(?P<obj>.+?)(?:\s+(?:just|really|simply))?\s+(?:(?:is|are)\s+(?:just\s+)?not|isn't|aren't)\s+"
     r"(?:really\s+)?for\s+me$|"
     r"^(?P<obj2>.+?)\s+(?:just\s+|really\s+)?bores?\s+me(?:\s+(?:to\s+(?:tears|death)|stiff|silly))?$|"
-    r"^(?P<obj3>.+?)\s+(?:just\s+|always\s+)?makes?\s+me\s+(?:physically\s+|actually\s+)?(?:cringe|gag)$",
+    r"^(?P<obj3>.+?)\s+(?:just\s+|always\s+)?makes?\s+me\s+(?:physically\s+|actually\s+)?(?:cringe|gag)$|"
+    # "sweet and salty together is for me terrible": a verdict said for the user alone.
+    rf"^(?P<obj4>(?!{_NOT_OWNED}).+?)\s+(?:is|are)\s+(?:for|to)\s+me\s+{_VERDICT}$|"
+    rf"^(?P<obj5>(?!{_NOT_OWNED}).+?)\s+(?:is|are)\s+{_VERDICT}\s+(?:for|to)\s+me$|"
+    # "blue cheese is just never going to happen for me", "all-inclusive resorts just aren't me".
+    rf"^(?P<obj6>(?!{_NOT_OWNED}).+?)\s+(?:is|are)\s+(?:just\s+|simply\s+)?(?:never|not)\s+"
+    r"(?:going to|gonna)\s+happen\s+for\s+me$|"
+    rf"^(?P<obj7>(?!{_NOT_OWNED}).+?)\s+(?:just|really|simply)\s+(?:isn't|aren't|is not|are not)\s+me$|"
+    # "the thing I really cannot deal with is small talk".
+    r"^the\s+(?:one\s+)?thing\s+I\s+(?:really\s+|just\s+)?(?:can't|cannot|could never)\s+"
+    r"(?:stand|deal with|bear|handle|abide)\s+is\s+(?P<obj8>.+)$|"
+    # "raw fish and me just don't get along" (a person the user does not get along with is no
+    # taste: "my sister and I", "Tom and me").
+    r"^(?P<obj9>(?!(?:my|our|his|her|their)\b)(?-i:[a-z])[^,]*?)\s+and\s+(?:me|I)\s+(?:just\s+|really\s+)?(?:don't|do not|never)\s+"
+    r"(?:get along|agree|mix)$",
     re.I,
 )
 _NOTHING_BEATS = re.compile(r"^nothing\s+beats\s+(?P<obj>.+?)(?:\s+for\s+me)?$", re.I)
@@ -146,7 +169,13 @@ _REFUSING = (
 )
 _COMMENT_ON_TOPIC = re.compile(
     rf"^(?:I\s+)?{_REFUSING}(?:\s+(?:it|them|that|those|one))?(?:\s+(?:at all|either|ever))?$|"
-    r"^(?:hard pass|not for me|no thanks|not a fan|nope)$",
+    r"^(?:(?:a\s+)?hard pass|pass|not for me|no thanks?|no thank you|not a fan|nope|no way|"
+    r"never again)(?:,?\s+(?:always|ever|never|thanks|for me))*$|"
+    # "raw fish, it's just not for me", "olives, they're really not my thing".
+    r"^(?:it's|it is|they're|they are)\s+(?:just\s+|really\s+|simply\s+)?not\s+(?:for me|my thing)$|"
+    # "cruise ship holidays, for me this is like the hell": the verdict of the thing before.
+    rf"^(?:for\s+me,?\s+)?(?:it's|it is|this is|that's|that is|they're|they are)\s+{_VERDICT}"
+    r"(?:\s+for\s+me)?$",
     re.I,
 )
 _TOPIC_THEN_REFUSAL = re.compile(
@@ -161,13 +190,30 @@ _NOT_A_TOPIC = frozenset(
 )
 
 
+# "Coffee? No thanks, I just had one.": an offer turned down for now, with its reason.
+_FOR_NOW = re.compile(
+    r"\b(?:I(?:'ve|\s+have)?\s+just|already|right now|today|tonight|later|at the moment|for now|"
+    r"full|stuffed)\b",
+    re.I,
+)
+
+
+def _declines_now(ctx: ClauseContext) -> bool:
+    following = ctx.following()
+    return (
+        following is not None
+        and following.sentence == ctx.clause.sentence
+        and _FOR_NOW.search(following.text) is not None
+    )
+
+
 def _topic_comment(ctx: ClauseContext, text: str) -> list[Candidate]:
     """A dislike of the thing named first, refused in the words after it."""
     obj, evidence = None, text
     same_clause = _TOPIC_THEN_REFUSAL.match(text)
     if same_clause:
         obj = same_clause.group("obj")
-    elif _COMMENT_ON_TOPIC.match(text) and ctx.previous():
+    elif _COMMENT_ON_TOPIC.match(text) and ctx.previous() and not _declines_now(ctx):
         # The evidence is the clause naming the topic: the fact is about it, and it is read.
         evidence = ctx.previous()[-1].text
         named = _BARE_TOPIC.match(evidence.strip(" ?:,."))
@@ -410,10 +456,17 @@ def _negative_thing(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _NOT_MY_THING.match(text) or _PUTS_ME_OFF.match(text)
     if not match:
         return []
+    said = match.groupdict()
+    if (said.get("obj4") or said.get("obj5")) and ctx.clause.connector in _CONSEQUENCE:
+        # "…motion sickness, so flying is just the worst for me": a consequence of a limit.
+        return []
     obj = clean_object(next(g for g in match.groups() if g))
     if is_generic_object(obj, GENERIC_OBJECTS):
         return []
     return [_pref(ctx, f"User dislikes {third_person(obj)}", _key_head(obj), 8800)]
+
+
+_CONSEQUENCE = frozenset({"so", "because", "since", "cause", "which"})
 
 
 def _nothing_beats(ctx: ClauseContext, text: str) -> list[Candidate]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .lexicon import NOT_A_NAME, PERSON_ROLE_ALTERNATION
+from .lexicon import DURABLE_ADJECTIVES, NOT_A_NAME, PERSON_ROLE_ALTERNATION
 
 _SENTENCE = re.compile(r"[^.!?;]+[.!?;]*\s*")
 _NOTE = re.compile(
@@ -51,7 +51,8 @@ _ALLERGY = re.compile(r"^(?:allerg(?:y|ies)|allergic to)$", re.I)
 # A value that only turns the label down ("opera: no thanks, never").
 _REFUSED = re.compile(
     r"^(?:no(?:\s+thanks?(?:\s+you)?)?|nope|nah|never|not for me|hard pass|pass|hate (?:it|them)|"
-    r"can't stand (?:it|them)|yuck|ugh)(?:[\s,]+(?:never|no|ever|thanks|nope))*$",
+    r"can't stand (?:it|them)|yuck|ugh)(?:[\s,]+(?:never|no|ever|thanks|thank you|nope|always|"
+    r"for me|not for me))*$",
     re.I,
 )
 MAX_VALUE_WORDS = 12
@@ -81,6 +82,42 @@ _NOT_USED_THINGS = frozenset(
 _NO_EVER = re.compile(
     r"(?:^|(?<=[.!?]\s))No\s+(?P<thing>[^\W\d_][^,.!?;:]{1,30})[.!]+\s*(?:Ever|Never)\b[.!]*",
     re.I,
+)
+
+
+# Units chosen as a bare phrase: "Metric units.", "Kilos, not pounds.", "24-hour clock, always."
+# say what "always use metric units" says. A unit name alone ("Pounds.", "Dollars.") answers a
+# question as often, so it needs a unit word, a "not" or an "always" beside it; a system name
+# ("Metric.", "Celsius.") does not.
+_UNIT = (
+    r"(?:the\s+)?(?:metric|imperial|celsius|fahrenheit|kilometres|kilometers|kilograms|kilos|grams|"
+    r"ounces|cups|miles|pounds|litres|liters|24[- ]hour|12[- ]hour|military)"
+    r"(?:\s+(?:units|measurements|clock|time|system))?"
+)
+_UNIT_CHOICE = re.compile(
+    rf"^(?P<thing>{_UNIT})(?P<other>,?\s+not\s+{_UNIT})?"
+    r"(?P<standing>(?:,?\s+(?:always|please|every time|everywhere|for everything))*)$",
+    re.I,
+)
+_SYSTEM_ALONE = re.compile(
+    r"^(?:metric|imperial|celsius|fahrenheit)$|\s(?:units|measurements|clock|time|system)$", re.I
+)
+# How replies should read, said as a bare phrase: "Short replies.", "Bullet points, please."
+_REPLY_FORM = re.compile(
+    r"^(?P<thing>(?:short|shorter|brief|concise|detailed|simple|plain|step-by-step)\s+"
+    r"(?:replies|answers|responses|summaries|explanations)|bullet points)"
+    r"(?:,?\s+(?:always|please))*$",
+    re.I,
+)
+# Where the user is from, said bare: "From Chile.", "Originally from Cork." (a capitalised
+# place; "From Monday." starts a plan, not an origin).
+_FROM_PLACE = re.compile(
+    r"^(?:originally\s+)?from\s+(?P<place>(?-i:[A-Z][\w'-]+)(?:\s+(?-i:[A-Z][\w'-]+)){0,2})$", re.I
+)
+_NOT_PLACES = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday january february march april
+may june july august september october november december today tomorrow now then here there
+me you him her them us scratch""".split()
 )
 
 
@@ -323,7 +360,20 @@ def _standing_choice(sentence: str) -> str:
         return sentence
     end = sentence[len(sentence.rstrip()) :]
     tail = stripped[len(body) :]
-    if found := _ALWAYS.match(body):
+    if (found := _UNIT_CHOICE.match(body)) and (
+        found["other"] or found["standing"] or _SYSTEM_ALONE.search(found["thing"])
+    ):
+        spelled = f"always use {found['thing'].lower()}{found['other'] or ''}"
+    elif DURABLE_ADJECTIVES.get(body.lower(), ("", ""))[1] == "constraint.diet":
+        # "Keto.": a diet named as a whole sentence is the user's ("keto, paleo, whatever" lists).
+        spelled = f"I'm {body.lower()}"
+    elif found := _REPLY_FORM.match(body):
+        spelled = f"I prefer {found['thing'].lower()}"
+    elif (found := _FROM_PLACE.match(body)) and found["place"].split()[0].lower() not in (
+        _NOT_PLACES
+    ):
+        spelled = f"I'm from {found['place']}"
+    elif found := _ALWAYS.match(body):
         spelled = f"I always want {_common(found['thing'])}"
     elif found := _IN_EVERYTHING.match(body):
         spelled = f"I want {_common(body)}"

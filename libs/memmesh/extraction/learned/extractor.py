@@ -140,7 +140,7 @@ class HybridExtractor:
             # fact of the pronoun's clause took who it stands for from this one.
             if position + 1 in covered and _PRONOUN_SUBJECT.match(units[position + 1].text):
                 continue
-            if _WORDS_SAID.match(unit.text):
+            if _WORDS_SAID.match(unit.text) or _DATED_EVENT.search(unit.text):
                 continue
             span = _with_continuations(units, position, tails, covered)
             if span is unit and _tells_no_state(unit.text):
@@ -193,6 +193,15 @@ class HybridExtractor:
 _REQUEST_VERBS = frozenset(
     """add book call check convert draft explain find get give help list make order play put
 recommend remind schedule send set show suggest tell text translate write directions""".split()
+)
+
+
+# "I totally forgot my mom's birthday yesterday", "we got back from Rome two days ago": what
+# happened on a named past day is an event, whatever the head makes of its words.
+_DATED_EVENT = re.compile(
+    r"\b(?:yesterday|last night|(?:an?|one|two|three|four|five|few|\d+)\s+(?:hours?|days?|weeks?)\s+ago)"
+    r"\s*[.!]*$",
+    re.I,
 )
 
 

@@ -60,16 +60,35 @@ class Unit:
 def turn_units(normalized_turn: str) -> list[Unit]:
     """Every clause of a normalised turn, in order, as the rules split it."""
     clauses = turn_clauses(normalized_turn)
+    commands = _command_clauses(clauses)
     return [
         Unit(
             clause=clause,
             turn=normalized_turn,
             markers=markers,
-            is_command=is_command_clause(clause.text),
+            is_command=position in commands,
             is_emotion=is_emotion(clause.text),
         )
-        for clause, markers in zip(clauses, turn_markers(clauses), strict=True)
+        for position, (clause, markers) in enumerate(
+            zip(clauses, turn_markers(clauses), strict=True)
+        )
     ]
+
+
+def _command_clauses(clauses: tuple[Clause, ...]) -> set[int]:
+    """The positions of clauses that carry a command, a terse one cut at its colon included
+    ("Resume: tax return." is one command, not a verb and a topic)."""
+    found = {i for i, clause in enumerate(clauses) if is_command_clause(clause.text)}
+    for i in range(len(clauses) - 1):
+        verb, topic = clauses[i], clauses[i + 1]
+        if (
+            i not in found
+            and len(verb.text.split()) == 1
+            and verb.sentence == topic.sentence
+            and is_command_clause(f"{verb.text}: {topic.text}")
+        ):
+            found |= {i, i + 1}
+    return found
 
 
 _CONTINUATION = re.compile(
