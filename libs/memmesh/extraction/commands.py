@@ -1052,7 +1052,7 @@ def _target(command: Command, match: re.Match[str], text: str) -> str | None:
 
 # A sign that the turn corrects what was heard; without one, a pair must sound alike.
 _CORRECTION_TRIGGER = re.compile(
-    r"^(?:no|nope|nah)\b(?!\s+(?:worries|problem|thanks|thank you|way|idea|clue|rush|pressure|"
+    r"^(?:(?:ugh|argh|um|uh|hmm+|wait|sorry)[ ,!]+)*(?:no|nope|nah)\b(?!\s+(?:worries|problem|thanks|thank you|way|idea|clue|rush|pressure|"
     r"big deal|doubt|offen[cs]e|kidding|more|need|matter|longer)\b)|^(?:wrong|correction|sorry)\b|"
     r"\b(?:I said|I meant|I mean|misheard|mis-heard|you heard|heard me wrong|not what I said|"
     r"I didn't say|I did not say|I don't say|I do not say|spelled|spelt|spell it)\b|^not\s+\w|"
@@ -1099,8 +1099,9 @@ _PARALLEL = re.compile(
 # "you've written Brown there, but it's Braun"
 _YOU_WROTE_BUT = re.compile(
     r"\byou(?:'ve| have)?\s+(?:written|wrote|typed|put(?:\s+down)?|spelled|spelt|heard|got|saved|"
-    r"noted)\s+(?P<heard>[^,.;!?]+?)(?:\s+(?:there|here|down|in there))?\s*,?\s*(?:but\s+(?:it's|its|"
-    r"it is|it should be|should be|I said|I meant|I'm|I am|my \w+(?:'s| is))|I said|I meant)\s+"
+    r"noted|understood|misheard)\s+(?P<heard>[^,.;!?]+?)(?:\s+(?:there|here|down|in there))?\s*,?\s*"
+    r"(?:but\s+(?:it's|its|it is|is|it should be|should be|I said|I meant|I'm|I am|"
+    r"my \w+(?:'s| is))|I said|I meant)\s+"
     r"(?P<meant>[^,.;!?]+)",
     re.I,
 )
@@ -1194,6 +1195,8 @@ def detect_correction(
     things ("I'm a dietitian, not diabetic")."""
     # A dash ("Kiran, not Karen - Kiran's my flatmate") ends a clause as a comma does.
     dashed = re.sub(r"\s+-\s+", ", ", _SPELLED.sub("", text))
+    # "Dr. Paz, not Dr. Pass": a title's full stop ends no sentence.
+    dashed = re.sub(r"\b(Dr|Mr|Mrs|Ms|Prof|St)\.(?=\s)", r"\1", dashed)
     cleaned = _SHORT_THEN_NOT.sub(r"\g<said>, not ", re.sub(r",\s*,", ",", dashed))
     cleaned = _NOT_THEN_SHORT.sub(r"\g<said>, not \g<heard>\g<end>", cleaned)
     cleaned = _SENTENCE_THEN_BARE_NOT.sub(_joined_bare_not, cleaned)
@@ -1226,6 +1229,7 @@ def _pair(cleaned: str, triggered: bool) -> _Pair | None:
         or _you_keep_calling(cleaned)
         or _not_heard_then_meant(cleaned)
         or _parallel_copulas(cleaned, triggered)
+        or _unsaid_then_said(cleaned)
         or _not_heard_then_meant_run_on(cleaned)
         or _meant_then_heard(cleaned, triggered)
     )
@@ -1332,12 +1336,17 @@ def _you_keep_calling(text: str) -> _Pair | None:
     return _Pair(heard, meant, text[: found.start()] + stated + text[found.end() :])
 
 
+_SAID_AFTER = re.compile(r"\s+I\s+(?:said|meant|mean|say)$", re.I)
+
+
 def _not_heard_then_meant(text: str) -> _Pair | None:
     found = _NOT_Y_X.search(text)
     if not found:
         return None
     heard = _ARTICLE.sub("", found.group("heard").strip())
     meant = _ARTICLE.sub("", _LEAD_IN.sub("", found.group("meant").strip()))
+    # "not Tuesday, Thursday I said": the words that say it was said are no part of it.
+    meant = _SAID_AFTER.sub("", meant)
     if not _is_short_pair(heard, meant):
         return None
     # "not the weather of Austria, I said Australia": the words that sound like it.
@@ -1349,7 +1358,7 @@ def _parallel_copulas(text: str, triggered: bool) -> _Pair | None:
     found = _PARALLEL.search(text)
     if not found:
         return None
-    heard = _ARTICLE.sub("", found.group("heard").strip())
+    heard = _until_next_clause(_ARTICLE.sub("", found.group("heard").strip()))
     meant = _first_words(_ARTICLE.sub("", found.group("meant").strip()), len(heard.split()))
     if not _is_short_pair(heard, meant):
         return None
@@ -1360,6 +1369,52 @@ def _parallel_copulas(text: str, triggered: bool) -> _Pair | None:
     if not (triggered or _likeness(heard, meant) >= _SOUNDS_ALIKE or (impersonal and names)):
         return None
     return _Pair(heard, meant, text[: found.start()] + text[found.end("heard") :].lstrip(" ,"))
+
+
+# "I didn't say book the hotel in Nice, I said book the hotel in Nîmes", "I don't live in
+# Cork, I said Kortrijk": a statement denied, then what was said instead.
+_UNSAID_THEN_SAID = re.compile(
+    r"(?P<denied>\bI\s+(?:didn't|did not|never|don't|do not)\s+(?P<verb>say|mean|said|\w+)\b"
+    r"(?P<heard>[^,.;!?]*?))\s*,?\s+(?:but\s+)?I\s+(?:said|meant|say)\s+(?P<meant>[^,.;!?]+)",
+    re.I,
+)
+_DENIAL = re.compile(r"\b(?:didn't|did not|never|don't|do not)\s+", re.I)
+
+
+def _unsaid_then_said(text: str) -> _Pair | None:
+    """The words that differ between a statement denied and the one said instead; a denied
+    statement of another verb ("I don't live in Cork") ends with the word misheard."""
+    found = _UNSAID_THEN_SAID.search(text)
+    if not found:
+        return None
+    said_again = found.group("verb").lower() in ("say", "mean", "said")
+    meant_words = found.group("meant").split()
+    heard_words = found.group("heard").split()
+    if said_again:
+        heard, meant = _trim_shared_words(" ".join(heard_words), " ".join(meant_words))
+        heard, meant = _ARTICLE.sub("", heard), _ARTICLE.sub("", meant)
+        stated = found.group("meant")
+    else:
+        size = len(meant_words)
+        if len(heard_words) <= size:
+            return None
+        heard, meant = " ".join(heard_words[-size:]), found.group("meant").strip()
+        # "I don't live in Cork, I said Kortrijk": what holds is the statement with the word
+        # said in place of the one misheard, and no longer denied.
+        denied = found.group("denied")
+        stated = _DENIAL.sub("", denied[: len(denied) - len(heard)], count=1) + meant
+    if not _is_short_pair(heard, meant) or heard.lower() == meant.lower():
+        return None
+    return _Pair(heard, meant, text[: found.start()] + stated + text[found.end() :])
+
+
+def _until_next_clause(span: str) -> str:
+    """ "a bakery I work at" -> "bakery": a span ends where the next clause starts."""
+    words = span.split()
+    for position, word in enumerate(words):
+        if position and word.lower() in _SPAN_STOP:
+            return " ".join(words[:position])
+    return span
 
 
 def _not_heard_then_meant_run_on(text: str) -> _Pair | None:
@@ -1426,11 +1481,42 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
         # "Cairns, not Cannes." said on its own, with nothing before or after.
         bare = len(segments) == 1 and segment.strip() == _LEAD_IN.sub("", segment.strip())
         bare = bare and len(segment.split()) <= _MAX_SPAN_WORDS and not region[consumed:].strip()
-        if not (triggered or bare or _IMPERSONAL_LEAD.match(segment.strip())):
+        if not (
+            triggered
+            or bare
+            or _IMPERSONAL_LEAD.match(segment.strip())
+            or _names_alike(heard, meant)
+        ):
             continue
         end = found.start("region") + consumed
         return _Pair(heard, meant, text[: found.start()] + text[end:])
     return None
+
+
+_TITLE = re.compile(r"^(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+", re.I)
+
+
+def _names_alike(heard: str, meant: str) -> bool:
+    """ "Dr. Paz, not Dr. Pass": one person's name said as two names that sound alike is a
+    name misheard, however plainly it is said."""
+    heard, meant = _TITLE.sub("", heard.strip()), _TITLE.sub("", meant.strip())
+    names = all(
+        len(words) == 1
+        and words[0][:1].isupper()
+        and words[0][1:].islower()
+        and not _CALENDAR_NAME.match(words[0])
+        for words in (heard.split(), meant.split())
+    )
+    return names and _likeness(heard, meant) >= _SOUNDS_ALIKE
+
+
+# "book it for Monday, not Sunday": days and months said plainly against each other are a
+# choice, not a name misheard (with a sign of correction they still are one: _slip_pair).
+_CALENDAR_NAME = re.compile(
+    r"^(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|"
+    r"august|september|october|november|december)$",
+    re.I,
+)
 
 
 _NUMBER_WORD = re.compile(
@@ -1528,7 +1614,7 @@ _NOT_A_CORRECTION_START = re.compile(
 )
 # "not sure, maybe", "not now, later", "not me, my sister": negation, not a misheard word.
 _NOT_A_MISHEARD_START = re.compile(
-    r"^(?:sure|really|exactly|quite|much|at all|yet|now|today|tonight|anymore|always|ever|even|"
+    r"^(?:sure|really|exactly|quite|much|at all|yet|now|today|tonight|anymore|always|ever|even|again|"
     r"just|only|so|too|very|bad|great|good|a fan|a big|that|this|it|me|you|him|her|us|them|mine|"
     r"yours|my|in the mood|anything|everything|nothing|a lot|the point|a problem|problem|an issue|"
     r"a big deal|right|correct|true|what|to)\b",
@@ -1548,4 +1634,10 @@ def _closest_span(meant: str, heard: str) -> str:
         score = _likeness(window, heard)
         if score > best_score:
             best, best_score = window, score
-    return best if best_score >= 0.5 else meant.strip()
+    if best_score >= 0.5:
+        return best
+    # "allergic to penicillin" vs "peanuts": what is contrasted is the thing the last
+    # preposition names; "mechanical engineering" vs "marketing" has none and is all meant.
+    after = re.split(r"\b(?:to|in|at|of|for|with|from|on|about|like)\s+", meant, flags=re.I)[-1]
+    after = _ARTICLE.sub("", after.strip())
+    return after if after and len(after.split()) <= _MAX_SPAN_WORDS else meant.strip()

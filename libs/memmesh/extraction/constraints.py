@@ -504,10 +504,44 @@ def _condition(ctx: ClauseContext, text: str) -> list[Candidate]:
     if not match:
         return []
     obj = clean_object(match.group("obj"))
+    # "the diabetes type two and also the high blood pressure": each condition of a
+    # coordination is a fact of its own, when every part of it names one.
+    parts = [p for p in _COORDINATED.split(obj) if p.strip()]
+    if len(parts) > 1:
+        named = [(part, _condition_named(part)) for part in parts]
+        if all(subject for _, subject in named):
+            return [
+                _constraint(
+                    ctx,
+                    f"User has {third_person(part.strip())}",
+                    f"constraint.medical.{slug(subject)}",
+                    9300,
+                )
+                for part, subject in named
+                if subject
+            ]
+    subject = _condition_named(obj)
+    if not subject:
+        return []
+    return [
+        _constraint(
+            ctx, f"User has {third_person(obj)}", f"constraint.medical.{slug(subject)}", 9300
+        )
+    ]
+
+
+# "asthma and also a bad knee", "asthma, eczema and hay fever": the joints of a coordination.
+_COORDINATED = re.compile(
+    r"\s*,\s*(?:and\s+|plus\s+)?(?:also\s+)?|\s+(?:and|plus)\s+(?:also\s+)?", re.I
+)
+
+
+def _condition_named(obj: str) -> str:
+    """The medical condition (or the bad body part) a phrase names, or ""."""
     lowered = obj.lower()
     words = lowered.split()
-    if any(a in lowered for a in TRANSIENT_AILMENTS):
-        return []
+    if not words or any(a in lowered for a in TRANSIENT_AILMENTS):
+        return ""
     condition = next(
         (
             c
@@ -516,6 +550,8 @@ def _condition(ctx: ClauseContext, text: str) -> list[Candidate]:
         ),
         None,
     )
+    if condition:
+        return condition.removeprefix("a ")
     body = (
         len(words) >= 2
         and words[-1] in BODY_PARTS
@@ -523,14 +559,7 @@ def _condition(ctx: ClauseContext, text: str) -> list[Candidate]:
             r"\b(?:bad|bum|weak|chronic|torn|busted|dodgy|injured|artificial|replaced)\b", lowered
         )
     )
-    if not condition and not body:
-        return []
-    subject = condition.removeprefix("a ") if condition else words[-1]
-    return [
-        _constraint(
-            ctx, f"User has {third_person(obj)}", f"constraint.medical.{slug(subject)}", 9300
-        )
-    ]
+    return words[-1] if body else ""
 
 
 def _condition_meds(ctx: ClauseContext, text: str, found: list[Candidate]) -> list[Candidate]:

@@ -220,8 +220,6 @@ _PRONOUN_REACH = 6
 _RELATIVE_ASIDE = re.compile(r"^who\b", re.I)
 # "has a peanut allergy", "lives with us": the clause goes on about the person named before.
 _SUBJECTLESS = re.compile(r"^(?:has|'s got|has got|is|works|lives|teaches)\b", re.I)
-# The user's own asides ("we made the cake", "I tried that Thai place") keep the topic open.
-_FIRST_PERSON = re.compile(r"^(?:(?:and|so|but|uh|um)\s+)*(?:I|I'm|I've|we|we're|we've)\b", re.I)
 
 
 def _name_alone_before(ctx: ClauseContext) -> str | None:

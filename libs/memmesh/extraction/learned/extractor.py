@@ -409,8 +409,11 @@ def _with_tails(
     return completed, set(following)
 
 
-# "Muslim, halal only, no alcohol": a fragment that limits is a note of its own.
-_STANDS_ALONE = re.compile(rf"^\W*(?:{_LIMIT_WORDS}|always|without|none)\b|\bonly\W*$", re.I)
+# "Muslim, halal only, no alcohol": a fragment that limits is a note of its own; so is one
+# that adds a second item ("coeliac, lactose intolerant too").
+_STANDS_ALONE = re.compile(
+    rf"^\W*(?:{_LIMIT_WORDS}|always|without|none)\b|\b(?:only|too|as well|also)\W*$", re.I
+)
 
 
 def _completes(unit: Unit, previous: Unit) -> bool:
