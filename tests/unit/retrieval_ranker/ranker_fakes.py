@@ -104,6 +104,16 @@ class MemoryRankerStore:
         user.removed = {}
         return user.generation
 
+    async def forget_user(self, tenant_id: str, user_id: str, version: int = 0) -> int:
+        """Every document of the user gone, as a rebuild (no change list reaches back past it)."""
+        user = self._user(tenant_id, user_id)
+        user.forgotten_version = max(user.forgotten_version, version)
+        count = len(user.docs)
+        user.generation += 1
+        user.rebuilt = user.generation
+        user.docs, user.removed = {}, {}
+        return count
+
     async def load(self, tenant_id: str, user_id: str) -> Snapshot:
         user = self._user(tenant_id, user_id)
         return Snapshot(user.generation, [doc for _, (doc, _) in sorted(user.docs.items())])

@@ -109,3 +109,24 @@ def test_cached_documents_add_almost_nothing_for_the_garbage_collector_to_walk()
     added = len(gc.get_objects()) - before
     assert sum(index.count() for index in indexes) == 1_996
     assert added < 100, added
+
+
+async def test_a_forgotten_user_frees_their_bytes_for_the_users_still_cached() -> None:
+    one_user = UserIndex(1, _docs(50)).approximate_bytes()
+    store = CountingStore()
+    writer = RankerService(store, ANALYZER, mapping.DocumentCodec(ANALYZER))
+    for user in ("u1", "u2", "u3"):
+        await writer.upsert(TENANT, user, _docs(50))
+    service = RankerService(
+        store,
+        ANALYZER,
+        mapping.DocumentCodec(ANALYZER),
+        max_cache_bytes=one_user * 5 // 2,
+    )
+    for user in ("u1", "u2"):
+        await service.retrieve(TENANT, user, "tea", CAPS)
+    await service.forget_user(TENANT, "u1")
+    # u1's bytes left with u1: u3 fits beside u2, and neither is read again.
+    for user in ("u3", "u2", "u3"):
+        await service.retrieve(TENANT, user, "tea", CAPS)
+    assert store.loads == ["u1", "u2", "u3"]

@@ -68,22 +68,26 @@ class RankerService:
         # Each cached index's bytes as of the last time it was remembered (summing them
         # afresh would walk every cached user's term arrays on every read).
         self._cached_bytes: dict[UserKey, int] = {}
+        # Their sum, kept as they change: summed afresh, every read would walk every cached
+        # user, a cost that grows with the users a ranker serves.
+        self._cached_total = 0
         # One full load per user at a time, shared by every caller waiting for it.
         self._loads: dict[UserKey, asyncio.Future[UserIndex]] = {}
 
     def _remember(self, key: UserKey, index: UserIndex) -> UserIndex:
         self._indexes[key] = index
         self._indexes.move_to_end(key)
-        self._cached_bytes[key] = index.approximate_bytes()
-        cached = sum(self._cached_bytes.values())
-        while cached > self._max_cache_bytes and len(self._indexes) > 1:
+        size = index.approximate_bytes()
+        self._cached_total += size - self._cached_bytes.get(key, 0)
+        self._cached_bytes[key] = size
+        while self._cached_total > self._max_cache_bytes and len(self._indexes) > 1:
             evicted, _ = self._indexes.popitem(last=False)
-            cached -= self._cached_bytes.pop(evicted)
+            self._cached_total -= self._cached_bytes.pop(evicted)
         return index
 
     def _forget_index(self, key: UserKey) -> None:
         self._indexes.pop(key, None)
-        self._cached_bytes.pop(key, None)
+        self._cached_total -= self._cached_bytes.pop(key, 0)
 
     async def _current(self, tenant_id: str, user_id: str) -> UserIndex:
         """The user's index, caught up with the store's generation as of this call."""
