@@ -66,19 +66,21 @@ def test_an_index_estimate_counts_documents_and_vectors_and_returns_after_remova
     )
 
 
-async def test_users_beyond_the_byte_bound_leave_memory_least_recently_used_first() -> None:
+async def _room_for_two_of_three_users() -> tuple[CountingStore, RankerService]:
+    """Three users of 50 documents each in a store, and a service with room for two."""
     one_user = UserIndex(1, _docs(50)).approximate_bytes()
     store = CountingStore()
     writer = RankerService(store, ANALYZER, mapping.DocumentCodec(ANALYZER))
     for user in ("u1", "u2", "u3"):
         await writer.upsert(TENANT, user, _docs(50))
-    # Room for two such users, not three.
     service = RankerService(
-        store,
-        ANALYZER,
-        mapping.DocumentCodec(ANALYZER),
-        max_cache_bytes=one_user * 5 // 2,
+        store, ANALYZER, mapping.DocumentCodec(ANALYZER), max_cache_bytes=one_user * 5 // 2
     )
+    return store, service
+
+
+async def test_users_beyond_the_byte_bound_leave_memory_least_recently_used_first() -> None:
+    store, service = await _room_for_two_of_three_users()
     for user in ("u1", "u2", "u3", "u3", "u2", "u1"):
         await service.retrieve(TENANT, user, "tea", CAPS)
     # u1 left when u3 came in; u2 and u3 stayed; u1 was read again.
@@ -112,17 +114,7 @@ def test_cached_documents_add_almost_nothing_for_the_garbage_collector_to_walk()
 
 
 async def test_a_forgotten_user_frees_their_bytes_for_the_users_still_cached() -> None:
-    one_user = UserIndex(1, _docs(50)).approximate_bytes()
-    store = CountingStore()
-    writer = RankerService(store, ANALYZER, mapping.DocumentCodec(ANALYZER))
-    for user in ("u1", "u2", "u3"):
-        await writer.upsert(TENANT, user, _docs(50))
-    service = RankerService(
-        store,
-        ANALYZER,
-        mapping.DocumentCodec(ANALYZER),
-        max_cache_bytes=one_user * 5 // 2,
-    )
+    store, service = await _room_for_two_of_three_users()
     for user in ("u1", "u2"):
         await service.retrieve(TENANT, user, "tea", CAPS)
     await service.forget_user(TENANT, "u1")
