@@ -130,10 +130,11 @@ def normalize(text: str) -> str:
     text = _RESTART.sub(r"\g<said>", text)
     # Learner English: "I didn't said pasta" is "I didn't say pasta".
     text = re.sub(r"\b(didn't|did not)\s+said\b", r"\1 say", text, flags=re.I)
-    # "as a nurse I work nights": the role is its own clause.
+    # "as a nurse I work nights": the role is its own clause ("as a nurse and I…" is not one:
+    # the "and" opens the next clause).
     text = re.sub(
-        r"\b(as an? [\w-]+(?: [\w-]+){0,2}?)\s+(?=I\b|I'm\b|what\b|how\b|which\b|"
-        r"can\b|do\b|should\b|is\b|any\b)",
+        r"\b(as an? [\w-]+(?: (?!(?:and|but|or|so)\b)[\w-]+){0,2}?)\s+"
+        r"(?=I\b|I'm\b|what\b|how\b|which\b|can\b|do\b|should\b|is\b|any\b)",
         r"\1, ",
         text,
         flags=re.I,

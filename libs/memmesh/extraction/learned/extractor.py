@@ -16,7 +16,7 @@ import numpy as np
 
 from ..context import critical_tokens
 from ..lexicon import NOT_A_NAME, PERSON_ROLE_ALTERNATION, PERSON_ROLES
-from ..markers import HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM
+from ..markers import HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM, TIME_BOUND
 from ..model import BASIS_POINTS_MAX, Candidate, ExtractionResult, FactType
 from ..rules import collect_candidates
 from ..rules import extract as extract_by_rules
@@ -131,7 +131,10 @@ class HybridExtractor:
                 or _points_elsewhere(unit.text)
             ):
                 continue
-            if position > 0 and _goes_on_about_someone(unit, units[position - 1]):
+            if position > 0 and (
+                _goes_on_about_someone(unit, units[position - 1])
+                or _goes_on_with_event(unit, units[position - 1])
+            ):
                 continue
             # "I have two kids, Maya and Leo": the names belong to the rule's facts before.
             if position - 1 in covered and _NAMES_ONLY.match(unit.text):
@@ -357,6 +360,22 @@ def _goes_on_about_someone(unit: Unit, previous: Unit) -> bool:
     if previous.clause.sentence != unit.clause.sentence:
         return False
     return is_continuation(previous.text) or bool(_SOMEONE_ELSE_SUBJECT.match(previous.text))
+
+
+_PAST_TELLING = re.compile(
+    rf"\b(?:\w{{3,}}ed|{'|'.join(sorted(_EVENT_PAST))}|was|were|had)\b", re.I
+)
+
+
+def _goes_on_with_event(unit: Unit, previous: Unit) -> bool:
+    """ "i got stung by a wasp today and my whole hand swelled up": a past-tense clause joined
+    by "and" to a one-off event goes on telling that event."""
+    return (
+        unit.clause.connector == "and"
+        and previous.clause.sentence == unit.clause.sentence
+        and TIME_BOUND in previous.markers
+        and bool(_PAST_TELLING.search(unit.text))
+    )
 
 
 def _about_someone_elses(clause: str) -> bool:

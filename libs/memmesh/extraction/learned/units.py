@@ -123,7 +123,7 @@ def is_fragment_tail(unit: Unit, previous: Unit | None) -> bool:
 
 def feature_width(encoder_dimension: int) -> int:
     """Clause vector, turn vector, one flag per marker, command, emotion, first person,
-    continuation, first clause, short clause, habit, standing instruction."""
+    continuation, opens a statement, short clause, habit, standing instruction."""
     return 2 * encoder_dimension + len(MARKERS) + 8
 
 
@@ -162,7 +162,7 @@ def unit_features(units: Sequence[Unit], encoder: TextEncoder) -> np.ndarray:
                 float(u.is_emotion),
                 float(_first_person(u.text)),
                 float(is_continuation(u.text)),
-                float(u.clause.index == 0),
+                float(opens_statement(u)),
                 float(len(u.text.split()) <= 3),
                 float(bool(_HABIT.search(u.text))),
                 float(bool(_STANDING_INSTRUCTION.match(u.text))),
@@ -172,6 +172,26 @@ def unit_features(units: Sequence[Unit], encoder: TextEncoder) -> np.ndarray:
         dtype=np.float32,
     )
     return np.hstack([clause_vectors, turn_vectors, flags]).astype(np.float32)
+
+
+# A clause joined by "and" ("also", "plus", "but") that opens on the user as its subject
+# starts a statement of its own: "…and I play pickup basketball every Sunday". A bare comma
+# more often goes on with the clause before ("I'm allergic to bee stings, I carry an EpiPen").
+_OWN_SUBJECT = re.compile(
+    r"^(?:(?:also|plus|now|still|yes|yeah|oh|and)\s+){0,2}"
+    r"(?:I|I'm|I've|I'd|my|we|we're|we've|our)\b",
+    re.I,
+)
+_JOINS_ALONGSIDE = frozenset({"and", "also", "plus", "but"})
+
+
+def opens_statement(unit: Unit) -> bool:
+    """True for the turn's first clause and for a later one that starts a statement of its
+    own. Only the first clause of a turn used to count, so the head learned that a fact sits
+    at the start and missed the second one of "I'm a retired nurse and I restore old clocks"."""
+    if unit.clause.index == 0:
+        return True
+    return unit.clause.connector in _JOINS_ALONGSIDE and bool(_OWN_SUBJECT.match(unit.text))
 
 
 def _first_person(text: str) -> bool:
