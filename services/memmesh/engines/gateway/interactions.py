@@ -36,10 +36,9 @@ class InteractionPacer:
         or older than it, is not."""
         key = (tenant_id, user_id)
         last = self._recorded.get(key)
-        if last is not None:
+        if last is not None and last[0] == session_id and time_us - last[1] < self._refresh_us:
             self._recorded.move_to_end(key)
-            if last[0] == session_id and time_us - last[1] < self._refresh_us:
-                return False
+            return False
         self._recorded[key] = (session_id, time_us)
         self._recorded.move_to_end(key)
         while len(self._recorded) > self._max_users:
@@ -47,5 +46,6 @@ class InteractionPacer:
         return True
 
     def forget(self, tenant_id: str, user_id: str) -> None:
-        """Record the user's next turn whatever its time (after the user's state was erased)."""
+        """Record the user's next turn whatever its time (the record this pacer counted as
+        made was never queued)."""
         self._recorded.pop((tenant_id, user_id), None)
