@@ -348,7 +348,21 @@ def _i_am_a(ctx: ClauseContext, text: str) -> list[Candidate]:
         ]
     appendix = _continuation(ctx) or appositive(ctx)
     negation = "not " if match.group("neg") else ""
-    return [_identity(ctx, f"User is {negation}{article} {noun_phrase}{appendix}", key)]
+    statement = f"User is {negation}{article} {noun_phrase}{appendix}"
+    depends = _DEPENDS_ON.search(noun_phrase)
+    if depends and not negation:
+        # A mobility aid the user lives with, or sobriety: a requirement, not who they are.
+        aid = depends.group("aid")
+        key = f"constraint.accessibility.{slug(aid)}" if aid else "constraint.sobriety"
+        return [build(ctx, statement, "constraint", key, 9000, SELF_STATEMENT_MARKERS)]
+    return [_identity(ctx, statement, key)]
+
+
+_DEPENDS_ON = re.compile(
+    r"\b(?:(?P<aid>wheelchair|cane|walker|crutch|mobility scooter|hearing aid|cochlear implant|"
+    r"cpap|insulin pump|guide dog|screen reader)\s+user|recovering\s+(?:alcoholic|addict))\b",
+    re.I,
+)
 
 
 _PLACE_TAIL = re.compile(r"\s+(?:in|at|near|around)\s+(?:their|the|a|an)\b.*$", re.I)

@@ -134,6 +134,8 @@ def turn_markers(clauses: Sequence[Clause]) -> list[frozenset[str]]:
     one-handed"). A grand label said in jest makes the rest of its sentence the joke's
     evidence ("I'm basically fluent in French now, I can say croissant")."""
     markers = [clause_markers(clause) for clause in clauses]
+    for position in _said_in_irony(clauses):
+        markers[position] = markers[position] | {SARCASM}
     in_jest = False
     for position in range(1, len(clauses)):
         before, clause = clauses[position - 1], clauses[position]
@@ -157,6 +159,33 @@ def turn_markers(clauses: Sequence[Clause]) -> list[frozenset[str]]:
         ):
             markers[position] = markers[position] | {TIME_BOUND}
     return markers
+
+
+# A tag said after a claim, alone ("Love Mondays. Truly.", "Allergic to Mondays, clearly."):
+# it vouches for what no one doubted, which is how irony is marked in speech.
+_IRONIC_TAG = re.compile(r"(?:truly|clearly|obviously|naturally)", re.I)
+# "Of course I love when the train is late…", "Yes of course, I am a millionaire…": a turn
+# that opens by granting what nobody asked mocks the claim in its sentence. Not "Of course!
+# I'm vegan", where the agreement is a sentence of its own.
+_GRANTING_OPENER = re.compile(r"^(?:(?:yes|yeah|oh|well|but)[\s,]+)*of course\b", re.I)
+
+
+def _said_in_irony(clauses: Sequence[Clause]) -> set[int]:
+    """The positions of the clauses an ironic tag or a granting opener marks as a joke."""
+    marked: set[int] = set()
+    for position, clause in enumerate(clauses):
+        if position > 0 and _IRONIC_TAG.fullmatch(clause.text.strip(" ,.!")):
+            sentence = clauses[position - 1].sentence
+            marked |= {
+                earlier for earlier in range(position) if clauses[earlier].sentence == sentence
+            }
+    if clauses and _GRANTING_OPENER.match(clauses[0].text):
+        marked |= {
+            position
+            for position, clause in enumerate(clauses)
+            if clause.sentence == clauses[0].sentence
+        }
+    return marked
 
 
 def is_sarcastic(text: str) -> bool:
@@ -183,6 +212,8 @@ _ENTHUSIASM = re.compile(
 # "I'm basically a gourmet chef now", "clearly I'm a world-class chef", "basically fluent in
 # French": a grand label hedged by "basically" or "clearly" is said in jest.
 _GRAND_SELF_LABEL = re.compile(
+    # "clearly I'm a gifted cook", "because obviously I'm the weather's favourite person".
+    r"^(?:(?:because|cause|and|so)\s+)?(?:clearly|obviously)\s+I(?:'m| am)\b|"
     r"\b(?:basically|clearly|practically|officially|literally)\s+(?:I'm\s+|I am\s+)?"
     r"(?:a\s+|an\s+)?"
     r"(?:professional|gourmet|world-class|world class|expert|genius|pro|master|native|fluent|"

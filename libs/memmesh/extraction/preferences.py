@@ -155,6 +155,19 @@ _PUTS_ME_OFF = re.compile(
 )
 _NOTHING_BEATS = re.compile(r"^nothing\s+beats\s+(?P<obj>.+?)(?:\s+for\s+me)?$", re.I)
 _GIVE_ME_OVER = re.compile(r"^give\s+me\s+(?P<x>.+?)\s+over\s+(?P<y>.+?)(?:\s+any\s+day)?$", re.I)
+# "summer over winter, every single time", "cats over dogs any day": a choice said bare,
+# vouched for by how often it holds; only the preferred item is kept.
+_X_OVER_Y = re.compile(
+    r"^(?P<x>(?!(?:I|I'm|we|you|he|she|they|it|it's|this|that|there|and|but|so|just|get|got|"
+    r"went|go|all|give|take)\b)"
+    # What is preferred is named, not pointed at ("give me that over a beach").
+    r"(?!(?:[\w'-]+\s+){0,3}?(?:me|it|that|this|them|those|these|one)\s+over\b)"
+    r"[^\W\d_][\w'-]*(?:\s+[\w'-]+){0,3}?)\s+over\s+"
+    r"(?P<y>[\w'-]+(?:\s+[\w'-]+){0,3}?)"
+    r"(?:,?\s+(?:for me|any day|every (?:single )?time|all day|always|hands down|any ?time|"
+    r"forever|all the way|no contest|every day of the week))+(?:\s+\S.*)?$",
+    re.I,
+)
 _PRONOUN_FAVORITE = re.compile(
     r"^(?:it's|that's|it is|that is)\s+my\s+(?:absolute\s+)?favorite\s+(?P<thing>[\w -]+)$", re.I
 )
@@ -470,6 +483,15 @@ _CONSEQUENCE = frozenset({"so", "because", "since", "cause", "which"})
 
 
 def _nothing_beats(ctx: ClauseContext, text: str) -> list[Candidate]:
+    # "summer over winter, every single time": how often it holds may be a clause of its own.
+    following = ctx.following()
+    said_after = following.text if following and following.sentence == ctx.clause.sentence else ""
+    over = _X_OVER_Y.match(text) or _X_OVER_Y.match(f"{text} {said_after}")
+    if over:
+        obj = clean_object(over.group("x"))
+        if is_generic_object(obj, GENERIC_OBJECTS):
+            return []
+        return [_pref(ctx, f"User prefers {third_person(obj)}", _key_head(obj), 8800)]
     match = _NOTHING_BEATS.match(text) or _GIVE_ME_OVER.match(text)
     if not match:
         return []

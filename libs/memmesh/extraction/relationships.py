@@ -17,7 +17,7 @@ from .lexicon import (
 )
 from .markers import PLAN, TIME_BOUND
 from .model import Candidate
-from .text import slug, third_person
+from .text import conjugate_3sg, slug, third_person
 
 _MODIFIER = "|".join(ROLE_MODIFIERS)
 _ROLE_PHRASE = rf"(?P<role>(?:(?:{_MODIFIER})\s+)?(?:{PERSON_ROLE_ALTERNATION}))"
@@ -243,8 +243,9 @@ _LASTING_ADJECTIVE = "|".join(
     re.escape(a) for a in sorted(DURABLE_ADJECTIVES, key=len, reverse=True)
 )
 _CONDITION = "|".join(re.escape(c) for c in sorted(MEDICAL_CONDITIONS, key=len, reverse=True))
+# Non-native speech often drops the third-person "s" ("my son Felix have autism").
 _DURABLE_PREDICATE = re.compile(
-    r"^\s*(?:'s|is|has|has got|'s got|'s been|has been)\s+(?:(?:basically|also|always)\s+)?"
+    r"^\s*(?:'s|is|has|have|has got|have got|'s got|'s been|has been)\s+(?:(?:basically|also|always)\s+)?"
     r"(?P<pred>(?:a|an)\s+[\w\s-]+|allergic to [\w\s-]+|"
     rf"(?:{_LASTING_ADJECTIVE})\b[\w\s-]*|(?:(?:early|mild|severe|bad)\s+)?(?:{_CONDITION})\b[\w\s-]*)$",
     re.I,
@@ -252,8 +253,8 @@ _DURABLE_PREDICATE = re.compile(
 
 # A standing activity of the person named: a job or a habit in the simple present.
 _HABITUAL_PREDICATE = re.compile(
-    r"^\s*,?\s*(?:(?:he|she|they)\s+)?(?P<pred>(?:works|teaches|runs|owns|coaches|manages|"
-    r"drives|studies|volunteers|does|lives|(?:only\s+)?speaks|has(?!\s+(?:to|just|got)\b)|"
+    r"^\s*,?\s*(?:(?:he|she|they)\s+)?(?P<pred>(?:(?:work|teach|run|own|coach|manage|drive|"
+    r"stud(?:y|i)|volunteer|live)(?:e?s)?|does|(?:only\s+)?speaks?|ha(?:s|ve)(?!\s+(?:to|just|got)\b)|"
     r"(?:can't|cannot|can not)\s+(?:eat|have|drink|stand|do)|is(?!\s+(?:not|just|\w+ing)\b))"
     r"\s+[\w\s'-]{2,80})$",
     re.I,
@@ -513,8 +514,10 @@ def _split_name(raw: str, strict: bool = True) -> tuple[str | None, str]:
             if (
                 len(name_words) > int(titled)
                 or not _plausible_lowercase_name(bare, strict)
-                # "our cat rides on the roof": a word a preposition follows is a verb.
+                # "our cat rides on the roof", "my boss give me the promotion": a word a
+                # preposition or an object pronoun follows is a verb.
                 or following in _PREPOSITIONS
+                or following in _OBJECT_PRONOUNS
             ):
                 break
             bare = bare.capitalize()
@@ -542,7 +545,13 @@ _TITLES = {
 }
 
 
-_PREPOSITIONS = frozenset("on in at to into onto with around across over under from off up".split())
+# "our cat rides on the roof", "my husband work as a chef": a preposition follows a verb.
+_PREPOSITIONS = frozenset(
+    "on in at to into onto with around across over under from off up as for by about".split()
+)
+
+
+_OBJECT_PRONOUNS = frozenset("me us him them it".split())
 
 
 def _plausible_lowercase_name(word: str, strict: bool) -> bool:
@@ -570,7 +579,7 @@ def _lasting(rest: str, match: re.Match[str]) -> str:
     """ "'s got early dementia" -> "has early dementia", "'s a chef" -> "is a chef"."""
     pred = match.group("pred").strip()
     said = rest.strip().lower()
-    verb = "has" if re.match(r"^(?:has|'s got|has got)\b(?!\s+been)", said) else "is"
+    verb = "has" if re.match(r"^(?:has|have|'s got|has got|have got)\b(?!\s+been)", said) else "is"
     if re.match(r"^(?:'s|has) been\b", said):
         verb = "has been"
     return f"{verb} {third_person(pred)}"
@@ -583,7 +592,16 @@ def _habitual_predicate(rest: str) -> str | None:
     if not match or _ONE_OFF_TIME.search(rest):
         return None
     pred = match.group("pred").strip(" ,.;")
+    # "he work in the night" is said of him as "works".
+    verb, _, rest_of_pred = pred.partition(" ")
+    if verb.lower() in _BASE_FORMS:
+        pred = f"{conjugate_3sg(verb)} {rest_of_pred}"
     return third_person(pred)
+
+
+_BASE_FORMS = frozenset(
+    "work teach run own coach manage drive study volunteer live speak have".split()
+)
 
 
 def _fact(

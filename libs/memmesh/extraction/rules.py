@@ -18,6 +18,7 @@ from .markers import is_emotion, turn_markers
 from .model import Candidate, Command, ExtractedFact, ExtractionResult
 from .preferences import preference_candidates
 from .relationships import relationship_candidates
+from .restatement import restate_meant
 from .terse import spell_out_notes
 from .text import Clause, normalize, split_clauses
 
@@ -58,11 +59,23 @@ _REMEMBER_SUFFIX = re.compile(
     re.I,
 )
 _FIRST_PERSON_START = re.compile(r"^(?:I|I'm|I've|I'd|my|we|we're|we've|our)\b", re.I)
+# "but like keep that I'm a welder", "except I do want you to know I'm a Quaker", "make sure it
+# has that I'm a paramedic": what is kept out of a command that drops the rest is a statement.
 _REMEMBER_PREFIX = re.compile(
-    r"^(?:(?:hey|ok|okay|so|um|uh|oh)\s+)*(?P<asked>(?:can|could|would|will)\s+you\s+(?:please\s+)?"
-    r"(?:just\s+|also\s+)?|I(?:\s+want|\s+need|'d\s+like|\s+would\s+like)\s+you\s+to\s+)?"
+    r"^(?:(?:hey|ok|okay|so|um|uh|oh|and|but|like|just|also|plus|except)\s+)*"
+    r"(?P<asked>(?:can|could|would|will)\s+you\s+(?:please\s+)?"
+    r"(?:just\s+|also\s+)?|I(?:\s+do)?(?:\s+want|\s+need|'d\s+like|\s+would\s+like)\s+you\s+to\s+)?"
     r"(?:please\s+)?(?:remember|note(?:\s+down)?|make\s+a\s+note|keep in mind|bear in mind|"
-    r"don't forget|for the record|just so you know)\s+(?:that\s+)?(?=I\b|I'm\b|I've\b|my\b|we\b)",
+    r"don't forget|for the record|just so you know|(?:do\s+)?(?:keep|know|add)(?=\s+that\b)|"
+    r"(?:make|be)\s+sure\s+(?:it\s+has|it\s+says|you\s+have|you've\s+got|you\s+know|you\s+keep)|"
+    r"(?<=you to )know|"
+    # "for one thing I'm a teacher now", "the one thing that's still true is that I live in
+    # Halifax", "you'll want to know straight away that I'm allergic to aspirin": the frame
+    # of the fact a command keeps or updates.
+    r"for one thing|for starters|especially since|"
+    r"the (?:one|only) thing (?:that's|that is) (?:still )?true is|"
+    r"you(?:'ll| will|'d| would| should| need to)(?: want to)? know(?: straight away| now)?)"
+    r"\s+(?:that\s+)?(?=I\b|I'm\b|I've\b|my\b|we\b)",
     re.I,
 )
 
@@ -93,7 +106,7 @@ def extract(
     fact_text = found.fact_text
     if found.correction is not None:
         # "I said I'm vegan, not from Vegas": the user restates what they said, and it holds.
-        fact_text = _RESTATED.sub("", fact_text)
+        fact_text = _RESTATED.sub("", restate_meant(fact_text, found.correction.meant))
     spelled = spell_out_notes(fact_text)
     candidates = (propose or collect_candidates)(spelled)
     source = text if spelled == found.fact_text else f"{text}\n{spelled}"
@@ -247,8 +260,13 @@ _FRAME_WORDS = frozenset(
 )
 
 
+_LEARNED_FRAME = re.compile(r"^User's\s+\w+:\s*")
+
+
 def _content_words(text: str) -> frozenset[str]:
-    words = re.findall(r"[^\W_]+(?:'[^\W_]+)?", text.lower())
+    # "User's circle: Dr. Hanley." beside "User's therapist is Dr. Hanley.": the learned
+    # path's frame says nothing of its own.
+    words = re.findall(r"[^\W_]+(?:'[^\W_]+)?", _LEARNED_FRAME.sub("", text).lower())
     return frozenset(w.removesuffix("'s") for w in words) - _FRAME_WORDS
 
 

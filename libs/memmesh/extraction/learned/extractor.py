@@ -21,6 +21,7 @@ from ..model import BASIS_POINTS_MAX, Candidate, ExtractionResult, FactType
 from ..rules import collect_candidates
 from ..rules import extract as extract_by_rules
 from .commands import LearnedCommands
+from .empty_clauses import denies_a_condition, is_broken_off, names_only_a_vague_thing
 from .heads import SoftmaxHead
 from .labels import NONE
 from .render import fact_body, fact_key, render_fact
@@ -174,7 +175,11 @@ class HybridExtractor:
             _about_someone_elses(unit.text) or _nobody_in_particular(unit.text)
         ):
             return None
-        if _about_someone_unnamed(unit.text):
+        if _about_someone_unnamed(unit.text) or _says_nothing_to_keep(unit.text):
+            return None
+        if _OTHERS_SUBJECT.match(fact_body(unit.text)) and not (
+            category == "relationship" and _MY_ROLE.search(unit.text)
+        ):
             return None
         text = render_fact(unit.text, category)
         if not text:
@@ -227,7 +232,7 @@ def _tells_no_state(clause: str) -> bool:
         words[0] in _REQUEST_VERBS
         # "no alcohol in recipes" limits what is made instead.
         or (not _LIMITING.match(clause.strip()) and _names_a_requested_thing(words))
-        or _is_subjectless_event(words[0])
+        or _is_subjectless_event(next((w for w in words if w not in _EVENT_ADVERBS), ""))
     )
 
 
@@ -265,8 +270,11 @@ qualified certified settled located vaccinated self-employed unemployed""".split
 )
 # Irregular past verbs that tell an event when they lead a clause ("got stung", "broke my arm").
 _EVENT_PAST = frozenset(
-    "got went came took broke fell forgot ran ate drove slept woke caught spent".split()
+    """got went came took broke fell forgot ran ate drove slept woke caught spent lost saw met
+bought found won hit sent""".split()
 )
+# "just ran my first half marathon", "finally got the keys": adverbs before the verb.
+_EVENT_ADVERBS = frozenset("just finally totally accidentally also then only".split())
 
 
 def _is_subjectless_event(first_word: str) -> bool:
@@ -326,17 +334,38 @@ def _nobody_in_particular(clause: str) -> bool:
 
 # "a friend of a friend is super allergic to peanuts", "some guy at work used to be a
 # monk": what holds of someone unnamed, met in passing, is no fact of the user's.
+# "a lady in my English class is from Brazil", "one man in my building": the person may be
+# placed by a few words before the verb, or the clause may be only the person.
 _SOMEONE_UNNAMED = re.compile(
-    rf"^(?:a|an|some|this|one)\s+(?:[\w'-]+\s+){{0,4}}?(?:{PERSON_ROLE_ALTERNATION}|guy|man|"
-    r"woman|lady|person|people|kid|girl|boy|dude)\s+(?:[\w'-]+\s+){0,3}?(?:is|was|are|were|"
-    r"has|had|used to|does|did|can't|cannot|loves|hates|works|lives|got|gets)\b",
+    rf"^(?:a|an|some|this|one)\s+(?:[\w'-]+\s+){{0,4}}?(?P<person>{PERSON_ROLE_ALTERNATION}|guy|"
+    r"man|woman|lady|person|people|kid|girl|boy|dude)\b(?:\s+[\w'-]+){0,5}?(?:\s+(?:is|was|are|"
+    r"were|has|had|used to|does|did|can't|cannot|loves|hates|works|lives|got|gets|told|said|"
+    r"says|just)\b|\W*$)",
+    re.I,
+)
+
+
+# "you keep saying I'm in marketing", "people keep telling me to try sushi", "everyone just
+# calls me Ify", "Both in Pune" (of two just named): the clause says what others do, think
+# or are, not what holds of the user.
+_OTHERS_SUBJECT = re.compile(
+    r"^(?:you|you're|youre|you've|people|everyone|everybody|someone|somebody|nobody|no one|"
+    r"both|neither)\b"
+    r"(?!\s+who\b)",
     re.I,
 )
 
 
 def _about_someone_unnamed(clause: str) -> bool:
+    """Whether the clause is about someone met in passing: a capitalised word elsewhere in it
+    is as often a place or a language ("a lady in my English class is from Brazil") as a name,
+    so only one right after the person, or a name given as one, names them."""
     body = fact_body(clause)
-    return bool(_SOMEONE_UNNAMED.match(body)) and not _names_someone(body)
+    found = _SOMEONE_UNNAMED.match(body)
+    if not found:
+        return False
+    after = body[found.end("person") :].lstrip(" ,")
+    return not (after[:1].isupper() or _NAME_GIVEN.search(body))
 
 
 def _names_someone(clause: str) -> bool:
@@ -380,6 +409,11 @@ def _goes_on_with_event(unit: Unit, previous: Unit) -> bool:
 
 def _about_someone_elses(clause: str) -> bool:
     return bool(_SOMEONE_ELSES.match(clause)) and not _NAMED.search(clause)
+
+
+def _says_nothing_to_keep(clause: str) -> bool:
+    """A clause broken off, one that only points at "that … thing", or a denied condition."""
+    return is_broken_off(clause) or names_only_a_vague_thing(clause) or denies_a_condition(clause)
 
 
 def four_factor_confidence_bp(clause: str, source: str) -> int:

@@ -38,7 +38,9 @@ _EPISODIC_TIME = re.compile(
     re.I,
 )
 _LEAD_IN = re.compile(
-    r"^(?:(?:oh|ah|well|so|and|but|also|plus|anyway|anyways|yeah|yes|no|ok|okay|right|"
+    # "no" only as an answer ("no, I…"): "no root vegetables" limits, and keeps its "no".
+    r"^(?:(?:oh|ah|well|so|and|but|also|plus|anyway|anyways|yeah|yes|no(?=[,!:]|\s+(?:I|I'm|"
+    r"I've|my|we|it|that|you)\b)|ok|okay|right|"
     r"quick thing|real quick|fun fact|for the record|just so you know|heads up|btw|"
     r"honestly|actually|basically|seriously|i mean|oh and|oh also)[,!:]?\s+)+",
     re.I,
