@@ -1057,6 +1057,10 @@ _CORRECTION_TRIGGER = re.compile(
     r"\b(?:I said|I meant|I mean|misheard|mis-heard|you heard|heard me wrong|not what I said|"
     r"I didn't say|I did not say|I don't say|I do not say|spelled|spelt|spell it)\b|^not\s+\w|"
     r"\b(?:that's|that is|that was|it's|it is)\s+not\s+(?:right|correct|what I said)\b|"
+    # "you keep mixing them up", "you've confused the two": the assistant took one word for
+    # the other just named ("I keep mixing them up" is the user's own slip, no correction).
+    r"\byou\b(?:'ve|'re|\s+\w+){0,2}\s+(?:mix|mixing|mixed)\s+(?:them|those|these|the two|it)\s+up\b|"
+    r"\byou\b(?:'ve|'re|\s+\w+){0,2}\s+confus(?:e|ed|ing)\s+(?:them|those|these|the two)\b|"
     r"\b(?:got|get|gets|getting|heard|wrote|written|typed|spelled|spelt|understood|transcribed|"
     r"came through|"
     r"came out|that's|that is|you're|you are)\s+(?:(?:it|that|this|me|my \w+|the \w+)\s+)?"
@@ -1226,10 +1230,12 @@ def _pair(cleaned: str, triggered: bool) -> _Pair | None:
     pair = (
         _heard_as(cleaned)
         or _you_wrote_but(cleaned)
+        or _you_said_parallel(cleaned)
         or _you_keep_calling(cleaned)
         or _not_heard_then_meant(cleaned)
         or _parallel_copulas(cleaned, triggered)
         or _unsaid_then_said(cleaned)
+        or _said_then_meant(cleaned)
         or _not_heard_then_meant_run_on(cleaned)
         or _meant_then_heard(cleaned, triggered)
     )
@@ -1319,6 +1325,29 @@ def _you_wrote_but(text: str) -> _Pair | None:
     return _Pair(heard, _closest_span(meant, heard), fact_text)
 
 
+# "you said I'm a pediatrician, I'm a podiatrist": what the assistant said back and the
+# user's own statement in the same frame; the words that differ are the pair.
+_YOU_SAID_PARALLEL = re.compile(
+    r"\byou\s+(?:said|say|think|thought|have\s+me\s+down\s+as)\s+(?:that\s+)?"
+    r"(?P<frame>I'm|I am|I\s+\w+|my\s+\w+(?:'s|\s+is))\s+(?P<heard>[^,.;!?]+?)\s*[,.;]\s*"
+    r"(?:(?:but|actually|no|well)[\s,]+)*(?P=frame)\s+(?P<meant>[^,.;!?]+)",
+    re.I,
+)
+
+
+def _you_said_parallel(text: str) -> _Pair | None:
+    found = _YOU_SAID_PARALLEL.search(text)
+    if not found:
+        return None
+    heard = _until_next_clause(_ARTICLE.sub("", found.group("heard").strip()))
+    meant = _first_words(_ARTICLE.sub("", found.group("meant").strip()), len(heard.split()))
+    if not _is_short_pair(heard, meant):
+        return None
+    # What holds is the user's own statement; what the assistant said is gone.
+    stated = f"{found.group('frame')} {found.group('meant')}"
+    return _Pair(heard, meant, text[: found.start()] + stated + text[found.end() :])
+
+
 def _you_keep_calling(text: str) -> _Pair | None:
     found = _YOU_KEEP_CALLING.search(text)
     if not found:
@@ -1405,6 +1434,29 @@ def _unsaid_then_said(text: str) -> _Pair | None:
         stated = _DENIAL.sub("", denied[: len(denied) - len(heard)], count=1) + meant
     if not _is_short_pair(heard, meant) or heard.lower() == meant.lower():
         return None
+    return _Pair(heard, meant, text[: found.start()] + stated + text[found.end() :])
+
+
+# "when I said I'm allergic to almonds I meant walnuts": a statement the user made, and the
+# word meant in place of its last words.
+_SAID_THEN_MEANT = re.compile(
+    r"\bwhen\s+I\s+said\s+(?P<said>[^,.;!?]+?)\s*,?\s+I\s+meant\s+(?P<meant>[^,.;!?]+)", re.I
+)
+
+
+def _said_then_meant(text: str) -> _Pair | None:
+    found = _SAID_THEN_MEANT.search(text)
+    if not found:
+        return None
+    said, meant = found.group("said").split(), _ARTICLE.sub("", found.group("meant").strip())
+    meant = _until_next_clause(meant)
+    size = len(meant.split())
+    if len(said) <= size:
+        return None
+    heard = " ".join(said[-size:])
+    if not _is_short_pair(heard, meant) or heard.lower() == meant.lower():
+        return None
+    stated = " ".join(said[:-size] + [meant])
     return _Pair(heard, meant, text[: found.start()] + stated + text[found.end() :])
 
 
