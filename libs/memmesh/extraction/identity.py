@@ -89,6 +89,15 @@ _LEARNING_LANGUAGE = re.compile(
 _TRAINING = re.compile(
     rf"^{I_AM}\s+{ADVERBS}(?:in\s+)?training\s+for\s+(?P<event>(?:an?|the|my)\s+.+)$", re.I
 )
+# "my hobby these days is building model ships", "my big passion is salsa": a pastime the
+# user keeps up, said of the user's own hobby; "these days" and "nowadays" place it now, which
+# is no time bound on it.
+_HOBBY = re.compile(
+    r"^my\s+(?:(?:main|big|biggest|favou?rite|only|new|latest|real)\s+)?"
+    r"(?P<noun>hobby|hobbies|pastime|pastimes|passion|obsession)\s+"
+    r"(?P<now>(?:these days|nowadays|now)\s+)?(?:is|are)\s+(?P<what>.+)$",
+    re.I,
+)
 _BEEN_DOING = re.compile(
     r"^(?:I(?:'ve| have)\s+)?been\s+(?P<ving>\w+ing)\s+(?P<obj>.+?)\s+(?:for|since)\s+"
     r"(?P<dur>(?:about\s+|over\s+|almost\s+|nearly\s+)?(?:\w+\s+)?(?:years?|decades?)|"
@@ -180,6 +189,7 @@ def identity_candidates(ctx: ClauseContext) -> list[Candidate]:
         _learning_language,
         _studies,
         _training,
+        _hobby,
         _retired,
         _trait,
         _service_or_age,
@@ -274,6 +284,20 @@ def _training(ctx: ClauseContext, text: str) -> list[Candidate]:
             ctx, f"User is training for {third_person(event)}", f"identity.training.{slug(subject)}"
         )
     ]
+
+
+def _hobby(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _HOBBY.match(text)
+    if not match:
+        return []
+    what = clean_object(match.group("what"))
+    if not what or is_generic_object(what, frozenset()):
+        return []
+    if match.group("now"):
+        ctx = _without(ctx, TIME_BOUND)
+    noun = match.group("noun").lower()
+    verb = "are" if noun.endswith("s") else "is"
+    return [_identity(ctx, f"User's {noun} {verb} {what}", f"identity.hobby.{slug(what)}", 8800)]
 
 
 def _retired(ctx: ClauseContext, text: str) -> list[Candidate]:
