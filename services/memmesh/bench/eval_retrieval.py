@@ -218,11 +218,21 @@ def ask_every_question(
     }
 
 
+def numbered_conversations(
+    samples: list[dict[str, Any]], limit: int | None, skip: int = 0
+) -> list[tuple[int, dict[str, Any]]]:
+    """The first `limit` conversations less the first `skip`, each with its number in the
+    dataset (its users' ids keep it whatever is left out)."""
+    return list(enumerate(samples[:limit]))[skip:]
+
+
 def evaluate(
-    dataset: Path, limit: int | None, brief_budget_ms: int | None = None
+    dataset: Path, limit: int | None, brief_budget_ms: int | None = None, skip: int = 0
 ) -> dict[str, dict[str, object]]:
-    """Ingest every conversation once, then the figures of each retrieval mode."""
-    samples = json.loads(dataset.read_text())[:limit]
+    """Ingest every conversation once (the first `limit`, less the first `skip`), then the
+    figures of each retrieval mode."""
+    numbered = numbered_conversations(json.loads(dataset.read_text()), limit, skip)
+    samples = [item for _, item in numbered]
     figures: dict[str, dict[str, object]] = {}
     with tempfile.TemporaryDirectory() as data_dir:
         env = {
@@ -238,7 +248,7 @@ def evaluate(
         gateway = Gateway(mesh.addrs["gateway"])
         try:
             ingested = []
-            for sample, item in enumerate(samples):
+            for sample, item in numbered:
                 started = time.perf_counter()
                 ingested.append(ingest_conversation(gateway, sample, item["conversation"]))
                 print(
@@ -269,6 +279,13 @@ def main() -> None:
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
     parser.add_argument("--limit", type=int, default=None, help="only the first N conversations")
     parser.add_argument(
+        "--skip",
+        type=int,
+        default=0,
+        help="leave out the first N conversations (--skip 2: the held-out split, conversations "
+        "2-9, apart from the dev conversations 0-1 that settings are chosen on)",
+    )
+    parser.add_argument(
         "--brief-budget-ms",
         type=int,
         default=None,
@@ -280,7 +297,7 @@ def main() -> None:
         raise SystemExit(
             f"{args.dataset} not found: run from the repository with ../shared beside it"
         )
-    by_mode = evaluate(args.dataset, args.limit, args.brief_budget_ms)
+    by_mode = evaluate(args.dataset, args.limit, args.brief_budget_ms, args.skip)
     for mode, figures in by_mode.items():
         print(
             f"{mode}: evidence recall {figures['evidence_recall']} over {figures['questions']} "

@@ -58,8 +58,8 @@ def test_at_most_two_short_excerpts_cut_on_a_word_boundary_skipping_working_memo
 
 
 def test_digests_citing_a_ranked_turn_come_first_and_survive_the_cap() -> None:
-    others = tuple(Digest(f"d{i:02d}", "title", "A summary.") for i in range(MAX_DIGESTS))
-    quoting = Digest("quoting", "title", "A summary.", evidence_turn_ids=("turn-003",))
+    others = tuple(Digest(f"d{i:02d}", "title", f"Summary {i}.") for i in range(MAX_DIGESTS))
+    quoting = Digest("quoting", "title", "Quoting.", evidence_turn_ids=("turn-003",))
     retrieved = Retrieved(turns=(turn(3),), digests=(*others, quoting))
     composed = compose(Gathered(UserFacts(), retrieved, SessionMemory()))
     ids = [d.digest_id for d in composed.bundle.digests]

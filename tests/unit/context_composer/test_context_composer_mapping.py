@@ -74,3 +74,20 @@ def test_the_turn_context_carries_its_entities_or_none_when_their_part_failed() 
         )
     )
     assert failed.entities is None and failed.mode == "IN_SESSION"
+
+
+def test_key_entities_the_title_or_summary_already_names_are_not_repeated() -> None:
+    episode = memory_pb2.Digest(
+        thread_id="s1",
+        episode_id="s1#e1",
+        title="Mel, Melanie, Pottery",
+        summary="Thanks, Melanie! The pottery class is on Tuesdays.",
+        key_entities=["Mel", "Melanie", "Pottery", "Tuesdays", "Clay"],
+        evidence_turn_ids=["t1"],
+    )
+    response = ranker_pb.RetrieveResponse(
+        digests=[ranker_pb.Candidate(document=ranker_pb.Document(digest=episode), doc_id="s1#e1")]
+    )
+    (digest,) = retrieved_of(response).digests
+    # "Mel" is in the title as a word of its own; "Clay" nowhere but the entities.
+    assert digest.summary == "Thanks, Melanie! The pottery class is on Tuesdays. Clay"

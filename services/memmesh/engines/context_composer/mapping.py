@@ -30,6 +30,7 @@ from memmesh.engines.context_composer.domain.model import (
     TurnRecord,
     UserFacts,
 )
+from memmesh.engines.context_composer.domain.text import mentions
 from memmesh.exposure_guard.v1 import exposure_guard_service_pb2 as guard_pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.runtime.timeconv import micros_of, timestamp_of
@@ -143,9 +144,15 @@ def _turn_of(candidate: ranker_pb.Candidate) -> TurnRecord:
 
 
 def _digest_of(candidate: ranker_pb.Candidate) -> Digest:
-    """A thread or episode digest, under its index id; its key entities follow its summary."""
+    """A thread or episode digest, under its index id; its key entities follow its summary,
+    those its title or summary already names left out (each would be bundle bytes again)."""
     digest = candidate.document.digest
-    summary = " ".join(part for part in (digest.summary, *digest.key_entities) if part)
+    unnamed = [
+        e
+        for e in digest.key_entities
+        if not mentions(digest.title, e) and not mentions(digest.summary, e)
+    ]
+    summary = " ".join(part for part in (digest.summary, *unnamed) if part)
     doc_id = candidate.doc_id or digest.episode_id or digest.thread_id
     return Digest(
         doc_id, digest.title, summary, tuple(digest.evidence_turn_ids), digest.thread_id or doc_id

@@ -151,6 +151,7 @@ def index_doc(
         constraint_text=_constraint_text(canonical),
         vector=vector,
         cites=tuple(map(sys.intern, canonical.digest.evidence_turn_ids)),
+        addressed=analyzer.addressed(canonical.turn.text) if canonical.HasField("turn") else (),
     )
 
 

@@ -221,8 +221,13 @@ class RankerService:
         """Candidates for the query within caps, from the user's index as of now, with the
         standing constraints the query could touch."""
         index = await self._current(tenant_id, user_id)
-        terms = self._analyzer.query_terms(query)
-        vector = self._analyzer.vector(query) if terms and self._mode != RetrievalMode.BM25 else b""
+        # The names the user's conversations are between say who talks, not what about:
+        # "what does Melanie like?" otherwise finds the turns that address Melanie most.
+        scored = self._analyzer.without_addressed(query, index.addressee_names())
+        terms = self._analyzer.query_terms(scored)
+        vector = (
+            self._analyzer.vector(scored) if terms and self._mode != RetrievalMode.BM25 else b""
+        )
         standing = index.standing_constraints() if terms else ()
         if not standing:
             return index.retrieve(terms, caps, (), vector, self._mode)

@@ -8,6 +8,7 @@ from memmesh.text import entity_node_id
 
 _WORD = re.compile(r"[a-z']+")
 _NAME_WORD = re.compile(r"[a-z][a-z'-]*")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 # Words shorter than this are never looked up as graph entities.
 _MIN_ENTITY_CHARS = 3
 
@@ -51,6 +52,16 @@ def cut_words(text: str, limit: int) -> str:
     if " " in head and not text[limit - 1].isspace():
         head = head.rsplit(" ", 1)[0]
     return head.rstrip(" ,;:") + "…"
+
+
+def mentions(text: str, label: str) -> bool:
+    """Whether the text holds the label as whole words ("Mel" is not in "Melanie")."""
+    return bool(label) and re.search(rf"(?<!\w){re.escape(label)}(?!\w)", text) is not None
+
+
+def sentences_of(text: str) -> list[str]:
+    """The text's sentences in order, each with its closing punctuation (split after . ! ?)."""
+    return [part for part in _SENTENCE_END.split(text) if part]
 
 
 def words(text: str) -> list[str]:

@@ -54,6 +54,9 @@ class IndexDoc:
     # A digest's evidence: the turns its summary quotes (empty for atoms and turns). An index
     # keeps them in its citation map (UserIndex), not with the document.
     cites: tuple[str, ...] = ()
+    # A turn's names it addresses someone by (index terms; Analyzer.addressed), empty for
+    # atoms and digests. An index counts them by name (UserIndex), not with the document.
+    addressed: tuple[str, ...] = ()
 
     def term_counts(self) -> Counter[str]:
         """How many times each term occurs (computed when asked: not kept with the document)."""

@@ -4,7 +4,8 @@ words and stems come from memmesh.text)."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import re
+from collections.abc import Collection, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -23,6 +24,12 @@ FINGERPRINT_PROBE = (
 )
 # Raised when terms() changes in a way the fingerprint cannot see.
 ANALYSIS_VERSION = 1
+
+# A name a speaker addresses someone by: after a comma or a greeting, before a punctuation
+# mark ("Thanks, Mel!", "Hey Jon, look"). Sentence-initial words ("Wow, ...") are not taken.
+_ADDRESS = re.compile(
+    r"(?:, |\b(?:[Hh]ey|[Hh]i|[Hh]ello|[Tt]hanks|[Dd]ear) )([A-Z][a-z]+)(?=[!?.,])"
+)
 
 # Words that ask about memory in general; a query made only of these is generic.
 GENERIC_RECALL_WORDS = frozenset(
@@ -102,6 +109,19 @@ class Analyzer:
     def query_terms(self, text: str) -> tuple[str, ...]:
         """Distinct scoring terms of a query, sorted; generic recall words do not count."""
         return tuple(sorted({t for t in self.terms(text) if t not in self._generic_stems}))
+
+    def addressed(self, text: str) -> tuple[str, ...]:
+        """The index terms of the names the text addresses someone by, each once, sorted."""
+        return tuple(sorted({stem(name.casefold()) for name in _ADDRESS.findall(text)}))
+
+    def without_addressed(self, query: str, names: Collection[str]) -> str:
+        """The query without its words that are one of these names (index terms), or the
+        query as it is when it has none or nothing else to be scored by."""
+        words = index_words(query)
+        if not names or not any(stem(word) in names for word in words):
+            return query
+        rest = " ".join(word for word in words if stem(word) not in names)
+        return rest if self.query_terms(rest) else query
 
     def names_constraint_domain(self, query_terms: tuple[str, ...]) -> bool:
         """Whether a query's scoring terms name a domain standing constraints matter to."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -43,6 +44,13 @@ SLOT_BYTES = 74
 # A turn a digest cites: its entries in the citation maps both ways (ids are interned, the
 # turn's id shared with its own document); about 85 bytes measured with tracemalloc.
 CITE_BYTES = 100
+# A name a turn addresses someone by: its entries in the map of the turn's names and its
+# share of the name's count (counted like a citation).
+ADDRESS_BYTES = 100
+# A name addressed in this many turns is whom the conversations are with (the user, the
+# assistant, the friend talked to), not what they are about; fewer may be a place after a
+# comma (", Sweden.").
+MIN_ADDRESSED_TURNS = 3
 # A digest returned because it cites a turn found, not for its own words: the last band.
 CITING_TIER = 3
 # The turns found whose ranks count toward the digests citing them (ranking.py's depth).
@@ -53,7 +61,12 @@ def document_bytes(doc: IndexDoc) -> int:
     """Approximate memory of a document in the index, dense row excluded (DenseIndex.nbytes)."""
     texts = len(doc.payload) + len(doc.constraint_text)
     return (
-        DOC_BYTES + SLOT_BYTES + texts + TERM_BYTES * len(doc.terms) + CITE_BYTES * len(doc.cites)
+        DOC_BYTES
+        + SLOT_BYTES
+        + texts
+        + TERM_BYTES * len(doc.terms)
+        + CITE_BYTES * len(doc.cites)
+        + ADDRESS_BYTES * len(doc.addressed)
     )
 
 
@@ -71,6 +84,10 @@ class UserIndex:
         # quotes a turn found is brought along with it (retrieve).
         self._citing: dict[str, tuple[str, ...]] = {}
         self._cites: dict[str, tuple[str, ...]] = {}
+        # A turn's id -> the names it addresses someone by, and each name's count of turns:
+        # the names the user's conversations are between (addressee_names).
+        self._addresses: dict[str, tuple[str, ...]] = {}
+        self._addressed: Counter[str] = Counter()
         self._document_bytes = 0
         # A whole index read at once (a load, a rebuild): the last document of an id counts,
         # as if each were upserted in turn, and every kind's vectors go in with one copy.
@@ -94,6 +111,9 @@ class UserIndex:
             self._cites[doc.doc_id] = doc.cites
             for turn_id in doc.cites:
                 self._citing[turn_id] = (*self._citing.get(turn_id, ()), doc.doc_id)
+        if doc.addressed and doc.kind is Kind.TURN:
+            self._addresses[doc.doc_id] = doc.addressed
+            self._addressed.update(doc.addressed)
 
     def _uncite(self, digest_id: str) -> int:
         """Drop a digest from the citation maps; the bytes its citations were counted in."""
@@ -105,6 +125,22 @@ class UserIndex:
             else:
                 self._citing.pop(turn_id, None)
         return CITE_BYTES * len(cites)
+
+    def _unaddress(self, turn_id: str) -> int:
+        """Drop a turn's names from their counts; the bytes they were counted in."""
+        names = self._addresses.pop(turn_id, ())
+        self._addressed.subtract(names)
+        for name in names:
+            if self._addressed[name] <= 0:
+                del self._addressed[name]
+        return ADDRESS_BYTES * len(names)
+
+    def addressee_names(self) -> frozenset[str]:
+        """The names (index terms) the user's turns address someone by in at least
+        MIN_ADDRESSED_TURNS turns: who the conversations are between."""
+        return frozenset(
+            name for name, turns in self._addressed.items() if turns >= MIN_ADDRESSED_TURNS
+        )
 
     def upsert(self, doc: IndexDoc) -> None:
         """Index a document; an id is unique across kinds, so a same-id document of another kind goes."""
@@ -119,8 +155,13 @@ class UserIndex:
         if holder is None:
             return False
         removed = holder.remove(doc_id)
-        # A document made again from its slot comes without its citations: counted apart.
-        self._document_bytes -= document_bytes(removed) + self._uncite(doc_id) if removed else 0
+        # A document made again from its slot comes without its citations and names: counted
+        # apart.
+        self._document_bytes -= (
+            document_bytes(removed) + self._uncite(doc_id) + self._unaddress(doc_id)
+            if removed
+            else 0
+        )
         return removed is not None
 
     def standing_constraints(self) -> tuple[IndexDoc, ...]:
