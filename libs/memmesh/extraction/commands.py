@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from .anchors import WordScreen, required_words
 from .model import Command, Correction
 from .polite import plain_request
+from .terse import CLEFT
 from .text import normalize, split_clauses
 
 _TOPIC = r"(?P<target>[^,.!?;]+?)"
@@ -124,6 +125,12 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"(?:^|[.!?;]\s*)(?:reset|wipe|erase|delete|clear)(?:\s+(?:me|it))?\s*[.!,]\s*(?:all of it|"
         r"everything|all of me|the lot)\s*(?:[.!,;]|$)",
     ),
+    # "wipe it all, every single thing you've got on me": the whole said again, of the user.
+    (
+        Command.FORGET_EVERYTHING,
+        rf"\b{_ERASE}\s+(?:it all|all of it|everything)\s*,\s*{_HOLDINGS}\s+(?:that\s+)?"
+        rf"{_YOU_KEEP}?(?:about|on|of)\s+me\b",
+    ),
     (
         Command.FORGET_EVERYTHING,
         r"\bforget\s+(?:about\s+)?(?:who I am|(?:that\s+)?I (?:ever\s+)?exist(?:ed)?)"
@@ -207,6 +214,12 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"\b(?:this|that|our)\s+(?:whole\s+|entire\s+)?(?:conversation|chat|talk|session|call)\s+"
         r"(?:never happened|didn't happen|did not happen|is off the record|stays off the record)",
     ),
+    # "forget everything in this chat about the party": what was said here, not all of the user.
+    (
+        Command.FORGET_THREAD,
+        rf"\b{_ERASE}\s+(?:everything|all|anything|whatever)\s+(?:of\s+)?(?:in|from)\s+"
+        r"(?:this|our|today's)\s+(?:conversation|convo|chat|thread|session|talk|discussion)\b",
+    ),
     (
         Command.FORGET_THREAD,
         rf"\b{_ERASE}\s+(?:everything|all|anything|what|all that|whatever)\s+(?:that\s+)?"
@@ -267,7 +280,8 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.RESUME_THREAD,
-        rf"\bpick\s+(?:back\s+)?up\s+(?:where we left off\s+)?(?:on|with)\s+(?:the|our)?\s*{_TOPIC}"
+        rf"\b(?:pick\s+(?:back\s+)?up\s+(?:where we left off\s+)?|picking\s+(?:back\s+)?up\s+where\s+"
+        rf"we\s+left\s+off\s+)(?:on|with)\s+(?:the|our)?\s*{_TOPIC}"
         rf"{_END}",
     ),
     (
@@ -333,6 +347,12 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.RECALL_ONLY_IF_ASKED,
         r"\b(?:don't|do not|never)\s+(?:bring|pull)\s+(?:anything|stuff|things)\s+up\s+unless",
+    ),
+    # "never bring old stuff up unprompted": the particle after what is remembered as a whole.
+    (
+        Command.RECALL_ONLY_IF_ASKED,
+        r"\b(?:don't|do not|never)\s+(?:bring|pull|dig)\s+(?:old|past|previous|earlier)\s+"
+        r"(?:stuff|things|conversations|memories|topics)\s+up\b",
     ),
     # "don't bring up stuff from before unless I ask", "don't use my history unless I tell you
     # to": what is remembered as a whole (one item is PULL_ONLY).
@@ -511,7 +531,8 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.DO_NOT_STORE,
         r"\b(?:this|that|it)(?:\s+one|\s+bit)?(?:'s|\s+is)\s+not\s+for\s+(?:the\s+|your\s+)?"
-        r"(?:memory\s+banks?|memor(?:y|ies)|records?|files?|notes)\s*(?:[,.!?;]|$)",
+        r"(?:memory\s+banks?|memor(?:y|ies)|records?|files?|notes|remembering|saving|storing|"
+        r"keeping)\s*(?:[,.!?;]|$)",
     ),
     (
         Command.DO_NOT_STORE,
@@ -687,9 +708,11 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     # told), the erasing verb after it ("the movie, forget it" is no command).
     (
         Command.FORGET,
-        r"(?:^|[.!?;]\s*)(?P<target>[^,.!?;]{0,60}?\b(?:my|I told you|I said|I mentioned|I shared|"
+        r"(?:^|[.!?;]\s*)(?:(?:oh|and|also|so|um|uh|ok|okay)[ ,]+)*"
+        r"(?P<target>[^,.!?;]{0,60}?\b(?:my|I told you|I said|I mentioned|I shared|"
         r"telling you|mentioning|sharing)\b"
-        r"[^,.!?;]{0,60}?)(?:,[^,.!?;]{0,60}?)?,\s*(?:please\s+|can you\s+|could you\s+|just\s+)*"
+        r"[^,.!?;]{0,60}?)(?:,[^,.!?;]{0,60}?)?,\s*(?:please\s+|can you\s+|could you\s+|you can\s+|"
+        r"just\s+)*"
         rf"{_ERASE}\s+(?:about\s+)?(?:it|that|them)\b",
     ),
     (
@@ -993,7 +1016,14 @@ def _names_this_talk(matched: str, text: str) -> bool:
 _REPORTING = re.compile(
     r"\b(?:told|tells|telling|tell|asked|asks|asking|wants|wanted|keeps? telling|kept telling)\s+"
     r"(?:me|us)\s+to(?:\s+\w+)?\s*$|\b(?:says|said|thinks|thought)\s+(?:that\s+)?(?:I|we)\s+"
-    r"(?:should|need to|have to|must)(?:\s+\w+)?\s*$",
+    r"(?:should|need to|have to|must)(?:\s+\w+)?\s*$|"
+    # "this guy said you should stop bringing up your ex", "the minister said off the record":
+    # advice or words of someone other than the user.
+    r"(?<!\bI )\b(?:says|said|thinks|thought|reckons)\s+(?:that\s+)?(?:(?:you|people|one)\s+"
+    r"(?:should|shouldn't|need to|have to|must)(?:\s+\w+)?\s*)?$|"
+    # "they won't stop talking about it": what others do, not what the user asks.
+    r"\b(?:he|she|they|people|everyone|everybody)\s+(?:won't|wouldn't|can't|couldn't|never|don't|"
+    r"doesn't|didn't)\s*$",
     re.I,
 )
 
@@ -1054,7 +1084,7 @@ def _target(command: Command, match: re.Match[str], text: str) -> str | None:
 _CORRECTION_TRIGGER = re.compile(
     r"^(?:(?:ugh|argh|um|uh|hmm+|wait|sorry)[ ,!]+)*(?:no|nope|nah)\b(?!\s+(?:worries|problem|thanks|thank you|way|idea|clue|rush|pressure|"
     r"big deal|doubt|offen[cs]e|kidding|more|need|matter|longer)\b)|^(?:wrong|correction|sorry)\b|"
-    r"\b(?:I said|I meant|I mean|misheard|mis-heard|you heard|heard me wrong|not what I said|"
+    r"\b(?:I said|I did say|I meant|I mean|misheard|mis-heard|you heard|heard me wrong|not what I said|"
     r"I didn't say|I did not say|I don't say|I do not say|spelled|spelt|spell it)\b|^not\s+\w|"
     r"\b(?:that's|that is|that was|it's|it is)\s+not\s+(?:right|correct|what I said)\b|"
     # "you keep mixing them up", "you've confused the two": the assistant took one word for
@@ -1102,11 +1132,27 @@ _PARALLEL = re.compile(
 )
 # "you've written Brown there, but it's Braun"
 _YOU_WROTE_BUT = re.compile(
-    r"\byou(?:'ve| have)?\s+(?:written|wrote|typed|put(?:\s+down)?|spelled|spelt|heard|got|saved|"
-    r"noted|understood|misheard)\s+(?P<heard>[^,.;!?]+?)(?:\s+(?:there|here|down|in there))?\s*,?\s*"
-    r"(?:but\s+(?:it's|its|it is|is|it should be|should be|I said|I meant|I'm|I am|"
-    r"my \w+(?:'s| is))|I said|I meant)\s+"
-    r"(?P<meant>[^,.;!?]+)",
+    r"\byou(?:'ve| have)?\s+(?P<verb>written|wrote|typed|put(?:\s+down)?|spelled|spelt|heard|got|"
+    r"saved|noted|understood|misheard|said back|read back|(?:keep|kept)\s+(?:saying|writing|putting)|"
+    # "you said I live in Bern, but no, it is Basel": only with a "but" (bare, "you said I'm X,
+    # I'm Y" is _YOU_SAID_PARALLEL's).
+    r"said(?=[^,.;!?]+,?\s+but\b))"
+    r"\s+(?!(?:it\s+|me\s+|that\s+)?(?:all\s+)?wrong\b)(?P<heard>[^,.;!?]+?)"
+    r"(?:\s+(?:there|here|down|in there))?\s*,?\s*"
+    r"(?P<bridge>but[\s,]+(?:(?:no|nope|actually)[\s,]+)?(?:it's|its|it is|is|it should be|"
+    r"should be|I said|I meant|I'm|I am|my \w+(?:'s| is)|(?<=no, )|(?<=no )|(?<=nope, ))|I said|"
+    r"I meant)\s*(?P<meant>[^,.;!?]+)",
+    re.I,
+)
+# After a bare "you said … but", only "no", "it's" or "I said" make the rest a correction.
+_SAID_BACK_SIGN = re.compile(
+    r"\b(?:no|nope|actually|it's|its|it is|it should be|I said|I meant)\b", re.I
+)
+# "that I'm a dentist", "I live in Bern": the frame the assistant's version was said in.
+_HEARD_FRAME = re.compile(
+    r"^(?:that\s+)?(?:(?:I'm|I am|I\s+\w+(?:\s+(?:in|at|as|for|from|on|to))?|my \w+(?:'s| is)|"
+    r"it's|it is)\s+)?"
+    r"(?:(?:my|your|a|an|the)\s+)?",
     re.I,
 )
 # "you keep calling my cat Mishka 'Misha', and it's Mishka", "you keep calling me Kate, it's
@@ -1129,7 +1175,7 @@ _NOT_HEARD = re.compile(r",?\s+not\s+(?P<region>[^,.;!?]+)", re.I)
 _SPELLED = re.compile(r"\b(?:(?:[A-Za-z]|you)-){2,}(?:[A-Za-z]|you)\b")
 _LEAD_IN = re.compile(
     rf"^(?:(?:no|nope|nah|sorry|wrong|but|and|so|okay|ok)[ ,]+)*(?:you misheard(?: me)?[ ,]+)?"
-    r"(?:(?:I said|I meant|I mean|it's spelled|it should be|it's|it is|its|is|that's|that is|I'm|"
+    r"(?:(?:I said|I did say|I meant|I mean|it's spelled|it should be|it's|it is|its|is|that's|that is|I'm|"
     rf"I am|I live in|{_NAME_IS}|my \w+(?:'s| is)(?: name is)?)\s*)*",
     re.I,
 )
@@ -1220,7 +1266,8 @@ def detect_correction(
         fact_text,
         re.I,
     )
-    if restated:
+    # "it's cashews I'm allergic to": a cleft says the word as part of the statement.
+    if restated and not CLEFT.match(fact_text):
         fact_text = fact_text[restated.end() :]
     return Correction(heard=found.heard, meant=found.meant), fact_text
 
@@ -1237,11 +1284,12 @@ def _pair(cleaned: str, triggered: bool) -> _Pair | None:
         or _unsaid_then_said(cleaned)
         or _said_then_meant(cleaned)
         or _not_heard_then_meant_run_on(cleaned)
+        or _self_corrected(cleaned)
         or _meant_then_heard(cleaned, triggered)
     )
     if pair is None:
         return None
-    heard, meant = _trim_shared_words(pair.heard, pair.meant)
+    heard, meant = _trim_shared_words(_unquoted(pair.heard), _unquoted(pair.meant))
     # "vegan, not from Vegas": the preposition came with the heard place, not the meant word.
     if " " in heard and " " not in meant:
         heard = _LEADING_PREPOSITION.sub("", heard)
@@ -1251,6 +1299,15 @@ def _pair(cleaned: str, triggered: bool) -> _Pair | None:
 
 
 _LEADING_PREPOSITION = re.compile(r"^(?:from|in|at|to|of|on|for|with)\s+", re.I)
+_QUOTES = "'\"‘’“”"
+
+
+def _unquoted(span: str) -> str:
+    """ "'Kim'" -> "Kim": quote marks say a word was quoted, not what was said."""
+    stripped = span.strip()
+    if len(stripped) > 2 and stripped[0] in _QUOTES and stripped[-1] in _QUOTES:
+        return stripped[1:-1].strip()
+    return stripped.strip('"“”')
 
 
 # Words a slip is never heard from: "use grams not cups" contrasts grams with cups, however
@@ -1317,10 +1374,23 @@ def _heard_as(text: str) -> _Pair | None:
 
 def _you_wrote_but(text: str) -> _Pair | None:
     found = _YOU_WROTE_BUT.search(text)
-    if not found or len(found.group("heard").split()) > _MAX_SPAN_WORDS:
+    if not found:
         return None
-    meant = _first_words(found.group("meant"), _MAX_SPAN_WORDS)
-    heard, _ = _heard_span(found.group("heard"), meant)
+    heard_region = _HEARD_FRAME.sub("", _unquoted(found.group("heard")), count=1)
+    if not heard_region or len(heard_region.split()) > _MAX_SPAN_WORDS:
+        return None
+    meant_region = _ARTICLE.sub("", _LEAD_IN.sub("", found.group("meant").strip()))
+    meant = _first_words(meant_region, _MAX_SPAN_WORDS)
+    heard, _ = _heard_span(heard_region, meant)
+    # "you said it would rain, but I'm fine": what was said back is answered, not corrected.
+    if _NOT_A_MISHEARD_START.match(heard) or (
+        found.group("verb").lower() == "said" and not _SAID_BACK_SIGN.search(found.group("bridge"))
+    ):
+        return None
+    # "you put two boxes but no, three": a number is contrasted with the number.
+    heard_number, meant_number = _number_run(heard), _number_run(meant)
+    if heard_number and meant_number and heard_number.lower() != meant_number.lower():
+        heard, meant = heard_number, meant_number
     fact_text = text[: found.start()] + text[found.start("meant") :]
     return _Pair(heard, _closest_span(meant, heard), fact_text)
 
@@ -1495,6 +1565,58 @@ def _not_heard_then_meant_run_on(text: str) -> _Pair | None:
     return _Pair(best[2], best[3], fact_text)
 
 
+# "a plumber, no sorry, an electrician", "seven thirty no eight thirty sorry": the speaker's
+# own slip, a "no" with an apology or a pause, and what replaces its last words.
+_SELF_CORRECTED = re.compile(
+    r"(?:^|(?<=[,.;!?]))\s*(?P<said>[^,.;!?]*[^\s,.;!?])[\s,]+(?P<sign>(?:(?:sorry|wait|oops)[\s,]+)?(?:no|nope)"
+    r"(?:[\s,]+(?:sorry|wait|oops))?)[\s,]+(?P<meant>[^,.;!?]+)",
+    re.I,
+)
+_SELF_CORRECTION_SIGN = re.compile(r"\S[\s,]+(?:no|nope)\b", re.I)
+_APOLOGY = re.compile(r"\b(?:sorry|wait|oops)\b", re.I)
+_POSSESSIVE_OR_ARTICLE = re.compile(r"^(?:my|a|an|the)\s+", re.I)
+
+
+def _self_corrected(text: str) -> _Pair | None:
+    """The words a speaker takes back mid-sentence and those said in their place: a number
+    for a number, or after an apology the same count of words ("my daughter ... no, sorry, my
+    son" replaces the words after the last "my")."""
+    if not _SELF_CORRECTION_SIGN.search(text):
+        return None  # most turns have no "no" mid-sentence; the pattern costs more than this
+    for found in _SELF_CORRECTED.finditer(text):
+        meant = re.sub(r"\s+(?:sorry|I mean)$", "", found.group("meant").strip(), flags=re.I)
+        said_words = found.group("said").split()
+        counted = 0
+        while counted < len(said_words) and _NUMBER_WORD.match(said_words[-1 - counted]):
+            counted += 1
+        heard_number = " ".join(said_words[len(said_words) - counted :])
+        meant_number = _number_run(meant)
+        if heard_number or meant_number:
+            if not (heard_number and meant_number):
+                continue
+            heard, meant = heard_number, meant_number
+        else:
+            if not _APOLOGY.search(found.group("sign")):
+                continue
+            lead = _POSSESSIVE_OR_ARTICLE.match(meant)
+            meant = _until_next_clause(_POSSESSIVE_OR_ARTICLE.sub("", meant))
+            size = len(meant.split())
+            lowered = [w.lower() for w in said_words]
+            start = len(said_words) - size
+            if lead and lead.group().strip().lower() == "my" and "my" in lowered:
+                start = len(lowered) - 1 - lowered[::-1].index("my") + 1
+            heard = " ".join(said_words[start : start + size])
+        if heard.lower() == meant.lower() or not _is_short_pair(heard, meant):
+            continue
+        # What holds is the sentence with the words said in place of the slip.
+        said = found.group("said")
+        at = said.rfind(heard)
+        stated = said[:at] + meant + said[at + len(heard) :] if at >= 0 else said
+        rest = re.sub(rf",?\s+not\s+{re.escape(heard)}\b", "", text[found.end() :], flags=re.I)
+        return _Pair(heard, meant, text[: found.start()] + stated + rest)
+    return None
+
+
 def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
     """ "X, not Y": X is the clause before "not" or, when that does not sound like Y, an earlier
     one of the sentence ("it's Worcester, the one in Massachusetts, not Wooster")."""
@@ -1510,7 +1632,10 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
         region = found.group("region")
         chosen: tuple[str, str, int, str] | None = None
         for nearest, segment in enumerate(segments[:3]):
-            meant_raw = _ARTICLE.sub("", _LEAD_IN.sub("", segment.strip()))
+            cleft = CLEFT.match(segment.strip())
+            meant_raw = _ARTICLE.sub(
+                "", cleft["thing"] if cleft else _LEAD_IN.sub("", segment.strip())
+            )
             heard, consumed = _heard_span(region, meant_raw)
             meant = _closest_span(meant_raw, heard)
             # A swapped number, day or name is the segment right before "not" ("No, I said
@@ -1522,7 +1647,10 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
                 chosen = (heard, meant, consumed, segment)
                 break
         if chosen is None and triggered:
-            meant_raw = _ARTICLE.sub("", _LEAD_IN.sub("", segments[0].strip()))
+            cleft = CLEFT.match(segments[0].strip())
+            meant_raw = _ARTICLE.sub(
+                "", cleft["thing"] if cleft else _LEAD_IN.sub("", segments[0].strip())
+            )
             heard, consumed = _heard_span(region, meant_raw)
             chosen = (heard, _closest_span(meant_raw, heard), consumed, segments[0])
         if chosen is None:
@@ -1574,10 +1702,22 @@ _CALENDAR_NAME = re.compile(
 _NUMBER_WORD = re.compile(
     r"^(?:\d+(?:[.:]\d+)?|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|"
-    r"sixty|seventy|eighty|ninety|hundred)$",
+    r"sixty|seventy|eighty|ninety|hundred|thousand|million)$",
     re.I,
 )
 _WEEKDAY = re.compile(r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day$", re.I)
+
+
+_MULTIPLIER = re.compile(r"^(?:hundred|thousand|million)$", re.I)
+
+
+def _number_run(span: str) -> str:
+    """ "fourteen hundred people" -> "fourteen hundred": the number a span starts with."""
+    words = span.split()
+    size = 0
+    while size < len(words) and _NUMBER_WORD.match(words[size]):
+        size += 1
+    return " ".join(words[:size])
 
 
 def _slip_pair(heard: str, meant: str) -> bool:
@@ -1628,14 +1768,21 @@ def _first_words(text: str, count: int) -> str:
 def _trim_shared_words(heard: str, meant: str) -> tuple[str, str]:
     """ "two fifty" / "two thirty" -> "fifty" / "thirty": only the words that differ."""
     heard_words, meant_words = heard.strip(" ,.").split(), meant.strip(" ,.").split()
+    numbers = _number_run(heard) == " ".join(heard_words) and _number_run(meant) == " ".join(
+        meant_words
+    )
+    # "three hundred" / "three thousand": a multiplier alone is no number said.
     while (
         len(heard_words) > 1
         and len(meant_words) > 1
         and heard_words[0].lower() == meant_words[0].lower()
+        and not (numbers and _MULTIPLIER.match(heard_words[1]))
     ):
         heard_words, meant_words = heard_words[1:], meant_words[1:]
+    # "four hundred" / "fourteen hundred": the multiplier is part of the number said.
     while (
-        len(heard_words) > 1
+        not (numbers and _MULTIPLIER.match(heard_words[-1]))
+        and len(heard_words) > 1
         and len(meant_words) > 1
         and heard_words[-1].lower() == meant_words[-1].lower()
     ):
@@ -1669,7 +1816,9 @@ _NOT_A_MISHEARD_START = re.compile(
     r"^(?:sure|really|exactly|quite|much|at all|yet|now|today|tonight|anymore|always|ever|even|again|"
     r"just|only|so|too|very|bad|great|good|a fan|a big|that|this|it|me|you|him|her|us|them|mine|"
     r"yours|my|in the mood|anything|everything|nothing|a lot|the point|a problem|problem|an issue|"
-    r"a big deal|right|correct|true|what|to)\b",
+    r"a big deal|right|correct|true|what|to|"
+    # "80 euro a week, not more", "just not for me": a limit or a taste, nothing misheard.
+    r"more|less|fewer|over|under|above|below|for me|for us|my thing|my cup of tea)\b",
     re.I,
 )
 

@@ -147,7 +147,8 @@ def turn_markers(clauses: Sequence[Clause]) -> list[frozenset[str]]:
             or bool(_GRAND_SELF_LABEL.search(before.text))
             or (
                 bool(_SARCASTIC_OPENER.fullmatch(before.text.strip(" ,.!")))
-                and bool(_ENTHUSIASM.search(clause.text))
+                # "oh sure, I'm totally a gym rat lol": the laugh says it is mocked too.
+                and bool(_ENTHUSIASM.search(clause.text) or _JOKE.search(clause.text))
                 # "oh yeah, and I love jazz" adds something remembered.
                 and clause.connector.lower() not in ("and", "also", "plus")
             )
@@ -188,9 +189,15 @@ def _said_in_irony(clauses: Sequence[Clause]) -> set[int]:
     return marked
 
 
+# "my favourite thing in the world not": praise taken back by a bare "not" at its end.
+_TRAILING_NOT = re.compile(r"(?<!\bor)(?<!\bif)\s+not\s*[.!]*$", re.I)
+
+
 def is_sarcastic(text: str) -> bool:
     """Sarcasm cue phrases, ironic all-caps emphasis, or a laughing hyperbolic self-label."""
     if _SARCASM_CUE.search(text) or _EMPHASIS_CAPS.search(text):
+        return True
+    if _TRAILING_NOT.search(text) and _ENTHUSIASM.search(text):
         return True
     return bool(_JOKE.search(text) and _HYPERBOLE.search(text)) or bool(
         _GRAND_SELF_LABEL.search(text)

@@ -49,6 +49,14 @@ _SAID_AGAIN = re.compile(
 )
 # "I said" / "I meant" before a first-person statement in a correction turn.
 _RESTATED = re.compile(r"\bI\s+(?:said|meant)(?:\s+that)?,?\s+(?=(?:I|I'm|I've|my)\b)", re.I)
+# In a correction, how the meant word is written is said of the word, not of the user: "the
+# Irish spelling", "like you wrote it", "with a Y"; "my name is spelled, Kathryn" names it.
+_SPELLING_ASIDE = re.compile(
+    r"(?:^|,\s*|\s+)(?:(?:the|an?)\s+(?:\w+\s+)?spelling|like you (?:wrote|spelled|spelt|typed|put|"
+    r"had|have) it|with an?\s+[A-Za-z](?:\s+at the end)?)(?=\s*(?:[,.!?;]|$))",
+    re.I,
+)
+_NAME_SPELLED = re.compile(r"\b(name(?:'s|\s+is))\s+(?:spelled|spelt)\b\s*,?", re.I)
 # Asked as a favour too: "can you remember that I've got a latex allergy?", "I want you to
 # keep in mind that my son is diabetic" state the fact as plainly as "remember that …".
 # "…for a trip to iceland keep in mind" + "I use a cpap machine every night": the splitter
@@ -107,6 +115,7 @@ def extract(
     if found.correction is not None:
         # "I said I'm vegan, not from Vegas": the user restates what they said, and it holds.
         fact_text = _RESTATED.sub("", restate_meant(fact_text, found.correction.meant))
+        fact_text = _NAME_SPELLED.sub(r"\1", _SPELLING_ASIDE.sub("", fact_text))
     spelled = spell_out_notes(fact_text)
     candidates = (propose or collect_candidates)(spelled)
     source = text if spelled == found.fact_text else f"{text}\n{spelled}"
@@ -117,6 +126,15 @@ def extract(
         # word and states nothing ("User's background: Cairns.").
         meant = found.correction.meant.lower()
         facts = [f for f in facts if _SAID_AGAIN.sub("", f.evidence_span).lower() != meant]
+    if found.command is Command.FORGET and found.target:
+        # "that thing about being pescatarian, you can get rid of that": what is to be
+        # forgotten is no fact to keep, though its clause holds no command of its own.
+        target = found.target.lower()
+        facts = [
+            f
+            for f in facts
+            if not (target in f.evidence_span.lower() or f.evidence_span.lower() in target)
+        ]
     facts = facts[:MAX_FACTS_PER_TURN]
     return ExtractionResult(
         relevant=bool(facts),
@@ -235,9 +253,11 @@ def deduplicate(facts: list[ExtractedFact]) -> list[ExtractedFact]:
 # "User never drinks it.", "User's taste: can't stand them.": what the fact is about was
 # named elsewhere, so the fact names nothing a memory could use.
 _POINTS_BACK = re.compile(
-    r"\b(?:drink|eat|like|love|hate|stand|enjoy|take|do|want|need|prefer|mind|try|tried|miss|"
-    r"watch|play|wear)(?:s|d|ed)?\s+(?:it|them|that|those|these)"
-    r"(?:\s+(?:every|each|at|in|on|any|anymore|much|either)\b[^,]*)?\.?$",
+    r"\b(?:(?:drink|eat|like|love|hate|stand|enjoy|take|do|want|need|prefer|mind|try|tried|miss|"
+    r"watch|play|wear)(?:es|s|d|ed)?\s+(?:it|them|that|those|these)"
+    r"(?:\s+(?:every|each|at|in|on|any|anymore|much|either)\b[^,]*)?|"
+    # "User finds it disgusting.": a judgement of what was named before.
+    r"(?:find|finds|found)\s+(?:it|them|that|those|these)\s+(?:\w+ly\s+)?[a-z]+)\.?$",
     re.I,
 )
 _USER_FRAME = re.compile(r"^User(?:'s\s+\w+:)?\s*", re.I)

@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import re
 
-from .lexicon import DURABLE_ADJECTIVES, NOT_A_NAME, PERSON_ROLE_ALTERNATION
+from .lexicon import (
+    DURABLE_ADJECTIVES,
+    NOT_A_NAME,
+    PERSON_ROLE_ALTERNATION,
+    durable_adjective_alternation,
+)
 
 _SENTENCE = re.compile(r"[^.!?;]+[.!?;]*\s*")
 _NOTE = re.compile(
@@ -125,12 +130,59 @@ def spell_out_notes(text: str) -> str:
     """The text with each "label: value" sentence and each bare standing choice in its
     spelled-out form, and the "I" a clause left unsaid said."""
     text = _NO_EVER.sub(lambda m: f"I never want {m['thing']}.", text)
+    text = _YEARS_OF_STATE.sub(_years_spelled, text)
+    text = _ROLE_IS.sub(r"\g<role> is ", text)
+    text = CLEFT.sub(lambda m: f"{m['who']} {m['pred']} {m['thing']}", text)
     text = _TOPIC_ASKED.sub(_topic_as_subject, text)
     text = _ROLE_ASKED.sub(_role_named, text)
     text = _NAME_ASKED.sub(_name_placed, text)
     text = _NAME_ASIDE.sub(_name_without_aside, text)
     spelled = "".join(_spelled(sentence.group()) for sentence in _SENTENCE.finditer(text))
     return _CLAUSE_START.sub(_with_subject, spelled)
+
+
+# "twelve years vegetarian now", "nine years powerlifting": a span of years, then the state
+# that has lasted it, said as a note ending its clause.
+_YEARS_OF_STATE = re.compile(
+    r"(?:^|(?<=[.!?;,]\s))(?:(?:um|uh|so|and|but|also|honestly)\s+)*(?P<span>(?:\d+|[a-z]+(?:[- ][a-z]+)?))\s+years?\s+"
+    r"(?!(?:ago|old|later|before|after|since|in|of|at|and|on|for|from|with|to|now|back|running|"
+    r"straight|long|younger|older|apart|away)\b)(?P<state>[a-z][\w-]+)"
+    r"(?:\s+(?:now|and counting|straight|strong|running))*(?=\s*(?:[.!?;,]|$))",
+    re.I,
+)
+_SPAN_NUMBER = re.compile(
+    r"^(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|a few|several|many)"
+    r"(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?$",
+    re.I,
+)
+
+
+# "my daughter's lactose intolerant": the "'s" of someone's lasting condition is "is", not
+# whose ("my daughter's school" stays).
+_ROLE_IS = re.compile(
+    rf"\b(?P<role>my\s+(?:{PERSON_ROLE_ALTERNATION}))'s\s+"
+    rf"(?=(?:(?:severely|very|really|badly)\s+)?(?:{durable_adjective_alternation()}|allergic)"
+    r"(?:\s*(?:[,.!?;]|$)|\s+(?:to|and|so|since|too|now|but|because|like)\b))",
+    re.I,
+)
+
+
+# "it's cashews I'm allergic to", "it's coriander that I can't stand": a cleft puts the thing
+# first; said plainly it is "I'm allergic to cashews".
+CLEFT = re.compile(
+    r"(?:^|(?<=[.!?;,]\s))(?:it's|its|it is)\s+(?P<thing>(?:[\w'-]+\s+){0,2}?[\w'-]+)\s+(?:that\s+)?"
+    r"(?P<who>I(?:'m|\s+am)?)\s+(?P<pred>(?:(?:really|seriously|so)\s+)?(?:allergic|intolerant|"
+    r"sensitive)\s+to|(?:can't|cannot|don't|do not)\s+(?:eat|have|drink|stand|tolerate)|hate|love|"
+    r"adore|avoid)(?=\s*(?:[.!?;,]|$))",
+    re.I,
+)
+
+
+def _years_spelled(match: re.Match[str]) -> str:
+    if not _SPAN_NUMBER.match(match["span"]):
+        return match.group()
+    return f"I've been {match['state']} for {match['span']} years"
 
 
 # "Cilantro? Tastes like soap to me.", "Sushi? Makes me ill.": a thing named as a question,

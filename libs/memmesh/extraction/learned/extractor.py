@@ -112,6 +112,7 @@ class HybridExtractor:
         ]
         covered = {position for _, position in proposed if position is not None}
         kept: list[Candidate] = []
+        kept_positions: set[int] = set()
         for candidate, position in proposed:
             if position is not None:
                 if (
@@ -121,6 +122,8 @@ class HybridExtractor:
                     continue
                 candidate, completed_by = _with_tails(candidate, units, position, covered)
                 tails |= completed_by
+                if candidate.category in ("preference", "constraint"):
+                    kept_positions.add(position)
             kept.append(candidate)
         for position, unit in enumerate(units):
             if (
@@ -143,6 +146,10 @@ class HybridExtractor:
             # "…at the Bad Bunny concert, he's been my favorite artist forever": the rule's
             # fact of the pronoun's clause took who it stands for from this one.
             if position + 1 in covered and _PRONOUN_SUBJECT.match(units[position + 1].text):
+                continue
+            # "I don't like musicals, for me they are very boring": a thing's pronoun right after
+            # the rule's taste or limit says why, not a second fact.
+            if position - 1 in kept_positions and _THING_SUBJECT.match(unit.text):
                 continue
             if _WORDS_SAID.match(unit.text) or _DATED_EVENT.search(unit.text):
                 continue
@@ -480,6 +487,11 @@ def _completes(unit: Unit, previous: Unit) -> bool:
     return is_fragment_tail(unit, previous)
 
 
+_THING_SUBJECT = re.compile(
+    r"^(?:and\s+|but\s+)?(?:for me,?\s+|honestly,?\s+)?(?:it|they|it's|they're)"
+    r"(?:\s+(?:is|are|was|were|makes?|gives?|tastes?|smells?|feels?|just))?\b",
+    re.I,
+)
 _PRONOUN_SUBJECT = re.compile(
     r"^(?:and\s+)?(?:he|she|they|it)(?:'s|'re|'ve|\s+is|\s+are|\s+has|\s+have)\b", re.I
 )

@@ -1,0 +1,143 @@
+"""Corrections of what the assistant said or wrote back, the speaker's own mid-sentence slips,
+numbers said whole, quoted words, and indirect command wordings; each beside look-alikes that
+must stay untouched."""
+
+import pytest
+
+from memmesh.extraction import Command, Correction, extract
+from memmesh.extraction.learned import default_hybrid_extractor
+
+
+@pytest.mark.parametrize(
+    "text, heard, meant",
+    [
+        # What the assistant said back, then the user's own word after "but (no,)".
+        ("you said I work in Leeds, but no, it is Luton", "Leeds", "Luton"),
+        ("you wrote three chairs but no, five", "three", "five"),
+        # A bare "you said … but" needs "no", "it's" or "I said" to correct anything.
+        ("you said Bern, but it's Basel", "Bern", "Basel"),
+        ("you read back two litres, I said two pints", "litres", "pints"),
+        # The frame the assistant's version was put in is no part of the word misheard.
+        ("you've put that I'm a plumber, I said I'm a plasterer", "plumber", "plasterer"),
+        ("you keep writing my van but it's a minibus", "van", "minibus"),
+        # "you heard wrong" names no word heard.
+        ("you heard wrong, I said Lucerne, not Lausanne", "Lausanne", "Lucerne"),
+        ("I did say Monday, not Sunday", "Sunday", "Monday"),
+        # Quote marks are not part of what was said.
+        ("It is not 'Bex', it is 'Bix', the cafe", "Bex", "Bix"),
+    ],
+)
+def test_what_the_assistant_said_back_gives_the_pair(text: str, heard: str, meant: str) -> None:
+    assert extract(text).correction == Correction(heard=heard, meant=meant)
+
+
+@pytest.mark.parametrize(
+    "text, heard, meant",
+    [
+        ("no it's twelve hundred not two hundred", "two hundred", "twelve hundred"),
+        ("five thousand, not five hundred.", "five hundred", "five thousand"),
+        # A time keeps to the words that differ, as "two thirty" / "two fifty" does.
+        ("No, nine fifteen. Not six fifteen.", "six", "nine"),
+    ],
+)
+def test_a_number_keeps_its_multiplier(text: str, heard: str, meant: str) -> None:
+    assert extract(text).correction == Correction(heard=heard, meant=meant)
+
+
+@pytest.mark.parametrize(
+    "text, heard, meant, kept, gone",
+    [
+        (
+            "my sister Oona's a chemist, no sorry, a physicist",
+            "chemist",
+            "physicist",
+            "physicist",
+            "chemist",
+        ),
+        # The hour said twice is no part of the slip.
+        ("put it at uh six fifteen no six forty five sorry", "fifteen", "forty five", "", ""),
+        (
+            "my nephew is Tobiah, no, sorry, my godson, my godson is Tobiah",
+            "nephew",
+            "godson",
+            "godson",
+            "nephew",
+        ),
+    ],
+)
+def test_a_slip_taken_back_mid_sentence_is_a_correction(
+    text: str, heard: str, meant: str, kept: str, gone: str
+) -> None:
+    result = default_hybrid_extractor().extract(text)
+    assert result.correction == Correction(heard=heard, meant=meant)
+    if kept:
+        assert any(kept in fact.text for fact in result.facts)
+        assert all(gone not in fact.text for fact in result.facts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A "no" that starts a noun phrase, or an apology that takes nothing back.
+        "two coffees, no sugar please",
+        "give me ten minutes, no rush",
+        "I'd like tea, no sorry, I can't have caffeine",
+        "we need four chairs no more",
+        "you said it would be sunny, but I got soaked",
+        "you said it would rain, but I'm fine",
+        "you said the café was quiet, but I loved it",
+        # A limit or a taste after "not".
+        "my rent budget is 900 a month, not more",
+        "um no, horror films are just not for me",
+    ],
+)
+def test_look_alikes_of_slips_and_said_back_are_no_correction(text: str) -> None:
+    result = extract(text)
+    assert result.correction is None
+    assert result.command is not Command.CORRECTION
+
+
+@pytest.mark.parametrize(
+    "text, command",
+    [
+        ("erase everything from this conversation about the wedding gift", Command.FORGET_THREAD),
+        ("delete it all, every last detail you have on me", Command.FORGET_EVERYTHING),
+        ("that's not for remembering, okay", Command.DO_NOT_STORE),
+        ("don't dig past conversations up", Command.RECALL_ONLY_IF_ASKED),
+        ("so, picking up where we left off on the garage conversion", Command.RESUME_THREAD),
+        ("oh, that thing I said about my job, you can bin that", Command.FORGET),
+    ],
+)
+def test_indirect_command_wordings_are_heard(text: str, command: Command) -> None:
+    assert extract(text).command is command
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Someone else's words or doings, reported.
+        "my coach said off the record that the team is being sold",
+        "my aunt said you should stop bringing up politics at dinner",
+        "the twins are back and they won't stop talking about the zoo",
+        # Everything in a place that is not this talk.
+        "delete everything from this folder",
+    ],
+)
+def test_reported_and_other_peoples_look_alikes_are_no_command(text: str) -> None:
+    assert extract(text).command is None
+
+
+def test_what_is_to_be_forgotten_is_no_fact_but_the_rest_of_the_turn_is() -> None:
+    result = default_hybrid_extractor().extract(
+        "and that bit I told you about being vegetarian, you can bin that, "
+        "also my sister's name is Maren"
+    )
+    assert result.command is Command.FORGET
+    assert all("vegetarian" not in fact.text for fact in result.facts)
+    assert any("Maren" in fact.text for fact in result.facts)
+
+
+def test_a_fact_beside_a_forget_of_something_else_stays() -> None:
+    result = extract("forget what I said about my old flat, I'm vegetarian now by the way")
+    assert result.command is Command.FORGET
+    assert any("vegetarian" in fact.text for fact in result.facts)
