@@ -1176,7 +1176,8 @@ _SPELLED = re.compile(r"\b(?:(?:[A-Za-z]|you)-){2,}(?:[A-Za-z]|you)\b")
 _LEAD_IN = re.compile(
     rf"^(?:(?:no|nope|nah|sorry|wrong|but|and|so|okay|ok)[ ,]+)*(?:you misheard(?: me)?[ ,]+)?"
     r"(?:(?:I said|I did say|I meant|I mean|it's spelled|it should be|it's|it is|its|is|that's|that is|I'm|"
-    rf"I am|I live in|{_NAME_IS}|my \w+(?:'s| is)(?: name is)?)\s*)*",
+    # A word boundary after each: "Isabel" and "Itsuki" open with no "is" or "its".
+    rf"I am|I live in|{_NAME_IS}|my \w+(?:'s| is)(?: name is)?)\b\s*)*",
     re.I,
 )
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)

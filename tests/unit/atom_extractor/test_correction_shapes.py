@@ -54,3 +54,10 @@ def test_look_alikes_of_the_new_shapes_are_no_correction(utterance):
     result = default_hybrid_extractor().extract(utterance)
     assert result.correction is None
     assert result.command is None
+
+
+@pytest.mark.parametrize("meant", ["Isabel", "Itsuki", "Isvzqywtp"])
+def test_a_meant_name_keeps_letters_that_spell_a_lead_in_word(meant):
+    # "is" and "its" lead a meant word in ("no, it's Isla"), never open one.
+    result = default_hybrid_extractor().extract(f"No, I said {meant}, not Jhmophzrd.")
+    assert result.correction == Correction(heard="Jhmophzrd", meant=meant)
