@@ -1406,14 +1406,21 @@ _YOU_SAID_PARALLEL = re.compile(
 )
 
 
-def _you_said_parallel(text: str) -> _Pair | None:
-    found = _YOU_SAID_PARALLEL.search(text)
-    if not found:
-        return None
+def _same_frame_spans(found: re.Match[str]) -> tuple[str, str] | None:
+    """The heard and meant words of two statements in one frame ("I'm a pediatrician" /
+    "I'm a podiatrist"): the heard span up to the next clause, as many meant words, both
+    without an article; None when they are too long to be a word misheard."""
     heard = _until_next_clause(_ARTICLE.sub("", found.group("heard").strip()))
     meant = _first_words(_ARTICLE.sub("", found.group("meant").strip()), len(heard.split()))
-    if not _is_short_pair(heard, meant):
+    return (heard, meant) if _is_short_pair(heard, meant) else None
+
+
+def _you_said_parallel(text: str) -> _Pair | None:
+    found = _YOU_SAID_PARALLEL.search(text)
+    spans = _same_frame_spans(found) if found else None
+    if found is None or spans is None:
         return None
+    heard, meant = spans
     # What holds is the user's own statement; what the assistant said is gone.
     stated = f"{found.group('frame')} {found.group('meant')}"
     return _Pair(heard, meant, text[: found.start()] + stated + text[found.end() :])
@@ -1456,12 +1463,10 @@ def _not_heard_then_meant(text: str) -> _Pair | None:
 
 def _parallel_copulas(text: str, triggered: bool) -> _Pair | None:
     found = _PARALLEL.search(text)
-    if not found:
+    spans = _same_frame_spans(found) if found else None
+    if found is None or spans is None:
         return None
-    heard = _until_next_clause(_ARTICLE.sub("", found.group("heard").strip()))
-    meant = _first_words(_ARTICLE.sub("", found.group("meant").strip()), len(heard.split()))
-    if not _is_short_pair(heard, meant):
-        return None
+    heard, meant = spans
     # "it's not Lyon, it's Lille": two names in the impersonal shape are a correction even
     # when they do not sound alike; "I'm not Hindu, I'm an atheist" is a statement.
     names = heard[:1].isupper() and meant[:1].isupper()
