@@ -1281,8 +1281,8 @@ def _pair(cleaned: str, triggered: bool) -> _Pair | None:
         or _you_said_parallel(cleaned)
         or _you_keep_calling(cleaned)
         or _not_heard_then_meant(cleaned)
-        or _parallel_copulas(cleaned, triggered)
         or _unsaid_then_said(cleaned)
+        or _parallel_copulas(cleaned, triggered)
         or _said_then_meant(cleaned)
         or _not_heard_then_meant_run_on(cleaned)
         or _self_corrected(cleaned)
@@ -1495,7 +1495,17 @@ def _unsaid_then_said(text: str) -> _Pair | None:
     said_again = found.group("verb").lower() in ("say", "mean", "said")
     meant_words = found.group("meant").split()
     heard_words = found.group("heard").split()
-    if said_again:
+    if (
+        said_again
+        and len(meant_words) < len(heard_words)
+        and not _shares_a_word(heard_words, meant_words)
+    ):
+        # "I didn't say I'm moving to Denver, I said Denmark": only the last words were
+        # misheard, and what holds is the statement with the word said in their place.
+        size = len(meant_words)
+        heard, meant = " ".join(heard_words[-size:]), " ".join(meant_words)
+        stated = " ".join(heard_words[:-size] + meant_words)
+    elif said_again:
         heard, meant = _trim_shared_words(" ".join(heard_words), " ".join(meant_words))
         heard, meant = _ARTICLE.sub("", heard), _ARTICLE.sub("", meant)
         stated = found.group("meant")
@@ -1511,6 +1521,10 @@ def _unsaid_then_said(text: str) -> _Pair | None:
     if not _is_short_pair(heard, meant) or heard.lower() == meant.lower():
         return None
     return _Pair(heard, meant, text[: found.start()] + stated + text[found.end() :])
+
+
+def _shares_a_word(first: list[str], second: list[str]) -> bool:
+    return bool({w.lower() for w in first} & {w.lower() for w in second})
 
 
 # "when I said I'm allergic to almonds I meant walnuts": a statement the user made, and the
@@ -1571,16 +1585,31 @@ def _not_heard_then_meant_run_on(text: str) -> _Pair | None:
     return _Pair(best[2], best[3], fact_text)
 
 
-# "a plumber, no sorry, an electrician", "seven thirty no eight thirty sorry": the speaker's
-# own slip, a "no" with an apology or a pause, and what replaces its last words.
+# "a plumber, no sorry, an electrician", "seven thirty no eight thirty sorry", "allergic to
+# kiwi, I mean mango", "as cashier, sorry, as accountant": the speaker's own slip, a sign that
+# takes it back, and what replaces its last words.
+_TAKE_BACK = r"(?:what\s+am\s+I\s+saying|I\s+mean(?:t)?|or\s+rather|scratch\s+that)"
 _SELF_CORRECTED = re.compile(
-    r"(?:^|(?<=[,.;!?]))\s*(?P<said>[^,.;!?]*[^\s,.;!?])[\s,]+(?P<sign>(?:(?:sorry|wait|oops)[\s,]+)?(?:no|nope)"
-    r"(?:[\s,]+(?:sorry|wait|oops))?)[\s,]+(?P<meant>[^,.;!?]+)",
+    r"(?:^|(?<=[,.;!?]))\s*(?P<said>[^,.;!?]*?[^\s,.;!?])[\s,]+(?P<sign>"
+    r"(?:(?:sorry|wait|oops)[\s,]+)?(?:no|nope)(?:[\s,]+(?:sorry|wait|oops))?"
+    rf"(?:[\s,]+{_TAKE_BACK})?"
+    rf"|(?:(?:sorry|wait|oops)[\s,]+)?{_TAKE_BACK}"
+    r"|sorry(?=\s*,))[\s,]+(?P<meant>[^,.;!?]+)",
     re.I,
 )
-_SELF_CORRECTION_SIGN = re.compile(r"\S[\s,]+(?:no|nope)\b", re.I)
-_APOLOGY = re.compile(r"\b(?:sorry|wait|oops)\b", re.I)
+_SELF_CORRECTION_SIGN = re.compile(rf"\S[\s,]+(?:no|nope)\b|\b{_TAKE_BACK}\b|,\s*sorry\s*,", re.I)
+_APOLOGY = re.compile(rf"\b(?:sorry|wait|oops|{_TAKE_BACK})\b", re.I)
+# Without a "no", the sign may be a filler ("I love jazz, I mean, who doesn't"): what follows
+# it replaces a slip only when it is a short naming phrase, with no clause of its own.
+_NO_TAKE_BACK_WORDS = frozenset(
+    "who what when where why how he she they we you it this that these those there here is "
+    "are was were be been do does did don't doesn't didn't can can't will won't would should "
+    "could have has had not really just also too like love hate want think know".split()
+)
 _POSSESSIVE_OR_ARTICLE = re.compile(r"^(?:my|a|an|the)\s+", re.I)
+_ARTICLES = frozenset({"a", "an", "the"})
+_SAYING = re.compile(r"\b(?:say|says|said|mention|mentioned|call|calls)\b", re.I)
+_LINK_WORDS = frozenset("a an the as my to in at of on for with from and".split())
 
 
 def _self_corrected(text: str) -> _Pair | None:
@@ -1602,16 +1631,34 @@ def _self_corrected(text: str) -> _Pair | None:
                 continue
             heard, meant = heard_number, meant_number
         else:
-            if not _APOLOGY.search(found.group("sign")):
+            sign = found.group("sign")
+            if not _APOLOGY.search(sign) or (
+                # A bare "sorry" is as often an apology ("I'm back, sorry, the doorbell"): it
+                # takes a slip back only in the slip's own frame ("as cashier, sorry, as
+                # accountant").
+                sign.lower() == "sorry" and not _same_frame(said_words, meant)
+            ):
                 continue
             lead = _POSSESSIVE_OR_ARTICLE.match(meant)
             meant = _until_next_clause(_POSSESSIVE_OR_ARTICLE.sub("", meant))
             size = len(meant.split())
             lowered = [w.lower() for w in said_words]
             start = len(said_words) - size
-            if lead and lead.group().strip().lower() == "my" and "my" in lowered:
-                start = len(lowered) - 1 - lowered[::-1].index("my") + 1
-            heard = " ".join(said_words[start : start + size])
+            # "my daughter ... my son", "a beagle ... a basset hound": the slip starts after
+            # the last word of the kind the meant words start with.
+            kin = {"my"} if lead and lead.group().strip().lower() == "my" else _ARTICLES
+            if lead and kin & set(lowered):
+                start = max(i for i, word in enumerate(lowered) if word in kin) + 1
+            heard = " ".join(said_words[start : start + max(size, len(said_words) - start)])
+            meant_words = set(re.findall(r"[a-z]+", meant.lower()))
+            if not re.search(r"\b(?:no|nope)\b", found.group("sign"), re.I) and (
+                _NO_TAKE_BACK_WORDS & meant_words
+                # "when I say the loft, I mean the studio": what a word stands for, not a slip
+                or _SAYING.search(found.group("said"))
+                # "tea, I mean green tea": a detail of what was said, nothing taken back
+                or (meant_words & set(re.findall(r"[a-z]+", heard.lower()))) - _LINK_WORDS
+            ):
+                continue
         if heard.lower() == meant.lower() or not _is_short_pair(heard, meant):
             continue
         # What holds is the sentence with the words said in place of the slip.
@@ -1621,6 +1668,14 @@ def _self_corrected(text: str) -> _Pair | None:
         rest = re.sub(rf",?\s+not\s+{re.escape(heard)}\b", "", text[found.end() :], flags=re.I)
         return _Pair(heard, meant, text[: found.start()] + stated + rest)
     return None
+
+
+def _same_frame(said_words: list[str], meant: str) -> bool:
+    """ "I work as a baker" / "as a butcher": the meant words repeat the ones before the
+    said words' last, and change only that one."""
+    meant_words = meant.lower().split()
+    frame = [word.lower() for word in said_words[-len(meant_words) : -1]]
+    return 2 <= len(meant_words) <= len(said_words) and frame == meant_words[:-1]
 
 
 def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
@@ -1672,6 +1727,7 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
             or bare
             or _IMPERSONAL_LEAD.match(segment.strip())
             or _names_alike(heard, meant)
+            or (_all_lower_case(text) and _long_words_alike(heard, meant))
         ):
             continue
         end = found.start("region") + consumed
@@ -1694,6 +1750,27 @@ def _names_alike(heard: str, meant: str) -> bool:
         for words in (heard.split(), meant.split())
     )
     return names and _likeness(heard, meant) >= _SOUNDS_ALIKE
+
+
+def _all_lower_case(text: str) -> bool:
+    """A turn written with no capitals (a transcript's), the pronoun "I" aside."""
+    return re.sub(r"\bI\b", "i", text).islower()
+
+
+def _long_words_alike(heard: str, meant: str) -> bool:
+    """ "i live in leamington not lemington": in a turn written all in lower case a name has no
+    capital to show it, so two long single words that differ by a letter or two stand for
+    one ("a shirt not a skirt" stays a choice: short words sound alike by chance)."""
+    return (
+        len(heard.split()) == len(meant.split()) == 1
+        and min(len(heard), len(meant)) >= _LONG_WORD
+        and _likeness(heard, meant) >= _CLOSE_LIKENESS
+        and not _CALENDAR_NAME.match(meant)
+    )
+
+
+_LONG_WORD = 6
+_CLOSE_LIKENESS = 0.85
 
 
 # "book it for Monday, not Sunday": days and months said plainly against each other are a

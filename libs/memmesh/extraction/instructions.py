@@ -5,20 +5,14 @@ from __future__ import annotations
 import re
 
 from .context import INSTRUCTION_MARKERS, ClauseContext, build
-from .lexicon import LANGUAGES, UNIT_SYSTEMS
+from .lexicon import INSTRUCTION_VERBS, LANGUAGES, UNIT_SYSTEMS
 from .model import Candidate
 from .text import Clause, conjugate_3sg, slug, third_person
 
-_INSTRUCTION_VERBS = (
-    "use|give|answer|reply|respond|talk|speak|write|keep|call|address|show|send|format|spell|"
-    "put|list|explain|skip|avoid|include|add|default|convert|say|tell|refer|read|quote|round|"
-    "measure|display|ask|check|double-check|stick|start|end|sign|text|email|schedule|book|use|"
-    "plan|cite"
-)
 _IMPERATIVE = re.compile(
     r"^(?:please\s+|can you\s+|could you\s+|would you\s+|just\s+|and\s+)*"
     r"(?P<freq>always|never|only|don't ever|do not ever|don't|do not|from now on|going forward)?\s*"
-    rf"(?P<verb>{_INSTRUCTION_VERBS})\b\s*(?P<rest>.*)$",
+    rf"(?P<verb>{INSTRUCTION_VERBS})\b\s*(?P<rest>.*)$",
     re.I,
 )
 _RATHER_YOU = re.compile(

@@ -807,3 +807,11 @@ penicillin amoxicillin aspirin ibuprofen sulfa codeine latex bees bee stings was
 dust mites cats dogs mold mould
 """.split()
 )
+
+# The verbs a standing instruction to the assistant starts with ("use the 24-hour clock").
+INSTRUCTION_VERBS = (
+    "use|give|answer|reply|respond|talk|speak|write|keep|call|address|show|send|format|spell|"
+    "put|list|explain|skip|avoid|include|add|default|convert|say|tell|refer|read|quote|round|"
+    "measure|display|ask|check|double-check|stick|start|end|sign|text|email|schedule|book|"
+    "plan|cite"
+)

@@ -16,6 +16,7 @@ import re
 
 from .lexicon import (
     DURABLE_ADJECTIVES,
+    INSTRUCTION_VERBS,
     NOT_A_NAME,
     PERSON_ROLE_ALTERNATION,
     durable_adjective_alternation,
@@ -72,6 +73,7 @@ _NO_THING = (
     "thanks|thank you|sorry|never|not|always"
 )
 _THING = rf"(?P<thing>(?!(?:{_NO_THING})\b)[^\W_][^,.!?;:]{{1,40}}?)"
+_INSTRUCTION = re.compile(rf"^(?:{INSTRUCTION_VERBS})\s", re.I)
 _ALWAYS = re.compile(rf"^{_THING},?\s+(?:please,?\s+)?always(?:,?\s+please)?$", re.I)
 _IN_EVERYTHING = re.compile(rf"^{_THING}\s+(?:in|on|with)\s+everything(?:,?\s+please)?$", re.I)
 _NOT_INTO = re.compile(r"^not\s+(?P<how>into|a fan of|big on)\s+(?P<thing>[^,.!?;:]{2,40})$", re.I)
@@ -425,7 +427,8 @@ def _standing_choice(sentence: str) -> str:
         _NOT_PLACES
     ):
         spelled = f"I'm from {found['place']}"
-    elif found := _ALWAYS.match(body):
+    elif (found := _ALWAYS.match(body)) and not _INSTRUCTION.match(found["thing"]):
+        # "use the 24-hour clock with me, always" is an instruction already, not a bare choice.
         spelled = f"I always want {_common(found['thing'])}"
     elif found := _IN_EVERYTHING.match(body):
         spelled = f"I want {_common(body)}"

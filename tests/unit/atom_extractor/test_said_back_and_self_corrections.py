@@ -63,6 +63,11 @@ def test_a_number_keeps_its_multiplier(text: str, heard: str, meant: str) -> Non
             "godson",
             "nephew",
         ),
+        # "I mean", "what am I saying", a bare "sorry" between commas take a slip back too.
+        ("I'm allergic to hazelnuts, I mean cashews", "hazelnuts", "cashews", "cashews", "hazel"),
+        ("my cousin lives in Porto, what am I saying, Braga", "Porto", "Braga", "Braga", "Porto"),
+        ("I work as a baker, sorry, as a butcher", "baker", "butcher", "butcher", "baker"),
+        ("my dog is a beagle wait no a basset hound", "beagle", "basset hound", "basset", "beagle"),
     ],
 )
 def test_a_slip_taken_back_mid_sentence_is_a_correction(
@@ -89,6 +94,12 @@ def test_a_slip_taken_back_mid_sentence_is_a_correction(
         # A limit or a taste after "not".
         "my rent budget is 900 a month, not more",
         "um no, horror films are just not for me",
+        # "I mean" as a filler, or before a detail of what was just said.
+        "I love jazz, I mean, who doesn't",
+        "my sister's visiting, I mean she's great but it's a lot",
+        "I drink tea, I mean green tea mostly",
+        "I'm sorry, I didn't catch that",
+        "When I say the loft, I mean Harbour Studio.",
     ],
 )
 def test_look_alikes_of_slips_and_said_back_are_no_correction(text: str) -> None:
@@ -141,3 +152,14 @@ def test_a_fact_beside_a_forget_of_something_else_stays() -> None:
     result = extract("forget what I said about my old flat, I'm vegetarian now by the way")
     assert result.command is Command.FORGET
     assert any("vegetarian" in fact.text for fact in result.facts)
+
+
+def test_a_lower_case_transcript_corrects_a_long_name_that_differs_by_a_letter() -> None:
+    # Without capitals no word shows it is a name; a long one spelled almost alike is one.
+    result = extract("i live in leamington not lemington yeah leamington")
+    assert result.correction == Correction(heard="lemington", meant="leamington")
+    # Short words alike by chance stay a choice, and "I didn't say ..., I said ..." keeps the
+    # statement with only its last word replaced.
+    assert extract("i wanted a shirt not a skirt").correction is None
+    denied = extract("I didn't say I'm moving to Denver, I said Denmark")
+    assert denied.correction == Correction(heard="Denver", meant="Denmark")

@@ -103,7 +103,16 @@ def test_a_bare_standing_choice_is_spelled_out(text: str, spelled: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["Sure, always.", "Thanks, always.", "Same thing, always.", "Power user.", "Not now."]
+    "text",
+    [
+        "Sure, always.",
+        "Thanks, always.",
+        "Same thing, always.",
+        "Power user.",
+        "Not now.",
+        # An instruction already says what it asks; spelled as a wish it would lose its verb.
+        "use the 24-hour clock with me, always",
+    ],
 )
 def test_replies_and_how_much_someone_uses_things_are_no_choice(text: str) -> None:
     assert spell_out_notes(text) == text
