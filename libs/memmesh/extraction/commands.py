@@ -1588,16 +1588,18 @@ def _not_heard_then_meant_run_on(text: str) -> _Pair | None:
 # "a plumber, no sorry, an electrician", "seven thirty no eight thirty sorry", "allergic to
 # kiwi, I mean mango", "as cashier, sorry, as accountant": the speaker's own slip, a sign that
 # takes it back, and what replaces its last words.
-_TAKE_BACK = r"(?:what\s+am\s+I\s+saying|I\s+mean(?:t)?|or\s+rather|scratch\s+that)"
+_TAKE_BACK = r"(?:what\s+am\s+I\s+saying|I\s+mean(?:t)?|or\s+rather|scratch\s+that|correction)"
+# The slip and its sign may be sentences of their own ("Vegetarian. Scratch that, vegan.",
+# "Allergic to sulfa. Wait, no. Codeine.").
 _SELF_CORRECTED = re.compile(
-    r"(?:^|(?<=[,.;!?]))\s*(?P<said>[^,.;!?]*?[^\s,.;!?])[\s,]+(?P<sign>"
-    r"(?:(?:sorry|wait|oops)[\s,]+)?(?:no|nope)(?:[\s,]+(?:sorry|wait|oops))?"
+    r"(?:^|(?<=[,.;!?]))\s*(?P<said>[^,.;!?]*?[^\s,.;!?])[\s,.;:]+(?P<sign>"
+    r"(?:(?:sorry|wait|oops)[\s,.]+)?(?:no|nope)(?:[\s,]+(?:sorry|wait|oops))?"
     rf"(?:[\s,]+{_TAKE_BACK})?"
-    rf"|(?:(?:sorry|wait|oops)[\s,]+)?{_TAKE_BACK}"
-    r"|sorry(?=\s*,))[\s,]+(?P<meant>[^,.;!?]+)",
+    rf"|(?:(?:sorry|wait|oops|ugh)[\s,]+)?{_TAKE_BACK}"
+    r"|sorry(?=\s*,))[\s,.;:]+(?P<meant>[^,.;!?]+)",
     re.I,
 )
-_SELF_CORRECTION_SIGN = re.compile(rf"\S[\s,]+(?:no|nope)\b|\b{_TAKE_BACK}\b|,\s*sorry\s*,", re.I)
+_SELF_CORRECTION_SIGN = re.compile(rf"\S[\s,.]+(?:no|nope)\b|\b{_TAKE_BACK}\b|,\s*sorry\s*,", re.I)
 _APOLOGY = re.compile(rf"\b(?:sorry|wait|oops|{_TAKE_BACK})\b", re.I)
 # Without a "no", the sign may be a filler ("I love jazz, I mean, who doesn't"): what follows
 # it replaces a slip only when it is a short naming phrase, with no clause of its own.
@@ -1608,7 +1610,7 @@ _NO_TAKE_BACK_WORDS = frozenset(
 )
 _POSSESSIVE_OR_ARTICLE = re.compile(r"^(?:my|a|an|the)\s+", re.I)
 _ARTICLES = frozenset({"a", "an", "the"})
-_SAYING = re.compile(r"\b(?:say|says|said|mention|mentioned|call|calls)\b", re.I)
+_SAYING = re.compile(r"\bI\s+(?:say|said|mention|mentioned|call)\b", re.I)
 _LINK_WORDS = frozenset("a an the as my to in at of on for with from and".split())
 
 
@@ -1636,7 +1638,8 @@ def _self_corrected(text: str) -> _Pair | None:
                 # A bare "sorry" is as often an apology ("I'm back, sorry, the doorbell"): it
                 # takes a slip back only in the slip's own frame ("as cashier, sorry, as
                 # accountant").
-                sign.lower() == "sorry" and not _same_frame(said_words, meant)
+                sign.lower() == "sorry"
+                and not (_same_frame(said_words, meant) or _one_word_swap(said_words, meant))
             ):
                 continue
             lead = _POSSESSIVE_OR_ARTICLE.match(meant)
@@ -1656,7 +1659,7 @@ def _self_corrected(text: str) -> _Pair | None:
                 # "when I say the loft, I mean the studio": what a word stands for, not a slip
                 or _SAYING.search(found.group("said"))
                 # "tea, I mean green tea": a detail of what was said, nothing taken back
-                or (meant_words & set(re.findall(r"[a-z]+", heard.lower()))) - _LINK_WORDS
+                or _adds_detail(heard, meant_words, aligned=bool(lead))
             ):
                 continue
         if heard.lower() == meant.lower() or not _is_short_pair(heard, meant):
@@ -1668,6 +1671,30 @@ def _self_corrected(text: str) -> _Pair | None:
         rest = re.sub(rf",?\s+not\s+{re.escape(heard)}\b", "", text[found.end() :], flags=re.I)
         return _Pair(heard, meant, text[: found.start()] + stated + rest)
     return None
+
+
+def _adds_detail(heard: str, meant_words: set[str], aligned: bool) -> bool:
+    """ "I drink tea, I mean green tea": what follows says again a word of the slip, and only
+    adds to it. When both start alike ("my dog Bruno, or rather my cat Bruno") the slip is
+    the phrase after that start, and a detail only when every word of it comes again."""
+    heard_words = set(re.findall(r"[a-z]+", heard.lower())) - _LINK_WORDS
+    if aligned:
+        return bool(heard_words) and heard_words <= meant_words
+    return bool(heard_words & meant_words)
+
+
+def _one_word_swap(said_words: list[str], meant: str) -> bool:
+    """ "book it for Thursday, sorry, Tuesday": one word in place of the last one said."""
+    last = said_words[-1].lower() if said_words else ""
+    return (
+        len(meant.split()) == 1
+        and len(last) >= 3
+        and last.isalnum()
+        and not {last, meant.lower()} & (_NO_TAKE_BACK_WORDS | _PARTING_WORDS)
+    )
+
+
+_PARTING_WORDS = frozenset("thanks thank bye goodbye okay ok yes yeah no right sure".split())
 
 
 def _same_frame(said_words: list[str], meant: str) -> bool:

@@ -68,6 +68,14 @@ def test_a_number_keeps_its_multiplier(text: str, heard: str, meant: str) -> Non
         ("my cousin lives in Porto, what am I saying, Braga", "Porto", "Braga", "Braga", "Porto"),
         ("I work as a baker, sorry, as a butcher", "baker", "butcher", "butcher", "baker"),
         ("my dog is a beagle wait no a basset hound", "beagle", "basset hound", "basset", "beagle"),
+        # The slip and its sign may be sentences of their own; "correction" is a sign too.
+        ("Pescatarian. Scratch that, vegan.", "Pescatarian", "vegan", "vegan", "Pescatarian"),
+        ("Allergic to latex. Wait, no. Penicillin.", "latex", "Penicillin", "Penicillin", "latex"),
+        ("I'm an early bird, ugh, correction, night owl", "early bird", "night owl", "owl", "bird"),
+        # A bare "sorry" swaps one word for the last one said.
+        ("call me on Friday, sorry, Monday", "Friday", "Monday", "", ""),
+        # A phrase said again from its start changes only the word that differs.
+        ("my dog Pepper, or rather my cat Pepper", "dog", "cat", "", ""),
     ],
 )
 def test_a_slip_taken_back_mid_sentence_is_a_correction(
