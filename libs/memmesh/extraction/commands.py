@@ -438,6 +438,13 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"\b(?:don't|do not|never|didn't|did not)\s+(?:bring|raise|mention)\s+(?:it|this|that|them)\s+"
         r"(?:up\s+)?(?:on your own|by yourself|yourself|unprompted|out of the blue)",
     ),
+    # "Weight stuff: answer only if asked", "Debt stuff: on request only": a labelled topic said
+    # only once the user asks.
+    (
+        Command.PULL_ONLY,
+        r"^(?P<target>[^:]{2,40}?)\s*:\s*(?:(?:answer|say|mention|discuss|bring\s+(?:it\s+)?up)\s+)?"
+        r"(?:on\s+request\s+only|only\s+on\s+request|only\s+(?:if|when)\s+(?:I\s+ask|asked))\b",
+    ),
     # "please, no more you speak about my accident", "no more talking about my weight"
     (
         Command.DO_NOT_MENTION,

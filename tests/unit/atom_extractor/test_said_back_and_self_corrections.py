@@ -125,6 +125,8 @@ def test_look_alikes_of_slips_and_said_back_are_no_correction(text: str) -> None
         ("don't dig past conversations up", Command.RECALL_ONLY_IF_ASKED),
         ("so, picking up where we left off on the garage conversion", Command.RESUME_THREAD),
         ("oh, that thing I said about my job, you can bin that", Command.FORGET),
+        ("Money stuff: answer only if asked.", Command.PULL_ONLY),
+        ("Debt stuff: on request only.", Command.PULL_ONLY),
     ],
 )
 def test_indirect_command_wordings_are_heard(text: str, command: Command) -> None:
