@@ -25,8 +25,9 @@ A warm-up of `--warmup-s` (90 s by default) at the same rates comes first and is
 measured: connections, caches and the engines' first writes settle, so the first window
 compares with the last as a steady state. After the history's 37,500 Ingests that takes
 more than 30 s: in one run p99 fell from 35.5 / 51.2 ms (Brief / Ingest) in a 30 s warm-up
-to 32.0 / 46.1 in the first window and 26.3 / 34.5 in the third, at the same CPU. Every window (a minute by default, `--window-s`)
-prints one line: per kind the requests
+to 32.0 / 46.1 in the first window and 26.3 / 34.5 in the third, at the same CPU.
+
+Every window (a minute by default, `--window-s`) prints one line: per kind the requests
 due in it, p50 and p99 latency, errors by status code, and for Brief how many came back
 empty (failed closed) or degraded (a Tier-2 part left out); then the resident memory of
 every engine process and its CPU in the window (% of one core), so a drift names its
