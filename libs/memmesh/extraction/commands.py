@@ -1646,7 +1646,7 @@ def _self_corrected(text: str) -> _Pair | None:
                 # takes a slip back only in the slip's own frame ("as cashier, sorry, as
                 # accountant").
                 sign.lower() == "sorry"
-                and not (_same_frame(said_words, meant) or _one_word_swap(said_words, meant))
+                and not (_repeats_its_frame(said_words, meant) or _one_word_swap(said_words, meant))
             ):
                 continue
             lead = _POSSESSIVE_OR_ARTICLE.match(meant)
@@ -1659,9 +1659,9 @@ def _self_corrected(text: str) -> _Pair | None:
             kin = {"my"} if lead and lead.group().strip().lower() == "my" else _ARTICLES
             if lead and kin & set(lowered):
                 start = max(i for i, word in enumerate(lowered) if word in kin) + 1
-            heard = " ".join(said_words[start : start + max(size, len(said_words) - start)])
+            heard = " ".join(said_words[start:])
             meant_words = set(re.findall(r"[a-z]+", meant.lower()))
-            if not re.search(r"\b(?:no|nope)\b", found.group("sign"), re.I) and (
+            if not re.search(r"\b(?:no|nope)\b", sign, re.I) and (
                 _NO_TAKE_BACK_WORDS & meant_words
                 # "when I say the loft, I mean the studio": what a word stands for, not a slip
                 or _SAYING.search(found.group("said"))
@@ -1697,19 +1697,29 @@ def _one_word_swap(said_words: list[str], meant: str) -> bool:
         len(meant.split()) == 1
         and len(last) >= 3
         and last.isalnum()
-        and not {last, meant.lower()} & (_NO_TAKE_BACK_WORDS | _PARTING_WORDS)
+        and not {last, meant.lower()} & _NOT_SWAPPED
     )
 
 
-_PARTING_WORDS = frozenset("thanks thank bye goodbye okay ok yes yeah no right sure".split())
+# Replies and leave-takings are no word swapped for another ("Thanks, sorry, bye").
+_NOT_SWAPPED = _NO_TAKE_BACK_WORDS | frozenset(
+    "thanks thank bye goodbye okay ok yes yeah no right sure".split()
+)
 
 
-def _same_frame(said_words: list[str], meant: str) -> bool:
+def _repeats_its_frame(said_words: list[str], meant: str) -> bool:
     """ "I work as a baker" / "as a butcher": the meant words repeat the ones before the
     said words' last, and change only that one."""
     meant_words = meant.lower().split()
     frame = [word.lower() for word in said_words[-len(meant_words) : -1]]
     return 2 <= len(meant_words) <= len(said_words) and frame == meant_words[:-1]
+
+
+def _meant_of(segment: str) -> str:
+    """The words a segment before "not" means: a cleft's thing ("it's cashews I'm allergic
+    to"), or the segment without its lead-in ("No, I said ...") and article."""
+    cleft = CLEFT.match(segment.strip())
+    return _ARTICLE.sub("", cleft["thing"] if cleft else _LEAD_IN.sub("", segment.strip()))
 
 
 def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
@@ -1727,10 +1737,7 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
         region = found.group("region")
         chosen: tuple[str, str, int, str] | None = None
         for nearest, segment in enumerate(segments[:3]):
-            cleft = CLEFT.match(segment.strip())
-            meant_raw = _ARTICLE.sub(
-                "", cleft["thing"] if cleft else _LEAD_IN.sub("", segment.strip())
-            )
+            meant_raw = _meant_of(segment)
             heard, consumed = _heard_span(region, meant_raw)
             meant = _closest_span(meant_raw, heard)
             # A swapped number, day or name is the segment right before "not" ("No, I said
@@ -1742,10 +1749,7 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
                 chosen = (heard, meant, consumed, segment)
                 break
         if chosen is None and triggered:
-            cleft = CLEFT.match(segments[0].strip())
-            meant_raw = _ARTICLE.sub(
-                "", cleft["thing"] if cleft else _LEAD_IN.sub("", segments[0].strip())
-            )
+            meant_raw = _meant_of(segments[0])
             heard, consumed = _heard_span(region, meant_raw)
             chosen = (heard, _closest_span(meant_raw, heard), consumed, segments[0])
         if chosen is None:
