@@ -256,10 +256,19 @@ def _learning_language(ctx: ClauseContext, text: str) -> list[Candidate]:
     return [_identity(ctx, statement, f"identity.learning.{slug(language)}")]
 
 
+# "I'm doing ok", "I'm getting better": how the user is, not what they study.
+_HOW_ONE_IS = re.compile(
+    r"^(?:(?:really|pretty|so|very|just|quite|all)\s+)?(?:ok|okay|fine|well|good|great|alright|"
+    r"better|worse|awesome|amazing|fantastic|terrible|bad|badly|so-so|my best|our best|"
+    r"all right|much better|nothing|nothing much|stuff|things|it|that|this)\b",
+    re.I,
+)
+
+
 def _studies(ctx: ClauseContext, text: str) -> list[Candidate]:
     text = EPISODIC_PURPOSE.sub("", text)
     match = _STUDIES.match(text)
-    if not match:
+    if not match or _HOW_ONE_IS.match(match.group("what") or ""):
         return []
     what = clean_object(match.group("what") or match.group("school"))
     if match.group("school"):

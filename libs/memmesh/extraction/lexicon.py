@@ -315,6 +315,7 @@ place car birthday wedding funeral recital anniversary party family friends kids
 visit office orders account phone number schedule advice bill clinic checkup check-up shift
 practice team side's
 hes shes theyre thats dont cant wont didnt isnt doesnt wasnt arent
+already currently forever anymore ago
 
 """.split()
 )

@@ -37,9 +37,14 @@ _I_VERB = re.compile(rf"^I\s+{ADVERBS}(?P<verb>{_VERBS})\s+(?P<obj>.+)$", re.I)
 # "love being on hold" is how sarcasm sounds, so a situation (a gerund) is not taken.
 _DROPPED_SUBJECT = re.compile(
     r"^(?P<verb>hate|love|adore|despise|loathe|detest|can't stand|cannot stand)\s+"
-    r"(?!\w+ing\b|when\b|it\b|how\b)(?P<obj>.+)$",
+    r"(?!\w+ing\b|when\b|it\b|how\b|and\b|or\b|is\b|are\b|can\b|should\b|will\b)(?P<obj>.+)$",
     re.I,
 )
+# "Love and acceptance should be everyone's right": "love" is a noun, the subject, there.
+# "Love the necklace, any special meaning?", "love all the details": praise for something
+# shown or said just now, a compliment (labelling rule 2) rather than a taste; a taste said
+# without its subject names a kind of thing ("love jazz").
+_PRAISE = re.compile(r"^(?:love|adore)\s+(?:all\s+)?(?:the|this|that|these|those|your)\b", re.I)
 _PREFER_OVER = re.compile(
     r"^(?P<x>.+?)\s+(?P<cmp>over|to|rather than|more than|than)\s+(?P<y>.+)$", re.I
 )
@@ -290,7 +295,7 @@ def _pref(
 
 def _verb_preference(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _I_VERB.match(text) or _DROPPED_SUBJECT.match(text)
-    if not match:
+    if not match or _PRAISE.match(text):
         return []
     verb = match.group("verb").lower()
     obj = clean_object(match.group("obj"))

@@ -119,11 +119,24 @@ class Clause:
     asked_to_keep: bool = False
 
 
+# "Yeah, Caroline.", "Thanks, Mel!", "Woohoo Melanie!": the listener called by name after a
+# greeting, thanks or cheer. The name says nothing of the user, and left alone a clause of
+# just a name reads as a person or a taste. Not after "no", "sorry" or "okay", which lead a
+# correction's word ("sorry, Tuesday").
+_VOCATIVE = re.compile(
+    r"(?P<lead>\b(?i:hey|hi|hello|heya|thanks|thank you|thanks so much|thank you so much|woohoo|"
+    r"wow|whoa|aww?|congrats|congratulations|yeah|yep|yup|same here|totally|cheers|haha|yay|"
+    r"good to see you too|nice to hear from you|great to hear from you)[,!]?\s*)"
+    r"[A-Z][a-z]+(?=\s*[,.!?])"
+)
+
+
 def normalize(text: str) -> str:
     """Return the turn with uniform quotes, expanded transcript spellings and fillers removed."""
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
     text = text.replace("\u201d", '"').replace("\u2014", " - ").replace("\u2013", " - ")
     text = re.sub(r"[A-Za-z']+", _respell, text)
+    text = _VOCATIVE.sub(r"\g<lead>", text)
     for pattern in _FILLERS:
         text = re.sub(pattern, " ", text, flags=re.I)
     text = _LIKE_FILLER.sub(lambda m: m.group("lead") or m.group("asking") or " ", text)
@@ -177,8 +190,10 @@ def split_clauses(text: str) -> list[Clause]:
     for sentence_no, sentence in enumerate(pieces):
         ender = enders[sentence_no] if sentence_no < len(enders) else ""
         parts = _split_sentence(sentence.replace("\u0000", "."))
+        # "Music's amazing, isn't it?": a tag makes the whole sentence a question.
+        tagged = "?" in ender and bool(parts) and bool(_QUESTION_TAG.match(parts[-1][1]))
         for part_no, (connector, body) in enumerate(parts):
-            is_last = part_no == len(parts) - 1
+            is_last = part_no == len(parts) - 1 or tagged
             clauses.append(
                 Clause(
                     text=body,
@@ -189,6 +204,14 @@ def split_clauses(text: str) -> list[Clause]:
                 )
             )
     return [c for c in clauses if c.text]
+
+
+# Tags that ask the listener to agree with what the sentence said of something.
+_QUESTION_TAG = re.compile(
+    r"^(?:isn't|wasn't|aren't|weren't|ain't|doesn't|don't|didn't)\s+(?:it|they|that|this|he|she|you)"
+    r"(?:\s+think)?$|^don't you think$",
+    re.I,
+)
 
 
 def _split_sentence(sentence: str) -> list[tuple[str, str]]:
@@ -272,7 +295,8 @@ def _is_clause_boundary(conj: str, left: list[str], rest: str) -> bool:
     if not rest or len(left) < 2:
         return False
     if conj in ("because", "but", "which", "though", "although"):
-        return True
+        # "in hospital because of an asthma attack": "because of" opens a phrase, not a clause.
+        return not (conj == "because" and rest.lower().startswith("of "))
     if conj == "so":
         return left[-1].lower() not in _SO_BLOCKERS and len(rest.split()) >= 2
     if conj in ("since", "as"):

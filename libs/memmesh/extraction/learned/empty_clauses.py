@@ -63,6 +63,16 @@ _DENIED_CONDITION = re.compile(
 )
 
 
+# "Maybe ADHD? Never diagnosed.": what no one diagnosed is no known condition.
+_NOT_DIAGNOSED = re.compile(
+    r"^(?:but\s+)?(?:(?:I've|I have|I was|I'm)\s+)?(?:never|not)\s+(?:been\s+)?"
+    r"(?:officially\s+|formally\s+|properly\s+)?diagnosed\b",
+    re.I,
+)
+
+
 def denies_a_condition(clause: str) -> bool:
-    """Whether the clause says the user does not have a condition or a diet."""
-    return bool(_DENIED_CONDITION.search(fact_body(clause)))
+    """Whether the clause says the user does not have a condition or a diet, or was never
+    diagnosed with one."""
+    body = fact_body(clause)
+    return bool(_DENIED_CONDITION.search(body) or _NOT_DIAGNOSED.search(body))

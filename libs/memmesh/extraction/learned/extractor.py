@@ -151,7 +151,22 @@ class HybridExtractor:
             # the rule's taste or limit says why, not a second fact.
             if position - 1 in kept_positions and _THING_SUBJECT.match(unit.text):
                 continue
+            # "I always grab the window seat, aisle seats drive me nuts": the other side of the
+            # same choice, said of the thing the taste before it named.
+            if position - 1 in kept_positions and _same_thing(unit.text, units[position - 1].text):
+                continue
             if _WORDS_SAID.match(unit.text) or _DATED_EVENT.search(unit.text):
+                continue
+            # "since I am small boy", "when I was a kid": a time of life, not what the user is.
+            if unit.clause.connector in ("since", "when") and _CHILDHOOD.match(unit.text):
+                continue
+            # "…Marley flooring, which is what dance studios use": said of the thing before,
+            # unless it tells of the user's own ("which is a lot on top of my job").
+            if (
+                unit.clause.connector == "which"
+                and _VERB_FIRST.match(unit.text)
+                and not _FIRST_PERSON_WORD.search(unit.text)
+            ):
                 continue
             span = _with_continuations(units, position, tails, covered)
             if span is unit and _tells_no_state(unit.text):
@@ -188,6 +203,10 @@ class HybridExtractor:
             category == "relationship" and _MY_ROLE.search(unit.text)
         ):
             return None
+        # "my friend was saying that if you're lactose intolerant…": what someone of the
+        # user's says, with nothing of the user in it, is no taste or limit of the user's.
+        if category != "relationship" and _SOMEONE_SAYS.match(fact_body(unit.text)):
+            return None
         text = render_fact(unit.text, category)
         if not text:
             return None
@@ -214,11 +233,40 @@ recommend remind schedule send set show suggest tell text translate write direct
 # "I totally forgot my mom's birthday yesterday", "we got back from Rome two days ago": what
 # happened on a named past day is an event, whatever the head makes of its words.
 _DATED_EVENT = re.compile(
-    r"\b(?:yesterday|last night|(?:an?|one|two|three|four|five|few|\d+)\s+(?:hours?|days?|weeks?)\s+ago)"
-    r"\s*[.!]*$",
+    r"\b(?:yesterday|last night|(?:an?|one|two|three|four|five|few|\d+)\s+(?:hours?|days?|weeks?)\s+ago|"
+    r"last (?:week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"(?:this|yesterday) (?:morning|afternoon|evening)|earlier today|the other day)"
+    r"\s*[.!]*$|"
+    # "Last week I was in hospital because of …": the day said first.
+    r"^(?:yesterday|last (?:night|week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|"
+    r"sunday)|(?:this|yesterday) (?:morning|afternoon|evening)|earlier today|the other day)\b"
+    r"(?=.*\b(?:was|were|had|went|got|\w+ed)\b)",
     re.I,
 )
 
+
+_CHILDHOOD = re.compile(
+    r"^(?:I|we)\s+(?:am|was|were|'m|are)\s+(?:a\s+|an\s+)?(?:\w+\s+)?"
+    r"(?:boy|girl|kid|kids|child|children|baby|teen|teenager|toddler|small|little|young)\b",
+    re.I,
+)
+_SOMEONE_SAYS = re.compile(
+    rf"^(?:my|our)\s+(?:\w+\s+)??(?:{PERSON_ROLE_ALTERNATION})\s+"
+    r"(?:was saying|is saying|keeps saying|says|said|thinks|reckons|told me)\b"
+    r"(?!.*\b(?:I|I'm|I've|me|my)\b)",
+    re.I,
+)
+
+
+def _same_thing(clause: str, previous: str) -> bool:
+    """Whether the clause opens on a thing the clause before named, by its head noun."""
+    opening = re.findall(r"[a-z]{4,}", fact_body(clause).lower())[:3]
+    named = {word.rstrip("s") for word in re.findall(r"[a-z]{4,}", previous.lower())}
+    return any(word.rstrip("s") in named for word in opening)
+
+
+_VERB_FIRST = re.compile(r"^(?:is|are|was|were|has|have|had|makes|made)\b", re.I)
+_FIRST_PERSON_WORD = re.compile(r"\b(?:I|I'm|I've|my|me|mine|we|our|us)\b", re.I)
 
 # "I said dairy free", "you wrote cashmere": words about what was said, no state of the user.
 _WORDS_SAID = re.compile(r"^(?:I|you)\s+(?:said|meant|mean|wrote|heard|typed|put)\b", re.I)
@@ -323,7 +371,8 @@ _NOT_A_NOUN_AFTER_POINTER = frozenset("ones guys anymore".split())
 # coworker likes them"): then a pointer in it names nothing of its own.
 _PRONOUN_LEADS = frozenset(
     """i i'm i've i'd i'll im ive we we're we've they they're he she he's she's it it's you
-you're this that these those there and but so or just really honestly also still then
+you're this that these those there and but so or just really honestly also still then always
+usually often sometimes
 because when if like well oh yeah um uh okay ok actually totally my our your his her their
 the a an some""".split()
 )

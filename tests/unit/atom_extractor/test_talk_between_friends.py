@@ -1,0 +1,91 @@
+"""Chat between friends is full of words that sound like facts and are not: the listener
+called by name, praise for what was just shown, how one is doing, a tag question, a day's
+event, what someone else says. The durable facts said beside them still come through."""
+
+import pytest
+
+from memmesh.extraction.learned import default_hybrid_extractor
+from memmesh.extraction.learned.empty_clauses import denies_a_condition
+from memmesh.extraction.text import normalize, split_clauses
+
+
+def facts_of(text: str) -> list[str]:
+    return [f.text for f in default_hybrid_extractor().extract(text).facts]
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "Yeah, Caroline. Totally agree.",
+        "Hey Gina! Good to see you too.",
+        "Woohoo Melanie!",
+        "Thanks, Mel!",
+        "Love the necklace, any special meaning to it?",
+        "Love all the details, you really got the light.",
+        "Thanks, Caroline. It was tough, but I'm doing ok.",
+        "Music's amazing, isn't it?",
+        "Woohoo Melanie! I passed the adoption agency interviews last Friday!",
+        "Maybe ADHD? Never diagnosed.",
+        "so my friend was saying that if you're lactose intolerant you can still eat hard cheese",
+        "Love and acceptance should be everyone's right.",
+    ],
+)
+def test_talk_that_holds_no_durable_fact_gives_none(turn: str) -> None:
+    assert facts_of(turn) == []
+
+
+@pytest.mark.parametrize(
+    ("turn", "kept", "left_out"),
+    [
+        # The name called out goes; the fact said after it stays.
+        ("Thanks, Mel! I'm allergic to penicillin.", "penicillin", "Mel"),
+        # "because of" is a phrase of the clause, not a clause of its own, and the day said
+        # first makes the hospital stay an event.
+        (
+            "Last week I was in hospital because of asthma attack, my asthma is very bad since "
+            "childhood",
+            "asthma is very bad",
+            "hospital",
+        ),
+        (
+            "My heart is belonging to Liverpool football club since I am small boy",
+            "Liverpool",
+            "boy",
+        ),
+        ("Sensei Hiroshi is my karate teacher already eight years", "Hiroshi", "Already"),
+        ("i always grab the window seat when i fly, aisle seats drive me nuts", "window", "aisle"),
+        ("I'm doing a PhD in chemistry", "PhD in chemistry", "ok"),
+    ],
+)
+def test_the_durable_fact_beside_the_talk_is_kept_alone(
+    turn: str, kept: str, left_out: str
+) -> None:
+    facts = facts_of(turn)
+    assert any(kept in fact for fact in facts), facts
+    assert not any(left_out in fact for fact in facts), facts
+
+
+def test_a_name_called_out_is_left_out_but_not_a_correction_word() -> None:
+    assert "Caroline" not in normalize("Yeah, Caroline. Totally agree.")
+    assert "Mel" not in normalize("Thanks, Mel! I'm allergic to penicillin.")
+    assert "Tuesday" in normalize("Thursday, sorry, Tuesday")
+    assert "Priya" in normalize("hey, it's Priya here")
+
+
+def test_a_question_tag_makes_the_whole_sentence_a_question() -> None:
+    clauses = split_clauses(normalize("Music's amazing, isn't it?"))
+    assert all(clause.is_question for clause in clauses)
+    plain = split_clauses(normalize("I love jazz, it relaxes me."))
+    assert not any(clause.is_question for clause in plain)
+
+
+@pytest.mark.parametrize(
+    ("clause", "denied"),
+    [
+        ("Never diagnosed", True),
+        ("I was never formally diagnosed", True),
+        ("diagnosed with celiac at twelve", False),
+    ],
+)
+def test_never_diagnosed_is_no_condition(clause: str, denied: bool) -> None:
+    assert denies_a_condition(clause) is denied
