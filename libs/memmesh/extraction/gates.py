@@ -164,6 +164,10 @@ def _grounding_check(
     )
 
 
+# A fact's text names the listener as "the assistant" (text.third_person).
+_THE_LISTENERS = re.compile(r"\bthe assistant's\b")
+
+
 def _type_rule_check(candidate: Candidate) -> Rejection | None:
     threshold = _MINIMUM_BP.get(candidate.type)
     if candidate.violations:
@@ -175,6 +179,14 @@ def _type_rule_check(candidate: Candidate) -> Rejection | None:
             evidence=candidate.evidence_span,
         )
     if candidate.type in (FactType.USER_FACT, FactType.USER_PATTERN):
+        # "I love your turtles": praise for the listener's things (labelling rule 2).
+        if candidate.category == "preference" and _THE_LISTENERS.search(candidate.text):
+            return _reject(
+                candidate,
+                RejectionReason.TYPE_RULE_VIOLATION,
+                threshold,
+                rule="a comment on the listener",
+            )
         if _HEDGE_IN_TEXT.search(candidate.text):
             return _reject(
                 candidate,

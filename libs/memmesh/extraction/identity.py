@@ -70,6 +70,11 @@ _WORK = re.compile(
     re.I,
 )
 _FOR_A_LIVING = re.compile(r"^I\s+(?P<verb>\w+)\s+(?P<obj>.+?)\s+for\s+a\s+living$", re.I)
+_DEGREE_WORDS = (
+    r"(?:a|an|my)\s+(?:phd|ph\.d\.?|master's|masters|degree|bachelor's|doctorate|mba|"
+    r"residency|apprenticeship)\b"
+)
+_DEGREE = re.compile(_DEGREE_WORDS, re.I)
 _STUDIES = re.compile(
     rf"^{I_AM}\s+(?:currently\s+)?(?P<verb>doing|studying|pursuing|getting|working on|"
     r"finishing)\s+"
@@ -269,6 +274,15 @@ def _studies(ctx: ClauseContext, text: str) -> list[Candidate]:
     text = EPISODIC_PURPOSE.sub("", text)
     match = _STUDIES.match(text)
     if not match or _HOW_ONE_IS.match(match.group("what") or ""):
+        return []
+    # "I'm getting people together", "I'm working on a project": only a degree is studied
+    # that way; a bare object is studied only after "studying" or "doing".
+    verb = (match.group("verb") or "").lower()
+    if (
+        match.group("what")
+        and verb not in ("studying", "doing")
+        and not _DEGREE.match(match.group("what"))
+    ):
         return []
     what = clean_object(match.group("what") or match.group("school"))
     if match.group("school"):

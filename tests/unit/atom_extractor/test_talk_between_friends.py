@@ -28,6 +28,14 @@ def facts_of(text: str) -> list[str]:
         "Maybe ADHD? Never diagnosed.",
         "so my friend was saying that if you're lactose intolerant you can still eat hard cheese",
         "Love and acceptance should be everyone's right.",
+        "So cute! I love your turtles so much!",
+        "I couldn't agree more!",
+        "I am as well!",
+        "Max was truly awesome.",
+        "the story was so gripping and the actors were great",
+        "I'm getting people together to chat about this",
+        "I'm working on a new project",
+        "I may have found a job at a tech company I like",
     ],
 )
 def test_talk_that_holds_no_durable_fact_gives_none(turn: str) -> None:

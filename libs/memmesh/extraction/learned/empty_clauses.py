@@ -71,6 +71,20 @@ _NOT_DIAGNOSED = re.compile(
 )
 
 
+# "I couldn't agree more", "I am as well", "me too": agreeing with what the other said.
+_AGREEING = re.compile(
+    r"^(?:I\s+)?(?:(?:totally|completely|fully|really)\s+)?(?:agree|couldn't agree more|"
+    r"could not agree more|can't agree more)\b|^I\s+(?:am|do|have|did|was)\s+(?:as well|too)$|"
+    r"^(?:me|same)\s+(?:too|here)$",
+    re.I,
+)
+
+
+def only_agrees(clause: str) -> bool:
+    """Whether the clause only agrees with what the other speaker said."""
+    return bool(_AGREEING.match(fact_body(clause)))
+
+
 def denies_a_condition(clause: str) -> bool:
     """Whether the clause says the user does not have a condition or a diet, or was never
     diagnosed with one."""

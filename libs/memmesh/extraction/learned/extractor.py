@@ -21,7 +21,12 @@ from ..model import BASIS_POINTS_MAX, Candidate, ExtractionResult, FactType
 from ..rules import collect_candidates
 from ..rules import extract as extract_by_rules
 from .commands import LearnedCommands
-from .empty_clauses import denies_a_condition, is_broken_off, names_only_a_vague_thing
+from .empty_clauses import (
+    denies_a_condition,
+    is_broken_off,
+    names_only_a_vague_thing,
+    only_agrees,
+)
 from .heads import SoftmaxHead
 from .labels import NONE
 from .render import fact_body, fact_key, render_fact
@@ -468,8 +473,21 @@ def _about_someone_elses(clause: str) -> bool:
 
 
 def _says_nothing_to_keep(clause: str) -> bool:
-    """A clause broken off, one that only points at "that … thing", or a denied condition."""
-    return is_broken_off(clause) or names_only_a_vague_thing(clause) or denies_a_condition(clause)
+    """A clause broken off, one that only points at "that … thing", a denied condition, one
+    that only agrees, or a past opinion of something with nothing of the user's in it ("the
+    actors were great", "Max was truly awesome")."""
+    return (
+        is_broken_off(clause)
+        or names_only_a_vague_thing(clause)
+        or denies_a_condition(clause)
+        or only_agrees(clause)
+        or bool(_PAST_OPINION.match(fact_body(clause)) and not _FIRST_PERSON_WORD.search(clause))
+    )
+
+
+_PAST_OPINION = re.compile(
+    r"^(?:(?:the|that|this|those|these)\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+(?:was|were)\b", re.I
+)
 
 
 def four_factor_confidence_bp(clause: str, source: str) -> int:
