@@ -37,7 +37,7 @@ _I_VERB = re.compile(rf"^I\s+{ADVERBS}(?P<verb>{_VERBS})\s+(?P<obj>.+)$", re.I)
 # "love being on hold" is how sarcasm sounds, so a situation (a gerund) is not taken.
 _DROPPED_SUBJECT = re.compile(
     r"^(?P<verb>hate|love|adore|despise|loathe|detest|can't stand|cannot stand)\s+"
-    r"(?!\w+ing\b|when\b|it\b|how\b|and\b|or\b|is\b|are\b|can\b|should\b|will\b)(?P<obj>.+)$",
+    r"(?!\w+ing\b|when\b|it\b|how\b|and\b|or\b|is\b|are\b|can\b|should\b|will\b|sure\b|does\b|has\b|makes\b)(?P<obj>.+)$",
     re.I,
 )
 # "Love and acceptance should be everyone's right": "love" is a noun, the subject, there.

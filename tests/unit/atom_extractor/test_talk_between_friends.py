@@ -36,6 +36,11 @@ def facts_of(text: str) -> list[str]:
         "I'm getting people together to chat about this",
         "I'm working on a new project",
         "I may have found a job at a tech company I like",
+        "Sounds fab! Seattle is definitely a great and colorful city.",
+        "Yeah, birds are amazing!",
+        "Barcelona sounds awesome!",
+        "Sorry to hear that. Allergies can be tough.",
+        "Love sure does bring us joy, huh?",
     ],
 )
 def test_talk_that_holds_no_durable_fact_gives_none(turn: str) -> None:
@@ -63,6 +68,9 @@ def test_talk_that_holds_no_durable_fact_gives_none(turn: str) -> None:
         ("Sensei Hiroshi is my karate teacher already eight years", "Hiroshi", "Already"),
         ("i always grab the window seat when i fly, aisle seats drive me nuts", "window", "aisle"),
         ("I'm doing a PhD in chemistry", "PhD in chemistry", "ok"),
+        # An opinion of one's own is kept; one of a thing, said of no one, is not.
+        ("jazz is my favorite, and birds are amazing", "jazz", "birds"),
+        ("my mom is amazing", "mom", "birds"),
     ],
 )
 def test_the_durable_fact_beside_the_talk_is_kept_alone(

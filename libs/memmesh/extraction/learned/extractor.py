@@ -481,8 +481,24 @@ def _says_nothing_to_keep(clause: str) -> bool:
         or names_only_a_vague_thing(clause)
         or denies_a_condition(clause)
         or only_agrees(clause)
-        or bool(_PAST_OPINION.match(fact_body(clause)) and not _FIRST_PERSON_WORD.search(clause))
+        or (
+            bool(_PAST_OPINION.match(fact_body(clause)) or _OPINION_OF_A_THING.match(clause))
+            and not _FIRST_PERSON_WORD.search(clause)
+        )
     )
+
+
+# "Seattle is definitely a great city", "birds are amazing", "Barcelona sounds awesome",
+# "Allergies can be tough": an opinion of a thing, said of no one (labelling rule 5: only what
+# the user says of themselves is kept).
+_OPINION_OF_A_THING = re.compile(
+    r"^(?:[\w\"'.:-]+\s+){0,6}?[\w\"'.:-]+?(?:'s|\s+(?:is|are|sounds?|seems?|looks?|can be|must be))"
+    r"\s+(?:(?:so|such|really|definitely|indeed|truly|just|pretty|super|always|totally|very|"
+    r"quite)\s+)*(?:an?\s+)?(?:\w+\s+)?(?:amazing|awesome|great|the best|cool|fab|fun|lovely|"
+    r"beautiful|captivating|inspiring|incredible|classic|special|wonderful|fantastic|brilliant|"
+    r"gorgeous|stunning|interesting|exciting|therapeutic|rewarding|tough|hard|solid|good)\b",
+    re.I,
+)
 
 
 _PAST_OPINION = re.compile(
