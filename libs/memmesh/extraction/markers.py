@@ -27,7 +27,7 @@ _HYPOTHETICAL = re.compile(
 _HEDGE = re.compile(
     r"\b(?:maybe|perhaps|probably|possibly|I guess|I suppose|I think|I dunno|dunno|kinda|sorta|"
     r"not sure|who knows|might|could be|I feel like|seems? like|I don't know|no idea|"
-    r"more or less|sometimes|somewhat|or something|ish|may have|may be)\b|"
+    r"more or less|sometimes|somewhat|or something|ish|may have|may be|wondering (?:whether|if))\b|"
     r"(?<!what )(?<!which )(?<!that )(?<!this )(?<!any )(?<!every )(?<!some )\bkind of\b|"
     r"(?<!what )\bsort of\b",
     re.I,

@@ -41,6 +41,14 @@ def facts_of(text: str) -> list[str]:
         "Barcelona sounds awesome!",
         "Sorry to hear that. Allergies can be tough.",
         "Love sure does bring us joy, huh?",
+        # A short topic beside its hedge, a time-bound state, wondering, a request behind its
+        # courtesy, what someone unnamed keeps saying.
+        "The spicy food, maybe I like it a little, it depends of the day",
+        "podcasts are fine. ish.",
+        "Working from Lisbon till the 20th.",
+        "I've been wondering whether I'm actually an introvert",
+        "Please you write for me a short message to say sorry, I am late for the meeting.",
+        "my friend from yoga was telling me her husband just got diagnosed with celiac",
     ],
 )
 def test_talk_that_holds_no_durable_fact_gives_none(turn: str) -> None:
@@ -71,6 +79,8 @@ def test_talk_that_holds_no_durable_fact_gives_none(turn: str) -> None:
         # An opinion of one's own is kept; one of a thing, said of no one, is not.
         ("jazz is my favorite, and birds are amazing", "jazz", "birds"),
         ("my mom is amazing", "mom", "birds"),
+        # Asked for good, the request is a standing instruction.
+        ("Please you write to me always in simple English", "simple", "sorry"),
     ],
 )
 def test_the_durable_fact_beside_the_talk_is_kept_alone(

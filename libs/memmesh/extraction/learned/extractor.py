@@ -40,7 +40,7 @@ from .units import (
 )
 
 # Exclusions a learned candidate always honours, whatever the head says (seed 000).
-LEARNED_MARKERS = frozenset({HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM})
+LEARNED_MARKERS = frozenset({HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM, TIME_BOUND})
 # "my friend's dad is a pilot": news about someone else's relative, no one of the user's own
 # (labelling rule 4) unless that person is named ("my brother's wife Sara").
 # "my mom's a dentist" is "my mom is": after a determiner, an adverb or a preposition the
@@ -162,6 +162,10 @@ class HybridExtractor:
                 continue
             if _WORDS_SAID.match(unit.text) or _DATED_EVENT.search(unit.text):
                 continue
+            # "The spicy food, maybe I like it a little": a short topic the hedge beside it is
+            # about.
+            if _is_hedged_topic(units, position):
+                continue
             # "since I am small boy", "when I was a kid": a time of life, not what the user is.
             if unit.clause.connector in ("since", "when") and _CHILDHOOD.match(unit.text):
                 continue
@@ -210,7 +214,9 @@ class HybridExtractor:
             return None
         # "my friend was saying that if you're lactose intolerant…": what someone of the
         # user's says, with nothing of the user in it, is no taste or limit of the user's.
-        if category != "relationship" and _SOMEONE_SAYS.match(fact_body(unit.text)):
+        if _SOMEONE_SAYS.match(fact_body(unit.text)) and (
+            category != "relationship" or not _names_someone(unit.text)
+        ):
             return None
         text = render_fact(unit.text, category)
         if not text:
@@ -256,11 +262,27 @@ _CHILDHOOD = re.compile(
     re.I,
 )
 _SOMEONE_SAYS = re.compile(
-    rf"^(?:my|our)\s+(?:\w+\s+)??(?:{PERSON_ROLE_ALTERNATION})\s+"
-    r"(?:was saying|is saying|keeps saying|says|said|thinks|reckons|told me)\b"
+    rf"^(?:my|our)\s+(?:\w+\s+)??(?:{PERSON_ROLE_ALTERNATION})(?:\s+(?:from|at|in)\s+\w+)?\s+"
+    r"(?:(?:was|is|keeps|kept)\s+(?:saying|telling|insisting|asking)|says|said|thinks|reckons|"
+    r"told|tells|insists|claims)\b"
     r"(?!.*\b(?:I|I'm|I've|me|my)\b)",
     re.I,
 )
+
+
+def _is_hedged_topic(units: list[Unit], position: int) -> bool:
+    """A clause of at most four words, none of them the user's, beside a hedged one of its
+    sentence or right after it ("podcasts are fine. ish.")."""
+    unit = units[position]
+    if len(unit.text.split()) > 4 or _FIRST_PERSON_WORD.search(unit.text):
+        return False
+    beside = [
+        other
+        for index, other in enumerate(units)
+        if index != position
+        and (other.clause.sentence == unit.clause.sentence or index == position + 1)
+    ]
+    return any(HEDGED in other.markers for other in beside)
 
 
 def _same_thing(clause: str, previous: str) -> bool:
@@ -286,15 +308,21 @@ def _tells_no_state(clause: str) -> bool:
     """A request to the assistant or a subjectless one-off event, with nothing said after it."""
     body = fact_body(clause)
     words = re.findall(r"[\w']+", body.lower())
-    if not words or _LATER_SUBJECT.search(body):
+    # "please you write to me always in simple English" asks it for good.
+    if not words or _LATER_SUBJECT.search(body) or _STANDING.search(body):
         return False
+    # "Please you write for me a short message": the request's verb after its courtesy.
+    verb = next((w for w in words if w not in _COURTESY), "")
     return (
-        words[0] in _REQUEST_VERBS
+        verb in _REQUEST_VERBS
         # "no alcohol in recipes" limits what is made instead.
         or (not _LIMITING.match(clause.strip()) and _names_a_requested_thing(words))
         or _is_subjectless_event(next((w for w in words if w not in _EVENT_ADVERBS), ""))
     )
 
+
+_STANDING = re.compile(r"\b(?:always|never|every time|whenever|from now on|going forward)\b", re.I)
+_COURTESY = frozenset("please pls kindly you".split())
 
 # Words a phrase that limits something opens with ("no alcohol in recipes", "only halal").
 _LIMIT_WORDS = "no|not|never|nothing|zero|only"
