@@ -17,7 +17,7 @@ from .lexicon import (
 )
 from .markers import PLAN, TIME_BOUND
 from .model import Candidate
-from .text import conjugate_3sg, slug, third_person
+from .text import Clause, conjugate_3sg, slug, third_person
 
 _MODIFIER = "|".join(ROLE_MODIFIERS)
 _ROLE_PHRASE = rf"(?P<role>(?:(?:{_MODIFIER})\s+)?(?:{PERSON_ROLE_ALTERNATION}))"
@@ -381,6 +381,19 @@ _ROLE_ONLY = re.compile(
     rf"my\s+{_ROLE_PHRASE}$",
     re.I,
 )
+_CALENDAR_WORDS = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday january february march april
+june july august september october november december""".split()
+)
+
+
+def _goes_on(ctx: ClauseContext, clause: Clause) -> bool:
+    """Whether another clause of the same sentence follows the clause."""
+    later = ctx.clauses[clause.index + 1 : clause.index + 2]
+    return bool(later) and later[0].sentence == clause.sentence
+
+
+_ENDS_ON_ROLE = re.compile(rf"\b(?:my|our)\s+{_ROLE_PHRASE}$", re.I)
 # The name beside it, alone or presented: "Lorraine", "that's Otis", "me and Waffles".
 _NAME_ONLY = re.compile(
     rf"^(?:(?:and|so)\s+)?(?:(?i:that's|this is|it's|meet|(?:just\s+)?me and)\s+)?"
@@ -389,18 +402,31 @@ _NAME_ONLY = re.compile(
 
 
 def _appositive_name(ctx: ClauseContext) -> list[Candidate]:
-    """ "my therapist, Dr. Lin, says…" or "Mia, my daughter, …": role and name split by commas."""
+    """ "my therapist, Dr. Lin, says…" or "Mia, my daughter, …": role and name split by commas.
+    A clause that only ends on the role ("asking for my dad, Ferdinand, …") is named by the
+    clause after it."""
     match = _ROLE_ONLY.match(ctx.text)
-    if not match:
+    ends_on_role = None if match else _ENDS_ON_ROLE.search(ctx.text)
+    if not match and not ends_on_role:
         return []
+    match = match or ends_on_role
+    assert match is not None
+    previous = ctx.clauses[ctx.clause.index - 1] if ctx.clause.index and not ends_on_role else None
     neighbours = [
         c
-        for c in (ctx.following(), ctx.clauses[ctx.clause.index - 1] if ctx.clause.index else None)
+        for c in (ctx.following(), previous)
         if c is not None and c.sentence == ctx.clause.sentence
     ]
     for neighbour in neighbours:
         named = _NAME_ONLY.match(neighbour.text)
-        if named and named.group("name").split()[-1].lower() not in NOT_A_NAME:
+        # Set off on both sides ("my dad, Ferdinand, he's…"): "with my aunt, London." is where.
+        if ends_on_role and not _goes_on(ctx, neighbour):
+            continue
+        if (
+            named
+            and named.group("name").split()[-1].lower() not in NOT_A_NAME
+            and named.group("name").lower() not in _CALENDAR_WORDS
+        ):
             role = match.group("role")
             # "My son, Dmitri, he's dyslexic": what the clause after the name says of him.
             said = (

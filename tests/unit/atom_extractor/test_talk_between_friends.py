@@ -49,6 +49,8 @@ def facts_of(text: str) -> list[str]:
         "I've been wondering whether I'm actually an introvert",
         "Please you write for me a short message to say sorry, I am late for the meeting.",
         "my friend from yoga was telling me her husband just got diagnosed with celiac",
+        "I went shopping with my mom, Sunday.",
+        "I stayed with my aunt, London.",
     ],
 )
 def test_talk_that_holds_no_durable_fact_gives_none(turn: str) -> None:
@@ -79,6 +81,10 @@ def test_talk_that_holds_no_durable_fact_gives_none(turn: str) -> None:
         # An opinion of one's own is kept; one of a thing, said of no one, is not.
         ("jazz is my favorite, and birds are amazing", "jazz", "birds"),
         ("my mom is amazing", "mom", "birds"),
+        # A name set off by commas after the role that ends a clause names that person; a
+        # place or a day at the end of the sentence does not.
+        ("asking for my dad, Ferdinand, he's turning seventy", "Ferdinand", "seventy"),
+        ("is my physio, Dr Anand, I see her every Tuesday", "Anand", "Tuesday"),
         # Asked for good, the request is a standing instruction.
         ("Please you write to me always in simple English", "simple", "sorry"),
     ],
