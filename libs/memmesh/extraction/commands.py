@@ -1022,12 +1022,14 @@ def _names_this_talk(matched: str, text: str) -> bool:
 # my ex": someone else's words, reported, right before what would be a command.
 _REPORTING = re.compile(
     r"\b(?:told|tells|telling|tell|asked|asks|asking|wants|wanted|keeps? telling|kept telling)\s+"
-    r"(?:me|us)\s+to(?:\s+\w+)?\s*$|\b(?:says|said|thinks|thought)\s+(?:that\s+)?(?:I|we)\s+"
+    r"(?:me|us)\s+to(?:\s+\w+)?\s*$|\b(?:says|said|saying|thinks|thought)\s+(?:that\s+)?(?:I|we)\s+"
     r"(?:should|need to|have to|must)(?:\s+\w+)?\s*$|"
     # "this guy said you should stop bringing up your ex", "the minister said off the record":
     # advice or words of someone other than the user.
     r"(?<!\bI )\b(?:says|said|thinks|thought|reckons)\s+(?:that\s+)?(?:(?:you|people|one)\s+"
     r"(?:should|shouldn't|need to|have to|must)(?:\s+\w+)?\s*)?$|"
+    # "I wish I could just forget this whole week": a wish, not a request.
+    r"\b(?:wish|if only)\s+(?:I|we)\s+(?:could|can)(?:\s+just)?\s*$|"
     # "they won't stop talking about it": what others do, not what the user asks.
     r"\b(?:he|she|they|people|everyone|everybody)\s+(?:won't|wouldn't|can't|couldn't|never|don't|"
     r"doesn't|didn't)\s*$",

@@ -6,6 +6,7 @@ import pytest
 
 from memmesh.extraction.learned import default_hybrid_extractor
 from memmesh.extraction.learned.empty_clauses import denies_a_condition
+from memmesh.extraction.model import Command
 from memmesh.extraction.text import normalize, split_clauses
 
 
@@ -121,3 +122,26 @@ def test_a_question_tag_makes_the_whole_sentence_a_question() -> None:
 )
 def test_never_diagnosed_is_no_condition(clause: str, denied: bool) -> None:
     assert denies_a_condition(clause) is denied
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "ugh forget it i just dropped my phone in the sink",
+        "man i wish i could just forget this whole week honestly",
+        "wait, can you even remember stuff between chats or do you reset every time?",
+        "How I can delete my account from Instagram? Is very complicated.",
+        "can you remove the second paragraph from this doc, it's rambling",
+        "my mom keeps saying i should remember everything she tells me lol",
+        "My mother always told us: never bring up money at the dinner table.",
+    ],
+)
+def test_words_of_memory_that_set_nothing_give_no_command(turn: str) -> None:
+    assert default_hybrid_extractor().extract(turn).command is None
+
+
+@pytest.mark.parametrize(
+    "turn", ["please forget what I said about my ex", "can you forget my address?"]
+)
+def test_asked_plainly_forgetting_is_still_a_command(turn: str) -> None:
+    assert default_hybrid_extractor().extract(turn).command is Command.FORGET

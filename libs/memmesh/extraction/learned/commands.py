@@ -80,6 +80,7 @@ _REPORTED = re.compile(
     r"\b(?<!\bI\s)(?<!\byou\s)(?<!\bdon't\s)(?<!\bto\s)(?:says|said|say)\b|"
     r"\b(?<!\byou\s)suggested\b|"
     r"\b(?:told me|tells me|telling me|tell me to|asked me|asks me|wants me|keeps? telling|"
+    r"told us|tells us|keeps? saying|kept saying|wish I could|if only I could|"
     r"I should|I need to|I have to|I'm trying to|I try to)\b",
     re.I,
 )
@@ -103,10 +104,23 @@ _ABOUT_A_TOPIC = frozenset(
 _APP_THINGS = re.compile(
     r"\b(?:e-?mails?|texts?|messages?|dms?|voicemails?|memos?|alarms?|timers?|reminders?|calendar|"
     r"(?<!memory )files?|folders?|photos?|pictures?|videos?|songs?|tracks?|playlists?|podcasts?|episodes?|"
-    r"apps?|tabs?|cart|basket|contacts?|downloads?|(?:grocery|shopping|to-?do|packing) lists?)\b",
+    r"apps?|tabs?|cart|basket|contacts?|downloads?|(?:grocery|shopping|to-?do|packing) lists?|"
+    r"accounts?|paragraphs?|sentences?|docs?|documents?|pages?|posts?|comments?)\b",
     re.I,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# "ugh forget it, I just dropped my phone", "ah forget it, not important": never mind, said
+# before anything was told to forget.
+_NEVER_MIND = re.compile(
+    r"^(?:(?:ugh|ah|oh|nah|meh|eh|um|uh|ok|okay|well|actually)[\s,]+)*forget it\b", re.I
+)
+# "can you even remember stuff between chats or do you reset every time?": a question about
+# how the memory works, not a setting of it.
+_HOW_MEMORY_WORKS = re.compile(
+    r"\b(?:can|do|does|will|would)\s+you\s+(?:\w+\s+)?(?:remember|reset|keep|store|save|forget)\b"
+    r"[^?]*\b(?:between|across|after each|each time|every time|or not|or no|or do you)\b[^?]*\?",
+    re.I,
+)
 # What a topic is called around the words that name it: what the command is about, else the
 # first thing of the user's it names.
 _ABOUT = re.compile(
@@ -175,6 +189,8 @@ class LearnedCommands:
             or _REPORTED.search(normalized)
             or not _COMMAND_WORDS.search(normalized)
             or _APP_THINGS.search(normalized)
+            or _HOW_MEMORY_WORKS.search(normalized)
+            or _NEVER_MIND.search(normalized)
         ):
             return found
         sentences = [s for s in _SENTENCE.split(normalized) if s.strip()]
