@@ -1095,6 +1095,8 @@ _CORRECTION_TRIGGER = re.compile(
     r"big deal|doubt|offen[cs]e|kidding|more|need|matter|longer)\b)|^(?:wrong|correction|sorry)\b|"
     r"\b(?:I said|I did say|I meant|I mean|misheard|mis-heard|you heard|heard me wrong|not what I said|"
     r"I didn't say|I did not say|I don't say|I do not say|spelled|spelt|spell it)\b|^not\s+\w|"
+    # A word spelled out ("Z-H-O-U") or a letter named ("Karl, with a K"): how it is written.
+    r"\b[A-Za-z](?:-[A-Za-z]){2,}\b|\bwith an?\s+[A-Z]\b|"
     r"\b(?:that's|that is|that was|it's|it is)\s+not\s+(?:right|correct|what I said)\b|"
     # "you keep mixing them up", "you've confused the two": the assistant took one word for
     # the other just named ("I keep mixing them up" is the user's own slip, no correction).
@@ -1287,6 +1289,7 @@ def _pair(cleaned: str, triggered: bool) -> _Pair | None:
     pair = (
         _heard_as(cleaned)
         or _you_wrote_but(cleaned)
+        or _you_wrote_then_said(cleaned)
         or _you_said_parallel(cleaned)
         or _you_keep_calling(cleaned)
         or _not_heard_then_meant(cleaned)
@@ -1403,6 +1406,31 @@ def _you_wrote_but(text: str) -> _Pair | None:
         heard, meant = heard_number, meant_number
     fact_text = text[: found.start()] + text[found.start("meant") :]
     return _Pair(heard, _closest_span(meant, heard), fact_text)
+
+
+# "you've got my cat down as Pickle, it's Pixel", "You wrote 'there'. Should be 'their'.",
+# "Saved as 'Dave'. It's Dev.": what was written down, then, without a "but", the word meant.
+_YOU_WROTE_THEN = re.compile(
+    r"(?:\byou(?:'ve| have)?\s+(?:written|wrote|typed|put(?:\s+down)?|spelled|spelt|saved|noted|"
+    r"got)\s+(?:(?:me|my\s+[\w-]+)\s+)?(?:down\s+)?(?:as\s+)?|^(?:saved|written|noted)\s+as\s+)"
+    r"['\"]?(?P<heard>[\w'-]+(?:\s+[\w'-]+)?)['\"]?\s*[,.;?]\s*(?:(?:no|nope)[,\s]+)?"
+    r"(?:it's|its|it is|it should be|should be|I said|I told you|I'm|I am)\s+(?:an?\s+)?"
+    r"['\"]?(?P<meant>[\w'-]+)['\"]?",
+    re.I,
+)
+
+
+def _you_wrote_then_said(text: str) -> _Pair | None:
+    """Without a "but", only words that sound alike make a pair: "you wrote the email, it's
+    great" answers, it does not correct."""
+    found = _YOU_WROTE_THEN.search(text)
+    if not found:
+        return None
+    heard = found.group("heard").split()[-1].strip("'")
+    meant = found.group("meant").strip("'")
+    if heard.lower() == meant.lower() or _likeness(heard, meant) < _SOUNDS_ALIKE_UNSIGNED:
+        return None
+    return _Pair(heard, meant, text[: found.start()] + text[found.start("meant") :])
 
 
 # "you said I'm a pediatrician, I'm a podiatrist": what the assistant said back and the

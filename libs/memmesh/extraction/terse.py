@@ -448,7 +448,10 @@ def _standing_choice(sentence: str) -> str:
 def _common(phrase: str) -> str:
     """A phrase that opened its sentence, its capital dropped unless the word is written so
     everywhere ("Window seat" -> "window seat"; "NHS", "iPhone" stay)."""
-    first = phrase.split()[0]
+    words = phrase.split()
+    if not words:
+        return phrase
+    first = words[0]
     if len(first) > 1 and first[0].isupper() and first[1:].islower():
         return phrase[0].lower() + phrase[1:]
     return phrase

@@ -145,3 +145,44 @@ def test_words_of_memory_that_set_nothing_give_no_command(turn: str) -> None:
 )
 def test_asked_plainly_forgetting_is_still_a_command(turn: str) -> None:
     assert default_hybrid_extractor().extract(turn).command is Command.FORGET
+
+
+@pytest.mark.parametrize(
+    ("turn", "heard", "meant"),
+    [
+        ("you've got my cat down as Pickle, it's Pixel, like on a screen", "Pickle", "Pixel"),
+        ("You wrote 'there'. Should be 'their'.", "there", "their"),
+        ("Saved as 'Dave'. It's Dev. My flatmate.", "Dave", "Dev"),
+        (
+            "you've got me down as vegetarian, I'm pescatarian, I eat fish",
+            "vegetarian",
+            "pescatarian",
+        ),
+        # A word spelled out says the turn is about how a word is written.
+        ("Zhou, not Joe. Z-H-O-U.", "Joe", "Zhou"),
+    ],
+)
+def test_what_was_written_down_then_the_word_meant_is_a_correction(
+    turn: str, heard: str, meant: str
+) -> None:
+    result = default_hybrid_extractor().extract(turn)
+    assert result.command is Command.CORRECTION
+    assert result.correction is not None
+    assert (result.correction.heard, result.correction.meant) == (heard, meant)
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "you wrote the email, it's great",
+        "you saved me so much time, it's amazing",
+        "I like tea, not coffee",
+    ],
+)
+def test_an_answer_or_a_contrast_is_no_correction(turn: str) -> None:
+    assert default_hybrid_extractor().extract(turn).command is None
+
+
+def test_a_name_spelled_out_after_its_letter_is_read_without_failing() -> None:
+    facts = facts_of("My name is Ann with an E, A-N-N-E")
+    assert any("Ann" in fact for fact in facts)
