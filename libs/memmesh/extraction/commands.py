@@ -1919,6 +1919,9 @@ def _first_words(text: str, count: int) -> str:
 def _trim_shared_words(heard: str, meant: str) -> tuple[str, str]:
     """ "two fifty" / "two thirty" -> "fifty" / "thirty": only the words that differ."""
     heard_words, meant_words = heard.strip(" ,.").split(), meant.strip(" ,.").split()
+    # "I'm not a": a span cut off before its word leaves nothing to trim.
+    if not heard_words or not meant_words:
+        return " ".join(heard_words), " ".join(meant_words)
     numbers = _number_run(heard) == " ".join(heard_words) and _number_run(meant) == " ".join(
         meant_words
     )

@@ -186,3 +186,9 @@ def test_an_answer_or_a_contrast_is_no_correction(turn: str) -> None:
 def test_a_name_spelled_out_after_its_letter_is_read_without_failing() -> None:
     facts = facts_of("My name is Ann with an E, A-N-N-E")
     assert any("Ann" in fact for fact in facts)
+
+
+@pytest.mark.parametrize("turn", ["I'm not a", "it's not", "you wrote", "Saved as", "my dad,"])
+def test_a_turn_cut_off_mid_sentence_is_read_without_failing(turn: str) -> None:
+    result = default_hybrid_extractor().extract(turn)
+    assert (list(result.facts), result.command) == ([], None)
