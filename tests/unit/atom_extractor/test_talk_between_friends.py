@@ -3,6 +3,8 @@ called by name, praise for what was just shown, how one is doing, a tag question
 event, what someone else says. The durable facts said beside them still come through."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memmesh.extraction.learned import default_hybrid_extractor
 from memmesh.extraction.learned.empty_clauses import denies_a_condition
@@ -192,3 +194,19 @@ def test_a_name_spelled_out_after_its_letter_is_read_without_failing() -> None:
 def test_a_turn_cut_off_mid_sentence_is_read_without_failing(turn: str) -> None:
     result = default_hybrid_extractor().extract(turn)
     assert (list(result.facts), result.command) == ([], None)
+
+
+# Words that open the shapes the extractor reads (corrections, commands, appositives, terse
+# notes), to be cut off and run together in any order.
+_SHAPE_WORDS = (
+    "I I'm I said not no it's you wrote Saved as my dad sister Dana , . ? - : = with a K "
+    "Z-H-O-U forget that remember please don't mention love the is was sorry wait scratch "
+    "allergic to peanuts vegan Tuesday three hundred grams"
+).split()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_SHAPE_WORDS), max_size=10))
+def test_any_run_of_the_shapes_words_is_read_without_failing(words: list[str]) -> None:
+    result = default_hybrid_extractor().extract(" ".join(words))
+    assert all(fact.text.startswith("User") for fact in result.facts)
