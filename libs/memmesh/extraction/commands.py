@@ -465,6 +465,25 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         rf"dwelling on)\s*{_TOPIC}?{_END}",
     ),
     (Command.DO_NOT_MENTION, r"\b(?:stop|quit)\s+bringing\s+(?P<target>[^,.!?]+?)\s+up\b"),
+    # "please stop to suggest me wine": a learner's "stop to" is "stop -ing".
+    (
+        Command.DO_NOT_MENTION,
+        r"(?<!\bI )\bstop\s+to\s+(?:suggest|recommend|mention|talk about|speak about|bring up|"
+        rf"remind me (?:of|about)|ask (?:me )?about)\s+(?:me\s+)?{_TOPIC}{_END}",
+    ),
+    # "could you maybe ease off mentioning my divorce", "lay off the weight comments".
+    (
+        Command.DO_NOT_MENTION,
+        rf"{_IMPERATIVE}(?:(?:maybe|please|just)\s+)?(?:ease|lay|let up)\s+off\s+(?:on\s+)?"
+        rf"(?:mentioning|bringing up|talking about|asking about)\s+{_TOPIC}{_END}",
+    ),
+    # "can we retire the jokes about my height", "drop the comments on my weight".
+    (
+        Command.DO_NOT_MENTION,
+        r"\b(?:retire|drop|cut|skip|ditch|lose)\s+(?:the|your|those|all the)\s+(?:jokes?|comments?|"
+        # Of the user's own ("the jokes about cats in your set" are a comedian's).
+        rf"remarks?|digs?|lectures?|reminders?)\s+(?:about|on)\s+(?=(?:my|our|me)\b){_TOPIC}{_END}",
+    ),
     # "can we retire the topic of my weight loss, for good": a subject closed for the future.
     (
         Command.DO_NOT_MENTION,

@@ -143,6 +143,25 @@ def test_words_of_memory_that_set_nothing_give_no_command(turn: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "turn",
+    [
+        "so please stop to suggest me wine with everything",
+        "Can we retire the jokes about my height? Thanks.",
+        "could you maybe ease off mentioning my divorce, it catches me off guard",
+    ],
+)
+def test_asking_a_subject_be_left_alone_is_do_not_mention(turn: str) -> None:
+    assert default_hybrid_extractor().extract(turn).command is Command.DO_NOT_MENTION
+
+
+@pytest.mark.parametrize(
+    "turn", ["you should drop the jokes about cats in your set", "I need to stop to think about it"]
+)
+def test_advice_and_a_pause_are_no_do_not_mention(turn: str) -> None:
+    assert default_hybrid_extractor().extract(turn).command is None
+
+
+@pytest.mark.parametrize(
     "turn", ["please forget what I said about my ex", "can you forget my address?"]
 )
 def test_asked_plainly_forgetting_is_still_a_command(turn: str) -> None:
