@@ -44,6 +44,7 @@ def facts_of(text: str) -> list[str]:
         "Barcelona sounds awesome!",
         "Sorry to hear that. Allergies can be tough.",
         "Love sure does bring us joy, huh?",
+        "Garlic is indeed delicious.",
         # A short topic beside its hedge, a time-bound state, wondering, a request behind its
         # courtesy, what someone unnamed keeps saying.
         "The spicy food, maybe I like it a little, it depends of the day",

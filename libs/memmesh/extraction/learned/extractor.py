@@ -524,7 +524,8 @@ _OPINION_OF_A_THING = re.compile(
     r"\s+(?:(?:so|such|really|definitely|indeed|truly|just|pretty|super|always|totally|very|"
     r"quite)\s+)*(?:an?\s+)?(?:\w+\s+)?(?:amazing|awesome|great|the best|cool|fab|fun|lovely|"
     r"beautiful|captivating|inspiring|incredible|classic|special|wonderful|fantastic|brilliant|"
-    r"gorgeous|stunning|interesting|exciting|therapeutic|rewarding|tough|hard|solid|good)\b",
+    r"gorgeous|stunning|interesting|exciting|therapeutic|rewarding|tough|hard|solid|good|"
+    r"delicious|tasty|yummy|nice|perfect|epic|wild|crazy|cute|adorable)\b",
     re.I,
 )
 
