@@ -78,8 +78,7 @@ _DEGREE = re.compile(_DEGREE_WORDS, re.I)
 _STUDIES = re.compile(
     rf"^{I_AM}\s+(?:currently\s+)?(?P<verb>doing|studying|pursuing|getting|working on|"
     r"finishing)\s+"
-    r"(?P<what>(?:a|an|my)\s+(?:phd|ph\.d\.?|master's|masters|degree|bachelor's|doctorate|mba|"
-    r"residency|apprenticeship)\b.*|[\w ]+?)$|^I'm\s+in\s+(?P<school>(?:med|law|grad|nursing|"
+    rf"(?P<what>{_DEGREE_WORDS}.*|[\w ]+?)$|^I'm\s+in\s+(?P<school>(?:med|law|grad|nursing|"
     r"medical|art)\s+school.*)$",
     re.I,
 )

@@ -734,13 +734,17 @@ ukulele banjo mandolin oboe bassoon keyboard organ accordion harmonica tuba sita
 """.split()
 )
 
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
 # Time words naming holidays or calendar units rather than places.
-NON_PLACE_CAPITALS = frozenset(
-    """
-christmas easter thanksgiving ramadan eid diwali hanukkah passover halloween new year
-january february march april may june july august september october november december
-monday tuesday wednesday thursday friday saturday sunday i
-""".split()
+NON_PLACE_CAPITALS = (
+    frozenset(
+        "christmas easter thanksgiving ramadan eid diwali hanukkah passover halloween new year i".split()
+    )
+    | MONTHS
+    | WEEKDAYS
 )
 
 EMOTION_WORDS = frozenset(

@@ -9,11 +9,13 @@ from .lexicon import (
     DEMONYMS,
     DURABLE_ADJECTIVES,
     MEDICAL_CONDITIONS,
+    MONTHS,
     NOT_A_NAME,
     PERSON_ROLE_ALTERNATION,
     PERSON_ROLES,
     ROLE_MODIFIERS,
     SINGULAR_ROLES,
+    WEEKDAYS,
 )
 from .markers import PLAN, TIME_BOUND
 from .model import Candidate
@@ -381,10 +383,8 @@ _ROLE_ONLY = re.compile(
     rf"my\s+{_ROLE_PHRASE}$",
     re.I,
 )
-_CALENDAR_WORDS = frozenset(
-    """monday tuesday wednesday thursday friday saturday sunday january february march april
-june july august september october november december""".split()
-)
+# A day or a month closing the sentence is when, not who; "May" is a name as often.
+_CALENDAR_WORDS = (WEEKDAYS | MONTHS) - {"may"}
 
 
 def _goes_on(ctx: ClauseContext, clause: Clause) -> bool:
@@ -406,11 +406,10 @@ def _appositive_name(ctx: ClauseContext) -> list[Candidate]:
     A clause that only ends on the role ("asking for my dad, Ferdinand, …") is named by the
     clause after it."""
     match = _ROLE_ONLY.match(ctx.text)
-    ends_on_role = None if match else _ENDS_ON_ROLE.search(ctx.text)
-    if not match and not ends_on_role:
+    ends_on_role = match is None
+    match = match or _ENDS_ON_ROLE.search(ctx.text)
+    if match is None:
         return []
-    match = match or ends_on_role
-    assert match is not None
     previous = ctx.clauses[ctx.clause.index - 1] if ctx.clause.index and not ends_on_role else None
     neighbours = [
         c

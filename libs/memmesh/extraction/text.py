@@ -193,14 +193,14 @@ def split_clauses(text: str) -> list[Clause]:
         # "Music's amazing, isn't it?": a tag makes the whole sentence a question.
         tagged = "?" in ender and bool(parts) and bool(_QUESTION_TAG.match(parts[-1][1]))
         for part_no, (connector, body) in enumerate(parts):
-            is_last = part_no == len(parts) - 1 or tagged
+            is_last = part_no == len(parts) - 1
             clauses.append(
                 Clause(
                     text=body,
                     connector=connector,
                     sentence=sentence_no,
                     index=len(clauses),
-                    is_question=("?" in ender and is_last) or looks_like_question(body),
+                    is_question=("?" in ender and (is_last or tagged)) or looks_like_question(body),
                 )
             )
     return [c for c in clauses if c.text]

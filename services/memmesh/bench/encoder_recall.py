@@ -11,7 +11,6 @@ category. No BM25, no fusion: this compares the two vectors only.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
@@ -21,14 +20,17 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from memmesh.bench.eval_retrieval import (
+    CATEGORIES,
+    DEFAULT_DATASET,
+    evidence_of,
+    sessions_of,
+    turn_text,
+)
 from memmesh.embedding.encoder import default_encoder
 from memmesh.embedding.static import default_static_encoder
 
-DEFAULT_DATASET = Path("../shared/datasets/locomo10.json")
 DEPTHS = (8, 20, 50)
-CATEGORIES = (1, 2, 3, 4)
-_DIA_ID = re.compile(r"D\d+:\d+")
-_SESSION = re.compile(r"session_(\d+)")
 
 
 class TextEncoder(Protocol):
@@ -37,16 +39,11 @@ class TextEncoder(Protocol):
 
 def conversation_turns(conversation: dict[str, Any]) -> tuple[list[str], list[str]]:
     """The dialogue ids and texts of every turn, session by session."""
-    numbers = sorted(int(m.group(1)) for k in conversation if (m := _SESSION.fullmatch(k)))
-    ids, texts = [], []
-    for number in numbers:
-        for turn in conversation[f"session_{number}"]:
-            text = turn["text"]
-            if turn.get("blip_caption"):
-                text = f"{text} [shares a photo: {turn['blip_caption']}]"
-            ids.append(turn["dia_id"])
-            texts.append(f"{turn['speaker']}: {text}")
-    return ids, texts
+    turns = [turn for _, _, session in sessions_of(conversation) for turn in session]
+    return (
+        [turn["dia_id"] for turn in turns],
+        [f"{turn['speaker']}: {turn_text(turn)}" for turn in turns],
+    )
 
 
 def recall_by_encoder(samples: Sequence[dict[str, Any]]) -> dict[str, dict[str, float]]:
@@ -60,7 +57,7 @@ def recall_by_encoder(samples: Sequence[dict[str, Any]]) -> dict[str, dict[str, 
         ids, texts = conversation_turns(item["conversation"])
         matrices = {name: encoder.encode(texts) for name, encoder in encoders.items()}
         for qa in item["qa"]:
-            evidence = {e for raw in qa.get("evidence", []) for e in _DIA_ID.findall(raw)}
+            evidence = evidence_of(qa)
             if qa.get("category") not in CATEGORIES or not evidence:
                 continue
             for name, encoder in encoders.items():

@@ -72,6 +72,19 @@ def sessions_of(conversation: dict) -> list[tuple[str, datetime, list[dict]]]:  
     ]
 
 
+def turn_text(turn: dict[str, Any]) -> str:
+    """A turn's words, a shared photo's caption appended as the user would see it."""
+    text = str(turn["text"])
+    if turn.get("blip_caption"):
+        text = f"{text} [shares a photo: {turn['blip_caption']}]"
+    return text
+
+
+def evidence_of(qa: dict[str, Any]) -> set[str]:
+    """The dialogue ids of a question's evidence turns."""
+    return {e for raw in qa.get("evidence", []) for e in _DIA_ID.findall(raw)}
+
+
 def user_id(sample: int, speaker: str) -> str:
     return f"locomo{sample}-{re.sub(r'[^A-Za-z0-9]', '', speaker).lower()}"
 
@@ -159,10 +172,9 @@ def ingest_conversation(
                     if turn["speaker"] == speaker
                     else memory_pb2.ROLE_ASSISTANT
                 )
-                text = turn["text"]
-                if turn.get("blip_caption"):
-                    text = f"{text} [shares a photo: {turn['blip_caption']}]"
-                gateway.ingest(user, session, turn_id(user, turn["dia_id"]), role, text, at)
+                gateway.ingest(
+                    user, session, turn_id(user, turn["dia_id"]), role, turn_text(turn), at
+                )
             gateway.close_session(user, session, at + timedelta(seconds=30))
             last = max(last, at)
     return speakers, last
@@ -182,7 +194,7 @@ def ask_every_question(
         for number, qa in enumerate(item["qa"]):
             if qa.get("category") not in CATEGORIES:
                 continue
-            evidence = {e for raw in qa.get("evidence", []) for e in _DIA_ID.findall(raw)}
+            evidence = evidence_of(qa)
             if not evidence:
                 continue
             named = [

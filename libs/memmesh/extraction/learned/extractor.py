@@ -243,15 +243,15 @@ recommend remind schedule send set show suggest tell text translate write direct
 
 # "I totally forgot my mom's birthday yesterday", "we got back from Rome two days ago": what
 # happened on a named past day is an event, whatever the head makes of its words.
+_DAY_SAID = (
+    r"yesterday|last (?:night|week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|"
+    r"sunday)|(?:this|yesterday) (?:morning|afternoon|evening)|earlier today|the other day"
+)
 _DATED_EVENT = re.compile(
-    r"\b(?:yesterday|last night|(?:an?|one|two|three|four|five|few|\d+)\s+(?:hours?|days?|weeks?)\s+ago|"
-    r"last (?:week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    r"(?:this|yesterday) (?:morning|afternoon|evening)|earlier today|the other day)"
+    rf"\b(?:{_DAY_SAID}|(?:an?|one|two|three|four|five|few|\d+)\s+(?:hours?|days?|weeks?)\s+ago)"
     r"\s*[.!]*$|"
     # "Last week I was in hospital because of …": the day said first.
-    r"^(?:yesterday|last (?:night|week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|"
-    r"sunday)|(?:this|yesterday) (?:morning|afternoon|evening)|earlier today|the other day)\b"
-    r"(?=.*\b(?:was|were|had|went|got|\w+ed)\b)",
+    rf"^(?:{_DAY_SAID})\b(?=.*\b(?:was|were|had|went|got|\w+ed)\b)",
     re.I,
 )
 
