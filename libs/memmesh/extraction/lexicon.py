@@ -608,6 +608,10 @@ MEDICAL_CONDITIONS = frozenset(
         "autism",
     }
 )
+# Longest first, so "celiac disease" is matched whole before a shorter name inside it.
+MEDICAL_CONDITION_ALTERNATION = "|".join(
+    re.escape(c) for c in sorted(MEDICAL_CONDITIONS, key=len, reverse=True)
+)
 BODY_PARTS = frozenset(
     {
         "back",

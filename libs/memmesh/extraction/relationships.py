@@ -8,7 +8,7 @@ from .context import RELATIONSHIP_MARKERS, ClauseContext, build, last_capitalize
 from .lexicon import (
     DEMONYMS,
     DURABLE_ADJECTIVES,
-    MEDICAL_CONDITIONS,
+    MEDICAL_CONDITION_ALTERNATION,
     MONTHS,
     NOT_A_NAME,
     PERSON_ROLE_ALTERNATION,
@@ -244,7 +244,7 @@ _MARRIED_TO = re.compile(
 _LASTING_ADJECTIVE = "|".join(
     re.escape(a) for a in sorted(DURABLE_ADJECTIVES, key=len, reverse=True)
 )
-_CONDITION = "|".join(re.escape(c) for c in sorted(MEDICAL_CONDITIONS, key=len, reverse=True))
+_CONDITION = MEDICAL_CONDITION_ALTERNATION
 # Non-native speech often drops the third-person "s" ("my son Felix have autism").
 _DURABLE_PREDICATE = re.compile(
     r"^\s*(?:'s|is|has|have|has got|have got|'s got|'s been|has been)\s+(?:(?:basically|also|always)\s+)?"

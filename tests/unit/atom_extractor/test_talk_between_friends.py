@@ -55,6 +55,10 @@ def facts_of(text: str) -> list[str]:
         "my friend from yoga was telling me her husband just got diagnosed with celiac",
         "I went shopping with my mom, Sunday.",
         "I stayed with my aunt, London.",
+        # A clause that opens on a past verb tells an event; "me and him" is no one by name.
+        "Missed the bus again.",
+        "got stung by a wasp at the picnic",
+        "me and him are together at the office today",
     ],
 )
 def test_talk_that_holds_no_durable_fact_gives_none(turn: str) -> None:
@@ -91,6 +95,12 @@ def test_talk_that_holds_no_durable_fact_gives_none(turn: str) -> None:
         ("is my physio, Dr Anand, I see her every Tuesday", "Anand", "Tuesday"),
         # Asked for good, the request is a standing instruction.
         ("Please you write to me always in simple English", "simple", "sorry"),
+        # A present verb or a condition got tells what holds, whatever the first word looks
+        # like; the one a user is married to is someone in particular in any case.
+        ("Crowded beaches are my personal hell, I'll take anywhere else", "beaches", "anywhere"),
+        ("got ADHD, so bullet points, not walls of text, please", "ADHD", "please"),
+        ("Tomas and I have been married twelve years", "Tomas", "ok"),
+        ("yeah so me and uh oksana we've been married since two thousand nine", "oksana", "uh"),
     ],
 )
 def test_the_durable_fact_beside_the_talk_is_kept_alone(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..lexicon import MEDICAL_CONDITIONS, durable_adjective_alternation
+from ..lexicon import MEDICAL_CONDITION_ALTERNATION, durable_adjective_alternation
 from .render import fact_body
 
 # Words a clause cannot end on when it is finished: a copula or auxiliary still waiting for
@@ -48,7 +48,7 @@ _CONDITION = (
     "allergic|intolerant|sensitive|"
     + durable_adjective_alternation("constraint")
     + "|"
-    + "|".join(re.escape(c) for c in sorted(MEDICAL_CONDITIONS, key=len, reverse=True))
+    + MEDICAL_CONDITION_ALTERNATION
 )
 # "not allergic or anything", "I'm not diabetic", "I'm not a wheelchair user", "I don't have
 # celiac": a condition or an aid the user says they do not have is no limit on anything (a

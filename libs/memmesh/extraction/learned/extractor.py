@@ -15,7 +15,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..context import critical_tokens
-from ..lexicon import NOT_A_NAME, PERSON_ROLE_ALTERNATION, PERSON_ROLES
+from ..lexicon import (
+    MEDICAL_CONDITION_ALTERNATION,
+    NOT_A_NAME,
+    PERSON_ROLE_ALTERNATION,
+    PERSON_ROLES,
+)
 from ..markers import HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM, TIME_BOUND
 from ..model import BASIS_POINTS_MAX, Candidate, ExtractionResult, FactType
 from ..rules import collect_candidates
@@ -317,8 +322,18 @@ def _tells_no_state(clause: str) -> bool:
         verb in _REQUEST_VERBS
         # "no alcohol in recipes" limits what is made instead.
         or (not _LIMITING.match(clause.strip()) and _names_a_requested_thing(words))
-        or _is_subjectless_event(next((w for w in words if w not in _EVENT_ADVERBS), ""))
+        or (
+            _is_subjectless_event(next((w for w in words if w not in _EVENT_ADVERBS), ""))
+            and not _HOLDS_NOW.search(body)
+        )
     )
+
+
+# "Crowded beaches are my personal hell", "got ADHD": a verb in the present, or a condition
+# the user has got, tells what holds, whatever the first word looks like.
+_HOLDS_NOW = re.compile(
+    rf"\b(?:is|are|am)\b|^(?:\w+\s+)?got\s+(?:{MEDICAL_CONDITION_ALTERNATION})\b", re.I
+)
 
 
 _STANDING = re.compile(r"\b(?:always|never|every time|whenever|from now on|going forward)\b", re.I)
@@ -458,8 +473,24 @@ def _about_someone_unnamed(clause: str) -> bool:
 
 
 def _names_someone(clause: str) -> bool:
-    """A capitalised name after the first word, or a name introduced as one."""
-    return bool(_NAMED.search(clause) or _NAME_GIVEN.search(clause))
+    """A capitalised name after the first word, a name introduced as one, or the one the user
+    is married to or together with ("Tomas and I have been married twelve years")."""
+    if _NAMED.search(clause) or _NAME_GIVEN.search(clause):
+        return True
+    couple = _COUPLE.match(clause)
+    if couple is None:
+        return False
+    return (couple["first"] or couple["second"]).lower() not in _NOT_A_PARTNER
+
+
+# "me and oksana we've been married since 2009", "Tomas and I are together ten years": the
+# name beside the user's in a couple, in whatever case a transcript gives it.
+_COUPLE = re.compile(
+    r"^(?:me and (?P<second>[a-z]{2,})|(?P<first>[a-z]{2,}) and (?:I|me))\b.{0,40}?"
+    r"\b(?:married|together|engaged|dating|partners)\b",
+    re.I,
+)
+_NOT_A_PARTNER = NOT_A_NAME | frozenset("my him her them you he she they his".split())
 
 
 _NAMES_ONLY = re.compile(r"^[A-Z][\w'-]+(?:\s*(?:,|\band\b|&)\s*[A-Z][\w'-]+)+[.!]?$")
