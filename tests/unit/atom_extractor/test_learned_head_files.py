@@ -11,9 +11,13 @@ import pytest
 from memmesh.embedding import default_encoder
 from memmesh.extraction.learned import default_hybrid_extractor
 from memmesh.extraction.learned.commands import NO_COMMAND, learned_target
-from memmesh.extraction.learned.heads import SoftmaxHead
+from memmesh.extraction.learned.heads import HiddenLayerHead, SoftmaxHead
 from memmesh.extraction.learned.labels import CLASSES
-from memmesh.extraction.learned.model_files import CLAUSE_HEAD_PATH, COMMAND_HEAD_PATH
+from memmesh.extraction.learned.model_files import (
+    CLAUSE_HEAD_PATH,
+    CLAUSE_HIDDEN_HEAD_PATH,
+    COMMAND_HEAD_PATH,
+)
 from memmesh.extraction.learned.train import (
     COMMAND_PROBE_ROUNDS,
     command_training_turns,
@@ -34,16 +38,21 @@ def test_the_shipped_head_loads_with_the_feature_width_of_the_encoder() -> None:
     assert head.weights.shape == (feature_width(default_encoder().dimension), len(CLASSES))
 
 
-def test_the_shipped_head_is_what_training_on_the_dev_split_gives() -> None:
+def test_the_shipped_heads_are_what_training_on_the_dev_split_gives() -> None:
     trained = train_clause_head([DEV_SPLIT], default_encoder())
-    retrained, features = trained.head, trained.features
     shipped = SoftmaxHead.load(CLAUSE_HEAD_PATH)
-    assert np.allclose(retrained.weights, shipped.weights, atol=1e-3)
-    agreement = (
-        retrained.probabilities(features).argmax(axis=1)
-        == shipped.probabilities(features).argmax(axis=1)
-    ).mean()
-    assert agreement == 1.0
+    shipped_hidden = HiddenLayerHead.load(CLAUSE_HIDDEN_HEAD_PATH)
+    assert np.allclose(trained.head.weights, shipped.weights, atol=1e-3)
+    assert np.allclose(trained.hidden_layer_head.weights, shipped_hidden.weights, atol=1e-3)
+    assert np.allclose(
+        trained.hidden_layer_head.hidden_weights, shipped_hidden.hidden_weights, atol=1e-3
+    )
+    for retrained, kept in ((trained.head, shipped), (trained.hidden_layer_head, shipped_hidden)):
+        agreement = (
+            retrained.probabilities(trained.features).argmax(axis=1)
+            == kept.probabilities(trained.features).argmax(axis=1)
+        ).mean()
+        assert agreement == 1.0
 
 
 @pytest.mark.parametrize(

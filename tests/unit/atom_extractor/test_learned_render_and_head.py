@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -9,8 +10,18 @@ import pytest
 
 from memmesh.extraction.gates import apply_gates
 from memmesh.extraction.learned import default_hybrid_extractor
-from memmesh.extraction.learned.extractor import _tells_no_state, four_factor_confidence_bp
-from memmesh.extraction.learned.heads import SoftmaxHead, train_head
+from memmesh.extraction.learned.extractor import (
+    _places_the_fact_before,
+    _tells_no_state,
+    four_factor_confidence_bp,
+)
+from memmesh.extraction.learned.heads import (
+    AveragedHeads,
+    HiddenLayerHead,
+    SoftmaxHead,
+    train_head,
+    train_hidden_layer_head,
+)
 from memmesh.extraction.learned.labels import labelled_units
 from memmesh.extraction.learned.render import fact_key, render_fact, strip_episodic_time
 from memmesh.extraction.learned.units import is_fragment_tail, turn_units
@@ -80,24 +91,56 @@ def test_rendered_facts_pass_the_seed_002_gates() -> None:
     assert [f.text for f in accepted] == [c.text for c in candidates], rejections
 
 
+def test_a_time_phrase_after_a_rules_fact_places_it_and_holds_no_fact_of_its_own() -> None:
+    units = turn_units(normalize("I'm retired, finally, after thirty years of teaching"))
+    assert [u.text for u in units][2] == "after thirty years of teaching"
+    # The rule's fact is the first clause; "finally" completes it.
+    assert _places_the_fact_before(units, 2, covered={0}, tails={1})
+    assert not _places_the_fact_before(units, 2, covered=set(), tails={1})
+    mine = turn_units(normalize("I'm retired, finally, after I sold my shop"))
+    assert not _places_the_fact_before(mine, 2, covered={0}, tails={1})
+
+
 def test_four_factor_confidence_meets_the_user_fact_threshold_only_when_verbatim() -> None:
     assert four_factor_confidence_bp("I drive a Tesla", "oh and I drive a Tesla") == 8000
     assert four_factor_confidence_bp("I drive a Tesla", "I drive a tesla, I drive a tesla") == 9000
     assert four_factor_confidence_bp("I drive a Tesla last year", "I own a Tesla") == 7000
 
 
-def test_head_learns_a_separable_problem_and_round_trips(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("train", "kind"),
+    [(train_head, SoftmaxHead), (train_hidden_layer_head, HiddenLayerHead)],
+)
+def test_a_head_learns_a_separable_problem_and_round_trips(
+    tmp_path: Path,
+    train: Callable[..., SoftmaxHead | HiddenLayerHead],
+    kind: type[SoftmaxHead | HiddenLayerHead],
+) -> None:
     features = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]], dtype=np.float32)
-    head = train_head(features, ["none", "none", "identity", "identity"], ("none", "identity"))
+    labels = ["none", "none", "identity", "identity"]
+    head = train(features, labels, ("none", "identity"))
     probabilities = head.probabilities(features)
     assert list(probabilities.argmax(axis=1)) == [0, 0, 1, 1]
-    again = train_head(features, ["none", "none", "identity", "identity"], ("none", "identity"))
-    assert np.array_equal(again.weights, head.weights)  # deterministic training
+    again = train(features, labels, ("none", "identity"))
+    assert np.array_equal(again.probabilities(features), probabilities)  # deterministic
     path = tmp_path / "head.npz"
     head.save(path)
-    loaded = SoftmaxHead.load(path)
+    loaded = kind.load(path)
     assert loaded.classes == head.classes
     assert np.array_equal(loaded.probabilities(features), probabilities)
+
+
+def test_the_hidden_layer_learns_what_no_linear_head_can_and_heads_average() -> None:
+    # Exclusive or: the class depends on the two features together.
+    features = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]], dtype=np.float32)
+    labels = ["none", "none", "identity", "identity"]
+    hidden = train_hidden_layer_head(features, labels, ("none", "identity"), steps=500)
+    assert list(hidden.probabilities(features).argmax(axis=1)) == [0, 0, 1, 1]
+    linear = train_head(features, labels, ("none", "identity"))
+    assert list(linear.probabilities(features).argmax(axis=1)) != [0, 0, 1, 1]
+    averaged = AveragedHeads((linear, hidden)).probabilities(features)
+    expected = (linear.probabilities(features) + hidden.probabilities(features)) / 2
+    assert np.allclose(averaged, expected, atol=1e-6)
 
 
 def test_labels_mark_the_clause_holding_the_fact_tokens() -> None:

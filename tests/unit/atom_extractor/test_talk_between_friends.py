@@ -100,6 +100,8 @@ def test_talk_that_holds_no_durable_fact_gives_none(turn: str) -> None:
         ("Crowded beaches are my personal hell, I'll take anywhere else", "beaches", "anywhere"),
         ("got ADHD, so bullet points, not walls of text, please", "ADHD", "please"),
         ("Tomas and I have been married twelve years", "Tomas", "ok"),
+        # A phrase that places the fact before it in time is no fact alone.
+        ("I'm retired now, finally, after thirty years of teaching", "retired", "thirty"),
         ("yeah so me and uh oksana we've been married since two thousand nine", "oksana", "uh"),
     ],
 )

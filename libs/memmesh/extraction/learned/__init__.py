@@ -7,17 +7,21 @@ from functools import lru_cache
 
 from .commands import LearnedCommands
 from .extractor import HybridExtractor, Thresholds
-from .heads import SoftmaxHead
-from .model_files import CLAUSE_HEAD_PATH, COMMAND_HEAD_PATH
+from .heads import AveragedHeads, HiddenLayerHead, SoftmaxHead
+from .model_files import CLAUSE_HEAD_PATH, CLAUSE_HIDDEN_HEAD_PATH, COMMAND_HEAD_PATH
 
 __all__ = ["HybridExtractor", "SoftmaxHead", "Thresholds", "default_hybrid_extractor"]
 
 
 @lru_cache(maxsize=1)
 def default_hybrid_extractor() -> HybridExtractor:
-    """The process-wide hybrid extractor: the shared encoder and the head shipped in the package."""
+    """The process-wide hybrid extractor: the shared encoder and the heads shipped in the
+    package (the clause heads averaged)."""
     from memmesh.embedding import default_encoder
 
     encoder = default_encoder()
     commands = LearnedCommands(encoder, SoftmaxHead.load(COMMAND_HEAD_PATH))
-    return HybridExtractor(encoder, SoftmaxHead.load(CLAUSE_HEAD_PATH), commands=commands)
+    clause_head = AveragedHeads(
+        (SoftmaxHead.load(CLAUSE_HEAD_PATH), HiddenLayerHead.load(CLAUSE_HIDDEN_HEAD_PATH))
+    )
+    return HybridExtractor(encoder, clause_head, commands=commands)

@@ -5,4 +5,5 @@ from __future__ import annotations
 from pathlib import Path
 
 CLAUSE_HEAD_PATH = Path(__file__).with_name("clause_head.npz")
+CLAUSE_HIDDEN_HEAD_PATH = Path(__file__).with_name("clause_hidden_head.npz")
 COMMAND_HEAD_PATH = Path(__file__).with_name("command_head.npz")

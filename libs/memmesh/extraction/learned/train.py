@@ -1,4 +1,5 @@
-"""Train the clause head from labelled corpora and write it beside the code.
+"""Train the clause heads and the command head from labelled corpora and write them beside
+the code.
 
 usage: python -m memmesh.extraction.learned.train [CORPUS.jsonl ...]
 With no argument it trains on the project's development split only
@@ -18,9 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from .commands import COMMAND_CLASSES, LabelledTurn, labelled_turns, read_probe_rounds
-from .heads import SoftmaxHead, train_head
+from .heads import HiddenLayerHead, SoftmaxHead, train_head, train_hidden_layer_head
 from .labels import CLASSES, LabelledUnit, labelled_units, read_cases
-from .model_files import CLAUSE_HEAD_PATH, COMMAND_HEAD_PATH
+from .model_files import CLAUSE_HEAD_PATH, CLAUSE_HIDDEN_HEAD_PATH, COMMAND_HEAD_PATH
 from .units import TextEncoder, unit_features
 
 DEFAULT_CORPORA = (Path("fixtures/extraction/dev.jsonl"),)
@@ -34,9 +35,11 @@ TRAINING_STEPS, TRAINING_L2, TRAINING_LEARNING_RATE = 2000, 1e-4, 1.0
 
 @dataclass(frozen=True)
 class TrainedHead:
-    """A head with what it was trained on: the labelled clauses and their features."""
+    """The clause heads with what they were trained on: the labelled clauses and their
+    features."""
 
     head: SoftmaxHead
+    hidden_layer_head: HiddenLayerHead
     examples: list[LabelledUnit]
     features: np.ndarray
 
@@ -53,7 +56,8 @@ def train_clause_head(corpora: Sequence[Path], encoder: TextEncoder) -> TrainedH
         l2=TRAINING_L2,
         learning_rate=TRAINING_LEARNING_RATE,
     )
-    return TrainedHead(head, examples, features)
+    hidden_layer_head = train_hidden_layer_head(features, [e.label for e in examples], CLASSES)
+    return TrainedHead(head, hidden_layer_head, examples, features)
 
 
 def train_command_head(turns: Sequence[LabelledTurn], encoder: TextEncoder) -> SoftmaxHead:
@@ -76,7 +80,7 @@ def command_training_turns(
 
 
 def main(argv: list[str]) -> int:
-    """Train on the given corpora (default: the dev split) and save the clause head."""
+    """Train on the given corpora (default: the dev split) and save the heads."""
     from memmesh.embedding import default_encoder
 
     corpora = tuple(Path(a) for a in argv) or DEFAULT_CORPORA
@@ -86,12 +90,14 @@ def main(argv: list[str]) -> int:
     encoder = default_encoder()
     trained = train_clause_head(corpora, encoder)
     trained.head.save(CLAUSE_HEAD_PATH)
+    trained.hidden_layer_head.save(CLAUSE_HIDDEN_HEAD_PATH)
     command_turns = command_training_turns(corpora, COMMAND_PROBE_ROUNDS)
     train_command_head(command_turns, encoder).save(COMMAND_HEAD_PATH)
     counts = Counter(e.label for e in trained.examples)
     print(
         f"trained on {len(trained.examples)} clauses {dict(sorted(counts.items()))} "
-        f"-> {CLAUSE_HEAD_PATH}; {len(command_turns)} turns -> {COMMAND_HEAD_PATH}"
+        f"-> {CLAUSE_HEAD_PATH}, {CLAUSE_HIDDEN_HEAD_PATH}; "
+        f"{len(command_turns)} turns -> {COMMAND_HEAD_PATH}"
     )
     return 0
 
