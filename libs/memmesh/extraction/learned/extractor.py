@@ -20,6 +20,7 @@ from ..lexicon import (
     NOT_A_NAME,
     PERSON_ROLE_ALTERNATION,
     PERSON_ROLES,
+    WEEKDAYS,
 )
 from ..markers import HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM, TIME_BOUND
 from ..model import BASIS_POINTS_MAX, Candidate, ExtractionResult, FactType
@@ -258,8 +259,8 @@ recommend remind schedule send set show suggest tell text translate write direct
 # "I totally forgot my mom's birthday yesterday", "we got back from Rome two days ago": what
 # happened on a named past day is an event, whatever the head makes of its words.
 _DAY_SAID = (
-    r"yesterday|last (?:night|week|weekend|monday|tuesday|wednesday|thursday|friday|saturday|"
-    r"sunday)|(?:this|yesterday) (?:morning|afternoon|evening)|earlier today|the other day"
+    rf"yesterday|last (?:night|week|weekend|{'|'.join(sorted(WEEKDAYS))})|"
+    r"(?:this|yesterday) (?:morning|afternoon|evening)|earlier today|the other day"
 )
 _DATED_EVENT = re.compile(
     rf"\b(?:{_DAY_SAID}|(?:an?|one|two|three|four|five|few|\d+)\s+(?:hours?|days?|weeks?)\s+ago)"

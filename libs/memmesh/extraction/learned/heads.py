@@ -79,11 +79,7 @@ def train_head(
     learning_rate: float = 0.5,
 ) -> SoftmaxHead:
     """Fit a class-balanced L2-regularised softmax regression by full-batch gradient descent."""
-    index = {name: i for i, name in enumerate(classes)}
-    targets = np.array([index[label] for label in labels])
-    count = features.shape[0]
-    one_hot = np.zeros((count, len(classes)), dtype=np.float64)
-    one_hot[np.arange(count), targets] = 1.0
+    targets, one_hot = _targets(labels, classes)
     # Rare classes weigh as much as common ones in total, so "none" does not drown the rest.
     sample_weight = _class_weights(targets, len(classes))
     x = features.astype(np.float64)
@@ -91,11 +87,7 @@ def train_head(
     bias = np.zeros(len(classes))
     total_weight = sample_weight.sum()
     for _ in range(steps):
-        logits = x @ weights + bias
-        logits -= logits.max(axis=1, keepdims=True)
-        probs = np.exp(logits)
-        probs /= probs.sum(axis=1, keepdims=True)
-        error = (probs - one_hot) * sample_weight[:, None] / total_weight
+        error = (_softmax(x @ weights + bias) - one_hot) * sample_weight[:, None] / total_weight
         weights -= learning_rate * (x.T @ error + l2 * weights)
         bias -= learning_rate * error.sum(axis=0)
     return SoftmaxHead(classes, weights.astype(np.float32), bias.astype(np.float32))
@@ -155,6 +147,14 @@ class AveragedHeads:
         return averaged
 
 
+def _targets(labels: Sequence[str], classes: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Each label's class index, and the same as float64 one-hot rows."""
+    index = {name: i for i, name in enumerate(classes)}
+    targets = np.array([index[label] for label in labels])
+    one_hot: np.ndarray = np.eye(len(classes))[targets]
+    return targets, one_hot
+
+
 def _class_weights(targets: np.ndarray, class_count: int) -> np.ndarray:
     """Per-sample weights under which every class weighs the same in total."""
     per_class = np.bincount(targets, minlength=class_count).astype(np.float64)
@@ -177,9 +177,7 @@ def train_hidden_layer_head(
 
     With l2 at 1e-4 the layer fitted the dev split's short fragments one by one ("PhD
     student" alone came out as no fact); 1e-3 keeps it smooth, 3e-3 cost precision."""
-    index = {name: i for i, name in enumerate(classes)}
-    targets = np.array([index[label] for label in labels])
-    one_hot = np.eye(len(classes))[targets]
+    targets, one_hot = _targets(labels, classes)
     sample_weight = _class_weights(targets, len(classes))
     sample_weight /= sample_weight.sum()
     x = features.astype(np.float64)

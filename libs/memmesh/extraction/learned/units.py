@@ -15,6 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from ..commands import is_command_clause
+from ..lexicon import WEEKDAYS
 from ..markers import (
     HEDGED,
     HYPOTHETICAL,
@@ -127,7 +128,7 @@ def feature_width(encoder_dimension: int) -> int:
     return 2 * encoder_dimension + len(MARKERS) + 8
 
 
-_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_DAYS = "|".join(sorted(WEEKDAYS))
 # "I play pickup basketball every Sunday", "I pray five times a day": a frequency says the
 # clause tells what keeps happening, not what happened once.
 _HABIT = re.compile(
