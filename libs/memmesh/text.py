@@ -63,6 +63,11 @@ _PLAIN_WORD = re.compile(r"[a-z0-9]+")
 # Index words: runs of Unicode letters and digits of casefolded text, possessives dropped.
 _INDEX_WORD = re.compile(r"[^\W_]+")
 _POSSESSIVE = re.compile(r"['’]s\b")
+# A name a speaker addresses someone by: after a comma or a greeting, before a punctuation
+# mark ("Thanks, Mel!", "Hey Jon, look"). Sentence-initial words ("Wow, ...") are not taken.
+_ADDRESS = re.compile(
+    r"(?:, |\b(?:[Hh]ey|[Hh]i|[Hh]ello|[Tt]hanks|[Dd]ear) )([A-Z][a-z]+)(?=[!?.,])"
+)
 # Snowball stemmers keep state while they stem: one per thread.
 _STEMMERS = threading.local()
 
@@ -75,6 +80,12 @@ def sentences(text: str) -> list[str]:
 def words(text: str) -> list[str]:
     """Word tokens of conversation text in order, case kept (typographic apostrophes made plain)."""
     return [w.replace("’", "'") for w in _WORD.findall(text)]
+
+
+def addressed_names(text: str) -> list[str]:
+    """The names a text addresses someone by ("Thanks, Mel!" -> Mel), in order, as written:
+    who is talking to whom, not what is talked about."""
+    return _ADDRESS.findall(text)
 
 
 def index_words(text: str) -> list[str]:

@@ -55,8 +55,17 @@ def test_sentences_split_after_their_closing_mark_and_keep_it() -> None:
 def test_a_sentence_an_earlier_digest_holds_is_left_out_of_a_later_one() -> None:
     kept = without_repeats([SESSION, EPISODE])
     assert [d.summary for d in kept] == [SESSION.summary, "They made a bowl."]
-    # The digest still cites what it quoted: the sentence is in the bundle, in the first one.
-    assert kept[1].evidence_turn_ids == EPISODE.evidence_turn_ids
+    # t5 is cited once, by the digest that quotes it first; the later one cites what only
+    # it says.
+    assert kept[0].evidence_turn_ids == SESSION.evidence_turn_ids
+    assert kept[1].evidence_turn_ids == ("t6",)
+
+
+def test_a_turn_an_earlier_digest_cites_is_not_cited_again() -> None:
+    other_episode = Digest("s1#e3", "Lake", "The lake was cold.", ("t1", "t4"), "s1")
+    kept = without_repeats([SESSION, other_episode])
+    assert kept[1].summary == other_episode.summary
+    assert kept[1].evidence_turn_ids == ("t4",)
 
 
 def test_a_digest_saying_nothing_new_makes_room_for_the_next_one() -> None:

@@ -20,7 +20,8 @@ from memmesh.engines.thread_store.domain.episodes import (
     segment,
 )
 from memmesh.engines.thread_store.domain.model import Role, Turn
-from memmesh.engines.thread_store.domain.salience import salient_sentences
+from memmesh.engines.thread_store.domain.salience import salience, salient_sentences
+from memmesh.engines.thread_store.domain.text import entities
 
 T0 = 1_767_225_600_000_000
 
@@ -160,3 +161,21 @@ def test_every_episode_is_bounded_and_cites_only_turns_it_quotes(texts: list[str
         cited += episode.evidence_turn_ids
         assert episode.episode_id.startswith("s1#e") and number < MAX_EPISODES
     assert len(cited) == len(set(cited))
+
+
+def test_a_name_the_speaker_addresses_is_no_entity_of_what_is_said() -> None:
+    # "Thanks, Mel!" says who is listening; counted as an entity it made every reply to Mel
+    # salient and every digest title "Mel, ...".
+    assert entities("Thanks, Mel! I met Sarah at the Louvre.") == ["Sarah", "Louvre"]
+    assert entities("Hey Jon, Sarah says hi.") == ["Sarah"]
+
+
+def test_a_sentence_of_the_speakers_own_life_outranks_praise_of_the_listener() -> None:
+    told = "I signed up for a pottery class."
+    praise = "Your painting looks awesome."
+    assert salience(told) > salience(praise)
+    reply = (
+        "That's great news, Caroline! Your painting looks awesome. "
+        "By the way, I'm off to go swimming with the kids."
+    )
+    assert "By the way, I'm off to go swimming with the kids." in salient_sentences(reply)

@@ -52,10 +52,10 @@ MAX_WORKING_TURNS = 6
 WORKING_TURN_CHARS = 1000
 # Thread and episode digests paged in (seed 001 §2.20): each is a bounded extractive summary
 # (≤ 600 chars) citing the turns it quotes. With the digests citing the turns found ranked
-# first (RANKING.md), the cap is more often full: on LoCoMo 15 kept the mean bundle at 11.6 KB
-# (16 gave 12.2 KB); with what another digest already says left out (without_repeats) and
-# key entities not repeated, 16 take about the bytes 15 took (17 would pass 12 KB).
-MAX_DIGESTS = 16
+# first (RANKING.md), the cap is more often full. What another digest already says or cites
+# is left out (without_repeats) and key entities are not repeated: on LoCoMo 17 digests take
+# a mean bundle of 11.7 KB (18 would pass 12 KB on its held-out conversations).
+MAX_DIGESTS = 17
 DIGEST_CHARS = 600
 MAX_LOOPS = 10
 LOOP_CHARS = 200
@@ -208,9 +208,11 @@ def quoting_first(digests: Sequence[Digest], ranked_turns: Sequence[TurnRecord])
 
 def without_repeats(digests: Sequence[Digest]) -> list[Digest]:
     """Each digest without the sentences an earlier one already holds (a session's digest
-    and its episodes' quote the same turns), and without a digest all of whose sentences
-    are there already: the bytes go to digests that say something else."""
+    and its episodes' quote the same turns) and without the turns an earlier one already
+    cites, and without a digest all of whose sentences are there already: the bytes go to
+    digests that say something else."""
     seen: set[str] = set()
+    cited: set[str] = set()
     fresh_digests: list[Digest] = []
     for digest in digests:
         said = sentences_of(digest.summary)
@@ -218,8 +220,12 @@ def without_repeats(digests: Sequence[Digest]) -> list[Digest]:
         seen.update(said)
         if said and not fresh:
             continue
+        evidence = tuple(t for t in digest.evidence_turn_ids if t not in cited)
+        cited.update(evidence)
         fresh_digests.append(
-            digest if len(fresh) == len(said) else digest._replace(summary=" ".join(fresh))
+            digest._replace(summary=" ".join(fresh), evidence_turn_ids=evidence)
+            if len(fresh) != len(said) or len(evidence) != len(digest.evidence_turn_ids)
+            else digest
         )
     return fresh_digests
 

@@ -4,7 +4,6 @@ words and stems come from memmesh.text)."""
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Collection, Sequence
 from typing import Protocol
 
@@ -12,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memmesh.engines.retrieval_ranker.domain.dense import quantised
-from memmesh.text import INDEX_STOP_WORDS, index_words, stem
+from memmesh.text import INDEX_STOP_WORDS, addressed_names, index_words, stem
 
 # Words whose stems show a change of stemmer in the analyzer's fingerprint (inflections,
 # suffixes and irregular forms Snowball's versions have treated differently).
@@ -25,11 +24,6 @@ FINGERPRINT_PROBE = (
 # Raised when terms() changes in a way the fingerprint cannot see.
 ANALYSIS_VERSION = 1
 
-# A name a speaker addresses someone by: after a comma or a greeting, before a punctuation
-# mark ("Thanks, Mel!", "Hey Jon, look"). Sentence-initial words ("Wow, ...") are not taken.
-_ADDRESS = re.compile(
-    r"(?:, |\b(?:[Hh]ey|[Hh]i|[Hh]ello|[Tt]hanks|[Dd]ear) )([A-Z][a-z]+)(?=[!?.,])"
-)
 
 # Words that ask about memory in general; a query made only of these is generic.
 GENERIC_RECALL_WORDS = frozenset(
@@ -112,7 +106,7 @@ class Analyzer:
 
     def addressed(self, text: str) -> tuple[str, ...]:
         """The index terms of the names the text addresses someone by, each once, sorted."""
-        return tuple(sorted({stem(name.casefold()) for name in _ADDRESS.findall(text)}))
+        return tuple(sorted({stem(name.casefold()) for name in addressed_names(text)}))
 
     def without_addressed(self, query: str, names: Collection[str]) -> str:
         """The query without its words that are one of these names (index terms), or the

@@ -19,12 +19,26 @@ _NUMBER = re.compile(r"\d")
 Quote = tuple[int, int, str, str]
 
 
+# A sentence in the first person tells of the speaker's own life, one in the second person
+# only of the listener's ("That's great news, you'll do so well!"): a digest of someone's
+# turns is about them. The weight moves a sentence by two content words either way.
+_FIRST_PERSON = frozenset("i i'm i've i'd i'll me my mine we we're we've our ours us".split())
+_SECOND_PERSON = frozenset("you you're you've you'd you'll your yours".split())
+PERSON_WEIGHT = 2
+
+
 def salience(sentence: str) -> int:
-    """Entities count double, a number once, and every content stem once."""
+    """Entities count double, a number once, every content stem once, and the person the
+    sentence speaks in moves it up (first) or down (second only)."""
+    said = {w.lower() for w in words(sentence)}
+    person = (
+        PERSON_WEIGHT if said & _FIRST_PERSON else -PERSON_WEIGHT if said & _SECOND_PERSON else 0
+    )
     return (
         2 * len(entities(sentence))
         + int(bool(_NUMBER.search(sentence)))
         + len(content_stems(sentence))
+        + person
     )
 
 

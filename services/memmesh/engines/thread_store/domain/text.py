@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import re
 
-from memmesh.text import CONVERSATION_STOP_WORDS, entity_node_id, sentences, stem, words
+from memmesh.text import (
+    CONVERSATION_STOP_WORDS,
+    addressed_names,
+    entity_node_id,
+    sentences,
+    stem,
+    words,
+)
 
 _CAPITALISED = re.compile(r"[A-Z][a-zA-Z'’-]*")
 
@@ -35,11 +42,13 @@ def entities(text: str, limit: int = 8) -> list[str]:
     """Capitalised names and terms (consecutive capitalised words join), first-seen order.
 
     A sentence's first word counts only when it is not a common opener, so "Sarah called"
-    yields Sarah and "Booked it" yields nothing.
+    yields Sarah and "Booked it" yields nothing. A name the sentence addresses someone by
+    ("Thanks, Mel!") is who is talking, not what is talked about, and is no entity of it.
     """
     found: dict[str, str] = {}
     for sentence in sentences(text):
-        tokens = words(sentence)
+        addressed = set(addressed_names(sentence))
+        tokens = ["" if t in addressed else t for t in words(sentence)]
         run: list[str] = []
         for index, token in enumerate([*tokens, ""]):
             is_name = bool(_CAPITALISED.fullmatch(token)) and token.lower() not in _NOT_ENTITIES
