@@ -214,9 +214,14 @@ _QUESTION_TAG = re.compile(
 )
 
 
+# Commas, semicolons, colons and spaced dashes break a sentence into clauses, except a comma
+# or colon inside a number or a time ("the 7:40 bus", "1,500 steps").
+_CLAUSE_BREAK = re.compile(r"\s*(?:;|(?<!\d)[,:]|[,:](?!\d))\s*|\s+-\s+")
+
+
 def _split_sentence(sentence: str) -> list[tuple[str, str]]:
     result: list[tuple[str, str]] = []
-    for chunk in re.split(r"\s*[,;:]\s*|\s+-\s+", sentence):
+    for chunk in _CLAUSE_BREAK.split(sentence):
         for piece in _split_run_on(chunk.strip()):
             result.extend(_split_conjunctions(piece))
     return [(c, b.strip(" ,.")) for c, b in result if b.strip(" ,.")]

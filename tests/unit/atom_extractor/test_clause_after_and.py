@@ -92,3 +92,21 @@ def test_a_reason_a_pronoun_or_a_bare_comma_opens_no_statement(turn):
     units = _units(turn)
     assert len(units) == 2
     assert not opens_statement(units[1])
+
+
+@pytest.mark.parametrize(
+    ("turn", "clauses"),
+    [
+        (
+            "missed the 7:40 bus. no car, never learned to drive.",
+            ["missed the 7:40 bus", "no car", "never learned to drive"],
+        ),
+        (
+            "I walk 10,000 steps a day: rain or shine",
+            ["I walk 10,000 steps a day", "rain or shine"],
+        ),
+        ("kids: 7, 4 and 2", ["kids", "7", "4 and 2"]),
+    ],
+)
+def test_a_number_or_a_time_is_not_cut_at_its_comma_or_colon(turn, clauses):
+    assert [c.text for c in split_clauses(normalize(turn))] == clauses

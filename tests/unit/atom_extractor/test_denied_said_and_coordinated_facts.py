@@ -92,3 +92,15 @@ def test_a_fragment_adding_an_item_with_too_is_a_fact_of_its_own():
     texts = [f.text.lower() for f in facts]
     assert any("vegan" in t and "gluten" not in t for t in texts)
     assert any("gluten" in t and "vegan" not in t for t in texts)
+
+
+@pytest.mark.parametrize(
+    ("turn", "second"),
+    [("I'm vegan, gluten intolerant too.", "gluten"), ("I have asthma, eczema as well", "eczema")],
+)
+def test_a_second_item_is_read_with_the_lead_of_the_clause_before(turn, second):
+    # The head reads "gluten intolerant too" as "I'm gluten intolerant too", as a listener
+    # hears it; alone the fragment sat at the acceptance bar.
+    texts = [f.text.lower() for f in default_hybrid_extractor().extract(turn).facts]
+    assert len(texts) == 2
+    assert any(second in t and " too" not in t and "as well" not in t for t in texts), texts

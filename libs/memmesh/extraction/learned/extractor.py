@@ -537,20 +537,33 @@ _USERS_OWN_CLAUSE = re.compile(r"^(?:\w+\s+){0,2}?(?:I|I'm|I've|Im)\b", re.I)
 def _with_subjects_restored(units: list[Unit]) -> list[Unit]:
     """The units as the head reads them: a clause with no subject after one of the user's own
     in its sentence ("I'm a nurse, used to be a teacher") is read with the user as its subject
-    ("I used to be a teacher"), as the listener hears it."""
+    ("I used to be a teacher"), and a second item added to what the user is or has ("I'm
+    vegan, gluten intolerant too") with the clause's own lead ("I'm gluten intolerant too"),
+    as the listener hears them."""
     restored = list(units)
     for position in range(1, len(units)):
         unit, previous = units[position], units[position - 1]
         words = unit.text.split()
-        if (
-            words
-            and words[0].lower() in _PAST_LEADS
-            and previous.clause.sentence == unit.clause.sentence
-            and _USERS_OWN_CLAUSE.match(previous.text)
-        ):
-            clause = replace(unit.clause, text=f"I {unit.text}")
+        if not words or previous.clause.sentence != unit.clause.sentence:
+            continue
+        lead = ""
+        if words[0].lower() in _PAST_LEADS and _USERS_OWN_CLAUSE.match(previous.text):
+            lead = "I"
+        elif _ADDS_AN_ITEM.search(unit.text) and not _SUBJECT_FIRST.match(unit.text):
+            state = _STATE_LEAD.match(previous.text)
+            lead = state.group(0) if state else ""
+        if lead:
+            clause = replace(unit.clause, text=f"{lead} {unit.text}")
             restored[position] = replace(unit, clause=clause)
     return restored
+
+
+# "…, gluten intolerant too": a fragment adding a second item to the clause before.
+_ADDS_AN_ITEM = re.compile(r"\b(?:too|as well|also)\W*$", re.I)
+_STATE_LEAD = re.compile(r"^(?:I'm|I am|Im|I have|I've got)(?=\s)", re.I)
+_SUBJECT_FIRST = re.compile(
+    r"^(?:I|I'm|I've|Im|my|we|we're|our|he|she|they|it|it's|you|that|this|there)\b", re.I
+)
 
 
 def _goes_on_about_someone(unit: Unit, previous: Unit) -> bool:

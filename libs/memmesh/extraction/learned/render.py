@@ -46,7 +46,7 @@ _LEAD_IN = re.compile(
     re.I,
 )
 _TRAILING = re.compile(
-    r"[\s,;:-]+(?:please|thanks|thank you|lol|haha|ok|okay|though|too)?[\s.!?]*$", re.I
+    r"[\s,;:-]+(?:please|thanks|thank you|lol|haha|ok|okay|though|too|as well)?[\s.!?]*$", re.I
 )
 _ADVERB = re.compile(
     r"^(?:\w+ly|also|still|just|always|never|only|even|totally|pretty much)$", re.I
