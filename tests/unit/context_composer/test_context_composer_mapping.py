@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from google.protobuf.timestamp_pb2 import Timestamp
+
 from memmesh.common.v1 import bundle_pb2, memory_pb2
-from memmesh.engines.context_composer.domain.model import Entity
-from memmesh.engines.context_composer.mapping import retrieved_of, session_context_of
+from memmesh.engines.context_composer.domain.model import Bundle, Entity
+from memmesh.engines.context_composer.mapping import (
+    bundle_message,
+    retrieved_of,
+    session_context_of,
+)
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as ranker_pb
 from memmesh.thread_store.v1 import thread_store_service_pb2 as thread_pb
 
@@ -91,3 +97,26 @@ def test_key_entities_the_title_or_summary_already_names_are_not_repeated() -> N
     (digest,) = retrieved_of(response).digests
     # "Mel" is in the title as a word of its own; "Clay" nowhere but the entities.
     assert digest.summary == "Thanks, Melanie! The pottery class is on Tuesdays. Clay"
+
+
+def test_a_digest_in_the_bundle_says_when_what_it_summarises_was_said() -> None:
+    # "I signed up for a pottery class yesterday" answers "when" only with the session's date.
+    said_at = Timestamp(seconds=1_688_391_810)
+    episode = memory_pb2.Digest(
+        thread_id="s5",
+        episode_id="s5#e1",
+        title="Pottery",
+        summary="I signed up for a pottery class yesterday.",
+        evidence_turn_ids=["t4"],
+        update_time=said_at,
+    )
+    response = ranker_pb.RetrieveResponse(
+        digests=[ranker_pb.Candidate(document=ranker_pb.Document(digest=episode), doc_id="s5#e1")]
+    )
+    (digest,) = retrieved_of(response).digests
+    message = bundle_message(Bundle(now_us=0, mode="IN_SESSION", digests=(digest,)))
+    assert message.digests[0].time == said_at
+    undated = bundle_message(
+        Bundle(now_us=0, mode="IN_SESSION", digests=(digest._replace(time_us=0),))
+    )
+    assert not undated.digests[0].HasField("time")

@@ -303,6 +303,7 @@ class BundleDigest(_message.Message):
     SUMMARY_FIELD_NUMBER: _builtins.int
     EVIDENCE_TURN_IDS_FIELD_NUMBER: _builtins.int
     THREAD_ID_FIELD_NUMBER: _builtins.int
+    TIME_FIELD_NUMBER: _builtins.int
     digest_id: _builtins.str
     """The thread or session the digest summarises."""
     title: _builtins.str
@@ -317,6 +318,12 @@ class BundleDigest(_message.Message):
     def evidence_turn_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Turn ids it cites."""
 
+    @_builtins.property
+    def time(self) -> _timestamp_pb2.Timestamp:
+        """When what it summarises was said (its last turn): what "yesterday" or "last week" in
+        its summary counts from, for questions of when.
+        """
+
     def __init__(
         self,
         *,
@@ -325,10 +332,11 @@ class BundleDigest(_message.Message):
         summary: _builtins.str = ...,
         evidence_turn_ids: _abc.Iterable[_builtins.str] | None = ...,
         thread_id: _builtins.str = ...,
+        time: _timestamp_pb2.Timestamp | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["time", b"time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest_id", b"digest_id", "evidence_turn_ids", b"evidence_turn_ids", "summary", b"summary", "thread_id", b"thread_id", "title", b"title"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest_id", b"digest_id", "evidence_turn_ids", b"evidence_turn_ids", "summary", b"summary", "thread_id", b"thread_id", "time", b"time", "title", b"title"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -155,7 +155,12 @@ def _digest_of(candidate: ranker_pb.Candidate) -> Digest:
     summary = " ".join(part for part in (digest.summary, *unnamed) if part)
     doc_id = candidate.doc_id or digest.episode_id or digest.thread_id
     return Digest(
-        doc_id, digest.title, summary, tuple(digest.evidence_turn_ids), digest.thread_id or doc_id
+        doc_id,
+        digest.title,
+        summary,
+        tuple(digest.evidence_turn_ids),
+        digest.thread_id or doc_id,
+        _micros(digest, "update_time"),
     )
 
 
@@ -300,6 +305,19 @@ def channel_number(channel: str) -> memory_pb2.Channel.ValueType:
     return _number(memory_pb2.Channel, channel, "CHANNEL_")
 
 
+def _digest_message(digest: Digest) -> bundle_pb2.BundleDigest:
+    message = bundle_pb2.BundleDigest(
+        digest_id=digest.digest_id,
+        title=digest.title,
+        summary=digest.summary,
+        evidence_turn_ids=list(digest.evidence_turn_ids),
+        thread_id=digest.thread_id or digest.digest_id,
+    )
+    if digest.time_us:
+        message.time.CopyFrom(timestamp_of(digest.time_us))
+    return message
+
+
 def _turn_message(turn: TurnRecord) -> bundle_pb2.BundleTurn:
     message = bundle_pb2.BundleTurn(
         turn_id=turn.turn_id,
@@ -359,16 +377,7 @@ def bundle_message(bundle: Bundle) -> bundle_pb2.ContextBundle:
             for t in bundle.atoms
         ],
         excerpts=[_turn_message(t) for t in bundle.excerpts],
-        digests=[
-            bundle_pb2.BundleDigest(
-                digest_id=d.digest_id,
-                title=d.title,
-                summary=d.summary,
-                evidence_turn_ids=list(d.evidence_turn_ids),
-                thread_id=d.thread_id or d.digest_id,
-            )
-            for d in bundle.digests
-        ],
+        digests=[_digest_message(d) for d in bundle.digests],
         episode_bridge=bundle.episode_bridge,
         mode=_number(bundle_pb2.SessionMode, bundle.mode or "UNSPECIFIED", "SESSION_MODE_"),
         entities=[

@@ -69,6 +69,8 @@ class Digest(NamedTuple):
     evidence_turn_ids: tuple[str, ...] = ()
     # The thread it belongs to: an episode digest names its session, rules on which reach it.
     thread_id: str = ""
+    # When its last turn was said (microseconds), 0 when unknown.
+    time_us: int = 0
 
 
 class Loop(NamedTuple):
