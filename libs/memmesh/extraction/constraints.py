@@ -168,6 +168,16 @@ _FEAR = re.compile(
     r"terrible|massive|genuine|crippling)\s+)?(?P<noun>fear|phobia)\s+of)\s+(?P<obj>.+)$",
     re.I,
 )
+# "thunderstorms terrify me", "big dogs really scare me": the same fear, its object first.
+_FEARED_BY = re.compile(
+    r"^(?P<obj>[\w'’ -]+?)\s+(?:really\s+|absolutely\s+|just\s+|totally\s+|still\s+)?"
+    r"(?P<verb>terrif|scare|frighten|petrif)(?:y|ies|s|ens|en)?\s+me"
+    r"(?:\s+(?:to death|senseless|silly))?$",
+    re.I,
+)
+_NEGATION_WORDS = frozenset(
+    "don't dont doesn't doesnt didn't didnt never not won't wont no nothing nobody".split()
+)
 # Gerunds that name a fear rather than a worry about one errand.
 _FEARED_ACTIVITIES = frozenset(
     "flying driving swimming diving sailing heights needles speaking singing dancing".split()
@@ -742,7 +752,7 @@ def _devices(ctx: ClauseContext, text: str) -> list[Candidate]:
 
 
 def _fear(ctx: ClauseContext, text: str) -> list[Candidate]:
-    match = _FEAR.match(text)
+    match = _FEAR.match(text) or _FEARED_BY.match(text)
     if not match:
         return []
     obj = clean_object(match.group("obj"))
@@ -750,12 +760,23 @@ def _fear(ctx: ClauseContext, text: str) -> list[Candidate]:
     if (
         not words
         or is_generic_object(obj, frozenset())
-        or words[0] in ("my", "our", "your", "what", "how", "that", "whether", "if")
+        or words[0]
+        in ("my", "our", "your", "what", "how", "that", "whether", "if", "it", "this", "he", "she")
+        or words[0] in ("they", "you", "which", "the thought", "thinking", "everything")
+        # "sharks don't scare me": no fear at all.
+        or _NEGATION_WORDS.intersection(words)
         or (words[0].endswith("ing") and words[0] not in _FEARED_ACTIVITIES)
     ):
         return []
-    if match.group("noun"):
+    groups = match.groupdict()
+    if groups.get("noun"):
         statement = f"User has a {match.group('noun').lower()} of {third_person(obj)}"
+    elif groups.get("verb"):
+        # Said in the user's own word, so the fact stays grounded in what they said.
+        kind = {"terrif": "terrified", "petrif": "petrified", "scare": "scared"}.get(
+            match.group("verb").lower(), f"{match.group('verb').lower()}ed"
+        )
+        statement = f"User is {kind} of {third_person(obj)}"
     else:
         degree = (match.group("degree") or "").lower()
         statement = f"User is {degree}{match.group('kind').lower()} of {third_person(obj)}"

@@ -58,7 +58,7 @@ def test_the_shipped_heads_are_what_training_on_the_dev_split_gives() -> None:
 @pytest.mark.parametrize(
     ("utterance", "category", "token"),
     [
-        ("thunderstorms terrify me", "constraint", "thunderstorms"),
+        ("my knees can't handle stairs anymore", "constraint", "stairs"),
         ("cilantro tastes like soap to me", "preference", "cilantro"),
     ],
 )

@@ -44,6 +44,8 @@ from memmesh.extraction.text import normalize
         ("we keep halal at home", "constraint", "User's household keeps halal at home."),
         ("we don't eat pork", "constraint", "User's household doesn't eat pork."),
         ("I really love my dog", "preference", "User really loves their dog."),
+        ("I never ever drink fizzy drinks", "preference", "User never ever drinks fizzy drinks."),
+        ("I have asthma, eczema as well", "constraint", "User has asthma, eczema."),
         (
             "cilantro tastes like soap to me",
             "preference",

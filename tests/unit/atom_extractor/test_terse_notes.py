@@ -158,6 +158,20 @@ def test_a_fragment_completes_the_note_before_it(note: str, fact: str) -> None:
     assert [f.text for f in default_hybrid_extractor().extract(note).facts] == [fact]
 
 
+@pytest.mark.parametrize(
+    ("turn", "word"),
+    [
+        ("Route to the clinic. Step-free — wheelchair user.", "wheelchair"),
+        ("Missed the bus again. Can't drive — epilepsy.", "epilepsy"),
+    ],
+)
+def test_a_fragment_after_a_clause_nothing_was_kept_of_is_read_alone(turn: str, word: str) -> None:
+    # Joined to a clause that gave no fact, the fragment's own fact was lost with it.
+    facts = default_hybrid_extractor().extract(turn).facts
+    assert [f.category for f in facts] == ["constraint"]
+    assert word in facts[0].text
+
+
 def test_a_capitalised_fragment_names_a_second_item() -> None:
     facts = default_hybrid_extractor().extract("Accountant, Cork.").facts
     assert not any("Accountant" in f.text and "Cork" in f.text for f in facts)

@@ -129,6 +129,9 @@ class HybridExtractor:
         }
         kept: list[Candidate] = []
         kept_positions: set[int] = set()
+        # Clauses a kept fact starts from: a fragment completes one of these, or is read alone
+        # ("Step-free — wheelchair user": nothing kept of "Step-free", the user is kept).
+        fact_heads: set[int] = set()
         for candidate, position in proposed:
             if position is not None:
                 if (
@@ -138,13 +141,14 @@ class HybridExtractor:
                     continue
                 candidate, completed_by = _with_tails(candidate, units, position, covered)
                 tails |= completed_by
+                fact_heads.add(position)
                 if candidate.category in ("preference", "constraint"):
                     kept_positions.add(position)
             kept.append(candidate)
         for position, unit in enumerate(units):
             if (
                 position in covered
-                or position in tails
+                or (position in tails and _completed_clause(position, tails) in fact_heads)
                 or unit.is_command
                 or is_continuation(unit.text)
                 # What the clause is about is named elsewhere; its continuations name nothing new.
@@ -198,6 +202,7 @@ class HybridExtractor:
             learned = self._learned_candidate(span, probabilities[position], fact_text)
             if learned is not None:
                 kept.append(learned)
+                fact_heads.add(position)
         return kept
 
     def _learned_candidate(
@@ -702,6 +707,14 @@ _THING_SUBJECT = re.compile(
 _PRONOUN_SUBJECT = re.compile(
     r"^(?:and\s+)?(?:he|she|they|it)(?:'s|'re|'ve|\s+is|\s+are|\s+has|\s+have)\b", re.I
 )
+
+
+def _completed_clause(position: int, tails: set[int]) -> int:
+    """The clause a fragment (and the fragments between them) completes."""
+    before = position - 1
+    while before in tails:
+        before -= 1
+    return before
 
 
 def _with_continuations(

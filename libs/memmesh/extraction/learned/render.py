@@ -49,7 +49,7 @@ _TRAILING = re.compile(
     r"[\s,;:-]+(?:please|thanks|thank you|lol|haha|ok|okay|though|too|as well)?[\s.!?]*$", re.I
 )
 _ADVERB = re.compile(
-    r"^(?:\w+ly|also|still|just|always|never|only|even|totally|pretty much)$", re.I
+    r"^(?:\w+ly|also|still|just|always|never|ever|only|even|totally|pretty much)$", re.I
 )
 _VERB_3SG = {
     "am": "is",
