@@ -175,6 +175,16 @@ _FEARED_BY = re.compile(
     r"(?:\s+(?:to death|senseless|silly))?$",
     re.I,
 )
+_FEARED = {
+    "terrif": "terrified",
+    "scare": "scared",
+    "frighten": "frightened",
+    "petrif": "petrified",
+}
+# Objects that are a person of the user's, a pronoun or a clause: a worry, not a fear of a thing.
+_NOT_A_FEARED_THING = frozenset(
+    "my our your what how that whether if it this he she they you which everything".split()
+)
 _NEGATION_WORDS = frozenset(
     "don't dont doesn't doesnt didn't didnt never not won't wont no nothing nobody".split()
 )
@@ -760,9 +770,7 @@ def _fear(ctx: ClauseContext, text: str) -> list[Candidate]:
     if (
         not words
         or is_generic_object(obj, frozenset())
-        or words[0]
-        in ("my", "our", "your", "what", "how", "that", "whether", "if", "it", "this", "he", "she")
-        or words[0] in ("they", "you", "which", "the thought", "thinking", "everything")
+        or words[0] in _NOT_A_FEARED_THING
         # "sharks don't scare me": no fear at all.
         or _NEGATION_WORDS.intersection(words)
         or (words[0].endswith("ing") and words[0] not in _FEARED_ACTIVITIES)
@@ -773,10 +781,7 @@ def _fear(ctx: ClauseContext, text: str) -> list[Candidate]:
         statement = f"User has a {match.group('noun').lower()} of {third_person(obj)}"
     elif groups.get("verb"):
         # Said in the user's own word, so the fact stays grounded in what they said.
-        kind = {"terrif": "terrified", "petrif": "petrified", "scare": "scared"}.get(
-            match.group("verb").lower(), f"{match.group('verb').lower()}ed"
-        )
-        statement = f"User is {kind} of {third_person(obj)}"
+        statement = f"User is {_FEARED[match.group('verb').lower()]} of {third_person(obj)}"
     else:
         degree = (match.group("degree") or "").lower()
         statement = f"User is {degree}{match.group('kind').lower()} of {third_person(obj)}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from memmesh.common.v1 import bundle_pb2, memory_pb2
-from memmesh.engines.context_composer.domain.model import Bundle, Entity
+from memmesh.engines.context_composer.domain.model import Bundle, Digest, Entity
 from memmesh.engines.context_composer.mapping import (
     bundle_message,
     retrieved_of,
@@ -82,6 +82,15 @@ def test_the_turn_context_carries_its_entities_or_none_when_their_part_failed() 
     assert failed.entities is None and failed.mode == "IN_SESSION"
 
 
+def retrieved_digest(episode: memory_pb2.Digest) -> Digest:
+    """The one digest a ranker response holding this episode under its id maps to."""
+    candidate = ranker_pb.Candidate(
+        document=ranker_pb.Document(digest=episode), doc_id=episode.episode_id
+    )
+    (digest,) = retrieved_of(ranker_pb.RetrieveResponse(digests=[candidate])).digests
+    return digest
+
+
 def test_key_entities_the_title_or_summary_already_names_are_not_repeated() -> None:
     episode = memory_pb2.Digest(
         thread_id="s1",
@@ -91,10 +100,7 @@ def test_key_entities_the_title_or_summary_already_names_are_not_repeated() -> N
         key_entities=["Mel", "Melanie", "Pottery", "Tuesdays", "Clay"],
         evidence_turn_ids=["t1"],
     )
-    response = ranker_pb.RetrieveResponse(
-        digests=[ranker_pb.Candidate(document=ranker_pb.Document(digest=episode), doc_id="s1#e1")]
-    )
-    (digest,) = retrieved_of(response).digests
+    digest = retrieved_digest(episode)
     # "Mel" is in the title as a word of its own; "Clay" nowhere but the entities.
     assert digest.summary == "Thanks, Melanie! The pottery class is on Tuesdays. Clay"
 
@@ -110,10 +116,7 @@ def test_a_digest_in_the_bundle_says_when_what_it_summarises_was_said() -> None:
         evidence_turn_ids=["t4"],
         update_time=said_at,
     )
-    response = ranker_pb.RetrieveResponse(
-        digests=[ranker_pb.Candidate(document=ranker_pb.Document(digest=episode), doc_id="s5#e1")]
-    )
-    (digest,) = retrieved_of(response).digests
+    digest = retrieved_digest(episode)
     message = bundle_message(Bundle(now_us=0, mode="IN_SESSION", digests=(digest,)))
     assert message.digests[0].time == said_at
     undated = bundle_message(

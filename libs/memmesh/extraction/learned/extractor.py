@@ -301,9 +301,7 @@ def _places_the_fact_before(
     unit = units[position]
     if not _TIME_PREPOSITION.match(unit.text) or _FIRST_PERSON_WORD.search(unit.text):
         return False
-    before = position - 1
-    while before in tails:
-        before -= 1
+    before = _completed_clause(position, tails)
     return before in covered and units[before].clause.sentence == unit.clause.sentence
 
 
