@@ -282,6 +282,25 @@ async def test_a_load_outlives_the_caller_whose_deadline_ended_and_serves_the_ne
     assert store.loads == 1
 
 
+async def test_a_new_users_first_writes_are_indexed_in_place_without_reading_the_store_back() -> (
+    None
+):
+    store = _SlowLoadStore()
+    store.release.set()
+    service = new_service(store)
+    await service.upsert(TENANT, USER, [atom_doc(atom("a1", "User likes tea."))])
+    await service.upsert(TENANT, USER, [turn_doc(turn("t1", "green tea at noon", 1))])
+    result = await service.retrieve(TENANT, USER, "tea", CAPS)
+    assert (ids(result.atoms), ids(result.turns)) == (["a1"], ["t1"])
+    assert store.loads == 0
+    # A user first written before this process started is read from the store once.
+    other = new_service(store)
+    await other.upsert(TENANT, USER, [atom_doc(atom("a2", "User likes mint tea."))])
+    assert ids((await other.retrieve(TENANT, USER, "tea", CAPS)).atoms) == ["a1", "a2"]
+    assert store.loads == 1
+    assert await other.describe(TENANT, USER) == await new_service(store).describe(TENANT, USER)
+
+
 class GatedReclaimStore(MemoryRankerStore):
     """A store whose reclaim passes wait for a gate (a slow VACUUM)."""
 

@@ -8,7 +8,7 @@ from memmesh.embedding import EncoderUnavailable, default_encoder
 from memmesh.embedding.static import default_static_encoder
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
-from memmesh.engines.retrieval_ranker.domain.dense import RetrievalMode
+from memmesh.engines.retrieval_ranker.domain.dense import RetrievalMode, warm_dense_scan
 from memmesh.engines.retrieval_ranker.domain.reach import ConstraintReach, SentenceEncoder
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer, TextVectors
 from memmesh.engines.retrieval_ranker.servicer import RetrievalRankerServicer
@@ -60,6 +60,7 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     on_sqlite = settings.storage_url == "sqlite"
     reach = ConstraintReach(sentence_encoder(own.sentence_encoder))
     reach.warm()
+    warm_dense_scan()
     service = RankerService(
         store,
         analyzer,

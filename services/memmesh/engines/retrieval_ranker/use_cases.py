@@ -150,6 +150,10 @@ class RankerService:
         # The cached index follows the write only when it was exactly one generation
         # behind; otherwise the next read catches up from the store.
         index = self._indexes.get(key)
+        if index is None and generation == 1:
+            # The user's first write: their whole index is what it holds, so it is made
+            # here, not read back from the store on the Brief that follows.
+            index = UserIndex(0, ())
         if index is not None and index.generation == generation - 1:
             apply(index)
             index.generation = generation

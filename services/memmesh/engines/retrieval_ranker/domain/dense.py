@@ -55,6 +55,14 @@ int8_dots: Callable[[NDArray[np.int8], NDArray[np.int8], NDArray[np.int32]], Non
 )(_int8_dots)
 
 
+def warm_dense_scan() -> None:
+    """Run the compiled scan once: its first call loads the machine code (about 10 ms),
+    which belongs to start-up, not to the first Brief."""
+    int8_dots(
+        np.zeros((1, 1), dtype=np.int8), np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.int32)
+    )
+
+
 class RetrievalMode(StrEnum):
     """What ranks: BM25 and dense fused (the engine's), or either alone (to measure them)."""
 
