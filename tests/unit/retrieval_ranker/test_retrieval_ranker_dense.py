@@ -3,6 +3,8 @@ found by meaning without pulling unrelated memories, vectors rebuilt by Reindex.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from ranker_fakes import TENANT, USER, MemoryRankerStore, atom, turn
@@ -159,3 +161,45 @@ async def test_reindex_derives_the_same_vectors_checksum_and_answers(analyzer: A
     assert [await rebuilt.retrieve(TENANT, USER, q, CAPS) for q in queries] == answers
     stored = next(iter(store.users.values())).docs
     assert all(doc.vector for doc, _ in stored.values())
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "key"),
+    [
+        ("what do I do for work", "User is an accountant.", "identity.occupation"),
+        ("anniversary dinner ideas", "User's husband is Hamid.", "relationship.spouse"),
+    ],
+)
+async def test_an_atom_is_reached_through_what_its_key_says_it_is_about(
+    analyzer: Analyzer, query: str, text: str, key: str
+) -> None:
+    """The words of the atom's text alone are too far from the request; its key's slot
+    (occupation, spouse) is not. A slot the extractor did not name says nothing."""
+    found: dict[str, list[str]] = {}
+    for slot_key in (key, "identity.learned.x"):
+        store = MemoryRankerStore()
+        service = _service(analyzer, store, RetrievalMode.FUSED)
+        docs = [
+            *_atoms(analyzer),
+            mapping.index_doc(pb.Document(atom=atom("it", text, slot_key)), analyzer),
+        ]
+        await service.upsert(TENANT, USER, docs)
+        answer = await service.retrieve(TENANT, USER, query, CAPS)
+        found[slot_key] = [c.doc.doc_id for c in answer.atoms]
+    assert "it" in found[key]
+    assert "it" not in found["identity.learned.x"]
+
+
+async def test_a_row_derived_another_way_gets_its_vector_derived_again(analyzer: Analyzer) -> None:
+    codec = mapping.DocumentCodec(analyzer)
+    doc = mapping.index_doc(
+        pb.Document(atom=atom("a1", "User is an accountant.", "identity.occupation")), analyzer
+    )
+    stored = codec.encode(doc)
+    older = replace(
+        stored, vector=b"\x01" * len(stored.vector), terms="1.old " + " ".join(doc.terms)
+    )
+    assert codec.decode(older).vector == doc.vector
+    # A row of this form keeps what it stores (derived at write time, not again at read).
+    same_form = replace(stored, vector=b"\x01" * len(stored.vector))
+    assert codec.decode(same_form).vector == b"\x01" * len(stored.vector)

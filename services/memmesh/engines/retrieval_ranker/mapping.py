@@ -34,6 +34,9 @@ from memmesh.runtime.timeconv import micros_of
 # counts this many times in the atom's term frequencies (name/key matching).
 ABOUT_TERM_WEIGHT = 2
 
+# The slot of a key the extractor's learned heads made: no word of what the atom is about.
+LEARNED_SLOT = "learned"
+
 # Wire type of strings and messages.
 LENGTH_DELIMITED = 2
 _KIND_OF_SOURCE = {"atom": Kind.ATOM, "turn": Kind.TURN, "digest": Kind.DIGEST}
@@ -60,6 +63,27 @@ def _text(document: pb.Document) -> str:
     # A digest: title, summary and key entities, one per line.
     digest = document.digest
     return "\n".join(line for line in (digest.title, digest.summary, *digest.key_entities) if line)
+
+
+def _key_words(key: str) -> str:
+    """What an atom's key says it is about: its slot ("identity.occupation" -> "occupation",
+    "relationship.pet_dog" -> "pet dog"). The category before it is shared by too many
+    atoms to tell them apart (with it, "relationship" put a sister near "dinner"), the value
+    after it is in the atom's text already, and a slot the extractor did not name
+    ("learned") says nothing."""
+    parts = key.split(".")
+    slot = parts[1] if len(parts) > 1 else ""
+    return "" if slot == LEARNED_SLOT else slot.replace("_", " ")
+
+
+def _dense_text(document: pb.Document) -> str:
+    """The text a document's dense vector is made of: an atom's text with its key's words,
+    so that "what do I do for a living" reaches "User is an accountant." through the key
+    identity.occupation (seed 001 §2.11.2, semantic keys); else the indexed text."""
+    if document.HasField("atom"):
+        atom = document.atom
+        return " ".join(part for part in (atom.text, _key_words(atom.key)) if part)
+    return _text(document)
 
 
 def _time_us(document: pb.Document) -> int:
@@ -139,7 +163,7 @@ def index_doc(
     form are those given (as stored), else derived from it."""
     superseded = canonical.atom.status == memory_pb2.ATOM_STATUS_SUPERSEDED
     if vector is None:
-        vector = b"" if superseded else analyzer.vector(_text(canonical))
+        vector = b"" if superseded else analyzer.vector(_dense_text(canonical))
     return IndexDoc(
         # Interned: a digest's citations of a turn share the turn's own id string.
         doc_id=sys.intern(doc_id_of(canonical)),
@@ -189,9 +213,10 @@ class DocumentCodec:
 
     def __init__(self, analyzer: Analyzer) -> None:
         self._analyzer = analyzer
-        # Raised when _terms (or ABOUT_TERM_WEIGHT) changes what a document's terms are.
-        terms_form = 1
-        self._terms_tag = f"{terms_form}.{analyzer.fingerprint}"
+        # Raised when _terms (or ABOUT_TERM_WEIGHT) changes what a document's terms are, or
+        # _dense_text what its vector is made of: a row of another form is derived again.
+        derived_form = 2
+        self._terms_tag = f"{derived_form}.{analyzer.fingerprint}"
 
     def encode(self, doc: IndexDoc, version: int = 0) -> StoredDoc:
         """The row of a document: its payload, vector and tagged terms (space-separated:
@@ -211,11 +236,13 @@ class DocumentCodec:
         document = pb.Document.FromString(stored.payload)
         if document.WhichOneof("source") is None:
             return index_doc(_legacy_digest(document), self._analyzer, stored.vector or None)
+        terms = self._stored_terms(stored)
         return index_doc(
             document,
             self._analyzer,
-            stored.vector or None,
-            self._stored_terms(stored),
+            # The vector is reused only beside terms of this form (the same tag covers both).
+            (stored.vector or None) if terms is not None else None,
+            terms,
             # Rows hold canonical serializations (IndexDoc.payload as written).
             stored.payload,
         )
