@@ -62,7 +62,7 @@ def new_scope() -> scope_pb2.UserScope:
 def turn(turn_id: str, session_id: str, text: str, offset_s: int = 0) -> memory_pb2.Turn:
     return memory_pb2.Turn(
         turn_id=turn_id, session_id=session_id, role=memory_pb2.ROLE_USER, text=text,
-        time=timestamp_of(NOW_US + offset_s * 1_000_000),
+        time=timestamp_of(NOW_US + offset_s * 1_000_000), exposure=memory_pb2.EXPOSURE_SAFE_TO_SPEAK,
     )  # fmt: skip
 
 
@@ -120,15 +120,21 @@ async def test_a_forget_while_the_ranker_is_down_takes_the_turn_out_once_it_is_b
             scope=scope, turn=turn("t1", "s1", "The lighthouse party is a secret.")
         )
     )
+    # A turn the digest can quote (a secret is text-only: a digest, spoken, never quotes it).
+    await threads.AppendTurn(
+        pb.AppendTurnRequest(
+            scope=scope, turn=turn("t0", "s1", "We planned the lighthouse picnic menu.", 60)
+        )
+    )
     await threads.AppendTurn(
         pb.AppendTurnRequest(
             scope=scope, turn=turn("t2", "s2", "The lighthouse tour was lovely.", 7200)
         )
     )
-    assert {"t1", "t2"} <= await found(ranker, scope, "lighthouse")
+    assert {"t0", "t1", "t2"} <= await found(ranker, scope, "lighthouse")
     # s2 started a session: s1 was soft-closed and its digest indexed.
     before = await ranker.DescribeIndex(ranker_pb.DescribeIndexRequest(scope=scope))
-    assert (before.turn_count, before.digest_count >= 1) == (2, True)
+    assert (before.turn_count, before.digest_count >= 1) == (3, True)
     mesh.kill("retrieval_ranker")
     try:
         forgotten = await threads.ForgetThread(

@@ -14,6 +14,7 @@ from google.protobuf.message import DecodeError
 
 from memmesh.common.v1 import memory_pb2, scope_pb2
 from memmesh.engines.thread_store.domain.model import Digest, Episode
+from memmesh.engines.thread_store.domain.summary import index_id, says_something
 from memmesh.engines.thread_store.mapping import digest_message, episode_message, turn_message
 from memmesh.engines.thread_store.ports import IndexChange
 from memmesh.outbox import Effect, EffectRejected, Handler, Outbox, QueuedEffect
@@ -62,7 +63,11 @@ def index_effects(
         effects.append(
             Effect(INDEX_FORGET_USER, forget.SerializeToString(), f"{base}:forget", RANKER_LANE)
         )
-    removed = list(dict.fromkeys(change.removed))
+    # A digest with nothing to find goes from the index (a version of it that said something
+    # may be there) rather than into it.
+    digests = [digest for digest in change.digests if says_something(digest)]
+    empty = [index_id(digest) for digest in change.digests if not says_something(digest)]
+    removed = list(dict.fromkeys([*change.removed, *empty]))
     for start in range(0, len(removed), REMOVE_BATCH):
         removal = ranker_pb.RemoveRequest(
             scope=scope,
@@ -75,7 +80,7 @@ def index_effects(
         )
     documents = [
         *(ranker_pb.Document(turn=turn_message(turn)) for turn in change.turns),
-        *(ranker_pb.Document(digest=_index_digest(digest)) for digest in change.digests),
+        *(ranker_pb.Document(digest=_index_digest(digest)) for digest in digests),
     ]
     for start in range(0, len(documents), UPSERT_BATCH):
         upsert = ranker_pb.UpsertRequest(

@@ -11,6 +11,7 @@ from memmesh.engines.thread_store.domain.model import (
     DEFAULT_BOUNDS,
     Digest,
     DigestBounds,
+    Episode,
     Loop,
     Role,
     Turn,
@@ -101,3 +102,24 @@ def build_digest(
         has_open_loops=bool(open_loops),
         last_decisions=tuple(text for text, _ in decided),
     )
+
+
+def says_something(digest: Digest | Episode) -> bool:
+    """Whether a digest holds anything to find. A session none of whose turns a summary could
+    quote (a Brief with nothing said, turns all forgotten) closes with an empty digest: kept
+    as its thread's record, but not indexed, where it would take a bundle's place for
+    nothing."""
+    if isinstance(digest, Episode):
+        return bool(digest.summary or digest.evidence_turn_ids)
+    return bool(
+        digest.summary
+        or digest.evidence_turn_ids
+        or digest.next_step
+        or digest.unresolved_questions
+        or digest.last_decisions
+    )
+
+
+def index_id(digest: Digest | Episode) -> str:
+    """The id a digest is indexed under: its episode id, or its thread id."""
+    return digest.episode_id if isinstance(digest, Episode) else digest.thread_id
