@@ -12,7 +12,7 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export GRPC_VERBOSITY ?= ERROR
 PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 
-.PHONY: run test setup proto proto-check lint format unit contract integration acceptance bench bench-paired soak privacy-audit eval-extraction eval-retrieval eval-quality proof clean
+.PHONY: run test setup proto proto-check lint format unit contract integration acceptance bench bench-paired soak privacy-audit eval-extraction eval-retrieval eval-paraphrase eval-quality proof clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "Python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -94,6 +94,10 @@ eval-extraction: $(STAMP)
 
 eval-retrieval: $(STAMP)
 	$(PY) -m memmesh.bench.eval_retrieval
+
+# Requests that mean a fact without its words (fixtures/retrieval), through a real mesh.
+eval-paraphrase: $(STAMP)
+	$(PY) -m memmesh.bench.eval_paraphrase
 
 # Seed 001 §2.12 memory quality metrics of the labelled conversations in fixtures/quality,
 # replayed through a real mesh, per fixture and overall, and the per-turn measurement cost.
