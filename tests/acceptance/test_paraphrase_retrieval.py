@@ -14,8 +14,8 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from acceptance_mesh import DAY_US, MINUTE_US, NOW_US, TENANT_KEY, User, check_caps, running_mesh
 
+from memmesh.bench.eval_paraphrase import bundle_text
 from memmesh.client.gateway import GatewayClient
-from memmesh.gateway.v1 import gateway_service_pb2 as gateway_pb
 from memmesh.runtime.supervisor import Mesh
 
 TENANT = "acc"
@@ -69,16 +69,6 @@ def _content_words(text: str) -> set[str]:
     return {word.strip("?',.").lower() for word in text.split()} - FUNCTION_WORDS
 
 
-def _bundle_text(response: gateway_pb.BriefResponse) -> str:
-    """The text of every item the bundle brings from memory."""
-    bundle = response.bundle
-    return "\n".join(
-        [atom.text for atom in bundle.atoms]
-        + [turn.text for turn in bundle.excerpts]
-        + [f"{digest.title}\n{digest.summary}" for digest in bundle.digests]
-    ).lower()
-
-
 @pytest.mark.parametrize(("request_text", "meant", "unrelated"), PARAPHRASES)
 async def test_a_paraphrase_reaches_the_fact_it_means_and_not_an_unrelated_one(
     user: User, request_text: str, meant: str, unrelated: str
@@ -87,6 +77,6 @@ async def test_a_paraphrase_reaches_the_fact_it_means_and_not_an_unrelated_one(
     response = await user.brief(request_text, NOW_US + MINUTE_US, f"ask-{request_text}")
     check_caps(response)
     assert not response.degraded
-    found = _bundle_text(response)
+    found = bundle_text(response)
     assert meant.lower() in found, found
     assert unrelated.lower() not in found, found
