@@ -129,7 +129,7 @@ async def test_at_q14_mem_reask_guards(user: User) -> None:
 
     # Known, confirmed stable facts: never asked without a reason.
     for query in ("what is my name?", "which language do I speak?", "hello Selene"):
-        assert await question(query) is None
+        assert await question(query) is None, query
     # Each allowed reason asks, naming its reason code.
     conflict = await question("what is my wife called?")
     assert (conflict.reason_code, conflict.key) == ("CONFLICT", "relationship.spouse")

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from ranker_fakes import TENANT, USER, MemoryRankerStore, atom, turn
 
+from memmesh.embedding import default_encoder
 from memmesh.embedding.static import default_static_encoder
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.domain.dense import (
@@ -203,3 +204,32 @@ async def test_a_row_derived_another_way_gets_its_vector_derived_again(analyzer:
     # A row of this form keeps what it stores (derived at write time, not again at read).
     same_form = replace(stored, vector=b"\x01" * len(stored.vector))
     assert codec.decode(same_form).vector == b"\x01" * len(stored.vector)
+
+
+async def test_turns_are_embedded_by_the_sentence_encoder_and_found_by_what_they_mean() -> None:
+    """A turn that shares no word with the request: the static table misses it, the sentence
+    encoder (which embeds turns and requests, not atoms) finds it and nothing else."""
+    said = [
+        turn("t1", "I'm doing the keto thing, trying to stay under 20 carbs a day", 10),
+        turn("t2", "I'm scared to death of flying", 20),
+        turn("t3", "we adopted a greyhound last month", 30),
+    ]
+    static = Analyzer(default_static_encoder())
+    both = Analyzer(default_static_encoder(), default_encoder())
+    found = {}
+    for name, analyzer in (("static", static), ("both", both)):
+        service = _service(analyzer, MemoryRankerStore(), RetrievalMode.FUSED)
+        await service.upsert(
+            TENANT, USER, [mapping.index_doc(pb.Document(turn=t), analyzer) for t in said]
+        )
+        answer = await service.retrieve(TENANT, USER, "what diet am I following", CAPS)
+        found[name] = [c.doc.doc_id for c in answer.turns]
+    # The static table brings the fear of flying instead.
+    assert "t1" not in found["static"]
+    assert found["both"] == ["t1"]
+    # Atoms keep the static table's vectors; a turn's is the encoder's (384 against 192).
+    atom_doc = mapping.index_doc(
+        pb.Document(atom=atom("a", "User is vegan.", "constraint.diet")), both
+    )
+    turn_doc = mapping.index_doc(pb.Document(turn=said[0]), both)
+    assert (len(atom_doc.vector), len(turn_doc.vector)) == (192, 384)

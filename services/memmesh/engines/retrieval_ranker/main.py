@@ -56,9 +56,10 @@ async def build(settings: MeshSettings) -> BuiltEngine:
     """Wire the ranker from settings."""
     own = RankerSettings()
     store = await SqlRankerStore.open(settings.storage_url, settings.data_dir)
-    analyzer = Analyzer(text_vectors(own.retrieval_mode))
+    encoder = sentence_encoder(own.sentence_encoder)
+    analyzer = Analyzer(text_vectors(own.retrieval_mode), encoder if own.sentence_vectors else None)
     on_sqlite = settings.storage_url == "sqlite"
-    reach = ConstraintReach(sentence_encoder(own.sentence_encoder))
+    reach = ConstraintReach(encoder)
     reach.warm()
     warm_dense_scan()
     service = RankerService(

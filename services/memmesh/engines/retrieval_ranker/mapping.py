@@ -15,6 +15,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from memmesh.common.v1 import memory_pb2
 from memmesh.engines.retrieval_ranker.domain.documents import (
     NO_SIGNALS,
+    SENTENCE_KINDS,
     AtomSignals,
     Candidate,
     Caps,
@@ -84,6 +85,14 @@ def _dense_text(document: pb.Document) -> str:
         atom = document.atom
         return " ".join(part for part in (atom.text, _key_words(atom.key)) if part)
     return _text(document)
+
+
+def _vector(document: pb.Document, analyzer: Analyzer) -> bytes:
+    """The document's dense vector, by the encoder its kind is embedded by."""
+    text = _dense_text(document)
+    if _KIND_OF_SOURCE[str(document.WhichOneof("source"))] in SENTENCE_KINDS:
+        return analyzer.sentence_vector(text)
+    return analyzer.vector(text)
 
 
 def _time_us(document: pb.Document) -> int:
@@ -163,7 +172,7 @@ def index_doc(
     form are those given (as stored), else derived from it."""
     superseded = canonical.atom.status == memory_pb2.ATOM_STATUS_SUPERSEDED
     if vector is None:
-        vector = b"" if superseded else analyzer.vector(_dense_text(canonical))
+        vector = b"" if superseded else _vector(canonical, analyzer)
     return IndexDoc(
         # Interned: a digest's citations of a turn share the turn's own id string.
         doc_id=sys.intern(doc_id_of(canonical)),
@@ -214,9 +223,10 @@ class DocumentCodec:
     def __init__(self, analyzer: Analyzer) -> None:
         self._analyzer = analyzer
         # Raised when _terms (or ABOUT_TERM_WEIGHT) changes what a document's terms are, or
-        # _dense_text what its vector is made of: a row of another form is derived again.
-        derived_form = 2
-        self._terms_tag = f"{derived_form}.{analyzer.fingerprint}"
+        # _dense_text what its vector is made of: a row of another form, or whose vector
+        # other encoders made, is derived again.
+        derived_form = 3
+        self._terms_tag = f"{derived_form}.{analyzer.fingerprint}.{analyzer.vectors_id}"
 
     def encode(self, doc: IndexDoc, version: int = 0) -> StoredDoc:
         """The row of a document: its payload, vector and tagged terms (space-separated:

@@ -28,3 +28,9 @@ class RankerSettings(BaseSettings):
     # Dense vectors from memmesh.embedding's static table, fused with BM25 (RANKING.md);
     # bm25 or dense alone serve to measure each (make eval-retrieval).
     retrieval_mode: RetrievalMode = RetrievalMode.FUSED
+    # Turns and requests embedded by the sentence encoder as well (atoms and digests stay on
+    # the static table, documents.SENTENCE_KINDS): a request's vector costs about a
+    # millisecond and a half more, a turn's at Upsert about as much.
+    # Needs sentence_encoder; changing it rederives every stored vector on its next read
+    # (a Reindex stores them again).
+    sentence_vectors: bool = True

@@ -8,7 +8,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from memmesh.engines.retrieval_ranker.domain.dense import RetrievalMode
+from memmesh.engines.retrieval_ranker.domain.dense import QueryVectors, RetrievalMode
 from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc, Retrieval
 from memmesh.engines.retrieval_ranker.domain.reach import ConstraintReach
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
@@ -230,7 +230,9 @@ class RankerService:
         scored = self._analyzer.without_addressed(query, index.addressee_names())
         terms = self._analyzer.query_terms(scored)
         vector = (
-            self._analyzer.vector(scored) if terms and self._mode != RetrievalMode.BM25 else b""
+            self._analyzer.query_vectors(scored)
+            if terms and self._mode != RetrievalMode.BM25
+            else QueryVectors()
         )
         standing = index.standing_constraints() if terms else ()
         if not standing:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -63,6 +64,15 @@ def warm_dense_scan() -> None:
     )
 
 
+class QueryVectors(NamedTuple):
+    """A query's vectors: by the static table (`words`) and by the sentence encoder
+    (`sentence`; the static one again without the encoder), each scanned against the kinds
+    whose documents the same encoder embedded."""
+
+    words: bytes = b""
+    sentence: bytes = b""
+
+
 class RetrievalMode(StrEnum):
     """What ranks: BM25 and dense fused (the engine's), or either alone (to measure them)."""
 
@@ -94,6 +104,11 @@ class DensePolicy:
 
 
 DEFAULT_DENSE_POLICY = DensePolicy()
+# The sentence encoder's cosines between a request and the facts it is about sit closer to
+# its cosines with loosely related ones than the static table's ("what does my future wife
+# do for work": the fiancée 0.24, the user's own job as a nurse 0.35), so the kinds it embeds
+# keep the documents within 65 % of the best (RANKING.md).
+SENTENCE_DENSE_POLICY = DensePolicy(relative_percent=65)
 
 
 class DenseIndex:

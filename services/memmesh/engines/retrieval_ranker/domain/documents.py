@@ -15,6 +15,15 @@ class Kind(IntEnum):
     DIGEST = 3
 
 
+# The kinds whose vectors the sentence encoder makes (when the ranker has it): a turn is what
+# the user said in their own words, one or two sentences, what the encoder reads best ("what
+# diet am I following" against "I'm doing the keto thing"). Atoms keep the static table with
+# their key's slot: on the encoder a greeting ("hello Selene") came within its floors of a
+# wife's name and brought a clarification question the user had no reason for. A digest,
+# many sentences on several things, keeps the static table's mean of its words.
+SENTENCE_KINDS = frozenset({Kind.TURN})
+
+
 @dataclass(frozen=True)
 class AtomSignals:
     """The seed 001 §2.11.9 ranking signals of an atom."""

@@ -10,7 +10,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from memmesh.engines.retrieval_ranker.domain.dense import quantised
+from memmesh.engines.retrieval_ranker.domain.dense import QueryVectors, quantised
 from memmesh.text import INDEX_STOP_WORDS, addressed_names, index_words, stem
 
 # Words whose stems show a change of stemmer in the analyzer's fingerprint (inflections,
@@ -78,9 +78,17 @@ class Analyzer:
     """Turns text into index terms and a dense vector, and a query into the terms and the
     vector it is scored by."""
 
-    def __init__(self, vectors: TextVectors | None = None) -> None:
-        # Without an encoder every vector is b'' and retrieval is BM25 alone.
+    def __init__(
+        self, vectors: TextVectors | None = None, sentences: TextVectors | None = None
+    ) -> None:
+        # Without an encoder every vector is b'' and retrieval is BM25 alone; without the
+        # sentence encoder every vector is the static table's.
         self._vectors = vectors
+        self._sentences = sentences if vectors is not None else None
+        # Which encoders made the vectors: stored vectors of others are derived again.
+        self.vectors_id = ("static" if vectors is not None else "none") + (
+            "+sentence" if self._sentences is not None else ""
+        )
         self._generic_stems = frozenset(stem(w) for w in GENERIC_RECALL_WORDS)
         self._constraint_domain_stems = frozenset(stem(w) for w in CONSTRAINT_DOMAIN_WORDS)
         # Terms stored with a document (derived at write time) are reused only when made
@@ -99,6 +107,21 @@ class Analyzer:
         if self._vectors is None or not text:
             return b""
         return quantised(self._vectors.encode([text])[0])
+
+    def sentence_vector(self, text: str) -> bytes:
+        """The text's quantised vector by the sentence encoder, or by the static table
+        without one; b'' without content (no content word, as for `vector`)."""
+        if self._sentences is None or not text:
+            return self.vector(text)
+        if not self.vector(text):
+            return b""
+        return quantised(self._sentences.encode([text])[0])
+
+    def query_vectors(self, text: str) -> QueryVectors:
+        """The query's vector for each kind of document (SENTENCE_KINDS' and the others')."""
+        words = self.vector(text)
+        sentence = self.sentence_vector(text) if self._sentences is not None and words else words
+        return QueryVectors(words, sentence)
 
     def query_terms(self, text: str) -> tuple[str, ...]:
         """Distinct scoring terms of a query, sorted; generic recall words do not count."""

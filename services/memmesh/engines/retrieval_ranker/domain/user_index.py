@@ -9,8 +9,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
-from memmesh.engines.retrieval_ranker.domain.dense import DEFAULT_DENSE_POLICY, RetrievalMode
+from memmesh.engines.retrieval_ranker.domain.dense import (
+    DEFAULT_DENSE_POLICY,
+    SENTENCE_DENSE_POLICY,
+    QueryVectors,
+    RetrievalMode,
+)
 from memmesh.engines.retrieval_ranker.domain.documents import (
+    SENTENCE_KINDS,
     Candidate,
     Caps,
     IndexDoc,
@@ -191,19 +197,29 @@ class UserIndex:
         return self._document_bytes + arrays + self.dense_bytes()
 
     def _related(
-        self, kind: Kind, query_terms: tuple[str, ...], query_vector: bytes, mode: RetrievalMode
+        self,
+        kind: Kind,
+        query_terms: tuple[str, ...],
+        query_vector: bytes | QueryVectors,
+        mode: RetrievalMode,
     ) -> Related | None:
         # A generic query (no content terms) keeps its own rule (ranking.py); so does BM25 mode.
         if not query_terms or mode is RetrievalMode.BM25:
             return None
-        return Related(self._kinds[kind].related(query_vector), mode is RetrievalMode.FUSED)
+        if not isinstance(query_vector, QueryVectors):
+            return Related(self._kinds[kind].related(query_vector), mode is RetrievalMode.FUSED)
+        if kind in SENTENCE_KINDS and query_vector.sentence != query_vector.words:
+            related = self._kinds[kind].related(query_vector.sentence, SENTENCE_DENSE_POLICY)
+        else:
+            related = self._kinds[kind].related(query_vector.words)
+        return Related(related, mode is RetrievalMode.FUSED)
 
     def retrieve(
         self,
         query_terms: tuple[str, ...],
         caps: Caps,
         standing: Iterable[IndexDoc] = (),
-        query_vector: bytes = b"",
+        query_vector: bytes | QueryVectors = b"",
         mode: RetrievalMode = RetrievalMode.BM25,
     ) -> Retrieval:
         """Candidates for the query terms (and, unless `mode` is BM25, the query's dense
