@@ -111,17 +111,15 @@ class Analyzer:
     def sentence_vector(self, text: str) -> bytes:
         """The text's quantised vector by the sentence encoder, or by the static table
         without one; b'' without content (no content word, as for `vector`)."""
-        if self._sentences is None or not text:
-            return self.vector(text)
-        if not self.vector(text):
-            return b""
-        return quantised(self._sentences.encode([text])[0])
+        return self.query_vectors(text).sentence
 
     def query_vectors(self, text: str) -> QueryVectors:
-        """The query's vector for each kind of document (SENTENCE_KINDS' and the others')."""
+        """The text's vector by each encoder (the static table's again for the sentence
+        encoder's when there is none); both b'' for a text with no content word."""
         words = self.vector(text)
-        sentence = self.sentence_vector(text) if self._sentences is not None and words else words
-        return QueryVectors(words, sentence)
+        if self._sentences is None or not words:
+            return QueryVectors(words, words)
+        return QueryVectors(words, quantised(self._sentences.encode([text])[0]))
 
     def query_terms(self, text: str) -> tuple[str, ...]:
         """Distinct scoring terms of a query, sorted; generic recall words do not count."""
