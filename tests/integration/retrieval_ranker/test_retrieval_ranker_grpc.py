@@ -3,6 +3,7 @@ the owners pushed (the ThreadStore its turns, the AtomExtractor its atoms)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -216,3 +217,27 @@ async def test_reindex_of_what_the_owners_pushed_equals_the_live_index(
         assert ids(before[0].atoms) and ids(before[0].turns) == ["turn-0"]
     finally:
         await mesh.stop()
+
+
+async def test_a_retrieve_is_answered_while_a_large_upsert_is_still_being_embedded(
+    mesh: InProcessMesh,
+) -> None:
+    """A turn's vector comes from the sentence encoder (about 1.5 ms each): a batch of hundreds
+    is embedded off the event loop, so another user's Retrieve does not wait for all of it."""
+    ranker = pb_grpc.RetrievalRankerServiceStub(mesh.channel("retrieval_ranker"))
+    asking, writing = new_scope(), new_scope()
+    await ranker.Upsert(
+        pb.UpsertRequest(
+            scope=asking, documents=[turn_document("t1", "the tomatoes in my garden", 10)]
+        )
+    )
+    batch = [
+        turn_document(f"b{n}", f"we planted the bed of herbs number {n} by the fence", n)
+        for n in range(600)
+    ]
+    upsert = asyncio.ensure_future(ranker.Upsert(pb.UpsertRequest(scope=writing, documents=batch)))
+    await asyncio.sleep(0.05)
+    answer = await ranker.Retrieve(retrieve(asking, "how is my garden"))
+    assert ids(answer.turns) == ["t1"]
+    assert not upsert.done()
+    assert (await upsert).upserted_count == 600

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import grpc
 
 from memmesh.engines.retrieval_ranker import mapping
@@ -19,7 +21,10 @@ class RetrievalRankerServicer(pb_grpc.RetrievalRankerServiceServicer):
     async def Upsert(
         self, request: pb.UpsertRequest, context: grpc.aio.ServicerContext
     ) -> pb.UpsertResponse:
-        docs = mapping.upsert_docs(request, self._analyzer)
+        # Off the event loop: a turn's vector from the sentence encoder takes about 1.5 ms, so
+        # a large batch (a restore, a ThreadStore's backlog) would hold every Retrieve behind
+        # it; in a worker thread the loop still gets its turns.
+        docs = await asyncio.to_thread(mapping.upsert_docs, request, self._analyzer)
         count = await self._service.upsert(
             request.scope.tenant_id, request.scope.user_id, docs, request.version
         )
