@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from memmesh.engines.retrieval_ranker.domain.dense import QueryVectors, RetrievalMode
@@ -13,7 +13,7 @@ from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc, Re
 from memmesh.engines.retrieval_ranker.domain.reach import ConstraintReach
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.domain.user_index import IndexSummary, UserIndex, summary_of
-from memmesh.engines.retrieval_ranker.ports import DocumentCodec, RankerStore
+from memmesh.engines.retrieval_ranker.ports import DocumentCodec, RankerStore, StoredDoc
 from memmesh.errors import Conflict
 from memmesh.runtime import deadlines
 from memmesh.storage.reclaim import Reclaimer
@@ -139,9 +139,16 @@ class RankerService:
         latest = self._indexes.get(key)
         if latest is not None and latest.generation >= snapshot.generation:
             return latest
-        fresh = UserIndex(
-            snapshot.generation, (self._codec.decode(stored) for stored in snapshot.docs)
+        # Built in a worker thread: rows whose vectors must be derived again (another
+        # encoder's) take the sentence encoder's time, which the event loop must not wait on.
+        fresh = await asyncio.to_thread(
+            lambda: UserIndex(
+                snapshot.generation, (self._codec.decode(stored) for stored in snapshot.docs)
+            )
         )
+        latest = self._indexes.get(key)
+        if latest is not None and latest.generation >= snapshot.generation:
+            return latest  # a write made the user's index meanwhile
         return self._remember(key, fresh)
 
     def _apply_write(
@@ -278,12 +285,9 @@ class RankerService:
         cannot be rebuilt or the store fails. A write that lands meanwhile makes it start over."""
         for _ in range(REINDEX_ATTEMPTS):
             snapshot = await self._store.load(tenant_id, user_id)
-            # Stored vectors and terms are derived data: derived again like every indexed form.
-            derived = (
-                self._codec.decode(replace(stored, vector=b"", terms=""))
-                for stored in snapshot.docs
-            )
-            docs = {doc.doc_id: doc for doc in derived}
+            # Stored vectors and terms are derived data: derived again like every indexed form,
+            # in a worker thread (the sentence encoder's time; the event loop goes on).
+            docs = await asyncio.to_thread(self._derived_again, snapshot.docs)
             ordered = [docs[doc_id] for doc_id in sorted(docs)]
             # Each document keeps the version its source gave it.
             versions = {stored.doc_id: stored.version for stored in snapshot.docs}
@@ -297,6 +301,12 @@ class RankerService:
                 index = self._remember((tenant_id, user_id), UserIndex(generation, ordered))
                 return summary_of(index)
         raise Conflict("the index kept changing during the rebuild; try again")
+
+    def _derived_again(self, stored_docs: Iterable[StoredDoc]) -> dict[str, IndexDoc]:
+        derived = (
+            self._codec.decode(replace(stored, vector=b"", terms="")) for stored in stored_docs
+        )
+        return {doc.doc_id: doc for doc in derived}
 
     async def describe(self, tenant_id: str, user_id: str) -> IndexSummary:
         """Counts and checksum of the user's live index."""
