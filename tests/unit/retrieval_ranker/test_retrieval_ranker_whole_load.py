@@ -33,7 +33,7 @@ def test_a_whole_load_equals_upserting_each_document() -> None:
         for column in ("order", "newest_first", "length", "superseded"):
             assert np.array_equal(getattr(mine, column)[held], getattr(theirs, column)[held])
     for query in queries[:40]:
-        terms, vector = analyzer.query_terms(query), analyzer.vector(query)
+        terms, vector = analyzer.query_terms(query), analyzer.query_vectors(query)
         assert whole.retrieve(terms, CAPS, (), vector, RetrievalMode.FUSED) == one_by_one.retrieve(
             terms, CAPS, (), vector, RetrievalMode.FUSED
         )

@@ -13,7 +13,7 @@ from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc, Re
 from memmesh.engines.retrieval_ranker.domain.reach import ConstraintReach
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.domain.user_index import IndexSummary, UserIndex, summary_of
-from memmesh.engines.retrieval_ranker.ports import DocumentCodec, RankerStore, StoredDoc
+from memmesh.engines.retrieval_ranker.ports import DocumentCodec, RankerStore, Snapshot, StoredDoc
 from memmesh.errors import Conflict
 from memmesh.runtime import deadlines
 from memmesh.storage.reclaim import Reclaimer
@@ -141,11 +141,7 @@ class RankerService:
             return latest
         # Built in a worker thread: rows whose vectors must be derived again (another
         # encoder's) take the sentence encoder's time, which the event loop must not wait on.
-        fresh = await asyncio.to_thread(
-            lambda: UserIndex(
-                snapshot.generation, (self._codec.decode(stored) for stored in snapshot.docs)
-            )
-        )
+        fresh = await asyncio.to_thread(self._decoded, snapshot)
         latest = self._indexes.get(key)
         if latest is not None and latest.generation >= snapshot.generation:
             return latest  # a write made the user's index meanwhile
@@ -301,6 +297,12 @@ class RankerService:
                 index = self._remember((tenant_id, user_id), UserIndex(generation, ordered))
                 return summary_of(index)
         raise Conflict("the index kept changing during the rebuild; try again")
+
+    def _decoded(self, snapshot: Snapshot) -> UserIndex:
+        """The user's index of a snapshot (its rows' stored vectors and terms reused)."""
+        return UserIndex(
+            snapshot.generation, (self._codec.decode(stored) for stored in snapshot.docs)
+        )
 
     def _derived_again(self, stored_docs: Iterable[StoredDoc]) -> dict[str, IndexDoc]:
         derived = (

@@ -66,8 +66,8 @@ def warm_dense_scan() -> None:
 
 class QueryVectors(NamedTuple):
     """A query's vectors: by the static table (`words`) and by the sentence encoder
-    (`sentence`; the static one again without the encoder), each scanned against the kinds
-    whose documents the same encoder embedded."""
+    (`sentence`, b'' without the encoder, when the static one serves every kind), each
+    scanned against the kinds whose documents the same encoder embedded."""
 
     words: bytes = b""
     sentence: bytes = b""

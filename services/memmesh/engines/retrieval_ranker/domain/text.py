@@ -111,14 +111,15 @@ class Analyzer:
     def sentence_vector(self, text: str) -> bytes:
         """The text's quantised vector by the sentence encoder, or by the static table
         without one; b'' without content (no content word, as for `vector`)."""
-        return self.query_vectors(text).sentence
+        vectors = self.query_vectors(text)
+        return vectors.sentence or vectors.words
 
     def query_vectors(self, text: str) -> QueryVectors:
-        """The text's vector by each encoder (the static table's again for the sentence
-        encoder's when there is none); both b'' for a text with no content word."""
+        """The text's vector by each encoder (no sentence vector without that encoder);
+        both b'' for a text with no content word."""
         words = self.vector(text)
         if self._sentences is None or not words:
-            return QueryVectors(words, words)
+            return QueryVectors(words)
         return QueryVectors(words, quantised(self._sentences.encode([text])[0]))
 
     def query_terms(self, text: str) -> tuple[str, ...]:

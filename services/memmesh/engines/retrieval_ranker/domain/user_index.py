@@ -61,6 +61,8 @@ MIN_ADDRESSED_TURNS = 3
 CITING_TIER = 3
 # The turns found whose ranks count toward the digests citing them (ranking.py's depth).
 EVIDENCE_TURNS = 50
+# A query scored by its terms alone.
+NO_VECTORS = QueryVectors()
 
 
 def document_bytes(doc: IndexDoc) -> int:
@@ -200,18 +202,16 @@ class UserIndex:
         self,
         kind: Kind,
         query_terms: tuple[str, ...],
-        query_vector: bytes | QueryVectors,
+        query_vectors: QueryVectors,
         mode: RetrievalMode,
     ) -> Related | None:
         # A generic query (no content terms) keeps its own rule (ranking.py); so does BM25 mode.
         if not query_terms or mode is RetrievalMode.BM25:
             return None
-        if not isinstance(query_vector, QueryVectors):
-            return Related(self._kinds[kind].related(query_vector), mode is RetrievalMode.FUSED)
-        if kind in SENTENCE_KINDS and query_vector.sentence != query_vector.words:
-            related = self._kinds[kind].related(query_vector.sentence, SENTENCE_DENSE_POLICY)
+        if kind in SENTENCE_KINDS and query_vectors.sentence:
+            related = self._kinds[kind].related(query_vectors.sentence, SENTENCE_DENSE_POLICY)
         else:
-            related = self._kinds[kind].related(query_vector.words)
+            related = self._kinds[kind].related(query_vectors.words)
         return Related(related, mode is RetrievalMode.FUSED)
 
     def retrieve(
@@ -219,11 +219,11 @@ class UserIndex:
         query_terms: tuple[str, ...],
         caps: Caps,
         standing: Iterable[IndexDoc] = (),
-        query_vector: bytes | QueryVectors = b"",
+        query_vectors: QueryVectors = NO_VECTORS,
         mode: RetrievalMode = RetrievalMode.BM25,
     ) -> Retrieval:
         """Candidates for the query terms (and, unless `mode` is BM25, the query's dense
-        vector) within caps (see ranking.py for the rule), and the `standing` constraints the
+        vectors) within caps (see ranking.py for the rule), and the `standing` constraints the
         caller decided the query could touch."""
         atoms, turns, digests = (self._kinds[kind] for kind in (Kind.ATOM, Kind.TURN, Kind.DIGEST))
         # Deeper than the turns returned only when a digest cites a turn; documents are made
@@ -234,7 +234,7 @@ class UserIndex:
                 turns,
                 query_terms,
                 depth,
-                related=self._related(Kind.TURN, query_terms, query_vector, mode),
+                related=self._related(Kind.TURN, query_terms, query_vectors, mode),
             )
             if query_terms
             else []
@@ -243,14 +243,14 @@ class UserIndex:
             digests,
             query_terms,
             caps.max_digests,
-            related=self._related(Kind.DIGEST, query_terms, query_vector, mode),
+            related=self._related(Kind.DIGEST, query_terms, query_vectors, mode),
         )
         return Retrieval(
             atoms=select_atoms(
                 atoms,
                 query_terms,
                 caps.max_atoms,
-                related=self._related(Kind.ATOM, query_terms, query_vector, mode),
+                related=self._related(Kind.ATOM, query_terms, query_vectors, mode),
             ),
             turns=candidates_of(turns, ranked_turns[: caps.max_turns]),
             digests=self._by_evidence(

@@ -65,9 +65,14 @@ def index_effects(
         )
     # A digest with nothing to find goes from the index (a version of it that said something
     # may be there) rather than into it.
-    digests = [digest for digest in change.digests if says_something(digest)]
-    empty = [index_id(digest) for digest in change.digests if not says_something(digest)]
-    removed = list(dict.fromkeys([*change.removed, *empty]))
+    digests: list[Digest | Episode] = []
+    removed = list(change.removed)
+    for digest in change.digests:
+        if says_something(digest):
+            digests.append(digest)
+        else:
+            removed.append(index_id(digest))
+    removed = list(dict.fromkeys(removed))
     for start in range(0, len(removed), REMOVE_BATCH):
         removal = ranker_pb.RemoveRequest(
             scope=scope,
