@@ -3,10 +3,12 @@ found by meaning without pulling unrelated memories, vectors rebuilt by Reindex.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 from ranker_fakes import TENANT, USER, MemoryRankerStore, atom, turn
 
 from memmesh.embedding import default_encoder
@@ -233,3 +235,37 @@ async def test_turns_are_embedded_by_the_sentence_encoder_and_found_by_what_they
     )
     turn_doc = mapping.index_doc(pb.Document(turn=said[0]), both)
     assert (len(atom_doc.vector), len(turn_doc.vector)) == (192, 384)
+
+
+class _KeptVectors:
+    """The sentence encoder's cache as the analyzer sees it: the encoder embeds, this counts
+    what it keeps and what an erasure clears."""
+
+    def __init__(self) -> None:
+        self.kept: set[str] = set()
+
+    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        self.kept.update(texts)
+        return default_encoder().encode(texts)
+
+    def clear_cache(self) -> None:
+        self.kept.clear()
+
+
+async def test_an_erasure_leaves_no_vector_of_a_forgotten_turn_kept() -> None:
+    sentences = _KeptVectors()
+    analyzer = Analyzer(default_static_encoder(), sentences)
+    service = _service(analyzer, MemoryRankerStore(), RetrievalMode.FUSED)
+    said = turn("t1", "my sister Ines moved to Porto", 10)
+    await service.upsert(TENANT, USER, [mapping.index_doc(pb.Document(turn=said), analyzer)])
+    assert said.text in sentences.kept
+    # A Remove that is no erasure keeps them; an erasing one and a forget drop them.
+    await service.remove(TENANT, USER, ["t1"])
+    assert said.text in sentences.kept
+    await service.upsert(TENANT, USER, [mapping.index_doc(pb.Document(turn=said), analyzer)])
+    await service.remove(TENANT, USER, ["t1"], erase=True)
+    assert not sentences.kept
+    await service.upsert(TENANT, USER, [mapping.index_doc(pb.Document(turn=said), analyzer)])
+    assert said.text in sentences.kept
+    await service.forget_user(TENANT, USER)
+    assert not sentences.kept

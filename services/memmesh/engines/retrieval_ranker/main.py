@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import logging
 
-from memmesh.embedding import EncoderUnavailable, default_encoder
+from memmesh.embedding import Encoder, EncoderUnavailable, default_encoder
 from memmesh.embedding.static import default_static_encoder
 from memmesh.engines.retrieval_ranker import mapping
 from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
 from memmesh.engines.retrieval_ranker.domain.dense import RetrievalMode, warm_dense_scan
-from memmesh.engines.retrieval_ranker.domain.reach import ConstraintReach, SentenceEncoder
+from memmesh.engines.retrieval_ranker.domain.reach import ConstraintReach
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer, TextVectors
 from memmesh.engines.retrieval_ranker.servicer import RetrievalRankerServicer
 from memmesh.engines.retrieval_ranker.settings import RankerSettings
@@ -26,7 +26,7 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["RetrievalRankerService"].full_nam
 log = logging.getLogger(__name__)
 
 
-def sentence_encoder(enabled: bool) -> SentenceEncoder | None:
+def sentence_encoder(enabled: bool) -> Encoder | None:
     """The shared sentence encoder, loaded now (not on a Brief's clock), or None."""
     if not enabled:
         return None

@@ -205,7 +205,7 @@ class RankerService:
 
         self._apply_write((tenant_id, user_id), generation, apply)
         if erase and removed:
-            self._reach.forget_constraints()
+            self._forget_cached()
             await self._reclaimer.reclaimed()
         return len(removed)
 
@@ -220,9 +220,14 @@ class RankerService:
         or an older one is taken afterwards."""
         count = await self._store.forget_user(tenant_id, user_id, version)
         self._forget_index((tenant_id, user_id))
-        self._reach.forget_constraints()
+        self._forget_cached()
         await self._reclaimer.reclaimed()
         return count
+
+    def _forget_cached(self) -> None:
+        """After an erasure: no vector of a forgotten text stays in a cache."""
+        self._reach.forget_constraints()
+        self._analyzer.forget_cached()
 
     async def retrieve(self, tenant_id: str, user_id: str, query: str, caps: Caps) -> Retrieval:
         """Candidates for the query within caps, from the user's index as of now, with the

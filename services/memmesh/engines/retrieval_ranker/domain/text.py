@@ -74,12 +74,21 @@ class TextVectors(Protocol):
         ...
 
 
+class SentenceVectors(TextVectors, Protocol):
+    """memmesh.embedding's sentence encoder, as far as the analyzer uses it: it keeps the
+    vectors of texts it embedded, which an erasure drops."""
+
+    def clear_cache(self) -> None:
+        """Drop every kept vector."""
+        ...
+
+
 class Analyzer:
     """Turns text into index terms and a dense vector, and a query into the terms and the
     vector it is scored by."""
 
     def __init__(
-        self, vectors: TextVectors | None = None, sentences: TextVectors | None = None
+        self, vectors: TextVectors | None = None, sentences: SentenceVectors | None = None
     ) -> None:
         # Without an encoder every vector is b'' and retrieval is BM25 alone; without the
         # sentence encoder every vector is the static table's.
@@ -107,6 +116,12 @@ class Analyzer:
         if self._vectors is None or not text:
             return b""
         return quantised(self._vectors.encode([text])[0])
+
+    def forget_cached(self) -> None:
+        """Drop the vectors the sentence encoder keeps of texts it embedded (turns among
+        them): an erasure leaves nothing derived from forgotten words in memory."""
+        if self._sentences is not None:
+            self._sentences.clear_cache()
 
     def sentence_vector(self, text: str) -> bytes:
         """The text's quantised vector by the sentence encoder, or by the static table
