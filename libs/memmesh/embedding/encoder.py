@@ -101,6 +101,12 @@ class Encoder:
             while len(self._cache) > size:
                 self._cache.popitem(last=False)
 
+    @property
+    def cached_count(self) -> int:
+        """How many vectors are kept now."""
+        with self._cache_lock:
+            return len(self._cache)
+
     def clear_cache(self) -> None:
         """Drops every cached vector (for instance once a user's data is erased)."""
         with self._cache_lock:

@@ -52,6 +52,9 @@ class MemoEncoder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.stack([self._vectors[t] for t in texts])
 
+    def clear_cache(self) -> None:
+        self._vectors.clear()
+
 
 def fold_of(case_id: str, folds: int) -> int:
     """The fold a case belongs to."""

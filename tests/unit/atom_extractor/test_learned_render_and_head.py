@@ -207,3 +207,16 @@ def test_learned_facts_skip_requests_and_one_off_events() -> None:
     extractor = default_hybrid_extractor()
     for text in ("directions to the nearest pharmacy", "sprained my wrist, so no climbing"):
         assert extractor.extract(text).facts == ()
+
+
+def test_the_engines_embedded_extractor_drops_the_encoders_vectors_when_told() -> None:
+    from memmesh.embedding import default_encoder
+    from memmesh.engines.atom_extractor.main import embedded_extractor
+    from memmesh.engines.atom_extractor.settings import AtomExtractorSettings
+
+    extractor = embedded_extractor(AtomExtractorSettings())
+    encoder = default_encoder()
+    default_hybrid_extractor().extract("my sister Ines moved to Porto last spring")
+    assert encoder.cached_count > 0
+    extractor.forget_cached()
+    assert encoder.cached_count == 0

@@ -194,6 +194,10 @@ class ScriptedExtractor:
 
     def __init__(self, script: dict[str, ExtractionResult]) -> None:
         self.script = script
+        self.caches_dropped = 0
+
+    def forget_cached(self) -> None:
+        self.caches_dropped += 1
 
     async def extract(
         self, tenant_id: str, user_id: str, turn: TurnInput, now_us: int

@@ -275,8 +275,12 @@ class RecordingExtractor(DeterministicExtractor):
     """The rules, recording every text handed to the turn extractor (a provider would get)."""
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(forget_cached=self._drop_cache)
         self.seen: list[str] = []
+        self.caches_dropped = 0
+
+    def _drop_cache(self) -> None:
+        self.caches_dropped += 1
 
     async def extract(self, tenant_id, user_id, turn, now_us):
         self.seen.append(turn.text)
@@ -291,3 +295,19 @@ async def test_a_turn_on_a_do_not_store_subject_never_reaches_the_turn_extractor
     await service.process(T, U, said(1, "My wifi password is xuqab12."), NOW + SECOND)
     await service.process(T, U, said(2, "My brother Kwame is a pilot."), NOW + 2 * SECOND)
     assert extractor.seen == ["My brother Kwame is a pilot."]
+
+
+async def test_an_erasure_drops_what_the_turn_extractor_keeps_and_a_plain_turn_does_not(store):
+    # The embedded extractor's encoder keeps vectors of the clauses it embedded: a forget
+    # must not leave vectors of the forgotten words in the process.
+    fakes = Fakes()
+    extractor = RecordingExtractor()
+    service = fakes.service(store, extractor)
+    await service.process(T, U, said(1, "My sister Ana lives in Porto."), NOW)
+    assert extractor.caches_dropped == 0
+    await service.process(
+        T, U, said(2, "please forget what I told you about my sister"), NOW + SECOND
+    )
+    assert extractor.caches_dropped == 1
+    await service.run_command(T, U, Command.FORGET_EVERYTHING, "", "s1", "r-1", NOW + 2 * SECOND)
+    assert extractor.caches_dropped == 2

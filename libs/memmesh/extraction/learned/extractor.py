@@ -103,6 +103,10 @@ class HybridExtractor:
             return extract_by_rules(text, role, propose=self.candidates)
         return extract_by_rules(text, role, propose=self.candidates, detect=self.commands.detect)
 
+    def forget_cached(self) -> None:
+        """Drop the vectors the encoder keeps of clauses it embedded (once words are erased)."""
+        self.encoder.clear_cache()
+
     def candidates(self, fact_text: str) -> list[Candidate]:
         """Rule candidates the head does not veto, then learned candidates for the other clauses."""
         units = turn_units(fact_text)

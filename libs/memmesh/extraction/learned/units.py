@@ -42,6 +42,10 @@ class TextEncoder(Protocol):
 
     def encode(self, texts: Sequence[str]) -> np.ndarray: ...
 
+    def clear_cache(self) -> None:
+        """Drop every vector kept of texts encoded before."""
+        ...
+
 
 @dataclass(frozen=True)
 class Unit:

@@ -55,7 +55,8 @@ def embedded_extractor(settings: AtomExtractorSettings) -> DeterministicExtracto
         return DeterministicExtractor()
     from memmesh.extraction.learned import default_hybrid_extractor
 
-    return DeterministicExtractor(default_hybrid_extractor().extract)
+    hybrid = default_hybrid_extractor()
+    return DeterministicExtractor(hybrid.extract, hybrid.forget_cached)
 
 
 def turn_extractor(settings: AtomExtractorSettings) -> TurnExtractor:

@@ -137,6 +137,11 @@ class TurnExtractor(Protocol):
         """The extraction and, for the semantic path, its provenance record."""
         ...
 
+    def forget_cached(self) -> None:
+        """Drop what the extractor keeps of texts it saw (an encoder's vectors): an erasure
+        leaves nothing derived from forgotten words in memory."""
+        ...
+
 
 class LedgerPort(Protocol):
     async def append(self, tenant_id: str, user_id: str, events: Sequence[NewEvent]) -> object:

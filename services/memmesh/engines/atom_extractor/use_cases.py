@@ -220,6 +220,7 @@ class CapsuleService:
             if commit.erasure is not None:
                 # After the first delivery: the delivered effects carried the terms too.
                 await self._store.reclaim_erased()
+                self._extractor.forget_cached()
             pending = await self._pending(tenant_id, user_id)
             return Outcome(changes=tuple(ws.changes), plan=applied.plan, pending_effects=pending)
         raise AssertionError("unreachable")

@@ -15,10 +15,18 @@ class DeterministicExtractor:
     """An in-process extractor (the rules, or the rules with the learned clause head): no
     provider, no provenance record, the same answer for the same turn."""
 
-    def __init__(self, extract: ExtractFunction = extract_by_rules) -> None:
+    def __init__(
+        self,
+        extract: ExtractFunction = extract_by_rules,
+        forget_cached: Callable[[], None] = lambda: None,
+    ) -> None:
         self._extract = extract
+        self._forget_cached = forget_cached
 
     async def extract(
         self, tenant_id: str, user_id: str, turn: TurnInput, now_us: int
     ) -> tuple[ExtractionResult, ProvenanceEntry | None]:
         return self._extract(turn.text, turn.role), None
+
+    def forget_cached(self) -> None:
+        self._forget_cached()

@@ -68,6 +68,10 @@ class SemanticExtractor:
         self._provider = provider
         self._fallback = fallback
 
+    def forget_cached(self) -> None:
+        # The provider keeps nothing here; the embedded path beneath may.
+        self._fallback.forget_cached()
+
     async def extract(
         self, tenant_id: str, user_id: str, turn: TurnInput, now_us: int
     ) -> tuple[ExtractionResult, ProvenanceEntry | None]:
