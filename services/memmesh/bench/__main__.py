@@ -1,7 +1,7 @@
 """`make bench`: prints every benchmark's figures; the last line is all of them as JSON.
 
 `python -m memmesh.bench [section ...]` runs only the named sections
-(foundation, filter, retrieve, process, restore, turns, large; `brief` is the Brief half of
+(host, foundation, filter, retrieve, process, restore, turns, large; `brief` is the Brief half of
 `turns`, without its Ingest runs, and is not part of a full run). MEMMESH_BENCH_ONLY=sqlite
 (or postgres+redis) runs only that storage configuration; `large` (one user with 100,000
 documents) runs on SQLite only.
@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Mapping
 
-from memmesh.bench import foundation, large, turns
+from memmesh.bench import foundation, host, large, turns
 from memmesh.bench.exposure_filter import bench_filter
 from memmesh.bench.process import bench_process
 from memmesh.bench.restore import bench_restore
@@ -27,7 +27,7 @@ REDIS_URL = os.environ.get("MEMMESH_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0"
 ALL_CONFIGURATIONS = (("sqlite", "sqlite", None), ("postgres+redis", POSTGRES_URL, REDIS_URL))
 ONLY = os.environ.get("MEMMESH_BENCH_ONLY", "")
 CONFIGURATIONS = tuple(c for c in ALL_CONFIGURATIONS if not ONLY or c[0] == ONLY)
-SECTIONS = ("foundation", "filter", "retrieve", "process", "restore", "turns", "large")
+SECTIONS = ("host", "foundation", "filter", "retrieve", "process", "restore", "turns", "large")
 
 
 def _print(name: str, figures: object) -> None:
@@ -38,6 +38,9 @@ def main(argv: list[str]) -> None:
     wanted = argv or list(SECTIONS)
     results: dict[str, Mapping[str, object]] = {}
     figures: Mapping[str, object]
+    if "host" in wanted:
+        results["host"] = figures = host.run()
+        _print("This host: an empty gRPC call, one query encoded, plain Python", figures)
     if "foundation" in wanted:
         for label, storage, redis_url in CONFIGURATIONS:
             results[f"foundation.{label}"] = figures = foundation.run(storage, redis_url, label)

@@ -93,24 +93,30 @@ async def _measure(port: int, server_pid: int, calls: int, callers: int) -> dict
         }
 
 
-def _run(kind: str, calls: int) -> None:
+def floor(
+    kind: str = "aio", calls: int = 2000, callers: tuple[int, ...] = (1,)
+) -> dict[int, dict[str, float]]:
+    """CPU and wall microseconds per empty call, by number of concurrent callers."""
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "memmesh.bench.rpc_floor", "--serve", kind, "--port", str(port)]
     )
     try:
-        for callers in (1, 8):
-            figures = asyncio.run(_measure(port, server.pid, calls, callers))
-            total = figures["caller_cpu_us"] + figures["server_cpu_us"]
-            print(
-                f"{kind:7} server, {callers} caller(s): CPU per call {figures['caller_cpu_us']:.0f} us "
-                f"caller + {figures['server_cpu_us']:.0f} us server = {total:.0f} us; "
-                f"{BRIEF_CALLS} calls = {BRIEF_CALLS * total / 1000:.2f} ms; "
-                f"wall per call {figures['wall_us']:.0f} us"
-            )
+        return {n: asyncio.run(_measure(port, server.pid, calls, n)) for n in callers}
     finally:
         server.terminate()
         server.wait()
+
+
+def _run(kind: str, calls: int) -> None:
+    for callers, figures in floor(kind, calls, (1, 8)).items():
+        total = figures["caller_cpu_us"] + figures["server_cpu_us"]
+        print(
+            f"{kind:7} server, {callers} caller(s): CPU per call {figures['caller_cpu_us']:.0f} us "
+            f"caller + {figures['server_cpu_us']:.0f} us server = {total:.0f} us; "
+            f"{BRIEF_CALLS} calls = {BRIEF_CALLS * total / 1000:.2f} ms; "
+            f"wall per call {figures['wall_us']:.0f} us"
+        )
 
 
 def main() -> None:
