@@ -3,6 +3,7 @@ found by meaning without pulling unrelated memories, vectors rebuilt by Reindex.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -25,6 +26,7 @@ from memmesh.engines.retrieval_ranker.domain.dense import (
 )
 from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
+from memmesh.engines.retrieval_ranker.domain.user_index import UserIndex
 from memmesh.engines.retrieval_ranker.use_cases import RankerService
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 
@@ -269,3 +271,39 @@ async def test_an_erasure_leaves_no_vector_of_a_forgotten_turn_kept() -> None:
     assert said.text in sentences.kept
     await service.forget_user(TENANT, USER)
     assert not sentences.kept
+
+
+class _EncodingThreads(_KeptVectors):
+    """Records which thread embedded each text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: dict[str, str] = {}
+
+    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        self.threads.update((text, threading.current_thread().name) for text in texts)
+        return super().encode(texts)
+
+
+async def test_a_query_is_embedded_beside_the_scoring_and_answers_as_if_embedded_first() -> None:
+    sentences = _EncodingThreads()
+    analyzer = Analyzer(default_static_encoder(), sentences)
+    service = _service(analyzer, MemoryRankerStore(), RetrievalMode.FUSED)
+    said = [
+        turn("t1", "I'm doing the keto thing, trying to stay under 20 carbs a day", 10),
+        turn("t2", "I'm scared to death of flying", 20),
+    ]
+    docs = [mapping.index_doc(pb.Document(turn=t), analyzer) for t in said]
+    await service.upsert(TENANT, USER, docs)
+    query = "what diet am I following"
+    answer = await service.retrieve(TENANT, USER, query, CAPS)
+    # Embedded on the ranker's encoding thread, not on the event loop's.
+    assert sentences.threads[query].startswith("query-encoder")
+    index = UserIndex(1, docs)
+    terms = analyzer.query_terms(query)
+    computed_first = index.retrieve(
+        terms, CAPS, (), analyzer.query_vectors(query), RetrievalMode.FUSED
+    )
+    assert answer == computed_first
+    assert [c.doc.doc_id for c in answer.turns] == ["t1"]
+    await service.close()

@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from memmesh.engines.retrieval_ranker.domain.dense import QueryVectors, RetrievalMode
@@ -73,6 +74,11 @@ class RankerService:
         self._cached_total = 0
         # One full load per user at a time, shared by every caller waiting for it.
         self._loads: dict[UserKey, asyncio.Future[UserIndex]] = {}
+        # The query's sentence vector is computed on this thread while the event loop scores
+        # the atoms and digests: the encoder lets go of the interpreter as it runs, so on a
+        # second core the two overlap. One thread, so an erasure's clearing queued behind an
+        # encode under way runs after it (_forget_cached).
+        self._query_encoder = ThreadPoolExecutor(1, thread_name_prefix="query-encoder")
 
     def _remember(self, key: UserKey, index: UserIndex) -> UserIndex:
         self._indexes[key] = index
@@ -212,6 +218,7 @@ class RankerService:
     async def close(self) -> None:
         """Let a reclaim pass under way finish."""
         await self._reclaimer.close()
+        self._query_encoder.shutdown(wait=True)
 
     async def forget_user(self, tenant_id: str, user_id: str, version: int = 0) -> int:
         """Delete every document of the user from the store, drop the user's index from
@@ -228,6 +235,8 @@ class RankerService:
         """After an erasure: no vector of a forgotten text stays in a cache."""
         self._reach.forget_constraints()
         self._analyzer.forget_cached()
+        # Again once a query encode under way has finished and kept its vector.
+        self._query_encoder.submit(self._analyzer.forget_cached)
 
     async def retrieve(self, tenant_id: str, user_id: str, query: str, caps: Caps) -> Retrieval:
         """Candidates for the query within caps, from the user's index as of now, with the
@@ -238,7 +247,7 @@ class RankerService:
         scored = self._analyzer.without_addressed(query, index.addressee_names())
         terms = self._analyzer.query_terms(scored)
         vector = (
-            self._analyzer.query_vectors(scored)
+            self._analyzer.query_vectors(scored, self._query_encoder)
             if terms and self._mode != RetrievalMode.BM25
             else QueryVectors()
         )

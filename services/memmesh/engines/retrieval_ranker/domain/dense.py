@@ -11,6 +11,7 @@ order: equal inputs, equal outputs.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
@@ -71,6 +72,13 @@ class QueryVectors(NamedTuple):
 
     words: bytes = b""
     sentence: bytes = b""
+    # The sentence vector while a worker thread still computes it (the encoder lets go of
+    # the interpreter as it runs): the query's other scoring goes on meanwhile.
+    pending: Future[bytes] | None = None
+
+    def sentence_vector(self) -> bytes:
+        """The sentence vector, waiting for it if it is still being computed."""
+        return self.pending.result() if self.pending is not None else self.sentence
 
 
 class RetrievalMode(StrEnum):

@@ -25,8 +25,9 @@ rule read one document at a time.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -98,8 +99,14 @@ class Related:
     similarity), closest first (KindIndex.related), and whether BM25 still counts (off only
     to measure dense retrieval alone)."""
 
-    ranking: Sequence[tuple[int, int]]
+    found: Sequence[tuple[int, int]] | Callable[[], Sequence[tuple[int, int]]]
     lexical: bool = True
+
+    @cached_property
+    def ranking(self) -> Sequence[tuple[int, int]]:
+        """The related documents; a callable `found` is called once, when they are first
+        needed (after BM25's scoring, while the query's sentence vector is on its way)."""
+        return self.found() if callable(self.found) else self.found
 
 
 def _lexical(index: KindIndex, terms: tuple[str, ...], policy: RankingPolicy) -> Scored:
@@ -133,6 +140,12 @@ def _relevance(
     of BM25's best `depth` candidates (ties kept) and the dense ranking."""
     if related is None:
         return _lexical(index, terms, policy)
+    # BM25 first: the dense ranking may wait for the query's sentence vector.
+    lexical = (
+        _best_with_ties(_lexical(index, terms, policy), DEFAULT_DENSE_POLICY.depth)
+        if related.lexical
+        else None
+    )
     dense = Scored(
         np.array([slot for slot, _ in related.ranking], dtype=np.intp),
         np.array([similarity for _, similarity in related.ranking], dtype=np.int64),
@@ -140,8 +153,7 @@ def _relevance(
     fused = np.zeros(index.slots.size, dtype=np.int64)
     fused[dense.slots] += reciprocal_rank_gains(dense.scores)
     slots = dense.slots
-    if related.lexical:
-        lexical = _best_with_ties(_lexical(index, terms, policy), DEFAULT_DENSE_POLICY.depth)
+    if lexical is not None:
         fused[lexical.slots] += reciprocal_rank_gains(lexical.scores)
         slots = _union(slots, lexical.slots)
     return Scored(slots, fused[slots])

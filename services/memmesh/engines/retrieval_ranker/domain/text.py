@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Collection, Sequence
+from concurrent.futures import Executor
 from typing import Protocol
 
 import numpy as np
@@ -129,13 +130,20 @@ class Analyzer:
         vectors = self.query_vectors(text)
         return vectors.sentence or vectors.words
 
-    def query_vectors(self, text: str) -> QueryVectors:
+    def query_vectors(self, text: str, worker: Executor | None = None) -> QueryVectors:
         """The text's vector by each encoder (no sentence vector without that encoder);
-        both b'' for a text with no content word."""
+        both b'' for a text with no content word. With a `worker` the sentence vector is
+        computed there and comes back pending (QueryVectors.sentence_vector waits for it)."""
         words = self.vector(text)
         if self._sentences is None or not words:
             return QueryVectors(words)
-        return QueryVectors(words, quantised(self._sentences.encode([text])[0]))
+        if worker is not None:
+            return QueryVectors(words, pending=worker.submit(self._sentence_bytes, text))
+        return QueryVectors(words, self._sentence_bytes(text))
+
+    def _sentence_bytes(self, text: str) -> bytes:
+        assert self._sentences is not None
+        return quantised(self._sentences.encode([text])[0])
 
     def query_terms(self, text: str) -> tuple[str, ...]:
         """Distinct scoring terms of a query, sorted; generic recall words do not count."""

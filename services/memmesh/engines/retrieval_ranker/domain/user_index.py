@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from memmesh.engines.retrieval_ranker.domain.bm25 import KindIndex
@@ -208,11 +208,16 @@ class UserIndex:
         # A generic query (no content terms) keeps its own rule (ranking.py); so does BM25 mode.
         if not query_terms or mode is RetrievalMode.BM25:
             return None
-        if kind in SENTENCE_KINDS and query_vectors.sentence:
-            related = self._kinds[kind].related(query_vectors.sentence, SENTENCE_DENSE_POLICY)
-        else:
-            related = self._kinds[kind].related(query_vectors.words)
-        return Related(related, mode is RetrievalMode.FUSED)
+        index = self._kinds[kind]
+
+        def ranking() -> Sequence[tuple[int, int]]:
+            # Called once BM25 has scored the kind: the sentence vector may be on its way.
+            sentence = query_vectors.sentence_vector() if kind in SENTENCE_KINDS else b""
+            if sentence:
+                return index.related(sentence, SENTENCE_DENSE_POLICY)
+            return index.related(query_vectors.words)
+
+        return Related(ranking, mode is RetrievalMode.FUSED)
 
     def retrieve(
         self,
@@ -229,6 +234,19 @@ class UserIndex:
         # Deeper than the turns returned only when a digest cites a turn; documents are made
         # for the turns returned alone, the rest count by their ids.
         depth = max(caps.max_turns, EVIDENCE_TURNS) if self._citing else caps.max_turns
+        # The turns last: their sentence vector may still be on its way (QueryVectors.pending).
+        found_digests = select_by_relevance(
+            digests,
+            query_terms,
+            caps.max_digests,
+            related=self._related(Kind.DIGEST, query_terms, query_vectors, mode),
+        )
+        found_atoms = select_atoms(
+            atoms,
+            query_terms,
+            caps.max_atoms,
+            related=self._related(Kind.ATOM, query_terms, query_vectors, mode),
+        )
         ranked_turns = (
             rank_by_relevance(
                 turns,
@@ -239,19 +257,8 @@ class UserIndex:
             if query_terms
             else []
         )
-        found_digests = select_by_relevance(
-            digests,
-            query_terms,
-            caps.max_digests,
-            related=self._related(Kind.DIGEST, query_terms, query_vectors, mode),
-        )
         return Retrieval(
-            atoms=select_atoms(
-                atoms,
-                query_terms,
-                caps.max_atoms,
-                related=self._related(Kind.ATOM, query_terms, query_vectors, mode),
-            ),
+            atoms=found_atoms,
             turns=candidates_of(turns, ranked_turns[: caps.max_turns]),
             digests=self._by_evidence(
                 found_digests, [turn_id for _, _, turn_id, _, _ in ranked_turns], caps.max_digests
