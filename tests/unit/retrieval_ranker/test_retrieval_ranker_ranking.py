@@ -39,6 +39,20 @@ def test_stemming_matches_other_word_forms() -> None:
     assert ANALYZER.terms("The sisters' running shoes") == ["sister", "run", "shoe"]
 
 
+def test_past_forms_of_irregular_verbs_meet_their_base_form() -> None:
+    index = UserIndex(
+        docs=[
+            turn_doc(turn("t1", "I grew up in Guadalajara, then we went to Lyon", 10)),
+            turn_doc(turn("t2", "my sister taught me to swim", 20)),
+            turn_doc(turn("t3", "we talked about the city budget", 30)),
+        ]
+    )
+    assert ids(retrieve(index, "where did I grow up?").turns) == ["t1"]
+    assert ids(retrieve(index, "who teaches me?").turns) == ["t2"]
+    # Words as often something else keep their own form: "a bit" is no bite.
+    assert ANALYZER.terms("a bit of French, she left") == ["bit", "french", "left"]
+
+
 def test_stop_words_alone_match_nothing_specific() -> None:
     assert ANALYZER.query_terms("what is it that you have") == ()
 

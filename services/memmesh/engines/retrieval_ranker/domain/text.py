@@ -23,7 +23,32 @@ FINGERPRINT_PROBE = (
     "succeed skis sky's Café naïve 2024 3.5 vegetarian allergies"
 )
 # Raised when terms() changes in a way the fingerprint cannot see.
-ANALYSIS_VERSION = 1
+ANALYSIS_VERSION = 2
+
+# Past forms of irregular verbs, read as their base form: Snowball only strips suffixes, so
+# "where did I grow up" never met "I grew up in Guadalajara", nor "when did she go camping"
+# "we went camping". Forms as often another word stay out (left, saw, felt, found, ground,
+# lay, rose, bore, born, led, fell, wound, lit, stood, kept, bit, fed, dove, lent, shot, sat).
+_IRREGULAR_PAIRS = """
+arose arise ate eat awoke awake awoken awake became become began begin begun begin bent
+bend blew blow blown blow bought buy bred breed broke break broken break brought bring
+built build burnt burn came come caught catch chose choose chosen choose crept creep
+dealt deal drank drink drawn draw dreamt dream drew draw driven drive drove drive drunk
+drink dug dig eaten eat fled flee flew fly flown fly flung fling forbade forbid forgave
+forgive forgiven forgive forgot forget forgotten forget fought fight froze freeze frozen
+freeze gave give given give gone go grew grow grown grow heard hear held hold hid hide
+hidden hide hung hang knelt kneel knew know known know learnt learn lost lose made make
+meant mean met meet paid pay proven prove ran run rang ring ridden ride risen rise rode
+ride rung ring said say sang sing sank sink sent send shaken shake shone shine shook
+shake shown show shrank shrink slept sleep slid slide slung sling sold sell sought seek
+spent spend spoke speak spoken speak sprang spring spun spin stank stink stole steal
+stolen steal strode stride struck strike stuck stick stung sting sung sing sunk sink
+swam swim swept sweep swore swear sworn swear swum swim swung swing taken take taught
+teach thought think threw throw thrown throw told tell took take tore tear torn tear
+understood understand went go wept weep withdrew withdraw woke wake woken wake won win
+wore wear worn wear wove weave written write wrote write
+""".split()
+IRREGULAR_FORMS = dict(zip(_IRREGULAR_PAIRS[0::2], _IRREGULAR_PAIRS[1::2], strict=True))
 
 
 # Words that ask about memory in general; a query made only of these is generic.
@@ -110,7 +135,11 @@ class Analyzer:
     def terms(self, text: str) -> list[str]:
         """Stemmed content terms of a text, in text order, stop words and single letters dropped."""
         words = index_words(text)
-        return [stem(w) for w in words if w not in INDEX_STOP_WORDS and (len(w) > 1 or w.isdigit())]
+        return [
+            stem(IRREGULAR_FORMS.get(w, w))
+            for w in words
+            if w not in INDEX_STOP_WORDS and (len(w) > 1 or w.isdigit())
+        ]
 
     def vector(self, text: str) -> bytes:
         """The text's quantised dense vector (dense.py), b'' without an encoder or content."""
