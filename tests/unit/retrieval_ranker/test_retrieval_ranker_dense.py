@@ -210,6 +210,28 @@ async def test_a_row_derived_another_way_gets_its_vector_derived_again(analyzer:
     assert codec.decode(same_form).vector == b"\x01" * len(stored.vector)
 
 
+async def test_terms_of_another_analysis_keep_the_vector_stored_beside_them(
+    analyzer: Analyzer,
+) -> None:
+    """A new analysis of words derives the terms again but embeds nothing again (the sentence
+    encoder's time over a whole history); a vector other encoders made is derived again."""
+    codec = mapping.DocumentCodec(analyzer)
+    doc = mapping.index_doc(
+        pb.Document(turn=turn("t1", "we went camping in the Alps", 10)), analyzer
+    )
+    stored = codec.encode(doc)
+    form, fingerprint, vectors_id = stored.terms.split(" ")[0].split(".")
+    kept = b"\x01" * len(stored.vector)
+    other_analysis = replace(stored, vector=kept, terms=f"{form}.000000000000.{vectors_id} x y")
+    decoded = codec.decode(other_analysis)
+    assert (decoded.vector, decoded.terms) == (kept, doc.terms)
+    other_encoder = replace(stored, vector=kept, terms=f"{form}.{fingerprint}.none x y")
+    assert (codec.decode(other_encoder).vector, codec.decode(other_encoder).terms) == (
+        doc.vector,
+        ("x", "y"),
+    )
+
+
 async def test_turns_are_embedded_by_the_sentence_encoder_and_found_by_what_they_mean() -> None:
     """A turn that shares no word with the request: the static table misses it, the sentence
     encoder (which embeds turns and requests, not atoms) finds it and nothing else."""

@@ -223,10 +223,12 @@ class DocumentCodec:
     def __init__(self, analyzer: Analyzer) -> None:
         self._analyzer = analyzer
         # Raised when _terms (or ABOUT_TERM_WEIGHT) changes what a document's terms are, or
-        # _dense_text what its vector is made of: a row of another form, or whose vector
-        # other encoders made, is derived again.
-        derived_form = 3
-        self._terms_tag = f"{derived_form}.{analyzer.fingerprint}.{analyzer.vectors_id}"
+        # _dense_text what its vector is made of: a row of another form is derived again.
+        self._form = "3"
+        # Within a form, terms of another analysis and a vector other encoders made are each
+        # derived again on their own: a new analysis of words does not embed every turn again
+        # (the sentence encoder's time, seconds for a long history, on a user's first read).
+        self._terms_tag = f"{self._form}.{analyzer.fingerprint}.{analyzer.vectors_id}"
 
     def encode(self, doc: IndexDoc, version: int = 0) -> StoredDoc:
         """The row of a document: its payload, vector and tagged terms (space-separated:
@@ -234,24 +236,32 @@ class DocumentCodec:
         terms = f"{self._terms_tag} {' '.join(doc.terms)}"
         return StoredDoc(doc.doc_id, doc.kind.value, doc.payload, version, doc.vector, terms)
 
-    def _stored_terms(self, stored: StoredDoc) -> tuple[str, ...] | None:
+    def _reusable(self, stored: StoredDoc) -> tuple[tuple[str, ...] | None, bytes | None]:
+        """The stored terms and vector that this analyzer would derive alike, else None."""
         tag, _, terms = stored.terms.partition(" ")
-        if tag != self._terms_tag:
-            return None
-        # Interned: the users' indexes in memory share one string per term.
-        return tuple(map(sys.intern, terms.split(" "))) if terms else ()
+        form, _, made_by = tag.partition(".")
+        fingerprint, _, vectors_id = made_by.partition(".")
+        if form != self._form:
+            return None, None
+        reused_terms = (
+            # Interned: the users' indexes in memory share one string per term.
+            (tuple(map(sys.intern, terms.split(" "))) if terms else ())
+            if fingerprint == self._analyzer.fingerprint
+            else None
+        )
+        vector = stored.vector if vectors_id == self._analyzer.vectors_id else b""
+        return reused_terms, vector or None
 
     def decode(self, stored: StoredDoc) -> IndexDoc:
         """The document of a row, with the vector and terms stored beside it when it has them."""
         document = pb.Document.FromString(stored.payload)
         if document.WhichOneof("source") is None:
             return index_doc(_legacy_digest(document), self._analyzer, stored.vector or None)
-        terms = self._stored_terms(stored)
+        terms, vector = self._reusable(stored)
         return index_doc(
             document,
             self._analyzer,
-            # The vector is reused only beside terms of this form (the same tag covers both).
-            (stored.vector or None) if terms is not None else None,
+            vector,
             terms,
             # Rows hold canonical serializations (IndexDoc.payload as written).
             stored.payload,
