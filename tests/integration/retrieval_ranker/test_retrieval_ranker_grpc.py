@@ -19,6 +19,7 @@ from memmesh.engines.retrieval_ranker.adapters.sql_store import SqlRankerStore
 from memmesh.engines.retrieval_ranker.ports import StoredDoc
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as pb_grpc
+from memmesh.runtime.channels import engine_channel
 from memmesh.runtime.errors import details_of
 from memmesh.testing.in_process import InProcessMesh, start_in_process
 from memmesh.testing.scopes import new_scope
@@ -235,7 +236,14 @@ async def test_a_retrieve_is_answered_while_a_large_upsert_is_still_being_embedd
         turn_document(f"b{n}", f"we planted the bed of herbs number {n} by the fence", n)
         for n in range(600)
     ]
-    upsert = asyncio.ensure_future(ranker.Upsert(pb.UpsertRequest(scope=writing, documents=batch)))
+    # On a channel of its own with a long deadline: embedding 600 turns takes seconds on a
+    # slow host, and what is tested is that the Retrieve does not wait for it.
+    patient = engine_channel(
+        mesh.settings.addr_of("retrieval_ranker"), mesh.settings.internal_token, 120.0
+    )
+    mesh.channels.append(patient)  # closed with the mesh's own
+    writer = pb_grpc.RetrievalRankerServiceStub(patient)
+    upsert = asyncio.ensure_future(writer.Upsert(pb.UpsertRequest(scope=writing, documents=batch)))
     await asyncio.sleep(0.05)
     answer = await ranker.Retrieve(retrieve(asking, "how is my garden"))
     assert ids(answer.turns) == ["t1"]
