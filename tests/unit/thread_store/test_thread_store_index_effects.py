@@ -35,3 +35,20 @@ def test_a_digest_with_nothing_to_find_is_removed_from_the_index_not_upserted() 
     removed, upserted = _sent(IndexChange(removed=("old",), digests=(said, empty, episode)))
     assert upserted == ["s1", "s1#e1"]
     assert removed == ["old", "s2"]
+
+
+def test_many_turns_go_in_upserts_each_small_enough_to_embed_within_an_attempt() -> None:
+    turns = tuple(
+        Turn(f"t{n:03d}", "s1", Role.USER, f"we planted herbs bed {n}", n) for n in range(450)
+    )
+    effects = [
+        e for e in index_effects("t", "u", IndexChange(turns=turns)) if e.kind == INDEX_UPSERT
+    ]
+    sizes = [len(ranker_pb.UpsertRequest.FromString(e.payload).documents) for e in effects]
+    assert sizes == [200, 200, 50]
+    sent = [
+        d.turn.turn_id
+        for e in effects
+        for d in ranker_pb.UpsertRequest.FromString(e.payload).documents
+    ]
+    assert sent == [t.turn_id for t in turns]

@@ -23,9 +23,12 @@ from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2_grpc as ran
 from memmesh.runtime.errors import call_engine
 from memmesh.storage.sql import SqlTx
 
-# RetrievalRanker.Remove takes at most 1,000 ids a call, Upsert 1,000 documents.
+# RetrievalRanker.Remove takes at most 1,000 ids a call, Upsert 1,000 documents. Upserts go
+# in smaller batches: the ranker embeds each turn with the sentence encoder (1.5 to 4.5 ms
+# a turn by host), and a batch must fit one attempt's deadline (index_attempt_ms, 2 s), or
+# every retry would time out alike.
 REMOVE_BATCH = 1000
-UPSERT_BATCH = 1000
+UPSERT_BATCH = 200
 RANKER = "retrieval_ranker"
 INDEX_UPSERT = "index_upsert"
 INDEX_REMOVE = "index_remove"
