@@ -67,3 +67,12 @@ def redis_url() -> str:
 @pytest.fixture
 def scope() -> scope_pb2.UserScope:
     return new_scope()
+
+
+# Files that take minutes on their own (training the extraction heads again): run first, so
+# the other worker runs the rest of the suite beside them instead of waiting on them at the end.
+SLOW_FILES_FIRST = ("tests/unit/atom_extractor/test_learned_head_files.py",)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(SLOW_FILES_FIRST))
