@@ -1,4 +1,4 @@
-"""Sentence embeddings (all-MiniLM-L6-v2, 384-d) computed in-process (numpy, int8 products)."""
+"""Sentence embeddings (all-MiniLM-L6-v2, 384-d) computed in-process (ONNX Runtime)."""
 
 from memmesh.embedding.encoder import Encoder, default_encoder
 from memmesh.embedding.weights import EncoderUnavailable

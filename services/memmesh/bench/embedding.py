@@ -36,7 +36,7 @@ def _blas_threads() -> int:
     return max((pool["num_threads"] for pool in threadpool_info()), default=1)
 
 
-def _time_calls(
+def time_calls(
     encoder: Encoder,
     texts: Sequence[str],
     calls: int,
@@ -78,7 +78,7 @@ def _caller(
         encoder.encode([SENTENCE])
     barrier.wait()
     # Oversubscribed BLAS threads can make a call take seconds: bound the run in time too.
-    results.put(_time_calls(encoder, [SENTENCE], calls, budget_s=20.0, warmup_calls=0)[0])
+    results.put(time_calls(encoder, [SENTENCE], calls, budget_s=20.0, warmup_calls=0)[0])
 
 
 def bench_concurrent(callers: int, threads: int, calls: int) -> dict[str, float]:
@@ -108,7 +108,7 @@ def bench_concurrent(callers: int, threads: int, calls: int) -> dict[str, float]
 def _time_texts(encoder: Encoder, calls: int, label: str, results: dict[str, object]) -> None:
     """Latency of the one sentence and of the four clauses, into `results` under `label`."""
     for name, texts in (("one_sentence", [SENTENCE]), ("four_clauses", list(CLAUSES))):
-        wall_ms, cpu_ms = _time_calls(encoder, texts, calls)
+        wall_ms, cpu_ms = time_calls(encoder, texts, calls)
         figures = {**summary(wall_ms), "cpu_p50_ms": summary(cpu_ms)["p50_ms"]}
         results[f"{name}.{label}"] = figures
         print(f"{name}, {label}: {json.dumps(figures)}", flush=True)
