@@ -1127,6 +1127,14 @@ _CORRECTION_TRIGGER = re.compile(
     r"(?:all\s+)?wrong\b",
     re.I,
 )
+
+
+def says_it_corrects(text: str) -> bool:
+    """Whether a turn's words say it corrects what was heard ("no", "I said", "you wrote it
+    wrong", a word spelled out), beyond drawing a contrast."""
+    return bool(_CORRECTION_TRIGGER.search(text))
+
+
 # Misheard words sound alike (Cairns/Cannes 0.67, Bern/Berlin 0.8); contrasts such as
 # kilos/pounds or tea/coffee fall well below.
 _SOUNDS_ALIKE = 0.55

@@ -3,7 +3,8 @@
 usage: python -m memmesh.bench.eval_extraction [CASES.jsonl ...] [--design NAME] [--failures]
 With no CASES it scores ../shared/fixtures/extraction/public.jsonl and
 fixtures/extraction/{dev,test}.jsonl. Designs: `rules` (the rules alone) and `hybrid` (the
-rules plus the learned clause head over the sentence encoder; the default path). Paths resolve
+rules plus the learned clause and command heads over the sentence encoder and the learned
+correction model; the default path). Paths resolve
 from the current directory (run from the repository root). The last output line is a JSON
 object with every figure and `targets_met` (the hybrid design on the test split).
 """

@@ -1,26 +1,36 @@
-"""The learned extraction path: a clause head and a command head over sentence embeddings
-beside the rules."""
+"""The learned extraction path: a clause head and a command head over sentence embeddings,
+and a correction model over the words of a turn, beside the rules."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
 from .commands import LearnedCommands
+from .corrections import CorrectionModel
 from .extractor import HybridExtractor, Thresholds
 from .heads import AveragedHeads, HiddenLayerHead, SoftmaxHead
-from .model_files import CLAUSE_HEAD_PATH, CLAUSE_HIDDEN_HEAD_PATH, COMMAND_HEAD_PATH
+from .model_files import (
+    CLAUSE_HEAD_PATH,
+    CLAUSE_HIDDEN_HEAD_PATH,
+    COMMAND_HEAD_PATH,
+    CORRECTION_MODEL_PATH,
+)
 
 __all__ = ["HybridExtractor", "SoftmaxHead", "Thresholds", "default_hybrid_extractor"]
 
 
 @lru_cache(maxsize=1)
 def default_hybrid_extractor() -> HybridExtractor:
-    """The process-wide hybrid extractor: the shared encoder and the heads shipped in the
-    package (the clause heads averaged)."""
+    """The process-wide hybrid extractor: the shared encoder and the heads and correction
+    model shipped in the package (the clause heads averaged)."""
     from memmesh.embedding import default_encoder
 
     encoder = default_encoder()
-    commands = LearnedCommands(encoder, SoftmaxHead.load(COMMAND_HEAD_PATH))
+    commands = LearnedCommands(
+        encoder,
+        SoftmaxHead.load(COMMAND_HEAD_PATH),
+        corrections=CorrectionModel.load(CORRECTION_MODEL_PATH),
+    )
     clause_head = AveragedHeads(
         (SoftmaxHead.load(CLAUSE_HEAD_PATH), HiddenLayerHead.load(CLAUSE_HIDDEN_HEAD_PATH))
     )

@@ -18,10 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from ..commands import CommandMatch, detect_command
+from ..commands import CommandMatch, detect_command, says_it_corrects
 from ..lexicon import PERSON_ROLE_ALTERNATION
 from ..model import BASIS_POINTS_MAX, Command
 from ..text import Clause, normalize, split_clauses
+from .corrections import CorrectionModel
 from .heads import SoftmaxHead
 from .units import TextEncoder
 
@@ -180,10 +181,25 @@ class LearnedCommands:
     encoder: TextEncoder
     head: SoftmaxHead
     accept_bp: int = COMMAND_ACCEPT_BP
+    corrections: CorrectionModel | None = None
 
     def detect(self, normalized: str) -> CommandMatch:
         """The command of a normalised turn, as `commands.detect_command` gives it."""
         found = detect_command(normalized, self.means_otherwise)
+        if found.command is None and self.corrections is not None:
+            correction = self.corrections.find(normalized)
+            # Unless the words say it corrects, "X, not Y" may only be drawing a contrast ("I'm
+            # vegan, not vegetarian"), as the rules hold too: a slip's words mean otherwise.
+            if correction is not None and (
+                says_it_corrects(normalized)
+                or self.means_otherwise(correction.heard, correction.meant)
+            ):
+                return CommandMatch(
+                    Command.CORRECTION,
+                    correction.meant,
+                    correction,
+                    without_misheard(normalized, correction.heard),
+                )
         if (
             found.command is not None
             or _REPORTED.search(normalized)
@@ -295,6 +311,17 @@ def _said_besides(clauses: Sequence[Clause]) -> str:
         and not c.is_question
         and (c.index > 0 or not _COMMAND_WORDS.search(c.text))
     )
+
+
+def without_misheard(text: str, heard: str) -> str:
+    """A correcting turn without the words it says were misheard, and the "not" or "no" said
+    with them ("I take 75 micrograms, not 25" -> "I take 75 micrograms"), so the facts read
+    from the rest never carry them."""
+    negated = re.compile(
+        rf"[\s,;:-]*\b(?:not|no|n't|never)\s+(?:an?\s+|the\s+)?{re.escape(heard)}(?!\w)", re.I
+    )
+    kept, count = negated.subn("", text, count=1)
+    return kept.strip() if count else text
 
 
 def learned_target(sentence: str) -> str | None:

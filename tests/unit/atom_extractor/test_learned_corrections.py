@@ -1,0 +1,98 @@
+"""The learned correction model: it is what training on the dev split gives, it hears
+corrections the rules miss, keeps contrasts for what they are, and reads spans sensibly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memmesh.extraction.commands import detect_correction
+from memmesh.extraction.learned import default_hybrid_extractor
+from memmesh.extraction.learned.commands import without_misheard
+from memmesh.extraction.learned.corrections import (
+    MAX_SPAN_TOKENS,
+    CorrectionModel,
+    span_text,
+    spans_of,
+    tokens_of,
+)
+from memmesh.extraction.learned.model_files import CORRECTION_MODEL_PATH
+from memmesh.extraction.learned.train import CORRECTION_MARGIN, train_corrections
+from memmesh.extraction.model import Command, Correction
+from memmesh.extraction.text import normalize
+
+DEV_SPLIT = Path(__file__).parents[3] / "fixtures" / "extraction" / "dev.jsonl"
+
+
+def test_the_shipped_correction_model_is_what_training_on_the_dev_split_gives() -> None:
+    trained = train_corrections([DEV_SPLIT])
+    shipped = CorrectionModel.load(CORRECTION_MODEL_PATH)
+    assert shipped.margin == pytest.approx(CORRECTION_MARGIN)
+    assert np.allclose(trained.span_weights, shipped.span_weights, atol=1e-4)
+    assert np.allclose(trained.pair_weights, shipped.pair_weights, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("utterance", "heard", "meant"),
+    [
+        ("the dentist is on Harley Street not Hartley Street", "Hartley", "Harley"),
+        ("book it for the ninth, not the nineteenth", "nineteenth", "ninth"),
+    ],
+)
+def test_the_hybrid_extractor_hears_corrections_the_rules_miss(
+    utterance: str, heard: str, meant: str
+) -> None:
+    assert detect_correction(normalize(utterance))[0] is None
+    result = default_hybrid_extractor().extract(utterance)
+    assert result.command is Command.CORRECTION
+    assert result.correction == Correction(heard=heard, meant=meant)
+
+
+@pytest.mark.parametrize(
+    ("utterance", "fact_word"),
+    [("I'm vegan, not vegetarian", "vegan"), ("I'm Austrian, not German", "austrian")],
+)
+def test_a_contrast_the_words_do_not_call_a_correction_stays_a_fact(
+    utterance: str, fact_word: str
+) -> None:
+    result = default_hybrid_extractor().extract(utterance)
+    assert result.command is None and result.correction is None
+    assert any(fact_word in fact.text.lower() for fact in result.facts), result.facts
+
+
+def test_a_turn_with_no_word_of_correcting_is_not_read_at_all() -> None:
+    model = CorrectionModel.load(CORRECTION_MODEL_PATH)
+    assert model.best_pair("I love hiking in the Alps with my sister Maria") is None
+
+
+def test_the_same_turn_gives_the_same_pair_and_score() -> None:
+    model = CorrectionModel.load(CORRECTION_MODEL_PATH)
+    turn = "no I said Leeds, not Leicester"
+    first, second = model.best_pair(turn), model.best_pair(turn)
+    assert first is not None and first == second
+    assert first[0] == Correction(heard="Leicester", meant="Leeds")
+
+
+@pytest.mark.parametrize(
+    ("turn", "heard", "kept"),
+    [
+        ("I take 75 micrograms every day, not 25", "25", "I take 75 micrograms every day"),
+        ("it's a cockapoo not a cocker spaniel", "cocker spaniel", "it's a cockapoo"),
+        ("Jemma? Gemma, she's my manager", "Jemma", "Jemma? Gemma, she's my manager"),
+    ],
+)
+def test_the_misheard_words_and_their_not_leave_the_turn(turn: str, heard: str, kept: str) -> None:
+    assert without_misheard(turn, heard) == kept
+
+
+@given(st.text(alphabet="ab ,.;!?-'12", max_size=60))
+def test_a_span_is_one_to_four_words_and_crosses_no_clause_break(text: str) -> None:
+    tokens = tokens_of(text)
+    for span in spans_of(text, tokens):
+        assert 1 <= span.last - span.first <= MAX_SPAN_TOKENS
+        inside = span_text(text, tokens, span)
+        assert not any(mark in inside for mark in ",;!?")
