@@ -2,8 +2,9 @@
 
 usage: python -m memmesh.bench.cv_extraction [--folds K]
 Folds are by id hash (`int(sha256(id), 16) % K`); each fold is scored with the shared scorer
-by a clause head and a command head trained on the other folds (the command head also on
-the first four command probe rounds), with the shipped thresholds. The mean of the
+by the shipped design trained on the other folds: the averaged clause heads, the averaged
+command heads (also trained on the first four command probe rounds) and the correction model,
+with the shipped thresholds and margin. The mean of the
 folds' figures is printed as JSON. The test split is never read.
 """
 
@@ -22,11 +23,13 @@ import numpy as np
 from memmesh.bench.eval_extraction import FIGURES, SPLITS, score_file
 from memmesh.extraction.learned.commands import LearnedCommands
 from memmesh.extraction.learned.extractor import HybridExtractor
+from memmesh.extraction.learned.heads import AveragedHeads
 from memmesh.extraction.learned.train import (
     COMMAND_PROBE_ROUNDS,
     command_training_turns,
     train_clause_head,
-    train_command_head,
+    train_command_heads,
+    train_corrections,
 )
 from memmesh.extraction.learned.units import TextEncoder
 
@@ -64,7 +67,7 @@ def fold_of(case_id: str, folds: int) -> int:
 def cross_validate(
     cases: list[dict[str, Any]], encoder: TextEncoder, folds: int = 5
 ) -> dict[str, float]:
-    """Mean figures over the folds, each scored by a head trained on the others."""
+    """Mean figures over the folds, each scored by heads trained on the others."""
     per_fold: dict[str, list[float]] = {name: [] for name in FIGURES}
     for fold in range(folds):
         with tempfile.TemporaryDirectory() as workdir:
@@ -78,9 +81,14 @@ def cross_validate(
                     ),
                     encoding="utf-8",
                 )
-            head = train_clause_head([train_path], encoder).head
+            clause = train_clause_head([train_path], encoder)
             turns = command_training_turns([train_path], COMMAND_PROBE_ROUNDS)
-            commands = LearnedCommands(encoder, train_command_head(turns, encoder))
+            commands = LearnedCommands(
+                encoder,
+                AveragedHeads(train_command_heads(turns, encoder)),
+                corrections=train_corrections([train_path]),
+            )
+            head = AveragedHeads((clause.head, clause.hidden_layer_head))
             extractor = HybridExtractor(encoder, head, commands=commands)
             summary, _ = score_file(held_path, extractor.extract, [])
         for name in FIGURES:

@@ -1,11 +1,14 @@
 """A learned reading of memory commands for the wordings the command rules do not know.
 
-The rules hear a command first; when they hear none, a softmax head over the turn's sentence
-embedding may. Its bar was set by 5-fold cross-validation on the dev split: the lowest
-probability at which the head heard no ordinary turn of the split as a command (0.70 gave
-two such turns, both questions about memory, once the split had 1,520 cases). A command heard
-this way names its topic from the turn's own words ("the allergy note" -> "allergy"), and the
-sentence that gave it is not mined for facts.
+The rules hear a command first; when they hear none, two softmax heads over the turn's
+sentence embedding, one linear and one with a hidden layer, averaged, may. Their bar was set
+by 5-fold cross-validation on the dev split: the lowest probability at which the head heard no
+ordinary turn of the split as a command (0.70 gave two such turns, both questions about
+memory, once the split had 1,520 cases). With the split at 3,489 cases, the averaged heads at
+that bar heard 0.928 of its 545 commands other than corrections where the linear head alone
+heard 0.906, with the same 10 ordinary turns heard as commands. A command heard this way names
+its topic from the turn's own words ("the allergy note" -> "allergy"), and the sentence that
+gave it is not mined for facts.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from ..lexicon import PERSON_ROLE_ALTERNATION
 from ..model import BASIS_POINTS_MAX, Command
 from ..text import Clause, normalize, split_clauses
 from .corrections import CorrectionModel
-from .heads import SoftmaxHead
+from .heads import ClassHead
 from .units import TextEncoder
 
 NO_COMMAND = "NONE"
@@ -179,7 +182,7 @@ class LearnedCommands:
     """The rules' command reading, then the head's for a turn the rules hear nothing in."""
 
     encoder: TextEncoder
-    head: SoftmaxHead
+    head: ClassHead
     accept_bp: int = COMMAND_ACCEPT_BP
     corrections: CorrectionModel | None = None
 
