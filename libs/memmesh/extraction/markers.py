@@ -132,16 +132,22 @@ def turn_markers(clauses: Sequence[Clause]) -> list[frozenset[str]]:
     bounded clause leads to ("on antibiotics for the next week so no alcohol") and what a
     clause that is only a span of time opens ("for the next little while, I'm typing
     one-handed"). A grand label said in jest makes the rest of its sentence the joke's
-    evidence ("I'm basically fluent in French now, I can say croissant")."""
+    evidence ("I'm basically fluent in French now, I can say croissant"), and a clause that
+    only opens a hypothetical makes the rest of its sentence hypothetical."""
     markers = [clause_markers(clause) for clause in clauses]
     for position in _said_in_irony(clauses):
         markers[position] = markers[position] | {SARCASM}
-    in_jest = False
+    in_jest = framed = False
     for position in range(1, len(clauses)):
         before, clause = clauses[position - 1], clauses[position]
         if before.sentence != clause.sentence:
-            in_jest = False
+            in_jest = framed = False
             continue
+        # "Suppose, just hypothetically, I was allergic to latex…": a clause that only opens a
+        # hypothetical frames the rest of its sentence.
+        framed = framed or bool(_HYPOTHETICAL_FRAME.fullmatch(before.text.strip(" ,.!:-")))
+        if framed:
+            markers[position] = markers[position] | {HYPOTHETICAL}
         in_jest = (
             in_jest
             or bool(_GRAND_SELF_LABEL.search(before.text))
@@ -162,6 +168,12 @@ def turn_markers(clauses: Sequence[Clause]) -> list[frozenset[str]]:
     return markers
 
 
+_HYPOTHETICAL_FRAME = re.compile(
+    r"(?:(?:just|purely|but|and|so|ok|okay|well|now)\s+)*(?:suppose|supposing|say|let's say|lets say|"
+    r"imagine|what if|hypothetically|hypothetically speaking|in theory|theoretically|"
+    r"for argument's sake|for the sake of argument)",
+    re.I,
+)
 # A tag said after a claim, alone ("Love Mondays. Truly.", "Allergic to Mondays, clearly."):
 # it vouches for what no one doubted, which is how irony is marked in speech.
 _IRONIC_TAG = re.compile(r"(?:truly|clearly|obviously|naturally)", re.I)

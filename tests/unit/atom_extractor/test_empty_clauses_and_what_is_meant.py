@@ -12,7 +12,7 @@ from memmesh.extraction.learned.empty_clauses import (
     names_only_a_vague_thing,
 )
 from memmesh.extraction.learned.render import render_fact
-from memmesh.extraction.markers import SARCASM, turn_markers
+from memmesh.extraction.markers import HYPOTHETICAL, SARCASM, turn_markers
 from memmesh.extraction.model import Command
 from memmesh.extraction.restatement import restate_meant
 from memmesh.extraction.text import split_clauses
@@ -108,6 +108,25 @@ def test_irony_said_by_a_tag_or_a_granting_opener_gives_no_fact(text: str) -> No
 def test_an_ironic_tag_marks_the_clause_before_it() -> None:
     clauses = split_clauses("Love Mondays. Truly.")
     assert SARCASM in turn_markers(clauses)[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Suppose, just hypothetically, I was allergic to latex and needed dental work, how would "
+        "I bring that up",
+        "Hypothetically speaking, my brother is a dentist, could he write me a prescription",
+    ],
+)
+def test_a_clause_that_only_opens_a_hypothetical_frames_its_sentence(text: str) -> None:
+    assert facts_of(text) == []
+    clauses = split_clauses(text)
+    assert all(HYPOTHETICAL in markers for markers in turn_markers(clauses)[1:])
+
+
+def test_a_hypothetical_frame_ends_with_its_sentence() -> None:
+    text = "Say, for argument's sake, I moved abroad. I'm allergic to latex."
+    assert ("User is allergic to latex.", "constraint") in facts_of(text)
 
 
 def test_agreement_said_as_a_sentence_of_its_own_is_no_irony() -> None:
