@@ -66,9 +66,10 @@ _LIKE_FILLER = re.compile(
 )
 # A spoken restart says the same words twice once the fillers are gone ("my uh my doctor",
 # "forget this um this thread", "about my about my diet"): one of them is kept. "had had" and
-# "that that" can be meant.
+# "that that" can be meant. A word starts with a letter: "'sleep apnea', 'sleep paralysis'"
+# repeats only a quote mark.
 _RESTART = re.compile(
-    r"\b(?P<said>(?!(?:had|that)\b)[A-Za-z']+(?:\s+[A-Za-z']+){0,2})(?:\s*,?\s+(?P=said)\b)+",
+    r"\b(?P<said>(?!(?:had|that)\b)[A-Za-z][A-Za-z']*(?:\s+[A-Za-z']+){0,2})(?:\s*,?\s+(?P=said)\b)+",
     re.I,
 )
 _ABBREVIATIONS = re.compile(r"\b(Dr|Mr|Mrs|Ms|St|Prof|Jr|Sr|vs|e\.g|i\.e)\.", re.I)

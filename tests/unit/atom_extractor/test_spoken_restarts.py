@@ -16,6 +16,11 @@ from memmesh.extraction.text import normalize, split_clauses
         # Words that may be meant twice stay.
         ("I know that that is true", "I know that that is true"),
         ("I had had enough", "I had had enough"),
+        # Quoted words in a row repeat only their quote marks.
+        (
+            "Not 'sleep apnea', 'sleep paralysis'. Very different things.",
+            "Not 'sleep apnea', 'sleep paralysis'. Very different things.",
+        ),
     ],
 )
 def test_a_restart_is_read_once(said, read):
