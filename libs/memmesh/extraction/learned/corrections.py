@@ -30,8 +30,8 @@ DIMENSION = 1 << 16
 MAX_SPAN_TOKENS = 4
 # The likeliest runs of each role the pair model chooses among.
 ROLE_CANDIDATES = 6
+# The span model's classes, in the order of its weight columns.
 HEARD, MEANT, NEITHER = 0, 1, 2
-ROLES = ("heard", "meant", "neither")
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’.:/-][^\W_]+)*", re.UNICODE)
 # Punctuation no misheard or meant run crosses.
@@ -266,13 +266,13 @@ class CorrectionModel:
         logits -= logits.max(axis=1, keepdims=True)
         return logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))  # type: ignore[no-any-return]
 
-    def candidates(self, text: str, span_scores: np.ndarray | None = None) -> _Candidates | None:
+    def candidates(self, text: str) -> _Candidates | None:
         """The pair candidates of a turn, or None when it has too few words for a pair."""
         view = _TurnView(text)
         spans = spans_of(text, view.tokens)
         if len(spans) < 2:
             return None
-        scores = self.span_log_probabilities(view, spans) if span_scores is None else span_scores
+        scores = self.span_log_probabilities(view, spans)
         heard_best = np.argsort(-scores[:, HEARD], kind="stable")[:ROLE_CANDIDATES]
         meant_best = np.argsort(-scores[:, MEANT], kind="stable")[:ROLE_CANDIDATES]
         pairs: list[tuple[Span, Span] | None] = [None]
@@ -309,6 +309,7 @@ class CorrectionModel:
             float(self.pair_weights[row] @ np.asarray(vals, dtype=np.float64))
             for row, vals in zip(found.indices, found.values, strict=True)
         ]
+        # Row 0 is "none"; every other row is a pair.
         best = 1 + int(np.argmax(scores[1:]))
         pair = found.pairs[best]
         assert pair is not None
