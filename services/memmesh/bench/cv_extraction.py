@@ -2,8 +2,8 @@
 
 usage: python -m memmesh.bench.cv_extraction [--folds K]
 Folds are by id hash (`int(sha256(id), 16) % K`); each fold is scored with the shared scorer
-by the shipped design trained on the other folds: the averaged clause heads, the averaged
-command heads (also trained on the first four command probe rounds) and the correction model,
+by the shipped design trained on the other folds: the averaged clause heads, the command
+head (also trained on the first four command probe rounds) and the correction model,
 with the shipped thresholds and margin. The mean of the
 folds' figures is printed as JSON. The test split is never read.
 """
@@ -28,7 +28,7 @@ from memmesh.extraction.learned.train import (
     COMMAND_PROBE_ROUNDS,
     command_training_turns,
     train_clause_head,
-    train_command_heads,
+    train_command_head,
     train_corrections,
 )
 from memmesh.extraction.learned.units import TextEncoder
@@ -85,7 +85,7 @@ def cross_validate(
             turns = command_training_turns([train_path], COMMAND_PROBE_ROUNDS)
             commands = LearnedCommands(
                 encoder,
-                AveragedHeads(train_command_heads(turns, encoder)),
+                train_command_head(turns, encoder),
                 corrections=train_corrections([train_path]),
             )
             head = AveragedHeads((clause.head, clause.hidden_layer_head))

@@ -64,6 +64,18 @@ def test_a_contrast_the_words_do_not_call_a_correction_stays_a_fact(
     assert any(fact_word in fact.text.lower() for fact in result.facts), result.facts
 
 
+@pytest.mark.parametrize(
+    "utterance",
+    [
+        "Lucky you! Pets sure bring a lot of love and joy. Can't wait till Toby and I bond better.",
+        "Thanks, Dave! Gotta stay safe on the trip. Can't wait to see you there! Goodbye!",
+    ],
+)
+def test_two_words_of_a_chat_with_no_denial_are_no_correction(utterance: str) -> None:
+    result = default_hybrid_extractor().extract(utterance)
+    assert result.command is None and result.correction is None
+
+
 def test_a_turn_with_no_word_of_correcting_is_not_read_at_all() -> None:
     model = CorrectionModel.load(CORRECTION_MODEL_PATH)
     assert model.best_pair("I love hiking in the Alps with my sister Maria") is None

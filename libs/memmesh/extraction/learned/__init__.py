@@ -13,7 +13,6 @@ from .model_files import (
     CLAUSE_HEAD_PATH,
     CLAUSE_HIDDEN_HEAD_PATH,
     COMMAND_HEAD_PATH,
-    COMMAND_HIDDEN_HEAD_PATH,
     CORRECTION_MODEL_PATH,
 )
 
@@ -23,15 +22,13 @@ __all__ = ["HybridExtractor", "SoftmaxHead", "Thresholds", "default_hybrid_extra
 @lru_cache(maxsize=1)
 def default_hybrid_extractor() -> HybridExtractor:
     """The process-wide hybrid extractor: the shared encoder and the heads and correction
-    model shipped in the package (the clause heads averaged, and the command heads)."""
+    model shipped in the package (the clause heads averaged)."""
     from memmesh.embedding import default_encoder
 
     encoder = default_encoder()
     commands = LearnedCommands(
         encoder,
-        AveragedHeads(
-            (SoftmaxHead.load(COMMAND_HEAD_PATH), HiddenLayerHead.load(COMMAND_HIDDEN_HEAD_PATH))
-        ),
+        SoftmaxHead.load(COMMAND_HEAD_PATH),
         corrections=CorrectionModel.load(CORRECTION_MODEL_PATH),
     )
     clause_head = AveragedHeads(

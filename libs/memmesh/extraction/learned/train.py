@@ -27,7 +27,6 @@ from .model_files import (
     CLAUSE_HEAD_PATH,
     CLAUSE_HIDDEN_HEAD_PATH,
     COMMAND_HEAD_PATH,
-    COMMAND_HIDDEN_HEAD_PATH,
     CORRECTION_MODEL_PATH,
 )
 from .units import TextEncoder, unit_features
@@ -76,22 +75,16 @@ def train_clause_head(corpora: Sequence[Path], encoder: TextEncoder) -> TrainedH
     return TrainedHead(head, hidden_layer_head, examples, features)
 
 
-def train_command_heads(
-    turns: Sequence[LabelledTurn], encoder: TextEncoder
-) -> tuple[SoftmaxHead, HiddenLayerHead]:
-    """The command heads the labelled turns give, averaged in use as the clause heads are: a
-    linear one with the clause head's training settings and one with a hidden layer."""
-    features = encoder.encode([t.text for t in turns])
-    labels = [t.label for t in turns]
-    linear = train_head(
-        features,
-        labels,
+def train_command_head(turns: Sequence[LabelledTurn], encoder: TextEncoder) -> SoftmaxHead:
+    """The command head the labelled turns give, with the clause head's training settings."""
+    return train_head(
+        encoder.encode([t.text for t in turns]),
+        [t.label for t in turns],
         COMMAND_CLASSES,
         steps=TRAINING_STEPS,
         l2=TRAINING_L2,
         learning_rate=TRAINING_LEARNING_RATE,
     )
-    return linear, train_hidden_layer_head(features, labels, COMMAND_CLASSES)
 
 
 def correction_training_turns(corpora: Sequence[Path]) -> list[LabelledCorrection]:
@@ -134,15 +127,13 @@ def main(argv: list[str]) -> int:
     trained.head.save(CLAUSE_HEAD_PATH)
     trained.hidden_layer_head.save(CLAUSE_HIDDEN_HEAD_PATH)
     command_turns = command_training_turns(corpora, COMMAND_PROBE_ROUNDS)
-    command_head, command_hidden_head = train_command_heads(command_turns, encoder)
-    command_head.save(COMMAND_HEAD_PATH)
-    command_hidden_head.save(COMMAND_HIDDEN_HEAD_PATH)
+    train_command_head(command_turns, encoder).save(COMMAND_HEAD_PATH)
     train_corrections(corpora).save(CORRECTION_MODEL_PATH)
     counts = Counter(e.label for e in trained.examples)
     print(
         f"trained on {len(trained.examples)} clauses {dict(sorted(counts.items()))} "
         f"-> {CLAUSE_HEAD_PATH}, {CLAUSE_HIDDEN_HEAD_PATH}; "
-        f"{len(command_turns)} turns -> {COMMAND_HEAD_PATH}, {COMMAND_HIDDEN_HEAD_PATH}; "
+        f"{len(command_turns)} turns -> {COMMAND_HEAD_PATH}; "
         f"corrections -> {CORRECTION_MODEL_PATH}"
     )
     return 0
