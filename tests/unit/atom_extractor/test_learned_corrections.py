@@ -95,6 +95,9 @@ def test_the_same_turn_gives_the_same_pair_and_score() -> None:
         ("I take 75 micrograms every day, not 25", "25", "I take 75 micrograms every day"),
         ("it's a cockapoo not a cocker spaniel", "cocker spaniel", "it's a cockapoo"),
         ("Jemma? Gemma, she's my manager", "Jemma", "Jemma? Gemma, she's my manager"),
+        # The same denials the model's pairs are accepted on: "my" and quotes too.
+        ("Meera's my mother-in-law. Not my mum.", "mum", "Meera's my mother-in-law."),
+        ("That's 'Nguyen', not 'Win'. Though", "Win", "That's 'Nguyen'. Though"),
     ],
 )
 def test_the_misheard_words_and_their_not_leave_the_turn(turn: str, heard: str, kept: str) -> None:

@@ -322,20 +322,25 @@ def _said_besides(clauses: Sequence[Clause]) -> str:
     )
 
 
+def _denial(words: str) -> str:
+    """A pattern of "not" (or "no", "never", "-n't") said right before the words, a quote
+    mark about them allowed ("not 'Win'", "not my mum", "isn't Jamaica")."""
+    return (
+        rf"(?:\bnot|\bno|n't|\bnever)\s+(?:(?:a|an|the|my)\s+)?['\"]?{re.escape(words)}"
+        rf"(?!\w)['\"]?"
+    )
+
+
 def _denied(text: str, words: str) -> bool:
     """Whether a turn says "not" (or "no", "never", "-n't") right before the words."""
-    denial = rf"(?:\bnot|\bno|n't|\bnever)\s+(?:(?:a|an|the|my)\s+)?['\"]?{re.escape(words)}(?!\w)"
-    return re.search(denial, text, re.I) is not None
+    return re.search(_denial(words), text, re.I) is not None
 
 
 def without_misheard(text: str, heard: str) -> str:
     """A correcting turn without the words it says were misheard, and the "not" or "no" said
     with them ("I take 75 micrograms, not 25" -> "I take 75 micrograms"), so the facts read
     from the rest never carry them."""
-    negated = re.compile(
-        rf"[\s,;:-]*\b(?:not|no|n't|never)\s+(?:an?\s+|the\s+)?{re.escape(heard)}(?!\w)", re.I
-    )
-    kept, count = negated.subn("", text, count=1)
+    kept, count = re.subn(rf"[\s,;:.-]*{_denial(heard)}", "", text, count=1, flags=re.I)
     return kept.strip() if count else text
 
 
