@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from memmesh.extraction.learned.heads import adam_step
 from memmesh.extraction.model import Correction
 from memmesh.text import CONVERSATION_STOP_WORDS
 
@@ -372,12 +373,7 @@ def _adam(
     weights = np.zeros(size)
     first, second = np.zeros(size), np.zeros(size)
     for step in range(1, steps + 1):
-        gradient = gradient_of(weights) + l2 * weights
-        first = 0.9 * first + 0.1 * gradient
-        second = 0.999 * second + 0.001 * gradient * gradient
-        weights -= (
-            learning_rate * (first / (1 - 0.9**step)) / (np.sqrt(second / (1 - 0.999**step)) + 1e-8)
-        )
+        adam_step(weights, gradient_of(weights) + l2 * weights, first, second, step, learning_rate)
     return weights
 
 

@@ -162,6 +162,23 @@ def _class_weights(targets: np.ndarray, class_count: int) -> np.ndarray:
     return weights
 
 
+def adam_step(
+    param: np.ndarray,
+    gradient: np.ndarray,
+    first: np.ndarray,
+    second: np.ndarray,
+    step: int,
+    learning_rate: float,
+) -> None:
+    """One Adam step (beta 0.9 and 0.999), in place on the parameter and its two moments."""
+    first *= 0.9
+    first += 0.1 * gradient
+    second *= 0.999
+    second += 0.001 * gradient * gradient
+    corrected = np.sqrt(second / (1 - 0.999**step)) + 1e-8
+    param -= learning_rate * (first / (1 - 0.9**step)) / corrected
+
+
 def train_hidden_layer_head(
     features: np.ndarray,
     labels: Sequence[str],
@@ -202,9 +219,6 @@ def train_hidden_layer_head(
             error.sum(axis=0),
         ]
         for i, grad in enumerate(grads):
-            first[i] = 0.9 * first[i] + 0.1 * grad
-            second[i] = 0.999 * second[i] + 0.001 * grad**2
-            corrected = np.sqrt(second[i] / (1 - 0.999**step)) + 1e-8
-            params[i] -= learning_rate * (first[i] / (1 - 0.9**step)) / corrected
+            adam_step(params[i], grad, first[i], second[i], step, learning_rate)
     w1, b1, w2, b2 = (p.astype(np.float32) for p in params)
     return HiddenLayerHead(tuple(classes), w1, b1, w2, b2)
