@@ -362,6 +362,12 @@ def _matches(text: str, tokens: Sequence[Token], span: Span, words: str | None) 
     return words is not None and span_text(text, tokens, span).lower().strip(" .,") == words.lower()
 
 
+def _flattened(rows: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Every row's feature indices end to end, and the row each of them belongs to."""
+    row_of = np.repeat(np.arange(len(rows)), [len(row) for row in rows])
+    return np.concatenate([np.asarray(row) for row in rows]), row_of
+
+
 def _adam(
     gradient_of: Callable[[np.ndarray], np.ndarray],
     size: tuple[int, ...],
@@ -395,9 +401,7 @@ def train_span_weights(
                 labels.append(MEANT)
             else:
                 labels.append(NEITHER)
-    lengths = np.array([len(r) for r in rows])
-    row_of = np.repeat(np.arange(len(rows)), lengths)
-    flat = np.concatenate([np.asarray(r) for r in rows])
+    flat, row_of = _flattened(rows)
     targets = np.zeros((len(rows), 3))
     targets[np.arange(len(rows)), labels] = 1.0
     count = len(rows)
@@ -444,9 +448,7 @@ def train_pair_weights(
         if not any(gold):
             continue
         groups.append((found.indices, found.values, gold))
-    lengths = [len(row) for indices, _, _ in groups for row in indices]
-    row_of = np.repeat(np.arange(len(lengths)), lengths)
-    flat = np.concatenate([np.asarray(row) for indices, _, _ in groups for row in indices])
+    flat, row_of = _flattened([row for indices, _, _ in groups for row in indices])
     flat_values = np.concatenate(
         [np.asarray(row, dtype=np.float64) for _, values, _ in groups for row in values]
     )
@@ -457,7 +459,7 @@ def train_pair_weights(
     count = len(groups)
 
     def gradient(weights: np.ndarray) -> np.ndarray:
-        scores = np.bincount(row_of, weights[flat] * flat_values, minlength=len(lengths))
+        scores = np.bincount(row_of, weights[flat] * flat_values, minlength=len(gold_rows))
         scores -= np.maximum.reduceat(scores, starts)[group_of]
         exp = np.exp(scores)
         probabilities = exp / np.add.reduceat(exp, starts)[group_of]
