@@ -55,6 +55,9 @@ class Encoder:
         self._cache_size = cache_size
         self._cache: OrderedDict[bytes, NDArray[np.float32]] = OrderedDict()
         self._cache_lock = threading.Lock()
+        # Counts clear_cache calls: an encode under way when the cache is cleared (an erasure
+        # racing a write on another thread) keeps its vectors out of the cache it finds.
+        self._clearings = 0
 
     @classmethod
     def load(
@@ -77,6 +80,7 @@ class Encoder:
         vectors = np.empty((len(texts), self.dimension), dtype=np.float32)
         missing: dict[str, list[int]] = {}
         with self._cache_lock:
+            clearings = self._clearings
             for row, text in enumerate(texts):
                 key = _cache_key(text)
                 cached = self._cache.get(key)
@@ -90,7 +94,7 @@ class Encoder:
         computed = self._encode_uncached(list(missing))
         for text, vector in zip(missing, computed, strict=True):
             vectors[missing[text]] = vector
-        self._remember(list(missing), computed)
+        self._remember(list(missing), computed, clearings)
         return vectors
 
     def limit_cache(self, size: int) -> None:
@@ -111,6 +115,7 @@ class Encoder:
         """Drops every cached vector (for instance once a user's data is erased)."""
         with self._cache_lock:
             self._cache.clear()
+            self._clearings += 1
 
     def _encode_uncached(self, texts: list[str]) -> NDArray[np.float32]:
         # One by one: encode_batch's thread pool costs more than it saves on a few short texts.
@@ -128,10 +133,12 @@ class Encoder:
             vectors[rows] = self._model.encode(padded, mask)
         return vectors
 
-    def _remember(self, texts: Sequence[str], vectors: NDArray[np.float32]) -> None:
+    def _remember(self, texts: Sequence[str], vectors: NDArray[np.float32], clearings: int) -> None:
         if self._cache_size <= 0:
             return
         with self._cache_lock:
+            if clearings != self._clearings:
+                return
             for text, vector in zip(texts, vectors, strict=True):
                 stored = vector.copy()
                 stored.flags.writeable = False

@@ -263,3 +263,28 @@ def test_the_int8_session_keeps_its_own_copy_of_the_weights_it_made(
     for array in made:
         array.fill(0)
     np.testing.assert_array_equal(model.encode(ids, np.ones_like(ids)), before)
+
+
+def test_an_encode_under_way_when_the_cache_is_cleared_keeps_nothing() -> None:
+    # An erasure clears the cache while another thread (an Upsert's, a query's) may be
+    # embedding the very words it forgets: that encode must not put them back.
+    encoder = Encoder.load(cache_size=8)
+    uncached = encoder._encode_uncached
+    started, cleared = threading.Event(), threading.Event()
+
+    def slow(texts: list[str]) -> np.ndarray:
+        started.set()
+        assert cleared.wait(10)
+        return uncached(texts)
+
+    encoder._encode_uncached = slow  # type: ignore[method-assign]
+    worker = threading.Thread(target=encoder.encode, args=(["my sister Ines moved to Porto"],))
+    worker.start()
+    assert started.wait(10)
+    encoder.clear_cache()
+    cleared.set()
+    worker.join(10)
+    assert encoder.cached_count == 0
+    # Without a clearing meanwhile, the same encode keeps its vector.
+    encoder.encode(["my sister Ines moved to Porto"])
+    assert encoder.cached_count == 1

@@ -76,8 +76,7 @@ class RankerService:
         self._loads: dict[UserKey, asyncio.Future[UserIndex]] = {}
         # The query's sentence vector is computed on this thread while the event loop scores
         # the atoms and digests: the encoder lets go of the interpreter as it runs, so on a
-        # second core the two overlap. One thread, so an erasure's clearing queued behind an
-        # encode under way runs after it (_forget_cached).
+        # second core the two overlap.
         self._query_encoder = ThreadPoolExecutor(1, thread_name_prefix="query-encoder")
 
     def _remember(self, key: UserKey, index: UserIndex) -> UserIndex:
@@ -234,9 +233,9 @@ class RankerService:
     def _forget_cached(self) -> None:
         """After an erasure: no vector of a forgotten text stays in a cache."""
         self._reach.forget_constraints()
+        # An encode under way on any thread (a query's, an Upsert's) keeps its vectors out of
+        # the cleared cache (Encoder.clear_cache).
         self._analyzer.forget_cached()
-        # Again once a query encode under way has finished and kept its vector.
-        self._query_encoder.submit(self._analyzer.forget_cached)
 
     async def retrieve(self, tenant_id: str, user_id: str, query: str, caps: Caps) -> Retrieval:
         """Candidates for the query within caps, from the user's index as of now, with the
