@@ -1005,7 +1005,7 @@ def detect_command(text: str, means_otherwise: MeaningTest | None = None) -> Com
     """Find the first memory-control command of a normalised turn, or a correction
     (`means_otherwise` as in `detect_correction`)."""
     correction, fact_text = detect_correction(text, means_otherwise)
-    if correction is not None:
+    if correction is not None and is_a_value(correction.heard) and is_a_value(correction.meant):
         return CommandMatch(Command.CORRECTION, correction.meant, correction, fact_text)
     # A polite wrapper ("would you mind erasing …") is heard as the request it wraps; the
     # facts are still read from the words as said.
@@ -1127,6 +1127,32 @@ _CORRECTION_TRIGGER = re.compile(
     r"(?:all\s+)?wrong\b",
     re.I,
 )
+
+
+# Words no misheard or meant value holds: a clause's own subject and verb ("it doesn't mean
+# you're not talented"), a reply's opener ("Nope, not a new game"), a connective.
+_NOT_IN_A_VALUE = frozenset(
+    """it's you're they're we're he's she's that's there's doesn't don't isn't aren't can can't
+    nope nah yeah yep yes okay ok well oh hey hi sorry thanks unfortunately although though
+    also just anyway""".split()
+)
+# Words that say nothing alone: a value made only of these is no value ("and", "not a");
+# pronouns can be ("You wrote 'there'. Should be 'their'.").
+_FUNCTION_WORDS = frozenset(
+    """a an the and or but so to of in on at for with from by is are was were be not no""".split()
+)
+
+
+def is_a_value(span: str) -> bool:
+    """Whether a correction's heard or meant span can be a value said: at least one word that
+    says something and no word of a clause's frame ("Nope", "it doesn't mean you're")."""
+    words = [w.strip(".,!?;:'\"").lower() for w in span.split()]
+    words = [w for w in words if w]
+    return (
+        bool(words)
+        and not any(w in _NOT_IN_A_VALUE for w in words)
+        and not all(w in _FUNCTION_WORDS for w in words)
+    )
 
 
 def says_it_corrects(text: str) -> bool:

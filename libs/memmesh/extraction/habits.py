@@ -40,6 +40,10 @@ _ROUTINE_VERBS = frozenset(
 buy go cook skip prefer use sleep wake work run walk bike cycle swim train shop travel fly start
 end spend pay carry bring keep stay avoid ask write check""".split()
 )
+_NEEDS_OBJECT = frozenset(
+    "grab pick choose order take buy go prefer use start end spend pay carry bring keep avoid ask "
+    "check book wear".split()
+)
 _NARRATIVE = re.compile(
     r"^we(?:'ve| have)\s+been\s+(?:talking|chatting|working together|doing this)\s+"
     r"(?P<span>(?:for|since)\s+.+)$|^you(?:'ve| have)\s+been\s+helping\s+me\s+(?P<span2>"
@@ -85,6 +89,10 @@ def habit_candidates(ctx: ClauseContext) -> list[Candidate]:
         return []
     freq = match.group("freq").lower()
     rest = clean_object(match.group("rest"))
+    # "I never go, even when…": a verb that needs what it is about says nothing without it
+    # ("I never drink" does).
+    if verb in _NEEDS_OBJECT and not rest.strip(" ,.!"):
+        return []
     category = "constraint" if verb in ("use", "need", "take") else "preference"
     if freq == "tend to":
         rendered = f"User tends to {verb} {third_person(rest)}"

@@ -158,9 +158,12 @@ _HOBBY_HEADS = frozenset(
         "geek",
     }
 )
+# "and" ends the noun phrase unless one to three words that go on naming it end the clause
+# ("a labor and delivery nurse", "a nurse and mother of two"; not "a nurse and love it").
 _NP_CUT = re.compile(
-    r"\s+(?:who|that|which|since|for|at this point|and|but|lol|haha|if|"
-    r"by trade|through and through|now)\b.*$",
+    r"\s+(?:who|that|which|since|for|at this point|but|lol|haha|if|by trade|"
+    r"through and through|now|and(?!(?:\s+(?!(?:I|it|its|it's|them|me|love|loves|hate|have|has|"
+    r"had|am|was|is|do|don't|also|so|then|now|still|just|really)\b)[\w-]+){1,3}\s*$))\b.*$",
     re.I,
 )
 

@@ -20,7 +20,9 @@ VENTING = "venting"
 _HYPOTHETICAL = re.compile(
     r"^(?:if|say|let's say|lets say|suppose|supposing|imagine|what if|even if|in case|assuming|"
     r"hypothetically)\b|"
-    r"\bif I\b|\bI wish\b|\bI'd\b(?!\s+(?:rather|prefer|like you|appreciate|love it if you))|"
+    # "I'd never willingly eat an olive" refuses for good ("I'd never been" is "I had").
+    r"\bif I\b|\bI wish\b|\bI'd\b(?!\s+(?:rather|prefer|like you|appreciate|love it if you|"
+    r"never\s+(?!been|seen|heard|had|done|tried|met|gone|known|thought|eaten|used)[a-z]+))|"
     r"\bI would\b(?!\s+(?:rather|prefer))|\bwould be\b",
     re.I,
 )
@@ -37,7 +39,9 @@ _PLAN = re.compile(
     # "…is never going to happen" says what will not come, no plan of the user's.
     r"\b(?:going to(?!\s+happen\b)|planning(?=\s+(?:to|on|a|an|the|my|our|for|it|this|that|some|out|ahead)\b)|"
     r"(?:'m|am|are|'re|re|is|'s|was|were|been|be|still|being|really)\s+planning|plan to|plan on|thinking (?:about|of)|want to|hoping to|hope to|"
-    r"trying to|try to|about to|intend|considering|someday|one day|soon|will|I'll|"
+    # "I will never say no to salted licorice": what always holds, not what is to come.
+    r"trying to|try to|about to|intend|considering|someday|one day|soon|"
+    r"will(?!\s+(?:never|always|happily)\b)|I'll(?!\s+(?:never|always|happily)\b)|"
     r"gonna(?!\s+happen\b)|starting|startin|next (?:week|month|year|time|summer|winter|spring|fall)|"
     r"signing up|sign up|(?P<season>in the (?:spring|summer|fall|autumn|winter))|"
     # "we're moving to Porto in March": a move under way is still to come.
@@ -58,8 +62,11 @@ _TIME_BOUND = re.compile(
     # "since last year" dates when a lasting state began ("I'm vegetarian since last year").
     r"last (?:night|week|weekend|time)|(?<!since )last (?:month|year)|temporarily|"
     r"for a (?:few|couple of) (?:days|weeks)|"
-    r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b(?!s)|all week|"
-    r"at the airport|stuck)\b",
+    # "on sunday mornings" says what keeps happening, as "on sundays" does.
+    r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
+    r"(?!s|\s+(?:mornings|afternoons|evenings|nights))|all week|"
+    # "I'm stuck at the airport", not "I work at the airport".
+    r"(?<!work )(?<!works )(?<!working )(?<!nights )at the airport|stuck)\b",
     re.I,
 )
 # "for a month" bounds a present state; "have been … for a month" reports a lasting one.

@@ -352,6 +352,8 @@ _PRONOUNS = [
     (r"\bI'd\b", "they would"),
     (r"\bI'll\b", "they will"),
     (r"\bmyself\b", "themselves"),
+    # "mine's Frasier": the contraction is "mine is", not a possessive.
+    (r"\bmine's\b", "theirs is"),
     (r"\bmine\b", "theirs"),
     (r"\bmy\b", "their"),
     (r"\bme\b", "them"),

@@ -139,7 +139,6 @@ def test_the_shipped_command_head_is_what_training_gives() -> None:
         ("go back to the garden plans", Command.RESUME_THREAD, "garden plans"),
         ("just talk to me normal again, drop the cheerful voice", Command.FORGET_TONE, None),
         # Less sure, the head is heard when the turn says what the command does.
-        ("List what is saved.", Command.RECALL_SUMMARY, None),
         ("Read back my profile.", Command.RECALL_SUMMARY, None),
         ("so whats in my memory file these days", Command.RECALL_SUMMARY, None),
         ("Drop the topic of my weight. For good.", Command.DO_NOT_MENTION, "weight"),

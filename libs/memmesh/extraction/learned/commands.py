@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..commands import CommandMatch, detect_command, says_it_corrects
+from ..commands import CommandMatch, detect_command, is_a_value, says_it_corrects
 from ..lexicon import PERSON_ROLE_ALTERNATION
 from ..model import BASIS_POINTS_MAX, Command
 from ..text import Clause, normalize, split_clauses
@@ -196,7 +196,11 @@ class LearnedCommands:
             # Shivon", "not a paediatrician"), and a denial may only draw a contrast ("I'm vegan,
             # not vegetarian"), as the rules hold too: a slip's words mean otherwise. Two words
             # of a chat with no denial ("Can't wait, Toby!") are no pair.
-            if correction is not None and (
+            if (
+                correction is not None
+                and is_a_value(correction.heard)
+                and is_a_value(correction.meant)
+            ) and (
                 says_it_corrects(normalized)
                 or (
                     _denied(normalized, correction.heard)

@@ -105,6 +105,8 @@ _INNER_PRONOUNS = (
     (re.compile(r"\bI'll\b"), "they'll"),
     (re.compile(r"\bI\b"), "they"),
     (re.compile(r"\bmyself\b", re.I), "themselves"),
+    # "mine's Frasier" is "mine is", not a possessive.
+    (re.compile(r"\bmine's\b", re.I), "theirs is"),
     (re.compile(r"\bmine\b", re.I), "theirs"),
     (re.compile(r"\bmy\b", re.I), "their"),
     (re.compile(r"\bme\b", re.I), "them"),
