@@ -138,6 +138,17 @@ def test_the_shipped_command_head_is_what_training_gives() -> None:
         ("please stop raising my weight", Command.DO_NOT_MENTION, "weight"),
         ("go back to the garden plans", Command.RESUME_THREAD, "garden plans"),
         ("just talk to me normal again, drop the cheerful voice", Command.FORGET_TONE, None),
+        # Heard only once the turn's words are seen to speak of memory at all.
+        (
+            "This whole conversation, throw it away please, like it never happened.",
+            Command.FORGET_THREAD,
+            None,
+        ),
+        (
+            "can we uh pick up that thing about the garden shed from yesterday",
+            Command.RESUME_THREAD,
+            "garden shed",
+        ),
         # Less sure, the head is heard when the turn says what the command does.
         ("Read back my profile.", Command.RECALL_SUMMARY, None),
         ("so whats in my memory file these days", Command.RECALL_SUMMARY, None),

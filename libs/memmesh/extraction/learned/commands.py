@@ -97,8 +97,9 @@ _COMMAND_WORDS = re.compile(
     r"keep\w*|kept|log|logg\w+|track\w*|profile|delet\w+|eras\w+|wipe\w*|clear\w*|remov\w+|"
     r"scrap|scratch|drop|purge|mention\w*|bring\w*|brought|rais\w+|talk\w*|speak\w*|say|"
     r"volunteer|back|continue|resume|where were we|left off|tone|voice|between us|enough|"
-    r"leave it|know about me|have on me|got on me|picked up|ask|asks|asked|ask-only|remind|"
-    r"old topics|in there about me)\b",
+    r"leave it|know about me|have on me|got on me|picked up|ask|asks|asked|asking|ask-only|remind|"
+    r"old topics|in there about me|unlearn|recall|recap|unprompted|clean slate|throw it away|"
+    r"get rid of|carry on|pick up)\b",
     re.I,
 )
 # The commands that name what they are about ("stop raising my weight" -> "weight").
