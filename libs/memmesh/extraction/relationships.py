@@ -347,17 +347,20 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
         if match:
             name = _clean_name(match.group("name"), strict=False)
             if name:
-                found.append(_fact(ctx, match.group("role"), name))
+                role = match.group("role")
+                found.append(_fact(ctx, role, name, _said_next(ctx, role)))
     match = _PRONOUN_IS_MY_ROLE.search(text)
     if match:
         name = last_capitalized_name(ctx.previous()) or _name_alone_before(ctx)
         if name:
-            found.append(_fact(ctx, match.group("role"), name))
+            role = match.group("role")
+            found.append(_fact(ctx, role, name, _said_next(ctx, role)))
     match = _NAME_PRONOUN_IS_MY_ROLE.search(text)
     if match:
         name = _clean_name(match.group("name"))
         if name:
-            found.append(_fact(ctx, match.group("role"), name))
+            role = match.group("role")
+            found.append(_fact(ctx, role, name, _said_next(ctx, role)))
     found.extend(_name_given_after(ctx))
     found.extend(_plural_named(ctx))
     found.extend(_appositive_name(ctx))
@@ -427,11 +430,12 @@ def _appositive_name(ctx: ClauseContext) -> list[Candidate]:
             and named.group("name").lower() not in _CALENDAR_WORDS
         ):
             role = match.group("role")
-            # "My son, Dmitri, he's dyslexic": what the clause after the name says of him.
+            # "My son, Dmitri, he's dyslexic": what the clause after the name says of him;
+            # "Ingrid, my best mate, is a firefighter": what the clause after the role says.
             said = (
                 _said_next(ctx, role, neighbour.index)
                 if neighbour.index > ctx.clause.index
-                else None
+                else _said_next(ctx, role)
             )
             return [_fact(ctx, role, named.group("name"), said)]
     return []
@@ -594,6 +598,10 @@ def _plausible_lowercase_name(word: str, strict: bool) -> bool:
 def _predicate(rest: str, ctx: ClauseContext) -> str | None:
     if ctx.markers & {TIME_BOUND, PLAN}:
         return None
+    # "my girlfriend priya she's a vet": said of the person through a pronoun, run on in speech.
+    pronoun = _PRONOUN_SAYS.match(rest.strip())
+    if pronoun:
+        rest = rest.strip()[pronoun.end() :]
     match = _DURABLE_PREDICATE.match(rest)
     if not match:
         return _habitual_predicate(rest)

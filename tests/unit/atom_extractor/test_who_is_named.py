@@ -81,3 +81,31 @@ def test_the_kind_said_before_the_name(text: str, fact: str) -> None:
 def test_a_spoken_contraction_after_a_role_is_no_name() -> None:
     said = "so bruno is my uh my tortoise hes like forty years old"
     assert not any("Hes" in found for found in relationships_of(said))
+
+
+@pytest.mark.parametrize(
+    "text, fact",
+    [
+        # Run on in speech: the pronoun after the name says what the person is.
+        (
+            "um my girlfriend priya she's a vet and uh i'm more of a dog person",
+            "User's girlfriend is Priya, who is a vet.",
+        ),
+        (
+            "my uh my brother in law olumide he's a pilot",
+            "User has a brother in law named Olumide, who is a pilot.",
+        ),
+        # The name first: what the clause after the role says is said of the person too.
+        (
+            "Ingrid, my best mate, is a firefighter, she got me into bouldering.",
+            "User's best mate is Ingrid, who is a firefighter.",
+        ),
+        ("Luca is my brother, he's a chef", "User has a brother named Luca, who is a chef."),
+        (
+            "Lorraine is my neighbour. She's retired.",
+            "User has a neighbour named Lorraine, who is retired.",
+        ),
+    ],
+)
+def test_what_is_said_of_a_person_named_joins_their_fact(text: str, fact: str) -> None:
+    assert fact in [f.text for f in default_hybrid_extractor().extract(text).facts]
