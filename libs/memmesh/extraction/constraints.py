@@ -374,8 +374,9 @@ def _allergy(ctx: ClauseContext, text: str) -> list[Candidate]:
         key = "constraint.allergy" if kind == "allergic" else "constraint.intolerance"
         return [
             _constraint(
-                ctx, f"User is {degree}{kind} to {third_person(obj)}", f"{key}.{slug(obj)}", 9500
+                ctx, f"User is {degree}{kind} to {third_person(item)}", f"{key}.{slug(item)}", 9500
             )
+            for item in _listed(obj)
         ]
     found = _allergy_said_apart(ctx, text)
     if found:
@@ -389,6 +390,26 @@ def _allergy(ctx: ClauseContext, text: str) -> list[Candidate]:
         key = "constraint.allergy" if noun.startswith("allerg") else "constraint.intolerance"
         return [_constraint(ctx, f"User has {article}{obj} {noun}", f"{key}.{slug(subject)}", 9500)]
     return []
+
+
+_LIST_BREAK = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+", re.I)
+
+
+def _listed(obj: str) -> list[str]:
+    """ "penicillin, latex and bee stings": each allergen a fact of its own (one can be
+    forgotten or corrected alone); a longer phrase stays whole."""
+    items = [item for item in _LIST_BREAK.split(obj) if item]
+    if len(items) > 1 and all(_IS_AN_ITEM.match(item) for item in items):
+        return items
+    return [obj]
+
+
+# One to three words naming a thing, none of them a clause's ("sesame and everything had it").
+_IS_AN_ITEM = re.compile(
+    r"^(?!.*\b(?:it|I|me|my|they|them|he|she|we|had|has|have|is|was|are|were|do|does|did|"
+    r"everything|anything|something|nothing)\b)[\w'-]+(?:\s+[\w'-]+){0,2}$",
+    re.I,
+)
 
 
 def _allergy_said_apart(ctx: ClauseContext, text: str) -> list[Candidate]:

@@ -69,3 +69,21 @@ def test_a_refusal_for_good_is_neither_hypothetical_nor_a_plan(
     text: str, marker: str, present: bool
 ) -> None:
     assert (marker in _markers(text)) is present
+
+
+@pytest.mark.parametrize(
+    "text, facts",
+    [
+        (
+            "I'm allergic to peanuts and shellfish",
+            ["User is allergic to peanuts.", "User is allergic to shellfish."],
+        ),
+        # A clause after "and" is no second allergen.
+        (
+            "I am allergic to sesame and everything had it.",
+            ["User is allergic to sesame and everything had it."],
+        ),
+    ],
+)
+def test_each_allergen_listed_is_a_fact_of_its_own(text: str, facts: list[str]) -> None:
+    assert _facts(text) == facts
