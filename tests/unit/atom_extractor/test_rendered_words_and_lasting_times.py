@@ -1,7 +1,7 @@
 """What the extractor writes is grounded in what was said even where its own words differ
 ("goes" for "go", "years old", "they're", "mine's" as "mine is"), and words that only look
 time-bound or hypothetical ("every Sunday morning", "I work at the airport", "I'd never",
-"I will never") leave a lasting fact alone."""
+"I will never") leave a lasting fact alone; each allergen of a list is a fact of its own."""
 
 import pytest
 
