@@ -381,9 +381,10 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
     return found
 
 
+# "Tamsin, my best mate from uni, …": where the person is from may close the role.
 _ROLE_ONLY = re.compile(
     rf"^(?:(?:and|so|well|oh|um|uh)\s+)*(?:(?:there's|there is|that's|this is|it's)\s+)?"
-    rf"my\s+{_ROLE_PHRASE}$",
+    rf"my\s+{_ROLE_PHRASE}(?:\s+(?:from|at)\s+(?:the\s+)?[\w'-]+)?$",
     re.I,
 )
 # A day or a month closing the sentence is when, not who; "May" is a name as often.

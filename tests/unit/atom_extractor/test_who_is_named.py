@@ -101,6 +101,12 @@ def test_a_spoken_contraction_after_a_role_is_no_name() -> None:
             "User's best mate is Ingrid, who is a firefighter.",
         ),
         ("Luca is my brother, he's a chef", "User has a brother named Luca, who is a chef."),
+        # Where the person is from may close the role set off by commas.
+        ("Tamsin, my best mate from uni, we talk every day", "User's best mate is Tamsin."),
+        (
+            "Marta, my friend from work, is a nurse",
+            "User has a friend named Marta, who is a nurse.",
+        ),
         (
             "Lorraine is my neighbour. She's retired.",
             "User has a neighbour named Lorraine, who is retired.",
