@@ -1155,6 +1155,19 @@ def is_a_value(span: str) -> bool:
     )
 
 
+# "when I say the loft, I mean the studio", "By the big smoke I mean London": what a word of
+# the user's stands for (kept as their usage), not a slip to correct.
+_STANDS_FOR = re.compile(
+    r"(?:\bwhen(?:ever)?\s+I\s+say|(?:^|[.!?]\s+)by)\s+[^.;:!?]{1,60}?,?\s+I\s+(?:always\s+)?mean\b",
+    re.I,
+)
+
+
+def says_what_a_word_stands_for(text: str) -> bool:
+    """Whether the turn tells what a word of the user's stands for ("when I say X, I mean Y")."""
+    return bool(_STANDS_FOR.search(text))
+
+
 def says_it_corrects(text: str) -> bool:
     """Whether a turn's words say it corrects what was heard ("no", "I said", "you wrote it
     wrong", a word spelled out), beyond drawing a contrast."""

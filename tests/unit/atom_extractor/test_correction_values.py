@@ -53,3 +53,14 @@ def test_a_correction_of_values_still_stands(text: str, heard: str, meant: str) 
 )
 def test_what_counts_as_a_value(span: str, value: bool) -> None:
     assert is_a_value(span) is value
+
+
+@pytest.mark.parametrize(
+    "said, meant",
+    # Made-up words the correction model once paired: an alias is no slip, whatever the words.
+    [("wckvaubqtz", "ckvqnqcqsw"), ("azlvomybtl", "azscvqtdor"), ("bumathnzxq", "znulanrlqd")],
+)
+def test_what_a_word_stands_for_is_no_correction(said: str, meant: str) -> None:
+    result = default_hybrid_extractor().extract(f"When I say {said}, I mean {meant}.")
+    assert result.command is None
+    assert result.correction is None

@@ -22,7 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from ..commands import CommandMatch, detect_command, is_a_value, says_it_corrects
+from ..commands import (
+    CommandMatch,
+    detect_command,
+    is_a_value,
+    says_it_corrects,
+    says_what_a_word_stands_for,
+)
 from ..lexicon import PERSON_ROLE_ALTERNATION
 from ..model import BASIS_POINTS_MAX, Command
 from ..text import Clause, normalize, split_clauses
@@ -199,6 +205,7 @@ class LearnedCommands:
             # of a chat with no denial ("Can't wait, Toby!") are no pair.
             if (
                 correction is not None
+                and not says_what_a_word_stands_for(normalized)
                 and is_a_value(correction.heard)
                 and is_a_value(correction.meant)
             ) and (
