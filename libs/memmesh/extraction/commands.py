@@ -1005,7 +1005,7 @@ def detect_command(text: str, means_otherwise: MeaningTest | None = None) -> Com
     """Find the first memory-control command of a normalised turn, or a correction
     (`means_otherwise` as in `detect_correction`)."""
     correction, fact_text = detect_correction(text, means_otherwise)
-    if correction is not None and is_a_value(correction.heard) and is_a_value(correction.meant):
+    if correction is not None and names_values(correction):
         return CommandMatch(Command.CORRECTION, correction.meant, correction, fact_text)
     # A polite wrapper ("would you mind erasing …") is heard as the request it wraps; the
     # facts are still read from the words as said.
@@ -1153,6 +1153,11 @@ def is_a_value(span: str) -> bool:
         and not any(w in _NOT_IN_A_VALUE for w in words)
         and not all(w in _FUNCTION_WORDS for w in words)
     )
+
+
+def names_values(correction: Correction) -> bool:
+    """Whether both words of a correction pair can be values said (`is_a_value`)."""
+    return is_a_value(correction.heard) and is_a_value(correction.meant)
 
 
 # "when I say the loft, I mean the studio", "By the big smoke I mean London": what a word of

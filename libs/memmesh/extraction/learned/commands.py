@@ -25,7 +25,7 @@ import numpy as np
 from ..commands import (
     CommandMatch,
     detect_command,
-    is_a_value,
+    names_values,
     says_it_corrects,
     says_what_a_word_stands_for,
 )
@@ -206,8 +206,7 @@ class LearnedCommands:
             if (
                 correction is not None
                 and not says_what_a_word_stands_for(normalized)
-                and is_a_value(correction.heard)
-                and is_a_value(correction.meant)
+                and names_values(correction)
             ) and (
                 says_it_corrects(normalized)
                 or (
