@@ -399,15 +399,16 @@ def _listed(obj: str) -> list[str]:
     """ "penicillin, latex and bee stings": each allergen a fact of its own (one can be
     forgotten or corrected alone); a longer phrase stays whole."""
     items = [item for item in _LIST_BREAK.split(obj) if item]
-    if len(items) > 1 and all(_IS_AN_ITEM.match(item) for item in items):
+    if len(items) > 1 and all(IS_AN_ITEM.match(item) for item in items):
         return items
     return [obj]
 
 
-# One to three words naming a thing, none of them a clause's ("sesame and everything had it").
-_IS_AN_ITEM = re.compile(
+# One to three words naming a thing, none of them a clause's ("sesame and everything had it")
+# nor one that adds to what was said ("latex too").
+IS_AN_ITEM = re.compile(
     r"^(?!.*\b(?:it|I|me|my|they|them|he|she|we|had|has|have|is|was|are|were|do|does|did|"
-    r"everything|anything|something|nothing)\b)[\w'-]+(?:\s+[\w'-]+){0,2}$",
+    r"everything|anything|something|nothing|too|also|only)\b)[\w'-]+(?:\s+[\w'-]+){0,2}$",
     re.I,
 )
 

@@ -11,6 +11,10 @@ from memmesh.text import SLUG_STOP_WORDS
 # rules key on; applied word-wise, case-insensitively.
 _SPELLING = {
     "im": "I'm",
+    "i'm": "I'm",
+    "i've": "I've",
+    "i'd": "I'd",
+    "i'll": "I'll",
     "i": "I",
     "ive": "I've",
     "dont": "don't",
@@ -235,6 +239,8 @@ _RUN_ON_SUBJECT = re.compile(r"^(?:I'm|I am)$", re.I)
 _BINDS_NEXT = frozenset(
     """that and but or because cause cuz cos if when so as since than where which who what how
     why like think thought know knew guess said say mean feel felt hope bet sure whether until
+    says saying tell tells telling told thinks thinking reckon reckons believe believes claim
+    claims insist insists heard hear knows realise realize realised realized
     before after while though although unless thing things everything anything something one
     person kind sort reason way time place where's now then also just even still all yes yeah
     no well oh okay ok i""".split()

@@ -54,10 +54,10 @@ def test_a_command_said_with_a_restart_is_heard():
             "what time does the pharmacy close i gotta grab my inhaler refill i've had asthma",
             [
                 "what time does the pharmacy close I got to grab my inhaler refill",
-                "i've had asthma",
+                "I've had asthma",
             ],
         ),
-        ("the therapist i've been seeing is great", ["the therapist i've been seeing is great"]),
+        ("the therapist i've been seeing is great", ["the therapist I've been seeing is great"]),
         # A lead adverb between "and" and the subject.
         (
             "I am diabetic since twenty years and also I take pills for the cholesterol",

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..constraints import IS_AN_ITEM
 from ..context import critical_tokens
 from ..lexicon import (
     MEDICAL_CONDITION_ALTERNATION,
@@ -26,6 +27,7 @@ from ..markers import HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM, TIME_BOUND
 from ..model import BASIS_POINTS_MAX, Candidate, ExtractionResult, FactType
 from ..rules import collect_candidates
 from ..rules import extract as extract_by_rules
+from ..text import slug
 from .commands import LearnedCommands
 from .empty_clauses import (
     denies_a_condition,
@@ -148,6 +150,10 @@ class HybridExtractor:
                 fact_heads.add(position)
                 if candidate.category in ("preference", "constraint"):
                     kept_positions.add(position)
+                split = _each_allergen(candidate) if completed_by else []
+                if split:
+                    kept.extend(split)
+                    continue
             kept.append(candidate)
         for position, unit in enumerate(units):
             if (
@@ -202,6 +208,23 @@ class HybridExtractor:
                 continue
             span = _with_continuations(units, position, tails, covered)
             if span is unit and _tells_no_state(unit.text):
+                continue
+            # "…with cardamom in it, buns, chai, whatever": examples of what was just said.
+            if (
+                position > 0
+                and _EXAMPLES.search(span.text)
+                and not _FIRST_PERSON_WORD.search(span.text)
+            ):
+                continue
+            # "No caffeine till Friday. Blood test.": a bare note after a limit for a while is
+            # what the limit is for.
+            if (
+                position > 0
+                and TIME_BOUND in units[position - 1].markers
+                and len(unit.text.split()) <= 3
+                and not _FIRST_PERSON_WORD.search(unit.text)
+                and not _HOLDS_NOW.search(unit.text)
+            ):
                 continue
             learned = self._learned_candidate(span, probabilities[position], fact_text)
             if learned is not None:
@@ -360,7 +383,13 @@ def _tells_no_state(clause: str) -> bool:
             _is_subjectless_event(next((w for w in words if w not in _EVENT_ADVERBS), ""))
             and not _HOLDS_NOW.search(body)
         )
+        or _BACK_FROM.match(body) is not None
     )
+
+
+# "back from Tromso", "just home from the hospital": a return, told without its subject, is
+# a one-off event.
+_BACK_FROM = re.compile(r"^(?:(?:just|finally)\s+)?(?:back|home)\s+(?:from|after)\b", re.I)
 
 
 # "Crowded beaches are my personal hell", "got ADHD": a verb in the present, or a condition
@@ -657,6 +686,37 @@ def four_factor_confidence_bp(clause: str, source: str) -> int:
     return min(BASIS_POINTS_MAX, explicit + repetition + 2000 + 3000)
 
 
+# A list that closes on "whatever" or "etc." gives examples, not things of their own.
+_EXAMPLES = re.compile(
+    r"(?:^|,\s*|\s)(?:whatever|etc|and so on|and stuff|you name it|and the like|the lot)\W*$",
+    re.I,
+)
+_ALLERGY_KEY = re.compile(r"^constraint\.(?:allergy|intolerance)\.")
+
+
+def _each_allergen(candidate: Candidate) -> list[Candidate]:
+    """ "User is allergic to penicillin, latex.": each allergen a fact of its own, as the rules
+    give a list joined by "and"; none when the pieces are not all things."""
+    if not _ALLERGY_KEY.match(candidate.key):
+        return []
+    head, _, rest = candidate.text.rstrip(" .").partition(", ")
+    pieces = [piece.strip() for piece in rest.split(", ")]
+    frame = re.match(r"^(?P<frame>.*\b(?:to|with))\s+\S", head)
+    if frame is None or not all(IS_AN_ITEM.match(piece) for piece in pieces):
+        return []
+    first = replace(candidate, text=head + ".", critical_tokens=critical_tokens(head))
+    others = [
+        replace(
+            candidate,
+            text=f"{frame['frame']} {piece}.",
+            key=f"{candidate.key.rsplit('.', 1)[0]}.{slug(piece)}",
+            critical_tokens=critical_tokens(piece),
+        )
+        for piece in pieces
+    ]
+    return [first, *others]
+
+
 def _with_tails(
     candidate: Candidate, units: list[Unit], position: int, covered: set[int]
 ) -> tuple[Candidate, set[int]]:
@@ -703,7 +763,9 @@ def _completes(unit: Unit, previous: Unit) -> bool:
 
 _THING_SUBJECT = re.compile(
     r"^(?:and\s+|but\s+)?(?:for me,?\s+|honestly,?\s+)?(?:it|they|it's|they're)"
-    r"(?:\s+(?:is|are|was|were|makes?|gives?|tastes?|smells?|feels?|just))?\b",
+    r"(?:\s+(?:is|are|was|were|makes?|gives?|tastes?|smells?|feels?|just))?\b|"
+    # "for me is very boring": a learner's "it" left unsaid.
+    r"^(?:and\s+|but\s+)?for me,?\s+(?:is|are|was|were)\b",
     re.I,
 )
 _PRONOUN_SUBJECT = re.compile(
