@@ -145,15 +145,13 @@ class HybridExtractor:
                     >= self.thresholds.veto_bp
                 ):
                     continue
-                candidate, completed_by = _with_tails(candidate, units, position, covered)
+                completed, completed_by = _with_tails(candidate, units, position, covered)
                 tails |= completed_by
                 fact_heads.add(position)
                 if candidate.category in ("preference", "constraint"):
                     kept_positions.add(position)
-                split = _each_allergen(candidate) if completed_by else []
-                if split:
-                    kept.extend(split)
-                    continue
+                kept.extend(completed)
+                continue
             kept.append(candidate)
         for position, unit in enumerate(units):
             if (
@@ -692,37 +690,18 @@ _EXAMPLES = re.compile(
     re.I,
 )
 _ALLERGY_KEY = re.compile(r"^constraint\.(?:allergy|intolerance)\.")
-
-
-def _each_allergen(candidate: Candidate) -> list[Candidate]:
-    """ "User is allergic to penicillin, latex.": each allergen a fact of its own, as the rules
-    give a list joined by "and"; none when the pieces are not all things."""
-    if not _ALLERGY_KEY.match(candidate.key):
-        return []
-    head, _, rest = candidate.text.rstrip(" .").partition(", ")
-    pieces = [piece.strip() for piece in rest.split(", ")]
-    frame = re.match(r"^(?P<frame>.*\b(?:to|with))\s+\S", head)
-    if frame is None or not all(IS_AN_ITEM.match(piece) for piece in pieces):
-        return []
-    first = replace(candidate, text=head + ".", critical_tokens=critical_tokens(head))
-    others = [
-        replace(
-            candidate,
-            text=f"{frame['frame']} {piece}.",
-            key=f"{candidate.key.rsplit('.', 1)[0]}.{slug(piece)}",
-            critical_tokens=critical_tokens(piece),
-        )
-        for piece in pieces
-    ]
-    return [first, *others]
+# What an allergy fact says before its allergen ("User is allergic to").
+_ALLERGY_FRAME = re.compile(r"^(?P<frame>.*\b(?:to|with))\s+\S")
 
 
 def _with_tails(
     candidate: Candidate, units: list[Unit], position: int, covered: set[int]
-) -> tuple[Candidate, set[int]]:
+) -> tuple[list[Candidate], set[int]]:
     """ "PhD student, linguistics", "dual citizen, Canada and Japan": a rule's fact that ends
     where its clause ends takes the fragments that complete the clause (and the positions of
-    those fragments, which then hold no fact of their own)."""
+    those fragments, which then hold no fact of their own). An allergy's fragments that each
+    name a thing are allergens, each a fact of its own as the rules give a list joined by
+    "and" ("Allergies: penicillin, latex")."""
     following: list[int] = []
     for later in range(position + 1, len(units)):
         if later in covered or not _completes(units[later], units[later - 1]):
@@ -731,16 +710,34 @@ def _with_tails(
     words = units[position].text.strip(" ,.!?;:").split()
     stated = candidate.text.rstrip(" .")
     if not following or not words or not stated.lower().endswith(words[-1].lower()):
-        return candidate, set()
+        return [candidate], set()
     pieces = [units[later].text.strip(" ,.!?;:") for later in following]
+    evidence = ", ".join([candidate.evidence_span, *pieces])
+    frame = _ALLERGY_FRAME.match(stated) if _ALLERGY_KEY.match(candidate.key) else None
+    if frame and all(IS_AN_ITEM.match(piece) for piece in pieces):
+        family = candidate.key.rsplit(".", 1)[0]
+        allergens = [
+            replace(
+                candidate,
+                text=f"{frame['frame']} {piece}.",
+                key=f"{family}.{slug(piece)}",
+                evidence_span=evidence,
+                critical_tokens=critical_tokens(piece),
+            )
+            for piece in pieces
+        ]
+        first = replace(
+            candidate,
+            text=f"{stated}.",
+            evidence_span=evidence,
+            critical_tokens=critical_tokens(stated),
+        )
+        return [first, *allergens], set(following)
     text = ", ".join([stated, *pieces]) + "."
     completed = replace(
-        candidate,
-        text=text,
-        evidence_span=", ".join([candidate.evidence_span, *pieces]),
-        critical_tokens=critical_tokens(text),
+        candidate, text=text, evidence_span=evidence, critical_tokens=critical_tokens(text)
     )
-    return completed, set(following)
+    return [completed], set(following)
 
 
 # "Muslim, halal only, no alcohol": a fragment that limits is a note of its own; so is one
