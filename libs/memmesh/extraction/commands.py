@@ -1179,6 +1179,31 @@ def says_it_corrects(text: str) -> bool:
     return bool(_CORRECTION_TRIGGER.search(text))
 
 
+# How a speaker says a word again in its right form ("or rather", "what am I saying"); the
+# self-correction sign below also hears "I mean" and "correction".
+_RESTATING = r"what\s+am\s+I\s+saying|or\s+rather"
+# Words a speaker takes back what they or the assistant just said with ("six kilometres, no
+# wait, six miles", "oh what am I saying, Oxford", "you wrote 'Lisa' ... it's 'Liesl'", "you've
+# got Bartek down as my uncle").
+_TAKES_A_WORD_BACK = re.compile(
+    rf"\bno,?\s+wait\b|\bwait,?\s+no\b|\b(?:{_RESTATING})\b|\bscratch that,|"
+    r"\byou(?:'ve| have)?\s+(?:wrote|write|written|typed|put|saved|read back|repeated)\b|"
+    r"\bdown as\b|\bcame out as\b|\b(?:it|that) says\b[^.?!]*\bbut\b|"
+    r"\byou\s+said\b[^.?!]*[.?!,]?\s*(?:but\s+)?I\s+(?:said|told you)\b|"
+    r"\b(?:it's|its|it is|that's)\s+actually\b|\bno,?\s+(?:it's|its|it is)\b|"
+    # "That's 'Nguyen', not 'Win'": both words quoted, as words said or written.
+    r"['‘\"“][^'’\"”]{1,30}['’\"”],?\s+not\s+['‘\"“]",
+    re.I,
+)
+
+
+def takes_a_word_back(text: str) -> bool:
+    """Whether a turn takes back a word it or the assistant said ("no wait", "or rather", "you
+    wrote …", "you've got … down as", both words quoted): with a pair the correction model
+    finds, a correction."""
+    return _TAKES_A_WORD_BACK.search(text) is not None
+
+
 # Misheard words sound alike (Cairns/Cannes 0.67, Bern/Berlin 0.8); contrasts such as
 # kilos/pounds or tea/coffee fall well below.
 _SOUNDS_ALIKE = 0.55
@@ -1696,7 +1721,7 @@ def _not_heard_then_meant_run_on(text: str) -> _Pair | None:
 # "a plumber, no sorry, an electrician", "seven thirty no eight thirty sorry", "allergic to
 # kiwi, I mean mango", "as cashier, sorry, as accountant": the speaker's own slip, a sign that
 # takes it back, and what replaces its last words.
-_TAKE_BACK = r"(?:what\s+am\s+I\s+saying|I\s+mean(?:t)?|or\s+rather|scratch\s+that|correction)"
+_TAKE_BACK = rf"(?:{_RESTATING}|I\s+mean(?:t)?|scratch\s+that|correction)"
 # The slip and its sign may be sentences of their own ("Vegetarian. Scratch that, vegan.",
 # "Allergic to sulfa. Wait, no. Codeine.").
 _SELF_CORRECTED = re.compile(

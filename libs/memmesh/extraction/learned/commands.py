@@ -28,6 +28,7 @@ from ..commands import (
     names_values,
     says_it_corrects,
     says_what_a_word_stands_for,
+    takes_a_word_back,
 )
 from ..lexicon import PERSON_ROLE_ALTERNATION
 from ..model import BASIS_POINTS_MAX, Command
@@ -209,7 +210,7 @@ class LearnedCommands:
                 and names_values(correction)
             ) and (
                 says_it_corrects(normalized)
-                or _REPAIRED.search(normalized) is not None
+                or takes_a_word_back(normalized)
                 or (
                     _denied(normalized, correction.heard)
                     and self.means_otherwise(correction.heard, correction.meant)
@@ -341,21 +342,6 @@ def _denial(words: str) -> str:
         rf"(?:\bnot|\bno|n't|\bnever)\s+(?:(?:a|an|the|my)\s+)?['\"]?{re.escape(words)}"
         rf"(?!\w)['\"]?"
     )
-
-
-# Words a speaker takes back what they or the assistant just said with ("six kilometres, no
-# wait, six miles", "oh what am I saying, Oxford", "you wrote 'Lisa' ... it's 'Liesl'", "you've
-# got Bartek down as my uncle"): with a pair the correction model finds, a correction.
-_REPAIRED = re.compile(
-    r"\bno,?\s+wait\b|\bwait,?\s+no\b|\bor rather\b|\bwhat am I saying\b|\bscratch that,|"
-    r"\byou(?:'ve| have)?\s+(?:wrote|write|written|typed|put|saved|read back|repeated)\b|"
-    r"\bdown as\b|\bcame out as\b|\b(?:it|that) says\b[^.?!]*\bbut\b|"
-    r"\byou\s+said\b[^.?!]*[.?!,]?\s*(?:but\s+)?I\s+(?:said|told you)\b|"
-    r"\b(?:it's|its|it is|that's)\s+actually\b|\bno,?\s+(?:it's|its|it is)\b|"
-    # "That's 'Nguyen', not 'Win'": both words quoted, as words said or written.
-    r"['‘\"“][^'’\"”]{1,30}['’\"”],?\s+not\s+['‘\"“]",
-    re.I,
-)
 
 
 def _denied(text: str, words: str) -> bool:
