@@ -177,6 +177,11 @@ _PRONOUN_SAYS = re.compile(
 )
 
 
+def _fact_and_what_follows(ctx: ClauseContext, role: str, name: str) -> Candidate:
+    """The person's fact with what a later clause says of them ("…, he's a chef")."""
+    return _fact(ctx, role, name, _said_next(ctx, role))
+
+
 def _said_next(ctx: ClauseContext, role: str, after: int | None = None) -> str | None:
     """The predicate a later clause gives the person of `role`, through a pronoun that fits
     them ("my son Luca, we made it without eggs, he is allergic to eggs") or with no subject
@@ -328,7 +333,7 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
         role = match.group("role") or match.group("role2")
         name = _clean_name(match.group("name") or match.group("name2"), strict=False)
         if name:
-            found.append(_fact(ctx, role, name, _said_next(ctx, role)))
+            found.append(_fact_and_what_follows(ctx, role, name))
     match = _MY_ROLE_IS_A_KIND_NAMED.search(text)
     if match:
         name = _clean_name(match.group("name"), strict=False)
@@ -347,20 +352,17 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
         if match:
             name = _clean_name(match.group("name"), strict=False)
             if name:
-                role = match.group("role")
-                found.append(_fact(ctx, role, name, _said_next(ctx, role)))
+                found.append(_fact_and_what_follows(ctx, match.group("role"), name))
     match = _PRONOUN_IS_MY_ROLE.search(text)
     if match:
         name = last_capitalized_name(ctx.previous()) or _name_alone_before(ctx)
         if name:
-            role = match.group("role")
-            found.append(_fact(ctx, role, name, _said_next(ctx, role)))
+            found.append(_fact_and_what_follows(ctx, match.group("role"), name))
     match = _NAME_PRONOUN_IS_MY_ROLE.search(text)
     if match:
         name = _clean_name(match.group("name"))
         if name:
-            role = match.group("role")
-            found.append(_fact(ctx, role, name, _said_next(ctx, role)))
+            found.append(_fact_and_what_follows(ctx, match.group("role"), name))
     found.extend(_name_given_after(ctx))
     found.extend(_plural_named(ctx))
     found.extend(_appositive_name(ctx))
