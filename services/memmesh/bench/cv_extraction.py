@@ -2,9 +2,9 @@
 
 usage: python -m memmesh.bench.cv_extraction [--folds K]
 Folds are by id hash (`int(sha256(id), 16) % K`); each fold is scored with the shared scorer
-by the shipped design trained on the other folds: the averaged clause heads, the command
-head (also trained on the first four command probe rounds) and the correction model,
-with the shipped thresholds and margin. The mean of the
+by the shipped design trained on the other folds: the clause heads (embedding and lexical,
+averaged), the command head (also trained on the first four command probe rounds) and the
+correction model, with the shipped thresholds and margin. The mean of the
 folds' figures is printed as JSON. The test split is never read.
 """
 
@@ -23,7 +23,7 @@ import numpy as np
 from memmesh.bench.eval_extraction import FIGURES, SPLITS, score_file
 from memmesh.extraction.learned.commands import LearnedCommands
 from memmesh.extraction.learned.extractor import HybridExtractor
-from memmesh.extraction.learned.heads import AveragedHeads
+from memmesh.extraction.learned.lexical import ClauseHeads
 from memmesh.extraction.learned.train import (
     COMMAND_PROBE_ROUNDS,
     command_training_turns,
@@ -88,7 +88,7 @@ def cross_validate(
                 train_command_head(turns, encoder),
                 corrections=train_corrections([train_path]),
             )
-            head = AveragedHeads((clause.head, clause.hidden_layer_head))
+            head = ClauseHeads((clause.head, clause.hidden_layer_head), clause.lexical_head)
             extractor = HybridExtractor(encoder, head, commands=commands)
             summary, _ = score_file(held_path, extractor.extract, [])
         for name in FIGURES:

@@ -13,9 +13,11 @@ from memmesh.extraction.learned import default_hybrid_extractor
 from memmesh.extraction.learned.commands import NO_COMMAND, learned_target
 from memmesh.extraction.learned.heads import HiddenLayerHead, SoftmaxHead
 from memmesh.extraction.learned.labels import CLASSES
+from memmesh.extraction.learned.lexical import LexicalHead, clause_tokens
 from memmesh.extraction.learned.model_files import (
     CLAUSE_HEAD_PATH,
     CLAUSE_HIDDEN_HEAD_PATH,
+    CLAUSE_LEXICAL_HEAD_PATH,
     COMMAND_HEAD_PATH,
 )
 from memmesh.extraction.learned.train import (
@@ -47,6 +49,14 @@ def test_the_shipped_heads_are_what_training_on_the_dev_split_gives() -> None:
     assert np.allclose(
         trained.hidden_layer_head.hidden_weights, shipped_hidden.hidden_weights, atol=1e-3
     )
+    shipped_lexical = LexicalHead.load(CLAUSE_LEXICAL_HEAD_PATH)
+    assert np.array_equal(trained.lexical_head.rows, shipped_lexical.rows)
+    assert np.allclose(trained.lexical_head.weights, shipped_lexical.weights, atol=1e-3)
+    tokens = [clause_tokens(e.unit) for e in trained.examples]
+    assert (
+        trained.lexical_head.probabilities(tokens).argmax(axis=1)
+        == shipped_lexical.probabilities(tokens).argmax(axis=1)
+    ).all()
     for retrained, kept in ((trained.head, shipped), (trained.hidden_layer_head, shipped_hidden)):
         agreement = (
             retrained.probabilities(trained.features).argmax(axis=1)

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memmesh.embedding import default_encoder
 from memmesh.extraction.gates import apply_gates
 from memmesh.extraction.learned import default_hybrid_extractor
 from memmesh.extraction.learned.extractor import (
@@ -16,15 +17,22 @@ from memmesh.extraction.learned.extractor import (
     four_factor_confidence_bp,
 )
 from memmesh.extraction.learned.heads import (
-    AveragedHeads,
     HiddenLayerHead,
     SoftmaxHead,
     train_head,
     train_hidden_layer_head,
 )
 from memmesh.extraction.learned.labels import labelled_units
+from memmesh.extraction.learned.lexical import (
+    ClauseHeads,
+    LexicalHead,
+    clause_tokens,
+    hashed_tokens,
+    text_tokens,
+    train_lexical_head,
+)
 from memmesh.extraction.learned.render import fact_key, render_fact, strip_episodic_time
-from memmesh.extraction.learned.units import is_fragment_tail, turn_units
+from memmesh.extraction.learned.units import Unit, is_fragment_tail, turn_units, unit_features
 from memmesh.extraction.model import Candidate, FactType
 from memmesh.extraction.text import normalize
 
@@ -132,7 +140,7 @@ def test_a_head_learns_a_separable_problem_and_round_trips(
     assert np.array_equal(loaded.probabilities(features), probabilities)
 
 
-def test_the_hidden_layer_learns_what_no_linear_head_can_and_heads_average() -> None:
+def test_the_hidden_layer_learns_what_no_linear_head_can() -> None:
     # Exclusive or: the class depends on the two features together.
     features = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]], dtype=np.float32)
     labels = ["none", "none", "identity", "identity"]
@@ -140,8 +148,74 @@ def test_the_hidden_layer_learns_what_no_linear_head_can_and_heads_average() -> 
     assert list(hidden.probabilities(features).argmax(axis=1)) == [0, 0, 1, 1]
     linear = train_head(features, labels, ("none", "identity"))
     assert list(linear.probabilities(features).argmax(axis=1)) != [0, 0, 1, 1]
-    averaged = AveragedHeads((linear, hidden)).probabilities(features)
-    expected = (linear.probabilities(features) + hidden.probabilities(features)) / 2
+
+
+LEXICAL_CLASSES = ("none", "preference", "constraint")
+LEXICAL_TRAINING = [
+    ("I drink oat milk", "preference"),
+    ("I love oat milk", "preference"),
+    ("I can't have gluten", "constraint"),
+    ("I can't have dairy", "constraint"),
+    ("I drank a coffee this morning", "none"),
+    ("what's the weather like", "none"),
+]
+
+
+def _units(texts: list[str]) -> list[Unit]:
+    return [turn_units(normalize(t))[0] for t in texts]
+
+
+def _tokens(texts: list[str]) -> list[list[str]]:
+    return [clause_tokens(unit) for unit in _units(texts)]
+
+
+def test_the_lexical_head_reads_the_deciding_words_and_round_trips(tmp_path: Path) -> None:
+    texts, labels = zip(*LEXICAL_TRAINING, strict=True)
+    head = train_lexical_head(_tokens(list(texts)), list(labels), LEXICAL_CLASSES)
+    assert list(head.probabilities(_tokens(list(texts))).argmax(axis=1)) == [1, 1, 2, 2, 0, 0]
+    unseen = _tokens(["I really can't have shellfish", "I drink green tea"])
+    assert [LEXICAL_CLASSES[i] for i in head.probabilities(unseen).argmax(axis=1)] == [
+        "constraint",
+        "preference",
+    ]
+    again = train_lexical_head(_tokens(list(texts)), list(labels), LEXICAL_CLASSES)
+    assert np.array_equal(again.weights, head.weights)  # deterministic
+    path = tmp_path / "lexical.npz"
+    head.save(path)
+    loaded = LexicalHead.load(path)
+    assert loaded.classes == head.classes
+    assert np.array_equal(loaded.rows, head.rows) and loaded.rows.dtype == np.int64
+    assert np.array_equal(loaded.probabilities(unseen), head.probabilities(unseen))
+
+
+def test_only_the_buckets_training_reached_add_to_a_clause() -> None:
+    tokens = text_tokens("I drink oat milk")
+    buckets = hashed_tokens(tokens)
+    reached = np.array([buckets[1], (1 << 20) + 7], dtype=np.int64)  # one of the clause's, one not
+    head = LexicalHead(
+        ("none", "preference"),
+        reached,
+        np.array([[0.0, 2.0], [5.0, 0.0]], dtype=np.float32),
+        np.array([0.5, 0.0], dtype=np.float32),
+    )
+    expected = np.exp([0.5, 2.0]) / np.exp([0.5, 2.0]).sum()
+    assert np.allclose(head.probabilities([tokens])[0], expected, atol=1e-6)
+
+
+def test_the_clause_heads_average_the_embedding_heads_and_the_lexical_head() -> None:
+    encoder = default_encoder()
+    texts, labels = zip(*LEXICAL_TRAINING, strict=True)
+    units = _units(list(texts))
+    features = unit_features(units, encoder)
+    linear = train_head(features, list(labels), LEXICAL_CLASSES)
+    hidden = train_hidden_layer_head(features, list(labels), LEXICAL_CLASSES)
+    lexical = train_lexical_head(_tokens(list(texts)), list(labels), LEXICAL_CLASSES)
+    averaged = ClauseHeads((linear, hidden), lexical).probabilities(units, encoder)
+    expected = (
+        linear.probabilities(features)
+        + hidden.probabilities(features)
+        + 0.5 * lexical.probabilities(_tokens(list(texts)))
+    ) / 2.5
     assert np.allclose(averaged, expected, atol=1e-6)
 
 

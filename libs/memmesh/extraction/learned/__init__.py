@@ -8,10 +8,12 @@ from functools import lru_cache
 from .commands import LearnedCommands
 from .corrections import CorrectionModel
 from .extractor import HybridExtractor, Thresholds
-from .heads import AveragedHeads, HiddenLayerHead, SoftmaxHead
+from .heads import HiddenLayerHead, SoftmaxHead
+from .lexical import ClauseHeads, LexicalHead
 from .model_files import (
     CLAUSE_HEAD_PATH,
     CLAUSE_HIDDEN_HEAD_PATH,
+    CLAUSE_LEXICAL_HEAD_PATH,
     COMMAND_HEAD_PATH,
     CORRECTION_MODEL_PATH,
 )
@@ -22,7 +24,7 @@ __all__ = ["HybridExtractor", "SoftmaxHead", "Thresholds", "default_hybrid_extra
 @lru_cache(maxsize=1)
 def default_hybrid_extractor() -> HybridExtractor:
     """The process-wide hybrid extractor: the shared encoder and the heads and correction
-    model shipped in the package (the clause heads averaged)."""
+    model shipped in the package (the clause heads: embedding and lexical, averaged)."""
     from memmesh.embedding import default_encoder
 
     encoder = default_encoder()
@@ -31,7 +33,8 @@ def default_hybrid_extractor() -> HybridExtractor:
         SoftmaxHead.load(COMMAND_HEAD_PATH),
         corrections=CorrectionModel.load(CORRECTION_MODEL_PATH),
     )
-    clause_head = AveragedHeads(
-        (SoftmaxHead.load(CLAUSE_HEAD_PATH), HiddenLayerHead.load(CLAUSE_HIDDEN_HEAD_PATH))
+    clause_head = ClauseHeads(
+        (SoftmaxHead.load(CLAUSE_HEAD_PATH), HiddenLayerHead.load(CLAUSE_HIDDEN_HEAD_PATH)),
+        LexicalHead.load(CLAUSE_LEXICAL_HEAD_PATH),
     )
     return HybridExtractor(encoder, clause_head, commands=commands)

@@ -3,8 +3,8 @@
 Small on purpose: a few thousand labelled clauses train them in seconds, their weights are
 committed beside the code, and the same features and weights always give the same answer.
 The linear head trains by full-batch gradient descent from zeros; the hidden-layer head from a
-start drawn with a fixed seed (no shuffling either). The clause head is the average of one of
-each (AveragedHeads).
+start drawn with a fixed seed (no shuffling either). The clause heads are one of each averaged
+with the lexical head (lexical.ClauseHeads).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class ClassHead(Protocol):
     def probabilities(self, features: np.ndarray) -> np.ndarray: ...
 
 
-def _softmax(logits: np.ndarray) -> np.ndarray:
+def softmax(logits: np.ndarray) -> np.ndarray:
     exp = np.exp(logits - logits.max(axis=1, keepdims=True))
     probabilities: np.ndarray = exp / exp.sum(axis=1, keepdims=True)
     return probabilities
@@ -44,28 +44,40 @@ class SoftmaxHead:
         """Class probabilities, one row per feature row."""
         if features.shape[0] == 0:
             return np.zeros((0, len(self.classes)), dtype=np.float32)
-        return _softmax(features @ self.weights + self.bias).astype(np.float32)
+        return softmax(features @ self.weights + self.bias).astype(np.float32)
 
     def save(self, path: Path) -> None:
         """Write the head as a compressed .npz (class names stored alongside)."""
-        _save_arrays(path, self.classes, {"weights": self.weights, "bias": self.bias})
+        save_arrays(path, self.classes, {"weights": self.weights, "bias": self.bias})
 
     @classmethod
     def load(cls, path: Path) -> SoftmaxHead:
         """Read a head written by `save`."""
-        classes, arrays = _load_arrays(path)
+        classes, arrays = load_arrays(path)
         return cls(classes, **arrays)
 
 
-def _save_arrays(path: Path, classes: tuple[str, ...], arrays: dict[str, np.ndarray]) -> None:
+def save_arrays(
+    path: Path,
+    classes: tuple[str, ...],
+    arrays: dict[str, np.ndarray],
+    integers: dict[str, np.ndarray] | None = None,
+) -> None:
+    """Write float arrays as float32 and `integers` as int64, with the class names."""
     named: dict[str, Any] = {name: array.astype(np.float32) for name, array in arrays.items()}
+    named |= {name: array.astype(np.int64) for name, array in (integers or {}).items()}
     np.savez_compressed(path, classes=np.array(classes), **named)
 
 
-def _load_arrays(path: Path) -> tuple[tuple[str, ...], dict[str, np.ndarray]]:
+def load_arrays(path: Path) -> tuple[tuple[str, ...], dict[str, np.ndarray]]:
+    """Read what `save_arrays` wrote: float arrays as float32, integer arrays as they are."""
     with np.load(path, allow_pickle=False) as data:
         classes = tuple(str(c) for c in data["classes"])
-        arrays = {name: data[name].astype(np.float32) for name in data.files if name != "classes"}
+        arrays = {
+            name: data[name] if data[name].dtype.kind == "i" else data[name].astype(np.float32)
+            for name in data.files
+            if name != "classes"
+        }
     return classes, arrays
 
 
@@ -79,15 +91,15 @@ def train_head(
     learning_rate: float = 0.5,
 ) -> SoftmaxHead:
     """Fit a class-balanced L2-regularised softmax regression by full-batch gradient descent."""
-    targets, one_hot = _targets(labels, classes)
+    targets, one_hot = class_targets(labels, classes)
     # Rare classes weigh as much as common ones in total, so "none" does not drown the rest.
-    sample_weight = _class_weights(targets, len(classes))
+    sample_weight = class_weights(targets, len(classes))
     x = features.astype(np.float64)
     weights = np.zeros((x.shape[1], len(classes)))
     bias = np.zeros(len(classes))
     total_weight = sample_weight.sum()
     for _ in range(steps):
-        error = (_softmax(x @ weights + bias) - one_hot) * sample_weight[:, None] / total_weight
+        error = (softmax(x @ weights + bias) - one_hot) * sample_weight[:, None] / total_weight
         weights -= learning_rate * (x.T @ error + l2 * weights)
         bias -= learning_rate * error.sum(axis=0)
     return SoftmaxHead(classes, weights.astype(np.float32), bias.astype(np.float32))
@@ -109,7 +121,7 @@ class HiddenLayerHead:
         if features.shape[0] == 0:
             return np.zeros((0, len(self.classes)), dtype=np.float32)
         hidden = np.maximum(features @ self.hidden_weights + self.hidden_bias, 0.0)
-        return _softmax(hidden @ self.weights + self.bias).astype(np.float32)
+        return softmax(hidden @ self.weights + self.bias).astype(np.float32)
 
     def save(self, path: Path) -> None:
         """Write the head as a compressed .npz (class names stored alongside)."""
@@ -119,35 +131,16 @@ class HiddenLayerHead:
             "weights": self.weights,
             "bias": self.bias,
         }
-        _save_arrays(path, self.classes, arrays)
+        save_arrays(path, self.classes, arrays)
 
     @classmethod
     def load(cls, path: Path) -> HiddenLayerHead:
         """Read a head written by `save`."""
-        classes, arrays = _load_arrays(path)
+        classes, arrays = load_arrays(path)
         return cls(classes, **arrays)
 
 
-@dataclass(frozen=True)
-class AveragedHeads:
-    """The mean of heads over the same classes: the linear head and the hidden-layer head err
-    on different clauses, and their mean is surer where they agree (Thresholds gives the
-    figures)."""
-
-    heads: tuple[ClassHead, ...]
-
-    @property
-    def classes(self) -> tuple[str, ...]:
-        return self.heads[0].classes
-
-    def probabilities(self, features: np.ndarray) -> np.ndarray:
-        """The heads' class probabilities, averaged."""
-        stacked = np.stack([head.probabilities(features) for head in self.heads])
-        averaged: np.ndarray = stacked.mean(axis=0).astype(np.float32)
-        return averaged
-
-
-def _targets(labels: Sequence[str], classes: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+def class_targets(labels: Sequence[str], classes: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Each label's class index, and the same as float64 one-hot rows."""
     index = {name: i for i, name in enumerate(classes)}
     targets = np.array([index[label] for label in labels])
@@ -155,7 +148,7 @@ def _targets(labels: Sequence[str], classes: tuple[str, ...]) -> tuple[np.ndarra
     return targets, one_hot
 
 
-def _class_weights(targets: np.ndarray, class_count: int) -> np.ndarray:
+def class_weights(targets: np.ndarray, class_count: int) -> np.ndarray:
     """Per-sample weights under which every class weighs the same in total."""
     per_class = np.bincount(targets, minlength=class_count).astype(np.float64)
     weights: np.ndarray = (len(targets) / (class_count * np.maximum(per_class, 1.0)))[targets]
@@ -194,8 +187,8 @@ def train_hidden_layer_head(
 
     With l2 at 1e-4 the layer fitted the dev split's short fragments one by one ("PhD
     student" alone came out as no fact); 1e-3 keeps it smooth, 3e-3 cost precision."""
-    targets, one_hot = _targets(labels, classes)
-    sample_weight = _class_weights(targets, len(classes))
+    targets, one_hot = class_targets(labels, classes)
+    sample_weight = class_weights(targets, len(classes))
     sample_weight /= sample_weight.sum()
     x = features.astype(np.float64)
     start = np.random.default_rng(seed)
@@ -210,7 +203,7 @@ def train_hidden_layer_head(
     for step in range(1, steps + 1):
         pre = x @ params[0] + params[1]
         activation = np.maximum(pre, 0.0)
-        error = (_softmax(activation @ params[2] + params[3]) - one_hot) * sample_weight[:, None]
+        error = (softmax(activation @ params[2] + params[3]) - one_hot) * sample_weight[:, None]
         back = (error @ params[2].T) * (pre > 0)
         grads = [
             x.T @ back + l2 * params[0],

@@ -23,9 +23,11 @@ from .commands import COMMAND_CLASSES, LabelledTurn, labelled_turns, read_probe_
 from .corrections import CorrectionModel, LabelledCorrection, train_correction_model
 from .heads import HiddenLayerHead, SoftmaxHead, train_head, train_hidden_layer_head
 from .labels import CLASSES, LabelledUnit, labelled_units, read_cases
+from .lexical import LexicalHead, clause_tokens, train_lexical_head
 from .model_files import (
     CLAUSE_HEAD_PATH,
     CLAUSE_HIDDEN_HEAD_PATH,
+    CLAUSE_LEXICAL_HEAD_PATH,
     COMMAND_HEAD_PATH,
     CORRECTION_MODEL_PATH,
 )
@@ -55,6 +57,7 @@ class TrainedHead:
 
     head: SoftmaxHead
     hidden_layer_head: HiddenLayerHead
+    lexical_head: LexicalHead
     examples: list[LabelledUnit]
     features: np.ndarray
 
@@ -72,7 +75,10 @@ def train_clause_head(corpora: Sequence[Path], encoder: TextEncoder) -> TrainedH
         learning_rate=TRAINING_LEARNING_RATE,
     )
     hidden_layer_head = train_hidden_layer_head(features, [e.label for e in examples], CLASSES)
-    return TrainedHead(head, hidden_layer_head, examples, features)
+    lexical_head = train_lexical_head(
+        [clause_tokens(e.unit) for e in examples], [e.label for e in examples], CLASSES
+    )
+    return TrainedHead(head, hidden_layer_head, lexical_head, examples, features)
 
 
 def train_command_head(turns: Sequence[LabelledTurn], encoder: TextEncoder) -> SoftmaxHead:
@@ -126,13 +132,14 @@ def main(argv: list[str]) -> int:
     trained = train_clause_head(corpora, encoder)
     trained.head.save(CLAUSE_HEAD_PATH)
     trained.hidden_layer_head.save(CLAUSE_HIDDEN_HEAD_PATH)
+    trained.lexical_head.save(CLAUSE_LEXICAL_HEAD_PATH)
     command_turns = command_training_turns(corpora, COMMAND_PROBE_ROUNDS)
     train_command_head(command_turns, encoder).save(COMMAND_HEAD_PATH)
     train_corrections(corpora).save(CORRECTION_MODEL_PATH)
     counts = Counter(e.label for e in trained.examples)
     print(
         f"trained on {len(trained.examples)} clauses {dict(sorted(counts.items()))} "
-        f"-> {CLAUSE_HEAD_PATH}, {CLAUSE_HIDDEN_HEAD_PATH}; "
+        f"-> {CLAUSE_HEAD_PATH}, {CLAUSE_HIDDEN_HEAD_PATH}, {CLAUSE_LEXICAL_HEAD_PATH}; "
         f"{len(command_turns)} turns -> {COMMAND_HEAD_PATH}; "
         f"corrections -> {CORRECTION_MODEL_PATH}"
     )
