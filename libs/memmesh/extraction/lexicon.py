@@ -317,6 +317,7 @@ practice team side's
 hes shes theyre thats dont cant wont didnt isnt doesnt wasnt arent
 already currently forever anymore ago
 oh ah uh um erm hmm hey hi hello wow aw ugh nah yep nope up down out off away around
+how what why whatever whoever
 
 """.split()
 )

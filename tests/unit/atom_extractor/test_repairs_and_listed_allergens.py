@@ -55,6 +55,8 @@ def test_each_allergen_listed_after_a_comma_is_a_fact_of_its_own() -> None:
     [
         ("Nadia? Oh, she's my sister-in-law.", "oh"),
         ("my neighbour's dog barks all night, which drives my mum up the wall.", "up"),
+        ("I was just telling my neighbour how much I use you", "how"),
+        ("my sister what a nightmare she is", "what"),
     ],
 )
 def test_an_interjection_or_a_particle_after_a_role_is_no_name(text: str, name: str) -> None:
