@@ -73,11 +73,12 @@ def load_arrays(path: Path) -> tuple[tuple[str, ...], dict[str, np.ndarray]]:
     """Read what `save_arrays` wrote: float arrays as float32, integer arrays as they are."""
     with np.load(path, allow_pickle=False) as data:
         classes = tuple(str(c) for c in data["classes"])
-        arrays = {
-            name: data[name] if data[name].dtype.kind == "i" else data[name].astype(np.float32)
-            for name in data.files
-            if name != "classes"
-        }
+        # Each read of a member decompresses it again: read each once.
+        stored = {name: data[name] for name in data.files if name != "classes"}
+    arrays = {
+        name: array if array.dtype.kind == "i" else array.astype(np.float32)
+        for name, array in stored.items()
+    }
     return classes, arrays
 
 

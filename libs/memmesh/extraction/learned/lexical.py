@@ -34,7 +34,10 @@ _WORD = re.compile(r"[a-z0-9']+")
 
 def text_tokens(text: str) -> list[str]:
     """A text's words, its word pairs, its first word and its first two words."""
-    words = _WORD.findall(text.lower())
+    return _word_tokens(_WORD.findall(text.lower()))
+
+
+def _word_tokens(words: list[str]) -> list[str]:
     tokens = [f"w:{w}" for w in words]
     tokens += [f"p:{a}_{b}" for a, b in zip(words, words[1:], strict=False)]
     tokens += [f"s:{' '.join(words[:1])}", f"s2:{' '.join(words[:2])}"]
@@ -43,11 +46,12 @@ def text_tokens(text: str) -> list[str]:
 
 def clause_tokens(unit: Unit) -> list[str]:
     """The clause's text tokens with its markers and whether it is a command or short."""
-    tokens = text_tokens(unit.text)
+    words = _WORD.findall(unit.text.lower())
+    tokens = _word_tokens(words)
     tokens += [f"m:{marker}" for marker in sorted(unit.markers)]
     if unit.is_command:
         tokens.append("f:command")
-    if len(_WORD.findall(unit.text.lower())) <= 3:
+    if len(words) <= 3:
         tokens.append("f:short")
     return tokens
 
