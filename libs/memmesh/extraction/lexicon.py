@@ -94,6 +94,7 @@ PERSON_ROLES: dict[str, str] = {
     "nana": "grandmother",
     "grandpa": "grandfather",
     "grandfather": "grandfather",
+    "grandad": "grandfather",
     "granddad": "grandfather",
     "grandson": "grandson",
     "granddaughter": "granddaughter",
@@ -265,6 +266,16 @@ PERSON_ROLES: dict[str, str] = {
     "snake": "pet",
 }
 # The roles as a regular-expression alternation, longest first ("twin brother" before "brother").
+# The roles that say how a person is related to the user (family, partner, friend), of which one
+# person holds one: "Ahmed's my uncle. Not grandad." fixes a role, where "a dog, not a cat" does not.
+KIN_ROLES = frozenset(
+    """mother father brother sister sibling aunt uncle cousin niece nephew son daughter child
+    grandmother grandfather grandparent great_grandmother great_grandfather grandchild grandson
+    granddaughter spouse partner ex ex_spouse mother_in_law father_in_law sister_in_law
+    brother_in_law daughter_in_law son_in_law stepmother stepfather stepbrother stepsister stepson
+    stepdaughter half_brother half_sister godmother godfather godparent godchild goddaughter godson
+    twin twin_brother twin_sister friend best_friend""".split()
+)
 PERSON_ROLE_ALTERNATION = "|".join(
     re.escape(role) for role in sorted(PERSON_ROLES, key=lambda role: (-len(role), role))
 )

@@ -30,7 +30,7 @@ from ..commands import (
     says_what_a_word_stands_for,
     takes_a_word_back,
 )
-from ..lexicon import PERSON_ROLE_ALTERNATION
+from ..lexicon import KIN_ROLES, PERSON_ROLE_ALTERNATION, PERSON_ROLES
 from ..model import BASIS_POINTS_MAX, Command
 from ..text import Clause, normalize, split_clauses
 from .corrections import CorrectionModel
@@ -213,7 +213,10 @@ class LearnedCommands:
                 or takes_a_word_back(normalized)
                 or (
                     _denied(normalized, correction.heard)
-                    and self.means_otherwise(correction.heard, correction.meant)
+                    and (
+                        self.means_otherwise(correction.heard, correction.meant)
+                        or _other_roles(normalized, correction.heard, correction.meant)
+                    )
                 )
             ):
                 return CommandMatch(
@@ -342,6 +345,26 @@ def _denial(words: str) -> str:
         rf"(?:\bnot|\bno|n't|\bnever)\s+(?:(?:a|an|the|my)\s+)?['\"]?{re.escape(words)}"
         rf"(?!\w)['\"]?"
     )
+
+
+def _other_roles(text: str, heard: str, meant: str) -> bool:
+    """Whether both words are kin roles (KIN_ROLES), different ones, and the turn says who
+    holds the meant one ("Ahmed's my uncle. Not grandad.", "she's my cousin, not my sister"):
+    one person is not both, so the denied role is a slip to fix, however close the two words
+    sit in meaning. Two people set side by side stay a contrast ("go with my sister, not my
+    mum")."""
+    roles = {PERSON_ROLES.get(words.lower().removeprefix("my ")) for words in (heard, meant)}
+    if len(roles) != 2 or not roles <= KIN_ROLES:
+        return False
+    held = rf"{_HOLDS_A_ROLE}(?:(?:not|no)\s+)?(?:(?:my|our)\s+)?{re.escape(meant)}\b"
+    return re.search(held, text, re.I) is not None
+
+
+# Before a role, what says someone holds it: a copula ("Ahmed's my uncle", "hes my godfather"),
+# or the start of a sentence or clause ("Wife, not sister.", "Marco: cousin").
+_HOLDS_A_ROLE = (
+    r"(?:^|[.,:;!?—–]\s*|\s-\s*|(?:['’]s|\b(?:he|she|it|that)s|\b(?:is|are|was|were|am))\s+)"
+)
 
 
 def _denied(text: str, words: str) -> bool:

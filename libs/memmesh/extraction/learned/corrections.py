@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from memmesh.extraction.learned.heads import adam_step
+from memmesh.extraction.lexicon import KIN_ROLES, PERSON_ROLES
 from memmesh.extraction.model import Correction
 from memmesh.text import CONVERSATION_STOP_WORDS
 
@@ -47,6 +48,9 @@ _NUMBER_WORDS = frozenset(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty "
     "ninety hundred thousand million half quarter first second third fourth fifth".split()
+)
+_KIN_WORDS = frozenset(
+    word for word, role in PERSON_ROLES.items() if role in KIN_ROLES and " " not in word
 )
 # Words that recur in any turn: a feature names them, any other word only by its shape, so
 # neither model learns one name or thing.
@@ -107,6 +111,9 @@ def _shape(word: str) -> str:
         return "num"
     if re.fullmatch(r"(?:[A-Za-z]-){2,}[A-Za-z]", word):
         return "spelled"
+    if word.lower() in _KIN_WORDS:
+        # A role the user names a person by ("not my aunt, my godmother"): a kind of its own.
+        return "kin"
     if word[:1].isupper():
         return "cap"
     return "low"
