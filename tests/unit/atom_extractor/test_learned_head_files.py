@@ -169,6 +169,16 @@ def test_the_shipped_command_head_is_what_training_gives() -> None:
             Command.PULL_ONLY,
             "divorce",
         ),
+        # A learner's "when I am asking" and a terse "if asked" say it too.
+        (
+            "My savings trouble, only when I am asking, not other times.",
+            Command.PULL_ONLY,
+            "savings trouble",
+        ),
+        # The topic may stand alone before the request.
+        ("Dad's surgery. Mention if asked.", Command.PULL_ONLY, "Dad's surgery"),
+        ("Full wipe please, the lot.", Command.FORGET_EVERYTHING, None),
+        ("clean slate, all of it, gone", Command.FORGET_EVERYTHING, None),
         # Asked-only recall is said with "ask" or "remind", not with memory words.
         (
             "old topics, don't start them on your own, wait until I ask",
@@ -201,6 +211,10 @@ def test_the_command_head_hears_wordings_the_rules_miss(
         "can we continue tomorrow",
         "delete the grocery list",
         "delete the files in my downloads folder",
+        # A chat and a dropped price, a reset router, a brother asked: told of, not asked for.
+        "the chat with my landlord went fine, he'll drop the rent",
+        "we did a full reset of the router, all of it",
+        "my brother only calls when asked",
         # How thanks are answered, not a topic to avoid.
         "Don't mention it.",
         # No word of remembering, erasing, mentioning or going back.

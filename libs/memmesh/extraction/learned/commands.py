@@ -47,6 +47,8 @@ MEANING_APART = 0.5
 # A reading the head is less sure of is heard when it also says what its command does (not
 # for going back: "let's go back to the hotel" says it as well as any resume).
 OWN_WORDS_ACCEPT_BP = 4500
+_ERASING = r"(?:forget|delete|erase|wipe|scrap|drop|bin|nuke|throw (?:away|out)|get rid of|clear)\b"
+_THREAD = r"\b(?:conversation|convo|chat|thread|discussion|back-and-forth)\b"
 _OWN_WORDS = {
     Command.RECALL_SUMMARY: re.compile(
         r"\bwhat(?:'s|s| is)?\s+(?:actually\s+)?in\s+(?:there|my|your)\b|"
@@ -55,8 +57,11 @@ _OWN_WORDS = {
         r"\bmy\s+(?:profile|memory file|memories|saved memories|file)\b",
         re.I,
     ),
+    # "only when I am asking", "mention if asked": a learner's and a terse note's forms too.
     Command.PULL_ONLY: re.compile(
-        r"\b(?:only|just)\b[\w' ]{0,30}?\b(?:if|when|once)\s+I\s+(?:ask|bring|raise|mention)|"
+        r"\b(?:only|just)\b[\w' ]{0,30}?\b(?:if|when|once)\s+I\s+(?:am\s+|'m\s+|do\s+)?"
+        r"(?:ask|bring|raise|mention)|\b(?:only|mention\w*|say\w*|bring\w*(?: it)? up)\s+"
+        r"(?:if|when|once)\s+asked\b|"
         r"\bask-only\b|"
         r"\bback pocket\b",
         re.I,
@@ -69,6 +74,28 @@ _OWN_WORDS = {
         r"\b(?:stop|don't|do not|never|no more)\b.*\b(?:mention\w*|rais\w+|talk\w* about)\s+"
         r"(?!it\b)\w|\b(?:stop|don't|do not|never|no more)\b.*\bbring\w* (?:it |that |this )?up\b|"
         r"\bdrop the (?:topic|subject)\b",
+        re.I,
+    ),
+    # Everything, from now on: "keep all what I say from today", "from now on save everything".
+    Command.REMEMBER_EVERYTHING: re.compile(
+        r"\b(?:everything|all)\b[\w' ,]{0,50}?\b(?:from (?:now|here|today|this point)|going "
+        r"forward|onwards?)\b|\b(?:from (?:now|here|today)(?: on)?|going forward)\b[\w' ,]{0,30}?"
+        r"\b(?:everything|all)\b",
+        re.I,
+    ),
+    # All of it erased: "Total wipe. All of it.", "clean slate", "start me from zero".
+    Command.FORGET_EVERYTHING: re.compile(
+        r"\b(?:wipe|erase|delete|clear|reset|forget)\w*\b[\w' ,]{0,30}?\b(?:everything|all of "
+        r"(?:it|me)|whole (?:memory|profile|thing))\b|\b(?:total|full|complete) (?:wipe|reset)\b|"
+        r"\bclean slate\b|\bstart (?:me )?(?:from|over from) (?:zero|scratch)\b",
+        re.I,
+    ),
+    # Asked of the assistant: the verb opens the request ("please wipe this chat") or follows
+    # the conversation named first ("this whole back-and-forth, nuke it"), never a chat told of
+    # ("the chat went fine, he'll drop the rent").
+    Command.FORGET_THREAD: re.compile(
+        rf"(?:^|\bplease|\bcan you|\bcould you|\bjust|,)\s*{_ERASING}[\w' ,-]{{0,40}}?{_THREAD}|"
+        rf"{_THREAD}[\w' ,-]{{0,60}}?,\s*(?:(?:please|just)\s+)?{_ERASING}\s+(?:it|that|this)\b",
         re.I,
     ),
     Command.FORGET: re.compile(
@@ -260,7 +287,12 @@ class LearnedCommands:
             if len(sentences) > 1
             else _said_besides(clauses)
         )
-        target = learned_target(sentences[giving]) if command in _ABOUT_A_TOPIC else None
+        target = None
+        if command in _ABOUT_A_TOPIC:
+            # "Dad's surgery. Mention if asked.": the topic may stand alone before the request.
+            target = learned_target(sentences[giving]) or next(
+                (t for s in sentences[:giving] if (t := _fronted_topic(s)) is not None), None
+            )
         return CommandMatch(command, target, None, rest)
 
     def means_otherwise(self, heard: str, meant: str) -> bool:
@@ -378,6 +410,23 @@ def without_misheard(text: str, heard: str) -> str:
     from the rest never carry them."""
     kept, count = re.subn(rf"[\s,;:.-]*{_denial(heard)}", "", text, count=1, flags=re.I)
     return kept.strip() if count else text
+
+
+# A sentence that is only a thing of someone's: "Dad's surgery.", "My money problem."
+_FRONTED_TOPIC = re.compile(
+    r"^(?:(?:my|our)\s+|(?!(?:it|that|he|she|there|here|what|who|let)['’]s)[\w-]+['’]s\s+)"
+    r"(?P<topic>[\w'-]+(?:\s+[\w'-]+){0,2})[\s.!?,;:]*$",
+    re.I,
+)
+
+
+def _fronted_topic(sentence: str) -> str | None:
+    """The thing a sentence of its own names ("Dad's surgery." -> "Dad's surgery", "My
+    operation." -> "operation"), or None."""
+    match = _FRONTED_TOPIC.match(sentence.strip())
+    if match is None:
+        return None
+    return _TOPIC_LEAD.sub("", sentence.strip().rstrip(" .!?,;:"))
 
 
 def learned_target(sentence: str) -> str | None:
