@@ -17,6 +17,7 @@ from memmesh.engines.retrieval_ranker.domain.dense import DenseIndex, DensePolic
 from memmesh.engines.retrieval_ranker.domain.documents import Caps, IndexDoc
 from memmesh.engines.retrieval_ranker.domain.text import Analyzer
 from memmesh.engines.retrieval_ranker.domain.user_index import UserIndex
+from memmesh.retrieval_ranker.v1 import retrieval_ranker_service_pb2 as pb
 
 CODEC = mapping.DocumentCodec(ANALYZER)
 CAPS = Caps(max_atoms=10, max_turns=5, max_digests=3)
@@ -113,3 +114,17 @@ def test_vectors_of_another_width_are_refused_and_leave_the_index_as_it_was() ->
     with pytest.raises(ValueError, match="dimensions"):
         index.extend([(1, b"\x01\x02\x03")])
     assert len(index) == 1
+
+
+def test_only_a_few_atoms_or_digests_are_mapped_on_the_event_loop() -> None:
+    def request(*documents: pb.Document) -> pb.UpsertRequest:
+        return pb.UpsertRequest(documents=documents)
+
+    few = [pb.Document(atom=atom(f"a{n}", "User likes tea.")) for n in range(2)]
+    assert mapping.maps_quickly(request(*few, pb.Document(digest=digest("t1", "Tea", "", 1))))
+    # A turn waits for the sentence encoder; a large batch holds the loop too long.
+    assert not mapping.maps_quickly(request(*few, pb.Document(turn=turn("t1", "hi", 1))))
+    many = [pb.Document(atom=atom(f"a{n}", "x")) for n in range(mapping.QUICK_UPSERT_DOCUMENTS + 1)]
+    assert not mapping.maps_quickly(request(*many))
+    # A document with no source is mapped where its error is raised, not here.
+    assert mapping.maps_quickly(request(pb.Document()))

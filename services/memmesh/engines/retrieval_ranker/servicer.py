@@ -23,8 +23,12 @@ class RetrievalRankerServicer(pb_grpc.RetrievalRankerServiceServicer):
     ) -> pb.UpsertResponse:
         # Off the event loop: a turn's vector from the sentence encoder takes about 1.5 ms, so
         # a large batch (a restore, a ThreadStore's backlog) would hold every Retrieve behind
-        # it; in a worker thread the loop still gets its turns.
-        docs = await asyncio.to_thread(mapping.upsert_docs, request, self._analyzer)
+        # it; in a worker thread the loop still gets its turns. A turn's few atoms take their
+        # vectors from the static table, in less than the hand-off to a thread costs.
+        if mapping.maps_quickly(request):
+            docs = mapping.upsert_docs(request, self._analyzer)
+        else:
+            docs = await asyncio.to_thread(mapping.upsert_docs, request, self._analyzer)
         count = await self._service.upsert(
             request.scope.tenant_id, request.scope.user_id, docs, request.version
         )
