@@ -16,6 +16,7 @@ from memmesh.extraction.learned.commands import without_misheard
 from memmesh.extraction.learned.corrections import (
     MAX_SPAN_TOKENS,
     CorrectionModel,
+    bare_value,
     span_text,
     spans_of,
     tokens_of,
@@ -113,6 +114,26 @@ def test_the_same_turn_gives_the_same_pair_and_score() -> None:
 )
 def test_the_misheard_words_and_their_not_leave_the_turn(turn: str, heard: str, kept: str) -> None:
     assert without_misheard(turn, heard) == kept
+
+
+@pytest.mark.parametrize(
+    ("words", "value"),
+    [
+        ("Mrs. Adeyemi", "Adeyemi"),
+        ("Dr Okafor", "Okafor"),
+        ("Hannah's", "Hannah"),
+        ("the green's", "the green"),
+        # A title alone, a name that begins like one, "is" contracted: left as they are.
+        ("Dr", "Dr"),
+        ("Drew", "Drew"),
+        ("it's", "it's"),
+        ("O'Connor", "O'Connor"),
+    ],
+)
+def test_a_title_before_and_a_possessive_after_are_no_part_of_the_value(
+    words: str, value: str
+) -> None:
+    assert bare_value(words) == value
 
 
 @given(st.text(alphabet="ab ,.;!?-'12", max_size=60))

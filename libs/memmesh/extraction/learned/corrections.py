@@ -106,6 +106,23 @@ def span_text(text: str, tokens: Sequence[Token], span: Span) -> str:
     return text[tokens[span.first].start : tokens[span.last - 1].end]
 
 
+# A title before a name and a possessive after a word are not part of the value corrected
+# ("Mrs. Adeyemi. Not Adeyami." corrects "Adeyami"; "you say Hannah's birthday, but I said
+# Anna" corrects "Hannah"), as people label a correction.
+_TITLE = re.compile(r"^(?:mr|mrs|ms|mx|miss|dr|prof)\.?\s+(?=\S)", re.I)
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s$", re.I)
+# "it's", "that's", "he's": a contraction of "is", not a possessive.
+_IS_CONTRACTED = re.compile(
+    r"(?:^|\s)(?:it|that|this|there|here|what|who|where|how|he|she|let)['’]s$", re.I
+)
+
+
+def bare_value(words: str) -> str:
+    """A run of words without a title before it or a possessive after it."""
+    words = _TITLE.sub("", words)
+    return words if _IS_CONTRACTED.search(words) else _POSSESSIVE.sub("", words)
+
+
 def _shape(word: str) -> str:
     if word.isdigit() or word.lower() in _NUMBER_WORDS or re.fullmatch(r"\d[\d:.,]*\w*", word):
         return "num"
@@ -324,7 +341,8 @@ class CorrectionModel:
         heard, meant = pair
         words = found.view.tokens
         correction = Correction(
-            heard=span_text(text, words, heard), meant=span_text(text, words, meant)
+            heard=bare_value(span_text(text, words, heard)),
+            meant=bare_value(span_text(text, words, meant)),
         )
         return correction, scores[best] - scores[0]
 
