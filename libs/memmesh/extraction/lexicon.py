@@ -265,7 +265,6 @@ PERSON_ROLES: dict[str, str] = {
     "canary": "pet",
     "snake": "pet",
 }
-# The roles as a regular-expression alternation, longest first ("twin brother" before "brother").
 # The roles that say how a person is related to the user (family, partner, friend), of which one
 # person holds one: "Ahmed's my uncle. Not grandad." fixes a role, where "a dog, not a cat" does not.
 KIN_ROLES = frozenset(
@@ -276,9 +275,12 @@ KIN_ROLES = frozenset(
     stepdaughter half_brother half_sister godmother godfather godparent godchild goddaughter godson
     twin twin_brother twin_sister friend best_friend""".split()
 )
+# The roles as a regular-expression alternation, longest first ("twin brother" before "brother").
 PERSON_ROLE_ALTERNATION = "|".join(
     re.escape(role) for role in sorted(PERSON_ROLES, key=lambda role: (-len(role), role))
 )
+# Words whose "'s" is "is" (or "us"), never a possessive: "it's", "that's", "let's".
+S_CONTRACTED_WORDS = "it|that|this|there|here|what|who|where|how|he|she|let"
 ROLE_MODIFIERS = ("old", "former", "new", "longtime", "long-time", "personal", "family", "work")
 # Roles a person normally has one of, rendered "User's <role> is <Name>".
 SINGULAR_ROLES = frozenset(

@@ -30,7 +30,7 @@ from ..commands import (
     says_what_a_word_stands_for,
     takes_a_word_back,
 )
-from ..lexicon import KIN_ROLES, PERSON_ROLE_ALTERNATION, PERSON_ROLES
+from ..lexicon import KIN_ROLES, PERSON_ROLE_ALTERNATION, PERSON_ROLES, S_CONTRACTED_WORDS
 from ..model import BASIS_POINTS_MAX, Command
 from ..text import Clause, normalize, split_clauses
 from .corrections import CorrectionModel
@@ -47,6 +47,7 @@ MEANING_APART = 0.5
 # A reading the head is less sure of is heard when it also says what its command does (not
 # for going back: "let's go back to the hotel" says it as well as any resume).
 OWN_WORDS_ACCEPT_BP = 4500
+# How an erasure of a conversation is asked for, and what it is called (FORGET_THREAD below).
 _ERASING = r"(?:forget|delete|erase|wipe|scrap|drop|bin|nuke|throw (?:away|out)|get rid of|clear)\b"
 _THREAD = r"\b(?:conversation|convo|chat|thread|discussion|back-and-forth)\b"
 _OWN_WORDS = {
@@ -414,8 +415,8 @@ def without_misheard(text: str, heard: str) -> str:
 
 # A sentence that is only a thing of someone's: "Dad's surgery.", "My money problem."
 _FRONTED_TOPIC = re.compile(
-    r"^(?:(?:my|our)\s+|(?!(?:it|that|he|she|there|here|what|who|let)['’]s)[\w-]+['’]s\s+)"
-    r"(?P<topic>[\w'-]+(?:\s+[\w'-]+){0,2})[\s.!?,;:]*$",
+    rf"^(?:(?:my|our)\s+|(?!(?:{S_CONTRACTED_WORDS})['’]s)[\w-]+['’]s\s+)"
+    r"[\w'-]+(?:\s+[\w'-]+){0,2}[\s.!?,;:]*$",
     re.I,
 )
 
@@ -423,10 +424,10 @@ _FRONTED_TOPIC = re.compile(
 def _fronted_topic(sentence: str) -> str | None:
     """The thing a sentence of its own names ("Dad's surgery." -> "Dad's surgery", "My
     operation." -> "operation"), or None."""
-    match = _FRONTED_TOPIC.match(sentence.strip())
-    if match is None:
+    sentence = sentence.strip()
+    if not _FRONTED_TOPIC.match(sentence):
         return None
-    return _TOPIC_LEAD.sub("", sentence.strip().rstrip(" .!?,;:"))
+    return _TOPIC_LEAD.sub("", sentence.rstrip(" .!?,;:"))
 
 
 def learned_target(sentence: str) -> str | None:

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from memmesh.extraction.learned.heads import adam_step
-from memmesh.extraction.lexicon import KIN_ROLES, PERSON_ROLES
+from memmesh.extraction.lexicon import KIN_ROLES, PERSON_ROLES, S_CONTRACTED_WORDS
 from memmesh.extraction.model import Correction
 from memmesh.text import CONVERSATION_STOP_WORDS
 
@@ -112,9 +112,7 @@ def span_text(text: str, tokens: Sequence[Token], span: Span) -> str:
 _TITLE = re.compile(r"^(?:mr|mrs|ms|mx|miss|dr|prof)\.?\s+(?=\S)", re.I)
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s$", re.I)
 # "it's", "that's", "he's": a contraction of "is", not a possessive.
-_IS_CONTRACTED = re.compile(
-    r"(?:^|\s)(?:it|that|this|there|here|what|who|where|how|he|she|let)['’]s$", re.I
-)
+_IS_CONTRACTED = re.compile(rf"(?:^|\s)(?:{S_CONTRACTED_WORDS})['’]s$", re.I)
 
 
 def bare_value(words: str) -> str:
