@@ -187,16 +187,16 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         Command.FORGET_THREAD,
         r"\b(?:forget|wipe|delete|erase|clear|drop|scrap|trash|remove|scratch|discard|purge)\s+"
         r"(?:all\s+(?:of\s+)?)?(?:this|that|the|our|today's)\s+"
-        r"(?:whole\s+|entire\s+|last\s+|current\s+)?(?:thread|conversation|convo|chat|discussion|"
-        r"session|call|talk|exchange)\b"
+        r"(?:whole\s+|hole\s+|entire\s+|last\s+|current\s+)?(?:thread|conversation|convo|chat|"
+        r"discussion|session|call|talk|exchange|back-and-forth)\b"
         rf"(?:\s+(?:about|on)\s+{_TOPIC}{_END})?",
     ),
     # "this conversation, please erase it completely", "this whole chat about the move — bin it"
     (
         Command.FORGET_THREAD,
         r"(?:^|[.!?;,]\s*)(?:this|that|our|today's)\s+(?:whole\s+|entire\s+)?(?:conversation|convo|chat|"
-        r"session|talk|thread)(?:\s+(?:about|on)\s+[^,.!?;\u2014\u2013]{1,40}?)?\s*(?:,|\u2014|\u2013|-)\s*(?:please\s+|can you\s+|could you\s+|just\s+)*(?:forget|delete|erase|wipe|"
-        r"clear|scrap|trash|remove|discard|bin|ditch)\s+(?:it|that)\b",
+        r"session|talk|thread|back-and-forth|back and forth)(?:\s+(?:about|on)\s+[^,.!?;\u2014\u2013]{1,40}?)?\s*(?:,|\u2014|\u2013|-)\s*(?:please\s+|can you\s+|could you\s+|just\s+)*(?:forget|delete|erase|wipe|"
+        r"clear|scrap|trash|remove|discard|bin|ditch|nuke)\s+(?:it|that)\b",
     ),
     (
         Command.FORGET_THREAD,
@@ -1015,8 +1015,62 @@ def detect_command(text: str, means_otherwise: MeaningTest | None = None) -> Com
         if match and not _reported(plain, match.start()):
             if command is Command.FORGET_EVERYTHING and _names_this_talk(match.group(), plain):
                 return CommandMatch(Command.FORGET_THREAD, None, None, text)
-            return CommandMatch(command, _target(command, match, plain), None, text)
+            if command is Command.DO_NOT_STORE and _kept_already(plain, match):
+                # "that thing I said about the money, get rid of it, don't keep it": what was
+                # said is to go, not what comes next.
+                return CommandMatch(Command.FORGET, _forgotten_topic(plain, match), None, text)
+            target = _target(command, match, plain)
+            if command is Command.PULL_ONLY and (target or "").lower() in _MEMORY_AS_A_WHOLE:
+                # "Memory: on request only.": the memory itself, not one topic of it.
+                return CommandMatch(Command.RECALL_ONLY_IF_ASKED, None, None, text)
+            return CommandMatch(command, target, None, text)
     return CommandMatch(None, None, None, text)
+
+
+# A refusal to keep "it" or "that" after the user points back at what they said or asks it
+# erased: a forget of what was said, not a rule for what comes next ("don't keep this").
+_POINTS_BACK = re.compile(r"\b(?:it|that)\b", re.I)
+_SAID_BEFORE = re.compile(
+    r"\b(?:I\s+(?:just\s+)?(?:said|mentioned|told you)|get rid of|remove|bin|delete|erase|wipe|"
+    r"scrap|ditch|take (?:it|that) out)\b",
+    re.I,
+)
+
+
+def _kept_already(text: str, match: re.Match[str]) -> bool:
+    return (
+        _POINTS_BACK.search(match.group()) is not None
+        and _SAID_BEFORE.search(text[: match.start()]) is not None
+    )
+
+
+def _forgotten_topic(text: str, match: re.Match[str]) -> str | None:
+    """The topic of a forget said as a refusal to keep: a forget's own reading where one
+    matches, else what the user says they talked about ("that last thing I said about the
+    money stuff" -> "money")."""
+    for command, pattern in _candidates(text):
+        forget = pattern.search(text) if command is Command.FORGET else None
+        if forget is not None and (target := _target(command, forget, text)):
+            return target
+    about = _TOLD_ABOUT.search(text[: match.start()])
+    if about is None:
+        return None
+    topic = _TOPIC_END.split(about.group(1), maxsplit=1)[0]
+    for _ in range(2):
+        topic = _TARGET_TRIM.sub("", topic.strip())
+    return topic.strip(" ,.") or None
+
+
+_TOPIC_END = re.compile(
+    r"[,.!?;]|\s+(?:just|so|please|and|but|get rid|bin|remove|delete|erase|wipe)\b", re.I
+)
+
+
+# What names the whole memory where a topic would stand ("Memories: on request only").
+_MEMORY_AS_A_WHOLE = frozenset(
+    "memory memories recall everything anything all global general".split()
+    + ["my memory", "my memories", "all memories", "all of it", "all of that"]
+)
 
 
 # "this conversation about my neighbours, please delete all of it": "all of it" is the

@@ -128,3 +128,36 @@ def test_all_of_the_conversation_just_named_is_that_conversation(text):
 )
 def test_all_of_it_with_no_conversation_named_or_about_me_is_everything(text):
     assert extract(text).command is Command.FORGET_EVERYTHING
+
+
+@pytest.mark.parametrize("text", ["Memories: on request only.", "Recall: on request only, always."])
+def test_the_memory_itself_on_request_is_asked_only_recall(text):
+    result = extract(text)
+    assert (result.command, result.command_target) == (Command.RECALL_ONLY_IF_ASKED, None)
+
+
+def test_a_topic_on_request_stays_pull_only():
+    result = extract("Debt stuff: on request only")
+    assert (result.command, result.command_target) == (Command.PULL_ONLY, "Debt")
+
+
+def test_a_back_and_forth_named_then_erased_is_that_conversation():
+    assert extract("this whole back-and-forth about the move, nuke it").command is (
+        Command.FORGET_THREAD
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "target"),
+    [
+        ("that bit I told you about my loan, delete it, don't keep it", "loan"),
+        ("yeah that last thing I said about the money stuff, get rid of it, dont keep it", "money"),
+    ],
+)
+def test_not_keeping_what_was_pointed_back_at_is_a_forget(text, target):
+    result = extract(text)
+    assert (result.command, result.command_target) == (Command.FORGET, target)
+
+
+def test_not_keeping_what_comes_next_stays_do_not_store():
+    assert extract("don't keep this, I'm pregnant").command is Command.DO_NOT_STORE

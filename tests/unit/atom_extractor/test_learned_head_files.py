@@ -185,6 +185,31 @@ def test_the_shipped_command_head_is_what_training_gives() -> None:
             Command.RECALL_ONLY_IF_ASKED,
             None,
         ),
+        # More of each command's own words: a picture formed of the user, a record refused, a
+        # conversation named to go on with, a way of speaking dropped, nothing unprompted.
+        ("what's the picture you've formed of me by now?", Command.RECALL_SUMMARY, None),
+        ("Unrecorded please: I'm seeing a therapist.", Command.DO_NOT_STORE, None),
+        (
+            "we chatted last week about my thesis, can we carry on with it?",
+            Command.RESUME_THREAD,
+            "thesis",
+        ),
+        (
+            "forget the way I told you to talk to me, just speak normally",
+            Command.FORGET_TONE,
+            None,
+        ),
+        (
+            "Memory in general: passive mode, nothing unprompted.",
+            Command.RECALL_ONLY_IF_ASKED,
+            None,
+        ),
+        ("Scrub everything. Pretend we never talked.", Command.FORGET_EVERYTHING, None),
+        (
+            "my credit card debt, keep it on ice unless I bring it up",
+            Command.PULL_ONLY,
+            "credit card",
+        ),
     ],
 )
 def test_the_command_head_hears_wordings_the_rules_miss(
@@ -223,6 +248,14 @@ def test_the_command_head_hears_wordings_the_rules_miss(
         "save this recipe to my favourites",
         # A phone's or an app's things to delete are a task, not memory.
         "please delete my last text to Sam and clear the timer",
+        # A chat planned, a reply promised, a question put, a limit on food, a photo: no
+        # conversation to resume, nothing of memory.
+        "Let's find a time to chat, I'll get back to you.",
+        "Can we say you're back to coding again?",
+        "Do you have any suggestions for the trip?",
+        "Sesame sends me to the ER. Never suggest it.",
+        "my daughter took a picture of me at the beach",
+        "enough about me, how was your trip?",
     ],
 )
 def test_the_command_head_stays_silent_on_ordinary_speech(utterance: str) -> None:

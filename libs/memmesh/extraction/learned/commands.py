@@ -53,7 +53,10 @@ _THREAD = r"\b(?:conversation|convo|chat|thread|discussion|back-and-forth)\b"
 _OWN_WORDS = {
     Command.RECALL_SUMMARY: re.compile(
         r"\bwhat(?:'s|s| is)?\s+(?:actually\s+)?in\s+(?:there|my|your)\b|"
-        r"\b(?:saved|stored|have|got|know)\s+(?:on|about)\s+me\b|\brundown\b|"
+        r"\b(?:saved|stored|have|got|know|kept|picked up|learned|learnt|gathered|collected)\s+"
+        r"(?:up\s+)?(?:on|about)\s+me\b|\brundown\b|\brun me through\b|\bmemory dump\b|"
+        r"\brecap me\b|\bwhat you (?:think you )?know\b|"
+        r"\b(?:picture|image|idea)\s+(?:that\s+)?you(?:'ve| have)?\s+(?:built|formed|got|made)\b|"
         r"\b(?:read (?:back|out)|list)\s+(?:my|what|everything)\b|"
         r"\bmy\s+(?:profile|memory file|memories|saved memories|file)\b",
         re.I,
@@ -63,18 +66,24 @@ _OWN_WORDS = {
         r"\b(?:only|just)\b[\w' ]{0,30}?\b(?:if|when|once)\s+I\s+(?:am\s+|'m\s+|do\s+)?"
         r"(?:ask|bring|raise|mention)|\b(?:only|mention\w*|say\w*|bring\w*(?: it)? up)\s+"
         r"(?:if|when|once)\s+asked\b|"
+        r"\bunless\s+I\s+(?:am\s+|'m\s+)?(?:ask|bring|raise|mention)|\bwhen-I-ask\b|"
+        r"\bI'm the one asking\b|\bon ice\b|\bin your pocket\b|"
         r"\bask-only\b|"
         r"\bback pocket\b",
         re.I,
     ),
     Command.RECALL_ONLY_IF_ASKED: re.compile(
-        r"\b(?:unless|until|only (?:if|when))\s+I\s+ask", re.I
+        r"\b(?:unless|until|only (?:if|when))\s+I\s+(?:am\s+|'m\s+)?ask|\bunprompted\b|"
+        r"\bon request only\b|\bonly on request\b|\bpassive mode\b",
+        re.I,
     ),
     # "Don't mention it." is how thanks are answered: a topic must follow.
     Command.DO_NOT_MENTION: re.compile(
         r"\b(?:stop|don't|do not|never|no more)\b.*\b(?:mention\w*|rais\w+|talk\w* about)\s+"
         r"(?!it\b)\w|\b(?:stop|don't|do not|never|no more)\b.*\bbring\w* (?:it |that |this )?up\b|"
-        r"\bdrop the (?:topic|subject)\b",
+        r"\bdrop the (?:topic|subject)\b|\benough (?:about|with)\b|"
+        r"\b(?:stop|don't|do not|never|no more|quit)\b.*\b(?:remind\w*|throw\w* in|"
+        r"speak\w* (?:more )?about)\b|\bno more\b[\w' ]{0,20}\bsuggestions\b",
         re.I,
     ),
     # Everything, from now on: "keep all what I say from today", "from now on save everything".
@@ -86,7 +95,8 @@ _OWN_WORDS = {
     ),
     # All of it erased: "Total wipe. All of it.", "clean slate", "start me from zero".
     Command.FORGET_EVERYTHING: re.compile(
-        r"\b(?:wipe|erase|delete|clear|reset|forget)\w*\b[\w' ,]{0,30}?\b(?:everything|all of "
+        r"\b(?:wipe|erase|delete|clear|reset|forget|scrub)\w*\b[\w' ,.]{0,30}?\b(?:everything|"
+        r"all of "
         r"(?:it|me)|whole (?:memory|profile|thing))\b|\b(?:total|full|complete) (?:wipe|reset)\b|"
         r"\bclean slate\b|\bstart (?:me )?(?:from|over from) (?:zero|scratch)\b",
         re.I,
@@ -100,12 +110,32 @@ _OWN_WORDS = {
         re.I,
     ),
     Command.FORGET: re.compile(
-        r"\b(?:forget|delete|erase|wipe|scratch|get rid of|remove|drop)\s+(?:that|this|it|the|my|what)\b",
+        r"\b(?:forget|delete|erase|wipe|scratch|get rid of|remove|drop|unlearn|bin|scrub)[:,]?\s+"
+        r"(?:that|this|it|the|my|what)\b|\btake (?:that|it|this) out\b|"
+        r"\b(?:rather|prefer) (?:that|it|this) (?:not|wasn't|isn't)\b",
+        re.I,
+    ),
+    # The learned way of speaking dropped: "forget the way I like you to speak, talk normal".
+    Command.FORGET_TONE: re.compile(
+        r"\b(?:forget|drop|lose|ditch|stop|reset)\b.*\b(?:way|tone|voice|style|manner)\b|"
+        r"\b(?:speak|talk)\w*\s+(?:normal|regular|default)\w*|"
+        r"\bgo back to (?:normal|(?:the )?default)\b",
+        re.I,
+    ),
+    # Going back to a conversation only when one is named: "let's go back to the hotel" is none.
+    Command.RESUME_THREAD: re.compile(
+        r"^(?=.*\b(?:continue|carry on|pick (?:it |this |that )?(?:back )?up|"
+        r"(?:get |go )?back (?:in)?to(?!\s+(?:you|me)\b)|dive back in|open again|resume)\b)"
+        r"(?=.*\b(?:we\s+(?:talk\w*|discuss\w*|chat\w*|spoke|were\s+(?:talking|discussing|saying|"
+        r"working|chatting))|chat|conversation|talk|discussion|thread|"
+        r"from (?:yesterday|before|earlier|last (?:time|week|night)|"
+        r"(?:mon|tues|wednes|thurs|fri|satur|sun)day))\b)",
         re.I,
     ),
     Command.DO_NOT_STORE: re.compile(
-        r"\b(?:nothing|none|don't|do not|never)\b.*\b(?:sav\w+|stor\w+|keep|kept|remember\w*|"
-        r"record\w*)\b|\bincognito\b|\boff the record\b",
+        r"\b(?:nothing|none|no|not|don't|do not|never)\b.*\b(?:sav\w+|stor\w+|keep\w*|kept|"
+        r"remember\w*|record\w*|memory)\b|\bunrecorded\b|\bincognito\b|\boff the record\b|"
+        r"\bbetween us\b|\bmemory-wise\b",
         re.I,
     ),
 }
@@ -117,11 +147,12 @@ COMMAND_CLASSES = (NO_COMMAND, *sorted(c.value for c in _LEARNED))
 # "Said" or "suggested" by the user or the assistant is no one else's word ("forget what I
 # said about my knee", "stop mentioning the recipes you suggested", "don't say it").
 _REPORTED = re.compile(
-    r"\b(?<!\bI\s)(?<!\byou\s)(?<!\bdon't\s)(?<!\bto\s)(?:says|said|say)\b|"
+    r"\b(?<!\bI\s)(?<!\bI've\s)(?<!\byou\s)(?<!\bdon't\s)(?<!\bto\s)(?<!\bonly\s)"
+    r"(?:says|said|say)\b|"
     r"\b(?<!\byou\s)suggested\b|"
     r"\b(?:told me|tells me|telling me|tell me to|asked me|asks me|wants me|keeps? telling|"
     r"told us|tells us|keeps? saying|kept saying|wish I could|if only I could|"
-    r"I should|I need to|I have to|I'm trying to|I try to)\b",
+    r"I should(?!\s+(?:say|mention|add|note)\b)|I need to|I have to|I'm trying to|I try to)\b",
     re.I,
 )
 # Words a memory command is said with, however it is worded: the head is trusted only on a
@@ -134,7 +165,8 @@ _COMMAND_WORDS = re.compile(
     r"volunteer|back|continue|resume|where were we|left off|tone|voice|between us|enough|"
     r"leave it|know about me|have on me|got on me|picked up|ask|asks|asked|asking|ask-only|remind|"
     r"old topics|in there about me|unlearn|recall|recap|unprompted|clean slate|throw it away|"
-    r"get rid of|carry on|pick up)\b",
+    r"get rid of|carry on|pick up|scrub\w*|unrecorded|no more [\w' ]{0,20}suggestions|hoover\w*|"
+    r"(?:built|formed) (?:up )?of me|what you (?:think you )?know)\b",
     re.I,
 )
 # The commands that name what they are about ("stop raising my weight" -> "weight").
@@ -144,8 +176,9 @@ _ABOUT_A_TOPIC = frozenset(
 # Things of a phone or an app that people ask to delete, clear or skip: a task, not memory.
 _APP_THINGS = re.compile(
     r"\b(?:e-?mails?|texts?|messages?|dms?|voicemails?|memos?|alarms?|timers?|reminders?|calendar|"
-    r"(?<!memory )files?|folders?|photos?|pictures?|videos?|songs?|tracks?|playlists?|podcasts?|episodes?|"
-    r"apps?|tabs?|cart|basket|contacts?|downloads?|(?:grocery|shopping|to-?do|packing) lists?|"
+    r"(?<!memory )files?|folders?|photos?|pictures?(?!\s+(?:that\s+)?(?:you|of me))|videos?|songs?|"
+    r"tracks?|playlists?|podcasts?|episodes?|(?<!open the )(?<!opening the )apps?|tabs?|cart|basket|"
+    r"contacts?|downloads?|(?:grocery|shopping|to-?do|packing) lists?|"
     r"accounts?|paragraphs?|sentences?|docs?|documents?|pages?|posts?|comments?)\b",
     re.I,
 )
@@ -181,6 +214,7 @@ _TOPIC_TRIM = re.compile(
 )
 _NOT_TOPICS = frozenset(
     "me it that this memory memories profile record records data info information conversation "
+    "ice hold "
     "chat talk thread session way voice tone stuff thing things topic topics subject".split()
 )
 
