@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from memmesh.extraction.commands import detect_correction
 from memmesh.extraction.learned import default_hybrid_extractor
-from memmesh.extraction.learned.commands import without_misheard
+from memmesh.extraction.learned.commands import CUED_MARGIN, without_misheard
 from memmesh.extraction.learned.corrections import (
     MAX_SPAN_TOKENS,
     CorrectionModel,
@@ -86,6 +86,34 @@ def test_a_contrast_the_words_do_not_call_a_correction_stays_a_fact(
 def test_chat_and_contrasts_of_people_are_no_correction(utterance: str) -> None:
     result = default_hybrid_extractor().extract(utterance)
     assert result.command is None and result.correction is None
+
+
+def test_a_pair_below_the_margin_is_taken_when_the_turn_says_a_word_was_taken_wrong() -> None:
+    utterance = "you've put my job down as a plumber, I'm an electrician"
+    extractor = default_hybrid_extractor()
+    assert extractor.commands is not None and extractor.commands.corrections is not None
+    found = extractor.commands.corrections.best_pair(normalize(utterance))
+    assert found is not None
+    pair, margin = found
+    assert CUED_MARGIN <= margin < extractor.commands.corrections.margin
+    assert detect_correction(normalize(utterance))[0] is None
+    result = extractor.extract(utterance)
+    assert (result.command, result.correction) == (
+        Command.CORRECTION,
+        Correction(heard="plumber", meant="electrician"),
+    )
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    [
+        "Congrats, you've put a lot of work into this!",
+        "you've got tons of talent, keep going",
+        "I already did what you said about the garden, it looks great",
+    ],
+)
+def test_praise_and_advice_taken_are_no_correction(utterance: str) -> None:
+    assert default_hybrid_extractor().extract(utterance).command is None
 
 
 def test_a_turn_with_no_word_of_correcting_is_not_read_at_all() -> None:
