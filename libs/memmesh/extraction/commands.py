@@ -897,6 +897,28 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
             r"keep hold of)\s+(?:absolutely\s+)?(?:everything|all of it|it all)\b"
             r"(?:\s+(?:I|that I)\s+(?:say|tell you|mention))?",
         ),
+        # "hoover up everything I say from now on", "from here on, hang on to every single thing
+        # I tell you": all of what the user says, from now on (both said in one sentence).
+        (
+            Command.REMEMBER_EVERYTHING,
+            r"(?<!don't )(?<!do not )(?<!never )(?<!\bI )(?<!\bwe )(?<!\bthey )"
+            r"(?<!\bneed to )(?<!\bhave to )(?<!\btry to )"
+            r"\b(?:keep|save|store|remember|record|log|note|hang on to|hold on to|hoover up|"
+            r"keep a record of)\s+(?:all of it,?\s+)?(?:absolutely\s+)?"
+            r"(?:everything|every (?:single )?thing|all)\s+(?:that\s+)?I\s+(?:say|tell you|mention|share)"
+            r"\b(?=[^.!?]*\b(?:from (?:now|here|today|this point)(?: on(?:wards)?)?|going forward|"
+            r"onwards?)\b)",
+        ),
+        # "run me through whatever it is you've kept about me", "give me a rundown of everything
+        # you've saved about me", "Memory dump on me, please."
+        (
+            Command.RECALL_SUMMARY,
+            r"\b(?:run me through|walk me through|give me a rundown of|lay out for me|read me)\s+"
+            r"(?:(?:like|all|the|of)\s+){0,3}(?:what(?:ever)?|everything|all)\s+(?:it is\s+)?"
+            r"(?:that\s+)?you(?:'ve| have)?\s+(?:\w+\s+)?(?:saved|stored|kept|got|know|remember(?:ed)?|"
+            r"picked up|collected|learned|learnt)(?=\s*(?:(?:about|on) me\b|so far\b|[,.!?;\u2014-]|$))|"
+            r"(?:^|[.!?;]\s*)(?:memory dump|recap me)\b",
+        ),
         # "feel free to remember anything I tell you"
         (
             Command.REMEMBER_EVERYTHING,

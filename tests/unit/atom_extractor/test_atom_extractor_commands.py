@@ -161,3 +161,30 @@ def test_not_keeping_what_was_pointed_back_at_is_a_forget(text, target):
 
 def test_not_keeping_what_comes_next_stays_do_not_store():
     assert extract("don't keep this, I'm pregnant").command is Command.DO_NOT_STORE
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "go ahead and hoover up everything I say from now on, no filtering",
+        "I want you to hang on to every single thing I tell you from here on",
+    ],
+)
+def test_all_the_user_says_kept_from_now_on_is_remember_everything(text):
+    assert extract(text).command is Command.REMEMBER_EVERYTHING
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "so go on then, run me through whatever it is you've kept about me",
+        "okay um give me a rundown of like everything you've saved about me",
+        "Memory dump on me, please.",
+    ],
+)
+def test_what_is_kept_about_the_user_read_out_is_a_recall_summary(text):
+    assert extract(text).command is Command.RECALL_SUMMARY
+
+
+def test_what_the_assistant_knows_of_a_subject_is_no_recall_summary():
+    assert extract("run me through what you know about sourdough").command is None
