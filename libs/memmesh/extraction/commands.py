@@ -1077,10 +1077,7 @@ def _forgotten_topic(text: str, match: re.Match[str]) -> str | None:
     about = _TOLD_ABOUT.search(text[: match.start()])
     if about is None:
         return None
-    topic = _TOPIC_END.split(about.group(1), maxsplit=1)[0]
-    for _ in range(2):
-        topic = _TARGET_TRIM.sub("", topic.strip())
-    return topic.strip(" ,.") or None
+    return _trimmed_topic(_TOPIC_END.split(about.group(1), maxsplit=1)[0])
 
 
 _TOPIC_END = re.compile(
@@ -1178,10 +1175,14 @@ def _target(command: Command, match: re.Match[str], text: str) -> str | None:
     told_about = _TOLD_ABOUT.search(target)
     if told_about:
         target = told_about.group(1)
+    return _trimmed_topic(target)
+
+
+def _trimmed_topic(words: str) -> str | None:
+    """A topic without "my", "the", a trailing "thing" or "stuff" and edge punctuation."""
     for _ in range(2):
-        target = _TARGET_TRIM.sub("", target.strip())
-    target = target.strip(" ,.")
-    return target or None
+        words = _TARGET_TRIM.sub("", words.strip())
+    return words.strip(" ,.") or None
 
 
 # A sign that the turn corrects what was heard; without one, a pair must sound alike.

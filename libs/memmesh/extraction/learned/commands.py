@@ -31,7 +31,7 @@ from ..commands import (
     takes_a_word_back,
 )
 from ..lexicon import KIN_ROLES, PERSON_ROLE_ALTERNATION, PERSON_ROLES, S_CONTRACTED_WORDS
-from ..model import BASIS_POINTS_MAX, Command, Correction
+from ..model import BASIS_POINTS_MAX, Command
 from ..text import Clause, normalize, split_clauses
 from .corrections import CorrectionModel
 from .heads import ClassHead
@@ -267,7 +267,7 @@ class LearnedCommands:
         found = detect_command(normalized, self.means_otherwise)
         if found.command is None and self.corrections is not None:
             cued = _SAYS_A_WORD_WAS_TAKEN_WRONG.search(normalized) is not None
-            correction = self._correction(normalized, cued)
+            correction = self.corrections.find(normalized, CUED_MARGIN if cued else None)
             # Unless the words say it corrects, the misheard word must be the one denied ("Not
             # Shivon", "not a paediatrician"), and a denial may only draw a contrast ("I'm vegan,
             # not vegetarian"), as the rules hold too: a slip's words mean otherwise. Two words
@@ -335,16 +335,6 @@ class LearnedCommands:
                 (t for s in sentences[:giving] if (t := _fronted_topic(s)) is not None), None
             )
         return CommandMatch(command, target, None, rest)
-
-    def _correction(self, normalized: str, cued: bool) -> Correction | None:
-        """The correction model's pair: above its margin, or above CUED_MARGIN when the turn
-        says a word was taken wrong (`cued`)."""
-        assert self.corrections is not None
-        found = self.corrections.best_pair(normalized)
-        if found is None:
-            return None
-        pair, margin = found
-        return pair if margin >= (CUED_MARGIN if cued else self.corrections.margin) else None
 
     def means_otherwise(self, heard: str, meant: str) -> bool:
         """Whether two words are far apart in meaning: a recogniser's slip ("Berlin"/"Bern",
@@ -422,11 +412,11 @@ def _said_besides(clauses: Sequence[Clause]) -> str:
 
 
 # Words that say a word was taken wrong, by the assistant ("you've written it as", "you've got
-# Bartek down as", not "you wrote the email"), the recogniser ("it came out as", "the transcription") or the user ("or
-# rather", "wait, no", "what am I saying"), or spell the meant one out: with these the
-# correction model's best pair is taken even below its margin (CUED_MARGIN). The weaker signs
-# ("no, ...", "I said", "I mean") stay with the margin: they open much talk that corrects
-# nothing.
+# Bartek down as", not "you wrote the email"), the recogniser ("it came out as", "the
+# transcription") or the user ("or rather", "wait, no", "what am I saying"), or spell the meant
+# one out: with these the correction model's best pair is taken even below its margin
+# (CUED_MARGIN). The weaker signs ("no, ...", "I said", "I mean") keep the margin: they open
+# much talk that corrects nothing.
 _SAYS_A_WORD_WAS_TAKEN_WRONG = re.compile(
     r"\b(?:misheard|heard me wrong|you(?:'ve| have)? (?:got|put|written|wrote|typed|saved) "
     r"[\w' ]{1,30}? (?:down )?as|you(?:'ve)? read (?:it )?back|you keep (?:writing|calling|saying)|"

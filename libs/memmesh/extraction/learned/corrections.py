@@ -314,10 +314,11 @@ class CorrectionModel:
                 )
         return _Candidates(view, pairs, indices, values)
 
-    def find(self, text: str) -> Correction | None:
-        """The misheard and meant words of a turn, or None when it corrects nothing."""
+    def find(self, text: str, margin: float | None = None) -> Correction | None:
+        """The misheard and meant words of a turn, or None when it corrects nothing: the best
+        pair must score `margin` above "none" (the model's own margin unless one is given)."""
         found = self.best_pair(text)
-        if found is None or found[1] < self.margin:
+        if found is None or found[1] < (self.margin if margin is None else margin):
             return None
         return found[0]
 
