@@ -3,7 +3,9 @@
 Small on purpose: a few thousand labelled clauses train them in seconds, their weights are
 committed beside the code, and the same features and weights always give the same answer.
 The linear head trains by full-batch gradient descent from zeros; the hidden-layer head from a
-start drawn with a fixed seed (no shuffling either). The clause heads are one of each averaged
+start drawn with a fixed seed (no shuffling either). Both train in float32, the precision the
+heads are stored and run in: a full-batch step over the dev split's clauses is bound by
+reading the feature matrix, and float32 halves that. The clause heads are one of each averaged
 with the lexical head (lexical.ClauseHeads).
 """
 
@@ -95,15 +97,15 @@ def train_head(
     targets, one_hot = class_targets(labels, classes)
     # Rare classes weigh as much as common ones in total, so "none" does not drown the rest.
     sample_weight = class_weights(targets, len(classes))
-    x = features.astype(np.float64)
-    weights = np.zeros((x.shape[1], len(classes)))
-    bias = np.zeros(len(classes))
-    total_weight = sample_weight.sum()
+    x, one_hot = features.astype(np.float32), one_hot.astype(np.float32)
+    sample_weight = (sample_weight / sample_weight.sum()).astype(np.float32)
+    weights = np.zeros((x.shape[1], len(classes)), dtype=np.float32)
+    bias = np.zeros(len(classes), dtype=np.float32)
     for _ in range(steps):
-        error = (softmax(x @ weights + bias) - one_hot) * sample_weight[:, None] / total_weight
+        error = (softmax(x @ weights + bias) - one_hot) * sample_weight[:, None]
         weights -= learning_rate * (x.T @ error + l2 * weights)
         bias -= learning_rate * error.sum(axis=0)
-    return SoftmaxHead(classes, weights.astype(np.float32), bias.astype(np.float32))
+    return SoftmaxHead(classes, weights, bias)
 
 
 @dataclass(frozen=True)
@@ -190,14 +192,14 @@ def train_hidden_layer_head(
     student" alone came out as no fact); 1e-3 keeps it smooth, 3e-3 cost precision."""
     targets, one_hot = class_targets(labels, classes)
     sample_weight = class_weights(targets, len(classes))
-    sample_weight /= sample_weight.sum()
-    x = features.astype(np.float64)
+    sample_weight = (sample_weight / sample_weight.sum()).astype(np.float32)
+    x, one_hot = features.astype(np.float32), one_hot.astype(np.float32)
     start = np.random.default_rng(seed)
     params = [
-        start.normal(0.0, np.sqrt(2.0 / x.shape[1]), (x.shape[1], hidden)),
-        np.zeros(hidden),
-        start.normal(0.0, np.sqrt(1.0 / hidden), (hidden, len(classes))),
-        np.zeros(len(classes)),
+        start.normal(0.0, np.sqrt(2.0 / x.shape[1]), (x.shape[1], hidden)).astype(np.float32),
+        np.zeros(hidden, dtype=np.float32),
+        start.normal(0.0, np.sqrt(1.0 / hidden), (hidden, len(classes))).astype(np.float32),
+        np.zeros(len(classes), dtype=np.float32),
     ]
     first = [np.zeros_like(p) for p in params]
     second = [np.zeros_like(p) for p in params]
@@ -214,5 +216,4 @@ def train_hidden_layer_head(
         ]
         for i, grad in enumerate(grads):
             adam_step(params[i], grad, first[i], second[i], step, learning_rate)
-    w1, b1, w2, b2 = (p.astype(np.float32) for p in params)
-    return HiddenLayerHead(tuple(classes), w1, b1, w2, b2)
+    return HiddenLayerHead(tuple(classes), *params)
