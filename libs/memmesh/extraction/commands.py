@@ -1194,6 +1194,11 @@ _CORRECTION_TRIGGER = re.compile(
     # A word spelled out ("Z-H-O-U") or a letter named ("Karl, with a K"): how it is written.
     r"\b[A-Za-z](?:-[A-Za-z]){2,}\b|\bwith an?\s+[A-Z]\b|"
     r"\b(?:that's|that is|that was|it's|it is)\s+not\s+(?:right|correct|what I said)\b|"
+    # "please correct that.", "small correction, ...", "quick fix: ...", "to fix something from
+    # before".
+    r"\b(?:please\s+)?correct\s+(?:that|this|it)\s*(?:[.!]|$)|\bplease\s+correct\s*(?:[.!]|$)|"
+    r"\b(?:quick|small|little|one)\s+(?:correction\b|fix\s*[,:;—])|"
+    r"\bfix\s+something\s+(?:from|you)\b|"
     # "you keep mixing them up", "you've confused the two": the assistant took one word for
     # the other just named ("I keep mixing them up" is the user's own slip, no correction).
     r"\byou\b(?:'ve|'re|\s+\w+){0,2}\s+(?:mix|mixing|mixed)\s+(?:them|those|these|the two|it)\s+up\b|"
@@ -2160,7 +2165,9 @@ def _closest_span(meant: str, heard: str) -> str:
     for start in range(len(words) - size + 1):
         window = " ".join(words[start : start + size])
         score = _likeness(window, heard)
-        if score > best_score:
+        # Of windows that sound as alike, the last: what a denial contrasts is said right
+        # before it ("she lives in Leeds, not Leicester": "Leeds", not "lives").
+        if score >= best_score:
             best, best_score = window, score
     if best_score >= 0.5:
         return best

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from memmesh.extraction.commands import detect_correction
 from memmesh.extraction.learned import default_hybrid_extractor
-from memmesh.extraction.learned.commands import CUED_MARGIN, without_misheard
+from memmesh.extraction.learned.commands import CUED_MARGIN, spells_out, without_misheard
 from memmesh.extraction.learned.corrections import (
     MAX_SPAN_TOKENS,
     CorrectionModel,
@@ -102,6 +102,60 @@ def test_a_pair_below_the_margin_is_taken_when_the_turn_says_a_word_was_taken_wr
         Command.CORRECTION,
         Correction(heard="plumber", meant="electrician"),
     )
+
+
+@pytest.mark.parametrize(
+    ("utterance", "heard", "meant"),
+    [
+        # A denied word behind a title or "called"; two different numbers; a word spelled out
+        # with spaces; the words "please correct that" and "quick fix", and "came out as" in a
+        # turn whose "actually" the normaliser drops.
+        ("my dentist is Dr Mensah, not Dr Menson", "Menson", "Mensah"),
+        ("my dog isn't called Rover, he's called Rocco", "Rover", "Rocco"),
+        ("it's 40 milligrams a day, not 14, please correct that.", "14", "40"),
+        ("my boss is joanne not joan, j o a n n e", "joan", "joanne"),
+        (
+            "quick fix, my street came out as Elm Road but it's actually Elm Grove",
+            "Elm Road",
+            "Elm Grove",
+        ),
+    ],
+)
+def test_a_correction_said_plainly_in_other_words_is_heard(
+    utterance: str, heard: str, meant: str
+) -> None:
+    result = default_hybrid_extractor().extract(utterance)
+    assert (result.command, result.correction) == (Command.CORRECTION, Correction(heard, meant))
+
+
+@pytest.mark.parametrize(
+    "utterance",
+    [
+        "please correct my essay, it's not great",
+        "I made a small fix to the code, not a big one",
+        "I'd take the train, not the bus, it's quicker",
+    ],
+)
+def test_asking_for_a_fix_or_drawing_a_contrast_is_no_correction(utterance: str) -> None:
+    assert default_hybrid_extractor().extract(utterance).command is None
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "spelled"),
+    [
+        ("ayesha not aisha a y e s h a", "ayesha", True),
+        # The normaliser keeps one of a letter said twice.
+        ("joanne not joan, j o a n e", "joanne", True),
+        ("it's Tayla, T-A-Y-L-A", "Tayla", True),
+        ("L. U. N. A. is her name", "luna", True),
+        ("ayesha not aisha a y e s h a", "aisha", False),
+        ("I got an A in maths", "a", False),
+    ],
+)
+def test_a_word_spelled_out_is_found_only_for_its_own_letters(
+    text: str, word: str, spelled: bool
+) -> None:
+    assert spells_out(text, word) is spelled
 
 
 @pytest.mark.parametrize(

@@ -284,6 +284,7 @@ class LearnedCommands:
                     and (
                         self.means_otherwise(correction.heard, correction.meant)
                         or _other_roles(normalized, correction.heard, correction.meant)
+                        or spells_out(normalized, correction.meant)
                     )
                 )
             ):
@@ -428,11 +429,30 @@ _SAYS_A_WORD_WAS_TAKEN_WRONG = re.compile(
 
 def _denial(words: str) -> str:
     """A pattern of "not" (or "no", "never", "-n't") said right before the words, a quote
-    mark about them allowed ("not 'Win'", "not my mum", "isn't Jamaica")."""
+    mark about them allowed ("not 'Win'", "not my mum", "isn't Jamaica", "isn't called Noah",
+    "not Dr Oscar")."""
     return (
-        rf"(?:\bnot|\bno|n't|\bnever)\s+(?:(?:a|an|the|my)\s+)?['\"]?{re.escape(words)}"
-        rf"(?!\w)['\"]?"
+        rf"(?:\bnot|\bno|n't|\bnever)\s+(?:(?:called|named)\s+)?"
+        rf"(?:(?:a|an|the|my|dr|mr|mrs|ms|prof)\.?\s+)?['\"]?{re.escape(words)}(?!\w)['\"]?"
     )
+
+
+# A word spelled out letter by letter ("A-Y-E-S-H-A", "a y e s h a", "L. U. N. A.").
+_SPELLED_OUT = re.compile(r"(?<!\w)[A-Za-z](?:(?:[-.]\s?|\s)[A-Za-z](?!\w)){2,}\.?")
+
+
+def spells_out(text: str, word: str) -> bool:
+    """Whether the turn spells the word out letter by letter: how it is written, so a word
+    denied beside it is a slip of the ear, not a contrast ("ayesha not aisha, a y e s h a")."""
+    # A letter said twice ("j o a n n e") is one repeated word to the normaliser.
+    letters = _ONE_OF_EACH_RUN.sub(r"\1", re.sub(r"[^a-z]", "", word.lower()))
+    return any(
+        _ONE_OF_EACH_RUN.sub(r"\1", re.sub(r"[^a-z]", "", found.group().lower())) == letters
+        for found in _SPELLED_OUT.finditer(text)
+    )
+
+
+_ONE_OF_EACH_RUN = re.compile(r"(.)\1+")
 
 
 def _other_roles(text: str, heard: str, meant: str) -> bool:

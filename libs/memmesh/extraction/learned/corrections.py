@@ -55,11 +55,12 @@ _KIN_WORDS = frozenset(
 # Words that recur in any turn: a feature names them, any other word only by its shape, so
 # neither model learns one name or thing.
 _CLOSED_CLASS = CONVERSATION_STOP_WORDS | _CUES | _NUMBER_WORDS
-# A turn that may hold a correction at all: the model reads no other.
+# A turn that may hold a correction at all: the model reads no other. (The normaliser drops
+# "actually", so "it came out as Tyler, but it's actually Tayla" needs "came out".)
 _MAY_CORRECT = re.compile(
     r"\b(?:not|no|n't|nt|isnt|wasnt|say|said|saying|meant|mean|misheard|heard|understood|wrote|"
     r"written|typed|spelled|spelt|spell|saved|down as|calling|sorry|wait|actually|instead|rather|"
-    r"wrong|correct\w*|oops|scratch)\b|n't\b",
+    r"wrong|correct\w*|oops|scratch|came out|transcri\w+|fix)\b|n't\b",
     re.I,
 )
 
