@@ -190,6 +190,9 @@ def test_returning_to_a_topic_resumes_its_thread(text: str, target: str | None) 
         ("I don't say cheap, I say chip, the chip in my card", "cheap", "chip"),
         ("you've put Monday the ninth, I said Sunday the ninth", "Monday", "Sunday"),
         ("wait, that's not right, I work in Derby, not Darby", "Darby", "Derby"),
+        # "lives" sounds as much like "Leicester" as "Leeds" does: the word said right before
+        # the denial is the one it contrasts.
+        ("no, she lives in Leeds, not Leicester", "Leicester", "Leeds"),
     ],
 )
 def test_correction_shapes_give_the_shortest_spans(text: str, heard: str, meant: str) -> None:
