@@ -13,6 +13,7 @@ from .lexicon import (
     DURABLE_ADJECTIVES,
     LIMITATION_VERBS,
     MEDICAL_CONDITIONS,
+    NOT_A_NAME,
     PERSON_ROLE_ALTERNATION,
     PLATFORMS,
     TRANSIENT_AILMENTS,
@@ -667,7 +668,29 @@ def _verb3(said_verb: str) -> str:
     }.get(verb, verb)
 
 
+# "Pork I cannot eat", "Shellfish I can't eat": the thing said first, as many speakers put it;
+# read as "I cannot eat pork" (not a dislike: a word of not being able is a limit).
+_THING_FIRST = re.compile(
+    r"^(?P<obj>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+I\s+(?P<said>(?:can't|cannot|can not|don't|do not|"
+    r"never)\s+(?:eat|drink))$",
+    re.I,
+)
+
+
+def _said_thing_last(text: str) -> str:
+    """ "Pork I cannot eat" -> "I cannot eat pork"; any other clause as it is."""
+    found = _THING_FIRST.match(text)
+    if found is None or any(word.lower() in NOT_A_NAME for word in found["obj"].split()):
+        return text
+    words = found["obj"].split()
+    # A capital that only opens the sentence is no name's ("Red wine", not "Red Bull").
+    if not any(w[:1].isupper() and w[1:].islower() for w in words[1:]):
+        words[0] = words[0].lower()
+    return f"I {found['said']} {' '.join(words)}"
+
+
 def _limitation(ctx: ClauseContext, text: str) -> list[Candidate]:
+    text = _said_thing_last(text)
     match = _CANNOT.match(text)
     if not match:
         return []

@@ -204,7 +204,8 @@ _NOT_A_TOPIC = frozenset(
     """I I'm me my it it's is are was were you we they he she this that there yes no yeah ok
     okay so well oh um uh and but or what why how who which when where do does did have has
     had can could would should will just really not never always one ones those these some
-    any""".split()
+    any after before since now then today tonight lately anymore recently currently because
+    honestly""".split()
 )
 
 

@@ -87,3 +87,23 @@ def test_a_reaction_to_no_trigger_of_the_body_is_no_limit() -> None:
 
 def test_a_fear_held_all_along_is_a_constraint() -> None:
     assert "User is terrified of wasps." in constraints_of("I've always been terrified of wasps")
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Lamb I cannot eat, my religion does not allow it.", "User cannot eat lamb."),
+        ("Shellfish I can't eat.", "User can't eat shellfish."),
+        ("Red wine I never drink", "User never drinks red wine."),
+        ("Red Bull I cannot drink", "User cannot drink Red Bull."),
+    ],
+)
+def test_a_thing_said_before_not_being_able_to_eat_it_is_a_limit(text: str, fact: str) -> None:
+    facts = default_hybrid_extractor().extract(text).facts
+    assert [(f.category, f.text) for f in facts] == [("constraint", fact)]
+
+
+@pytest.mark.parametrize("text", ["after surgery I can't eat", "Now I can't eat"])
+def test_a_time_before_not_eating_is_no_thing_disliked(text: str) -> None:
+    facts = default_hybrid_extractor().extract(text).facts
+    assert not any(f.category == "preference" for f in facts), facts
