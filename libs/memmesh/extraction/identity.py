@@ -16,8 +16,8 @@ from .lexicon import (
     NON_IDENTITY_NOUNS,
     NOT_A_NAME,
     RELIGIONS,
-    TRAIT_PERSONS,
     durable_adjective_alternation,
+    is_trait_person,
 )
 from .markers import TIME_BOUND
 from .model import Candidate
@@ -376,7 +376,7 @@ def _i_am_a(ctx: ClauseContext, text: str) -> list[Candidate]:
     head = _PLACE_TAIL.sub("", noun_phrase).lower().split()[-1]
     if head in FANDOM_NOUNS or "fan" in words or "sucker" in words or head in EMOTION_WORDS:
         return []
-    if head in ("person", "guy", "girl") and (len(words) < 2 or words[-2] not in TRAIT_PERSONS):
+    if head in ("person", "guy", "girl") and not is_trait_person(noun_phrase.split()):
         return []
     if match.group("neg") and not (
         head in ("person", "owl", "bird")

@@ -501,6 +501,19 @@ TRAIT_PERSONS = frozenset(
         "spontaneous",
     }
 )
+# "a very private person", "a really patient guy": a word said with an intensifier before it
+# is a quality, so the person it makes is a trait; "a dog person" names a taste.
+_INTENSIFIERS = frozenset("very really pretty quite super extremely fairly incredibly".split())
+
+
+def is_trait_person(words: list[str]) -> bool:
+    """Whether words ending in "person" ("guy", "girl") name a trait of the user's (an
+    intensifier in lower case: "a Chennai Super Kings guy" is a fan)."""
+    return len(words) >= 2 and (
+        words[-2].lower() in TRAIT_PERSONS or (len(words) >= 3 and words[-3] in _INTENSIFIERS)
+    )
+
+
 IDENTITY_NOUNS_AS_TRAITS = frozenset(
     {
         "introvert",

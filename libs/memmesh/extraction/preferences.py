@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .context import SELF_STATEMENT_MARKERS, ClauseContext, build
-from .lexicon import DURABLE_ADJECTIVES, FANDOM_NOUNS, GENERIC_OBJECTS, TRAIT_PERSONS
+from .lexicon import DURABLE_ADJECTIVES, FANDOM_NOUNS, GENERIC_OBJECTS, is_trait_person
 from .model import Candidate
 from .phrases import ADVERBS, I_AM, clean_object, is_generic_object
 from .text import slug, third_person
@@ -382,7 +382,7 @@ def _fandom(ctx: ClauseContext, text: str) -> list[Candidate]:
         return []
     obj, noun = clean_object(match.group("obj")), match.group("noun").lower()
     if noun in ("person", "guy", "girl") and (
-        obj.split()[-1].lower() in TRAIT_PERSONS
+        is_trait_person(text[: match.end("noun")].split())
         or DURABLE_ADJECTIVES.get(obj.split()[-1].lower(), ("",))[0] == "identity"
     ):
         return []  # "a morning person", "a chatty person" is a trait: identity rules own it.

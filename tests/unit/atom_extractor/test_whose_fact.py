@@ -247,3 +247,35 @@ def test_a_sentence_opening_like_is_a_filler_and_those_before_a_noun_names_it() 
 
 def test_a_span_of_more_days_bounds_its_state() -> None:
     assert facts_of("im on these antibiotics for like seven more days so no wine") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        # What someone of the user's is or likes is a fact of the relationship.
+        ("my mother is a nurse in Accra", "relationship"),
+        ("my husband loves hiking", "relationship"),
+        # A mother tongue is a language the user speaks, no mother of theirs.
+        ("my mother tongue is Tigrinya, so my English is a bit odd sometimes", "identity"),
+        ("my native language is Amharic", "identity"),
+    ],
+)
+def test_a_fact_of_someone_of_the_users_is_a_relationship_and_a_mother_tongue_is_not(
+    text: str, category: str
+) -> None:
+    assert [c for _, c in facts_of(text)] == [category], facts_of(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        # An intensifier makes a quality of the word before "person": a trait.
+        ("I'm a very private person", "identity"),
+        ("I'm a pretty patient guy", "identity"),
+        # A thing or a team before "person" or "guy" is a taste, a capital "Super" included.
+        ("I'm a cat person", "preference"),
+        ("I'm a Chennai Super Kings guy", "preference"),
+    ],
+)
+def test_a_person_of_a_quality_is_a_trait_and_of_a_thing_a_taste(text: str, category: str) -> None:
+    assert [c for _, c in facts_of(text)] == [category], facts_of(text)

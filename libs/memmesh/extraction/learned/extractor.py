@@ -246,6 +246,13 @@ class HybridExtractor:
             (name for name in self.head.classes if name != NONE),
             key=lambda name: float(probabilities[self.head.classes.index(name)]),
         )
+        # "my mother tongue is Tigrinya": a language the user speaks, no mother of theirs; "my
+        # mother is a nurse": what someone of the user's is or likes tells of them, so of the
+        # user's relationship (the dev split: 80 such turns of 86, the rest mother tongues).
+        if _MOTHER_TONGUE.search(unit.text):
+            category = "identity" if category == "relationship" else category
+        elif category in ("identity", "preference") and _MY_ROLE.match(fact_body(unit.text)):
+            category = "relationship"
         if category == "relationship" and (
             _about_someone_elses(unit.text) or _nobody_in_particular(unit.text)
         ):
@@ -565,6 +572,11 @@ _SOMEONE_ELSE_SUBJECT = re.compile(
 # The leads of _THIRD_PERSON_LEADS that "I" can take ("I used to", not "I is").
 _PAST_LEADS = frozenset("used was had worked lived".split())
 _USERS_OWN_CLAUSE = re.compile(r"^(?:\w+\s+){0,2}?(?:I|I'm|I've|Im)\b", re.I)
+
+
+_MOTHER_TONGUE = re.compile(
+    r"\b(?:mother|native|first|home)\s+(?:tongue|language)\b|\blanguage\s+mother\b", re.I
+)
 
 
 def _with_subjects_restored(units: list[Unit]) -> list[Unit]:
