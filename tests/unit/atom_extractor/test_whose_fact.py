@@ -279,3 +279,8 @@ def test_a_fact_of_someone_of_the_users_is_a_relationship_and_a_mother_tongue_is
 )
 def test_a_person_of_a_quality_is_a_trait_and_of_a_thing_a_taste(text: str, category: str) -> None:
     assert [c for _, c in facts_of(text)] == [category], facts_of(text)
+
+
+def test_a_fear_the_head_reads_as_a_taste_is_a_limit() -> None:
+    facts = facts_of("i'm like deathly afraid of bridges like i can't even drive over one")
+    assert [c for _, c in facts] == ["constraint"], facts

@@ -253,6 +253,10 @@ class HybridExtractor:
             category = "identity" if category == "relationship" else category
         elif category in ("identity", "preference") and _MY_ROLE.match(fact_body(unit.text)):
             category = "relationship"
+        # A fear is a limit to plan around ("i'm like deathly afraid of heights"), as every
+        # fear of the dev split is labelled, however the head weighs its words.
+        if category in ("identity", "preference") and _A_FEAR.search(unit.text):
+            category = "constraint"
         if category == "relationship" and (
             _about_someone_elses(unit.text) or _nobody_in_particular(unit.text)
         ):
@@ -574,6 +578,10 @@ _PAST_LEADS = frozenset("used was had worked lived".split())
 _USERS_OWN_CLAUSE = re.compile(r"^(?:\w+\s+){0,2}?(?:I|I'm|I've|Im)\b", re.I)
 
 
+_A_FEAR = re.compile(
+    r"\b(?:afraid|scared|terrified|frightened|petrified)\s+of\b|\bphobi(?:a|c)\b|\bfear\s+of\b",
+    re.I,
+)
 _MOTHER_TONGUE = re.compile(
     r"\b(?:mother|native|first|home)\s+(?:tongue|language)\b|\blanguage\s+mother\b", re.I
 )
