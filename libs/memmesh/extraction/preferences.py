@@ -61,7 +61,8 @@ _FAN_OF = re.compile(
     re.I,
 )
 _X_FAN = re.compile(
-    rf"^(?:{I_AM}\s+|being\s+|as\s+)(?P<neg>not\s+)?{ADVERBS}(?:more\s+of\s+)?(?:a|an)\s+"
+    rf"^(?:{I_AM}\s+|I(?:'ve|\s+have)\s+(?:always\s+)?been\s+|being\s+|as\s+)(?P<neg>not\s+)?{ADVERBS}"
+    r"(?:more\s+of\s+)?(?:a|an)\s+"
     r"(?:(?:big|huge|massive|"
     r"total|lifelong|die-hard|diehard)\s+)?(?P<obj>[\w' -]+?)\s+(?P<noun>fan|supporter|junkie|"
     r"addict|lover|buff|fiend|fanatic|nut|enthusiast|aficionado|snob|nerd|geek|person|"

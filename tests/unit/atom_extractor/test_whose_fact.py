@@ -284,3 +284,9 @@ def test_a_person_of_a_quality_is_a_trait_and_of_a_thing_a_taste(text: str, cate
 def test_a_fear_the_head_reads_as_a_taste_is_a_limit() -> None:
     facts = facts_of("i'm like deathly afraid of bridges like i can't even drive over one")
     assert [c for _, c in facts] == ["constraint"], facts
+
+
+def test_what_the_user_has_always_been_more_of_a_person_for_is_a_taste() -> None:
+    assert facts_of("I've always been more of a cat person.") == [
+        ("User is a cat person.", "preference")
+    ]
