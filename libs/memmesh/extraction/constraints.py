@@ -207,16 +207,24 @@ _JOB_DRIVING = re.compile(r"\b(?:for a living|for work|for (?:uber|lyft)|for my 
 
 # "remind me to take my metformin at eight every night": a medicine taken on a schedule is a
 # standing fact about the user's health, whatever the request around it.
+_MEDICINE = (
+    r"insulin|meds|medication|medicine|pills?|tablets?|vitamins|inhaler|injection|"
+    r"[a-z]+(?:in|ol|ine|ide|pril|statin|zole|pam|lam|one|ate|oxin|mab|xan)"
+)
+# "remind me to take my metformin every night", "remind me every day at nine to take my pill
+# for epilepsy", "a reminder for my thyroid pill, I take it every night": the medicine may come
+# with a word or two before it, and the schedule before or after it.
 _MEDICINE_REMINDER = re.compile(
-    r"\bremind(?:er)?\s+(?:me\s+)?(?:to\s+take|for|about)\s+my\s+(?P<medicine>[\w-]+)"
-    r"(?P<rest>[^,.;!?]*)",
+    r"\bremind(?:er)?\s+(?:me\s+)?(?P<before>(?:[\w']+\s+){0,5}?)(?:to\s+take|for|about)\s+my\s+"
+    rf"(?P<medicine>(?:[\w-]+\s+){{0,2}}?(?:{_MEDICINE}))\b(?P<rest>[^,.;!?]*)",
     re.I,
 )
-_MEDICINE_WORD = re.compile(
-    r"^(?:insulin|meds|medication|medicine|pills|tablets|vitamins|inhaler|injection|"
-    r"[a-z]+(?:in|ol|ine|ide|pril|statin|zole|pam|lam|one|ate|oxin|mab|xan))$",
-    re.I,
+_A_KIND_OF_MEDICINE = re.compile(
+    r"^(?:meds|medication|medicine|pills?|tablets?|vitamins|inhaler|injection)$", re.I
 )
+_TAKES_IT = re.compile(r"^(?:and\s+)?I\s+(?:take|use|need|have)\s+(?:it|them|one)\b", re.I)
+# What the medicine is for ("my pill for epilepsy"), said right after it.
+_FOR_WHAT = re.compile(r"^\s+(?P<what>for\s+(?:my\s+)?[\w'-]+(?:\s+[\w'-]+)?)", re.I)
 _SCHEDULE = re.compile(
     r"\b(?P<when>every\s+(?:day|night|morning|evening|week)|each\s+(?:day|night|morning|evening)|"
     r"daily|nightly|twice\s+a\s+day)\b",
@@ -261,17 +269,27 @@ def _on_medicine(ctx: ClauseContext, text: str) -> list[Candidate]:
 
 def _medicine_reminder(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _MEDICINE_REMINDER.search(text)
-    if not match or not _MEDICINE_WORD.match(match.group("medicine")):
+    if not match:
         return []
-    when = _SCHEDULE.search(match.group("rest"))
+    when = _SCHEDULE.search(match.group("rest")) or _SCHEDULE.search(match.group("before"))
+    following = ctx.following()
+    for_what = _FOR_WHAT.match(match.group("rest"))
+    # "…remind me at nine to take my thyroid pill, I take it every night (for my thyroid)."
+    if not when and following is not None and _TAKES_IT.match(following.text):
+        when = _SCHEDULE.search(following.text)
+        for_what = for_what or (when and _FOR_WHAT.match(following.text[when.end() :]))
     if not when:
         return []
     medicine = match.group("medicine").lower()
+    said = f"{medicine} {third_person(for_what.group('what'))}" if for_what else medicine
+    # A drug by its name is said bare ("metformin"); a kind of thing with "their" ("their pill").
+    if " " in medicine or for_what or _A_KIND_OF_MEDICINE.match(medicine):
+        said = f"their {said}"
     # Asked as a question ("can you remind me…?"), the schedule is still told as it is.
     return [
         build(
             ctx,
-            f"User takes {medicine} {when.group('when').lower()}",
+            f"User takes {said} {when.group('when').lower()}",
             "constraint",
             f"constraint.medication.{slug(medicine)}",
             8800,

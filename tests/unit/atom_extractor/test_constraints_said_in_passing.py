@@ -107,3 +107,29 @@ def test_a_thing_said_before_not_being_able_to_eat_it_is_a_limit(text: str, fact
 def test_a_time_before_not_eating_is_no_thing_disliked(text: str) -> None:
     facts = default_hybrid_extractor().extract(text).facts
     assert not any(f.category == "preference" for f in facts), facts
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        # The schedule said before the medicine, or in the clause after it of the medicine.
+        (
+            "please remind me every morning at eight to take my tablet for migraines",
+            "User takes their tablet for migraines every morning.",
+        ),
+        (
+            "can you remind me at ten to take my iron pill i take it every night",
+            "User takes their iron pill every night.",
+        ),
+        ("remind me to take my atenolol every day", "User takes atenolol every day."),
+    ],
+)
+def test_a_medicine_to_be_reminded_of_on_a_schedule_is_a_standing_limit(
+    text: str, fact: str
+) -> None:
+    facts = default_hybrid_extractor().extract(text).facts
+    assert [(f.category, f.text) for f in facts] == [("constraint", fact)]
+
+
+def test_a_one_off_reminder_is_no_medicine_taken() -> None:
+    assert default_hybrid_extractor().extract("remind me to take my dog for a walk").facts == ()
