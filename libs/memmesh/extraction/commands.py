@@ -125,6 +125,12 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"(?:^|[.!?;]\s*)(?:reset|wipe|erase|delete|clear)(?:\s+(?:me|it))?\s*[.!,]\s*(?:all of it|"
         r"everything|all of me|the lot)\s*(?:[.!,;]|$)",
     ),
+    # "Full wipe. Everything you know about me.": a wipe named, then the whole of the user.
+    (
+        Command.FORGET_EVERYTHING,
+        r"(?:^|[.!?;]\s*)(?:a\s+)?(?:full|total|complete)\s+(?:wipe|reset|erase|purge)(?:\s+please)?\s*[.!,:;-]?\s*"
+        r"(?:of\s+)?(?:everything|all)\b[^.!?]{0,40}?\b(?:about|on|of)\s+me\b",
+    ),
     # "wipe it all, every single thing you've got on me": the whole said again, of the user.
     (
         Command.FORGET_EVERYTHING,
@@ -336,6 +342,8 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     ),
     (
         Command.RECALL_ONLY_IF_ASKED,
+        # Not "I have HIV, this only recall if I ask": what "this" points back at is one topic.
+        r"(?<!\bthis\s)(?<!\bthat\s)(?<!\bit\s)"
         r"\bonly\s+(?:resume|recall|bring (?:stuff|things) up)\s+(?:stuff\s+|things\s+|anything\s+)?"
         r"(?:if|when)\s+I\s+(?:specifically\s+|explicitly\s+|actually\s+|directly\s+)?ask",
     ),
@@ -373,6 +381,11 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         Command.PULL_ONLY,
         r"\bonly\s+(?:recall|bring up|mention|remind me (?:of|about)|surface|use|raise)\s+"
         r"(?:this|that|it|those|these)\b[^.!?]*\b(?:if|when)\s+I\s+(?:specifically\s+|explicitly\s+|actually\s+|directly\s+)?ask",
+    ),
+    (
+        Command.PULL_ONLY,
+        r"\b(?:this|that|it)\s+(?:you\s+)?only\s+(?:recall|bring up|mention|use|raise)\s+(?:if|when)\s+I\s+"
+        r"(?:specifically\s+|explicitly\s+|actually\s+|directly\s+)?ask",
     ),
     (
         Command.PULL_ONLY,
@@ -554,6 +567,13 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"organi[sz]ed|separate|consistent|quiet|private|hush|secret|low-key|between)\b)",
     ),
     # "this one's not for the memory banks", "that's not for your records".
+    # "incognito mode for this one", "let's go incognito for this bit": a browser's word for
+    # what is not kept.
+    (
+        Command.DO_NOT_STORE,
+        r"\bincognito(?:\s+mode)?\s+(?:for|on)\s+(?:this|the\s+next|what)\b|"
+        r"\bgo(?:ing)?\s+incognito\b",
+    ),
     (
         Command.DO_NOT_STORE,
         r"\b(?:this|that|it)(?:\s+one|\s+bit)?(?:'s|\s+is)\s+not\s+for\s+(?:the\s+|your\s+)?"

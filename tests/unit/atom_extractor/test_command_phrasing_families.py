@@ -422,3 +422,27 @@ def test_someone_elses_words_reported_are_no_command(text: str) -> None:
 def test_a_command_after_a_report_of_someone_elses_words_is_still_heard() -> None:
     text = "my sister told me to relax. please forget what I told you about my mom"
     assert extract(text).command is Command.FORGET
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("ok incognito mode for this one, don't hang on to any of it", Command.DO_NOT_STORE),
+        ("can we go incognito for a minute, it's about my ex", Command.DO_NOT_STORE),
+        ("Total wipe please. All of it, everything you have on me.", Command.FORGET_EVERYTHING),
+        # What "this" points back at is one topic, held back until asked.
+        ("I've got Crohn's, this only recall if I ask you", Command.PULL_ONLY),
+        ("only recall things if I ask", Command.RECALL_ONLY_IF_ASKED),
+    ],
+)
+def test_a_browsers_word_a_wipe_named_and_a_topic_pointed_back_at(
+    text: str, command: Command
+) -> None:
+    assert extract(text).command is command
+
+
+@pytest.mark.parametrize(
+    "text", ["I always browse in incognito mode", "I did a total reset of my phone last week"]
+)
+def test_a_browser_or_a_phone_of_the_users_is_no_command(text: str) -> None:
+    assert extract(text).command is None
