@@ -71,7 +71,7 @@ _TOPIC_NOT_A_PLACE = (
     # ...as the place itself: it ends the clause or a plan word follows ("back to the hotel
     # before dark"); "back to the kitchen renovation" is a topic.
     r"(?:\s*(?:$|[,.!?;])|\s+(?:for|to|at|in|on|with|after|before|tonight|tomorrow|today|later|"
-    r"now|and|but|so|then|by|soon|when|once|again|early|late)\b))"
+    r"now|and|but|so|then|by|soon|when|once|again|early|late|we|I|you|they)\b))"
 )
 # A short topic that ends the clause (no "for Christmas", "tomorrow" or other plan words in it).
 _SHORT_TOPIC = (
@@ -241,6 +241,16 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.RESUME_THREAD,
         rf"\b{_RETURN_TO}\s+{_PLEASE}(?:the|our|that)\s+{_TOPIC}\s+{_THREAD}\b",
+    ),
+    # "Back to the dog-training chat from Tuesday", "open again our talk about the party",
+    # "go back to what we were discussing about my garden": a conversation named.
+    (
+        Command.RESUME_THREAD,
+        rf"(?:^|[.!?;]\s*)(?:so\s+|ok\s+|okay\s+)?back\s+to\s+(?:the|our|that)\s+{_TOPIC}\s+{_THREAD}\b|"
+        rf"\b(?:open|start)\s+again\s+(?:the|our|that)\s+{_THREAD}\s+(?:about|on|of)\s+(?:the\s+)?"
+        r"(?P<target2>[^,.!?;]+?)(?=\s*(?:[,.!?;]|$))|"
+        rf"\b{_RETURN_TO}\s+what\s+we\s+(?:were|was)\s+(?:discussing|talking\s+about|saying)\s+"
+        r"(?:about|on)\s+(?:the\s+)?(?P<target3>[^,.!?;]+?)(?=\s*(?:[,.!?;—–-]|$))",
     ),
     # "Resume: tax return." as a terse instruction
     (
@@ -459,6 +469,14 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"(?:on\s+request\s+only|only\s+on\s+request|only\s+(?:if|when)\s+(?:I\s+ask|asked))\b",
     ),
     # "please, no more you speak about my accident", "no more talking about my weight"
+    (
+        Command.DO_NOT_MENTION,
+        # "Drop the topic of my weight.", "Please you don't speak more about my old job".
+        r"\bdrop\s+the\s+(?:topic|subject)\s+of\s+"
+        rf"(?P<target>(?:my|the|our|that|this)\b[^,.!?;]*?){_END}|"
+        r"\b(?:don't|do not)\s+(?:speak|talk)\s+(?:any\s+)?more\s+(?:about|of)\s+"
+        rf"(?P<target2>(?:my|the|our|that|this)\b[^,.!?;]*?){_END}",
+    ),
     (
         Command.DO_NOT_MENTION,
         r"(?:^|[,.!?;]\s*)(?:please\s+)?no\s+more\s+(?:you\s+)?(?:speak|talk|mention)(?:ing)?\s+"
@@ -804,6 +822,11 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.FORGET,
         rf"{_IMPERATIVE}{_ERASE}\s+(?:it|those|these|them)\s*(?:[.!]|$|,?\s*please\b)",
+    ),
+    (
+        Command.RECALL_SUMMARY,
+        # "what's in my memory file", "what is in my memories".
+        r"\bwhat(?:'s|\s+is|s)\s+in\s+my\s+(?:memory|memories)(?:\s+(?:file|bank|profile))?\b",
     ),
     (
         Command.RECALL_SUMMARY,
@@ -1185,7 +1208,8 @@ def _target(command: Command, match: re.Match[str], text: str) -> str | None:
     if command is Command.RECALL_ONLY_IF_ASKED:
         said = re.split(r"[.!?]", text[match.start() :], maxsplit=1)[0]
         return RESUME_ONLY_TARGET if _ABOUT_RESUMING.search(said) else None
-    target = match.groupdict().get("target")
+    # A pattern of several wordings names its topic "target", "target2", ... (one per wording).
+    target = next((v for k, v in match.groupdict().items() if k.startswith("target") and v), None)
     if not target or target.strip().lower() in _DEICTIC:
         about = _TARGET_ABOUT.search(text)
         target = about.group("target") if about else None

@@ -433,6 +433,7 @@ def test_a_command_after_a_report_of_someone_elses_words_is_still_heard() -> Non
         # What "this" points back at is one topic, held back until asked.
         ("I've got Crohn's, this only recall if I ask you", Command.PULL_ONLY),
         ("only recall things if I ask", Command.RECALL_ONLY_IF_ASKED),
+        ("so whats in my memory file these days", Command.RECALL_SUMMARY),
     ],
 )
 def test_a_browsers_word_a_wipe_named_and_a_topic_pointed_back_at(
@@ -445,4 +446,39 @@ def test_a_browsers_word_a_wipe_named_and_a_topic_pointed_back_at(
     "text", ["I always browse in incognito mode", "I did a total reset of my phone last week"]
 )
 def test_a_browser_or_a_phone_of_the_users_is_no_command(text: str) -> None:
+    assert extract(text).command is None
+
+
+@pytest.mark.parametrize(
+    ("text", "command", "target"),
+    [
+        ("Drop the topic of my weight. For good.", Command.DO_NOT_MENTION, "weight"),
+        ("please you don't talk more about my divorce", Command.DO_NOT_MENTION, "divorce"),
+        # A conversation named: "back to the ... chat", "open again our talk about ...", "go
+        # back to what we were discussing about ...".
+        ("Back to the visa chat from Monday - they replied", Command.RESUME_THREAD, "visa"),
+        ("Please open again our talk about the garden shed.", Command.RESUME_THREAD, "garden shed"),
+        (
+            "can we go back to what we were discussing about my mortgage, the bank called",
+            Command.RESUME_THREAD,
+            "mortgage",
+        ),
+    ],
+)
+def test_a_topic_dropped_or_a_conversation_named_to_go_back_to(
+    text: str, command: Command, target: str
+) -> None:
+    result = extract(text)
+    assert (result.command, result.command_target) == (command, target)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "back to the hotel we go",
+        "my parents don't talk anymore about the divorce",
+        "whats in my fridge, can you guess",
+    ],
+)
+def test_going_somewhere_or_news_of_others_is_no_command(text: str) -> None:
     assert extract(text).command is None

@@ -161,8 +161,6 @@ def test_the_shipped_command_head_is_what_training_gives() -> None:
         ),
         # Less sure, the head is heard when the turn says what the command does.
         ("Read back my profile.", Command.RECALL_SUMMARY, None),
-        ("so whats in my memory file these days", Command.RECALL_SUMMARY, None),
-        ("Drop the topic of my weight. For good.", Command.DO_NOT_MENTION, "weight"),
         ("what's actually in there about me these days?", Command.RECALL_SUMMARY, None),
         (
             "my divorce, you can keep it, but only talk about it when I ask",
