@@ -392,6 +392,19 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"\bonly\s+(?:recall|bring up|mention|remind me (?:of|about)|surface|use|raise)\s+"
         r"(?:this|that|it|those|these)\b[^.!?]*\b(?:if|when)\s+I\s+(?:specifically\s+|explicitly\s+|actually\s+|directly\s+)?ask",
     ),
+    # "only talk about that if I ask", "only bring it back if I raise it first", "only pull it
+    # out if I ask", "tell me only when I ask"; "keep it in your pocket unless I bring it up",
+    # "keep my dad's cancer stuff on ice unless I ask": one topic, held until asked.
+    (
+        Command.PULL_ONLY,
+        r"\bonly\s+(?:talk|speak)\s+about\s+(?:this|that|it)\s+(?:if|when)\s+I\s+ask|"
+        r"\bonly\s+(?:bring|pull)\s+(?:this|that|it|them)\s+(?:back|out)\s+(?:if|when)\s+I\s+"
+        r"(?:ask|raise\s+it|bring\s+it\s+up|mention\s+it)|"
+        r"\btell\s+me\s+only\s+(?:if|when)\s+I\s+ask|"
+        r"\bkeep\s+(?:it|this|that|them|(?P<target>(?:my|the|our)\s+[^,.!?;]+?))\s+"
+        r"(?:on\s+ice|in\s+your\s+pocket|tucked\s+away|under\s+wraps)\b[^.!?]{0,30}?"
+        r"\b(?:unless|until|till)\s+I\s+(?:ask|bring\s+(?:it|them)\s+up|mention\s+(?:it|them)|raise\s+(?:it|them))",
+    ),
     (
         Command.PULL_ONLY,
         r"\b(?:this|that|it)\s+(?:you\s+)?only\s+(?:recall|bring up|mention|use|raise)\s+(?:if|when)\s+I\s+"

@@ -482,3 +482,24 @@ def test_a_topic_dropped_or_a_conversation_named_to_go_back_to(
 )
 def test_going_somewhere_or_news_of_others_is_no_command(text: str) -> None:
     assert extract(text).command is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my brother's court case, only talk about that if I ask",
+        "the IVF stuff, you can keep it, but only bring it back if I raise it",
+        "my debts - keep it in your pocket unless I bring it up",
+        "About my surgery, remember it, but tell me only when I ask.",
+        "Keep my mum's diagnosis on ice unless I ask.",
+    ],
+)
+def test_one_topic_held_until_asked_in_more_words(text: str) -> None:
+    assert extract(text).command is Command.PULL_ONLY
+
+
+@pytest.mark.parametrize(
+    "text", ["keep the cake in the fridge until I ask", "only talk about that if you want to"]
+)
+def test_keeping_a_thing_or_a_free_choice_is_no_pull_only(text: str) -> None:
+    assert extract(text).command is None
