@@ -707,11 +707,39 @@ def _said_thing_last(text: str) -> str:
     return f"I {found['said']} {' '.join(words)}"
 
 
+# "my knees can't handle stairs anymore", "my stomach can't take spicy food": what a part of
+# the user's body cannot do is the user's limit.
+_BODY_CANNOT = re.compile(
+    r"^(?:(?:and|so|but|honestly|also)\s+)?my\s+(?:(?:left|right|bad|old|dodgy|weak)\s+)?"
+    rf"(?P<part>{'|'.join(sorted(BODY_PARTS | {'stomach', 'gut', 'body', 'skin', 'legs', 'joints'}))})\s+"
+    r"(?P<neg>can't|cannot|can not|won't|doesn't|does not|don't|do not)\s+(?:really\s+)?"
+    r"(?P<verb>handle|take|do|tolerate|manage|cope with|deal with)\s+(?P<obj>.+?)"
+    r"(?:\s+(?:anymore|any more|these days|now|at all))?$",
+    re.I,
+)
+
+
+def _body_limitation(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _BODY_CANNOT.match(text)
+    obj = clean_object(match.group("obj")) if match else ""
+    if not match or not obj or is_generic_object(obj, frozenset()):
+        return []
+    part, said = match.group("part").lower(), f"{match.group('neg').lower()} {match.group('verb')}"
+    return [
+        _constraint(
+            ctx,
+            f"User's {part} {said} {third_person(obj)}",
+            f"constraint.body.{slug(part)}_{slug(obj)}",
+            9000,
+        )
+    ]
+
+
 def _limitation(ctx: ClauseContext, text: str) -> list[Candidate]:
     text = _said_thing_last(text)
     match = _CANNOT.match(text)
     if not match:
-        return []
+        return _body_limitation(ctx, text)
     negation, verb = match.group("neg").lower(), match.group("verb").lower()
     obj = clean_object(match.group("obj") or "")
     if re.match(r"^(?:another|any more|right now|that|this|it|much|a lot|enough|too)\b", obj, re.I):

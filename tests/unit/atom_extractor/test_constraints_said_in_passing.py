@@ -133,3 +133,24 @@ def test_a_medicine_to_be_reminded_of_on_a_schedule_is_a_standing_limit(
 
 def test_a_one_off_reminder_is_no_medicine_taken() -> None:
     assert default_hybrid_extractor().extract("remind me to take my dog for a walk").facts == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("my knees can't handle stairs anymore", "User's knees can't handle stairs."),
+        ("my stomach can't take spicy food", "User's stomach can't take spicy food."),
+        ("honestly my back can't do long flights", "User's back can't do long flights."),
+    ],
+)
+def test_what_a_part_of_the_users_body_cannot_do_is_a_limit(text: str, fact: str) -> None:
+    facts = default_hybrid_extractor().extract(text).facts
+    assert [(f.category, f.text) for f in facts] == [("constraint", fact)]
+
+
+@pytest.mark.parametrize(
+    "text", ["my sister's back can't take long drives", "my heart can't take this drama"]
+)
+def test_someone_elses_body_or_a_figure_of_speech_is_no_limit_of_the_users(text: str) -> None:
+    facts = default_hybrid_extractor().extract(text).facts
+    assert not any(f.category == "constraint" and f.text.startswith("User's") for f in facts)

@@ -68,7 +68,7 @@ def test_the_shipped_heads_are_what_training_on_the_dev_split_gives() -> None:
 @pytest.mark.parametrize(
     ("utterance", "category", "token"),
     [
-        ("my knees can't handle stairs anymore", "constraint", "stairs"),
+        ("I speak Portuguese and a bit of French", "identity", "portuguese"),
         ("cilantro tastes like soap to me", "preference", "cilantro"),
     ],
 )
@@ -162,11 +162,6 @@ def test_the_shipped_command_head_is_what_training_gives() -> None:
         # Less sure, the head is heard when the turn says what the command does.
         ("Read back my profile.", Command.RECALL_SUMMARY, None),
         ("what's actually in there about me these days?", Command.RECALL_SUMMARY, None),
-        (
-            "my divorce, you can keep it, but only talk about it when I ask",
-            Command.PULL_ONLY,
-            "divorce",
-        ),
         # A learner's "when I am asking" and a terse "if asked" say it too.
         (
             "My savings trouble, only when I am asking, not other times.",
@@ -203,11 +198,6 @@ def test_the_shipped_command_head_is_what_training_gives() -> None:
             None,
         ),
         ("Scrub everything. Pretend we never talked.", Command.FORGET_EVERYTHING, None),
-        (
-            "my credit card debt, keep it on ice unless I bring it up",
-            Command.PULL_ONLY,
-            "credit card",
-        ),
     ],
 )
 def test_the_command_head_hears_wordings_the_rules_miss(
@@ -288,3 +278,18 @@ def test_a_one_sentence_command_leaves_what_the_user_says_of_themselves_to_fact_
 )
 def test_a_learned_command_names_its_topic_from_the_turn(sentence: str, topic: str | None) -> None:
     assert learned_target(sentence) == topic
+
+
+@pytest.mark.parametrize(
+    ("utterance", "target"),
+    [
+        ("my divorce, you can keep it, but only talk about it when I ask", "divorce"),
+        ("my credit card debt, keep it on ice unless I bring it up", "credit card"),
+    ],
+)
+def test_a_topic_the_rules_hear_only_as_it_is_named_as_the_heads_commands_name_theirs(
+    utterance: str, target: str
+) -> None:
+    assert extract_by_rules(utterance).command_target is None
+    result = default_hybrid_extractor().extract(utterance)
+    assert (result.command, result.command_target) == (Command.PULL_ONLY, target)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -294,6 +294,10 @@ class LearnedCommands:
                     correction,
                     without_misheard(normalized, correction.heard),
                 )
+        if found.command in _ABOUT_A_TOPIC and found.target is None:
+            # "my divorce, only talk about it when I ask": the rules heard the command but its
+            # topic only as "it"; the topic is named as the head's commands name theirs.
+            found = replace(found, target=learned_target(normalized))
         if (
             found.command is not None
             or _REPORTED.search(normalized)
