@@ -11,6 +11,7 @@ from .lexicon import (
     BODY_PARTS,
     DEVICE_NOUNS,
     DURABLE_ADJECTIVES,
+    FEAR_ADJECTIVES,
     LIMITATION_VERBS,
     MEDICAL_CONDITIONS,
     NOT_A_NAME,
@@ -164,7 +165,7 @@ _DOING_DIET = re.compile(
 _FEAR = re.compile(
     rf"^(?:(?:{I_AM}|I(?:'ve| have)(?:\s+always)?\s+been)\s+{ADVERBS}"
     r"(?P<degree>(?:deathly|absolutely|terribly|a bit|a little)\s+)?"
-    r"(?P<kind>afraid|scared|terrified|frightened|petrified)\s+of|"
+    rf"(?P<kind>{FEAR_ADJECTIVES})\s+of|"
     r"I(?:'ve| have)(?:\s+got)?\s+(?:an?\s+|the\s+)?(?:(?:big|huge|real|serious|bad|"
     r"terrible|massive|genuine|crippling)\s+)?(?P<noun>fear|phobia)\s+of)\s+(?P<obj>.+)$",
     re.I,
@@ -272,12 +273,13 @@ def _medicine_reminder(ctx: ClauseContext, text: str) -> list[Candidate]:
     if not match:
         return []
     when = _SCHEDULE.search(match.group("rest")) or _SCHEDULE.search(match.group("before"))
-    following = ctx.following()
     for_what = _FOR_WHAT.match(match.group("rest"))
     # "…remind me at nine to take my thyroid pill, I take it every night (for my thyroid)."
-    if not when and following is not None and _TAKES_IT.match(following.text):
+    following = None if when else ctx.following()
+    if following is not None and _TAKES_IT.match(following.text):
         when = _SCHEDULE.search(following.text)
-        for_what = for_what or (when and _FOR_WHAT.match(following.text[when.end() :]))
+        if when and not for_what:
+            for_what = _FOR_WHAT.match(following.text[when.end() :])
     if not when:
         return []
     medicine = match.group("medicine").lower()

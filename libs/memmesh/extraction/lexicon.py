@@ -501,6 +501,8 @@ TRAIT_PERSONS = frozenset(
         "spontaneous",
     }
 )
+# The words a fear is said with ("afraid of flying", "petrified of dogs").
+FEAR_ADJECTIVES = r"afraid|scared|terrified|frightened|petrified"
 # "a very private person", "a really patient guy": a word said with an intensifier before it
 # is a quality, so the person it makes is a trait; "a dog person" names a taste.
 _INTENSIFIERS = frozenset("very really pretty quite super extremely fairly incredibly".split())

@@ -17,6 +17,7 @@ import numpy as np
 from ..constraints import IS_AN_ITEM
 from ..context import critical_tokens
 from ..lexicon import (
+    FEAR_ADJECTIVES,
     MEDICAL_CONDITION_ALTERNATION,
     NOT_A_NAME,
     PERSON_ROLE_ALTERNATION,
@@ -578,10 +579,7 @@ _PAST_LEADS = frozenset("used was had worked lived".split())
 _USERS_OWN_CLAUSE = re.compile(r"^(?:\w+\s+){0,2}?(?:I|I'm|I've|Im)\b", re.I)
 
 
-_A_FEAR = re.compile(
-    r"\b(?:afraid|scared|terrified|frightened|petrified)\s+of\b|\bphobi(?:a|c)\b|\bfear\s+of\b",
-    re.I,
-)
+_A_FEAR = re.compile(rf"\b(?:{FEAR_ADJECTIVES})\s+of\b|\bphobi(?:a|c)\b|\bfear\s+of\b", re.I)
 _MOTHER_TONGUE = re.compile(
     r"\b(?:mother|native|first|home)\s+(?:tongue|language)\b|\blanguage\s+mother\b", re.I
 )
