@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .anchors import WordScreen, required_words
+from .lexicon import UNIT_SYSTEMS
 from .model import Command, Correction
 from .polite import plain_request
 from .terse import CLEFT
@@ -2007,7 +2008,9 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
             meant = _closest_span(meant_raw, heard)
             # A swapped number, day or name is the segment right before "not" ("No, I said
             # Ana, not Nia": never the "No").
-            slip = nearest == 0 and _slip_pair(heard, meant)
+            slip = nearest == 0 and (
+                _slip_pair(heard, meant) or _units_of_one_measure(heard, meant)
+            )
             alike = _likeness(heard, meant) >= _SOUNDS_ALIKE or slip
             # "the name is Niamh, not Neve": a name is said as it is spelled, however it sounds.
             if meant.lower() != heard.lower() and (alike or re.search(_NAME_IS, segment, re.I)):
@@ -2034,6 +2037,9 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
         ):
             continue
         end = found.start("region") + consumed
+        if _units_of_one_measure(heard, meant):
+            # "Kilos, not pounds. Always.": the pair is also the standing rule it puts right.
+            return _Pair(heard, meant, text)
         return _Pair(heard, meant, text[: found.start()] + text[end:])
     return None
 
@@ -2119,6 +2125,13 @@ def _slip_pair(heard: str, meant: str) -> bool:
         bool(pattern.match(heard)) and bool(pattern.match(meant))
         for pattern in (_NUMBER_WORD, _WEEKDAY)
     )
+
+
+def _units_of_one_measure(heard: str, meant: str) -> bool:
+    """ "Celsius, not Fahrenheit.", "Kilos, not pounds.": two units of the same measure said
+    against each other put one right; "grams, not cups" chooses how to measure."""
+    measure = UNIT_SYSTEMS.get(heard.strip().lower())
+    return measure is not None and measure == UNIT_SYSTEMS.get(meant.strip().lower())
 
 
 def _segments_nearest_first(sentence_part: str) -> list[str]:

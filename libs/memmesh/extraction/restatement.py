@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .lexicon import PERSON_ROLES
+from .lexicon import PERSON_ROLES, UNIT_SYSTEMS
 from .text import split_clauses
 
 # "she's my mother-in-law", "he's been my GP for ten years", "is my language", "That's the
@@ -23,6 +23,12 @@ _SAYS_WHAT_IT_IS = re.compile(
     r"(?P<since>\s+(?:for|since)\s+[^,.;!]+)?"
     # The clause may run on: "she's my mother-in-law and believe me she will notice".
     r"(?=\s*$|\s*[,.;!]|\s+(?:and|but|so|because)\b)",
+    re.I,
+)
+# "No, I said Zurich, not Munich, that's where I live."
+_WHERE_I = re.compile(
+    r"(?:and\s+)?(?:that's|that is|it's|it is|is)\s+where\s+I\s+"
+    r"(?P<verb>live|work|grew up|was born|come from)(?:\s+now)?",
     re.I,
 )
 # The restated word before a new statement: "i meant sertraline i take sertraline every day".
@@ -46,8 +52,15 @@ def restate_meant(fact_text: str, meant: str) -> str:
     start = said[0] + 1 if said else 0
     for clause in clauses[start:]:
         spoken = clause.text.strip(" .!,;:-")
-        found = _SAYS_WHAT_IT_IS.match(spoken)
-        statement = _statement_of(found, meant) if found else None
+        where = _WHERE_I.fullmatch(spoken)
+        found = where or _SAYS_WHAT_IT_IS.match(spoken)
+        if where is not None:
+            verb = where.group("verb")
+            statement: str | None = (
+                f"I {verb} {meant}" if verb == "come from" else f"I {verb} in {meant}"
+            )
+        else:
+            statement = _statement_of(found, meant) if found else None
         if found and statement is not None:
             # A sentence of its own, so what the clause ran on into stays out of the fact.
             at = fact_text.find(found.group(0))
@@ -77,3 +90,76 @@ def _statement_of(found: re.Match[str], meant: str) -> str | None:
     if found.group("det") in ("my", "our") and len(words) == 1 and subject in ("is", "that's"):
         return f"{meant} is my {what}"
     return None
+
+
+# What the assistant was heard to say or write of the user, before the misheard word: "you
+# said I live in Bern", "you wrote down that my son is called Eli", "it says I'm gluten
+# intolerant", "I didn't say I react to cashews".
+_REPORTED = re.compile(
+    r"^(?:(?:but|and|so|okay|ok|wait|hmm|hang on|no)[,\s]+)*"
+    r"(?:you(?:'ve| have)?\s+(?:(?:keep|kept)\s+)?(?:said|saying|wrote|written|writing|typed|"
+    r"heard|noted|read back|said back|put(?:\s+down)?)(?:\s+down)?"
+    r"|it\s+says|I\s+(?:didn't|did not|never)\s+say)\s+(?:that\s+)?"
+    r"(?=(?:I|I'm|I've|my|we|we're|our)\b)",
+    re.I,
+)
+
+
+def corrected_report(normalized: str, fact_text: str, heard: str, meant: str) -> str:
+    """The fact text with what the assistant had wrong said again with the meant word.
+
+    "You said I live in Bern, but no, it is Basel": the correction leaves "Basel" alone, the
+    fact is in the clause that reported the misheard word ("I live in Basel"). A clause of the
+    fact text that still says the misheard word ("I have allergy to the shrimp, sorry, not
+    shrimp, I mean the crab") says it of the meant one."""
+    word = re.compile(rf"(?<![\w-]){re.escape(heard)}(?![\w-])", re.I)
+    said_again: list[str] = []
+    for clause in split_clauses(normalized):
+        text = clause.text.strip(" .!,;:-")
+        if not word.search(text) or text in fact_text:
+            continue
+        reported, written = _REPORTED.match(text), _WRITTEN_DOWN_AS.match(text)
+        if reported is not None:
+            said_again.append(word.sub(meant, text[reported.end() :]).rstrip(" .!,;:-") + ".")
+        elif written is not None and word.fullmatch(written.group("heard")):
+            said_again.append(f"{written.group('whose')} is {meant}.")
+    # "my son is Yerlan, not daughter": the denial of the misheard word states nothing more
+    # (of a unit it is part of the standing rule: "Kilos, not pounds. Always.").
+    if heard.lower() not in UNIT_SYSTEMS:
+        fact_text = re.sub(
+            rf"[,;]?\s*\bnot\s+(?:(?:my|the|a|an)\s+)?{re.escape(heard)}(?![\w-])"
+            r"(?=\s*(?:[,.;!?]|$))",
+            "",
+            fact_text,
+            flags=re.I,
+        )
+    # Only what the user says of themselves is said again of the meant word: "You've got
+    # Bartek down as my uncle" and "people assume I'm from Ireland" report the slip.
+    for clause in split_clauses(fact_text):
+        sentence = _sentence_around(fact_text, clause.text)
+        if (
+            word.search(clause.text)
+            and _FIRST_PERSON_START.match(clause.text)
+            and not _YOU.search(sentence)
+        ):
+            fact_text = fact_text.replace(clause.text, word.sub(meant, clause.text), 1)
+    return " ".join([*said_again, fact_text]) if said_again else fact_text
+
+
+# "you've got my cat down as Pickle": who the misheard name was written down for.
+_WRITTEN_DOWN_AS = re.compile(
+    r"^(?:(?:but|and|so|okay|ok|wait|hmm|no)[,\s]+)*you(?:'ve| have)?\s+(?:got|put|written|"
+    r"saved|noted|listed)\s+(?P<whose>my\s+[\w-]+(?:-in-law)?)\s+(?:down\s+)?as\s+['\"]?"
+    r"(?P<heard>[\w'-]+(?:\s+[\w'-]+)?)['\"]?$",
+    re.I,
+)
+_FIRST_PERSON_START = re.compile(r"^(?:I|I'm|I've|I'd|my|we|we're|our)\b", re.I)
+_YOU = re.compile(r"\byou(?:'ve|'re|r)?\b", re.I)
+
+
+def _sentence_around(text: str, part: str) -> str:
+    """The sentence of `text` that holds `part` (its first occurrence)."""
+    at = text.find(part)
+    start = max(text.rfind(mark, 0, at) for mark in ".!?;") + 1
+    ends = [i for i in (text.find(mark, at) for mark in ".!?;") if i >= 0]
+    return text[start : min(ends, default=len(text))]

@@ -18,7 +18,7 @@ from .markers import is_emotion, turn_markers
 from .model import Candidate, Command, ExtractedFact, ExtractionResult
 from .preferences import preference_candidates
 from .relationships import relationship_candidates
-from .restatement import restate_meant
+from .restatement import corrected_report, restate_meant
 from .terse import spell_out_notes
 from .text import Clause, normalize, split_clauses
 
@@ -48,7 +48,12 @@ _SAID_AGAIN = re.compile(
     re.I,
 )
 # "I said" / "I meant" before a first-person statement in a correction turn.
-_RESTATED = re.compile(r"\bI\s+(?:said|meant)(?:\s+that)?,?\s+(?=(?:I|I'm|I've|my)\b)", re.I)
+# "that's not what I said, I said I'm allergic to shellfish" (the normaliser keeps one "I said").
+_RESTATED = re.compile(
+    r"(?:\b(?:that's|that is|it's|it is)\s+not\s+what\s+)?"
+    r"\bI\s+(?:said|meant)(?:\s+that)?,?\s+(?=(?:I|I'm|I've|my)\b)",
+    re.I,
+)
 # In a correction, how the meant word is written is said of the word, not of the user: "the
 # Irish spelling", "like you wrote it", "with a Y"; "my name is spelled, Kathryn" names it.
 _SPELLING_ASIDE = re.compile(
@@ -114,7 +119,9 @@ def extract(
     fact_text = found.fact_text
     if found.correction is not None:
         # "I said I'm vegan, not from Vegas": the user restates what they said, and it holds.
-        fact_text = _RESTATED.sub("", restate_meant(fact_text, found.correction.meant))
+        heard, meant = found.correction.heard, found.correction.meant
+        fact_text = corrected_report(normalized, fact_text, heard, meant)
+        fact_text = _RESTATED.sub("", restate_meant(fact_text, meant))
         fact_text = _NAME_SPELLED.sub(r"\1", _SPELLING_ASIDE.sub("", fact_text))
     spelled = spell_out_notes(fact_text)
     candidates = (propose or collect_candidates)(spelled)

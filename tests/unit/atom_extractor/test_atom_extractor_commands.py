@@ -104,10 +104,27 @@ def test_bare_pairs_of_numbers_days_and_names_are_corrections(
 
 
 @pytest.mark.parametrize(
-    "text", ["Celsius, not Fahrenheit.", "Tea, not coffee.", "I live in Leeds, not London"]
+    "text", ["Grams, not cups.", "Tea, not coffee.", "I live in Leeds, not London"]
 )
 def test_contrasts_of_different_first_sound_are_no_correction(text: str) -> None:
     assert extract(text).correction is None
+
+
+@pytest.mark.parametrize(
+    ("text", "heard", "meant", "fact"),
+    [
+        ("Celsius, not Fahrenheit.", "Fahrenheit", "Celsius", "celsius"),
+        ("Kilos, not pounds. Always.", "pounds", "Kilos", "kilos"),
+        ("Mate, it's metric. Kilometres, not miles.", "miles", "Kilometres", "kilometres"),
+    ],
+)
+def test_two_units_of_one_measure_put_one_right_and_keep_the_rule(
+    text: str, heard: str, meant: str, fact: str
+) -> None:
+    result = extract(text)
+    assert result.correction is not None
+    assert (result.correction.heard, result.correction.meant) == (heard, meant)
+    assert any(fact in f.text.lower() and f.category == "constraint" for f in result.facts)
 
 
 @pytest.mark.parametrize(

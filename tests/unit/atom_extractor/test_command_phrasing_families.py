@@ -233,7 +233,7 @@ def test_a_whole_occupation_is_meant_when_no_word_of_it_sounds_like_the_misheard
         "save everything to the cloud",
         "I save everything, I'm a hoarder",
         "I'm vegan, not vegetarian",
-        "Celsius, not Fahrenheit.",
+        "grams, not cups. every recipe.",
         "It's a cat, not a dog",
         "Not bad, thanks",
         "not sure, maybe Tuesday",

@@ -264,3 +264,50 @@ def test_a_limit_keeps_its_no_when_rendered() -> None:
 
 def test_a_subjectless_past_event_after_an_adverb_is_no_fact() -> None:
     assert facts_of("just lost my house keys again") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "fact", "slip"),
+    [
+        # What the assistant was heard to say holds the fact; the correction leaves only "Basel".
+        ("You said I live in Bern, but no, it is Basel", "identity", "basel", "bern"),
+        (
+            "you've got my cat down as Pickle, it's Pixel, like on a screen",
+            "relationship",
+            "pixel",
+            "pickle",
+        ),
+        # The user's own clause said the slip before taking it back.
+        (
+            "I have allergy to the shrimp, sorry, not shrimp, I mean the crab.",
+            "constraint",
+            "crab",
+            "shrimp",
+        ),
+        ("No, I said Zurich, not Munich, that's where I live.", "identity", "zurich", "munich"),
+        # The normaliser keeps one "I said" of "that's not what I said, I said ...".
+        (
+            "hang on, that's not what I said, I said I'm allergic to shellfish, not selfish",
+            "constraint",
+            "shellfish",
+            "selfish",
+        ),
+    ],
+)
+def test_a_correction_states_the_fact_the_slip_was_in(
+    text: str, category: str, fact: str, slip: str
+) -> None:
+    result = default_hybrid_extractor().extract(text)
+    assert result.command is Command.CORRECTION
+    assert [f.category for f in result.facts if fact in f.text.lower()] == [category], result.facts
+    assert not any(slip in f.text.lower() for f in result.facts), result.facts
+
+
+def test_a_slip_reported_of_someone_else_is_not_said_again() -> None:
+    """ "You've got Bartek down as my uncle": the report names who Bartek is, as a slip."""
+    facts = (
+        default_hybrid_extractor()
+        .extract("You've got Bartek down as my uncle. He's my stepdad.")
+        .facts
+    )
+    assert [f.text for f in facts] == ["User's stepdad is Bartek."]
