@@ -163,3 +163,36 @@ def _sentence_around(text: str, part: str) -> str:
     start = max(text.rfind(mark, 0, at) for mark in ".!?;") + 1
     ends = [i for i in (text.find(mark, at) for mark in ".!?;") if i >= 0]
     return text[start : min(ends, default=len(text))]
+
+
+# "forget the thing about me liking sushi", "forget that I said I liked anchovies": the thing
+# a taste to be forgotten was about.
+_FORGOTTEN_TASTE = re.compile(
+    r"\b(?:about\s+(?:me\s+)?(?:liking|loving|hating|disliking|eating|enjoying)|"
+    r"(?:that|how)\s+I\s+(?:said\s+I\s+|told you I\s+)?(?:liked?|loved?|hated?|disliked?|enjoyed?))"
+    r"\s+(?P<thing>[\w'-]+(?:\s+(?!I\b)[\w'-]+)?)(?=\s*(?:[,.;!?]|$)|\s+I\b)",
+    re.I,
+)
+# "... I actually hate it now", "I can't stand them": the taste that replaces it.
+_TASTE_OF_IT = re.compile(
+    r"\bI\s+(?:(?:actually|really|now|just|honestly|kind of|kinda)\s+)*"
+    r"(?:hate|love|like|adore|enjoy|dislike|can't stand|cannot stand|don't like|do not like|"
+    r"don't eat|do not eat|eat)\s+(?P<pronoun>it|them)\b",
+    re.I,
+)
+
+
+def name_the_forgotten_taste(fact_text: str, said: str) -> str:
+    """ "forget the thing about me liking sushi, I actually hate it now": the new taste is
+    said of the thing ("I actually hate sushi now"); read alone, "it" names nothing. `said`
+    is the whole turn, whose command part the fact text may have lost."""
+    forgotten = _FORGOTTEN_TASTE.search(said)
+    if forgotten is None:
+        return fact_text
+    kept = fact_text.find(forgotten.group(0))
+    offset = kept + len(forgotten.group(0)) if kept >= 0 else 0
+    taste = _TASTE_OF_IT.search(fact_text, offset)
+    if taste is None:
+        return fact_text
+    start, end = taste.span("pronoun")
+    return fact_text[:start] + forgotten.group("thing") + fact_text[end:]

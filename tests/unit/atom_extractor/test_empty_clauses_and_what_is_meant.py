@@ -311,3 +311,35 @@ def test_a_slip_reported_of_someone_else_is_not_said_again() -> None:
         .facts
     )
     assert [f.text for f in facts] == ["User's stepdad is Bartek."]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("forget the thing about me liking sushi i actually hate it now", "User hates sushi."),
+        ("forget that I said I liked anchovies, I actually can't stand them", "anchovies"),
+        (
+            "can you like unlearn the thing about me hating tomatoes i actually love them now",
+            "tomatoes",
+        ),
+    ],
+)
+def test_a_taste_forgotten_for_a_new_one_names_its_thing(text: str, fact: str) -> None:
+    result = default_hybrid_extractor().extract(text)
+    assert result.command is Command.FORGET
+    assert [f.category for f in result.facts if fact in f.text] == ["preference"], result.facts
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I have HIV, this only recall if I ask you, okay?", "User has HIV."),
+        (
+            "I'm HIV positive. keep that, but only mention it if I ask about it",
+            "User is HIV positive.",
+        ),
+        ("I have coeliac disease", "User has coeliac disease."),
+    ],
+)
+def test_a_health_condition_held_back_is_still_kept(text: str, fact: str) -> None:
+    assert [(f.category, f.text) for f in extract(text).facts] == [("constraint", fact)]
