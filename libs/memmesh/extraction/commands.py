@@ -1383,10 +1383,12 @@ _YOU_WROTE_BUT = re.compile(
     r"saved|noted|understood|misheard|said back|read back|(?:keep|kept)\s+(?:saying|writing|putting)|"
     # "you said I live in Bern, but no, it is Basel": only with a "but" (bare, "you said I'm X,
     # I'm Y" is _YOU_SAID_PARALLEL's).
-    r"said(?=[^,.;!?]+,?\s+but\b))"
+    r"said(?=[^,.;!?]+,?\s+but\b))(?:\s+down)?"
     r"\s+(?!(?:it\s+|me\s+|that\s+)?(?:all\s+)?wrong\b)(?P<heard>[^,.;!?]+?)"
     r"(?:\s+(?:there|here|down|in there))?\s*,?\s*"
-    r"(?P<bridge>but[\s,]+(?:(?:no|nope|actually)[\s,]+)?(?:it's|its|it is|is|it should be|"
+    # "you wrote that I live in Dallas, that's not right at all, it's Dublin"
+    r"(?P<bridge>(?:but|(?:and\s+)?(?:that's|that is)\s+(?:not right|not correct|wrong)"
+    r"(?:\s+at all)?)[\s,]+(?:(?:no|nope|actually)[\s,]+)?(?:it's|its|it is|is|it should be|"
     r"should be|I said|I meant|I'm|I am|my \w+(?:'s| is)|(?<=no, )|(?<=no )|(?<=nope, ))|I said|"
     r"I meant)\s*(?P<meant>[^,.;!?]+)",
     re.I,
@@ -1397,7 +1399,8 @@ _SAID_BACK_SIGN = re.compile(
 )
 # "that I'm a dentist", "I live in Bern": the frame the assistant's version was said in.
 _HEARD_FRAME = re.compile(
-    r"^(?:that\s+)?(?:(?:I'm|I am|I\s+\w+(?:\s+(?:in|at|as|for|from|on|to))?|my \w+(?:'s| is)|"
+    r"^(?:that\s+)?(?:(?:I'm|I am|I\s+\w+(?:\s+(?:in|at|as|for|from|on|to))?|"
+    r"my \w+(?:'s| is)(?:\s+(?:called|named))?|"
     r"it's|it is)\s+)?"
     r"(?:(?:my|your|a|an|the)\s+)?",
     re.I,

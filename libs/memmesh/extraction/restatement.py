@@ -92,12 +92,11 @@ def _statement_of(found: re.Match[str], meant: str) -> str | None:
     return None
 
 
-# What the assistant was heard to say or write of the user, before the misheard word: "you
-# said I live in Bern", "you wrote down that my son is called Eli", "it says I'm gluten
+# What the assistant was heard to say or write of the user, before the misheard word (anywhere
+# in the clause: "earlier ... you wrote down that my son is called Eli"): "you said I live in Bern", "you wrote down that my son is called Eli", "it says I'm gluten
 # intolerant", "I didn't say I react to cashews".
 _REPORTED = re.compile(
-    r"^(?:(?:but|and|so|okay|ok|wait|hmm|hang on|no)[,\s]+)*"
-    r"(?:you(?:'ve| have)?\s+(?:(?:keep|kept)\s+)?(?:said|saying|wrote|written|writing|typed|"
+    r"\b(?:you(?:'ve| have)?\s+(?:(?:keep|kept)\s+)?(?:said|saying|wrote|written|writing|typed|"
     r"heard|noted|read back|said back|put(?:\s+down)?)(?:\s+down)?"
     r"|it\s+says|I\s+(?:didn't|did not|never)\s+say)\s+(?:that\s+)?"
     r"(?=(?:I|I'm|I've|my|we|we're|our)\b)",
@@ -118,7 +117,7 @@ def corrected_report(normalized: str, fact_text: str, heard: str, meant: str) ->
         text = clause.text.strip(" .!,;:-")
         if not word.search(text) or text in fact_text:
             continue
-        reported, written = _REPORTED.match(text), _WRITTEN_DOWN_AS.match(text)
+        reported, written = _REPORTED.search(text), _WRITTEN_DOWN_AS.match(text)
         if reported is not None:
             said_again.append(word.sub(meant, text[reported.end() :]).rstrip(" .!,;:-") + ".")
         elif written is not None and word.fullmatch(written.group("heard")):

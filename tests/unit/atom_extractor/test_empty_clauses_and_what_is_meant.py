@@ -343,3 +343,15 @@ def test_a_taste_forgotten_for_a_new_one_names_its_thing(text: str, fact: str) -
 )
 def test_a_health_condition_held_back_is_still_kept(text: str, fact: str) -> None:
     assert [(f.category, f.text) for f in extract(text).facts] == [("constraint", fact)]
+
+
+def test_a_slip_written_down_and_called_wrong_is_a_correction_of_its_fact() -> None:
+    text = (
+        "Okay so earlier when I was telling you about my family you wrote down that my son is"
+        " called Eli, and that's not right, it's Ilya, like the Russian name"
+    )
+    result = default_hybrid_extractor().extract(text)
+    assert result.correction is not None
+    assert (result.correction.heard, result.correction.meant) == ("Eli", "Ilya")
+    assert [f.category for f in result.facts if "Ilya" in f.text] == ["relationship"]
+    assert not any("Eli" in f.text for f in result.facts)
