@@ -1379,7 +1379,9 @@ _PARALLEL = re.compile(
 )
 # "you've written Brown there, but it's Braun"
 _YOU_WROTE_BUT = re.compile(
-    r"\byou(?:'ve| have)?\s+(?P<verb>written|wrote|typed|put(?:\s+down)?|spelled|spelt|heard|got|"
+    # "it says I'm gluten intolerant but I said lactose intolerant": the summary read back.
+    r"\b(?:you(?:'ve| have)?\s+|(?=it\s+says\b))(?P<verb>it\s+says|written|wrote|write|typed|"
+    r"put(?:\s+down)?|spelled|spelt|heard|got|"
     r"saved|noted|understood|misheard|said back|read back|(?:keep|kept)\s+(?:saying|writing|putting)|"
     # "you said I live in Bern, but no, it is Basel": only with a "but" (bare, "you said I'm X,
     # I'm Y" is _YOU_SAID_PARALLEL's).
@@ -1389,9 +1391,13 @@ _YOU_WROTE_BUT = re.compile(
     # "you wrote that I live in Dallas, that's not right at all, it's Dublin"
     r"(?P<bridge>(?:but|(?:and\s+)?(?:that's|that is)\s+(?:not right|not correct|wrong)"
     r"(?:\s+at all)?)[\s,]+(?:(?:no|nope|actually)[\s,]+)?(?:it's|its|it is|is|it should be|"
-    r"should be|I said|I meant|I'm|I am|my \w+(?:'s| is)|(?<=no, )|(?<=no )|(?<=nope, ))|I said|"
+    r"should be|I said|I meant|I'm|I am|I live in|I'm from|I am from|I come from|"
+    r"my \w+(?:'s| is)|(?<=no, )|(?<=no )|(?<=nope, ))|I said|"
     r"I meant)\s*(?P<meant>[^,.;!?]+)",
     re.I,
+)
+_STATEMENT_FRAME = re.compile(
+    r"\b(?:I'm|I am|I live in|I'm from|I am from|I come from|my \w+(?:'s| is))\s*$", re.I
 )
 # After a bare "you said … but", only "no", "it's" or "I said" make the rest a correction.
 _SAID_BACK_SIGN = re.compile(
@@ -1643,8 +1649,16 @@ def _you_wrote_but(text: str) -> _Pair | None:
     heard_number, meant_number = _number_run(heard), _number_run(meant)
     if heard_number and meant_number and heard_number.lower() != meant_number.lower():
         heard, meant = heard_number, meant_number
-    fact_text = text[: found.start()] + text[found.start("meant") :]
-    return _Pair(heard, _closest_span(meant, heard), fact_text)
+    # "but I am Sikh", "but I live in Homburg": the statement the meant word is said in stays.
+    statement = _STATEMENT_FRAME.search(found.group("bridge"))
+    kept_from = found.start("bridge") + statement.start() if statement else found.start("meant")
+    fact_text = text[: found.start()] + text[kept_from:]
+    closest = _closest_span(meant, heard)
+    if closest.lower() == heard.lower():
+        # "teacher of math" / "teacher of physics": the spans alike at their start differ at
+        # the end; the whole of both is trimmed of the words they share.
+        return _Pair(heard_region, meant, fact_text)
+    return _Pair(heard, closest, fact_text)
 
 
 # "you've got my cat down as Pickle, it's Pixel", "You wrote 'there'. Should be 'their'.",

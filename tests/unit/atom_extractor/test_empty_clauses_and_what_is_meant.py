@@ -355,3 +355,39 @@ def test_a_slip_written_down_and_called_wrong_is_a_correction_of_its_fact() -> N
     assert (result.correction.heard, result.correction.meant) == ("Eli", "Ilya")
     assert [f.category for f in result.facts if "Ilya" in f.text] == ["relationship"]
     assert not any("Eli" in f.text for f in result.facts)
+
+
+@pytest.mark.parametrize(
+    ("text", "heard", "meant", "category", "fact"),
+    [
+        ("You write I am Hindu but I am Sikh.", "Hindu", "Sikh", "identity", "Sikh"),
+        (
+            "You write 'Hamburg' but I live in Homburg, is small city.",
+            "Hamburg",
+            "Homburg",
+            "identity",
+            "Homburg",
+        ),
+        (
+            "You write that I am teacher of math, but I am teacher of physics.",
+            "math",
+            "physics",
+            "identity",
+            "physics",
+        ),
+        (
+            "it says im gluten intolerant but i said lactose intolerant",
+            "gluten",
+            "lactose",
+            "constraint",
+            "lactose",
+        ),
+    ],
+)
+def test_what_was_written_then_the_statement_that_puts_it_right(
+    text: str, heard: str, meant: str, category: str, fact: str
+) -> None:
+    result = default_hybrid_extractor().extract(text)
+    assert result.correction is not None
+    assert (result.correction.heard, result.correction.meant) == (heard, meant)
+    assert [f.category for f in result.facts if fact in f.text] == [category], result.facts
