@@ -132,6 +132,8 @@ def spell_out_notes(text: str) -> str:
     """The text with each "label: value" sentence and each bare standing choice in its
     spelled-out form, and the "I" a clause left unsaid said."""
     text = _NO_EVER.sub(lambda m: f"I never want {m['thing']}.", text)
+    text = _TOPIC_THEN_VERDICT.sub(_verdict_spelled, text)
+    text = _ONE_OVER_ANOTHER.sub(_preference_spelled, text)
     text = _YEARS_OF_STATE.sub(_years_spelled, text)
     text = _ROLE_IS.sub(r"\g<role> is ", text)
     text = CLEFT.sub(lambda m: f"{m['who']} {m['pred']} {m['thing']}", text)
@@ -141,6 +143,51 @@ def spell_out_notes(text: str) -> str:
     text = _NAME_ASIDE.sub(_name_without_aside, text)
     spelled = "".join(_spelled(sentence.group()) for sentence in _SENTENCE.finditer(text))
     return _CLAUSE_START.sub(_with_subject, spelled)
+
+
+# "Horror movies? Hard no.", "Mayo. Absolutely not.", "olives. hate them.", "5:30 gym
+# sessions. Love them.": a thing named alone, then the verdict on it.
+_TOPIC_THEN_VERDICT = re.compile(
+    r"^(?P<thing>(?!(?:maybe|possibly|probably|perhaps|I|we|you|it|that|this|what|why|how|who|"
+    r"where|when|which|do|does|did|is|are|can|could|would|should|will|any|anything|so|and|but|"
+    r"or|ok|okay|yes|no|sure|really|seriously|thanks|sorry)\b)[^\W_][\w':-]*(?:\s+[\w'&-]+){0,4})"
+    r"[?.!]\s+(?:(?P<against>hard\s+(?:no|pass)|absolutely\s+not|no\s+way|not\s+my\s+(?:cup\s+of\s+tea|thing)|"
+    r"not\s+for\s+me|gross|yuck|disgusting|betrayal|hate\s+(?:it|them)|can't\s+stand\s+(?:it|them)|"
+    r"cannot\s+stand\s+(?:it|them))|(?P<for>love\s+(?:it|them)|obsessed|can't\s+get\s+enough))\b",
+    re.I,
+)
+
+
+# "Sparkling water > still. Always.", "tea over coffee any day", "licorice = gross.": one thing
+# put before another, or a thing and its verdict, said without a verb.
+_ONE_OVER_ANOTHER = re.compile(
+    r"^(?P<thing>(?!(?:I|I'm|we|you|it|that|this|what|so|and|but|give|gimme|honestly|well|"
+    r"oh|ok|okay|yeah|um|uh|id|I'd|pick|choose|take|prefer)\b)[^\W\d_][\w'-]*"
+    r"(?:\s+(?!(?:came|come|went|moved|got|all|is|am|was|turned|looked|fell|took|ran|think|I|I'm|"
+    r"we|we're|you|it|it's|my|so|id|I'd|pick|choose|take|prefer)\b)"
+    r"[\w'&-]+){0,3}?)\s*(?:(?P<over>>|\bover\b(?!\s+easy\b))\s*(?P<other>[^\W\d_][\w'-]*(?:\s+[\w'&-]+){0,3}?)"
+    r"(?=\s*(?:[,.!?]|$|for me\b|any day\b|always\b|every (?:single )?time\b))"
+    r"|\s*=\s*(?P<against>gross|disgusting|evil|the worst|overrated|trash|nope|no)(?=\s*[,.!?]|\s*$))",
+    re.I,
+)
+
+
+def _thing_named(phrase: str) -> str:
+    """ "Horror movies" -> "horror movies"; "Star Wars" stays a name."""
+    return phrase if any(w[:1].isupper() for w in phrase.split()[1:]) else _common(phrase)
+
+
+def _preference_spelled(found: re.Match[str]) -> str:
+    thing = _thing_named(found["thing"])
+    # What it is put before is no taste of the user's ("tea over coffee" keeps the tea).
+    return f"I prefer {thing}" if found["over"] else f"I don't like {thing}"
+
+
+def _verdict_spelled(found: re.Match[str]) -> str:
+    """The thing and its verdict as a taste, the verdict kept after it for what it adds."""
+    verb = "don't like" if found["against"] else "love"
+    verdict = "against" if found["against"] else "for"
+    return f"I {verb} {_thing_named(found['thing'])}. {found[0][found.start(verdict) :]}"
 
 
 # "twelve years vegetarian now", "nine years powerlifting": a span of years, then the state

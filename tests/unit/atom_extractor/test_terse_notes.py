@@ -257,3 +257,31 @@ def test_a_name_said_first_with_an_aside_gives_the_relationship() -> None:
 )
 def test_a_name_asked_then_placed_is_spelled_out(said: str, spelled: str) -> None:
     assert spell_out_notes(said) == spelled
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Horror movies? Hard no.", "User doesn't like horror movies."),
+        ("Mayo. Absolutely not.", "User doesn't like mayo."),
+        ("Raisins in cookies? Betrayal. Every time.", "User doesn't like raisins in cookies."),
+        ("5:30 gym sessions. Love them.", "User loves 5:30 gym sessions."),
+        ("licorice = gross.", "User doesn't like licorice."),
+        ("Sparkling water > still. Always.", "User prefers sparkling water."),
+        ("tea over coffee any day, no contest", "User prefers tea."),
+    ],
+)
+def test_a_thing_and_its_verdict_said_without_a_verb_is_a_taste(text: str, fact: str) -> None:
+    assert [(f.category, f.text) for f in extract(text).facts] == [("preference", fact)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Maybe ADHD? Never diagnosed.",
+        "sister came over Sunday with the kids.",
+        "Honestly I'm over the moon right now, best news all year.",
+    ],
+)
+def test_what_only_looks_like_a_verdict_is_left_as_it_is(text: str) -> None:
+    assert spell_out_notes(text) == text
