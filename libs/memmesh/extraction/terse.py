@@ -134,6 +134,9 @@ def spell_out_notes(text: str) -> str:
     text = _NO_EVER.sub(lambda m: f"I never want {m['thing']}.", text)
     text = _TOPIC_THEN_VERDICT.sub(_verdict_spelled, text)
     text = _ONE_OVER_ANOTHER.sub(_preference_spelled, text)
+    text = _KIND_THEN_CHOICE.sub(
+        lambda m: f"my favorite {_thing_named(m['kind'])} is {m['choice']}. {m['always']}", text
+    )
     text = _YEARS_OF_STATE.sub(_years_spelled, text)
     text = _ROLE_IS.sub(r"\g<role> is ", text)
     text = CLEFT.sub(lambda m: f"{m['who']} {m['pred']} {m['thing']}", text)
@@ -152,7 +155,7 @@ _TOPIC_THEN_VERDICT = re.compile(
     r"where|when|which|do|does|did|is|are|can|could|would|should|will|any|anything|so|and|but|"
     r"or|ok|okay|yes|no|sure|really|seriously|thanks|sorry)\b)[^\W_][\w':-]*(?:\s+[\w'&-]+){0,4})"
     r"[?.!]\s+(?:(?P<against>hard\s+(?:no|pass)|absolutely\s+not|no\s+way|not\s+my\s+(?:cup\s+of\s+tea|thing)|"
-    r"not\s+for\s+me|gross|yuck|disgusting|betrayal|hate\s+(?:it|them)|can't\s+stand\s+(?:it|them)|"
+    r"not\s+for\s+me|pass(?=[.!,]?\s+(?:always|ever|never)\b)|gross|yuck|disgusting|betrayal|hate\s+(?:it|them)|can't\s+stand\s+(?:it|them)|"
     r"cannot\s+stand\s+(?:it|them))|(?P<for>love\s+(?:it|them)|obsessed|can't\s+get\s+enough))\b",
     re.I,
 )
@@ -168,6 +171,18 @@ _ONE_OVER_ANOTHER = re.compile(
     r"[\w'&-]+){0,3}?)\s*(?:(?P<over>>|\bover\b(?!\s+easy\b))\s*(?P<other>[^\W\d_][\w'-]*(?:\s+[\w'&-]+){0,3}?)"
     r"(?=\s*(?:[,.!?]|$|for me\b|any day\b|always\b|every (?:single )?time\b))"
     r"|\s*=\s*(?P<against>gross|disgusting|evil|the worst|overrated|trash|nope|no)(?=\s*[,.!?]|\s*$))",
+    re.I,
+)
+
+
+# "Ice cream? Mint choc chip. Always.", "Tea? Earl Grey, splash of milk, every time.": a kind
+# of thing, then the one always chosen.
+_KIND_THEN_CHOICE = re.compile(
+    r"^(?P<kind>(?!(?:what|how|why|who|where|when|which|do|does|did|is|are|can|could|would|"
+    r"should|will|any|anything|you|I)\b)[^\W\d_][\w'-]*(?:\s+[\w'-]+){0,2})\?\s+"
+    r"(?P<choice>(?!(?:no|not|never|hard|absolutely|pass|yes|yeah|nope|nah|sure|maybe|dunno|idk|"
+    r"I|it|that|depends)\b)[^.?!]+?)[,.]\s*(?P<always>(?:always|every (?:single )?time|without fail)"
+    r"[.!]*)\s*$",
     re.I,
 )
 

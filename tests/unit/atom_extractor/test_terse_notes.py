@@ -269,6 +269,8 @@ def test_a_name_asked_then_placed_is_spelled_out(said: str, spelled: str) -> Non
         ("licorice = gross.", "User doesn't like licorice."),
         ("Sparkling water > still. Always.", "User prefers sparkling water."),
         ("tea over coffee any day, no contest", "User prefers tea."),
+        ("Ice cream? Mint choc chip. Always.", "User's favorite ice cream is Mint choc chip."),
+        ("white chocolate? pass. always.", "User doesn't like white chocolate."),
     ],
 )
 def test_a_thing_and_its_verdict_said_without_a_verb_is_a_taste(text: str, fact: str) -> None:
@@ -281,6 +283,7 @@ def test_a_thing_and_its_verdict_said_without_a_verb_is_a_taste(text: str, fact:
         "Maybe ADHD? Never diagnosed.",
         "sister came over Sunday with the kids.",
         "Honestly I'm over the moon right now, best news all year.",
+        "Coffee? Sure, thanks.",
     ],
 )
 def test_what_only_looks_like_a_verdict_is_left_as_it_is(text: str) -> None:
