@@ -288,3 +288,22 @@ def test_a_thing_and_its_verdict_said_without_a_verb_is_a_taste(text: str, fact:
 )
 def test_what_only_looks_like_a_verdict_is_left_as_it_is(text: str) -> None:
     assert spell_out_notes(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "places"),
+    [
+        ("Muslim. Accountant. Birmingham.", "Birmingham"),
+        ("Welder. Rotterdam. Diabetic.", "Rotterdam"),
+    ],
+)
+def test_every_note_of_a_terse_profile_is_kept(text: str, places: str) -> None:
+    facts = default_hybrid_extractor().extract(text).facts
+    assert [f.category for f in facts if places in f.text] == ["identity"], facts
+
+
+@pytest.mark.parametrize(
+    "text", ["Ugh. Tired. Long day.", "Monday. Dentist. Ugh.", "Fantastic. More rain. Again."]
+)
+def test_terse_talk_with_no_sure_fact_is_no_profile(text: str) -> None:
+    assert default_hybrid_extractor().extract(text).facts == ()

@@ -10,6 +10,7 @@ own words (render.py) and scored with seed 002's four factors.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -90,6 +91,9 @@ class Thresholds:
     # A clause the user asked to be kept ("keep in mind I use a CPAP machine every night") is
     # durable by their word; the head only has to see a fact in it.
     asked_to_keep_bp: int = 6000
+    # A terse profile ("Welder. Rotterdam. Diabetic.") of which one note is surely a fact:
+    # its other notes are facts of the same kind, however little each says alone.
+    profile_note_bp: int = 5000
 
 
 @dataclass(frozen=True)
@@ -135,6 +139,18 @@ class HybridExtractor:
         }
         kept: list[Candidate] = []
         kept_positions: set[int] = set()
+        # "Vet — Dr. Lindqvist, Hillcrest Clinic.": a labelled note is one fact, not a profile.
+        profile = (
+            _is_terse_profile(units)
+            and not _LABELLED.search(fact_text)
+            and (
+                bool(proposed)
+                or bool(
+                    (1.0 - probabilities[:, none_column]).max() * BASIS_POINTS_MAX
+                    >= self.thresholds.accept_bp
+                )
+            )
+        )
         # Clauses a kept fact starts from: a fragment completes one of these, or is read alone
         # ("Step-free — wheelchair user": nothing kept of "Step-free", the user is kept).
         fact_heads: set[int] = set()
@@ -224,23 +240,28 @@ class HybridExtractor:
                 and not _HOLDS_NOW.search(unit.text)
             ):
                 continue
-            learned = self._learned_candidate(span, probabilities[position], fact_text)
+            learned = self._learned_candidate(
+                span,
+                probabilities[position],
+                fact_text,
+                profile and span is unit and not _NO_PROFILE_NOTE.match(unit.text),
+            )
             if learned is not None:
                 kept.append(learned)
                 fact_heads.add(position)
         return kept
 
     def _learned_candidate(
-        self, unit: Unit, probabilities: np.ndarray, fact_text: str
+        self, unit: Unit, probabilities: np.ndarray, fact_text: str, profile_note: bool = False
     ) -> Candidate | None:
         # Durability is judged on "not none" as a whole: the head may hesitate between two
         # categories of a clause it is sure holds a fact ("I drive a Tesla").
         durable = 1.0 - float(probabilities[self.head.classes.index(NONE)])
-        bar = (
-            self.thresholds.asked_to_keep_bp
-            if unit.clause.asked_to_keep
-            else self.thresholds.accept_bp
-        )
+        bar = self.thresholds.accept_bp
+        if unit.clause.asked_to_keep:
+            bar = self.thresholds.asked_to_keep_bp
+        elif profile_note:
+            bar = self.thresholds.profile_note_bp
         if durable * BASIS_POINTS_MAX < bar:
             return None
         category = max(
@@ -826,3 +847,23 @@ def _unit_of(evidence: str, units: list[Unit]) -> int | None:
         if evidence_lower and (evidence_lower in text or text in evidence_lower):
             return position
     return None
+
+
+# Notes of a terse profile: each a few words, none a clause of its own ("Welder. Rotterdam.
+# Diabetic.", "Accountant, Cork. Allergic to penicillin.").
+_PROFILE_NOTE_WORDS = 3
+_LABELLED = re.compile(r"\s[-—–]\s|:")
+_PROFILE_NOTES = 3
+# A note that only says how, or denies: it goes with the note before ("Aisle seat. Always.").
+_NO_PROFILE_NOTE = re.compile(
+    r"^(?:not|no|always|never|ever|lifelong|forever|daily|severe|seriously|really)\b", re.I
+)
+
+
+def _is_terse_profile(units: Sequence[Unit]) -> bool:
+    return len(units) >= _PROFILE_NOTES and all(
+        len(unit.text.split()) <= _PROFILE_NOTE_WORDS
+        and unit.text[:1].isupper()
+        and not _FIRST_PERSON_WORD.search(unit.text)
+        for unit in units
+    )
