@@ -426,10 +426,13 @@ def _listed(obj: str) -> list[str]:
 
 
 # One to three words naming a thing, none of them a clause's ("sesame and everything had it")
-# nor one that adds to what was said ("latex too").
+# nor one that adds to what was said ("latex too") or remarks on it ("funny no", "big
+# difference", "properly allergic", "you wrote cashmere").
 IS_AN_ITEM = re.compile(
-    r"^(?!.*\b(?:it|I|me|my|they|them|he|she|we|had|has|have|is|was|are|were|do|does|did|"
-    r"everything|anything|something|nothing|too|also|only)\b)[\w'-]+(?:\s+[\w'-]+){0,2}$",
+    r"^(?!.*\b(?:it|I|me|my|they|them|he|she|we|you|your|had|has|have|is|was|are|were|do|does|"
+    r"did|everything|anything|something|nothing|too|also|only|no|yes|not|funny|difference|time|"
+    r"wrote|said|allergic|allergy|closes|lol|haha|ha|right|though|huh|eh|okay|ok)\b)"
+    r"[\w'-]+(?:\s+[\w'-]+){0,2}$",
     re.I,
 )
 

@@ -104,3 +104,21 @@ def test_a_second_item_is_read_with_the_lead_of_the_clause_before(turn, second):
     texts = [f.text.lower() for f in default_hybrid_extractor().extract(turn).facts]
     assert len(texts) == 2
     assert any(second in t and " too" not in t and "as well" not in t for t in texts), texts
+
+
+@pytest.mark.parametrize(
+    ("text", "allergen"),
+    [
+        ("I have two cats, Luna and Sol, and I am allergic to the dogs, funny no?", "the dogs"),
+        ("I'm allergic to kiwi, properly allergic, throat closes up, so keep that in mind", "kiwi"),
+        (
+            "no no, I said I'm allergic to cashews, you wrote cashmere, I don't think you can be allergic to a jumper",
+            "cashews",
+        ),
+    ],
+)
+def test_a_remark_after_an_allergy_is_no_allergen(text: str, allergen: str) -> None:
+    facts = default_hybrid_extractor().extract(text).facts
+    allergies = [f.text for f in facts if "allergic" in f.text]
+    assert allergies == [f"User is allergic to {allergen}."], facts
+    assert not any("think" in f.text for f in facts), facts

@@ -676,6 +676,7 @@ def _says_nothing_to_keep(clause: str) -> bool:
         or names_only_a_vague_thing(clause)
         or denies_a_condition(clause)
         or only_agrees(clause)
+        or bool(_THINKS_OF_ANOTHER.match(clause))
         or (
             bool(_PAST_OPINION.match(fact_body(clause)) or _OPINION_OF_A_THING.match(clause))
             and not _FIRST_PERSON_WORD.search(clause)
@@ -683,6 +684,13 @@ def _says_nothing_to_keep(clause: str) -> bool:
     )
 
 
+# "I don't think you can be allergic to a jumper", "I guess it's fine": what the user thinks
+# of something else, no fact of theirs.
+_THINKS_OF_ANOTHER = re.compile(
+    r"^(?:(?:so|and|but|well)\s+)?I\s+(?:don't\s+|do\s+not\s+)?(?:think|guess|suppose|reckon|"
+    r"believe|bet)\s+(?:that\s+)?(?:you|it|it's|that|this|there|they|he|she|people)\b",
+    re.I,
+)
 # "Seattle is definitely a great city", "birds are amazing", "Barcelona sounds awesome",
 # "Allergies can be tough": an opinion of a thing, said of no one (labelling rule 5: only what
 # the user says of themselves is kept).
@@ -750,9 +758,18 @@ def _with_tails(
     if not following or not words or not stated.lower().endswith(words[-1].lower()):
         return [candidate], set()
     pieces = [units[later].text.strip(" ,.!?;:") for later in following]
-    evidence = ", ".join([candidate.evidence_span, *pieces])
     frame = _ALLERGY_FRAME.match(stated) if _ALLERGY_KEY.match(candidate.key) else None
-    if frame and all(IS_AN_ITEM.match(piece) for piece in pieces):
+    if frame:
+        # An allergy's list ends at the first remark ("the dogs, funny no?", "kiwi, properly
+        # allergic, throat closes up"); the remark says nothing of the allergy.
+        items = 0
+        while items < len(pieces) and IS_AN_ITEM.match(pieces[items]):
+            items += 1
+        pieces, following = pieces[:items], following[:items]
+        if not pieces:
+            return [candidate], set()
+    evidence = ", ".join([candidate.evidence_span, *pieces])
+    if frame:
         family = candidate.key.rsplit(".", 1)[0]
         allergens = [
             replace(
@@ -781,7 +798,10 @@ def _with_tails(
 # "Muslim, halal only, no alcohol": a fragment that limits is a note of its own; so is one
 # that adds a second item ("coeliac, lactose intolerant too").
 _STANDS_ALONE = re.compile(
-    rf"^\W*(?:{_LIMIT_WORDS}|always|without|none)\b|\b(?:only|too|as well|also)\W*$", re.I
+    rf"^\W*(?:{_LIMIT_WORDS}|always|without|none)\b|\b(?:only|too|as well|also)\W*$|"
+    # "..., you wrote cashmere": a clause of someone else's, its verb said.
+    r"^\W*(?:you|he|she|they)\s+(?:\w+ed|wrote|said|got|put|heard|thought|think|say|keep)\b",
+    re.I,
 )
 
 
