@@ -326,7 +326,7 @@ since because when where while until whom whenever if than like once
 tongue language figure jeans jokes joke side nature city country company group chat cooking house
 place car birthday wedding funeral recital anniversary party family friends kids stuff things
 visit office orders account phone number schedule advice bill clinic checkup check-up shift
-practice team side's
+practice team side's name names
 hes shes theyre thats dont cant wont didnt isnt doesnt wasnt arent
 already currently forever anymore ago
 oh ah uh um erm hmm hey hi hello wow aw ugh nah yep nope up down out off away around

@@ -35,7 +35,8 @@ _QUALIFIED_ROLE = rf"(?P<role>(?:[a-z]+\s+)?(?:{PERSON_ROLE_ALTERNATION}))"
 _MY_ROLE_NAME = re.compile(rf"\b(?:my|our)\s+{_QUALIFIED_ROLE}\s+(?P<tail>.+)$", re.I)
 _MY_ROLE_IS_NAME = re.compile(
     rf"\bmy\s+{_QUALIFIED_ROLE}(?:'s|\s+is)\s+(?:name\s+is\s+|named\s+|called\s+)?"
-    rf"(?P<name>{_CAP_NAME})\s*$|\bmy\s+{_ROLE_PHRASE.replace('role', 'role2')}(?:'s|\s+is)\s+"
+    rf"(?P<name>{_CAP_NAME})\s*$|\bmy\s+{_ROLE_PHRASE.replace('role', 'role2')}(?:'s|\s+is)?\s+"
+    # "My husband name is Bogdan": a learner's possessive without its "'s".
     rf"(?:name\s+is|named|called)\s+(?P<name2>{_ANY_NAME})",
     re.I,
 )
@@ -254,7 +255,11 @@ _CONDITION = MEDICAL_CONDITION_ALTERNATION
 _DURABLE_PREDICATE = re.compile(
     r"^\s*(?:'s|is|has|have|has got|have got|'s got|'s been|has been)\s+(?:(?:basically|also|always)\s+)?"
     r"(?P<pred>(?:a|an)\s+[\w\s-]+|allergic to [\w\s-]+|"
-    rf"(?:{_LASTING_ADJECTIVE})\b[\w\s-]*|(?:(?:early|mild|severe|bad)\s+)?(?:{_CONDITION})\b[\w\s-]*)$",
+    # "she's super into horses": a standing passion of theirs.
+    r"(?:(?:super|really|very|so|big|totally|massively|obsessively)\s+)?into\s+[\w\s-]+|"
+    rf"(?:{_LASTING_ADJECTIVE})\b[\w\s-]*|"
+    r"(?:(?:early|mild|severe|bad|type\s+(?:one|two|1|2|i|ii))\s+)?"
+    rf"(?:{_CONDITION})\b[\w\s-]*)$",
     re.I,
 )
 
@@ -602,6 +607,10 @@ def _predicate(rest: str, ctx: ClauseContext) -> str | None:
     if ctx.markers & {TIME_BOUND, PLAN}:
         return None
     # "my girlfriend priya she's a vet": said of the person through a pronoun, run on in speech.
+    # "my partner sam hes deaf": a transcript's "he's" without its apostrophe.
+    rest = re.sub(
+        r"^(\s*(?:(?:and|so|uh|um|like|but)\s+)*)(he|she)s\b", r"\1\2's", rest, flags=re.I
+    )
     pronoun = _PRONOUN_SAYS.match(rest.strip())
     if pronoun:
         rest = rest.strip()[pronoun.end() :]

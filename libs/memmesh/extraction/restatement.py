@@ -113,6 +113,17 @@ def corrected_report(normalized: str, fact_text: str, heard: str, meant: str) ->
     shrimp, I mean the crab") says it of the meant one."""
     word = re.compile(rf"(?<![\w-]){re.escape(heard)}(?![\w-])", re.I)
     said_again: list[str] = []
+    name_wrong = _NAME_WRONG.search(normalized)
+    if name_wrong is not None and re.fullmatch(r"[A-Z][\w'-]+", meant):
+        said_again.append(f"my {name_wrong['whose']}'s name is {meant}.")
+        # The report and the name it puts right say nothing more once said of the person.
+        fact_text = re.sub(
+            rf"{re.escape(name_wrong.group(0))}(?:[,\s]+(?:again|it's|its|it is|is)?\s*"
+            rf"{re.escape(meant)}\b)?",
+            "",
+            fact_text,
+            count=1,
+        )
     for clause in split_clauses(normalized):
         text = clause.text.strip(" .!,;:-")
         if not word.search(text) or text in fact_text:
@@ -145,6 +156,12 @@ def corrected_report(normalized: str, fact_text: str, heard: str, meant: str) ->
     return " ".join([*said_again, fact_text]) if said_again else fact_text
 
 
+# "You write my husband name wrong, is Mehdi": whose name the meant one is.
+_NAME_WRONG = re.compile(
+    r"\byou(?:'ve| have)?\s+(?:write|wrote|written|got|spelled|spelt|spell|have|had|put|"
+    r"keep writing|keep spelling|keep getting)\s+my\s+(?P<whose>[\w-]+)(?:'s)?\s+name\s+wrong\b",
+    re.I,
+)
 # "you've got my cat down as Pickle": who the misheard name was written down for.
 _WRITTEN_DOWN_AS = re.compile(
     r"^(?:(?:but|and|so|okay|ok|wait|hmm|no)[,\s]+)*you(?:'ve| have)?\s+(?:got|put|written|"

@@ -292,3 +292,36 @@ def test_a_transcript_shape_the_learned_path_once_dropped_is_kept(text, category
 )
 def test_a_hedge_or_a_pointer_to_another_clause_still_stores_nothing(text):
     assert not default_hybrid_extractor().extract(text).facts
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "so there's my son felix and he's got type one diabetes",
+            "User has a son named Felix, who has type one diabetes.",
+        ),
+        (
+            "my partner sam hes deaf so we mostly sign at home",
+            "User's partner is Sam, who is deaf.",
+        ),
+        (
+            "my goddaughter luz she's super into horses",
+            "User has a goddaughter named Luz, who is super into horses.",
+        ),
+        (
+            "My husband name is Bogdan, he work like mechanic.",
+            "User's husband is Bogdan, who works like mechanic.",
+        ),
+    ],
+)
+def test_what_is_said_of_someone_of_the_users_stays_with_them(text: str, fact: str) -> None:
+    assert [f.text for f in extract(text).facts] == [fact]
+
+
+def test_a_name_written_wrong_is_said_of_its_person() -> None:
+    result = default_hybrid_extractor().extract(
+        "You write my husband name wrong, is Mehdi, not Mehtee."
+    )
+    assert result.correction is not None and result.correction.meant == "Mehdi"
+    assert [f.text for f in result.facts] == ["User's husband is Mehdi."]
