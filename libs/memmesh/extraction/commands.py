@@ -1904,6 +1904,11 @@ _SAYING = re.compile(r"\bI\s+(?:say|said|mention|mentioned|call)\b", re.I)
 _LINK_WORDS = frozenset("a an the as my to in at of on for with from and".split())
 
 
+_SHORT_NOTE_WORDS = 4
+# Times of day said as words, which a number is put right with ("Eleven - scratch that - noon").
+_CLOCK_WORD = re.compile(r"^(?:noon|midnight|midday)$", re.I)
+
+
 def _self_corrected(text: str) -> _Pair | None:
     """The words a speaker takes back mid-sentence and those said in their place: a number
     for a number, or after an apology the same count of words ("my daughter ... no, sorry, my
@@ -1917,14 +1922,35 @@ def _self_corrected(text: str) -> _Pair | None:
         while counted < len(said_words) and _NUMBER_WORD.match(said_words[-1 - counted]):
             counted += 1
         heard_number = " ".join(said_words[len(said_words) - counted :])
-        meant_number = _number_run(meant)
+        meant_number = _number_run(meant) or _CLOCK_WORD.match(meant.strip()) and meant.strip()
+        if meant_number and not heard_number:
+            # "two cans of chickpeas no wait three cans": the number said before the same word.
+            # "I have two cats no wait three": the last number said, when no word follows.
+            unit = meant.split()[len(meant_number.split()) :][:1]
+            before_unit = rf"(?=\s+{re.escape(unit[0])}\b)" if unit else ""
+            earlier = re.findall(rf"\b([\w.:]+){before_unit}", found.group("said"))
+            numbers = [word for word in earlier if _NUMBER_WORD.match(word)]
+            heard_number = numbers[-1] if numbers else ""
         if heard_number or meant_number:
             if not (heard_number and meant_number):
                 continue
             heard, meant = heard_number, meant_number
         else:
             sign = found.group("sign")
-            if not _APOLOGY.search(sign) or (
+            # "Allergic to cashews. No, pistachios.": a bare "no" after a short note swaps its
+            # last word for one word of the same kind.
+            bare_no = (
+                re.fullmatch(r"no|nope", sign.strip(" ,.;:"), re.I) is not None
+                # "No, pistachios." and not "no sugar": the "no" stands apart from the word.
+                and "," in text[found.end("sign") : found.start("meant")]
+                and found.group("said") == found.group("said").lstrip()
+                and bool(re.search(r"[.!;]\s*$", text[: found.start("sign")]))
+                and len(said_words) <= _SHORT_NOTE_WORDS
+                and " " not in meant.strip()
+                and _one_word_swap(said_words, meant)
+                and said_words[-1].lower().endswith("s") == meant.lower().endswith("s")
+            )
+            if not (_APOLOGY.search(sign) or bare_no) or (
                 # A bare "sorry" is as often an apology ("I'm back, sorry, the doorbell"): it
                 # takes a slip back only in the slip's own frame ("as cashier, sorry, as
                 # accountant").

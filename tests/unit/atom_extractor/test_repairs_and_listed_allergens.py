@@ -12,8 +12,8 @@ from memmesh.extraction.text import normalize
 @pytest.mark.parametrize(
     "text, heard, meant",
     [
-        # The speaker's own slip, taken back with "no wait" or "wait, no".
-        ("Put two bags of rice on the list, no wait, three bags.", "two", "three"),
+        # The speaker's own slip, taken back with "wait, no" (a number before the same word
+        # after "no wait" the rules hear themselves: test_said_back_and_self_corrections).
         ("My son Tobias, he's nine, wait, no, he turned ten in May.", "nine", "ten"),
         # What the assistant wrote or has down, then the word it should be.
         ("You wrote Marek in the note. It's Mirek.", "Marek", "Mirek"),

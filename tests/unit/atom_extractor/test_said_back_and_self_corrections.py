@@ -5,7 +5,9 @@ must stay untouched."""
 import pytest
 
 from memmesh.extraction import Command, Correction, extract
+from memmesh.extraction.commands import detect_correction
 from memmesh.extraction.learned import default_hybrid_extractor
+from memmesh.extraction.text import normalize
 
 
 @pytest.mark.parametrize(
@@ -173,3 +175,38 @@ def test_a_lower_case_transcript_corrects_a_long_name_that_differs_by_a_letter()
     assert extract("i wanted a shirt not a skirt").correction is None
     denied = extract("I didn't say I'm moving to Denver, I said Denmark")
     assert denied.correction == Correction(heard="Denver", meant="Denmark")
+
+
+@pytest.mark.parametrize(
+    ("text", "heard", "meant", "kept"),
+    [
+        (
+            "add um two cans of chickpeas no wait three cans",
+            "two",
+            "three",
+            "three cans of chickpeas",
+        ),
+        ("I have two cats no wait three", "two", "three", "I have three cats"),
+        ("Eleven — scratch that — noon.", "Eleven", "noon", "noon"),
+        ("Allergic to cashews. No, pistachios.", "cashews", "pistachios", "Allergic to pistachios"),
+    ],
+)
+def test_a_number_or_a_word_taken_back_is_put_right(
+    text: str, heard: str, meant: str, kept: str
+) -> None:
+    correction, fact_text = detect_correction(normalize(text))
+    assert correction == Correction(heard=heard, meant=meant)
+    assert kept in fact_text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Coffee: black, no sugar.",
+        "Muslim. No alcohol, ever.",
+        "Pescatarian. No meat, fish is fine.",
+        "Do you have tea? No, coffee.",
+    ],
+)
+def test_a_no_that_rules_something_out_takes_nothing_back(text: str) -> None:
+    assert detect_correction(normalize(text))[0] is None
