@@ -1593,7 +1593,8 @@ _CAME_OUT_AS = re.compile(
     r"\b(?:came out as|came through as|turned into|showed up as|"
     # What the assistant did, not what it is asked to do ("can you put something together").
     r"(?<!can )(?<!could )(?<!would )(?<!will )(?<!to )(?<!please )you (?:put|wrote|typed|heard|"
-    r"put down|came back with)(?: something about)?)\s+(?:a |an |the |some )?"
+    r"put down|came back with|keep (?:writing|typing|spelling|putting))(?: something about)?)\s+"
+    r"(?:a |an |the |some )?"
     r"(?P<heard>[\w'-]+(?:\s+[\w'-]+)?)",
     re.I,
 )
@@ -2045,7 +2046,25 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
             continue
         region = found.group("region")
         chosen: tuple[str, str, int, str] | None = None
-        for nearest, segment in enumerate(segments[:3]):
+        # "biscuit not brisket biscuit": the slip, then the meant word said again.
+        words, said_words = region.split(), _meant_of(segments[0]).split()
+        if (
+            said_words
+            and 2 <= len(words) <= 3
+            and words[-1].lower() == said_words[-1].lower()
+            and (len(words) == 2 or words[1].lower() in _FILLERS)
+        ):
+            slip, said_last = words[0], said_words[-1]
+            before = said_words[-2] if len(said_words) > 1 else ""
+            # "the red one not the blue one", "oat milk not goat milk": two of a kind said in
+            # parallel, the slip sounding like the word before the shared one.
+            if (
+                not _PARALLEL_START.match(region)
+                and _likeness(slip, said_last) >= _SOUNDS_ALIKE_UNSIGNED
+                and _likeness(slip, said_last) > _likeness(slip, before)
+            ):
+                chosen = (slip, said_last, len(region), segments[0])
+        for nearest, segment in enumerate(segments[:3] if chosen is None else []):
             meant_raw = _meant_of(segment)
             heard, consumed = _heard_span(region, meant_raw)
             meant = _closest_span(meant_raw, heard)
@@ -2059,10 +2078,12 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
             if meant.lower() != heard.lower() and (alike or re.search(_NAME_IS, segment, re.I)):
                 chosen = (heard, meant, consumed, segment)
                 break
-        if chosen is None and triggered:
+        if chosen is None:
             meant_raw = _meant_of(segments[0])
             heard, consumed = _heard_span(region, meant_raw)
-            chosen = (heard, _closest_span(meant_raw, heard), consumed, segments[0])
+            meant = _closest_span(meant_raw, heard)
+            if triggered or _said_as_words(text, region, consumed, heard, meant):
+                chosen = (heard, meant, consumed, segments[0])
         if chosen is None:
             continue
         heard, meant, consumed, segment = chosen
@@ -2074,6 +2095,9 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
         if not (
             triggered
             or bare
+            or consumed == len(region)
+            and region.split()[-1].lower() == meant.lower()
+            or _said_as_words(text, region, consumed, heard, meant)
             or _IMPERSONAL_LEAD.match(segment.strip())
             or _names_alike(heard, meant)
             or (_all_lower_case(text) and _long_words_alike(heard, meant))
@@ -2085,6 +2109,26 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
             return _Pair(heard, meant, text)
         return _Pair(heard, meant, text[: found.start()] + text[end:])
     return None
+
+
+_FILLERS = frozenset("yeah yes uh um er erm sorry like so i.e.".split())
+_PARALLEL_START = re.compile(
+    r"^\s*(?:a|an|the|my|this|that|these|those|some|any|one|ones|thing|things|kind|way|time)\b",
+    re.I,
+)
+
+
+def _said_as_words(text: str, region: str, consumed: int, heard: str, meant: str) -> bool:
+    """ "biscuit not brisket biscuit": the meant word said again right after the slip; "That's
+    'Nguyen', not 'Win'": both words quoted, said as words."""
+    if not heard or not meant:
+        return False
+    again = re.match(rf"\W*{re.escape(meant)}\b", region[consumed:], re.I) is not None
+    quoted = all(
+        re.search(rf"[{_QUOTES}]{re.escape(_unquoted(word))}[{_QUOTES}]", text)
+        for word in (heard, meant)
+    )
+    return again or quoted
 
 
 _TITLE = re.compile(r"^(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+", re.I)

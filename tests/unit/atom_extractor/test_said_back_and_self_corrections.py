@@ -210,3 +210,39 @@ def test_a_number_or_a_word_taken_back_is_put_right(
 )
 def test_a_no_that_rules_something_out_takes_nothing_back(text: str) -> None:
     assert detect_correction(normalize(text))[0] is None
+
+
+@pytest.mark.parametrize(
+    ("text", "heard", "meant"),
+    [
+        ("er our dog is called biscuit not brisket biscuit", "brisket", "biscuit"),
+        ("i live in leamington not lemington yeah leamington", "lemington", "leamington"),
+        (
+            "That's 'Nguyen', not 'Win'. Though yeah, it's pronounced kind of like that.",
+            "Win",
+            "Nguyen",
+        ),
+        (
+            "My brother is Joaquín, with the accent — you keep writing Joaquim.",
+            "Joaquim",
+            "Joaquín",
+        ),
+    ],
+)
+def test_a_word_said_again_quoted_or_written_wrong_again_is_put_right(
+    text: str, heard: str, meant: str
+) -> None:
+    assert detect_correction(normalize(text))[0] == Correction(heard=heard, meant=meant)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I like the red one not the blue one",
+        "no i said oat milk not goat milk",
+        "I want tea not coffee tea is better",
+    ],
+)
+def test_two_of_a_kind_said_in_parallel_keep_their_own_pair(text: str) -> None:
+    correction = detect_correction(normalize(text))[0]
+    assert correction is None or correction == Correction(heard="goat", meant="oat")
