@@ -1431,7 +1431,8 @@ _NOT_HEARD = re.compile(r",?\s+not\s+(?P<region>[^,.;!?]+)", re.I)
 _SPELLED = re.compile(r"\b(?:(?:[A-Za-z]|you)-){2,}(?:[A-Za-z]|you)\b")
 _LEAD_IN = re.compile(
     rf"^(?:(?:no|nope|nah|sorry|wrong|but|and|so|okay|ok)[ ,]+)*(?:you misheard(?: me)?[ ,]+)?"
-    r"(?:(?:I said|I did say|I meant|I mean|it's spelled|it should be|it's|it is|its|is|that's|that is|I'm|"
+    r"(?:(?:I said|I did say|I meant|I mean|I asked(?: for| in| about)?|it's spelled|it should be|"
+    r"it's|it is|its|is|that's|that is|I'm|"
     # A word boundary after each: "Isabel" and "Itsuki" open with no "is" or "its".
     rf"I am|I live in|{_NAME_IS}|my \w+(?:'s| is)(?: name is)?)\b\s*)*",
     re.I,
