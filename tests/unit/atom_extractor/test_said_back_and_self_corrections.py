@@ -246,3 +246,14 @@ def test_a_word_said_again_quoted_or_written_wrong_again_is_put_right(
 def test_two_of_a_kind_said_in_parallel_keep_their_own_pair(text: str) -> None:
     correction = detect_correction(normalize(text))[0]
     assert correction is None or correction == Correction(heard="goat", meant="oat")
+
+
+@pytest.mark.parametrize(
+    ("text", "heard", "meant"),
+    [
+        ("Not kilometres, I asked in miles, always miles for me.", "kilometres", "miles"),
+        ("Not Tuesday, I asked for Thursday.", "Tuesday", "Thursday"),
+    ],
+)
+def test_what_the_user_asked_for_is_the_meant_word(text: str, heard: str, meant: str) -> None:
+    assert detect_correction(normalize(text))[0] == Correction(heard=heard, meant=meant)
