@@ -212,3 +212,29 @@ def name_the_forgotten_taste(fact_text: str, said: str) -> str:
         return fact_text
     start, end = taste.span("pronoun")
     return fact_text[:start] + forgotten.group("thing") + fact_text[end:]
+
+
+# "skip anything with soy, I react really badly to it", "a good swap for eggs in brownies? My
+# son's allergic to them": the thing a request named, then a reaction to it by a pronoun.
+_REQUESTED_THING = re.compile(
+    r"\b(?:anything with|with|without|swap for|substitute for|instead of|no)\s+"
+    r"(?P<thing>(?!(?:it|them|me|you|a|an|the|my|your|any|some)\b)[a-z][\w-]*)\b",
+    re.I,
+)
+_REACTION_TO_IT = re.compile(
+    r"\b(?:allergic to|intolerant to|react(?:s)?\s+(?:\w+\s+)?badly to)\s+(?P<pronoun>it|them)\b",
+    re.I,
+)
+
+
+def name_what_a_reaction_points_at(fact_text: str) -> str:
+    """The reaction said of the thing its pronoun points at, when a request named it before
+    ("I react really badly to soy"); read alone, "it" names nothing."""
+    reaction = _REACTION_TO_IT.search(fact_text)
+    if reaction is None:
+        return fact_text
+    things = list(_REQUESTED_THING.finditer(fact_text, 0, reaction.start()))
+    if not things:
+        return fact_text
+    start, end = reaction.span("pronoun")
+    return fact_text[:start] + things[-1].group("thing") + fact_text[end:]

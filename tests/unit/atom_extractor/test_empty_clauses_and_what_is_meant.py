@@ -391,3 +391,26 @@ def test_what_was_written_then_the_statement_that_puts_it_right(
     assert result.correction is not None
     assert (result.correction.heard, result.correction.meant) == (heard, meant)
     assert [f.category for f in result.facts if fact in f.text] == [category], result.facts
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "What's a good swap for eggs in brownies? My son Rafael's allergic to them.",
+            "User has a son named Rafael, who is allergic to eggs.",
+        ),
+        ("skip anything with soy, I react really badly to it", "User reacts really badly to soy."),
+    ],
+)
+def test_a_reaction_to_it_names_the_thing_the_request_named(text: str, fact: str) -> None:
+    assert fact in [f.text for f in default_hybrid_extractor().extract(text).facts]
+
+
+def test_what_cannot_be_eaten_now_is_no_limit_of_the_thing() -> None:
+    facts = (
+        default_hybrid_extractor()
+        .extract("I got a cake with nuts and I can't eat it now, it's stale")
+        .facts
+    )
+    assert not any("nuts" in f.text for f in facts), facts
