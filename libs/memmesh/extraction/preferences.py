@@ -156,7 +156,20 @@ _PUTS_ME_OFF = re.compile(
     # "raw fish and me just don't get along" (a person the user does not get along with is no
     # taste: "my sister and I", "Tom and me").
     r"^(?P<obj9>(?!(?:my|our|his|her|their)\b)(?-i:[a-z])[^,]*?)\s+and\s+(?:me|I)\s+(?:just\s+|really\s+)?(?:don't|do not|never)\s+"
-    r"(?:get along|agree|mix)$",
+    r"(?:get along|agree|mix)$|"
+    # "I'd rather eat cardboard than another kale salad", "I'd rather walk than get on a
+    # motorbike": what anything else is put before.
+    # ("I'd rather you had too much than too little" asks something of the assistant.)
+    r"^I(?:'d| would)\s+(?:honestly\s+|much\s+)?(?:rather|sooner)\s+(?!you\b)[\w' ]+?\s+than\s+"
+    r"(?:(?:eat|have|drink|watch|get on|go to|listen to|do|sit through)\s+)?"
+    r"(?:another|a|an|the|any)?\s*(?P<obj10>(?![\w' -]*\b(?:it|them|that|this|of)\b)[\w' -]+?)$|"
+    # "i could go my whole life without another brussels sprout", "wouldn't touch a rom-com
+    # with a barge pole", "never again with energy drinks".
+    r"^(?:I\s+)?could\s+(?:happily\s+)?go\s+(?:my\s+(?:whole|entire)\s+life|forever)\s+without\s+"
+    r"(?:another|a|an|the|any|ever\s+\w+ing)?\s*(?P<obj11>[\w' -]+?)$|"
+    r"^(?:I\s+)?(?:wouldn't|would not|won't|will not)\s+touch\s+(?:a|an|the|any)?\s*(?P<obj12>[\w' -]+?)"
+    r"\s+with\s+a\s+(?:barge|bargepole|ten[- ]foot|10[- ]foot)(?:\s+pole)?$|"
+    r"^never\s+again\s+with\s+(?P<obj13>[\w' -]+?)$",
     re.I,
 )
 _NOTHING_BEATS = re.compile(r"^nothing\s+beats\s+(?P<obj>.+?)(?:\s+for\s+me)?$", re.I)

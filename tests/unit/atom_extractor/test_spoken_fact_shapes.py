@@ -325,3 +325,30 @@ def test_a_name_written_wrong_is_said_of_its_person() -> None:
     )
     assert result.correction is not None and result.correction.meant == "Mehdi"
     assert [f.text for f in result.facts] == ["User's husband is Mehdi."]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I'd rather eat cardboard than another kale salad", "User dislikes kale salad."),
+        (
+            "i could go my whole life without another brussels sprout",
+            "User dislikes brussels sprout.",
+        ),
+        ("Wouldn't touch a rom-com with a barge pole.", "User dislikes rom-com."),
+    ],
+)
+def test_a_dislike_said_as_an_idiom_is_a_preference(text: str, fact: str) -> None:
+    assert [(f.category, f.text) for f in extract(text).facts] == [("preference", fact)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'd rather you had too much than too little",
+        "I'd rather sit in silence than do five minutes of it",
+        "I'd rather stay home than go out tonight",
+    ],
+)
+def test_a_choice_asked_of_the_assistant_or_for_now_is_no_dislike(text: str) -> None:
+    assert not any("dislikes" in f.text for f in extract(text).facts)
