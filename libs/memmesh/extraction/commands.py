@@ -1070,6 +1070,22 @@ _DEICTIC = frozenset({"this", "that", "it", "those", "these", "me", ""})
 _TARGET_TRIM = re.compile(r"^(?:about\s+)?(?:my|the|our|that|this)\s+|\s+(?:thing|stuff)$", re.I)
 
 
+# "my name's Oksana, not Roxana, people always get that wrong", "many people confuse this":
+# the mix-up is other people's, and nothing the assistant heard is put right.
+_OTHERS_MIX_UP = re.compile(
+    r"\b(?:people|everyone|everybody|most people|folks|they)\s+(?:always\s+|often\s+|usually\s+|"
+    r"keep\s+|just\s+)?(?:get (?:it|that|this|them) wrong|gets? (?:it|that|this) wrong|confuse|"
+    r"confuses|mix (?:it|them|that) up|assume|think|mishear|call me)\b",
+    re.I,
+)
+_TO_THE_ASSISTANT = re.compile(r"\byou(?:'ve|'re|r)?\b", re.I)
+
+
+def others_mix_it_up(text: str) -> bool:
+    """Whether the turn puts a mix-up down to other people and says nothing to the assistant."""
+    return bool(_OTHERS_MIX_UP.search(text)) and not _TO_THE_ASSISTANT.search(text)
+
+
 @dataclass(frozen=True)
 class CommandMatch:
     """A detected command, the topic it names, and the correction pair if any."""
@@ -1084,7 +1100,7 @@ def detect_command(text: str, means_otherwise: MeaningTest | None = None) -> Com
     """Find the first memory-control command of a normalised turn, or a correction
     (`means_otherwise` as in `detect_correction`)."""
     correction, fact_text = detect_correction(text, means_otherwise)
-    if correction is not None and names_values(correction):
+    if correction is not None and names_values(correction) and not others_mix_it_up(text):
         return CommandMatch(Command.CORRECTION, correction.meant, correction, fact_text)
     # A polite wrapper ("would you mind erasing …") is heard as the request it wraps; the
     # facts are still read from the words as said.

@@ -257,3 +257,29 @@ def test_two_of_a_kind_said_in_parallel_keep_their_own_pair(text: str) -> None:
 )
 def test_what_the_user_asked_for_is_the_meant_word(text: str, heard: str, meant: str) -> None:
     assert detect_correction(normalize(text))[0] == Correction(heard=heard, meant=meant)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "my name's Oksana by the way, not Roxana, people always get that wrong",
+            "User's name is Oksana.",
+        ),
+        (
+            "My language is Kurmanji, not Sorani, many people confuse this.",
+            "User's language is Kurmanji.",
+        ),
+    ],
+)
+def test_a_mix_up_put_down_to_other_people_is_no_correction(text: str, fact: str) -> None:
+    result = default_hybrid_extractor().extract(text)
+    assert result.command is None and result.correction is None
+    assert fact in [f.text for f in result.facts]
+
+
+def test_a_mix_up_of_others_and_of_the_assistant_is_still_put_right() -> None:
+    text = "people always get my name wrong, you too, it's Oksana not Roxana"
+    assert default_hybrid_extractor().extract(text).correction == Correction(
+        heard="Roxana", meant="Oksana"
+    )

@@ -26,6 +26,7 @@ from ..commands import (
     CommandMatch,
     detect_command,
     names_values,
+    others_mix_it_up,
     says_it_corrects,
     says_what_a_word_stands_for,
     takes_a_word_back,
@@ -265,7 +266,11 @@ class LearnedCommands:
     def detect(self, normalized: str) -> CommandMatch:
         """The command of a normalised turn, as `commands.detect_command` gives it."""
         found = detect_command(normalized, self.means_otherwise)
-        if found.command is None and self.corrections is not None:
+        if (
+            found.command is None
+            and self.corrections is not None
+            and not others_mix_it_up(normalized)
+        ):
             cued = _SAYS_A_WORD_WAS_TAKEN_WRONG.search(normalized) is not None
             correction = self.corrections.find(normalized, CUED_MARGIN if cued else None)
             # Unless the words say it corrects, the misheard word must be the one denied ("Not
