@@ -1568,9 +1568,22 @@ def _pair(cleaned: str, triggered: bool) -> _Pair | None:
     # "vegan, not from Vegas": the preposition came with the heard place, not the meant word.
     if " " in heard and " " not in meant:
         heard = _LEADING_PREPOSITION.sub("", heard)
-    if not heard or not meant or heard.lower() == meant.lower():
+    if not heard or not meant or heard.lower() == meant.lower() or one_word_inflected(heard, meant):
         return None
     return _Pair(heard, meant, pair.fact_text)
+
+
+_IRREGULAR_PLURALS = {"person": "people", "man": "men", "woman": "women", "child": "children"}
+
+
+def one_word_inflected(heard: str, meant: str) -> bool:
+    """ "not a cat person, sorry cat people": a word and its own irregular plural are no slip."""
+    heard_words, meant_words = heard.lower().split(), meant.lower().split()
+    if len(heard_words) != len(meant_words) or heard_words[:-1] != meant_words[:-1]:
+        return False
+    one, other = sorted((heard_words[-1], meant_words[-1]), key=len)
+    # ("the blues" / "blue" may well be a slip: only a plural made otherwise tells.)
+    return _IRREGULAR_PLURALS.get(one) == other or _IRREGULAR_PLURALS.get(other) == one
 
 
 _LEADING_PREPOSITION = re.compile(r"^(?:from|in|at|to|of|on|for|with)\s+", re.I)

@@ -283,3 +283,10 @@ def test_a_mix_up_of_others_and_of_the_assistant_is_still_put_right() -> None:
     assert default_hybrid_extractor().extract(text).correction == Correction(
         heard="Roxana", meant="Oksana"
     )
+
+
+@pytest.mark.parametrize(
+    "text", ["not a cat person, sorry cat people", "one child, sorry, children"]
+)
+def test_a_word_and_its_own_plural_are_no_slip(text: str) -> None:
+    assert detect_correction(normalize(text))[0] is None
