@@ -199,6 +199,22 @@ def _said_in_irony(clauses: Sequence[Clause]) -> set[int]:
             marked |= {
                 earlier for earlier in range(position) if clauses[earlier].sentence == sentence
             }
+    # "I'm definitely a morning person, that's why I hit snooze six times", "sure, and I'm
+    # also an astronaut": the claim and, in its sentence, what gives it the lie.
+    for position, clause in enumerate(clauses):
+        lie = _GIVES_THE_LIE.search(clause.text)
+        if lie is None:
+            continue
+        sentence = clause.sentence
+        claimed = lie.group("absurd") or _BOLD_CLAIM.search(clause.text[: lie.start()])
+        claimed = claimed or any(
+            clauses[earlier].sentence == sentence and _BOLD_CLAIM.search(clauses[earlier].text)
+            for earlier in range(position)
+        )
+        if claimed:
+            marked |= {
+                other for other in range(len(clauses)) if clauses[other].sentence == sentence
+            }
     if clauses and _GRANTING_OPENER.match(clauses[0].text):
         marked |= {
             position
@@ -208,6 +224,21 @@ def _said_in_irony(clauses: Sequence[Clause]) -> set[int]:
     return marked
 
 
+# A claim about oneself said boldly ("I'm totally a morning person", "I'm a huge fan of
+# paying rent")...
+_BOLD_CLAIM = re.compile(
+    r"\bI(?:'m| am)\s+(?:totally|definitely|famously|a huge fan|a real|a world-class|world-class)\b",
+    re.I,
+)
+# ...and what follows it in its sentence to give it the lie, or an escalation no one means.
+_GIVES_THE_LIE = re.compile(
+    r"\b(?:(?:that's|that is|which is|that's exactly)\s+why\s+I\b|"
+    r"said\s+no\s*(?:one|body)\b|"
+    r"(?P<absurd>I(?:'m| am)\s+also\s+(?:a|an)\s+"
+    r"(?:astronaut|millionaire|billionaire|supermodel|rocket scientist|olympian|brain surgeon|"
+    r"ballerina|pop star|movie star|the queen|the king|unicorn)\b))",
+    re.I,
+)
 # "my favourite thing in the world not": praise taken back by a bare "not" at its end.
 _TRAILING_NOT = re.compile(r"(?<!\bor)(?<!\bif)\s+not\s*[.!]*$", re.I)
 

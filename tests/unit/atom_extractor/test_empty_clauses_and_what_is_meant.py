@@ -15,7 +15,7 @@ from memmesh.extraction.learned.render import render_fact
 from memmesh.extraction.markers import HYPOTHETICAL, SARCASM, turn_markers
 from memmesh.extraction.model import Command
 from memmesh.extraction.restatement import restate_meant
-from memmesh.extraction.text import split_clauses
+from memmesh.extraction.text import normalize, split_clauses
 
 
 def facts_of(text: str) -> list[tuple[str, str]]:
@@ -414,3 +414,27 @@ def test_what_cannot_be_eaten_now_is_no_limit_of_the_thing() -> None:
         .facts
     )
     assert not any("nuts" in f.text for f in facts), facts
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "yeah i'm totally a morning person that's why i hit snooze six times",
+        "Yeah, no, I'm definitely a morning person, that's why I hit snooze six times",
+        "me? a gym person? sure, and I'm also an astronaut",
+    ],
+)
+def test_a_claim_given_the_lie_in_its_sentence_is_a_joke(text: str) -> None:
+    assert SARCASM in set().union(*turn_markers(split_clauses(normalize(text))))
+    assert default_hybrid_extractor().extract(text).facts == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I'm a nurse, that's why I work nights", "User is a nurse."),
+        ("I'm totally a dog person, I have three labs", "User is a dog person."),
+    ],
+)
+def test_a_claim_with_a_reason_or_an_intensifier_alone_stands(text: str, fact: str) -> None:
+    assert fact in [f.text for f in default_hybrid_extractor().extract(text).facts]
