@@ -769,6 +769,22 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         rf"{_IMPERATIVE}(?:forget|delete|erase|remove|wipe|scrub)\s+(?:that|this|the)\s+"
         r"(?:memory|fact|bit|part|one)\b",
     ),
+    # "erase the note you have about my brother's gambling problem": what the assistant keeps
+    # of a topic, named as a note of its own.
+    (
+        Command.FORGET,
+        rf"{_IMPERATIVE}{_ERASE}\s+{_PLEASE}(?:the|that|this|your|any|all)\s+(?:\w+\s+)?"
+        r"(?:note|notes|memory|memories|entry|entries|record|records|info|information|details?)\s+"
+        r"(?:that\s+)?you(?:'ve| have)?\s+(?:have|got|kept|keep|saved|made|stored|written)"
+        r"(?:\s+down)?\s+(?:about|on)\s+(?P<target>[^,.!?;]+)",
+    ),
+    # "you can remove her from what you remember about me": someone or something taken out of
+    # the memory, by a pronoun or by name.
+    (
+        Command.FORGET,
+        rf"\b{_ERASE}\s+(?P<target>[^,.!?;]{{1,40}}?)\s+(?:from|out of)\s+(?:what|everything)\s+"
+        r"you\s+(?:remember|know|keep|have|store)\b",
+    ),
     # "forget the address I told you before", "delete the number I gave you": a thing of the
     # user's, named by the telling of it.
     (

@@ -81,6 +81,8 @@ _FILLER_LIKE = re.compile(
 def plain_request(text: str) -> str:
     """The text with each polite or learner wrapper of a request said as the plain
     imperative; text without one is returned as it is."""
+    # "can you for get today's session": a recogniser's "forget" in two words.
+    text = re.sub(r"\bfor get\b(?!-)", "forget", text, flags=re.I)
     text = _FILLER_LIKE.sub(lambda m: f"{m['ask']} ", text)
     text = _WOULD_YOU_MIND.sub(_unwrapped_mind, text)
     text = _IF_YOU.sub(_unwrapped_if_you, text)

@@ -503,3 +503,23 @@ def test_one_topic_held_until_asked_in_more_words(text: str) -> None:
 )
 def test_keeping_a_thing_or_a_free_choice_is_no_pull_only(text: str) -> None:
     assert extract(text).command is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Would you mind erasing the note you have about my brother's gambling problem?",
+        "delete the info you have on my old address",
+        "I no longer see Dr. Patel since she retired, so you can remove her from what you remember about me.",
+    ],
+)
+def test_a_note_of_the_assistants_or_someone_taken_out_of_its_memory_is_forgotten(
+    text: str,
+) -> None:
+    assert extract(text).command is Command.FORGET
+
+
+def test_a_recognisers_for_get_is_forget() -> None:
+    assert extract(
+        "um can you for get today's session like all of what we discussed today"
+    ).command is (Command.FORGET_THREAD)
