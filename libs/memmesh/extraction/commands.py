@@ -1099,7 +1099,12 @@ _TO_THE_ASSISTANT = re.compile(r"\byou(?:'ve|'re|r)?\b", re.I)
 
 def others_mix_it_up(text: str) -> bool:
     """Whether the turn puts a mix-up down to other people and says nothing to the assistant."""
-    return bool(_OTHERS_MIX_UP.search(text)) and not _TO_THE_ASSISTANT.search(text)
+    return bool(_OTHERS_MIX_UP.search(text)) and not speaks_to_the_assistant(text)
+
+
+def speaks_to_the_assistant(text: str) -> bool:
+    """Whether the words address the assistant ("you", "you've", "you're", a transcript's "ur")."""
+    return _TO_THE_ASSISTANT.search(text) is not None
 
 
 @dataclass(frozen=True)

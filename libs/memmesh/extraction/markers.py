@@ -212,16 +212,15 @@ def _said_in_irony(clauses: Sequence[Clause]) -> set[int]:
             for earlier in range(position)
         )
         if claimed:
-            marked |= {
-                other for other in range(len(clauses)) if clauses[other].sentence == sentence
-            }
+            marked |= _of_sentence(clauses, sentence)
     if clauses and _GRANTING_OPENER.match(clauses[0].text):
-        marked |= {
-            position
-            for position, clause in enumerate(clauses)
-            if clause.sentence == clauses[0].sentence
-        }
+        marked |= _of_sentence(clauses, clauses[0].sentence)
     return marked
+
+
+def _of_sentence(clauses: Sequence[Clause], sentence: int) -> set[int]:
+    """The positions of every clause of one sentence."""
+    return {position for position, clause in enumerate(clauses) if clause.sentence == sentence}
 
 
 # A claim about oneself said boldly ("I'm totally a morning person", "I'm a huge fan of

@@ -78,11 +78,14 @@ _FILLER_LIKE = re.compile(
 )
 
 
+# "can you for get today's session": a recogniser's "forget" in two words.
+_FOR_GET = re.compile(r"\bfor get\b(?!-)", re.I)
+
+
 def plain_request(text: str) -> str:
     """The text with each polite or learner wrapper of a request said as the plain
     imperative; text without one is returned as it is."""
-    # "can you for get today's session": a recogniser's "forget" in two words.
-    text = re.sub(r"\bfor get\b(?!-)", "forget", text, flags=re.I)
+    text = _FOR_GET.sub("forget", text)
     text = _FILLER_LIKE.sub(lambda m: f"{m['ask']} ", text)
     text = _WOULD_YOU_MIND.sub(_unwrapped_mind, text)
     text = _IF_YOU.sub(_unwrapped_if_you, text)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from .commands import speaks_to_the_assistant
 from .lexicon import PERSON_ROLES, UNIT_SYSTEMS
 from .text import split_clauses
 
@@ -92,9 +93,9 @@ def _statement_of(found: re.Match[str], meant: str) -> str | None:
     return None
 
 
-# What the assistant was heard to say or write of the user, before the misheard word (anywhere
-# in the clause: "earlier ... you wrote down that my son is called Eli"): "you said I live in Bern", "you wrote down that my son is called Eli", "it says I'm gluten
-# intolerant", "I didn't say I react to cashews".
+# What the assistant was heard to say or write of the user, before the misheard word, wherever
+# in the clause: "you said I live in Bern", "earlier ... you wrote down that my son is called
+# Eli", "it says I'm gluten intolerant", "I didn't say I react to cashews".
 _REPORTED = re.compile(
     r"\b(?:you(?:'ve| have)?\s+(?:(?:keep|kept)\s+)?(?:said|saying|wrote|written|writing|typed|"
     r"heard|noted|read back|said back|put(?:\s+down)?)(?:\s+down)?"
@@ -150,7 +151,7 @@ def corrected_report(normalized: str, fact_text: str, heard: str, meant: str) ->
         if (
             word.search(clause.text)
             and _FIRST_PERSON_START.match(clause.text)
-            and not _YOU.search(sentence)
+            and not speaks_to_the_assistant(sentence)
         ):
             fact_text = fact_text.replace(clause.text, word.sub(meant, clause.text), 1)
     return " ".join([*said_again, fact_text]) if said_again else fact_text
@@ -170,7 +171,6 @@ _WRITTEN_DOWN_AS = re.compile(
     re.I,
 )
 _FIRST_PERSON_START = re.compile(r"^(?:I|I'm|I've|I'd|my|we|we're|our)\b", re.I)
-_YOU = re.compile(r"\byou(?:'ve|'re|r)?\b", re.I)
 
 
 def _sentence_around(text: str, part: str) -> str:

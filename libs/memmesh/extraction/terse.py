@@ -134,9 +134,7 @@ def spell_out_notes(text: str) -> str:
     text = _NO_EVER.sub(lambda m: f"I never want {m['thing']}.", text)
     text = _TOPIC_THEN_VERDICT.sub(_verdict_spelled, text)
     text = _ONE_OVER_ANOTHER.sub(_preference_spelled, text)
-    text = _KIND_THEN_CHOICE.sub(
-        lambda m: f"my favorite {_thing_named(m['kind'])} is {m['choice']}. {m['always']}", text
-    )
+    text = _KIND_THEN_CHOICE.sub(_choice_spelled, text)
     text = _YEARS_OF_STATE.sub(_years_spelled, text)
     text = _ROLE_IS.sub(r"\g<role> is ", text)
     text = CLEFT.sub(lambda m: f"{m['who']} {m['pred']} {m['thing']}", text)
@@ -190,6 +188,10 @@ _KIND_THEN_CHOICE = re.compile(
 def _thing_named(phrase: str) -> str:
     """ "Horror movies" -> "horror movies"; "Star Wars" stays a name."""
     return phrase if any(w[:1].isupper() for w in phrase.split()[1:]) else _common(phrase)
+
+
+def _choice_spelled(found: re.Match[str]) -> str:
+    return f"my favorite {_thing_named(found['kind'])} is {found['choice']}. {found['always']}"
 
 
 def _preference_spelled(found: re.Match[str]) -> str:

@@ -869,11 +869,12 @@ def _unit_of(evidence: str, units: list[Unit]) -> int | None:
     return None
 
 
-# Notes of a terse profile: each a few words, none a clause of its own ("Welder. Rotterdam.
-# Diabetic.", "Accountant, Cork. Allergic to penicillin.").
-_PROFILE_NOTE_WORDS = 3
-_LABELLED = re.compile(r"\s[-—–]\s|:")
+# Notes of a terse profile: three or more, each a few words, none a clause of its own
+# ("Welder. Rotterdam. Diabetic.", "Accountant, Cork. Allergic to penicillin.").
 _PROFILE_NOTES = 3
+_PROFILE_NOTE_WORDS = 3
+# A label and what it names ("Vet - Dr. Lindqvist", "Allergies: nuts"): one note, no profile.
+_LABELLED = re.compile(r"\s[-—–]\s|:")
 # A note that only says how, or denies: it goes with the note before ("Aisle seat. Always.").
 _NO_PROFILE_NOTE = re.compile(
     r"^(?:not|no|always|never|ever|lifelong|forever|daily|severe|seriously|really)\b", re.I
