@@ -2303,7 +2303,9 @@ def _first_words(text: str, count: int) -> str:
 
 
 def _trim_shared_words(heard: str, meant: str) -> tuple[str, str]:
-    """ "two fifty" / "two thirty" -> "fifty" / "thirty": only the words that differ."""
+    """ "my son" / "my daughter" -> "son" / "daughter": only the words that differ. A number
+    said in words is one value ("seven thirty" / "eight thirty" stay whole), as people label
+    the times, codes and amounts they correct."""
     heard_words, meant_words = heard.strip(" ,.").split(), meant.strip(" ,.").split()
     # "I'm not a": a span cut off before its word leaves nothing to trim.
     if not heard_words or not meant_words:
@@ -2311,6 +2313,8 @@ def _trim_shared_words(heard: str, meant: str) -> tuple[str, str]:
     numbers = _number_run(heard) == " ".join(heard_words) and _number_run(meant) == " ".join(
         meant_words
     )
+    if numbers:
+        return " ".join(heard_words), " ".join(meant_words)
     # "three hundred" / "three thousand": a multiplier alone is no number said.
     while (
         len(heard_words) > 1

@@ -34,6 +34,16 @@ _HEDGE = re.compile(
     r"(?<!what )\bsort of\b",
     re.I,
 )
+# "maybe it matters", "not sure if you had that", "in case it's useful": a word on whether what
+# was said is news to the listener or of use, not a hedge on it.
+RELEVANCE_ASIDE = re.compile(
+    r"\b(?:maybe|perhaps|probably|possibly)\s+(?:it|that|this)(?:'s|\s+is|\s+(?:might|may|could|"
+    r"will|would)\s+be)?\s+(?:matters?|helps?|relevant|useful|important|helpful|good to know)\b|"
+    r"\b(?:it|that|this)\s+(?:might|may|could)\s+(?:matter|help|be (?:relevant|useful|important|"
+    r"helpful))\b|"
+    r"\b(?:not sure|I don't know|I dont know|dunno|no idea)\s+(?:if|whether)\s+you\b[^,.;!?]*",
+    re.I,
+)
 # "planning" as what the user is doing, not the field ("a masters in urban planning").
 _PLAN = re.compile(
     # "…is never going to happen" says what will not come, no plan of the user's.
@@ -102,7 +112,7 @@ def clause_markers(clause: Clause) -> frozenset[str]:
     found = set()
     if _HYPOTHETICAL.search(text):
         found.add(HYPOTHETICAL)
-    if _HEDGE.search(text):
+    if _HEDGE.search(RELEVANCE_ASIDE.sub(" ", text)):
         found.add(HEDGED)
     plan = _PLAN.search(text)
     if plan and not (plan.group("season") and _PAST_VERB.search(text)):

@@ -80,8 +80,8 @@ _FIRST_PERSON_START = re.compile(r"^(?:I|I'm|I've|I'd|my|we|we're|we've|our)\b",
 # "but like keep that I'm a welder", "except I do want you to know I'm a Quaker", "make sure it
 # has that I'm a paramedic": what is kept out of a command that drops the rest is a statement.
 _REMEMBER_PREFIX = re.compile(
-    r"^(?:(?:hey|ok|okay|so|um|uh|oh|and|but|like|just|also|plus|except)\s+)*"
-    r"(?P<asked>(?:can|could|would|will)\s+you\s+(?:please\s+)?"
+    r"^(?:(?:hey|ok|okay|so|um|uh|oh|and|but|like|just|also|plus|except|only|then|afterwards)\s+)*"
+    r"(?P<asked>(?:can|could|would|will)\s+you\s+(?:please\s+)?|you\s+can\s+(?:also\s+)?"
     r"(?:just\s+|also\s+)?|I(?:\s+do)?(?:\s+want|\s+need|'d\s+like|\s+would\s+like)\s+you\s+to\s+)?"
     r"(?:please\s+)?(?:remember|note(?:\s+down)?|make\s+a\s+note|keep in mind|bear in mind|"
     r"don't forget|for the record|just so you know|(?:do\s+)?(?:keep|know|add)(?=\s+that\b)|"
@@ -92,6 +92,9 @@ _REMEMBER_PREFIX = re.compile(
     # of the fact a command keeps or updates.
     r"for one thing|for starters|especially since|"
     r"the (?:one|only) thing (?:that's|that is) (?:still )?true is|"
+    # "the only thing worth keeping from today is that I'm deaf in one ear"
+    r"the (?:one|only) thing (?:worth keeping|to keep|I want you to (?:know|keep|remember))"
+    r"(?: (?:from|about) (?:today|this|that|now|me))? is|"
     r"you(?:'ll| will|'d| would| should| need to)(?: want to)? know(?: straight away| now)?)"
     r"\s+(?:that\s+)?(?=I\b|I'm\b|I've\b|my\b|we\b)",
     re.I,

@@ -46,6 +46,9 @@ _SPELLING = {
 }
 _FILLERS = [
     r"\b(?:just so you know|by the way|btw|fyi|for what it's worth)\b,?",
+    # "Also you must know I am living in Lyon now": said so it is kept, as "fyi" is.
+    r"\b(?:(?:I )?(?:thought|figured) )?you (?:must|should|need to|have to|got to|ought to) know"
+    r"(?: that)?\b,?",
     r"\b(?:u+m+|u+h+|e+r+m+|h+m+|uhm+)\b,?",
     r"(?:(?<=,)|^)\s*you know\b,?|\byou know(?=\s*(?:[,.!?]|$))",
     r"\bi mean,",

@@ -170,7 +170,8 @@ def test_returning_to_a_topic_resumes_its_thread(text: str, target: str | None) 
         ("Marseille, not Marsala.", "Marsala", "Marseille"),
         ("it's Ljubljana, not Ljubjana", "Ljubjana", "Ljubljana"),
         ("its fourteen not forty", "forty", "fourteen"),
-        ("it's seventeen forty not seventy forty", "seventy", "seventeen"),
+        # A time said in words is corrected whole.
+        ("it's seventeen forty not seventy forty", "seventy forty", "seventeen forty"),
         ("the name is Niamh, not Neve", "Neve", "Niamh"),
         ("hmm, not Sonia, Sonja, with a j", "Sonia", "Sonja"),
         ("not Bern but Berlin", "Bern", "Berlin"),

@@ -38,8 +38,9 @@ def test_what_the_assistant_said_back_gives_the_pair(text: str, heard: str, mean
     [
         ("no it's twelve hundred not two hundred", "two hundred", "twelve hundred"),
         ("five thousand, not five hundred.", "five hundred", "five thousand"),
-        # A time keeps to the words that differ, as "two thirty" / "two fifty" does.
-        ("No, nine fifteen. Not six fifteen.", "six", "nine"),
+        # A time said in words is one value: "six fifteen" is what was misheard, not "six".
+        ("No, nine fifteen. Not six fifteen.", "six fifteen", "nine fifteen"),
+        ("no i said twenty five not seventy five minutes", "seventy five", "twenty five"),
     ],
 )
 def test_a_number_keeps_its_multiplier(text: str, heard: str, meant: str) -> None:

@@ -144,3 +144,28 @@ def test_a_things_pronoun_after_a_taste_says_why_and_no_second_fact() -> None:
     )
     assert any("opera" in fact.text for fact in facts)
     assert all("noise" not in fact.text for fact in facts)
+
+
+@pytest.mark.parametrize(
+    "text, token",
+    [
+        ("I am left-handed, maybe it matters.", "left-handed"),
+        ("I'm vegetarian, in case it's useful.", "vegetarian"),
+        ("my wife's name is Nadia, not sure if you had that", "nadia"),
+    ],
+)
+def test_a_word_on_whether_it_is_news_does_not_hedge_the_fact(text: str, token: str) -> None:
+    facts = default_hybrid_extractor().extract(text).facts
+    assert any(token in fact.text.lower() for fact in facts)
+    assert not any("maybe" in fact.text.lower() for fact in facts)
+
+
+@pytest.mark.parametrize("text", ["I like jazz, maybe.", "maybe I'm a morning person"])
+def test_a_hedge_on_the_fact_itself_still_holds_it_back(text: str) -> None:
+    assert default_hybrid_extractor().extract(text).facts == ()
+
+
+def test_you_must_know_introduces_a_fact_as_fyi_does() -> None:
+    facts = default_hybrid_extractor().extract("Also you must know I am living in Lyon now.").facts
+    assert [fact.category for fact in facts] == ["identity"]
+    assert "lyon" in facts[0].text.lower()

@@ -25,7 +25,15 @@ from ..lexicon import (
     PERSON_ROLES,
     WEEKDAYS,
 )
-from ..markers import HEDGED, HYPOTHETICAL, PLAN, QUESTION, SARCASM, TIME_BOUND
+from ..markers import (
+    HEDGED,
+    HYPOTHETICAL,
+    PLAN,
+    QUESTION,
+    RELEVANCE_ASIDE,
+    SARCASM,
+    TIME_BOUND,
+)
 from ..model import BASIS_POINTS_MAX, Candidate, ExtractionResult, FactType
 from ..rules import collect_candidates
 from ..rules import extract as extract_by_rules
@@ -810,8 +818,13 @@ def _completes(unit: Unit, previous: Unit) -> bool:
     raised"); a capitalised one ("Accountant, Cork.") names a second item."""
     if unit.clause.connector or previous.clause.sentence != unit.clause.sentence:
         return False
-    # "she was 94" says something of its own about whom the clause before named.
-    if _STANDS_ALONE.search(unit.text) or is_continuation(unit.text):
+    # "she was 94" says something of its own about whom the clause before named; "maybe it
+    # matters" says why it was told.
+    if (
+        _STANDS_ALONE.search(unit.text)
+        or is_continuation(unit.text)
+        or RELEVANCE_ASIDE.search(unit.text)
+    ):
         return False
     return is_fragment_tail(unit, previous)
 

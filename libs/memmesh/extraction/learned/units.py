@@ -67,10 +67,17 @@ def turn_units(normalized_turn: str) -> list[Unit]:
     """Every clause of a normalised turn, in order, as the rules split it."""
     clauses = turn_clauses(normalized_turn)
     commands = _command_clauses(clauses)
+    # "let's get back to the visa thread, I'm Brazilian by the way": what the user says of
+    # themselves is read in the context of what else they say, not of the request beside it.
+    said = (
+        ", ".join(c.text for i, c in enumerate(clauses) if i not in commands)
+        if commands
+        else normalized_turn
+    )
     return [
         Unit(
             clause=clause,
-            turn=normalized_turn,
+            turn=normalized_turn if position in commands or not said else said,
             markers=markers,
             is_command=position in commands,
             is_emotion=is_emotion(clause.text),
