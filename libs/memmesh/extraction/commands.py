@@ -1366,7 +1366,13 @@ _TAKES_A_WORD_BACK = re.compile(
     rf"\bno,?\s+wait\b|\bwait,?\s+no\b|\b(?:{_RESTATING})\b|\bscratch that,|"
     r"\byou(?:'ve| have)?\s+(?:wrote|write|written|typed|put|saved|read back|repeated)\b|"
     r"\bdown as\b|\bcame out as\b|\b(?:it|that) says\b[^.?!]*\bbut\b|"
-    r"\byou\s+said\b[^.?!]*[.?!,]?\s*(?:but\s+)?I\s+(?:said|told you)\b|"
+    r"\byou\s+said\b[^.?!]*[.?!,]?\s*(?:but\s+)?I(?:'d|\s+had)?\s+(?:said|told you)\b|"
+    # "You understand 'fourteen' but I say 'forty'", "you had it as Kowalski", "it got saved
+    # as seventy-five", "you've got the 4th down".
+    r"\byou\s+(?:understand|understood|hear|heard)\b[^.?!]*\bbut\s+I\s+(?:say|said)\b|"
+    r"\b(?:you\s+(?:had|have|'ve\s+got|got)\s+(?:it|that|me|him|her|them)|got\s+saved|"
+    r"(?:was|got)\s+(?:written|saved|put)\s+down)\s+as\b|"
+    r"\byou(?:'ve|\s+have)\s+got\s+[\w' ]{1,30}?\s+down\b(?!\s+as)|"
     r"\b(?:it's|its|it is|that's)\s+actually\b|\bno,?\s+(?:it's|its|it is)\b|"
     # "That's 'Nguyen', not 'Win'": both words quoted, as words said or written.
     r"['‘\"“][^'’\"”]{1,30}['’\"”],?\s+not\s+['‘\"“]",
@@ -2332,6 +2338,19 @@ def _trim_shared_words(heard: str, meant: str) -> tuple[str, str]:
     ):
         heard_words, meant_words = heard_words[:-1], meant_words[:-1]
     return " ".join(heard_words), " ".join(meant_words)
+
+
+# "luna not lunar", "ana not anna one n", "rise, rice": one word said for another that shares
+# nearly all its letters is a slip of the ear; contrasts people draw share fewer
+# (vegan/vegetarian 0.67, welsh/english 0.67).
+_NEARLY_ONE_WORD = 0.75
+
+
+def one_word_misheard(heard: str, meant: str) -> bool:
+    """Whether two single words differ by a letter or two, as a misheard word does."""
+    if len(heard.split()) != 1 or len(meant.split()) != 1 or heard.lower() == meant.lower():
+        return False
+    return _likeness(heard, meant) >= _NEARLY_ONE_WORD
 
 
 def _likeness(first: str, second: str) -> float:

@@ -57,8 +57,8 @@ def test_a_number_keeps_its_multiplier(text: str, heard: str, meant: str) -> Non
             "physicist",
             "chemist",
         ),
-        # The hour said twice is no part of the slip.
-        ("put it at uh six fifteen no six forty five sorry", "fifteen", "forty five", "", ""),
+        # A time said in words is corrected whole, its hour too.
+        ("put it at uh six fifteen no six forty five sorry", "six fifteen", "six forty five", "", ""),
         (
             "my nephew is Tobiah, no, sorry, my godson, my godson is Tobiah",
             "nephew",
@@ -291,3 +291,31 @@ def test_a_mix_up_of_others_and_of_the_assistant_is_still_put_right() -> None:
 )
 def test_a_word_and_its_own_plural_are_no_slip(text: str) -> None:
     assert detect_correction(normalize(text))[0] is None
+
+
+@pytest.mark.parametrize(
+    "text, heard, meant",
+    [
+        (
+            "My surname's Kowalczyk, K-O-W-A-L-C-Z-Y-K, you had it as Kowalski.",
+            "Kowalski",
+            "Kowalczyk",
+        ),
+        ("The party's on the 14th, you've got the 4th down.", "4th", "14th"),
+        ("You said back 'Tuesday', I'd said Thursday for the plumber.", "Tuesday", "Thursday"),
+        ("You understand 'fourteen' but I say 'forty'.", "fourteen", "forty"),
+        ("uh the cat is luna not lunar shes a tabby", "lunar", "luna"),
+    ],
+)
+def test_what_the_assistant_took_down_is_put_right(text: str, heard: str, meant: str) -> None:
+    result = default_hybrid_extractor().extract(text)
+    assert result.command is Command.CORRECTION
+    assert result.correction == Correction(heard=heard, meant=meant)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I'm vegan, not vegetarian.", "im welsh not english", "I sat down and had it as a snack"],
+)
+def test_a_contrast_or_a_plain_statement_corrects_nothing(text: str) -> None:
+    assert default_hybrid_extractor().extract(text).command is None

@@ -26,6 +26,7 @@ from ..commands import (
     CommandMatch,
     detect_command,
     names_values,
+    one_word_misheard,
     others_mix_it_up,
     says_it_corrects,
     says_what_a_word_stands_for,
@@ -288,6 +289,7 @@ class LearnedCommands:
                     _denied(normalized, correction.heard)
                     and (
                         self.means_otherwise(correction.heard, correction.meant)
+                        or one_word_misheard(correction.heard, correction.meant)
                         or _other_roles(normalized, correction.heard, correction.meant)
                         or spells_out(normalized, correction.meant)
                     )

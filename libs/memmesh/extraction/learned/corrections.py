@@ -59,7 +59,8 @@ _CLOSED_CLASS = CONVERSATION_STOP_WORDS | _CUES | _NUMBER_WORDS
 # "actually", so "it came out as Tyler, but it's actually Tayla" needs "came out".)
 _MAY_CORRECT = re.compile(
     r"\b(?:not|no|n't|nt|isnt|wasnt|say|said|saying|meant|mean|misheard|heard|understood|wrote|"
-    r"written|typed|spelled|spelt|spell|saved|down as|calling|sorry|wait|actually|instead|rather|"
+    r"written|typed|spelled|spelt|spell|saved|down as|had it as|down|calling|understand|"
+    r"sorry|wait|actually|instead|rather|"
     r"wrong|correct\w*|oops|scratch|came out|transcri\w+|fix)\b|n't\b",
     re.I,
 )
