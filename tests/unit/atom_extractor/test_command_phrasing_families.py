@@ -4,6 +4,7 @@ give the shortest heard/meant spans; look-alike ordinary speech stays ordinary."
 import pytest
 
 from memmesh.extraction import Command, Correction, extract
+from memmesh.extraction.learned import default_hybrid_extractor
 
 
 @pytest.mark.parametrize(
@@ -524,3 +525,19 @@ def test_a_recognisers_for_get_is_forget() -> None:
     assert extract(
         "um can you for get today's session like all of what we discussed today"
     ).command is (Command.FORGET_THREAD)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Yeah Jon, you've got the right attitude! Keep learning and growing. Keep going!",
+        "Cool, Tim! Progress is progress, keep it up.",
+    ],
+)
+def test_encouragement_to_keep_going_keeps_nothing(text: str) -> None:
+    assert default_hybrid_extractor().extract(text).command is None
+
+
+def test_keeping_all_from_today_is_remember_everything() -> None:
+    text = "Starting today, please you keep in memory all the things I am saying."
+    assert default_hybrid_extractor().extract(text).command is Command.REMEMBER_EVERYTHING

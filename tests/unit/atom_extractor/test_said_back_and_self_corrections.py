@@ -58,7 +58,13 @@ def test_a_number_keeps_its_multiplier(text: str, heard: str, meant: str) -> Non
             "chemist",
         ),
         # A time said in words is corrected whole, its hour too.
-        ("put it at uh six fifteen no six forty five sorry", "six fifteen", "six forty five", "", ""),
+        (
+            "put it at uh six fifteen no six forty five sorry",
+            "six fifteen",
+            "six forty five",
+            "",
+            "",
+        ),
         (
             "my nephew is Tobiah, no, sorry, my godson, my godson is Tobiah",
             "nephew",
@@ -318,4 +324,27 @@ def test_what_the_assistant_took_down_is_put_right(text: str, heard: str, meant:
     ["I'm vegan, not vegetarian.", "im welsh not english", "I sat down and had it as a snack"],
 )
 def test_a_contrast_or_a_plain_statement_corrects_nothing(text: str) -> None:
+    assert default_hybrid_extractor().extract(text).command is None
+
+
+@pytest.mark.parametrize(
+    "text, heard, meant",
+    [
+        ("Sorry, I meant the blue folder, not the green one.", "green", "blue"),
+        ("I have allergy to the shrimp, sorry, not shrimp, I mean the crab.", "shrimp", "crab"),
+    ],
+)
+def test_a_slip_the_speaker_owns_is_put_right(text: str, heard: str, meant: str) -> None:
+    result = default_hybrid_extractor().extract(text)
+    assert result.correction == Correction(heard=heard, meant=meant)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please you write for me a short message to say sorry, I am late for the meeting.",
+        "Dogs make life more fun, I wish I could get one, but like I said, it's tough.",
+    ],
+)
+def test_an_apology_or_a_reminder_of_what_was_said_corrects_nothing(text: str) -> None:
     assert default_hybrid_extractor().extract(text).command is None

@@ -54,6 +54,15 @@ OWN_WORDS_ACCEPT_BP = 4500
 # -6 correction accuracy 0.771 against 0.759, no other turn taken for a correction, and -6
 # heard more commands right; -10 took "siobhan, spelled the Irish way" for a correction).
 CUED_MARGIN = -6.0
+ALIKE_IN_KIND = 0.45
+# A weaker sign, the speaker owning a slip ("sorry", "I meant", "my mistake", "I told you"):
+# the correction model's best pair is taken a little below its margin.
+MISSPOKE_MARGIN = -3.0
+_SAYS_IT_MISSPOKE = re.compile(
+    r"\b(?:sorry|I meant|I mean|(?:my )?mistake|(?<!like )(?<!as )I said|I told you|you said|I say|"
+    r"I want to say)\b",
+    re.I,
+)
 # How an erasure of a conversation is asked for, and what it is called (FORGET_THREAD below).
 _ERASING = r"(?:forget|delete|erase|wipe|scrap|drop|bin|nuke|throw (?:away|out)|get rid of|clear)\b"
 _THREAD = r"\b(?:conversation|convo|chat|thread|discussion|back-and-forth)\b"
@@ -274,6 +283,12 @@ class LearnedCommands:
         ):
             cued = _SAYS_A_WORD_WAS_TAKEN_WRONG.search(normalized) is not None
             correction = self.corrections.find(normalized, CUED_MARGIN if cued else None)
+            if correction is None and not cued and _SAYS_IT_MISSPOKE.search(normalized):
+                # Said below the margin, the pair must be two of a kind ("green"/"blue",
+                # "Edinburgh"/"Glasgow"), not two words of the turn ("sugar"/"it").
+                owned = self.corrections.find(normalized, MISSPOKE_MARGIN)
+                if owned is not None and self.alike_in_kind(owned.heard, owned.meant):
+                    correction = owned
             # Unless the words say it corrects, the misheard word must be the one denied ("Not
             # Shivon", "not a paediatrician"), and a denial may only draw a contrast ("I'm vegan,
             # not vegetarian"), as the rules hold too: a slip's words mean otherwise. Two words
@@ -348,14 +363,22 @@ class LearnedCommands:
             )
         return CommandMatch(command, target, None, rest)
 
+    def alike_in_kind(self, heard: str, meant: str) -> bool:
+        """Whether two words name things of one kind, as a slip and what was meant do
+        ("shrimp"/"crab" 0.66, "five"/"two" 0.57; "sugar"/"it" 0.22, "actuary"/"Saturday" 0.14)."""
+        return self._cosine(heard, meant) >= ALIKE_IN_KIND
+
     def means_otherwise(self, heard: str, meant: str) -> bool:
         """Whether two words are far apart in meaning: a recogniser's slip ("Berlin"/"Bern",
         "dietitian"/"diabetic") rather than a contrast ("vegan"/"vegetarian", "tea"/"coffee")."""
-        vectors = self.encoder.encode([heard, meant])
+        return self._cosine(heard, meant) < MEANING_APART
+
+    def _cosine(self, first: str, second: str) -> float:
+        vectors = self.encoder.encode([first, second])
         norms = np.linalg.norm(vectors, axis=1)
         if not norms.all():
-            return False
-        return float(vectors[0] @ vectors[1] / (norms[0] * norms[1])) < MEANING_APART
+            return 1.0
+        return float(vectors[0] @ vectors[1] / (norms[0] * norms[1]))
 
     def _command_of(self, probabilities: np.ndarray, reading: str) -> Command | None:
         best = max(
@@ -363,6 +386,9 @@ class LearnedCommands:
             key=lambda name: float(probabilities[self.head.classes.index(name)]),
         )
         probability_bp = probabilities[self.head.classes.index(best)] * BASIS_POINTS_MAX
+        if best == Command.REMEMBER_EVERYTHING.value and not _KEEPING_SCOPE.search(reading):
+            # "Keep going!", "keep it up": encouragement, unless what is to be kept is said.
+            return None
         if probability_bp >= self.accept_bp:
             return Command(best)
         # Less sure, the head is still heard when the turn says what that command does, unless
@@ -376,6 +402,16 @@ class LearnedCommands:
         ):
             return Command(best)
         return None
+
+
+# What a "keep everything" covers: all of it, from now on ("hang on to everything I tell you",
+# "keep the lot from now on", "whatever comes up, keep it").
+_KEEPING_SCOPE = re.compile(
+    r"\b(?:everything|every\s*(?:single\s+)?(?:thing|detail|word)|all\s+(?:of\s+)?(?:it|that|"
+    r"this|what|I|(?:the\s+)?things)|whatever|anything|the lot|from (?:now|here|today|this "
+    r"(?:point|moment))|starting (?:today|now)|going forward|onwards?|always|all the time)\b",
+    re.I,
+)
 
 
 # A clause in which the user speaks of themselves ("... and also i'm allergic to penicillin").
