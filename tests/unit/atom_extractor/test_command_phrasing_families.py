@@ -541,3 +541,11 @@ def test_encouragement_to_keep_going_keeps_nothing(text: str) -> None:
 def test_keeping_all_from_today_is_remember_everything() -> None:
     text = "Starting today, please you keep in memory all the things I am saying."
     assert default_hybrid_extractor().extract(text).command is Command.REMEMBER_EVERYTHING
+
+
+def test_news_beside_an_ask_only_request_is_kept_as_a_fact() -> None:
+    text = "I have HIV, it is controlled with medicine. Please only when I ask you, you can speak about this."
+    result = default_hybrid_extractor().extract(text)
+    assert result.command is Command.PULL_ONLY
+    assert [fact.category for fact in result.facts] == ["constraint"]
+    assert "hiv" in result.facts[0].text.lower()

@@ -338,10 +338,14 @@ class LearnedCommands:
         readings = [normalized, *sentences] if len(sentences) > 1 else [normalized]
         readings += _clauses_asking(clauses)
         probabilities = self.head.probabilities(self.encoder.encode(readings))
+        # A reading gives a command only in words a command is said with: the head learned
+        # from whole turns, and reads a sentence of news beside the request ("I have HIV, it's
+        # controlled. Only when I ask, you can speak about it.") as the request's topic.
+        asks = [_COMMAND_WORDS.search(reading) is not None for reading in readings]
         heard = [
             (float(row.max()), command)
-            for row, reading in zip(probabilities, readings, strict=True)
-            if (command := self._command_of(row, reading)) is not None
+            for row, reading, asking in zip(probabilities, readings, asks, strict=True)
+            if asking and (command := self._command_of(row, reading)) is not None
         ]
         if not heard:
             return found
@@ -349,7 +353,11 @@ class LearnedCommands:
         # The sentence likeliest to give the command gives it; the others may hold facts.
         column = self.head.classes.index(command.value)
         sentence_rows = probabilities[1 : 1 + len(sentences)] if len(sentences) > 1 else None
-        giving = int(np.argmax(sentence_rows[:, column])) if sentence_rows is not None else 0
+        giving = (
+            int(np.argmax(np.where(asks[1 : 1 + len(sentences)], sentence_rows[:, column], -1.0)))
+            if sentence_rows is not None
+            else 0
+        )
         rest = (
             " ".join(s for i, s in enumerate(sentences) if i != giving)
             if len(sentences) > 1
