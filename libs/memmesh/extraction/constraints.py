@@ -98,6 +98,13 @@ _DOES_NOT_AGREE = re.compile(
     r"^(?P<obj2>[\w\s-]+?)\s+(?:makes|make)\s+me\s+(?:sick|ill)\b",
     re.I,
 )
+# "I react really badly to soy": a body's reaction to a thing is a standing limit, said in the
+# user's words.
+_REACTS_BADLY = re.compile(
+    r"^I\s+(?P<how>(?:(?:really|very|so|always|quite)\s+)*(?:react|reacts)\s+(?:(?:really|very|"
+    r"so|quite)\s+)*(?:badly|terribly|horribly|poorly|strongly))\s+to\s+(?P<obj>[\w\s-]+?)$",
+    re.I,
+)
 _CANNOT = re.compile(
     rf"^I\s+{ADVERBS}(?P<neg>can't|cannot|can not|don't|do not|never|no longer|only)\s+"
     rf"{ADVERBS}(?P<verb>eat|have|drink|tolerate|digest|handle|do|"
@@ -648,6 +655,12 @@ def _condition_meds(ctx: ClauseContext, text: str, found: list[Candidate]) -> li
 
 
 def _intolerance(ctx: ClauseContext, text: str) -> list[Candidate]:
+    reaction = _REACTS_BADLY.match(text)
+    if reaction and not is_generic_object(obj := clean_object(reaction.group("obj")), frozenset()):
+        how = reaction.group("how").replace("react ", "reacts ", 1)
+        return [
+            _constraint(ctx, f"User {how} to {obj.lower()}", f"constraint.diet.{slug(obj)}", 9000)
+        ]
     match = _DOES_NOT_AGREE.match(text)
     if not match:
         return []

@@ -4,6 +4,7 @@ named on the way to something else."""
 
 import pytest
 
+from memmesh.extraction import extract
 from memmesh.extraction.learned import default_hybrid_extractor
 
 
@@ -154,3 +155,15 @@ def test_what_a_part_of_the_users_body_cannot_do_is_a_limit(text: str, fact: str
 def test_someone_elses_body_or_a_figure_of_speech_is_no_limit_of_the_users(text: str) -> None:
     facts = default_hybrid_extractor().extract(text).facts
     assert not any(f.category == "constraint" and f.text.startswith("User's") for f in facts)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I react badly to penicillin.", "User reacts badly to penicillin."),
+        ("i react really badly to shellfish", "User reacts really badly to shellfish."),
+    ],
+)
+def test_a_bad_reaction_is_a_standing_limit(text: str, fact: str) -> None:
+    facts = extract(text).facts
+    assert [(f.category, f.text) for f in facts] == [("constraint", fact)]
