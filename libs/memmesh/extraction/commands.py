@@ -1592,12 +1592,28 @@ def _pair(cleaned: str, triggered: bool) -> _Pair | None:
     if pair is None:
         return None
     heard, meant = _trim_shared_words(_unquoted(pair.heard), _unquoted(pair.meant))
+    heard, meant = _without_frame_words(heard), _without_frame_words(meant)
     # "vegan, not from Vegas": the preposition came with the heard place, not the meant word.
     if " " in heard and " " not in meant:
         heard = _LEADING_PREPOSITION.sub("", heard)
     if not heard or not meant or heard.lower() == meant.lower() or one_word_inflected(heard, meant):
         return None
     return _Pair(heard, meant, pair.fact_text)
+
+
+# Words of the sentence a span can catch at its edges and no value starts or ends with: "wait
+# I meant pounds", "its paprika", "is pepper", "iraq my family…", "it wrong: my wife is nurse".
+_FRAME_LEAD = re.compile(
+    r"^(?:(?:wait|so|I|I'd|meant|mean|said|say|its|it's|is|was|it|wrong:?|my\s+\w+\s+is)\s+)+",
+    re.I,
+)
+_FRAME_TAIL = re.compile(r"(?:\s+(?:my|I|I'm|is|its|it's|was|the|a|with))+$", re.I)
+
+
+def _without_frame_words(span: str) -> str:
+    """A span without the frame words at its edges, unless nothing else is left."""
+    trimmed = _FRAME_TAIL.sub("", _FRAME_LEAD.sub("", span.strip()))
+    return trimmed if trimmed.strip() else span
 
 
 _IRREGULAR_PLURALS = {"person": "people", "man": "men", "woman": "women", "child": "children"}

@@ -348,3 +348,17 @@ def test_a_slip_the_speaker_owns_is_put_right(text: str, heard: str, meant: str)
 )
 def test_an_apology_or_a_reminder_of_what_was_said_corrects_nothing(text: str) -> None:
     assert default_hybrid_extractor().extract(text).command is None
+
+
+@pytest.mark.parametrize(
+    "text, heard, meant",
+    [
+        ("wait i meant uh pounds not kilos the weight for the recipe", "kilos", "pounds"),
+        ("no im not from iran i said iraq my family is from iraq", "iran", "iraq"),
+        ("my cats name is pepper wait no its paprika", "pepper", "paprika"),
+        ("Sorry, I said it wrong: my wife is nurse, not doctor.", "doctor", "nurse"),
+        ("uh the name on the booking is um kowalski not kovalsky with a w", "kovalsky", "kowalski"),
+    ],
+)
+def test_the_words_around_a_slip_are_no_part_of_it(text: str, heard: str, meant: str) -> None:
+    assert extract(text).correction == Correction(heard=heard, meant=meant)
