@@ -1604,7 +1604,8 @@ def _pair(cleaned: str, triggered: bool) -> _Pair | None:
 # Words of the sentence a span can catch at its edges and no value starts or ends with: "wait
 # I meant pounds", "its paprika", "is pepper", "iraq my family…", "it wrong: my wife is nurse".
 _FRAME_LEAD = re.compile(
-    r"^(?:(?:wait|so|I|I'd|meant|mean|said|say|its|it's|is|was|it|wrong:?|my\s+\w+\s+is)\s+)+",
+    r"^(?:(?:wait|so|I|I'd|meant|mean|said|say|its|it's|is|was|it|wrong:?|my\s+\w+\s+is|"
+    r"(?:mr|mrs|ms|mx|miss|dr|prof)\.?)\s+)+",
     re.I,
 )
 _FRAME_TAIL = re.compile(r"(?:\s+(?:my|I|I'm|is|its|it's|was|the|a|with))+$", re.I)

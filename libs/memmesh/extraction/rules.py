@@ -49,7 +49,8 @@ _AS_A = re.compile(
 )
 # The words a correction repeats its meant word with ("is Lille", "I said Freya").
 _SAID_AGAIN = re.compile(
-    r"^(?:(?:no|nope|so|I said|I meant|I mean|it's|its|it is|is|that's|that is)[ ,]+)*|[ .,!]+$",
+    r"^(?:(?:no|nope|so|I said|I meant|I mean|it's|its|it is|is|that's|that is|mr\.?|mrs\.?|"
+    r"ms\.?|dr\.?)[ ,]+)*|[ .,!]+$",
     re.I,
 )
 # "I said" / "I meant" before a first-person statement in a correction turn.

@@ -362,3 +362,13 @@ def test_an_apology_or_a_reminder_of_what_was_said_corrects_nothing(text: str) -
 )
 def test_the_words_around_a_slip_are_no_part_of_it(text: str, heard: str, meant: str) -> None:
     assert extract(text).correction == Correction(heard=heard, meant=meant)
+
+
+@pytest.mark.parametrize(
+    "text, meant",
+    [("Mrs. Adeyemi. Not Adeyami.", "Adeyemi"), ("Dr. Paz, not Dr. Pass", "Paz")],
+)
+def test_a_title_is_no_part_of_the_name_corrected(text: str, meant: str) -> None:
+    result = extract(text)
+    assert result.correction is not None and result.correction.meant == meant
+    assert result.facts == ()
