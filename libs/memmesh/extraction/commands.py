@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .anchors import WordScreen, required_words
-from .lexicon import UNIT_SYSTEMS
+from .lexicon import TITLE_WORDS, UNIT_SYSTEMS
 from .model import Command, Correction
 from .polite import plain_request
 from .terse import CLEFT
@@ -1605,7 +1605,7 @@ def _pair(cleaned: str, triggered: bool) -> _Pair | None:
 # I meant pounds", "its paprika", "is pepper", "iraq my family…", "it wrong: my wife is nurse".
 _FRAME_LEAD = re.compile(
     r"^(?:(?:wait|so|I|I'd|meant|mean|said|say|its|it's|is|was|it|wrong:?|my\s+\w+\s+is|"
-    r"(?:mr|mrs|ms|mx|miss|dr|prof)\.?)\s+)+",
+    rf"(?:{TITLE_WORDS})\.?)\s+)+",
     re.I,
 )
 _FRAME_TAIL = re.compile(r"(?:\s+(?:my|I|I'm|is|its|it's|was|the|a|with))+$", re.I)

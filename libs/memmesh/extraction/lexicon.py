@@ -279,6 +279,8 @@ KIN_ROLES = frozenset(
 PERSON_ROLE_ALTERNATION = "|".join(
     re.escape(role) for role in sorted(PERSON_ROLES, key=lambda role: (-len(role), role))
 )
+# Titles said before a name ("Mrs. Adeyemi", "Dr Paz"): no part of a name corrected.
+TITLE_WORDS = "mr|mrs|ms|mx|miss|dr|prof"
 # Words whose "'s" is "is" (or "us"), never a possessive: "it's", "that's", "let's".
 S_CONTRACTED_WORDS = "it|that|this|there|here|what|who|where|how|he|she|let"
 ROLE_MODIFIERS = ("old", "former", "new", "longtime", "long-time", "personal", "family", "work")

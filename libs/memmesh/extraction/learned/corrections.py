@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from memmesh.extraction.learned.heads import adam_step
-from memmesh.extraction.lexicon import KIN_ROLES, PERSON_ROLES, S_CONTRACTED_WORDS
+from memmesh.extraction.lexicon import KIN_ROLES, PERSON_ROLES, S_CONTRACTED_WORDS, TITLE_WORDS
 from memmesh.extraction.model import Correction
 from memmesh.text import CONVERSATION_STOP_WORDS
 
@@ -111,7 +111,7 @@ def span_text(text: str, tokens: Sequence[Token], span: Span) -> str:
 # A title before a name and a possessive after a word are not part of the value corrected
 # ("Mrs. Adeyemi. Not Adeyami." corrects "Adeyami"; "you say Hannah's birthday, but I said
 # Anna" corrects "Hannah"), as people label a correction.
-_TITLE = re.compile(r"^(?:mr|mrs|ms|mx|miss|dr|prof)\.?\s+(?=\S)", re.I)
+_TITLE = re.compile(rf"^(?:{TITLE_WORDS})\.?\s+(?=\S)", re.I)
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s$", re.I)
 # "it's", "that's", "he's": a contraction of "is", not a possessive.
 _IS_CONTRACTED = re.compile(rf"(?:^|\s)(?:{S_CONTRACTED_WORDS})['’]s$", re.I)
