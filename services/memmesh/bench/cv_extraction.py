@@ -1,10 +1,11 @@
 """k-fold cross-validation of the hybrid extractor on the development split only.
 
-usage: python -m memmesh.bench.cv_extraction [--folds K]
+usage: python -m memmesh.bench.cv_extraction [--folds K] [--readers DIR]
 Folds are by id hash (`int(sha256(id), 16) % K`); each fold is scored with the shared scorer
 by the shipped design trained on the other folds: the clause heads (embedding and lexical,
-averaged), the command head (also trained on the first four command probe rounds) and the
-correction model, with the shipped thresholds and margin. The mean of the
+averaged), the command reader (tuned also on the first four command probe rounds; PyTorch,
+a few minutes a fold; with --readers the fold readers are kept in DIR and reused while their
+turns are the same) and the correction model, with the shipped thresholds and margin. The mean of the
 folds' figures is printed as JSON. The test split is never read.
 """
 
@@ -21,16 +22,18 @@ from typing import Any
 import numpy as np
 
 from memmesh.bench.eval_extraction import FIGURES, SPLITS, score_file
-from memmesh.extraction.learned.commands import LearnedCommands
+from memmesh.embedding.weights import load_tokenizer, load_weights, model_directory
+from memmesh.extraction.learned.command_reader import CommandReader, turns_fingerprint
+from memmesh.extraction.learned.commands import LabelledTurn, LearnedCommands
 from memmesh.extraction.learned.extractor import HybridExtractor
 from memmesh.extraction.learned.lexical import ClauseHeads
 from memmesh.extraction.learned.train import (
     COMMAND_PROBE_ROUNDS,
     command_training_turns,
     train_clause_head,
-    train_command_head,
     train_corrections,
 )
+from memmesh.extraction.learned.tune_commands import tune
 from memmesh.extraction.learned.units import TextEncoder
 
 DEV_SPLIT = SPLITS[0]
@@ -64,8 +67,28 @@ def fold_of(case_id: str, folds: int) -> int:
     return int(hashlib.sha256(case_id.encode()).hexdigest(), 16) % folds
 
 
+def fold_reader(turns: Sequence[LabelledTurn], readers: Path | None, fold: int) -> CommandReader:
+    """The command reader tuned on a fold's training turns, kept in `readers` (when given) and
+    taken from there while the turns are the same: tuning takes minutes a fold."""
+    path = readers / f"reader-{fold}.npz" if readers is not None else None
+    fingerprint = turns_fingerprint([(t.text, t.label) for t in turns])
+    if path is not None and path.is_file():
+        kept = CommandReader.load(path)
+        if kept.fingerprint == fingerprint:
+            return kept
+    directory = model_directory()
+    reader = tune(turns, load_weights(directory), load_tokenizer(directory))
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        reader.save(path)
+    return reader
+
+
 def cross_validate(
-    cases: list[dict[str, Any]], encoder: TextEncoder, folds: int = 5
+    cases: list[dict[str, Any]],
+    encoder: TextEncoder,
+    folds: int = 5,
+    readers: Path | None = None,
 ) -> dict[str, float]:
     """Mean figures over the folds, each scored by heads trained on the others."""
     per_fold: dict[str, list[float]] = {name: [] for name in FIGURES}
@@ -83,10 +106,12 @@ def cross_validate(
                 )
             clause = train_clause_head([train_path], encoder)
             turns = command_training_turns([train_path], COMMAND_PROBE_ROUNDS)
+            reader = fold_reader(turns, readers, fold)
             commands = LearnedCommands(
                 encoder,
-                train_command_head(turns, encoder),
+                reader.head,
                 corrections=train_corrections([train_path]),
+                reader=reader.encoder(),
             )
             head = ClauseHeads((clause.head, clause.hidden_layer_head), clause.lexical_head)
             extractor = HybridExtractor(encoder, head, commands=commands)
@@ -103,9 +128,10 @@ def main(argv: list[str]) -> int:
     from memmesh.embedding import default_encoder
 
     folds = int(argv[argv.index("--folds") + 1]) if "--folds" in argv else 5
+    readers = Path(argv[argv.index("--readers") + 1]) if "--readers" in argv else None
     with DEV_SPLIT.open(encoding="utf-8") as lines:
         cases = [json.loads(line) for line in lines if line.strip()]
-    figures = cross_validate(cases, MemoEncoder(default_encoder()), folds)
+    figures = cross_validate(cases, MemoEncoder(default_encoder()), folds, readers)
     print(json.dumps({"dev_cross_validation": {"folds": folds, **figures}}))
     return 0
 

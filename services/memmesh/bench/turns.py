@@ -22,7 +22,7 @@ import grpc
 
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2 as extractor_pb
 from memmesh.atom_extractor.v1 import atom_extractor_service_pb2_grpc as extractor_grpc
-from memmesh.bench.cpu import cpu_seconds
+from memmesh.bench.cpu import cpu_seconds, rss_bytes
 from memmesh.bench.stats import summary
 from memmesh.client.gateway import GatewayClient
 from memmesh.common.v1 import memory_pb2, scope_pb2
@@ -366,6 +366,11 @@ def run(
                     figures["ingest_8_callers"] = await _ingest_throughput(
                         gateway, f"{user}-load", callers=8, seconds=5.0
                     )
+                    # Every engine has served its share by now: the AtomExtractor holds the
+                    # encoder and the command reader (its goal: 300 MB).
+                    figures["rss_mb_by_engine"] = {
+                        name: round(rss_bytes(pid) / 2**20, 1) for name, pid in pids.items()
+                    }
 
             asyncio.run(measure())
         finally:

@@ -1,10 +1,12 @@
-"""The learned extraction path: a clause head and a command head over sentence embeddings,
-and a correction model over the words of a turn, beside the rules."""
+"""The learned extraction path: clause heads over sentence embeddings, a command reader (the
+encoder's top layers tuned with a head), and a correction model over the words of a turn,
+beside the rules."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from .command_reader import CommandReader
 from .commands import LearnedCommands
 from .corrections import CorrectionModel
 from .extractor import HybridExtractor, Thresholds
@@ -14,7 +16,7 @@ from .model_files import (
     CLAUSE_HEAD_PATH,
     CLAUSE_HIDDEN_HEAD_PATH,
     CLAUSE_LEXICAL_HEAD_PATH,
-    COMMAND_HEAD_PATH,
+    COMMAND_READER_PATH,
     CORRECTION_MODEL_PATH,
 )
 
@@ -28,10 +30,12 @@ def default_hybrid_extractor() -> HybridExtractor:
     from memmesh.embedding import default_encoder
 
     encoder = default_encoder()
+    reader = CommandReader.load(COMMAND_READER_PATH)
     commands = LearnedCommands(
         encoder,
-        SoftmaxHead.load(COMMAND_HEAD_PATH),
+        reader.head,
         corrections=CorrectionModel.load(CORRECTION_MODEL_PATH),
+        reader=reader.encoder(),
     )
     clause_head = ClauseHeads(
         (SoftmaxHead.load(CLAUSE_HEAD_PATH), HiddenLayerHead.load(CLAUSE_HIDDEN_HEAD_PATH)),

@@ -120,8 +120,10 @@ class HybridExtractor:
         return extract_by_rules(text, role, propose=self.candidates, detect=self.commands.detect)
 
     def forget_cached(self) -> None:
-        """Drop the vectors the encoder keeps of clauses it embedded (once words are erased)."""
+        """Drop the vectors the encoders keep of clauses it embedded (once words are erased)."""
         self.encoder.clear_cache()
+        if self.commands is not None:
+            self.commands.forget_cached()
 
     def candidates(self, fact_text: str) -> list[Candidate]:
         """Rule candidates the head does not veto, then learned candidates for the other clauses."""

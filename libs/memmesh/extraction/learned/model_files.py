@@ -7,5 +7,5 @@ from pathlib import Path
 CLAUSE_HEAD_PATH = Path(__file__).with_name("clause_head.npz")
 CLAUSE_HIDDEN_HEAD_PATH = Path(__file__).with_name("clause_hidden_head.npz")
 CLAUSE_LEXICAL_HEAD_PATH = Path(__file__).with_name("clause_lexical_head.npz")
-COMMAND_HEAD_PATH = Path(__file__).with_name("command_head.npz")
 CORRECTION_MODEL_PATH = Path(__file__).with_name("correction_model.npz")
+COMMAND_READER_PATH = Path(__file__).with_name("command_reader.npz")

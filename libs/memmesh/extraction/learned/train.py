@@ -1,11 +1,11 @@
-"""Train the clause heads and the command head from labelled corpora and write them beside
-the code.
+"""Train the clause heads and the correction model from labelled corpora and write them
+beside the code (the command reader is tuned by tune_commands.py).
 
 usage: python -m memmesh.extraction.learned.train [CORPUS.jsonl ...]
 With no argument it trains on the project's development split only
 (fixtures/extraction/dev.jsonl); the test split and the public file are never read here.
-The command head also learns from the first four rounds of command probes; the later rounds
-are kept for measuring it.
+The command reader also learns from the first four rounds of command probes
+(command_training_turns); the later rounds are kept for measuring it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..text import normalize
-from .commands import COMMAND_CLASSES, LabelledTurn, labelled_turns, read_probe_rounds
+from .commands import LabelledTurn, labelled_turns, read_probe_rounds
 from .corrections import CorrectionModel, LabelledCorrection, train_correction_model
 from .heads import HiddenLayerHead, SoftmaxHead, train_head, train_hidden_layer_head
 from .labels import CLASSES, LabelledUnit, labelled_units, read_cases
@@ -28,7 +28,6 @@ from .model_files import (
     CLAUSE_HEAD_PATH,
     CLAUSE_HIDDEN_HEAD_PATH,
     CLAUSE_LEXICAL_HEAD_PATH,
-    COMMAND_HEAD_PATH,
     CORRECTION_MODEL_PATH,
 )
 from .units import TextEncoder, unit_features
@@ -81,18 +80,6 @@ def train_clause_head(corpora: Sequence[Path], encoder: TextEncoder) -> TrainedH
     return TrainedHead(head, hidden_layer_head, lexical_head, examples, features)
 
 
-def train_command_head(turns: Sequence[LabelledTurn], encoder: TextEncoder) -> SoftmaxHead:
-    """The command head the labelled turns give, with the clause head's training settings."""
-    return train_head(
-        encoder.encode([t.text for t in turns]),
-        [t.label for t in turns],
-        COMMAND_CLASSES,
-        steps=TRAINING_STEPS,
-        l2=TRAINING_L2,
-        learning_rate=TRAINING_LEARNING_RATE,
-    )
-
-
 def correction_training_turns(corpora: Sequence[Path]) -> list[LabelledCorrection]:
     """Every turn of the corpora, normalised as the extractor reads it, with the misheard and
     meant words of its correction (None for a turn that corrects nothing)."""
@@ -116,7 +103,7 @@ def train_corrections(corpora: Sequence[Path]) -> CorrectionModel:
 def command_training_turns(
     corpora: Sequence[Path], probe_rounds: Sequence[Path]
 ) -> list[LabelledTurn]:
-    """The turns the command head learns from: the corpora's and the probe rounds'."""
+    """The turns the command reader learns from: the corpora's and the probe rounds'."""
     return labelled_turns([*read_cases(corpora), *read_probe_rounds(probe_rounds)])
 
 
@@ -133,14 +120,11 @@ def main(argv: list[str]) -> int:
     trained.head.save(CLAUSE_HEAD_PATH)
     trained.hidden_layer_head.save(CLAUSE_HIDDEN_HEAD_PATH)
     trained.lexical_head.save(CLAUSE_LEXICAL_HEAD_PATH)
-    command_turns = command_training_turns(corpora, COMMAND_PROBE_ROUNDS)
-    train_command_head(command_turns, encoder).save(COMMAND_HEAD_PATH)
     train_corrections(corpora).save(CORRECTION_MODEL_PATH)
     counts = Counter(e.label for e in trained.examples)
     print(
         f"trained on {len(trained.examples)} clauses {dict(sorted(counts.items()))} "
         f"-> {CLAUSE_HEAD_PATH}, {CLAUSE_HIDDEN_HEAD_PATH}, {CLAUSE_LEXICAL_HEAD_PATH}; "
-        f"{len(command_turns)} turns -> {COMMAND_HEAD_PATH}; "
         f"corrections -> {CORRECTION_MODEL_PATH}"
     )
     return 0
