@@ -284,7 +284,7 @@ def test_learned_facts_skip_requests_and_one_off_events() -> None:
 
 
 def test_the_engines_embedded_extractor_drops_the_encoders_vectors_when_told() -> None:
-    from memmesh.embedding import default_encoder
+    from memmesh.embedding import Encoder, default_encoder
     from memmesh.engines.atom_extractor.main import embedded_extractor
     from memmesh.engines.atom_extractor.settings import AtomExtractorSettings
 
@@ -292,5 +292,11 @@ def test_the_engines_embedded_extractor_drops_the_encoders_vectors_when_told() -
     encoder = default_encoder()
     default_hybrid_extractor().extract("my sister Ines moved to Porto last spring")
     assert encoder.cached_count > 0
+    # A turn the rules hear no command in is read by the command reader, which keeps its own.
+    commands = default_hybrid_extractor().commands
+    assert commands is not None and isinstance(commands.reader, Encoder)
+    default_hybrid_extractor().extract("drop the stuff on my old job please")
+    assert commands.reader.cached_count > 0
     extractor.forget_cached()
     assert encoder.cached_count == 0
+    assert commands.reader.cached_count == 0
