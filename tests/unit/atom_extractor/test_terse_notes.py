@@ -159,6 +159,30 @@ def test_a_fragment_completes_the_note_before_it(note: str, fact: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("notes", "facts"),
+    [
+        (
+            "Husband Omar, daughter Lina, dog Rufus.",
+            [
+                "User's circle: Husband Omar.",
+                "User's circle: daughter Lina.",
+                "User's circle: dog Rufus.",
+            ],
+        ),
+        (
+            "Gluten free, no dairy, ever.",
+            ["User's limit: Gluten free.", "User's limit: no dairy, ever."],
+        ),
+    ],
+)
+def test_in_a_list_of_notes_a_note_with_a_fact_of_its_own_stands_alone(
+    notes: str, facts: list[str]
+) -> None:
+    # A fragment the head sees no fact in ("ever") still completes the note before it.
+    assert [f.text for f in default_hybrid_extractor().extract(notes).facts] == facts
+
+
+@pytest.mark.parametrize(
     ("turn", "word"),
     [
         ("Route to the clinic. Step-free — wheelchair user.", "wheelchair"),

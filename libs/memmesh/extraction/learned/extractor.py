@@ -137,14 +137,16 @@ class HybridExtractor:
         covered = {position for _, position in proposed if position is not None}
         # A short fragment the head sees no fact in completes the clause before it.
         # In a terse note ("PhD student, linguistics") the fragment completes the note whatever
-        # the head makes of it alone.
+        # the head makes of it alone, unless the note is one of a list of them ("Vegan, Berlin,
+        # graphic designer."): there a fragment with a fact of its own is a note of its own.
+        listed = _is_note_list(units)
         tails = {
             position
             for position in range(1, len(units))
             if _completes(units[position], units[position - 1])
             and (
                 probabilities[position, none_column] >= 0.5
-                or len(units[position - 1].text.split()) <= 3
+                or (not listed and len(units[position - 1].text.split()) <= 3)
             )
         }
         kept: list[Candidate] = []
@@ -894,6 +896,17 @@ _LABELLED = re.compile(r"\s[-—–]\s|:")
 _NO_PROFILE_NOTE = re.compile(
     r"^(?:not|no|always|never|ever|lifelong|forever|daily|severe|seriously|really)\b", re.I
 )
+
+
+def _is_note_list(units: Sequence[Unit]) -> bool:
+    """Three or more short notes, none joined to the one before by a connector or said in
+    the first person ("Teacher, Lisbon, two kids.")."""
+    return len(units) >= _PROFILE_NOTES and all(
+        len(unit.text.split()) <= _PROFILE_NOTE_WORDS
+        and not unit.clause.connector
+        and not _FIRST_PERSON_WORD.search(unit.text)
+        for unit in units
+    )
 
 
 def _is_terse_profile(units: Sequence[Unit]) -> bool:
