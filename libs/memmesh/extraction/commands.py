@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .anchors import WordScreen, required_words
-from .lexicon import TITLE_WORDS, UNIT_SYSTEMS
+from .lexicon import PLACES_GONE_BACK_TO, TITLE_WORDS, UNIT_SYSTEMS
 from .model import Command, Correction
 from .polite import plain_request
 from .terse import CLEFT
@@ -65,9 +65,7 @@ _TOPIC_NOT_A_PLACE = (
     # "back to the previous song", "go back to the last page": a player or a document, no topic.
     r"(?!(?:previous|next|last|other|first|same)\s+(?:song|track|tune|page|slide|screen|episode|"
     r"chapter|question|step|station|channel|video|photo|picture|level|menu|tab)s?\b)"
-    r"(?!(?:home|house|hotel|office|work|school|college|class|gym|bed|sleep|city|town|country|"
-    r"beach|car|airport|station|store|shop|flat|place|room|kitchen|hospital|doctor|dentist|"
-    r"restaurant|cafe|bar|park|museum|mall|market|church|pool|lake|island|village|"
+    rf"(?!(?:{PLACES_GONE_BACK_TO}|"
     r"drawing board|grind|beginning|start|top|basics|normal|reality|future|past)"
     # ...as the place itself: it ends the clause or a plan word follows ("back to the hotel
     # before dark"); "back to the kitchen renovation" is a topic.

@@ -791,6 +791,14 @@ ukulele banjo mandolin oboe bassoon keyboard organ accordion harmonica tuba sita
 """.split()
 )
 
+# Places one goes back to ("back to the hotel", "going back home"): "back to" one of them is a
+# way, never a conversation to resume (the command rules and the command reader both ask).
+PLACES_GONE_BACK_TO = (
+    "home|house|hotel|office|work|school|college|class|gym|bed|sleep|city|town|country|beach|"
+    "car|airport|station|store|shop|flat|apartment|place|room|kitchen|hospital|doctor|dentist|"
+    "restaurant|cafe|bar|club|park|camp|cabin|museum|mall|market|church|pool|lake|mountains?|"
+    "island|village"
+)
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 MONTHS = frozenset(
     "january february march april may june july august september october november december".split()

@@ -32,7 +32,13 @@ from ..commands import (
     says_what_a_word_stands_for,
     takes_a_word_back,
 )
-from ..lexicon import KIN_ROLES, PERSON_ROLE_ALTERNATION, PERSON_ROLES, S_CONTRACTED_WORDS
+from ..lexicon import (
+    KIN_ROLES,
+    PERSON_ROLE_ALTERNATION,
+    PERSON_ROLES,
+    PLACES_GONE_BACK_TO,
+    S_CONTRACTED_WORDS,
+)
 from ..model import BASIS_POINTS_MAX, Command, Correction
 from ..text import Clause, normalize, split_clauses
 from .corrections import CorrectionModel
@@ -212,9 +218,7 @@ _NEVER_MIND = re.compile(
 # Going back somewhere is no resume of a conversation ("let's go back to the hotel").
 _GOING_BACK_SOMEWHERE = re.compile(
     r"\b(?:go|goes|going|went|get|got|head\w*|come|coming|drive|fly|walk)\s+back\s+"
-    r"(?:home|(?:to|into)\s+(?:the\s+|my\s+|our\s+|your\s+)?(?:hotel|house|home|office|room|"
-    r"car|shop|store|beach|city|town|gym|bed|work|school|hospital|station|airport|restaurant|"
-    r"bar|pool|park|camp|flat|apartment|village|country|cabin|lake|mountains?|island|club)\b)",
+    rf"(?:home|(?:to|into)\s+(?:the\s+|my\s+|our\s+|your\s+)?(?:{PLACES_GONE_BACK_TO})\b)",
     re.I,
 )
 # "can you even remember stuff between chats or do you reset every time?": a question about
