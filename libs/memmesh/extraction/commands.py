@@ -1953,10 +1953,11 @@ def _not_heard_then_meant_run_on(text: str) -> _Pair | None:
 # takes it back, and what replaces its last words.
 _TAKE_BACK = rf"(?:{_RESTATING}|I\s+mean(?:t)?|scratch\s+that|correction)"
 # The slip and its sign may be sentences of their own ("Vegetarian. Scratch that, vegan.",
-# "Allergic to sulfa. Wait, no. Codeine.").
+# "Allergic to sulfa. Wait, no. Codeine."); a hesitation normalising keeps may come before the
+# "no" ("Portuguese, ah no, sorry, Galician"; not "oh no", as often dismay as a slip).
 _SELF_CORRECTED = re.compile(
     r"(?:^|(?<=[,.;!?]))\s*(?P<said>[^,.;!?]*?[^\s,.;!?])[\s,.;:]+(?P<sign>"
-    r"(?:(?:sorry|wait|oops)[\s,.]+)?(?:no|nope)(?:[\s,]+(?:sorry|wait|oops))?"
+    r"(?:(?:sorry|wait|oops|ah|er)[\s,.]+)*(?:no|nope)(?:[\s,]+(?:sorry|wait|oops))?"
     rf"(?:[\s,]+{_TAKE_BACK})?"
     rf"|(?:(?:sorry|wait|oops|ugh)[\s,]+)?{_TAKE_BACK}"
     r"|sorry(?=\s*,))[\s,.;:]+(?P<meant>[^,.;!?]+)",

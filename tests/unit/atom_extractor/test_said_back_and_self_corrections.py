@@ -85,6 +85,8 @@ def test_a_number_keeps_its_multiplier(text: str, heard: str, meant: str) -> Non
         ("call me on Friday, sorry, Monday", "Friday", "Monday", "", ""),
         # A phrase said again from its start changes only the word that differs.
         ("my dog Pepper, or rather my cat Pepper", "dog", "cat", "", ""),
+        # A hesitation before the "no" is part of the sign, not the slip.
+        ("I grew up in Porto, ah no, sorry, Braga", "Porto", "Braga", "Braga", "Porto"),
     ],
 )
 def test_a_slip_taken_back_mid_sentence_is_a_correction(
