@@ -2024,7 +2024,18 @@ def _self_corrected(text: str) -> _Pair | None:
                 and _one_word_swap(said_words, meant)
                 and said_words[-1].lower().endswith("s") == meant.lower().endswith("s")
             )
-            if not (_APOLOGY.search(sign) or bare_no) or (
+            # "My husband's name is Dan, no, Dave.": a bare "no" set off by commas between two
+            # names swaps the one for the other.
+            named_swap = (
+                re.fullmatch(r"no|nope", sign.strip(" ,.;:"), re.I) is not None
+                and "," in text[found.end("sign") : found.start("meant")]
+                and "," in text[found.end("said") : found.start("sign")]
+                and len(said_words) >= 2
+                and _is_name(said_words[-1])
+                and _is_name(meant.strip())
+                and _one_word_swap(said_words, meant)
+            )
+            if not (_APOLOGY.search(sign) or bare_no or named_swap) or (
                 # A bare "sorry" is as often an apology ("I'm back, sorry, the doorbell"): it
                 # takes a slip back only in the slip's own frame ("as cashier, sorry, as
                 # accountant").
@@ -2071,6 +2082,11 @@ def _adds_detail(heard: str, meant_words: set[str], aligned: bool) -> bool:
     if aligned:
         return bool(heard_words) and heard_words <= meant_words
     return bool(heard_words & meant_words)
+
+
+def _is_name(word: str) -> bool:
+    """A capitalised word of letters ("Dave", "Lille"), not the pronoun "I"."""
+    return len(word) >= 2 and word[:1].isupper() and word.isalpha()
 
 
 def _one_word_swap(said_words: list[str], meant: str) -> bool:

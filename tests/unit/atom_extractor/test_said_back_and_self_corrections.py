@@ -87,6 +87,9 @@ def test_a_number_keeps_its_multiplier(text: str, heard: str, meant: str) -> Non
         ("my dog Pepper, or rather my cat Pepper", "dog", "cat", "", ""),
         # A hesitation before the "no" is part of the sign, not the slip.
         ("I grew up in Porto, ah no, sorry, Braga", "Porto", "Braga", "Braga", "Porto"),
+        # A bare "no" between commas swaps one name for another.
+        ("My brother's name is Tom, no, Tim.", "Tom", "Tim", "Tim", "Tom"),
+        ("i'm from Lyon, no, Lille", "Lyon", "Lille", "Lille", "Lyon"),
     ],
 )
 def test_a_slip_taken_back_mid_sentence_is_a_correction(
@@ -215,6 +218,9 @@ def test_a_number_or_a_word_taken_back_is_put_right(
         "Muslim. No alcohol, ever.",
         "Pescatarian. No meat, fish is fine.",
         "Do you have tea? No, coffee.",
+        # Between names, "no" swaps one name for one name only.
+        "I went to Paris, no, London and Rome.",
+        "I love Paris, no, Rome is better.",
     ],
 )
 def test_a_no_that_rules_something_out_takes_nothing_back(text: str) -> None:
