@@ -12,6 +12,7 @@ from .lexicon import (
     FANDOM_NOUNS,
     IDENTITY_NOUNS_AS_TRAITS,
     LANGUAGES,
+    MONTHS,
     MUSICAL_INSTRUMENTS,
     NON_IDENTITY_NOUNS,
     NOT_A_NAME,
@@ -109,6 +110,16 @@ _BEEN_DOING = re.compile(
     re.I,
 )
 _TRAIT_ADJECTIVES = durable_adjective_alternation("identity")
+_MONTH = "|".join(sorted(MONTHS))
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+# "my birthday is June 3rd", "my birthday's on the 14th of May": a day of the year, not a day
+# coming up ("my birthday is on Saturday" is next week's news).
+_BIRTHDAY = re.compile(
+    r"^(?:and\s+|so\s+|also\s+|btw\s+|by the way\s+)?my\s+birthday(?:'s|\s+is|\s+falls)\s+"
+    rf"(?:on\s+)?(?P<date>(?:the\s+)?{_DAY}\s+(?:of\s+)?(?:{_MONTH})|(?:{_MONTH})\s+(?:the\s+)?{_DAY})"
+    r"[.!]*$",
+    re.I,
+)
 _TRAIT = re.compile(
     rf"^(?:I(?:'m| am|'ve always been| have always been))\s+(?:an?\s+)?{ADVERBS}"
     rf"(?P<adj>{_TRAIT_ADJECTIVES})(?:\s+(?:person|guy|girl|one))?(?:\s+(?P<rest>.+))?$",
@@ -421,6 +432,10 @@ def _service_or_age(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _SERVICE.match(text)
     if match:
         return [_identity(ctx, f"User is in the {match.group('branch')}", "identity.occupation")]
+    match = _BIRTHDAY.match(text)
+    if match:
+        date = re.sub(r"\s+", " ", match.group("date"))
+        return [_identity(ctx, f"User's birthday is {date}", "identity.birthday", 9000)]
     match = _AGE.match(text)
     if match and 10 <= int(match.group("age")) <= 110:
         return [_identity(ctx, f"User is {match.group('age')} years old", "identity.age", 8500)]

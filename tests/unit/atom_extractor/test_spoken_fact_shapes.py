@@ -352,3 +352,19 @@ def test_a_dislike_said_as_an_idiom_is_a_preference(text: str, fact: str) -> Non
 )
 def test_a_choice_asked_of_the_assistant_or_for_now_is_no_dislike(text: str) -> None:
     assert not any("dislikes" in f.text for f in extract(text).facts)
+
+
+@pytest.mark.parametrize(
+    "text, fact",
+    [
+        ("my birthday is October 21st", "User's birthday is October 21st."),
+        ("oh and my birthday's on the 2nd of February", "User's birthday is the 2nd of February."),
+    ],
+)
+def test_the_users_birthday_is_an_identity_fact(text: str, fact: str) -> None:
+    assert [(f.category, f.text) for f in extract(text).facts] == [("identity", fact)]
+
+
+@pytest.mark.parametrize("text", ["my birthday is on Saturday", "my birthday is next week"])
+def test_a_birthday_coming_up_is_no_date_of_the_year(text: str) -> None:
+    assert not any("birthday" in f.text for f in extract(text).facts)
