@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from .commands import speaks_to_the_assistant
-from .lexicon import PERSON_ROLES, UNIT_SYSTEMS
+from .lexicon import PERSON_ROLE_ALTERNATION, PERSON_ROLES, UNIT_SYSTEMS
 from .text import split_clauses
 
 # "she's my mother-in-law", "he's been my GP for ten years", "is my language", "That's the
@@ -238,3 +238,46 @@ def name_what_a_reaction_points_at(fact_text: str) -> str:
         return fact_text
     start, end = reaction.span("pronoun")
     return fact_text[:start] + things[-1].group("thing") + fact_text[end:]
+
+
+# "what should I cook for my dad? he's diabetic", "a gift for my wife, she loves pottery": a
+# request names someone of the user's, and the next clause says what that person is through a
+# pronoun. Read alone, "he's diabetic" is nobody's fact.
+_ASKED_ABOUT = r"for|to|with|about|from|visit(?:ing)?|call(?:ing)?|text(?:ing)?|meet(?:ing)?"
+_SAID_OF_THEM = "is|has|loves|likes|hates|can't|cannot|doesn't|does not|gets|works|lives|speaks"
+_PERSON_ASKED_ABOUT = re.compile(
+    rf"\b(?:{_ASKED_ABOUT})\s+my\s+(?P<role>{PERSON_ROLE_ALTERNATION})\b(?P<between>[^.?!,;]*)"
+    rf"[.?!,;]+\s*(?:(?:and|so|because|but)\s+)?(?P<pronoun>he|she)"
+    rf"(?P<verb>'s|\s+(?:{_SAID_OF_THEM}|only))\b(?P<been>\s+(?:got|been)\b)?",
+    re.I,
+)
+# The pronoun a role's person goes by, by how the role ends ("stepdad", "grandson", "mum");
+# other roles ("partner", "boss", "mother-in-law") may go by either.
+_PRONOUN_OF_ROLE = {
+    **dict.fromkeys("dad father brother son husband boyfriend grandpa uncle nephew".split(), "he"),
+    **dict.fromkeys(
+        "mom mum mother sister daughter wife girlfriend grandma aunt niece".split(), "she"
+    ),
+}
+
+
+def name_whom_a_pronoun_points_at(fact_text: str) -> str:
+    """The clause after a request said of the person the request named, when its pronoun
+    can stand for no one else ("my dad is diabetic")."""
+    found = _PERSON_ASKED_ABOUT.search(fact_text)
+    if found is None:
+        return fact_text
+    role, pronoun = found.group("role"), found.group("pronoun").lower()
+    # Someone else named in between ("for my dad and Maria? she's vegan") may be meant.
+    if re.search(r"\b(?:my|his|her|[A-Z][a-z]+)\b", found.group("between")):
+        return fact_text
+    goes_by = next(
+        (p for end, p in _PRONOUN_OF_ROLE.items() if role.lower().endswith(end)), pronoun
+    )
+    if goes_by != pronoun:
+        return fact_text
+    verb = found.group("verb").strip()
+    if verb == "'s":
+        verb = "has" if found.group("been") else "is"
+    start = found.start("pronoun")
+    return f"{fact_text[:start]}my {role} {verb}{fact_text[found.end('verb') :]}"

@@ -368,3 +368,29 @@ def test_the_users_birthday_is_an_identity_fact(text: str, fact: str) -> None:
 @pytest.mark.parametrize("text", ["my birthday is on Saturday", "my birthday is next week"])
 def test_a_birthday_coming_up_is_no_date_of_the_year(text: str) -> None:
     assert not any("birthday" in f.text for f in extract(text).facts)
+
+
+@pytest.mark.parametrize(
+    "text, fact",
+    [
+        ("what should I bake for my grandpa? he's coeliac", "User's grandpa is coeliac."),
+        (
+            "looking for a present for my niece, she loves astronomy",
+            "User's niece loves astronomy.",
+        ),
+    ],
+)
+def test_a_pronoun_after_a_request_stands_for_the_person_it_named(text: str, fact: str) -> None:
+    assert fact in [f.text for f in default_hybrid_extractor().extract(text).facts]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Someone else named in between may be meant; a pronoun of the other gender is not them.
+        "any ideas for my uncle and Priya? she's vegan",
+        "what should I cook for my uncle? she's vegan",
+    ],
+)
+def test_a_pronoun_that_may_mean_someone_else_is_not_resolved(text: str) -> None:
+    assert not any("uncle is" in f.text for f in default_hybrid_extractor().extract(text).facts)
