@@ -323,6 +323,7 @@ def constraint_candidates(ctx: ClauseContext) -> list[Candidate]:
         _limitation,
         _devices,
         _fear,
+        _recurring_reaction,
         _car,
         _tools,
         consequence_candidates,
@@ -868,6 +869,27 @@ def _devices(ctx: ClauseContext, text: str) -> list[Candidate]:
         obj = match.group("obj")
         return [_constraint(ctx, f"User uses {obj}", f"constraint.device.{slug(obj)}", 9000)]
     return []
+
+
+# "I get carsick", "I always get claustrophobic in lifts": a reaction the user's body has
+# every time, a limit to plan around (what it is set off by is kept as said).
+_REACTIONS = (
+    r"(?:car|sea|air|travel|motion)\s*sick|claustrophobic|vertigo|nosebleeds|hay fever|cold sores|"
+    r"heartburn|acid reflux"
+)
+_OFTEN = r"(?:always|easily|usually|tend to|really)\s+"
+_RECURRING_REACTION = re.compile(
+    rf"^I\s+(?:{_OFTEN})?get\s+(?:really\s+|very\s+)?(?P<reaction>{_REACTIONS})"
+    r"(?P<when>\s+(?:in|on|when|if|from|after)\s+.+)?$",
+    re.I,
+)
+
+
+def _recurring_reaction(ctx: ClauseContext, text: str) -> list[Candidate]:
+    found = _RECURRING_REACTION.match(text)
+    said = f"{found['reaction'].lower()}{third_person(found['when'] or '')}" if found else ""
+    key = f"constraint.reaction.{slug(found['reaction'])}" if found else ""
+    return [_constraint(ctx, f"User gets {said}", key, 9000)] if found else []
 
 
 def _fear(ctx: ClauseContext, text: str) -> list[Candidate]:

@@ -187,6 +187,16 @@ def test_a_relative_whose_next_clause_names_no_one_stays_unnamed(text) -> None:
         ("I'm vegetarian since last year", "constraint", "User is vegetarian."),
         ("I went vegan about two years ago", "constraint", "User is vegan."),
         ("I became diabetic in my thirties", "constraint", "User is diabetic."),
+        # The user's birthday said as a day of the year.
+        ("my birthday is October 21st", "identity", "User's birthday is October 21st."),
+        (
+            "oh and my birthday's on the 2nd of May",
+            "identity",
+            "User's birthday is the 2nd of May.",
+        ),
+        # A reaction the user's body always has is a limit to plan around.
+        ("I get airsick", "constraint", "User gets airsick."),
+        ("I always get vertigo on ladders", "constraint", "User gets vertigo on ladders."),
     ],
 )
 def test_fears_cars_training_and_a_state_since_last_year_are_kept(text, category, statement):
@@ -354,17 +364,6 @@ def test_a_choice_asked_of_the_assistant_or_for_now_is_no_dislike(text: str) -> 
     assert not any("dislikes" in f.text for f in extract(text).facts)
 
 
-@pytest.mark.parametrize(
-    "text, fact",
-    [
-        ("my birthday is October 21st", "User's birthday is October 21st."),
-        ("oh and my birthday's on the 2nd of February", "User's birthday is the 2nd of February."),
-    ],
-)
-def test_the_users_birthday_is_an_identity_fact(text: str, fact: str) -> None:
-    assert [(f.category, f.text) for f in extract(text).facts] == [("identity", fact)]
-
-
 @pytest.mark.parametrize("text", ["my birthday is on Saturday", "my birthday is next week"])
 def test_a_birthday_coming_up_is_no_date_of_the_year(text: str) -> None:
     assert not any("birthday" in f.text for f in extract(text).facts)
@@ -394,3 +393,7 @@ def test_a_pronoun_after_a_request_stands_for_the_person_it_named(text: str, fac
 )
 def test_a_pronoun_that_may_mean_someone_else_is_not_resolved(text: str) -> None:
     assert not any("uncle is" in f.text for f in default_hybrid_extractor().extract(text).facts)
+
+
+def test_a_reaction_had_once_is_no_constraint() -> None:
+    assert extract("I got airsick on the flight yesterday").facts == ()
