@@ -261,6 +261,34 @@ _PRONOUN_OF_ROLE = {
 }
 
 
+# "my partner Sam and I just moved, … and Sam's a vegetarian": the name said again, alone, is
+# the person the turn introduced with it.
+_NAMED_WITH_ROLE = re.compile(
+    rf"\bmy\s+(?P<role>{PERSON_ROLE_ALTERNATION})\s+(?P<name>[A-Z][a-z]+)\b"
+)
+
+
+def name_whom_a_name_points_at(fact_text: str) -> str:
+    """A later clause opening on a name the turn gave with a role, said as of that person
+    ("my partner Sam is a vegetarian")."""
+    introduced = _NAMED_WITH_ROLE.search(fact_text)
+    if introduced is None:
+        return fact_text
+    role, name = introduced.group("role"), introduced.group("name")
+    again = re.compile(
+        rf"(?<=[,.;!?])(?P<lead>\s+(?:and\s+|but\s+|so\s+|oh\s+and\s+)?){name}"
+        rf"(?P<verb>'s|\s+(?:{_SAID_OF_THEM}))\b(?P<been>\s+(?:got|been)\b)?"
+    )
+    found = again.search(fact_text, introduced.end())
+    if found is None:
+        return fact_text
+    verb = found.group("verb").strip()
+    if verb == "'s":
+        verb = "has" if found.group("been") else "is"
+    said = f"{found.group('lead')}my {role} {name} {verb}"
+    return f"{fact_text[: found.start()]}{said}{fact_text[found.end('verb') :]}"
+
+
 def name_whom_a_pronoun_points_at(fact_text: str) -> str:
     """The clause after a request said of the person the request named, when its pronoun
     can stand for no one else ("my dad is diabetic")."""

@@ -397,3 +397,13 @@ def test_a_pronoun_that_may_mean_someone_else_is_not_resolved(text: str) -> None
 
 def test_a_reaction_had_once_is_no_constraint() -> None:
     assert extract("I got airsick on the flight yesterday").facts == ()
+
+
+def test_a_name_said_again_alone_is_the_person_the_turn_introduced() -> None:
+    facts = [
+        f.text
+        for f in default_hybrid_extractor()
+        .extract("my cousin Ravi and I share a flat in Leeds, and Ravi's a pastry chef")
+        .facts
+    ]
+    assert any("Ravi" in fact and "pastry chef" in fact for fact in facts), facts
