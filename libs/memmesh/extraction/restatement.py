@@ -309,3 +309,20 @@ def name_whom_a_pronoun_points_at(fact_text: str) -> str:
         verb = "has" if found.group("been") else "is"
     start = found.start("pronoun")
     return f"{fact_text[:start]}my {role} {verb}{fact_text[found.end('verb') :]}"
+
+
+# "we both hate olives", "we're both vegetarian": what holds of both holds of the user.
+_WE_BOTH = re.compile(
+    r"\b(?:we're\s+both|we\s+are\s+both|we\s+both\s+are|we've\s+both|we\s+both)\b", re.I
+)
+_I_FOR_WE_BOTH = {"we're": "I'm", "we are": "I am", "we both are": "I am", "we've": "I've"}
+
+
+def say_of_the_user_what_both_do(fact_text: str) -> str:
+    """ "we both <do>" said as "I <do>": the user's own part of what both do or are."""
+
+    def mine(found: re.Match[str]) -> str:
+        said = re.sub(r"\s+both$", "", found.group(0).lower())
+        return _I_FOR_WE_BOTH.get(said, _I_FOR_WE_BOTH.get(found.group(0).lower(), "I"))
+
+    return _WE_BOTH.sub(mine, fact_text)

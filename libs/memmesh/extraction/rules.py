@@ -25,6 +25,7 @@ from .restatement import (
     name_whom_a_name_points_at,
     name_whom_a_pronoun_points_at,
     restate_meant,
+    say_of_the_user_what_both_do,
 )
 from .terse import spell_out_notes
 from .text import Clause, normalize, split_clauses
@@ -137,7 +138,7 @@ def extract(
     if found.command is Command.FORGET:
         fact_text = name_the_forgotten_taste(fact_text, normalized)
     fact_text = name_whom_a_pronoun_points_at(name_what_a_reaction_points_at(fact_text))
-    fact_text = name_whom_a_name_points_at(fact_text)
+    fact_text = say_of_the_user_what_both_do(name_whom_a_name_points_at(fact_text))
     spelled = spell_out_notes(fact_text)
     candidates = (propose or collect_candidates)(spelled)
     source = text if spelled == found.fact_text else f"{text}\n{spelled}"

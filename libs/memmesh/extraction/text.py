@@ -390,6 +390,16 @@ _IRREGULAR_3SG = {
     "can't": "can't",
     "won't": "won't",
     "will": "will",
+    # A plural subject rendered as the user ("my partner and I are teachers").
+    "are": "is",
+    "'re": "is",
+    "were": "was",
+    "was": "was",
+    "could": "could",
+    "would": "would",
+    "should": "should",
+    "must": "must",
+    "might": "might",
 }
 
 

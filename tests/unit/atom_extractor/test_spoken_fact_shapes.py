@@ -5,6 +5,7 @@ import pytest
 
 from memmesh.extraction import extract
 from memmesh.extraction.learned import default_hybrid_extractor
+from memmesh.extraction.text import conjugate_3sg
 
 
 @pytest.mark.parametrize(
@@ -197,6 +198,12 @@ def test_a_relative_whose_next_clause_names_no_one_stays_unnamed(text) -> None:
         # A reaction the user's body always has is a limit to plan around.
         ("I get airsick", "constraint", "User gets airsick."),
         ("I always get vertigo on ladders", "constraint", "User gets vertigo on ladders."),
+        # What "we both" do or are, the user does or is.
+        (
+            "my sister and I are twins and we both hate mushrooms",
+            "preference",
+            "User hates mushrooms.",
+        ),
     ],
 )
 def test_fears_cars_training_and_a_state_since_last_year_are_kept(text, category, statement):
@@ -407,3 +414,8 @@ def test_a_name_said_again_alone_is_the_person_the_turn_introduced() -> None:
         .facts
     ]
     assert any("Ravi" in fact and "pastry chef" in fact for fact in facts), facts
+
+
+def test_a_plural_verb_said_of_the_user_is_made_singular() -> None:
+    assert conjugate_3sg("are") == "is"
+    assert conjugate_3sg("were") == "was"
