@@ -243,10 +243,14 @@ def name_what_a_reaction_points_at(fact_text: str) -> str:
 # "what should I cook for my dad? he's diabetic", "a gift for my wife, she loves pottery": a
 # request names someone of the user's, and the next clause says what that person is through a
 # pronoun. Read alone, "he's diabetic" is nobody's fact.
-_ASKED_ABOUT = r"for|to|with|about|from|visit(?:ing)?|call(?:ing)?|text(?:ing)?|meet(?:ing)?"
+_ASKED_ABOUT = (
+    r"for|to|with|about|from|visit(?:ing)?|call(?:ing)?|text(?:ing)?|meet(?:ing)?|"
+    r"t(?:ook|ake|aking)|dr(?:op|opped|opping)|pick(?:ed|ing)?\s+up|br(?:ought|ing|inging)"
+)
 _SAID_OF_THEM = "is|has|loves|likes|hates|can't|cannot|doesn't|does not|gets|works|lives|speaks"
 _PERSON_ASKED_ABOUT = re.compile(
-    rf"\b(?:{_ASKED_ABOUT})\s+my\s+(?P<role>{PERSON_ROLE_ALTERNATION})\b(?P<between>[^.?!,;]*)"
+    rf"\b(?:{_ASKED_ABOUT})\s+my\s+(?P<role>{PERSON_ROLE_ALTERNATION})\b"
+    r"(?P<name>\s+(?-i:[A-Z][a-z]+(?:[-'][A-Za-z]+)*)\b)?(?P<between>[^.?!,;]*)"
     rf"[.?!,;]+\s*(?:(?:and|so|because|but)\s+)?(?P<pronoun>he|she)"
     rf"(?P<verb>'s|\s+(?:{_SAID_OF_THEM}|only))\b(?P<been>\s+(?:got|been)\b)?",
     re.I,
@@ -264,7 +268,7 @@ _PRONOUN_OF_ROLE = {
 # "my partner Sam and I just moved, … and Sam's a vegetarian": the name said again, alone, is
 # the person the turn introduced with it.
 _NAMED_WITH_ROLE = re.compile(
-    rf"\bmy\s+(?P<role>{PERSON_ROLE_ALTERNATION})\s+(?P<name>[A-Z][a-z]+)\b"
+    rf"\b[Mm]y\s+(?P<role>{PERSON_ROLE_ALTERNATION})\s+(?P<name>[A-Z][a-z]+)\b"
 )
 
 
@@ -297,13 +301,14 @@ def name_whom_a_pronoun_points_at(fact_text: str) -> str:
         return fact_text
     role, pronoun = found.group("role"), found.group("pronoun").lower()
     # Someone else named in between ("for my dad and Maria? she's vegan") may be meant.
-    if re.search(r"\b(?:my|his|her|[A-Z][a-z]+)\b", found.group("between")):
+    if re.search(r"\b(?:my|[A-Z][a-z]+)\b", found.group("between")):
         return fact_text
     goes_by = next(
         (p for end, p in _PRONOUN_OF_ROLE.items() if role.lower().endswith(end)), pronoun
     )
     if goes_by != pronoun:
         return fact_text
+    role = f"{role}{found.group('name') or ''}"
     verb = found.group("verb").strip()
     if verb == "'s":
         verb = "has" if found.group("been") else "is"

@@ -384,6 +384,11 @@ def test_a_birthday_coming_up_is_no_date_of_the_year(text: str) -> None:
             "looking for a present for my niece, she loves astronomy",
             "User's niece loves astronomy.",
         ),
+        # The person of an errand, named too and said of through "his" before the pronoun.
+        (
+            "took my son Idris to his judo class, he's eleven",
+            "User has a son named Idris, who is eleven.",
+        ),
     ],
 )
 def test_a_pronoun_after_a_request_stands_for_the_person_it_named(text: str, fact: str) -> None:
