@@ -2013,10 +2013,13 @@ def _self_corrected(text: str) -> _Pair | None:
             sign = found.group("sign")
             # "Allergic to cashews. No, pistachios.": a bare "no" after a short note swaps its
             # last word for one word of the same kind.
-            bare_no = (
+            # "No, pistachios." and not "no sugar": a bare "no" that stands apart from the word.
+            no_apart = (
                 re.fullmatch(r"no|nope", sign.strip(" ,.;:"), re.I) is not None
-                # "No, pistachios." and not "no sugar": the "no" stands apart from the word.
                 and "," in text[found.end("sign") : found.start("meant")]
+            )
+            bare_no = (
+                no_apart
                 and found.group("said") == found.group("said").lstrip()
                 and bool(re.search(r"[.!;]\s*$", text[: found.start("sign")]))
                 and len(said_words) <= _SHORT_NOTE_WORDS
@@ -2027,8 +2030,7 @@ def _self_corrected(text: str) -> _Pair | None:
             # "My husband's name is Dan, no, Dave.": a bare "no" set off by commas between two
             # names swaps the one for the other.
             named_swap = (
-                re.fullmatch(r"no|nope", sign.strip(" ,.;:"), re.I) is not None
-                and "," in text[found.end("sign") : found.start("meant")]
+                no_apart
                 and "," in text[found.end("said") : found.start("sign")]
                 and len(said_words) >= 2
                 and _is_name(said_words[-1])

@@ -887,9 +887,11 @@ _RECURRING_REACTION = re.compile(
 
 def _recurring_reaction(ctx: ClauseContext, text: str) -> list[Candidate]:
     found = _RECURRING_REACTION.match(text)
-    said = f"{found['reaction'].lower()}{third_person(found['when'] or '')}" if found else ""
-    key = f"constraint.reaction.{slug(found['reaction'])}" if found else ""
-    return [_constraint(ctx, f"User gets {said}", key, 9000)] if found else []
+    if not found:
+        return []
+    reaction = found["reaction"].lower()
+    said = f"{reaction}{third_person(found['when'] or '')}"
+    return [_constraint(ctx, f"User gets {said}", f"constraint.reaction.{slug(reaction)}", 9000)]
 
 
 def _fear(ctx: ClauseContext, text: str) -> list[Candidate]:

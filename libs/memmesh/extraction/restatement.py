@@ -286,10 +286,7 @@ def name_whom_a_name_points_at(fact_text: str) -> str:
     found = again.search(fact_text, introduced.end())
     if found is None:
         return fact_text
-    verb = found.group("verb").strip()
-    if verb == "'s":
-        verb = "has" if found.group("been") else "is"
-    said = f"{found.group('lead')}my {role} {name} {verb}"
+    said = f"{found.group('lead')}my {role} {name} {_verb_said(found)}"
     return f"{fact_text[: found.start()]}{said}{fact_text[found.end('verb') :]}"
 
 
@@ -309,25 +306,33 @@ def name_whom_a_pronoun_points_at(fact_text: str) -> str:
     if goes_by != pronoun:
         return fact_text
     role = f"{role}{found.group('name') or ''}"
+    start = found.start("pronoun")
+    return f"{fact_text[:start]}my {role} {_verb_said(found)}{fact_text[found.end('verb') :]}"
+
+
+def _verb_said(found: re.Match[str]) -> str:
+    """The verb after the subject put back, its "'s" spelled out ("has got", "is")."""
     verb = found.group("verb").strip()
     if verb == "'s":
-        verb = "has" if found.group("been") else "is"
-    start = found.start("pronoun")
-    return f"{fact_text[:start]}my {role} {verb}{fact_text[found.end('verb') :]}"
+        return "has" if found.group("been") else "is"
+    return verb
 
 
 # "we both hate olives", "we're both vegetarian": what holds of both holds of the user.
 _WE_BOTH = re.compile(
     r"\b(?:we're\s+both|we\s+are\s+both|we\s+both\s+are|we've\s+both|we\s+both)\b", re.I
 )
-_I_FOR_WE_BOTH = {"we're": "I'm", "we are": "I am", "we both are": "I am", "we've": "I've"}
+_I_FOR_WE_BOTH = {
+    "we're both": "I'm",
+    "we are both": "I am",
+    "we both are": "I am",
+    "we've both": "I've",
+    "we both": "I",
+}
 
 
 def say_of_the_user_what_both_do(fact_text: str) -> str:
     """ "we both <do>" said as "I <do>": the user's own part of what both do or are."""
-
-    def mine(found: re.Match[str]) -> str:
-        said = re.sub(r"\s+both$", "", found.group(0).lower())
-        return _I_FOR_WE_BOTH.get(said, _I_FOR_WE_BOTH.get(found.group(0).lower(), "I"))
-
-    return _WE_BOTH.sub(mine, fact_text)
+    return _WE_BOTH.sub(
+        lambda found: _I_FOR_WE_BOTH[re.sub(r"\s+", " ", found.group(0).lower())], fact_text
+    )

@@ -10,7 +10,7 @@ own words (render.py) and scored with seed 002's four factors.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -901,18 +901,18 @@ _NO_PROFILE_NOTE = re.compile(
 def _is_note_list(units: Sequence[Unit]) -> bool:
     """Three or more short notes, none joined to the one before by a connector or said in
     the first person ("Teacher, Lisbon, two kids.")."""
-    return len(units) >= _PROFILE_NOTES and all(
-        len(unit.text.split()) <= _PROFILE_NOTE_WORDS
-        and not unit.clause.connector
-        and not _FIRST_PERSON_WORD.search(unit.text)
-        for unit in units
-    )
+    return _short_notes(units, lambda unit: not unit.clause.connector)
 
 
 def _is_terse_profile(units: Sequence[Unit]) -> bool:
+    return _short_notes(units, lambda unit: unit.text[:1].isupper())
+
+
+def _short_notes(units: Sequence[Unit], each: Callable[[Unit], bool]) -> bool:
+    """Three or more notes of a few words, none said in the first person, each as `each` asks."""
     return len(units) >= _PROFILE_NOTES and all(
         len(unit.text.split()) <= _PROFILE_NOTE_WORDS
-        and unit.text[:1].isupper()
+        and each(unit)
         and not _FIRST_PERSON_WORD.search(unit.text)
         for unit in units
     )
