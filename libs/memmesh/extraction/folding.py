@@ -44,7 +44,7 @@ _CONDITION_AREAS = frozenset(
 _LIMIT = re.compile(
     r"\b(?:can't|cannot|can not|couldn't|never|avoids?|avoiding|no|not|don't|doesn't|won't|"
     r"must|has to|have to|needs?|stays? away|keeps? away|careful|risks?|restricted|limits?|"
-    r"without|nothing|passes out|gets? sick|makes? \w+ sick|heads up|wants the assistant)\b",
+    r"without|nothing|non|passes out|gets? sick|makes? \w+ sick|heads up|wants the assistant)\b",
     re.I,
 )
 # Conditions a learned fact names in its own words (the head gives no key area).
@@ -61,6 +61,15 @@ _NEGATED = re.compile(r"\b(?:not|no longer|never been|isn't|am not|aren't)\b", r
 _CAUSE_AREAS = frozenset(
     {"allergy", "intolerance", "medical", "health", "fear", "sobriety", "accessibility", "learned"}
 )
+# Diets and observances, and the bare exclusions that only spell them out: "recipe for 4, no
+# pork. I'm halal", "Restaurants near the office, halal only. I eat halal".
+_DIET_AREAS = frozenset({"diet", "religious_observance"})
+_DIET_WORD = re.compile(
+    r"\b(?:halal|kosher|vegan|vegetarian|pescatarian|jain|keto|paleo|"
+    r"plant[- ]based|\w+ diet)\b",
+    re.I,
+)
+_BARE_EXCLUSION = re.compile(r"^(?:no|non|nothing with|without)\b|\bonly$", re.I)
 # What the limit is joined to its cause with: the clause may run on past it ("so cold
 # weather and dehydration are real risks").
 _CAUSE_THEN_EFFECT = re.compile(
@@ -79,7 +88,7 @@ _LEARNED_LEAD = re.compile(
 _WORD = re.compile(r"[a-z0-9']+")
 _FILLER = frozenset(
     "user user's they them their like really seriously very so just quite pretty super "
-    "totally absolutely properly badly bad is am are be been i i'm my me a an the".split()
+    "totally absolutely properly badly bad is am are be been i i'm my me a an the only".split()
 )
 
 
@@ -127,7 +136,8 @@ def _is_condition(fact: ExtractedFact) -> bool:
     area = _area(fact)
     if area == "learned":
         said = _LEARNED_LEAD.sub("", fact.text)
-        return bool(_CONDITION_WORD.search(said)) and not _NEGATED.search(said)
+        named = _CONDITION_WORD.search(said) or _is_diet(fact)
+        return bool(named) and not _NEGATED.search(said)
     # "User cannot eat the gluten" is a diet's limit, not a diet.
     return area in _CONDITION_AREAS and not (area == "diet" and _is_limit(fact))
 
@@ -137,12 +147,35 @@ def _is_limit(fact: ExtractedFact) -> bool:
         return False
     # The clause as said: a learned fact may have lost its "no" ("No ibuprofen suggestions").
     said = _LEARNED_LEAD.sub("", fact.text)
-    return any(_LIMIT.search(words) for words in (said, fact.evidence_span))
+    return any(_LIMIT.search(words) for words in (said, fact.evidence_span)) or (
+        _is_bare_exclusion(fact)
+    )
+
+
+def _is_diet(fact: ExtractedFact) -> bool:
+    """A diet or observance, named by its key or, for a learned fact, in its own words."""
+    if _area(fact) in _DIET_AREAS:
+        return True
+    said = _LEARNED_LEAD.sub("", fact.text)
+    return (
+        _area(fact) == "learned" and bool(_DIET_WORD.search(said)) and not _is_bare_exclusion(fact)
+    )
 
 
 def _explains(condition: ExtractedFact, limit: ExtractedFact) -> bool:
-    """A condition side by side with a limit that is no condition of its own."""
-    return _area(condition) in _CAUSE_AREAS and not _is_condition(limit)
+    """A condition side by side with a limit that is no condition of its own: any limit for
+    a cause, only a bare exclusion for a diet ("Kosher home. No shellfish.")."""
+    if _is_condition(limit):
+        return False
+    if _is_diet(condition):
+        # "Vegetarian. No mushrooms either, hate them.": a taste beside a diet is its own.
+        return limit.category == "constraint" and _is_bare_exclusion(limit)
+    return _area(condition) in _CAUSE_AREAS
+
+
+def _is_bare_exclusion(fact: ExtractedFact) -> bool:
+    said = _LEARNED_LEAD.sub("", fact.text)
+    return any(_BARE_EXCLUSION.search(words.strip(" .,")) for words in (said, fact.evidence_span))
 
 
 def _content(fact: ExtractedFact) -> set[str]:

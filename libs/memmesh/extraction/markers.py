@@ -191,9 +191,12 @@ _HYPOTHETICAL_FRAME = re.compile(
     r"for argument's sake|for the sake of argument)",
     re.I,
 )
-# A tag said after a claim, alone ("Love Mondays. Truly.", "Allergic to Mondays, clearly."):
+# A tag said after a claim, alone ("Love Mondays. Truly.", "Allergic to Mondays, clearly.",
+# "Love my commute. Said no one."):
 # it vouches for what no one doubted, which is how irony is marked in speech.
-_IRONIC_TAG = re.compile(r"(?:truly|clearly|obviously|naturally)", re.I)
+_IRONIC_TAG = re.compile(
+    r"(?:truly|clearly|obviously|naturally|said no\s*(?:one|body)(?:\s+ever)?)", re.I
+)
 # "Of course I love when the train is late…", "Yes of course, I am a millionaire…": a turn
 # that opens by granting what nobody asked mocks the claim in its sentence. Not "Of course!
 # I'm vegan", where the agreement is a sentence of its own.
@@ -266,13 +269,13 @@ def is_sarcastic(text: str) -> bool:
 # "Oh yeah, I just adore doing taxes": an opener said alone sets the tone of its sentence.
 _SARCASTIC_OPENER = re.compile(
     r"(?:oh\s+)?(?:yeah\s+right|sure\s+thing)|oh\s+(?:yeah|sure|great|joy|wonderful|fantastic|"
-    r"brilliant|lovely)",
+    r"brilliant|lovely)|(?:oh|ah)\s+yes",
     re.I,
 )
 # What the opener mocks: "oh yeah, I'm vegan by the way" is a sincere aside.
 _ENTHUSIASM = re.compile(
-    r"\b(?:love|adore|enjoy|can't wait|so much fun|the best|best \w+ (?:of|in)|favou?rite|"
-    r"thrilled|delighted)\b",
+    r"\b(?:love|loving|adore|enjoy|can't wait|so much fun|the best|best \w+ (?:of|in)|favou?rite|"
+    r"thrilled|delighted|fan of)\b",
     re.I,
 )
 # "I'm basically a gourmet chef now", "clearly I'm a world-class chef", "basically fluent in

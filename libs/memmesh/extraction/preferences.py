@@ -173,7 +173,14 @@ _PUTS_ME_OFF = re.compile(
     re.I,
 )
 _NOTHING_BEATS = re.compile(r"^nothing\s+beats\s+(?P<obj>.+?)(?:\s+for\s+me)?$", re.I)
-_GIVE_ME_OVER = re.compile(r"^give\s+me\s+(?P<x>.+?)\s+over\s+(?P<y>.+?)(?:\s+any\s+day)?$", re.I)
+_GIVE_ME_OVER = re.compile(
+    r"^give\s+me\s+(?P<x>.+?)\s+over\s+(?P<y>.+?)(?:\s+any\s+day)?$|"
+    # "mountains, give me mountains every time": a choice vouched for by how often it holds.
+    r"^give\s+me\s+(?P<obj>(?!(?:a|an|the|some|one|that|this|it|them)\b)[\w'-]+(?:\s+[\w'-]+){0,2}?)"
+    r",?\s+(?:any\s+day(?:\s+of\s+the\s+week)?|every\s+(?:single\s+)?time|any\s*time|"
+    r"hands\s+down)$",
+    re.I,
+)
 # "summer over winter, every single time", "cats over dogs any day": a choice said bare,
 # vouched for by how often it holds; only the preferred item is kept.
 _X_OVER_Y = re.compile(
@@ -515,7 +522,7 @@ def _nothing_beats(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _NOTHING_BEATS.match(text) or _GIVE_ME_OVER.match(text)
     if not match:
         return []
-    obj = clean_object(match.group("obj") if "obj" in match.groupdict() else match.group("x"))
+    obj = clean_object(match.group("obj") or match.group("x"))
     if is_generic_object(obj, GENERIC_OBJECTS):
         return []
     return [_pref(ctx, f"User's favorite is {third_person(obj)}", _key_head(obj), 8800)]

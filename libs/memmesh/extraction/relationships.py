@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from .context import RELATIONSHIP_MARKERS, ClauseContext, build, last_capitalized_name
 from .lexicon import (
@@ -18,7 +19,7 @@ from .lexicon import (
     WEEKDAYS,
 )
 from .markers import PLAN, TIME_BOUND
-from .model import Candidate
+from .model import Candidate, ExtractedFact
 from .text import Clause, conjugate_3sg, slug, third_person
 
 _MODIFIER = "|".join(ROLE_MODIFIERS)
@@ -675,3 +676,42 @@ def _canonical_role(surface: str) -> str:
         if known:
             return known
     return slug(surface)
+
+
+# "two kids, Mila and Theo", "Grandpa to Noor and Sami": two people named together in a fact
+# the rules did not write one per person (labelling rule 6: one fact per distinct item).
+# Not after a word that makes them places ("between Lagos and London").
+_NAMED_PAIR = re.compile(
+    rf"(?<!\bin )(?<!\bbetween )(?<!\bfrom )(?<!\bat )(?<!\bnear )(?<!\bof )(?<!\bvia )"
+    rf"\b(?P<first>(?-i:{_UPPER}{_LETTERS}))(?P<first_age>\s*\(\d+\))?\s+(?:and|&)\s+"
+    rf"(?P<second>(?-i:{_UPPER}{_LETTERS}))(?P<second_age>\s*\(\d+\))?\b"
+)
+
+
+def one_fact_per_person(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """Each relationship fact that names two people together, as one fact for each."""
+    result: list[ExtractedFact] = []
+    for fact in facts:
+        pair = _NAMED_PAIR.search(fact.text) if fact.category == "relationship" else None
+        if pair is None:
+            result.append(fact)
+            continue
+        names = (pair.group("first"), pair.group("second"))
+        if any(name in NOT_A_NAME or name in ("I", "User") for name in names) or any(
+            name in other.text for other in facts if other is not fact for name in names
+        ):
+            result.append(fact)
+            continue
+        for name, age in zip(names, ("first_age", "second_age"), strict=True):
+            said = f"{name}{pair.group(age) or ''}"
+            text = f"{fact.text[: pair.start()]}{said}{fact.text[pair.end() :]}"
+            result.append(
+                replace(
+                    fact,
+                    text=text,
+                    key=f"{fact.key}.{slug(name)}",
+                    critical_tokens=tuple(t for t in fact.critical_tokens if t not in names)
+                    + (name,),
+                )
+            )
+    return result

@@ -17,7 +17,7 @@ from .instructions import instruction_candidates, unit_system_candidates
 from .markers import is_emotion, turn_markers
 from .model import Candidate, Command, ExtractedFact, ExtractionResult
 from .preferences import preference_candidates
-from .relationships import relationship_candidates
+from .relationships import one_fact_per_person, relationship_candidates
 from .restatement import (
     corrected_report,
     name_the_forgotten_taste,
@@ -28,7 +28,7 @@ from .restatement import (
     say_of_the_user_what_both_do,
 )
 from .terse import spell_out_notes
-from .text import Clause, normalize, split_clauses
+from .text import Clause, looks_like_question, normalize, split_clauses
 
 # Q13 budget cap: at most five new atoms per turn.
 MAX_FACTS_PER_TURN = 5
@@ -45,9 +45,12 @@ _LEAD_IN = re.compile(
     r"[,!]?\s+)+(?=I\b|I'm\b|I've\b|my\b|we\b)",
     re.I,
 )
+# "asking as a caterer", "speaking as a nurse": the speaker says what they are.
 _AS_A = re.compile(
-    r"^as\s+(?=(?:a|an)\s+(?!(?:kid|child|teen|teenager|baby|toddler|student|"
-    r"rule|result|matter|whole|side|bonus|joke|treat|favor)\b)[\w-]+(?:\s+[\w-]+){0,3}$)",
+    r"^(?:(?:I'm\s+|I am\s+)?(?:asking|speaking|talking|writing)\s+)?as\s+"
+    r"(?=(?:a|an)\s+(?!(?:kid|child|teen|teenager|baby|toddler|student|"
+    r"rule|result|matter|whole|side|bonus|joke|treat|favor|favour|friend|mate|buddy|stranger|"
+    r"customer|guest|outsider|layman|layperson)\b)[\w-]+(?:\s+[\w-]+){0,3}$)",
     re.I,
 )
 # The words a correction repeats its meant word with ("is Lille", "I said Freya").
@@ -103,6 +106,26 @@ _REMEMBER_PREFIX = re.compile(
     r"\s+(?:that\s+)?(?=I\b|I'm\b|I've\b|my\b|we\b)",
     re.I,
 )
+# "the reason I'm asking is that I'm a junior doctor", "I should say I'm lactose intolerant",
+# "the thing is, I'm a night owl": the words that only introduce a statement. Unlike the
+# frames above, nothing here asks for the statement to be kept.
+_STATEMENT_LEAD_IN = re.compile(
+    r"^(?:(?:so|and|but|also|plus|oh|well)\s+)*(?:"
+    r"the (?:only |main |real )?reason I(?:'m| am)? (?:ask(?:ing|ed)?|telling you(?: this)?|"
+    r"mention(?:ing|ed)? (?:it|this|that)|br(?:ing|ought) (?:it |this |that )?up)"
+    r"(?: (?:about|for|after) [^,.]{1,40}?)? is|"
+    r"(?:the (?:main |big |other |first |important )?thing|what) (?:you (?:should|need to|"
+    r"have to|ought to) know|to know|worth knowing)(?: about me)? is|"
+    r"the (?:thing|truth|fact|point) is|truth be told|"
+    # "one thing about me that explains a lot is that I'm a huge planner", "fun fact, I'm a twin"
+    r"(?:one |the (?:main |other |first |big )?)thing (?:about me|to know about me)"
+    r"(?: that [^,.]{1,30}?)? is|something (?:you should know|to know|worth knowing)"
+    r"(?: about me)? is|fun fact(?: about me)?|full disclosure|quick (?:thing|note)|heads up|"
+    r"I (?:should|must|have to|need to|ought to|gotta|got to|will|'ll|can) (?:say|mention|add|"
+    r"tell you|point out|warn you|admit|confess)"
+    r")(?:\s+(?:that|because))?\s*,?\s+(?=I\b|I'm\b|I've\b|I'd\b|my\b|we\b|we're\b|our\b)",
+    re.I,
+)
 
 
 def extract(
@@ -143,7 +166,7 @@ def extract(
     candidates = (propose or collect_candidates)(spelled)
     source = text if spelled == found.fact_text else f"{text}\n{spelled}"
     accepted, rejections = apply_gates([c for c in candidates if not _points_back(c.text)], source)
-    facts = fold_consequences(deduplicate(accepted), spelled)
+    facts = one_fact_per_person(fold_consequences(deduplicate(accepted), spelled))
     if found.correction is not None:
         # "Cairns, not Cannes.": what is left once the misheard word is gone repeats the meant
         # word and states nothing ("User's background: Cairns.").
@@ -169,10 +192,15 @@ def extract(
     )
 
 
+_DANGLING_CONNECTOR = re.compile(r"\s+(?:so|but|and|or|because)$", re.I)
+
+
 def turn_clauses(normalized_text: str) -> tuple[Clause, ...]:
     """The clauses the rules (and the learned heads) read, "remember that" prefixes dropped
     (also when the splitter left the wrapper at the end of the clause before)."""
     clauses = [_strip_remember_prefix(c) for c in split_clauses(normalized_text)]
+    # "… im gluten intolerant so": a turn that trails off on a connector ends before it.
+    clauses = [replace(c, text=_DANGLING_CONNECTOR.sub("", c.text)) for c in clauses]
     for position in range(len(clauses) - 1):
         clause, following = clauses[position], clauses[position + 1]
         wrapper = _REMEMBER_SUFFIX.search(clause.text)
@@ -250,7 +278,15 @@ def _contexts(clauses: tuple[Clause, ...]) -> list[ClauseContext]:
 def _strip_remember_prefix(clause: Clause) -> Clause:
     prefix = _REMEMBER_PREFIX.match(clause.text)
     if not prefix:
-        return clause
+        lead_in = _STATEMENT_LEAD_IN.match(clause.text)
+        if not lead_in:
+            return clause
+        # "what you should know is that I'm epileptic" asks nothing: its "what" opens a cleft.
+        said = clause.text[lead_in.end() :]
+        asks = clause.is_question and not (
+            looks_like_question(clause.text) and not looks_like_question(said)
+        )
+        return replace(clause, text=said, is_question=asks)
     # "can you remember that …?" asks nothing once the favour is taken off: a statement.
     asked = clause.is_question and not prefix.group("asked")
     return replace(clause, text=clause.text[prefix.end() :], is_question=asked, asked_to_keep=True)
