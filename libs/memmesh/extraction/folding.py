@@ -135,7 +135,7 @@ def _area(fact: ExtractedFact) -> str:
 def _is_condition(fact: ExtractedFact) -> bool:
     area = _area(fact)
     if area == "learned":
-        said = _LEARNED_LEAD.sub("", fact.text)
+        said = _said(fact)
         named = _CONDITION_WORD.search(said) or _is_diet(fact)
         return bool(named) and not _NEGATED.search(said)
     # "User cannot eat the gluten" is a diet's limit, not a diet.
@@ -146,8 +146,7 @@ def _is_limit(fact: ExtractedFact) -> bool:
     if fact.category not in ("constraint", "preference"):
         return False
     # The clause as said: a learned fact may have lost its "no" ("No ibuprofen suggestions").
-    said = _LEARNED_LEAD.sub("", fact.text)
-    return any(_LIMIT.search(words) for words in (said, fact.evidence_span)) or (
+    return any(_LIMIT.search(words) for words in (_said(fact), fact.evidence_span)) or (
         _is_bare_exclusion(fact)
     )
 
@@ -156,9 +155,10 @@ def _is_diet(fact: ExtractedFact) -> bool:
     """A diet or observance, named by its key or, for a learned fact, in its own words."""
     if _area(fact) in _DIET_AREAS:
         return True
-    said = _LEARNED_LEAD.sub("", fact.text)
     return (
-        _area(fact) == "learned" and bool(_DIET_WORD.search(said)) and not _is_bare_exclusion(fact)
+        _area(fact) == "learned"
+        and bool(_DIET_WORD.search(_said(fact)))
+        and not _is_bare_exclusion(fact)
     )
 
 
@@ -174,12 +174,18 @@ def _explains(condition: ExtractedFact, limit: ExtractedFact) -> bool:
 
 
 def _is_bare_exclusion(fact: ExtractedFact) -> bool:
-    said = _LEARNED_LEAD.sub("", fact.text)
-    return any(_BARE_EXCLUSION.search(words.strip(" .,")) for words in (said, fact.evidence_span))
+    return any(
+        _BARE_EXCLUSION.search(words.strip(" .,")) for words in (_said(fact), fact.evidence_span)
+    )
+
+
+def _said(fact: ExtractedFact) -> str:
+    """The fact's own words: a learned fact read past its frame ("User's limit: ...")."""
+    return _LEARNED_LEAD.sub("", fact.text)
 
 
 def _content(fact: ExtractedFact) -> set[str]:
-    words = _WORD.findall(_LEARNED_LEAD.sub("", fact.text).lower())
+    words = _WORD.findall(_said(fact).lower())
     return {stem(w) for w in words if w not in _FILLER}
 
 

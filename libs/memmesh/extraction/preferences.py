@@ -173,7 +173,7 @@ _PUTS_ME_OFF = re.compile(
     re.I,
 )
 _NOTHING_BEATS = re.compile(r"^nothing\s+beats\s+(?P<obj>.+?)(?:\s+for\s+me)?$", re.I)
-_GIVE_ME_OVER = re.compile(
+_GIVE_ME_CHOICE = re.compile(
     r"^give\s+me\s+(?P<x>.+?)\s+over\s+(?P<y>.+?)(?:\s+any\s+day)?$|"
     # "mountains, give me mountains every time": a choice vouched for by how often it holds.
     r"^give\s+me\s+(?P<obj>(?!(?:a|an|the|some|one|that|this|it|them)\b)[\w'-]+(?:\s+[\w'-]+){0,2}?)"
@@ -519,7 +519,7 @@ def _nothing_beats(ctx: ClauseContext, text: str) -> list[Candidate]:
         if is_generic_object(obj, GENERIC_OBJECTS):
             return []
         return [_pref(ctx, f"User prefers {third_person(obj)}", _key_head(obj), 8800)]
-    match = _NOTHING_BEATS.match(text) or _GIVE_ME_OVER.match(text)
+    match = _NOTHING_BEATS.match(text) or _GIVE_ME_CHOICE.match(text)
     if not match:
         return []
     obj = clean_object(match.group("obj") or match.group("x"))

@@ -198,7 +198,7 @@ _DANGLING_CONNECTOR = re.compile(r"\s+(?:so|but|and|or|because)$", re.I)
 def turn_clauses(normalized_text: str) -> tuple[Clause, ...]:
     """The clauses the rules (and the learned heads) read, "remember that" prefixes dropped
     (also when the splitter left the wrapper at the end of the clause before)."""
-    clauses = [_strip_remember_prefix(c) for c in split_clauses(normalized_text)]
+    clauses = [_strip_frame(c) for c in split_clauses(normalized_text)]
     # "… im gluten intolerant so": a turn that trails off on a connector ends before it.
     clauses = [replace(c, text=_DANGLING_CONNECTOR.sub("", c.text)) for c in clauses]
     for position in range(len(clauses) - 1):
@@ -275,7 +275,9 @@ def _contexts(clauses: tuple[Clause, ...]) -> list[ClauseContext]:
     return contexts
 
 
-def _strip_remember_prefix(clause: Clause) -> Clause:
+def _strip_frame(clause: Clause) -> Clause:
+    """The clause without the frame around its statement: a "remember that" (the statement is
+    asked to be kept) or, failing that, words that only introduce it."""
     prefix = _REMEMBER_PREFIX.match(clause.text)
     if not prefix:
         lead_in = _STATEMENT_LEAD_IN.match(clause.text)
