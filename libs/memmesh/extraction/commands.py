@@ -1495,12 +1495,23 @@ _SHORT_THEN_NOT = re.compile(
 )
 
 
-# "Not Tuesday. Thursday.": the misheard word first, then the meant one as a short sentence.
+# "Not Tuesday. Thursday.": the misheard word first, then the meant one as a short sentence
+# (which may be followed by what it is: "Not Greg. Craig. My brother.").
 _NOT_THEN_SHORT = re.compile(
     r"^not\s+(?P<heard>(?:[^\s,.;!?]+\s+){0,2}?[^\s,.;!?]+)[.;!]\s+"
-    r"(?P<said>(?:[^\s,.;!?]+\s+){0,2}?[^\s,.;!?]+)(?P<end>[.!]?)$",
+    r"(?P<said>(?:[^\s,.;!?]+\s+){0,2}?[^\s,.;!?]+)(?P<end>[.!]?$|[.!](?=\s))",
     re.I,
 )
+
+
+def _not_then_short(found: re.Match[str]) -> str:
+    """The "Not X. Y." shape as "Y, not X": when more follows, only a name or a number can be Y
+    ("not a musicals person. at all. got dragged…" corrects nothing)."""
+    said, end = found.group("said"), found.group("end")
+    runs_on = end.strip() and found.end() < len(found.string)
+    if runs_on and not (said[:1].isupper() or said[:1].isdigit()):
+        return found.group(0)
+    return f"{said}, not {found.group('heard')}{end}"
 
 
 # "I drink oat milk. Not goat.": a sentence of its own that is only "not" and the misheard
@@ -1547,7 +1558,7 @@ def detect_correction(
     # "Dr. Paz, not Dr. Pass": a title's full stop ends no sentence.
     dashed = re.sub(r"\b(Dr|Mr|Mrs|Ms|Prof|St)\.(?=\s)", r"\1", dashed)
     cleaned = _SHORT_THEN_NOT.sub(r"\g<said>, not ", re.sub(r",\s*,", ",", dashed))
-    cleaned = _NOT_THEN_SHORT.sub(r"\g<said>, not \g<heard>\g<end>", cleaned)
+    cleaned = _NOT_THEN_SHORT.sub(_not_then_short, cleaned)
     cleaned = _SENTENCE_THEN_BARE_NOT.sub(_joined_bare_not, cleaned)
     triggered = bool(_CORRECTION_TRIGGER.search(text))
     found = _pair(cleaned, triggered)

@@ -499,6 +499,20 @@ _CONDITION_NOUN = (
     rf"(?:bad|dodgy|weak|replaced|new)\s+(?:{'|'.join(sorted(BODY_PARTS))}))"
 )
 _CONDITION_ADJECTIVE = durable_adjective_alternation("constraint")
+# Conditions everyone has a level of ("my blood pressure") or that come and go ("my migraine",
+# "my anxiety before the exam"): named as the user's, they say nothing lasting by themselves.
+_EVERYONE_HAS = frozenset(
+    {"blood pressure", "cholesterol", "thyroid", "anxiety", "migraine", "depression", "cancer"}
+)
+_OWN_CONDITION_NOUN = (
+    r"(?:"
+    + "|".join(
+        re.escape(c.removeprefix("a "))
+        for c in sorted(MEDICAL_CONDITIONS, key=len, reverse=True)
+        if (len(c) > 3 or c in {"ibs", "ocd"}) and c not in _EVERYONE_HAS
+    )
+    + r")"
+)
 # A lasting condition the user names on the way to something else: "not bad for someone with
 # asthma", "with my pacemaker they said I'd need a note", "being lactose intolerant at a
 # pizza party is the worst", "it has to be low FODMAP because of my IBS".
@@ -506,22 +520,37 @@ _CONDITION_IN_PASSING = re.compile(
     rf"\b(?:for\s+(?:someone|somebody|a\s+(?:guy|girl|woman|man|person))\s+with\s+"
     rf"(?P<had>{_CONDITION_NOUN})|(?:with|of|due\s+to|thanks\s+to|for|given)\s+my\s+"
     rf"(?P<mine>{_CONDITION_NOUN})|"
-    rf"(?:being|as\s+an?)\s+(?P<adj>{_CONDITION_ADJECTIVE}))\b",
+    rf"(?:being|as\s+an?)\s+(?P<adj>{_CONDITION_ADJECTIVE})|"
+    # "the anaesthetic was different because of my heart condition", "my sciatica flared on
+    # the flight": a condition called the user's own is theirs, whoever else the turn is about.
+    rf"\bmy\s+(?P<own>{_OWN_CONDITION_NOUN}))\b",
+    re.I,
+)
+
+
+_CONDITION_AS_SUBJECT = re.compile(
+    rf"^(?:(?:and|but|so|also)\s+)?my\s+{_OWN_CONDITION_NOUN}\s*(?:'s|is|has been|gets)\b",
     re.I,
 )
 
 
 def _condition_in_passing(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _CONDITION_IN_PASSING.search(text)
-    if not match or _SOMEONE_ELSE.search(text[: match.start()]):
+    # "my asthma is very bad since childhood": the clause is about the condition, and what it
+    # says of it is for the rules and the heads that read the whole clause.
+    if match is not None and match.group("own") and _CONDITION_AS_SUBJECT.match(text):
+        return []
+    said_mine = match is not None and bool(match.group("mine") or match.group("own"))
+    if not match or (not said_mine and _SOMEONE_ELSE.search(text[: match.start()])):
         return []
     adjective = match.group("adj")
     if adjective:
         key = DURABLE_ADJECTIVES[adjective.lower()][1]
         return [build(ctx, f"User is {adjective}", "constraint", key, 9000, _ALLERGY_MARKERS)]
-    condition = match.group("had") or match.group("mine")
+    condition = match.group("had") or match.group("mine") or match.group("own")
     lower = condition.lower()
-    article = "" if lower in MEDICAL_CONDITIONS or lower.endswith("s") else "a "
+    countable = lower.endswith(("condition", "disability", "murmur"))
+    article = "" if (lower in MEDICAL_CONDITIONS and not countable) or lower.endswith("s") else "a "
     return [
         build(
             ctx,
@@ -847,7 +876,25 @@ def _third(verb: str) -> str:
     return {"have": "has"}.get(verb, verb + ("es" if verb.endswith(("sh", "ch", "s")) else "s"))
 
 
+# "i depend on the bus for like everything", "I rely on my wheelchair": what the user's days
+# run on; not a person ("I rely on my sister"), who is a relationship, nor "on it"/"on you".
+_DEPEND_ON = re.compile(
+    rf"^I\s+{ADVERBS}(?P<verb>depend|rely|count)\s+(?:completely\s+|totally\s+|entirely\s+)?"
+    r"on\s+(?P<obj>(?:my|the|a|an)\s+(?!(?:\w+\s+)?"
+    rf"(?:{PERSON_ROLE_ALTERNATION})\b)[\w'-]+(?:\s+(?!for\b|to\b)[\w'-]+)?)"
+    r"(?:\s+(?:for|to)\s+.+)?[.!]*$",
+    re.I,
+)
+
+
 def _devices(ctx: ClauseContext, text: str) -> list[Candidate]:
+    depends = _DEPEND_ON.match(text)
+    if depends:
+        obj = third_person(depends.group("obj"))
+        verb = {"depend": "depends", "rely": "relies", "count": "counts"}[
+            depends.group("verb").lower()
+        ]
+        return [_constraint(ctx, f"User {verb} on {obj}", f"constraint.device.{slug(obj)}", 8800)]
     match = _MY_DEVICE.match(text)
     if match:
         device, obj = match.group("device").lower(), clean_object(match.group("obj"))

@@ -84,10 +84,13 @@ _STUDIES = re.compile(
     re.I,
 )
 _LEARNING_LANGUAGE = re.compile(
-    r"^(?:(?:ya|yeah|so|and|um|uh|oh|well|ok|okay|also|plus|honestly|actually)[\s,]+)*"
-    rf"(?:{I_AM}\s+(?:currently\s+|also\s+|still\s+)?|I(?:'ve| have)\s+been\s+)"
-    r"(?P<verb>learning|studying|picking up|teaching myself|taking|doing|practi[cs]ing)\s+"
-    r"(?P<language>[A-Za-z]+)(?P<course>\s+(?:classes|lessons|courses?))?\b",
+    r"^(?:(?:ya|yeah|so|and|um|uh|oh|well|ok|okay|also|plus|honestly|actually|now)[\s,]+)*"
+    # "Since two years I learn the Korean language": a learner's present for what goes on.
+    r"(?:(?:(?:since|for)\s+)?(?:\w+\s+){1,2}(?:years?|months?)[\s,]+)?"
+    rf"(?:(?:{I_AM}\s+(?:currently\s+|also\s+|still\s+)?|I(?:'ve| have)\s+been\s+)"
+    r"(?P<verb>learning|studying|picking up|teaching myself|taking|doing|practi[cs]ing)|"
+    r"I\s+(?:now\s+|also\s+|still\s+)?(?P<present>learn|study))\s+"
+    r"(?:the\s+)?(?P<language>[A-Za-z]+)(?:\s+language)?(?P<course>\s+(?:classes|lessons|courses?))?\b",
     re.I,
 )
 # "I'm training for the Berlin marathon": an ongoing pursuit, like studying for an exam.
@@ -268,7 +271,8 @@ def _learning_language(ctx: ClauseContext, text: str) -> list[Candidate]:
     if not match or match.group("language").lower() not in LANGUAGES:
         return []
     # The user's own verb keeps the fact grounded in what was said (seed 002).
-    verb = match.group("verb").lower().replace("teaching myself", "teaching themselves")
+    said = match.group("verb") or f"{match.group('present')}ing"
+    verb = said.lower().replace("teaching myself", "teaching themselves")
     language = match.group("language").capitalize()
     statement = f"User is {verb} {language}{(match.group('course') or '').lower()}"
     return [_identity(ctx, statement, f"identity.learning.{slug(language)}")]

@@ -72,6 +72,9 @@ _TIME_BOUND = re.compile(
     # "since last year" dates when a lasting state began ("I'm vegetarian since last year").
     r"last (?:night|week|weekend|time)|(?<!since )last (?:month|year)|temporarily|"
     r"for a (?:few|couple of) (?:days|weeks)|"
+    # "vegan for Lent" gives something up for one season; "every Lent" keeps doing it.
+    r"for (?:Lent|Advent|Passover|Ramadan|Dry January|Veganuary|Sober October)\b"
+    r"(?!.*\b(?:every|each) (?:year|time|Lent|Advent|Passover|Ramadan)\b)|"
     # "on sunday mornings" says what keeps happening, as "on sundays" does.
     r"on (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
     r"(?!s|\s+(?:mornings|afternoons|evenings|nights))|all week|"

@@ -6,7 +6,8 @@ import re
 
 # Adverbs a speaker puts between subject and verb without changing the statement.
 ADVERBS = (
-    r"(?:(?:really|just|absolutely|totally|truly|genuinely|also|still|so|definitely|"
+    r"(?:(?:really|just|absolutely|totally|truly|genuinely|properly|seriously|utterly|literally|"
+    r"also|still|so|definitely|"
     r"do|pretty much|secretly|low-?key|100%|very|super|pretty|quite|deeply|completely|"
     r"strictly|fully|both|all|always|mostly|basically|originally|even|kind of|sort of|"
     r"kinda|sorta|maybe|probably)\s+)*"

@@ -52,6 +52,13 @@ _FROM = re.compile(
     r"(?P<place2>[A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)*)",
     re.I,
 )
+# "my hometown is Valparaíso", "Tbilisi is my birthplace": a place the user comes from.
+_HOMETOWN = re.compile(
+    r"^(?:(?:and|but|so)\s+)?(?:my\s+(?P<what>home\s*town|birthplace|place of birth)"
+    r"(?:'s|\s+is|\s+was)\s+(?P<place>[\w'-]+(?:\s+[A-Z][\w'-]*)*)|"
+    r"(?P<place2>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+(?:is|was)\s+my\s+"
+    r"(?P<what2>home\s*town|birthplace|place of birth))[.!]*$"
+)
 _HOME_FOR_ME = re.compile(
     r"^(?:that's|that is|it's|it is)\s+(?:where\s+I\s+grew\s+up|"
     r"(?:my\s+)?home\s+(?:for\s+me|town)|my hometown)$",
@@ -252,6 +259,15 @@ def origin_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
             if place
             else []
         )
+    hometown = _HOMETOWN.match(text)
+    if hometown:
+        place = _place(hometown.group("place") or hometown.group("place2"))
+        what = (hometown.group("what") or hometown.group("what2")).lower()
+        if not place:
+            return []
+        if what.startswith("home"):
+            return [_identity(ctx, f"User's hometown is {place}", "identity.origin")]
+        return [_identity(ctx, f"User was born in {place}", "identity.birthplace")]
     if _HOME_FOR_ME.match(text):
         place = last_place(ctx.previous())
         if place:

@@ -39,7 +39,7 @@ _FRAMES = frozenset(
 _NOT_A_LABEL = frozenset(
     "if when whenever would could should maybe perhaps i you we he she they it this that these "
     "those what how why where who which whose there here the a an is are was were am be been "
-    "do does did have has had".split()
+    "do does did have has had me remind please".split()
 )
 # First words of a frame around a wish or another life ("in another life:", "dream job:").
 _FRAME_OPENERS = frozenset(
@@ -53,7 +53,7 @@ _FAVOURITE = re.compile(
 )
 _DISLIKE = re.compile(r"^(?:dislikes?|hates?|can't stand|cannot stand|not a fan of)$", re.I)
 _LIKE = re.compile(r"^(?:likes?|loves?)$", re.I)
-_ALLERGY = re.compile(r"^(?:allerg(?:y|ies)|allergic to)$", re.I)
+_ALLERGY = re.compile(r"^(?:allerg(?:y|ies)|allergic(?: to)?)$", re.I)
 # A value that only turns the label down ("opera: no thanks, never").
 _REFUSED = re.compile(
     r"^(?:no(?:\s+thanks?(?:\s+you)?)?|nope|nah|never|not for me|hard pass|pass|hate (?:it|them)|"
@@ -137,6 +137,7 @@ def spell_out_notes(text: str) -> str:
     text = _KIND_THEN_CHOICE.sub(_choice_spelled, text)
     text = _YEARS_OF_STATE.sub(_years_spelled, text)
     text = _ROLE_IS.sub(r"\g<role> is ", text)
+    text = _FAVOURITE_WITHOUT_VERB.sub(r"my favorite \g<thing> is \g<value>", text)
     text = CLEFT.sub(lambda m: f"{m['who']} {m['pred']} {m['thing']}", text)
     text = _TOPIC_ASKED.sub(_topic_as_subject, text)
     text = _ROLE_ASKED.sub(_role_named, text)
@@ -144,6 +145,16 @@ def spell_out_notes(text: str) -> str:
     text = _NAME_ASIDE.sub(_name_without_aside, text)
     spelled = "".join(_spelled(sentence.group()) for sentence in _SENTENCE.finditer(text))
     return _CLAUSE_START.sub(_with_subject, spelled)
+
+
+# "Fave band Radiohead, fave food ramen.": a favourite named without its verb.
+_FAVOURITE_WITHOUT_VERB = re.compile(
+    r"(?:(?<=^)|(?<=[,.;!]\s))(?:my\s+)?favou?rite\s+(?P<thing>[a-z]+)\s+"
+    r"(?!(?:is|are|was|were|has|have|of|in|on|at|for|to|and|or|ever|thing|things|by|would|"
+    r"will|right|now|these|this|that|so|because)\b)"
+    r"(?P<value>[\w'][\w'-]*(?:\s+[\w'-]+){0,2})(?=\s*(?:[,.;!]|$))",
+    re.I,
+)
 
 
 # "Horror movies? Hard no.", "Mayo. Absolutely not.", "olives. hate them.", "5:30 gym
@@ -154,7 +165,8 @@ _TOPIC_THEN_VERDICT = re.compile(
     r"or|ok|okay|yes|no|sure|really|seriously|thanks|sorry)\b)[^\W_][\w':-]*(?:\s+[\w'&-]+){0,4})"
     r"[?.!]\s+(?:(?P<against>hard\s+(?:no|pass)|absolutely\s+not|no\s+way|not\s+my\s+(?:cup\s+of\s+tea|thing)|"
     r"not\s+for\s+me|pass(?=[.!,]?\s+(?:always|ever|never)\b)|gross|yuck|disgusting|betrayal|hate\s+(?:it|them)|can't\s+stand\s+(?:it|them)|"
-    r"cannot\s+stand\s+(?:it|them))|(?P<for>love\s+(?:it|them)|obsessed|can't\s+get\s+enough))\b",
+    r"cannot\s+stand\s+(?:it|them)|soap|vile|nasty|ew+|not\s+a\s+fan)|"
+    r"(?P<for>love\s+(?:it|them)|obsessed|can't\s+get\s+enough))\b",
     re.I,
 )
 
@@ -372,7 +384,11 @@ _KIND_OF_PERSON = re.compile(
     r"night person|cat person|dog person|people person|homebody|introvert|extrovert|foodie|"
     r"dual citizen|fan of|snob|nerd|geek|junkie|fanatic|addict|lover of|workaholic|"
     r"perfectionist|neat freak|insomniac|light sleeper|heavy sleeper|picky eater|fussy eater|"
-    r"non-smoker|nonsmoker|ex-smoker|smoker)\b",
+    r"non-smoker|nonsmoker|ex-smoker|smoker)\b|"
+    # "PhD student, linguistics.": a student of a kind, as the whole note.
+    r"^(?:phd|grad|graduate|med|medical|law|nursing|dental|art|exchange|mature|college|uni|"
+    r"university|undergrad|undergraduate|masters?|doctoral|postgrad|postgraduate|first-year|"
+    r"second-year|third-year|final-year)\s+student$",
     re.I,
 )
 # Verbs said of oneself that no request to the assistant starts with ("live in", "work as").
@@ -381,7 +397,9 @@ _KIND_OF_PERSON = re.compile(
 _SELF_VERBS = re.compile(
     r"^(?:live\s+(?:in|on|near|with|by)|"
     r"work\s+(?:\w+\s+)?(?:as|at|for|in|from)|grew up|speak\s+(?!to\b|with\b|up\b|louder|"
-    r"slower|slowly|more|in\b))\b",
+    r"slower|slowly|more|in\b)|"
+    # "Bus times to Fenwick St? Don't drive.": nothing an assistant does, so the user's own.
+    r"(?:don't|dont|do not)\s+(?:drive|smoke|drink(?!\s+and\b))(?=\s*(?:[.!,;]|$)))",
     re.I,
 )
 # Words after which a clause is already said of someone, or is no statement at all.
@@ -444,6 +462,9 @@ def _spelled(sentence: str) -> str:
         return _standing_choice(sentence)
     label, value = note["label"].strip(), note["value"].strip()
     words = label.lower().split()
+    # "Me: Ines.": the speaker's own name; what else follows "Me:" is spelled out where it is.
+    if words == ["me"] and re.fullmatch(r"[A-Z][\w'-]+", value):
+        return f"{note['lead']}my name is {value}{note['end']}"
     if (
         words[0] in _FRAMES
         or words[0] in _FRAME_OPENERS

@@ -150,7 +150,7 @@ def test_an_unsaid_i_beside_a_one_off_event_still_gives_the_fact(
 @pytest.mark.parametrize(
     "note, fact",
     [
-        ("PhD student, linguistics.", "User's background: PhD student, linguistics."),
+        ("PhD student, linguistics.", "User is a PhD student (linguistics)."),
         ("Half Filipino, half Scottish.", "User's background: Half Filipino, half Scottish."),
     ],
 )

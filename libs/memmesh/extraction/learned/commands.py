@@ -221,6 +221,20 @@ _GOING_BACK_SOMEWHERE = re.compile(
     rf"(?:home|(?:to|into)\s+(?:the\s+|my\s+|our\s+|your\s+)?(?:{PLACES_GONE_BACK_TO})\b)",
     re.I,
 )
+# A conversation gone back to is named as one, or as where it stopped ("where were we on the
+# speech", "back to the visa stuff", "we talked about my thesis, carry on"): "let's keep
+# chasing our dreams" and "let's continue to support each other" cheer on, and resume nothing.
+_BACK_TO_A_TALK = re.compile(
+    r"\b(?:where\s+(?:were|was|did)\s+(?:we|I)|left\s+off|back\s+(?:to|on|in|into)|"
+    r"we\s+were\s+(?:\w+\s+)?(?:working|figuring|planning|doing|looking|sorting|going)|"
+    r"a\s+while\s+(?:back|ago)|last\s+(?:week|night|month)|"
+    r"resum(?:e|ed|ing)(?!\s+(?:building|writing|template))|"
+    r"pick(?:ing)?\s+(?:(?:it|that|this)\s+)?(?:back\s+)?up|carry(?:ing)?\s+on|"
+    r"continu\w*\s+(?:with|on|where|from|that|this|our|the|it)|go(?:ing)?\s+on\s+with|"
+    r"keep\s+going\s+with|chat\w*|conversation\w*|talk(?:ed|ing)|topic\w*|thread\w*|"
+    r"discuss\w*|last\s+time|earlier|the\s+other\s+day|yesterday|before)\b",
+    re.I,
+)
 # "can you even remember stuff between chats or do you reset every time?": a question about
 # how the memory works, not a setting of it.
 _HOW_MEMORY_WORKS = re.compile(
@@ -436,7 +450,9 @@ class LearnedCommands:
         if best == Command.REMEMBER_EVERYTHING.value and not _KEEPING_SCOPE.search(reading):
             # "Keep going!", "keep it up": encouragement, unless what is to be kept is said.
             return None
-        if best == Command.RESUME_THREAD.value and _GOING_BACK_SOMEWHERE.search(reading):
+        if best == Command.RESUME_THREAD.value and (
+            _GOING_BACK_SOMEWHERE.search(reading) or not _BACK_TO_A_TALK.search(reading)
+        ):
             return None
         # A request is made of the assistant: news that opens on someone else tells of them
         # ("my sister never stops talking about her wedding").

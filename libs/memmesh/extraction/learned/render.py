@@ -49,7 +49,10 @@ _TRAILING = re.compile(
     r"[\s,;:-]+(?:please|thanks|thank you|lol|haha|ok|okay|though|too|as well)?[\s.!?]*$", re.I
 )
 _ADVERB = re.compile(
-    r"^(?:\w+ly|also|still|just|always|never|ever|only|even|totally|pretty much)$", re.I
+    # Not the verbs that end in "ly" ("I rely on my wheelchair", "I fly a lot for work").
+    r"^(?!(?:rely|reply|apply|supply|comply|imply|fly|multiply|bully|ally|tally)$)"
+    r"(?:\w+ly|also|still|just|always|never|ever|only|even|totally|pretty much)$",
+    re.I,
 )
 _VERB_3SG = {
     "am": "is",
