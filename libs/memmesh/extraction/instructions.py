@@ -10,7 +10,9 @@ from .model import Candidate
 from .text import Clause, conjugate_3sg, slug, third_person
 
 _IMPERATIVE = re.compile(
-    r"^(?:please\s+|can you\s+|could you\s+|would you\s+|just\s+|and\s+)*"
+    r"^(?:please\s+|can you\s+|could you\s+|would you\s+|just\s+|and\s+|oh,?\s+|also\s+|"
+    r"in general,?\s+|"
+    r"when(?:ever)?\s+you\s+(?:answer|reply|respond|write)(?:\s+me)?,?\s+)*"
     r"(?P<freq>always|never|only|don't ever|do not ever|don't|do not|from now on|going forward)?\s*"
     rf"(?P<verb>{INSTRUCTION_VERBS})\b\s*(?P<rest>.*)$",
     re.I,
@@ -120,7 +122,9 @@ def _imperative(ctx: ClauseContext) -> list[Candidate]:
     if not match or re.match(r"^(?:I|my)\b", ctx.text, re.I):
         return []
     rest = match.group("rest").strip()
-    if not (ctx.has_standing_marker() or _standing_by_topic(match)):
+    if not (
+        ctx.has_standing_marker() or _standing_by_topic(match) or _about_every_answer(ctx, match)
+    ):
         return []
     if not rest or re.match(r"^(?:it|that|this|me)\s*$", rest, re.I):
         return []
@@ -140,6 +144,10 @@ def _imperative(ctx: ClauseContext) -> list[Candidate]:
     }.get(freq, freq)
     verb = match.group("verb").lower()
     rest = re.sub(r",?\s+(?:though|please)$", "", rest, flags=re.I)
+    said_of = _answers_said_of(ctx) if verb == "keep" and _KEPT_SHORT.match(rest) else None
+    if said_of:
+        # "when you reply, keep it short" keeps the replies short, in the user's own word.
+        rest = re.sub(r"^(?:it|things)\b", said_of, rest, flags=re.I)
     action = f"{verb} {third_person(rest)}".strip()
     if freq == "from now on":
         body = f"{action} from now on"
@@ -185,6 +193,51 @@ _NO_TOPIC = re.compile(
 _ONE_TASK_OBJECT = re.compile(
     r"\b(?:this|that|it|these|those|the (?!time)\w+)\b|^(?:me\s+|for me\s+)?(?:a|an|one)\s", re.I
 )
+
+
+# "keep your answers short", "when you answer me, keep it short": how long every answer is.
+_KEPT_SHORT = re.compile(
+    r"^(?:(?:your|the|all|my)\s+(?:answers|replies|responses|messages|explanations)|it|things)"
+    r"\s+(?:short|brief|concise|simple|to the point)\b",
+    re.I,
+)
+_WHEN_YOU_ANSWER = re.compile(
+    r"\b(?:when|whenever|every time)\s+you\s+(?:answer|reply|respond|explain|talk to me|write)",
+    re.I,
+)
+
+
+_ANSWER_NOUNS = {
+    "answer": "answers",
+    "reply": "replies",
+    "respond": "responses",
+    "explain": "explanations",
+}
+
+
+def _answers_said_of(ctx: ClauseContext) -> str | None:
+    """The noun for the answers "when you answer/reply …" in or right before the clause
+    speaks of ("replies" for "when you reply")."""
+    for text in (ctx.text, *(clause.text for clause in ctx.previous()[-1:])):
+        found = _WHEN_YOU_ANSWER.search(text)
+        if found:
+            verb = found.group(0).split()[-1].lower()
+            return _ANSWER_NOUNS.get(verb)
+    return None
+
+
+def _about_every_answer(ctx: ClauseContext, match: re.Match[str]) -> bool:
+    """Whether "keep … short" is said of every answer: of the answers themselves, or with
+    "when you answer me" in the clause or right before it."""
+    rest = match.group("rest")
+    if match.group("verb").lower() != "keep" or not _KEPT_SHORT.match(rest):
+        return False
+    if not re.match(r"^(?:it|things)\b", rest, re.I):
+        return True
+    before = ctx.previous()[-1:]
+    return bool(_WHEN_YOU_ANSWER.search(ctx.text)) or any(
+        _WHEN_YOU_ANSWER.search(clause.text) for clause in before
+    )
 
 
 def _standing_by_topic(match: re.Match[str]) -> bool:

@@ -145,3 +145,21 @@ def test_cheering_on_resumes_no_conversation(text: str) -> None:
 )
 def test_a_conversation_named_is_resumed(text: str) -> None:
     assert default_hybrid_extractor().extract(text).command is Command.RESUME_THREAD
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "keep your replies short",
+        "when you answer me, keep it brief",
+        "oh and in general, when you reply, keep it concise, I read on my phone",
+    ],
+)
+def test_keeping_every_answer_short_is_a_standing_instruction(text: str) -> None:
+    facts = [f.text.lower() for f in extract(text).facts if f.category == "constraint"]
+    assert any("keep" in fact and "answers" in fact or "replies" in fact for fact in facts), facts
+
+
+@pytest.mark.parametrize("text", ["keep it short, I'm in a rush", "keep it simple for the kids"])
+def test_keeping_one_answer_short_is_no_instruction(text: str) -> None:
+    assert extract(text).facts == ()
