@@ -1508,7 +1508,7 @@ def _not_then_short(found: re.Match[str]) -> str:
     """The "Not X. Y." shape as "Y, not X": when more follows, only a name or a number can be Y
     ("not a musicals person. at all. got dragged…" corrects nothing)."""
     said, end = found.group("said"), found.group("end")
-    runs_on = end.strip() and found.end() < len(found.string)
+    runs_on = bool(end.strip()) and found.end() < len(found.string)
     if runs_on and not (said[:1].isupper() or said[:1].isdigit()):
         return found.group(0)
     return f"{said}, not {found.group('heard')}{end}"

@@ -24,7 +24,7 @@ from .lexicon import (
 from .markers import HEDGED, HYPOTHETICAL, QUESTION, SARCASM, THIRD_PARTY_OPINION
 from .model import Candidate
 from .phrases import ADVERBS, I_AM, clean_object, is_generic_object
-from .text import slug, third_person
+from .text import conjugate_3sg, slug, third_person
 
 _ADJECTIVES = durable_adjective_alternation()
 _DURABLE_ADJECTIVE = re.compile(
@@ -487,14 +487,18 @@ def _allergy_said_apart(ctx: ClauseContext, text: str) -> list[Candidate]:
     ]
 
 
-_CONDITION_NOUN = (
-    r"(?:"
-    + "|".join(
+def _condition_names(left_out: frozenset[str] = frozenset()) -> str:
+    """The medical conditions as a regex alternation, longest first; short names only where no
+    common word reads the same ("add", "ms" do)."""
+    return "|".join(
         re.escape(c.removeprefix("a "))
         for c in sorted(MEDICAL_CONDITIONS, key=len, reverse=True)
-        # Short names only where no common word reads the same ("add", "ms" do).
-        if len(c) > 3 or c in {"ibs", "ocd"}
+        if (len(c) > 3 or c in {"ibs", "ocd"}) and c not in left_out
     )
+
+
+_CONDITION_NOUN = (
+    rf"(?:{_condition_names()}"
     + r"|pacemaker|hearing aids?|cochlear implant|insulin pump|colostomy bag|wheelchair|"
     rf"(?:bad|dodgy|weak|replaced|new)\s+(?:{'|'.join(sorted(BODY_PARTS))}))"
 )
@@ -504,15 +508,7 @@ _CONDITION_ADJECTIVE = durable_adjective_alternation("constraint")
 _EVERYONE_HAS = frozenset(
     {"blood pressure", "cholesterol", "thyroid", "anxiety", "migraine", "depression", "cancer"}
 )
-_OWN_CONDITION_NOUN = (
-    r"(?:"
-    + "|".join(
-        re.escape(c.removeprefix("a "))
-        for c in sorted(MEDICAL_CONDITIONS, key=len, reverse=True)
-        if (len(c) > 3 or c in {"ibs", "ocd"}) and c not in _EVERYONE_HAS
-    )
-    + r")"
-)
+_OWN_CONDITION_NOUN = rf"(?:{_condition_names(_EVERYONE_HAS)})"
 # A lasting condition the user names on the way to something else: "not bad for someone with
 # asthma", "with my pacemaker they said I'd need a note", "being lactose intolerant at a
 # pizza party is the worst", "it has to be low FODMAP because of my IBS".
@@ -536,18 +532,21 @@ _CONDITION_AS_SUBJECT = re.compile(
 
 def _condition_in_passing(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _CONDITION_IN_PASSING.search(text)
+    if not match:
+        return []
+    own = match.group("own")
     # "my asthma is very bad since childhood": the clause is about the condition, and what it
     # says of it is for the rules and the heads that read the whole clause.
-    if match is not None and match.group("own") and _CONDITION_AS_SUBJECT.match(text):
+    if own and _CONDITION_AS_SUBJECT.match(text):
         return []
-    said_mine = match is not None and bool(match.group("mine") or match.group("own"))
-    if not match or (not said_mine and _SOMEONE_ELSE.search(text[: match.start()])):
+    said_mine = bool(match.group("mine") or own)
+    if not said_mine and _SOMEONE_ELSE.search(text[: match.start()]):
         return []
     adjective = match.group("adj")
     if adjective:
         key = DURABLE_ADJECTIVES[adjective.lower()][1]
         return [build(ctx, f"User is {adjective}", "constraint", key, 9000, _ALLERGY_MARKERS)]
-    condition = match.group("had") or match.group("mine") or match.group("own")
+    condition = match.group("had") or match.group("mine") or own
     lower = condition.lower()
     countable = lower.endswith(("condition", "disability", "murmur"))
     article = "" if (lower in MEDICAL_CONDITIONS and not countable) or lower.endswith("s") else "a "
@@ -891,9 +890,7 @@ def _devices(ctx: ClauseContext, text: str) -> list[Candidate]:
     depends = _DEPEND_ON.match(text)
     if depends:
         obj = third_person(depends.group("obj"))
-        verb = {"depend": "depends", "rely": "relies", "count": "counts"}[
-            depends.group("verb").lower()
-        ]
+        verb = conjugate_3sg(depends.group("verb").lower())
         return [_constraint(ctx, f"User {verb} on {obj}", f"constraint.device.{slug(obj)}", 8800)]
     match = _MY_DEVICE.match(text)
     if match:

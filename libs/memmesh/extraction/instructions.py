@@ -147,7 +147,7 @@ def _imperative(ctx: ClauseContext) -> list[Candidate]:
     said_of = _answers_said_of(ctx) if verb == "keep" and _KEPT_SHORT.match(rest) else None
     if said_of:
         # "when you reply, keep it short" keeps the replies short, in the user's own word.
-        rest = re.sub(r"^(?:it|things)\b", said_of, rest, flags=re.I)
+        rest = _UNNAMED_ANSWERS.sub(said_of, rest)
     action = f"{verb} {third_person(rest)}".strip()
     if freq == "from now on":
         body = f"{action} from now on"
@@ -201,12 +201,12 @@ _KEPT_SHORT = re.compile(
     r"\s+(?:short|brief|concise|simple|to the point)\b",
     re.I,
 )
+_UNNAMED_ANSWERS = re.compile(r"^(?:it|things)\b", re.I)
 _WHEN_YOU_ANSWER = re.compile(
-    r"\b(?:when|whenever|every time)\s+you\s+(?:answer|reply|respond|explain|talk to me|write)",
+    r"\b(?:when|whenever|every time)\s+you\s+(?P<verb>answer|reply|respond|explain|talk to me|"
+    r"write)",
     re.I,
 )
-
-
 _ANSWER_NOUNS = {
     "answer": "answers",
     "reply": "replies",
@@ -215,15 +215,20 @@ _ANSWER_NOUNS = {
 }
 
 
-def _answers_said_of(ctx: ClauseContext) -> str | None:
-    """The noun for the answers "when you answer/reply …" in or right before the clause
-    speaks of ("replies" for "when you reply")."""
+def _when_you_answer(ctx: ClauseContext) -> re.Match[str] | None:
+    """The words "when you answer me …" in the clause or in the one right before it."""
     for text in (ctx.text, *(clause.text for clause in ctx.previous()[-1:])):
         found = _WHEN_YOU_ANSWER.search(text)
         if found:
-            verb = found.group(0).split()[-1].lower()
-            return _ANSWER_NOUNS.get(verb)
+            return found
     return None
+
+
+def _answers_said_of(ctx: ClauseContext) -> str | None:
+    """The noun for the answers "when you answer/reply …" speaks of ("replies" for "when you
+    reply")."""
+    found = _when_you_answer(ctx)
+    return _ANSWER_NOUNS.get(found["verb"].lower()) if found else None
 
 
 def _about_every_answer(ctx: ClauseContext, match: re.Match[str]) -> bool:
@@ -232,12 +237,7 @@ def _about_every_answer(ctx: ClauseContext, match: re.Match[str]) -> bool:
     rest = match.group("rest")
     if match.group("verb").lower() != "keep" or not _KEPT_SHORT.match(rest):
         return False
-    if not re.match(r"^(?:it|things)\b", rest, re.I):
-        return True
-    before = ctx.previous()[-1:]
-    return bool(_WHEN_YOU_ANSWER.search(ctx.text)) or any(
-        _WHEN_YOU_ANSWER.search(clause.text) for clause in before
-    )
+    return not _UNNAMED_ANSWERS.match(rest) or _when_you_answer(ctx) is not None
 
 
 def _standing_by_topic(match: re.Match[str]) -> bool:

@@ -82,7 +82,7 @@ def _statement_of(found: re.Match[str], meant: str) -> str | None:
     what = found.group("what").lower()
     words = what.split()
     # "Peanuts - I mean pecans. Allergic.": the bare word says what the meant one is too.
-    if words[-1] in _ALLERGY and found.group("det") or what in ("allergic", *_ALLERGY):
+    if (words[-1] in _ALLERGY and found.group("det")) or what in ("allergic", *_ALLERGY):
         return f"I'm allergic to {meant}"
     if what in PERSON_ROLES or words[-1] in PERSON_ROLES:
         return f"my {what} is {meant}"
