@@ -149,6 +149,8 @@ async def stored_state(mesh: Mesh, user_id: str) -> dict[str, object]:
         state = await state_grpc.CurrentStateServiceStub(channel).Get(
             state_pb.GetRequest(scope=scope)
         )
+    # The ledger position of the state's last change moves with that same interleaving.
+    state.state.ClearField("ledger_sequence")
     async with engine_channel(mesh.addrs["ledger"], token, 5.0) as channel:
         events = [
             (r.event.event_type, r.event.reason_code)
