@@ -21,10 +21,17 @@ _LIVE_IN = re.compile(
 # new place in Denver": the move is episodic, where the user now lives is durable.
 _MOVED_TO = re.compile(
     r"^(?:(?:I|we)(?:'ve|\s+have)?\s+)?(?:just\s+|recently\s+|finally\s+|also\s+)?"
-    r"(?:moved|relocated|emigrated)\s+(?:back\s+|over\s+|out\s+)?(?:to|into\s+(?:a|the|our|my)\s+"
+    r"(?:moved|relocated|emigrated)\s+(?:back\s+|over\s+|out\s+|up\s+|down\s+|across\s+)?(?:to|into\s+(?:a|the|our|my)\s+"
     r"(?:new\s+)?(?:place|flat|apartment|house|home|condo)\s+in)\s+"
     r"(?P<place>[A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)*)",
     re.I,
+)
+# "been in Manchester ten years now", "I've been in Houston for six years": years in a place
+# (named, so "been in hospital for two months" is no home).
+_BEEN_IN = re.compile(
+    r"^(?:(?:and|but|so)\s+)?(?:(?:I|we)(?:'ve|\s+have)\s+)?been\s+(?:living\s+)?in\s+"
+    r"(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+(?:for\s+)?(?:(?:about|almost|nearly|over|"
+    r"like)\s+)?(?P<dur>(?:\w+|\d+)\s+(?:years?|decades?))(?:\s+now)?[.!]*$"
 )
 _LIVED_HERE = re.compile(
     r"^I(?:'ve| have)\s+lived\s+(?:here|there)\s+(?:for\s+)?(?P<dur>.+)$", re.I
@@ -157,6 +164,10 @@ def residence_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
         # The move itself is episodic; the durable part is where the user now lives.
         ctx = _without(ctx, TIME_BOUND)
         return [_identity(ctx, f"User lives in {place}", "identity.residence")]
+    been_in = _BEEN_IN.match(text)
+    if been_in and (place := _place(been_in.group("place"))):
+        years = clean_object(been_in.group("dur"))
+        return [_identity(ctx, f"User has been in {place} for {years}", "identity.residence")]
     match = _LIVED_HERE.match(text)
     if match:
         place = last_place(ctx.previous())

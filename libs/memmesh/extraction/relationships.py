@@ -86,6 +86,16 @@ _NAME_LIST = re.compile(
     r"[A-Za-z][\w'-]*)+)$",
     re.I,
 )
+# "I've got two kids, Mira's nine and Theo's five": the children named with their ages.
+_AGE = (
+    r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
+    r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty)(?:\s+years?\s+old)?"
+)
+_AGED_NAME = re.compile(rf"([A-Z][\w-]*)(?:'s|\s+is)\s+{_AGE}\b")
+AGED_NAME_LIST = re.compile(
+    rf"^(?P<names>[A-Z][\w-]*(?:'s|\s+is)\s+{_AGE}(?:\s*(?:,|and|&)\s*[A-Z][\w-]*(?:'s|\s+is)\s+"
+    rf"{_AGE})+)$"
+)
 # The clause after "I have a son" that names him: "his name is Bilal", "she's called Ewa",
 # "Ewa" alone.
 _NAME_FOLLOWS = re.compile(
@@ -478,8 +488,11 @@ def _plural_named(ctx: ClauseContext) -> list[Candidate]:
     names_text = match.group("names")
     following = ctx.following()
     if not names_text and following and following.sentence == ctx.clause.sentence:
-        listed = _NAME_LIST.match(following.text)
+        listed = _NAME_LIST.match(following.text) or AGED_NAME_LIST.match(following.text)
         names_text = listed.group("names") if listed else None
+        if listed and listed.re is AGED_NAME_LIST:
+            # "Mira's nine and Theo's five": the names without their ages.
+            names_text = ", ".join(_AGED_NAME.findall(following.text))
     if not names_text:
         return _family_count(ctx)
     role = _PLURAL_ROLES[match.group("role").lower()]

@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 
 from .commands import speaks_to_the_assistant
-from .lexicon import PERSON_ROLE_ALTERNATION, PERSON_ROLES, UNIT_SYSTEMS
+from .lexicon import (
+    MONTHS,
+    NOT_A_NAME,
+    PERSON_ROLE_ALTERNATION,
+    PERSON_ROLES,
+    UNIT_SYSTEMS,
+    WEEKDAYS,
+)
 from .text import split_clauses
 
 # "she's my mother-in-law", "he's been my GP for ten years", "is my language", "That's the
@@ -73,6 +80,55 @@ def restate_meant(fact_text: str, meant: str) -> str:
             break
     return fact_text
 
+
+# A role put right and the one person the turn names for it: "Marco: cousin.", "Wife. Amara.",
+# "my father-in-law. His name Kenji.", "Leyla is cousin.", "the cat is luna".
+_PERSON_FOR_ROLE = (
+    r"^\s*(?P<before>[A-Z][a-z]+)\s*[:=]\s*(?:my\s+)?{role}\b",
+    r"\b{role}\s*[.,;-]+\s*(?:(?:his|her|their)\s+name(?:'s|\s+is)?\s+)?(?P<after>[A-Z][a-z]+)"
+    r"\s*(?:[.,;!]|$)",
+    r"\b{role}\b[^.!?]*[.!?]\s*(?:(?:his|her|their)\s+name(?:'s|\s+is)?\s+)(?P<given>[A-Z][a-z]+)",
+    r"(?:^|[.,;!]\s*)(?P<subject>[A-Z][a-z]+)\s+is\s+(?:my\s+)?{role}\b",
+)
+_THE_ROLE_IS = (
+    r"\bthe\s+(?P<role>{roles})\s+is\s+(?=(?:(?:doctor|dr\.?|mr\.?|mrs\.?|ms\.?)\s+)?{meant}\b)"
+)
+
+
+def name_the_role_meant(fact_text: str, meant: str) -> str:
+    """A correction that puts a person's role right, said as the fact it is about ("Amara is
+    my wife") when the turn names the one person it is about; "the cat is luna" said of the
+    user's cat."""
+    role = meant.strip().lower()
+    roles = "|".join(sorted((re.escape(r) for r in PERSON_ROLES), key=len, reverse=True))
+    if role in WEEKDAYS or role in MONTHS or not role.replace(" ", "").replace("-", "").isalpha():
+        return fact_text  # "the dentist is Thursday": when, not who
+    if role not in PERSON_ROLES:
+        # "the cat is luna not lunar": the name put right, of a role said with "the".
+        return re.sub(
+            _THE_ROLE_IS.format(roles=roles, meant=re.escape(meant)),
+            r"my \g<role> is ",
+            fact_text,
+            count=1,
+            flags=re.I,
+        )
+    named = {
+        found.group(found.lastgroup or "")
+        for pattern in _PERSON_FOR_ROLE
+        for found in re.finditer(pattern.format(role=re.escape(meant)), fact_text, re.I)
+        if found.lastgroup
+    }
+    names = {n for n in named if n[0].isupper() and not _is_no_name(n.lower())}
+    if len(names) != 1:
+        return fact_text
+    return f"{fact_text.rstrip()} {names.pop()} is my {role}."
+
+
+def _is_no_name(word: str) -> bool:
+    return word in PERSON_ROLES or word in NOT_A_NAME or word in _PRONOUNS
+
+
+_PRONOUNS = frozenset("he she they it this that who".split())
 
 # What may stand between the word and what it is: a spelling ("G-R-E-T-E", "with one N").
 _ASIDE = re.compile(r"(?:[A-Za-z](?:-[A-Za-z])+|with (?:a|an|one|two|double) \w+|\w+)", re.I)

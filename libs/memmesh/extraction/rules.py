@@ -21,6 +21,7 @@ from .relationships import one_fact_per_person, relationship_candidates
 from .restatement import (
     corrected_report,
     name_the_forgotten_taste,
+    name_the_role_meant,
     name_what_a_reaction_points_at,
     name_whom_a_name_points_at,
     name_whom_a_pronoun_points_at,
@@ -157,6 +158,7 @@ def extract(
         heard, meant = found.correction.heard, found.correction.meant
         fact_text = corrected_report(normalized, fact_text, heard, meant)
         fact_text = _RESTATED.sub("", restate_meant(fact_text, meant))
+        fact_text = name_the_role_meant(fact_text, meant)
         fact_text = _NAME_SPELLED.sub(r"\1", _SPELLING_ASIDE.sub("", fact_text))
     if found.command is Command.FORGET:
         fact_text = name_the_forgotten_taste(fact_text, normalized)

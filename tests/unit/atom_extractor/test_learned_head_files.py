@@ -125,7 +125,7 @@ def test_news_about_nobody_in_particular_gives_no_relationship_fact(utterance: s
     [
         ("drop the stuff on my old job please", Command.FORGET, "old job"),
         ("please stop raising my weight", Command.DO_NOT_MENTION, "weight"),
-        ("go back to the garden plans", Command.RESUME_THREAD, "garden plans"),
+        ("go back to the garden plans please", Command.RESUME_THREAD, "garden plans"),
         # Heard only once the turn's words are seen to speak of memory at all.
         (
             "This whole conversation, throw it away please, like it never happened.",

@@ -123,6 +123,22 @@ def bare_value(words: str) -> str:
     return words if _IS_CONTRACTED.search(words) else _POSSESSIVE.sub("", words)
 
 
+# "he's nine, wait, no, he turned ten in May": a number put right is the number, not when.
+_WHEN_AFTER = re.compile(r"\s+(?:in|on|at|since|last|this|next|by)\s+.*$", re.I)
+
+
+def _number_alone(heard: str, meant: str) -> str:
+    """The meant span without a time phrase after it when both spans are numbers."""
+    counted = meant.split()[0] if meant.split() else ""
+    if (
+        heard.split()
+        and all(_shape(w) == "num" for w in heard.split())
+        and _shape(counted) == "num"
+    ):
+        return _WHEN_AFTER.sub("", meant)
+    return meant
+
+
 def _shape(word: str) -> str:
     if word.isdigit() or word.lower() in _NUMBER_WORDS or re.fullmatch(r"\d[\d:.,]*\w*", word):
         return "num"
@@ -341,11 +357,9 @@ class CorrectionModel:
         assert pair is not None
         heard, meant = pair
         words = found.view.tokens
-        correction = Correction(
-            heard=bare_value(span_text(text, words, heard)),
-            meant=bare_value(span_text(text, words, meant)),
-        )
-        return correction, scores[best] - scores[0]
+        heard_text = bare_value(span_text(text, words, heard))
+        meant_text = _number_alone(heard_text, bare_value(span_text(text, words, meant)))
+        return Correction(heard=heard_text, meant=meant_text), scores[best] - scores[0]
 
     def save(self, path: Path) -> None:
         """Write both models as one compressed .npz."""

@@ -35,6 +35,7 @@ from ..markers import (
     TIME_BOUND,
 )
 from ..model import BASIS_POINTS_MAX, Candidate, ExtractionResult, FactType
+from ..relationships import AGED_NAME_LIST
 from ..rules import collect_candidates
 from ..rules import extract as extract_by_rules
 from ..text import slug
@@ -197,7 +198,9 @@ class HybridExtractor:
             ):
                 continue
             # "I have two kids, Maya and Leo": the names belong to the rule's facts before.
-            if position - 1 in covered and _NAMES_ONLY.match(unit.text):
+            if position - 1 in covered and (
+                _NAMES_ONLY.match(unit.text) or AGED_NAME_LIST.match(unit.text.rstrip(".!"))
+            ):
                 continue
             # "…at the Bad Bunny concert, he's been my favorite artist forever": the rule's
             # fact of the pronoun's clause took who it stands for from this one.
