@@ -116,6 +116,24 @@ _PRONOUN_IS_MY_ROLE = re.compile(
     rf"{_ROLE_PHRASE}\b",
     re.I,
 )
+# "bought Ziggy a harness, he's a greyhound", "Walked Nala. Husky.", "He's a Maine Coon": the
+# animal a pet named just before is, through a pronoun or as a bare word.
+_PET_KINDS = "|".join(
+    sorted((re.escape(w) for w, r in PERSON_ROLES.items() if r.startswith("pet")), key=len)[::-1]
+)
+PET_SAID = re.compile(
+    r"^(?:(?:and|so|oh)\s+)?(?:(?:he|she)(?:'s|\s+is)\s+(?:a|an|our|my)\s+|(?:a|an|our|my)\s+)?"
+    r"(?:(?:old|little|big|young|rescue|sweet|lazy|giant|tiny|[\w]+-year-old)\s+)?"
+    rf"(?P<kind>{_PET_KINDS})(?:\s+(?:mix|cross))?(?:[.!]*$|\s+(?:and|but|so|who)\b)",
+    re.I,
+)
+_PET_KIND_WORD = re.compile(rf"\b(?:{_PET_KINDS}|pet)\b", re.I)
+# In a lowercase transcript, the pet is the word an errand with it names: "we took luna to
+# the vet", "walked biscuit".
+_PET_ERRAND = re.compile(
+    r"\b(?:took|take|taking|walked|walk|walking|fed|feed|bought|brought|groomed|bathed|adopted)\s+"
+    r"(?P<name>[a-z][a-z'-]{2,})\b"
+)
 # "uh juniper she's my border collie": a name, then the pronoun that says who it is.
 _NAME_PRONOUN_IS_MY_ROLE = re.compile(
     rf"(?:^|\s)(?P<name>[^\W\d_][\w'-]*),?\s+(?:he|she)(?:'s|\s+is)\s+"
@@ -239,6 +257,53 @@ _PRONOUN_REACH = 6
 _RELATIVE_ASIDE = re.compile(r"^who\b", re.I)
 # "has a peanut allergy", "lives with us": the clause goes on about the person named before.
 _SUBJECTLESS = re.compile(r"^(?:has|'s got|has got|is|works|lives|teaches)\b", re.I)
+
+
+# One run-on clause of a transcript: "we took luna to the vet today shes our husky".
+_PET_ERRAND_THEN_KIND = re.compile(
+    rf"{_PET_ERRAND.pattern}[^,.;!?]*?\b(?:he|she)(?:'s|s|\s+is)\s+(?:a|an|our|my)\s+"
+    rf"(?:(?:old|little|big|young|rescue)\s+)?(?P<kind>{_PET_KINDS})\b"
+)
+
+
+# "Call Grandpa Ezra", "Back from Nanna Beryl's 90th": a relative called by a kin title and a
+# name is the user's own unless another person's is said ("her Uncle Bob").
+_KIN_TITLED = re.compile(
+    r"(?<!\bmy )(?<!\bour )(?<!\bhis )(?<!\bher )(?<!\btheir )(?<!\byour )(?<!'s )"
+    r"\b(?P<title>Grandpa|Grandma|Granny|Grandad|Granddad|Grandmother|Grandfather|Gran|Nana|"
+    r"Nanna|Nan|Auntie|Aunty|Aunt|Uncle)\s+(?P<name>[A-Z][a-z]+)\b"
+)
+_KIN_TITLES = {"gran": "grandma", "nanna": "nana", "nan": "nana", "aunty": "auntie"}
+
+
+def _pet_said_after(ctx: ClauseContext) -> list[Candidate]:
+    """A pet named in the clause before and said to be an animal in this one ("bought Ziggy a
+    new harness, he's a greyhound"; "Walked Nala. Husky.")."""
+    run_on = _PET_ERRAND_THEN_KIND.search(ctx.text) if ctx.text.islower() else None
+    if run_on and (pet := _clean_name(run_on.group("name"), strict=True)):
+        if pet.lower() not in NOT_A_NAME:
+            return [_fact(ctx, run_on.group("kind"), pet)]
+    said = PET_SAID.match(ctx.text)
+    previous = ctx.previous()
+    if said is None or not previous:
+        return []
+    before = previous[-1]
+    # "my dog Pip, a border collie": the pet was named with what it is already.
+    if before.sentence < ctx.clause.sentence - 1 or _PET_KIND_WORD.search(before.text):
+        return []
+    name = last_capitalized_name((before,)) or _word_capitalized_alone(before.text)
+    if name is None and before.text.islower():
+        errand = _PET_ERRAND.search(before.text)
+        name = _clean_name(errand.group("name"), strict=True) if errand else None
+    if not name or name.lower() in NOT_A_NAME or name.lower() in PERSON_ROLES:
+        return []
+    return [_fact(ctx, said.group("kind"), name)]
+
+
+def _word_capitalized_alone(text: str) -> str | None:
+    """ "Chairman Meow knocked my coffee over": a name that opens the clause."""
+    found = re.match(rf"^(?P<name>{_CAP_NAME})\s+(?!is\b|was\b)[a-z]", text)
+    return found.group("name") if found else None
 
 
 def _name_alone_before(ctx: ClauseContext) -> str | None:
@@ -379,6 +444,12 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
         name = _clean_name(match.group("name"))
         if name:
             found.append(_fact_and_what_follows(ctx, match.group("role"), name))
+    found.extend(_pet_said_after(ctx))
+    for titled in _KIN_TITLED.finditer(text):
+        name = titled.group("name")
+        if name.lower() not in NOT_A_NAME and not any(name in c.text for c in found):
+            role = _KIN_TITLES.get(titled.group("title").lower(), titled.group("title").lower())
+            found.append(_fact_and_what_follows(ctx, role, name))
     found.extend(_name_given_after(ctx))
     found.extend(_plural_named(ctx))
     found.extend(_appositive_name(ctx))

@@ -35,7 +35,7 @@ from ..markers import (
     TIME_BOUND,
 )
 from ..model import BASIS_POINTS_MAX, Candidate, ExtractionResult, FactType
-from ..relationships import AGED_NAME_LIST
+from ..relationships import AGED_NAME_LIST, PET_SAID
 from ..rules import collect_candidates
 from ..rules import extract as extract_by_rules
 from ..text import slug
@@ -203,8 +203,12 @@ class HybridExtractor:
             ):
                 continue
             # "…at the Bad Bunny concert, he's been my favorite artist forever": the rule's
-            # fact of the pronoun's clause took who it stands for from this one.
-            if position + 1 in covered and _PRONOUN_SUBJECT.match(units[position + 1].text):
+            # fact of the pronoun's clause took who it stands for from this one (as the fact of
+            # "Husky." took the pet's name from "Walked Nala.").
+            if position + 1 in covered and (
+                _PRONOUN_SUBJECT.match(units[position + 1].text)
+                or PET_SAID.match(units[position + 1].text)
+            ):
                 continue
             # "I don't like musicals, for me they are very boring": a thing's pronoun right after
             # the rule's taste or limit says why, not a second fact.
