@@ -21,7 +21,15 @@ from .lexicon import (
     UNIT_SYSTEMS,
     durable_adjective_alternation,
 )
-from .markers import HEDGED, HYPOTHETICAL, QUESTION, SARCASM, THIRD_PARTY_OPINION
+from .markers import (
+    HEDGED,
+    HYPOTHETICAL,
+    QUESTION,
+    SARCASM,
+    THIRD_PARTY_OPINION,
+    TIME_BOUND,
+    VENTING,
+)
 from .model import Candidate
 from .phrases import ADVERBS, I_AM, clean_object, is_generic_object
 from .text import conjugate_3sg, slug, third_person
@@ -150,6 +158,18 @@ _ASSISTIVE = re.compile(
     r"^I(?:\s+use|\s+need|\s+rely on|\s+depend on|'m in|\s+am in)\s+(?:a|an)\s+"
     r"(?P<obj>wheelchair|hearing aid|cane|walker|screen reader|white cane|"
     r"guide dog|mobility scooter)\b",
+    re.I,
+)
+# An aid the user has, said in passing wherever in the clause ("my hearing aids dont work
+# great with phone calls"): not "my dad's hearing aid".
+_MY_AID = re.compile(
+    r"\bmy\s+(?:new\s+|old\s+|spare\s+)?(?P<obj>hearing\s+aids?|cpap(?:\s+machine)?|"
+    r"insulin\s+pump|wheelchair|mobility\s+scooter|walking\s+stick)\b",
+    re.I,
+)
+_MISHAP = re.compile(
+    r"\b(?:died|broke|broken|stopped|ran out|run out|dropped|lost|forgot|left|fell|cut out|"
+    r"battery|batteries|repair|fixed|fixing|charging|stolen|cracked)\b",
     re.I,
 )
 _HAVE_PLATFORM = re.compile(r"^I\s+(?:have|own|'ve got|got)\s+(?P<obj>(?:an?|my)\s+[\w ]+)$", re.I)
@@ -898,6 +918,16 @@ def _devices(ctx: ClauseContext, text: str) -> list[Candidate]:
         return [
             _constraint(ctx, f"User's {device} is {obj}", f"constraint.device.{slug(device)}", 9000)
         ]
+    aid = _MY_AID.search(text)
+    if aid and not _ASSISTIVE.match(text) and (TIME_BOUND in ctx.markers or _MISHAP.search(text)):
+        # "my hearing aid battery died", "my CPAP machine just stopped": the mishap is news,
+        # the aid is the user's for good.
+        news = {TIME_BOUND, VENTING}
+        ctx = ClauseContext(ctx.clause, ctx.clauses, ctx.markers - news, ctx.trailing)
+        obj = re.sub(r"\s+", " ", aid.group("obj").lower()).replace("cpap", "CPAP")
+        article = "" if obj.endswith("s") else ("an " if obj[0] in "aeiou" else "a ")
+        key = f"constraint.accessibility.{slug(obj.removesuffix('s'))}"
+        return [_constraint(ctx, f"User has {article}{obj}", key, 9000)]
     match = _ASSISTIVE.match(text)
     if match:
         obj = match.group("obj").lower()
