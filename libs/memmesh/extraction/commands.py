@@ -124,11 +124,13 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"(?:^|[.!?;]\s*)(?:reset|wipe|erase|delete|clear)(?:\s+(?:me|it))?\s*[.!,]\s*(?:all of it|"
         r"everything|all of me|the lot)\s*(?:[.!,;]|$)",
     ),
-    # "Full wipe. Everything you know about me.": a wipe named, then the whole of the user.
+    # "Full wipe. Everything you know about me.", "Full wipe please, the lot.": a wipe named,
+    # then the whole of the user or the whole said alone.
     (
         Command.FORGET_EVERYTHING,
         r"(?:^|[.!?;]\s*)(?:a\s+)?(?:full|total|complete)\s+(?:wipe|reset|erase|purge)(?:\s+please)?\s*[.!,:;-]?\s*"
-        r"(?:of\s+)?(?:everything|all)\b[^.!?]{0,40}?\b(?:about|on|of)\s+me\b",
+        r"(?:(?:of\s+)?(?:everything|all)\b[^.!?]{0,40}?\b(?:about|on|of)\s+me\b|"
+        r"(?:everything|all of it|the lot)\s*(?:[.!]|$))",
     ),
     # "wipe it all, every single thing you've got on me": the whole said again, of the user.
     (

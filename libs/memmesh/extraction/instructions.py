@@ -33,8 +33,11 @@ _WANT_IN = re.compile(
     re.I,
 )
 _NO_X_ON = re.compile(
-    r"^(?:no|never any|please no)\s+(?P<what>meetings|calls|appointments|reminders|notifications|"
-    r"messages|emails|texts|alarms)\s+(?P<when>(?:on|before|after|during)\s+[\w -]+)$",
+    r"^(?:[^:]{1,40}:\s*)?(?:(?:no|never any|please no)\s+(?P<what>meetings|calls|appointments|"
+    r"reminders|notifications|messages|emails|texts|alarms)|"
+    # "set it in stone: nothing before 10am", "nothing goes on my calendar before 9am"
+    r"nothing(?:\s+(?:goes\s+on\s+my\s+calendar|on\s+my\s+calendar|scheduled|booked))?)\s+"
+    r"(?P<when>(?:on|before|after|during)\s+[\w -]+?)(?:,?\s+ever)?$",
     re.I,
 )
 _RECURRING = re.compile(
@@ -327,13 +330,14 @@ def _no_x_on(ctx: ClauseContext) -> list[Candidate]:
     match = _NO_X_ON.match(ctx.text)
     if not match or not (_RECURRING.search(match.group("when")) or ctx.has_standing_marker()):
         return []
-    what, when = match.group("what").lower(), match.group("when")
+    what, when = (match.group("what") or "").lower(), match.group("when")
+    said = f"no {what} {when}" if what else f"nothing scheduled {when}"
     return [
         build(
             ctx,
-            f"User wants no {what} {when}",
+            f"User wants {said}",
             "constraint",
-            f"constraint.schedule.{slug(what)}",
+            f"constraint.schedule.{slug(what or 'anything')}",
             9200,
             INSTRUCTION_MARKERS,
         )

@@ -333,6 +333,7 @@ hes shes theyre thats dont cant wont didnt isnt doesnt wasnt arent
 already currently forever anymore ago
 oh ah uh um erm hmm hey hi hello wow aw ugh nah yep nope up down out off away around
 how what why whatever whoever
+flat apartment room app burnt burned
 
 """.split()
 )

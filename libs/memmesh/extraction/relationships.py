@@ -266,6 +266,11 @@ _PET_ERRAND_THEN_KIND = re.compile(
 )
 
 
+# "Gunnar next door has my spare key", "Greta upstairs": a neighbour called by where they live.
+_NAME_NEXT_DOOR = re.compile(
+    r"\b(?P<name>[A-Z][a-z]+)\s+(?:from\s+)?(?P<where>next door|upstairs|downstairs|"
+    r"across the hall|across the road|across the street|down the hall)\b"
+)
 # "Call Grandpa Ezra", "Back from Nanna Beryl's 90th": a relative called by a kin title and a
 # name is the user's own unless another person's is said ("her Uncle Bob").
 _KIN_TITLED = re.compile(
@@ -445,6 +450,10 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
         if name:
             found.append(_fact_and_what_follows(ctx, match.group("role"), name))
     found.extend(_pet_said_after(ctx))
+    for near in _NAME_NEXT_DOOR.finditer(text):
+        name = near.group("name")
+        if name.lower() not in NOT_A_NAME and not any(name in c.text for c in found):
+            found.append(_fact(ctx, "neighbour", f"{name} ({near.group('where').lower()})"))
     for titled in _KIN_TITLED.finditer(text):
         name = titled.group("name")
         if name.lower() not in NOT_A_NAME and not any(name in c.text for c in found):

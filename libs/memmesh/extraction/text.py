@@ -63,7 +63,10 @@ _LIKE_FILLER = re.compile(
     # "um so like i really love…": opening a sentence, before its subject.
     r"(?:^|(?<=[.?!]))\s*like\b(?=\s+(?:i|i'm|im|i've|ive|we|we're|my)\b)|"
     r"\blike\b(?=\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|"
-    r"fifty|a hundred|seriously|super|really|totally|zero|so)\b)|"
+    r"fifty|a hundred|seriously|super|really|totally|zero)\b)|"
+    # "like so long", but not after its subject or a negation: "I don't like so much the jazz".
+    r"(?<!\bi )(?<!\bwe )(?<!\bthey )(?<!\bdon't )(?<!\bdont )(?<!\bnot )(?<!\bdo )"
+    r"\blike\b(?=\s+so\b)|"
     # "i like didnt drink": before a negated or an emphatic verb it is a filler too.
     r"\blike\b(?=\s+(?:didn't|didnt|don't|dont|can't|cant|won't|never|literally|actually)\b)|"
     # "can you like forget…": a filler between a request's lead and its verb.
@@ -149,6 +152,9 @@ def normalize(text: str) -> str:
         text = re.sub(pattern, " ", text, flags=re.I)
     text = _LIKE_FILLER.sub(lambda m: m.group("lead") or m.group("asking") or " ", text)
     text = _RESTART.sub(r"\g<said>", text)
+    # Learner English: "I don't like so much the jazz", "I like very much the football" say
+    # what is liked with the degree before it; the thing liked is the object.
+    text = _DEGREE_BEFORE_OBJECT.sub(r"\g<verb> ", text)
     # Learner English: "I didn't said pasta" is "I didn't say pasta".
     text = re.sub(r"\b(didn't|did not)\s+said\b", r"\1 say", text, flags=re.I)
     # "as a nurse I work nights": the role is its own clause ("as a nurse and I…" is not one:
@@ -168,6 +174,10 @@ def normalize(text: str) -> str:
     return text
 
 
+_DEGREE_BEFORE_OBJECT = re.compile(
+    r"\b(?P<verb>like|love|enjoy|hate)\s+(?:so|very|too)\s+much\s+(?=(?:the|a|an|my|this|that)\b)",
+    re.I,
+)
 _WHO_LIKES = re.compile(
     r"\b(?P<am>I'm|I am)\s+(?P<what>an?\s+[\w-]+(?:\s+[\w-]+){0,2}?)\s+who\s+"
     r"(?P<verb>hates|loves|likes|adores|prefers|can't stand|cannot stand|doesn't like|does not like|"

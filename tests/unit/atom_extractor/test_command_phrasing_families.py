@@ -318,6 +318,7 @@ def test_look_alike_ordinary_speech_is_no_command(text: str) -> None:
         ("today's chat, can you delete it", Command.FORGET_THREAD),
         ("please erase out all the details you have about me", Command.FORGET_EVERYTHING),
         ("Wipe. Everything.", Command.FORGET_EVERYTHING),
+        ("Full wipe please, the lot.", Command.FORGET_EVERYTHING),
     ],
 )
 def test_less_common_phrasings_are_heard(text: str, command: Command) -> None:

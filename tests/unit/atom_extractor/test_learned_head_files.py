@@ -148,7 +148,6 @@ def test_news_about_nobody_in_particular_gives_no_relationship_fact(utterance: s
         ),
         # The topic may stand alone before the request.
         ("Dad's surgery. Mention if asked.", Command.PULL_ONLY, "Dad's surgery"),
-        ("Full wipe please, the lot.", Command.FORGET_EVERYTHING, None),
         ("clean slate, all of it, gone", Command.FORGET_EVERYTHING, None),
         # Asked-only recall is said with "ask" or "remind", not with memory words.
         (

@@ -46,3 +46,27 @@ def test_a_relative_called_by_a_kin_title_is_the_users(text: str, fact: str) -> 
 
 def test_someone_elses_titled_relative_is_not_the_users() -> None:
     assert _relationships("my friend's Uncle Bob is visiting them") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "My landlord, Mr. Haddad, he is living downstairs from me",
+            "User's landlord is Mr. Haddad.",
+        ),
+        (
+            "I have one sister, Ines, she is living in Lyon with her family",
+            "User has a sister named Ines.",
+        ),
+    ],
+)
+def test_what_a_named_persons_pronoun_says_is_no_second_fact(text: str, fact: str) -> None:
+    # The rule's fact names the person; the clause after the name is said of them.
+    assert _relationships(text) == [fact]
+
+
+def test_a_neighbour_called_by_where_they_live() -> None:
+    assert _relationships("Ingrid next door waters my plants when I travel.") == [
+        "User has a neighbour named Ingrid (next door)."
+    ]

@@ -95,3 +95,18 @@ def test_a_limit_said_after_a_request_without_a_stop_is_kept():
 def test_a_condition_said_in_passing_is_a_standing_constraint(said, statement):
     constraints = [f.text.lower() for f in extract(said).facts if f.category == "constraint"]
     assert len(constraints) == 1 and statement in constraints[0]
+
+
+@pytest.mark.parametrize(
+    "said, read",
+    [
+        # "like" before "so" is a filler, but not after its subject or a negation, where the
+        # degree before the object goes.
+        ("we waited like so long", "we waited so long"),
+        ("I don't like so much the jazz music", "I don't like the jazz music"),
+        ("I like very much the old songs", "I like the old songs"),
+        ("I like so much when it rains", "I like so much when it rains"),
+    ],
+)
+def test_like_before_so_is_a_verb_after_its_subject(said, read):
+    assert normalize(said) == read

@@ -182,7 +182,13 @@ class HybridExtractor:
                 kept.extend(completed)
                 continue
             kept.append(candidate)
+        named_by_rules = " ".join(candidate.text for candidate, _ in proposed)
         for position, unit in enumerate(units):
+            # "My landlord, Mr. Haddad, he is living downstairs": a rule's fact named him, and
+            # his name, or what the pronoun then says, is his, not the user's.
+            opening = _NAME_THEN_PRONOUN.match(unit.text)
+            if opening and opening.group("name") in named_by_rules:
+                continue
             if (
                 position in covered
                 or (position in tails and _completed_clause(position, tails) in fact_heads)
@@ -605,6 +611,10 @@ _COUPLE = re.compile(
 _NOT_A_PARTNER = NOT_A_NAME | frozenset("my him her them you he she they his".split())
 
 
+_NAME_THEN_PRONOUN = re.compile(
+    r"^(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)"
+    r"(?:,?\s+(?:he|she|they)\b|[.!]?$)"
+)
 _NAMES_ONLY = re.compile(r"^[A-Z][\w'-]+(?:\s*(?:,|\band\b|&)\s*[A-Z][\w'-]+)+[.!]?$")
 # A clause without a subject of its own goes on about whom the clause before it is about:
 # "he's retired now, used to be a civil engineer" tells of the dad, not of the user.
