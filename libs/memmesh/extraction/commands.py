@@ -391,7 +391,9 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.PULL_ONLY,
         r"\bonly\s+(?:recall|bring up|mention|remind me (?:of|about)|surface|use|raise)\s+"
-        r"(?:this|that|it|those|these)\b[^.!?]*\b(?:if|when)\s+I\s+(?:specifically\s+|explicitly\s+|actually\s+|directly\s+)?ask",
+        r"(?:this|that|it|those|these)\b[^.!?]*\b(?:if|when)\s+I\s+(?:specifically\s+|explicitly\s+|actually\s+|directly\s+)?"
+        # "only mention it if I bring it up"
+        r"(?:ask|bring\s+(?:it|this|that|them)\s+up|raise\s+(?:it|this|that|them))",
     ),
     # "only talk about that if I ask", "only bring it back if I raise it first", "only pull it
     # out if I ask", "tell me only when I ask"; "keep it in your pocket unless I bring it up",
@@ -1136,6 +1138,18 @@ def detect_command(text: str, means_otherwise: MeaningTest | None = None) -> Com
                 # said is to go, not what comes next.
                 return CommandMatch(Command.FORGET, _forgotten_topic(plain, match), None, text)
             target = _target(command, match, plain)
+            if (
+                command is Command.FORGET
+                and (target or "").lower() in _POINTED_AT
+                and any(
+                    not re.match(r"\s+with\b", plain[talk.end() :])
+                    for talk in _THIS_TALK.finditer(plain)
+                )
+                and not _ABOUT_ME.search(plain)
+            ):
+                # "can you just forget this one, this whole thread": what is pointed at is the
+                # talk the turn names.
+                return CommandMatch(Command.FORGET_THREAD, None, None, text)
             if command is Command.PULL_ONLY and (target or "").lower() in _MEMORY_AS_A_WHOLE:
                 # "Memory: on request only.": the memory itself, not one topic of it.
                 return CommandMatch(Command.RECALL_ONLY_IF_ASKED, None, None, text)
@@ -1193,6 +1207,7 @@ _THIS_TALK = re.compile(
     r"talk|session|discussion)\b",
     re.I,
 )
+_POINTED_AT = frozenset(["", "this", "that", "it", "this one", "that one"])
 _ABOUT_ME = re.compile(r"\b(?:about me|on me|my (?:data|profile|memories|info))\b", re.I)
 
 

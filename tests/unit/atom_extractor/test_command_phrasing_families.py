@@ -319,6 +319,10 @@ def test_look_alike_ordinary_speech_is_no_command(text: str) -> None:
         ("please erase out all the details you have about me", Command.FORGET_EVERYTHING),
         ("Wipe. Everything.", Command.FORGET_EVERYTHING),
         ("Full wipe please, the lot.", Command.FORGET_EVERYTHING),
+        # "this one" pointed at the talk the turn names.
+        ("can you forget this one, this whole chat, start over", Command.FORGET_THREAD),
+        ("Noted, but only mention it if I bring it up.", Command.PULL_ONLY),
+        ("forget that, it was about this conversation with my boss", Command.FORGET),
     ],
 )
 def test_less_common_phrasings_are_heard(text: str, command: Command) -> None:
