@@ -1619,9 +1619,12 @@ def _pair(cleaned: str, triggered: bool) -> _Pair | None:
         return None
     heard, meant = _trim_shared_words(_unquoted(pair.heard), _unquoted(pair.meant))
     heard, meant = _without_frame_words(heard), _without_frame_words(meant)
-    # "vegan, not from Vegas": the preposition came with the heard place, not the meant word.
-    if " " in heard and " " not in meant:
+    # "vegan, not from Vegas", "in Hanoi" / "Da Nang": the preposition came with the heard
+    # words, not with the meant ones.
+    if _LEADING_PREPOSITION.match(heard) and not _LEADING_PREPOSITION.match(meant):
         heard = _LEADING_PREPOSITION.sub("", heard)
+    # "'buy more limes'": a quote mark the span cut through; "a sous-chef": the article.
+    heard, meant = (_INDEFINITE.sub("", w.strip(_QUOTES + " ")) for w in (heard, meant))
     if not heard or not meant or heard.lower() == meant.lower() or one_word_inflected(heard, meant):
         return None
     return _Pair(heard, meant, pair.fact_text)
@@ -1657,6 +1660,7 @@ def one_word_inflected(heard: str, meant: str) -> bool:
 
 
 _LEADING_PREPOSITION = re.compile(r"^(?:from|in|at|to|of|on|for|with)\s+", re.I)
+_INDEFINITE = re.compile(r"^(?:a|an)\s+(?=\S)", re.I)
 _QUOTES = "'\"‘’“”"
 
 

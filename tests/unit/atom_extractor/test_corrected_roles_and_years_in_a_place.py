@@ -73,3 +73,18 @@ def test_children_named_with_their_ages_are_each_a_fact() -> None:
     facts = _facts("I've got two kids, Noor's eleven and Sami's seven, and I work nights")
     relationships = sorted(t for c, t in facts if c == "relationship")
     assert relationships == ["User has a kid named Noor.", "User has a kid named Sami."]
+
+
+@pytest.mark.parametrize(
+    ("text", "heard", "meant"),
+    [
+        # The preposition came with the words said first, not with the ones meant.
+        ("Raised in Kraków. Or rather, Gdańsk.", "Kraków", "Gdańsk"),
+        # A quote mark the span cut through, an article before the meant words.
+        ("Ugh, it came out as 'buy more plums' — I meant prunes.", "plums", "prunes"),
+    ],
+)
+def test_a_pair_leaves_out_the_words_it_was_said_with(text: str, heard: str, meant: str) -> None:
+    correction = default_hybrid_extractor().extract(text).correction
+    assert correction is not None
+    assert (correction.heard, correction.meant) == (heard, meant)
