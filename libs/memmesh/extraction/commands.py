@@ -2037,7 +2037,11 @@ def _self_corrected(text: str) -> _Pair | None:
             earlier = re.findall(rf"\b([\w.:]+){before_unit}", found.group("said"))
             numbers = [word for word in earlier if _NUMBER_WORD.match(word)]
             heard_number = numbers[-1] if numbers else ""
-        if heard_number or meant_number:
+        calendar = _CALENDAR_WORD_SAID.findall(found.group("said"))
+        if calendar and _CALENDAR_WORD_SAID.fullmatch(meant.strip()):
+            # "Thursday at 4. Scratch that, Wednesday.": a day for a day, a month for a month.
+            heard, meant = calendar[-1], meant.strip()
+        elif heard_number or meant_number:
             if not (heard_number and meant_number):
                 continue
             heard, meant = heard_number, meant_number
@@ -2235,6 +2239,11 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
 
 
 _FILLERS = frozenset("yeah yes uh um er erm sorry like so i.e.".split())
+_CALENDAR_WORD_SAID = re.compile(
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|"
+    r"april|june|july|august|september|october|november|december)\b",
+    re.I,
+)
 _PARALLEL_START = re.compile(
     r"^\s*(?:a|an|the|my|this|that|these|those|some|any|one|ones|thing|things|kind|way|time)\b",
     re.I,

@@ -82,6 +82,8 @@ def test_children_named_with_their_ages_are_each_a_fact() -> None:
         ("Raised in Kraków. Or rather, Gdańsk.", "Kraków", "Gdańsk"),
         # A quote mark the span cut through, an article before the meant words.
         ("Ugh, it came out as 'buy more plums' — I meant prunes.", "plums", "prunes"),
+        # A day taken back for a day, whatever was said after it.
+        ("Tuesday at 3. Scratch that, Friday.", "Tuesday", "Friday"),
     ],
 )
 def test_a_pair_leaves_out_the_words_it_was_said_with(text: str, heard: str, meant: str) -> None:
