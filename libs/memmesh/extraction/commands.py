@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .anchors import WordScreen, required_words
-from .lexicon import PLACES_GONE_BACK_TO, TITLE_WORDS, UNIT_SYSTEMS
+from .lexicon import MONTHS, PLACES_GONE_BACK_TO, TITLE_WORDS, UNIT_SYSTEMS, WEEKDAYS
 from .model import Command, Correction
 from .polite import plain_request
 from .terse import CLEFT
@@ -2239,10 +2239,9 @@ def _meant_then_heard(text: str, triggered: bool) -> _Pair | None:
 
 
 _FILLERS = frozenset("yeah yes uh um er erm sorry like so i.e.".split())
+# "May" is a name as often as a month.
 _CALENDAR_WORD_SAID = re.compile(
-    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|"
-    r"april|june|july|august|september|october|november|december)\b",
-    re.I,
+    rf"\b(?:{'|'.join(sorted((WEEKDAYS | MONTHS) - {'may'}))})\b", re.I
 )
 _PARALLEL_START = re.compile(
     r"^\s*(?:a|an|the|my|this|that|these|those|some|any|one|ones|thing|things|kind|way|time)\b",

@@ -922,8 +922,7 @@ def _devices(ctx: ClauseContext, text: str) -> list[Candidate]:
     if aid and not _ASSISTIVE.match(text) and (TIME_BOUND in ctx.markers or _MISHAP.search(text)):
         # "my hearing aid battery died", "my CPAP machine just stopped": the mishap is news,
         # the aid is the user's for good.
-        news = {TIME_BOUND, VENTING}
-        ctx = ClauseContext(ctx.clause, ctx.clauses, ctx.markers - news, ctx.trailing)
+        ctx = ctx.without(TIME_BOUND, VENTING)
         obj = re.sub(r"\s+", " ", aid.group("obj").lower()).replace("cpap", "CPAP")
         article = "" if obj.endswith("s") else ("an " if obj[0] in "aeiou" else "a ")
         key = f"constraint.accessibility.{slug(obj.removesuffix('s'))}"

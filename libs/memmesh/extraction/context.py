@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .lexicon import NON_PLACE_CAPITALS, NOT_A_NAME
 from .markers import (
@@ -52,6 +52,10 @@ class ClauseContext:
     @property
     def text(self) -> str:
         return self.clause.text
+
+    def without(self, *markers: str) -> ClauseContext:
+        """The same clause with the given markers dropped (what they flag is not the fact)."""
+        return replace(self, markers=self.markers - set(markers))
 
     def previous(self) -> tuple[Clause, ...]:
         return self.clauses[: self.clause.index]

@@ -334,7 +334,7 @@ def _hobby(ctx: ClauseContext, text: str) -> list[Candidate]:
     if not what or is_generic_object(what, frozenset()):
         return []
     if match.group("now"):
-        ctx = _without(ctx, TIME_BOUND)
+        ctx = ctx.without(TIME_BOUND)
     noun = match.group("noun").lower()
     verb = "are" if noun.endswith("s") else "is"
     return [_identity(ctx, f"User's {noun} {verb} {what}", f"identity.hobby.{slug(what)}", 8800)]
@@ -346,7 +346,7 @@ def _retired(ctx: ClauseContext, text: str) -> list[Candidate]:
         match = _JUST_RETIRED.search(text)
         if not match:
             return []
-        ctx = _without(ctx, TIME_BOUND)
+        ctx = ctx.without(TIME_BOUND)
     rest = _WHEN_AT_END.sub("", match.group("rest") or "")
     detail = f" {rest}" if re.match(r"^(?:after|from)\b", rest, re.I) else ""
     return [_identity(ctx, f"User is retired{detail}", "identity.occupation")]
@@ -573,7 +573,3 @@ def _been_doing(ctx: ClauseContext, text: str) -> list[Candidate]:
             8800,
         )
     ]
-
-
-def _without(ctx: ClauseContext, marker: str) -> ClauseContext:
-    return ClauseContext(ctx.clause, ctx.clauses, ctx.markers - {marker}, ctx.trailing)

@@ -162,7 +162,7 @@ def residence_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
         if not place:
             return []
         # The move itself is episodic; the durable part is where the user now lives.
-        ctx = _without(ctx, TIME_BOUND)
+        ctx = ctx.without(TIME_BOUND)
         return [_identity(ctx, f"User lives in {place}", "identity.residence")]
     been_in = _BEEN_IN.match(text)
     if been_in and (place := _place(been_in.group("place"))):
@@ -185,7 +185,7 @@ def residence_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
         place = last_place(ctx.previous())
         if re.search(r"\bmoved\b", text, re.I):
             # "I moved here last year": the move is episodic, where they live is not.
-            ctx = _without(ctx, TIME_BOUND)
+            ctx = ctx.without(TIME_BOUND)
         return [_identity(ctx, f"User lives in {place}", "identity.residence")] if place else []
     match = _LIVE_IN.match(text)
     if not match:
@@ -288,7 +288,3 @@ def origin_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
 
 def _identity(ctx: ClauseContext, text: str, key: str, confidence_bp: int = 9000) -> Candidate:
     return build(ctx, text, "identity", key, confidence_bp, SELF_STATEMENT_MARKERS)
-
-
-def _without(ctx: ClauseContext, marker: str) -> ClauseContext:
-    return ClauseContext(ctx.clause, ctx.clauses, ctx.markers - {marker}, ctx.trailing)

@@ -305,10 +305,18 @@ def _pet_said_after(ctx: ClauseContext) -> list[Candidate]:
     return [_fact(ctx, said.group("kind"), name)]
 
 
+_NAME_OPENS = re.compile(rf"^(?P<name>{_CAP_NAME})\s+(?!is\b|was\b)[a-z]")
+
+
 def _word_capitalized_alone(text: str) -> str | None:
     """ "Chairman Meow knocked my coffee over": a name that opens the clause."""
-    found = re.match(rf"^(?P<name>{_CAP_NAME})\s+(?!is\b|was\b)[a-z]", text)
+    found = _NAME_OPENS.match(text)
     return found.group("name") if found else None
+
+
+def _named_anew(name: str, found: list[Candidate]) -> bool:
+    """A name that is a name and that no fact of the clause has named yet."""
+    return name.lower() not in NOT_A_NAME and not any(name in c.text for c in found)
 
 
 def _name_alone_before(ctx: ClauseContext) -> str | None:
@@ -452,11 +460,11 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
     found.extend(_pet_said_after(ctx))
     for near in _NAME_NEXT_DOOR.finditer(text):
         name = near.group("name")
-        if name.lower() not in NOT_A_NAME and not any(name in c.text for c in found):
+        if _named_anew(name, found):
             found.append(_fact(ctx, "neighbour", f"{name} ({near.group('where').lower()})"))
     for titled in _KIN_TITLED.finditer(text):
         name = titled.group("name")
-        if name.lower() not in NOT_A_NAME and not any(name in c.text for c in found):
+        if _named_anew(name, found):
             role = _KIN_TITLES.get(titled.group("title").lower(), titled.group("title").lower())
             found.append(_fact_and_what_follows(ctx, role, name))
     found.extend(_name_given_after(ctx))

@@ -100,13 +100,12 @@ def name_the_role_meant(fact_text: str, meant: str) -> str:
     my wife") when the turn names the one person it is about; "the cat is luna" said of the
     user's cat."""
     role = meant.strip().lower()
-    roles = "|".join(sorted((re.escape(r) for r in PERSON_ROLES), key=len, reverse=True))
     if role in WEEKDAYS or role in MONTHS or not role.replace(" ", "").replace("-", "").isalpha():
         return fact_text  # "the dentist is Thursday": when, not who
     if role not in PERSON_ROLES:
         # "the cat is luna not lunar": the name put right, of a role said with "the".
         return re.sub(
-            _THE_ROLE_IS.format(roles=roles, meant=re.escape(meant)),
+            _THE_ROLE_IS.format(roles=PERSON_ROLE_ALTERNATION, meant=re.escape(meant)),
             r"my \g<role> is ",
             fact_text,
             count=1,
