@@ -484,6 +484,13 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         r"^(?P<target>[^:]{2,40}?)\s*:\s*(?:(?:answer|say|mention|discuss|bring\s+(?:it\s+)?up)\s+)?"
         r"(?:on\s+request\s+only|only\s+on\s+request|only\s+(?:if|when)\s+(?:I\s+ask|asked))\b",
     ),
+    # "Enough about the marathon. Drop it.": the talk about it is to stop, nothing is erased.
+    (
+        Command.DO_NOT_MENTION,
+        r"(?:^|[,.!?;]\s*)(?:(?:that's|that is|ok|okay|right)\s+)?enough\s+(?:about|of|with)\s+"
+        r"(?P<target>(?:my|the|our|that|this|all\s+the)\b[^,.!?;]*?)\s*[,.!;-]+\s*"
+        r"(?:just\s+)?(?:drop it|let it go|leave it|give it a rest|moving on|change the subject)\b",
+    ),
     # "please, no more you speak about my accident", "no more talking about my weight"
     (
         Command.DO_NOT_MENTION,
@@ -618,7 +625,7 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
         Command.DO_NOT_STORE,
         rf"\b(?:{_DONT}|you shouldn't|you should not)\s+(?:ever\s+)?"
         r"(?:remember|save|store|record|log|keep|write down|note down|note|memorize|memorise|hold on to|"
-        r"hang on to|file away|retain)\s+(?:(?:this|that)\s+(?:one|bit|part)|this|that|it|any of this|"
+        r"hang on to|file away|file|retain)\s+(?:(?:this|that)\s+(?:one|bit|part)|this|that|it|any of this|"
         r"any of that|any of it|anything|"
         r"what I'm (?:about to say|saying|going to say|gonna say)|the next (?:bit|part|thing))\b"
         r"(?!\s+(?:is|was)\b)",
@@ -992,7 +999,11 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
             r"(?:(?:like|all|the|of)\s+){0,3}(?:what(?:ever)?|everything|all)\s+(?:it is\s+)?"
             r"(?:that\s+)?you(?:'ve| have)?\s+(?:\w+\s+)?(?:saved|stored|kept|got|know|remember(?:ed)?|"
             r"picked up|collected|learned|learnt)(?=\s*(?:(?:about|on) me\b|so far\b|[,.!?;\u2014-]|$))|"
-            r"(?:^|[.!?;]\s*)(?:memory dump|recap me)\b",
+            r"(?:^|[.!?;]\s*)(?:memory dump|recap me)\b|"
+            # "run me through the file you've got on me", "read me my profile".
+            r"\b(?:run me through|walk me through|read me|read out|show me|pull up)\s+(?:the|my|your)\s+"
+            r"(?:file|profile|dossier|record|notes)(?:\s+(?:that\s+)?you(?:'ve| have)?\s+(?:got|kept|keep|"
+            r"have|hold)\s+(?:on|about)\s+me)?\s*(?:[,.!?;]|$)",
         ),
         # "feel free to remember anything I tell you"
         (

@@ -164,12 +164,15 @@ _ASSISTIVE = re.compile(
 # great with phone calls"): not "my dad's hearing aid".
 _MY_AID = re.compile(
     r"\bmy\s+(?:new\s+|old\s+|spare\s+)?(?P<obj>hearing\s+aids?|cpap(?:\s+machine)?|"
-    r"insulin\s+pump|wheelchair|mobility\s+scooter|walking\s+stick)\b",
+    r"insulin\s+pump|wheelchair|mobility\s+scooter|walking\s+stick|cochlear\s+implants?|"
+    r"pacemaker|prosthetic\s+(?:leg|arm|limb|foot|hand))\b",
     re.I,
 )
 _MISHAP = re.compile(
     r"\b(?:died|broke|broken|stopped|ran out|run out|dropped|lost|forgot|left|fell|cut out|"
-    r"battery|batteries|repair|fixed|fixing|charging|stolen|cracked)\b",
+    r"battery|batteries|repair|fixed|fixing|charging|stolen|cracked|"
+    # Getting it is news too: "I got my cochlear implant last year".
+    r"got|fitted|put in)\b",
     re.I,
 )
 _HAVE_PLATFORM = re.compile(r"^I\s+(?:have|own|'ve got|got)\s+(?P<obj>(?:an?|my)\s+[\w ]+)$", re.I)

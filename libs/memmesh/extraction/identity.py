@@ -93,9 +93,30 @@ _LEARNING_LANGUAGE = re.compile(
     r"(?:the\s+)?(?P<language>[A-Za-z]+)(?:\s+language)?(?P<course>\s+(?:classes|lessons|courses?))?\b",
     re.I,
 )
-# "I'm training for the Berlin marathon": an ongoing pursuit, like studying for an exam.
+# "I'm training for the Berlin marathon": an ongoing pursuit, like studying for an exam
+# ("Training for my first Ironman": the "I'm" left unsaid).
 _TRAINING = re.compile(
-    rf"^{I_AM}\s+{ADVERBS}(?:in\s+)?training\s+for\s+(?P<event>(?:an?|the|my)\s+.+)$", re.I
+    rf"^(?:{I_AM}\s+{ADVERBS})?(?:in\s+)?training\s+for\s+(?P<event>(?:an?|the|my)\s+.+)$", re.I
+)
+# "I started at the children's hospital as a pharmacist last Monday": the start is news,
+# the job it began is who the user is now.
+_STARTED_JOB = re.compile(
+    r"^(?:(?:last|this)\s+\w+\s+)?(?:I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?"
+    r"(?:started|start|began|begin|took|got|landed|accepted)\s+(?:(?:a|an|my|the)\s+)?"
+    r"(?:new\s+)?(?:(?:job|position|role|post|work)\s+)?(?:(?:at|with|in|for)\s+(?P<where>[^,]+?)\s+)?"
+    r"as\s+(?:an?\s+)?(?P<job>[\w-]+(?:\s+[\w-]+){0,3}?)(?:\s+(?:last|this|on|in|since|back|"
+    r"yesterday|today|recently|a\s+(?:few|couple|week|month))\b.*)?[.!]*$",
+    re.I,
+)
+# "Last week I start new job at Siemens, as electrical engineer.": the job after the comma.
+_JOB_BEGUN = re.compile(
+    r"\b(?:started|start|began|begin|got|landed)\s+(?:(?:a|an|my)\s+)?(?:new\s+)?"
+    r"(?:job|position|role|post)\b",
+    re.I,
+)
+_NOT_A_JOB = frozenset(
+    "kid child teen teenager baby student joke result favour favor volunteer hobby treat "
+    "side bonus rule friend".split()
 )
 # "my hobby these days is building model ships", "my big passion is salsa": a pastime the
 # user keeps up, said of the user's own hobby; "these days" and "nowadays" place it now, which
@@ -210,6 +231,7 @@ def identity_candidates(ctx: ClauseContext) -> list[Candidate]:
         _learning_language,
         _studies,
         _training,
+        _started_job,
         _hobby,
         _retired,
         _trait,
@@ -322,6 +344,35 @@ def _training(ctx: ClauseContext, text: str) -> list[Candidate]:
     return [
         _identity(
             ctx, f"User is training for {third_person(event)}", f"identity.training.{slug(subject)}"
+        )
+    ]
+
+
+def _started_job(ctx: ClauseContext, text: str) -> list[Candidate]:
+    match = _STARTED_JOB.match(text)
+    if match:
+        job = match.group("job")
+    else:
+        before = ctx.previous()
+        said_as = re.match(r"^as\s+(?:an?\s+)?(?P<job>[\w-]+(?:\s+[\w-]+){0,2})[.!]*$", text, re.I)
+        if not (said_as and before and _JOB_BEGUN.search(before[-1].text)):
+            return []
+        job = said_as.group("job")
+    said_with_article = re.search(rf"\bas\s+an?\s+{re.escape(job)}", text, re.I) is not None
+    if (
+        job.split()[0].lower() in _NOT_A_JOB
+        or not job[0].isalpha()
+        # "we started as neighbours": a plural, said without "a", is no job.
+        or (not said_with_article and re.search(r"[^s]s$", job.split()[-1]))
+    ):
+        return []
+    article = "an" if job[0].lower() in "aeiou" else "a"
+    # The start is the news; the job it began is durable.
+    return [
+        _identity(
+            ctx.without(TIME_BOUND),
+            f"User is {article} {third_person(job)}",
+            "identity.occupation",
         )
     ]
 

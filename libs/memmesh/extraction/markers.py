@@ -68,6 +68,8 @@ _TIME_BOUND = re.compile(
     r"\b(?:today|tonight|tomorrow|yesterday|this (?:morning|afternoon|evening|week|weekend|month|"
     r"year|semester|term|summer|winter|spring|fall|time)|right now|rn|at the moment|currently|"
     r"for now|for the (?:next|rest of)|until|till|lately|recently|just now|"
+    # A month's challenge: "doing dry January", "Veganuary".
+    r"dry january|sober october|veganuary|movember|no-?spend (?:month|january)|"
     r"(?:an?|one|two|three|four|five|six|\d+) (?:minutes?|hours?|days?|weeks?) ago|an hour ago|"
     # "since last year" dates when a lasting state began ("I'm vegetarian since last year").
     r"last (?:night|week|weekend|time)|(?<!since )last (?:month|year)|temporarily|"
@@ -185,7 +187,17 @@ def turn_markers(clauses: Sequence[Clause]) -> list[frozenset[str]]:
             clause.connector.lower() in _CONSEQUENCE or _TIME_PHRASE.match(before.text)
         ):
             markers[position] = markers[position] | {TIME_BOUND}
+        if _SAYS_AFTER.fullmatch(clause.text.strip(" ,.!")) and not _SAID_OF_ME.match(before.text):
+            # "vegan twenty years, he says": what came before is someone else's word ("I'm
+            # allergic to shellfish, my doctor says" is the user's own, vouched for).
+            markers[position - 1] = markers[position - 1] | {THIRD_PARTY_OPINION}
     return markers
+
+
+_SAID_OF_ME = re.compile(r"^(?:I|I'm|I've|I'd|my|me|we|we're|our)\b", re.I)
+_SAYS_AFTER = re.compile(
+    r"(?:or\s+so\s+)?(?:he|she|they|my \w+)\s+(?:says|said|claims|claimed|reckons|swears)", re.I
+)
 
 
 _HYPOTHETICAL_FRAME = re.compile(

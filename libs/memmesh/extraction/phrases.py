@@ -30,7 +30,8 @@ EPISODIC_PURPOSE = re.compile(
 )
 PRONOUN_OBJECT = re.compile(
     r"^(?:it|that|this|these|those|them|you|him|her|when|how|what|the way|that one|this one|"
-    r"it all|all of it|one|another|any more|anything)\b",
+    r"it all|all of it|one|another|any more|anything|(?:all\s+)?(?:that|this)\s+stuff|"
+    r"stuff like that|all that)\b",
     re.I,
 )
 

@@ -155,7 +155,17 @@ def language_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
     ]
 
 
+# "Home's Rotterdam.", "home is Lisbon these days": where the user lives, named as home.
+_HOME_IS = re.compile(
+    r"^(?:(?:and|but|so)\s+)?home(?:'s|\s+is)\s+(?:now\s+)?(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
+    r"(?:\s+(?:now|these days|nowadays))?[.!]*$"
+)
+
+
 def residence_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
+    home = _HOME_IS.match(text[:1].lower() + text[1:])
+    if home and (place := _place(home.group("place"))):
+        return [_identity(ctx, f"User lives in {place}", "identity.residence")]
     match = _MOVED_TO.match(text)
     if match:
         place = _place(match.group("place"))

@@ -113,9 +113,11 @@ _MY_FAVORITE = re.compile(
 )
 _IS_MY_FAVORITE = re.compile(
     r"^(?P<obj>.+?)(?:'s|'re|\s+is|\s+are|(?:'s|'ve|\s+has|\s+have)(?:\s+always)?\s+been)\s+"
-    r"(?:(?:hands down|by far|easily|definitely|always|still)\s+)*my\s+"
+    r"(?:(?:hands down|by far|easily|definitely|always|still|totally|really|basically|"
+    r"absolutely|truly|honestly|so)\s+)*my\s+"
     r"(?P<adj>(?:absolute|all-time|ultimate|number one|top|very)\s+)?"
-    r"(?P<kind>favorite(?:\s+(?P<thing>[\w -]+?))?|go-to(?:\s+[\w-]+)?|comfort\s+\w+|"
+    r"(?P<kind>favorite(?:\s+(?P<thing>(?!(?:since|ever|for|forever)\b)[\w -]+?))?|"
+    r"go-to(?:\s+[\w-]+)?|comfort\s+\w+|"
     r"guilty pleasure|jam|thing|season|happy place|weakness)"
     # How long it has been so is not what it is: "…my favorite band since high school".
     r"(?:\s+(?:since|ever since|for)\s+[\w ]+|\s+forever)?$",
@@ -169,7 +171,15 @@ _PUTS_ME_OFF = re.compile(
     r"(?:another|a|an|the|any|ever\s+\w+ing)?\s*(?P<obj11>[\w' -]+?)$|"
     r"^(?:I\s+)?(?:wouldn't|would not|won't|will not)\s+touch\s+(?:a|an|the|any)?\s*(?P<obj12>[\w' -]+?)"
     r"\s+with\s+a\s+(?:barge|bargepole|ten[- ]foot|10[- ]foot)(?:\s+pole)?$|"
-    r"^never\s+again\s+with\s+(?P<obj13>[\w' -]+?)$",
+    r"^never\s+again\s+with\s+(?P<obj13>[\w' -]+?)$|"
+    # "jazz has never done a thing for me", "reality TV does nothing for me".
+    rf"^(?P<obj14>(?!{_NOT_OWNED}).+?)\s+(?:(?:has|have)\s+never\s+(?:really\s+)?done\s+"
+    r"(?:a\s+(?:thing|single\s+thing)|anything|much)|(?:does|do)\s+(?:absolutely\s+)?nothing|"
+    r"(?:doesn't|don't|does not|do not)\s+(?:really\s+)?do\s+(?:anything|a\s+thing|much))\s+for\s+me$|"
+    # "you will never ever catch me at a karaoke bar": where the user is never found.
+    r"^(?:you(?:'ll|\s+will)\s+never|you\s+(?:won't|will\s+not))\s+(?:ever\s+)?(?:catch|see|find)\s+"
+    r"me\s+(?:at|in|on|near|doing|eating|drinking|watching|wearing)\s+(?:a|an|the|any)?\s*"
+    r"(?P<obj15>[\w' -]+?)$",
     re.I,
 )
 _NOTHING_BEATS = re.compile(r"^nothing\s+beats\s+(?P<obj>.+?)(?:\s+for\s+me)?$", re.I)
@@ -318,6 +328,10 @@ def _pref(
 def _verb_preference(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _I_VERB.match(text) or _DROPPED_SUBJECT.match(text)
     if not match or _PRAISE.match(text):
+        return []
+    opens_sentence = not ctx.previous() or ctx.previous()[-1].sentence != ctx.clause.sentence
+    if match.re is _DROPPED_SUBJECT and not opens_sentence and text[:1].isupper():
+        # "reality TV, Love Island and all that": capitalised mid-sentence, a title.
         return []
     verb = match.group("verb").lower()
     obj = clean_object(match.group("obj"))

@@ -47,13 +47,12 @@ _MY_ROLE_IS_A_KIND_NAMED = re.compile(
     rf"(?:named|called)\s+(?P<name>{_ANY_NAME})",
     re.I,
 )
-_HAVE_ROLE_NAMED = re.compile(
-    rf"\b(?:I|we)(?:'ve|\s+have)?\s+(?:got\s+|have\s+|adopted\s+|own\s+|also have\s+)?"
-    rf"(?:a|an|one)\s+{_ROLE_PHRASE}\s+(?:named|called)\s+(?P<name>{_ANY_NAME})",
-    re.I,
-)
+# "we adopted a greyhound called Biscuit", "We rescued a one-eyed tabby called Captain", "a
+# little dachshund we named pretzel".
 _A_ROLE_NAMED = re.compile(
-    rf"\b(?:a|an|one)\s+{_ROLE_PHRASE}\s+(?:named|called)\s+(?P<name>{_ANY_NAME})", re.I
+    rf"\b(?:a|an|one)\s+(?:[\w-]+\s+){{0,2}}?{_ROLE_PHRASE}\s+(?:(?:we|I)\s+)?(?:named|called)\s+"
+    rf"(?P<name>{_ANY_NAME})",
+    re.I,
 )
 _PLURAL_ROLES = {
     "kids": "kid",
@@ -681,6 +680,16 @@ _TITLES = {
     "mister": "",
     "missus": "",
     "professor": "",
+    # Kin titles said before a name ("my mother in law nonna lucia", "Auntie Grace").
+    "nonna": "",
+    "nonno": "",
+    "abuela": "",
+    "abuelo": "",
+    "oma": "",
+    "opa": "",
+    "auntie": "",
+    "aunty": "",
+    "granny": "",
 }
 
 
@@ -702,7 +711,16 @@ def _plausible_lowercase_name(word: str, strict: bool) -> bool:
         word,
     ):
         return False
+    # A plural or a verb's "-s" ("works", "cats"), not a short name's "ss" ("jess", "ross";
+    # "across", "class" are words).
+    if strict and word.endswith("ss"):
+        return len(word) <= 4 and word not in _SS_WORDS
     return not (strict and re.search(r"[^aeiou]s$", word))
+
+
+_SS_WORDS = frozenset(
+    "less miss kiss boss pass mass loss fuss mess toss moss hiss bass lass".split()
+)
 
 
 def _predicate(rest: str, ctx: ClauseContext) -> str | None:

@@ -183,13 +183,28 @@ def corrected_report(normalized: str, fact_text: str, heard: str, meant: str) ->
         )
     for clause in split_clauses(normalized):
         text = clause.text.strip(" .!,;:-")
-        if not word.search(text) or text in fact_text:
+        if not word.search(text):
             continue
         reported, written = _REPORTED.search(text), _WRITTEN_DOWN_AS.match(text)
-        if reported is not None:
-            said_again.append(word.sub(meant, text[reported.end() :]).rstrip(" .!,;:-") + ".")
-        elif written is not None and word.fullmatch(written.group("heard")):
+        me = _ME_DOWN_AS.match(text)
+        if written is not None and word.fullmatch(written.group("heard")):
             said_again.append(f"{written.group('whose')} is {meant}.")
+        elif me is not None and word.fullmatch(me.group("heard")):
+            how = me.group("how").lower()
+            said = _ME_AS_SAID.get(how, f"I'm {'an' if meant[:1].lower() in 'aeiou' else 'a'}")
+            said_again.append(f"{said} {meant}.")
+        elif reported is not None and text not in fact_text:
+            said_again.append(word.sub(meant, text[reported.end() :]).rstrip(" .!,;:-") + ".")
+        else:
+            continue
+        # What the assistant had written down is no fact of the user's: said again instead.
+        fact_text = fact_text.replace(text, "", 1)
+    # "It's Seoul, not Seattle - where I grew up": the place put right is where the user
+    # grew up, lives or comes from.
+    place_of = _WHERE_I.search(fact_text)
+    if place_of is not None and re.fullmatch(r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*", meant):
+        said_again.append(f"I {_WHERE_SAID[place_of.group('verb').lower()]} {meant}.")
+        fact_text = fact_text.replace(place_of.group(0), "", 1)
     # "my son is Yerlan, not daughter": the denial of the misheard word states nothing more
     # (of a unit it is part of the standing rule: "Kilos, not pounds. Always.").
     if heard.lower() not in UNIT_SYSTEMS:
@@ -221,12 +236,34 @@ _NAME_WRONG = re.compile(
 )
 # "you've got my cat down as Pickle": who the misheard name was written down for.
 _WRITTEN_DOWN_AS = re.compile(
-    r"^(?:(?:but|and|so|okay|ok|wait|hmm|no)[,\s]+)*you(?:'ve| have)?\s+(?:got|put|written|"
-    r"saved|noted|listed)\s+(?P<whose>my\s+[\w-]+(?:-in-law)?)\s+(?:down\s+)?as\s+['\"]?"
+    r"^(?:(?:but|and|so|okay|ok|wait|hmm|no|hang on|hold on|sorry|oh|earlier)[,\s]+)*"
+    r"you(?:'ve| have)?\s+(?:got|put|written|saved|noted|listed)\s+"
+    r"(?P<whose>my\s+[\w-]+(?:-in-law)?)(?:'s\s+name)?\s+(?:down\s+)?as\s+['\"]?"
     r"(?P<heard>[\w'-]+(?:\s+[\w'-]+)?)['\"]?$",
     re.I,
 )
+# "earlier you put me down as living in Austin": what the user was written down as.
+_ME_DOWN_AS = re.compile(
+    r"^(?:(?:but|and|so|okay|ok|wait|hmm|no|hang on|hold on|sorry|oh|earlier)[,\s]+)*"
+    r"you(?:'ve| have)?\s+(?:got|put|have|had|written|saved|noted|listed)\s+me\s+(?:down\s+)?as\s+"
+    r"(?P<how>living in|being from|from|(?:a|an)\b)\s*['\"]?(?P<heard>[\w'-]+(?:\s+[\w'-]+)?)['\"]?$",
+    re.I,
+)
+_ME_AS_SAID = {"living in": "I live in", "being from": "I'm from", "from": "I'm from"}
 _FIRST_PERSON_START = re.compile(r"^(?:I|I'm|I've|I'd|my|we|we're|our)\b", re.I)
+_WHERE_I = re.compile(
+    r"(?:^|(?<=[,.;-]\s)|(?<=\s-\s))(?:that's\s+|that is\s+|it's\s+)?where\s+I\s+"
+    r"(?P<verb>grew up|live|was born|come from|am from|'m from)\b[^,.;]*",
+    re.I,
+)
+_WHERE_SAID = {
+    "grew up": "grew up in",
+    "live": "live in",
+    "was born": "was born in",
+    "come from": "come from",
+    "am from": "am from",
+    "'m from": "am from",
+}
 
 
 def _sentence_around(text: str, part: str) -> str:

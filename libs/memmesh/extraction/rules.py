@@ -42,7 +42,12 @@ _STANDING_FRAGMENT = re.compile(
 )
 _LEAD_IN = re.compile(
     r"^(?:(?:I think|I guess|I suppose|I believe|I feel like|maybe|probably|perhaps|pretty sure|"
-    r"kinda|sorta|ugh+|argh+|oh|wow|man|god|yeah|yes|no|well|also|plus|and|but|so|yep|nah)"
+    r"kinda|sorta|ugh+|argh+|oh|wow|man|god|yeah|yes|no|well|also|plus|and|but|so|yep|nah|"
+    # A topic named first frames what follows: "For music I love the fado", "when it comes to
+    # coffee I'm really particular".
+    r"(?:when it comes to|as for|in terms of)\s+(?:[\w'-]+\s+){0,2}?[\w'-]+|"
+    r"for\s+(?:music|food|drinks?|books|reading|movies|films|sports?|holidays|travel|coffee|tea|"
+    r"breakfast|dessert|snacks|clothes|work))"
     r"[,!]?\s+)+(?=I\b|I'm\b|I've\b|my\b|we\b)",
     re.I,
 )

@@ -17,8 +17,10 @@ import re
 from .lexicon import (
     DURABLE_ADJECTIVES,
     INSTRUCTION_VERBS,
+    MONTHS,
     NOT_A_NAME,
     PERSON_ROLE_ALTERNATION,
+    WEEKDAYS,
     durable_adjective_alternation,
 )
 
@@ -57,6 +59,7 @@ _ALLERGY = re.compile(r"^(?:allerg(?:y|ies)|allergic(?: to)?)$", re.I)
 # A value that only turns the label down ("opera: no thanks, never").
 _REFUSED = re.compile(
     r"^(?:no(?:\s+thanks?(?:\s+you)?)?|nope|nah|never|not for me|hard pass|pass|hate (?:it|them)|"
+    r"(?:a\s+)?hard no|hell no|absolutely not|no way|not a chance|"
     r"can't stand (?:it|them)|yuck|ugh)(?:[\s,]+(?:never|no|ever|thanks|thank you|nope|always|"
     r"for me|not for me))*$",
     re.I,
@@ -132,6 +135,7 @@ def spell_out_notes(text: str) -> str:
     """The text with each "label: value" sentence and each bare standing choice in its
     spelled-out form, and the "I" a clause left unsaid said."""
     text = _NO_EVER.sub(lambda m: f"I never want {m['thing']}.", text)
+    text = _MY_USUAL.sub(lambda m: f"{m['thing']} is my go-to.", text)
     text = _TOPIC_THEN_VERDICT.sub(_verdict_spelled, text)
     text = _ONE_OVER_ANOTHER.sub(_preference_spelled, text)
     text = _KIND_THEN_CHOICE.sub(_choice_spelled, text)
@@ -145,6 +149,15 @@ def spell_out_notes(text: str) -> str:
     text = _NAME_ASIDE.sub(_name_without_aside, text)
     spelled = "".join(_spelled(sentence.group()) for sentence in _SENTENCE.finditer(text))
     return _CLAUSE_START.sub(_with_subject, spelled)
+
+
+# "Oolong, no sugar. My usual.": the thing named, then said to be what the user always has.
+_MY_USUAL = re.compile(
+    r"^(?P<thing>(?!(?:I|we|you|it|that|this|what|so|and|but|ok|okay|yes|no|sure)\b)"
+    r"[^\W\d_][^.!?,]{0,40}?)(?:,\s+[^.!?,]{1,20})?[.!]\s+(?:that's\s+|it's\s+)?"
+    r"(?:my|the)\s+(?:usual|regular|go-to|standard order)[.!]*\s*$",
+    re.I,
+)
 
 
 # "Fave band Radiohead, fave food ramen.": a favourite named without its verb.
@@ -456,8 +469,33 @@ def _with_subject(found: re.Match[str]) -> str:
 _ROLE_NAMED = re.compile(rf"^(?:{PERSON_ROLE_ALTERNATION})'s\s+(?-i:[A-Z][\w'-]+)$", re.I)
 
 
+# "Landlord - Mr. Abebe.", "Beets - never.": a dash stands for the colon where the label is
+# someone in the user's life or the value turns the label down (elsewhere a dash joins
+# clauses: "Moved flats today - still a Spurs supporter").
+_DASH_NOTE = re.compile(
+    r"^(?P<lead>\s*)(?P<label>[^\W\d_][\w'-]*(?:\s+[\w'-]+){0,2})\s+-\s+"
+    r"(?P<value>[^:-]+?)(?P<end>[.!?;]*\s*)$"
+)
+_ROLE_LABEL = re.compile(rf"^(?:my\s+)?(?:{PERSON_ROLE_ALTERNATION})$", re.I)
+_WHEN = re.compile(
+    rf"^(?:(?:on|at|next|this|every)\s+)?(?:{'|'.join(sorted(WEEKDAYS | MONTHS))}|today|tomorrow|"
+    r"tonight|\d)",
+    re.I,
+)
+_TITLED_NAME = re.compile(r"^(?:(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?$")
+
+
+def _dash_note(sentence: str) -> re.Match[str] | None:
+    found = _DASH_NOTE.match(sentence)
+    if found is None:
+        return None
+    value = found["value"].strip()
+    named = _ROLE_LABEL.match(found["label"]) and _TITLED_NAME.match(value)
+    return found if named or _REFUSED.match(value) else None
+
+
 def _spelled(sentence: str) -> str:
-    note = _NOTE.match(sentence)
+    note = _NOTE.match(sentence) or _dash_note(sentence)
     if note is None:
         return _standing_choice(sentence)
     label, value = note["label"].strip(), note["value"].strip()
@@ -474,6 +512,7 @@ def _spelled(sentence: str) -> str:
     ):
         return sentence
     label = label[0].lower() + label[1:]
+    label = re.sub(r"^my\s+", "", label)  # "My therapist - Dr. Hanley."
     if _REFUSED.match(value):
         spelled = f"I don't like {label}"
     elif favourite := _FAVOURITE.match(label):
@@ -484,6 +523,9 @@ def _spelled(sentence: str) -> str:
         spelled = f"I like {value}"
     elif _ALLERGY.match(label):
         spelled = f"I'm allergic to {value}"
+    elif _WHEN.match(value) and _ROLE_LABEL.match(label):
+        # "Dentist: Tuesday.": when the appointment is, not who the dentist is.
+        return sentence
     else:
         last = words[-1]
         plural = last.endswith("s") and not last.endswith(("ss", "'s", "us", "is"))

@@ -62,6 +62,9 @@ _LIKE_FILLER = re.compile(
     r"(?:(?<=,)\s*like\b|(?P<lead>\b(?:since|for|about|at|is|was|it's)\s+)like\b(?=\s)|"
     # "um so like i really love…": opening a sentence, before its subject.
     r"(?:^|(?<=[.?!]))\s*like\b(?=\s+(?:i|i'm|im|i've|ive|we|we're|my)\b)|"
+    # "so like hiking is totally my jam": opening a sentence before its subject and verb.
+    r"(?:^|(?<=[.?!]))\s*like\b(?=\s+(?!(?:this|that|it|when|if|you)\b)[\w'-]+(?:\s+[\w'-]+)?"
+    r"\s+(?:is|are|was|were)\b)|"
     r"\blike\b(?=\s+(?:\d|one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|"
     r"fifty|a hundred|seriously|super|really|totally|zero)\b)|"
     # "like so long", but not after its subject or a negation: "I don't like so much the jazz".
@@ -155,6 +158,12 @@ def normalize(text: str) -> str:
     # Learner English: "I don't like so much the jazz", "I like very much the football" say
     # what is liked with the degree before it; the thing liked is the object.
     text = _DEGREE_BEFORE_OBJECT.sub(r"\g<verb> ", text)
+    # "my names tariq": a transcript's "name's" without its apostrophe.
+    text = re.sub(
+        r"\b(my) names\b(?=\s+[A-Za-z])(?!\s+(?:are|were|is)\b)", r"\1 name's", text, flags=re.I
+    )
+    # "never, ever" and "no, never" are one emphasis, not two clauses.
+    text = re.sub(r"\b(never|not),\s+(ever)\b", r"\1 \2", text, flags=re.I)
     # Learner English: "I didn't said pasta" is "I didn't say pasta".
     text = re.sub(r"\b(didn't|did not)\s+said\b", r"\1 say", text, flags=re.I)
     # "as a nurse I work nights": the role is its own clause ("as a nurse and I…" is not one:
@@ -280,6 +289,10 @@ def _starts_run_on(words: list[str], i: int) -> bool:
         # came first.
         after = words[i + 2].lower() if i + 2 < len(words) else ""
         return following in _RUN_ON_SINCE and not (following == "been" and after.endswith("ing"))
+    if words[i] in ("I", "i", "we") and following == "do":
+        # "hiking is my jam I do it every weekend": a habit of the thing just named.
+        after = words[i + 2].lower() if i + 2 < len(words) else ""
+        return after in ("it", "that", "this", "them")
     return words[i] in ("I", "i", "we") and following in _RUN_ON_VERBS
 
 

@@ -413,7 +413,12 @@ _VERB_FIRST = re.compile(r"^(?:is|are|was|were|has|have|had|makes|made)\b", re.I
 _FIRST_PERSON_WORD = re.compile(r"\b(?:I|I'm|I've|my|me|mine|we|our|us)\b", re.I)
 
 # "I said dairy free", "you wrote cashmere": words about what was said, no state of the user.
-_WORDS_SAID = re.compile(r"^(?:I|you)\s+(?:said|meant|mean|wrote|heard|typed|put)\b", re.I)
+# "I said…", "you wrote…", "I just heard you say Hannah's birthday": words said, not a fact.
+_WORDS_SAID = re.compile(
+    r"^(?:I|you)\s+(?:just\s+)?(?:said|meant|mean|wrote|heard|typed|put)\b|"
+    r"^I\s+(?:just\s+)?heard\s+you\s+(?:say|said)\b",
+    re.I,
+)
 
 
 # A subject later in the clause: a run-on turn ("set an alarm for five I work early shifts")

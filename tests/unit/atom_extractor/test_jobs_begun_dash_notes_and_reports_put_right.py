@@ -1,0 +1,145 @@
+"""A job begun is who the user is now; a dash stands for a note's colon; a dislike said as
+what a thing never does for the user; a report the assistant wrote down wrong is said again
+with the meant word; a pet named as it arrived; someone else's word is not the user's."""
+
+import pytest
+
+from memmesh.extraction import Command
+from memmesh.extraction.learned import default_hybrid_extractor
+from memmesh.extraction.text import normalize
+
+
+def _facts(text: str) -> list[tuple[str, str]]:
+    return [(f.category, f.text) for f in default_hybrid_extractor().extract(text).facts]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I just started a new job as a paramedic in April.", "User is a paramedic."),
+        (
+            "Two weeks ago I start new job at Bosch, as software tester.",
+            "User is a software tester.",
+        ),
+        ("i began at the city library as a archivist last month", "User is an archivist."),
+    ],
+)
+def test_a_job_begun_is_the_users_job(text: str, fact: str) -> None:
+    assert _facts(text) == [("identity", fact)]
+
+
+@pytest.mark.parametrize("text", ["I started cycling as a teenager", "we started as neighbours"])
+def test_something_else_begun_is_no_job(text: str) -> None:
+    assert [c for c, _ in _facts(text) if c == "identity"] == []
+
+
+def test_training_with_the_i_unsaid_is_the_users_pursuit() -> None:
+    assert _facts("Training for the Lisbon half marathon.") == [
+        ("identity", "User is training for the Lisbon half marathon.")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Landlady — Mrs. Ferreira.", ("relationship", "User's landlady is Mrs. Ferreira.")),
+        ("Olives — never.", ("preference", "User doesn't like olives.")),
+        ("Anchovies: hard no.", ("preference", "User doesn't like anchovies.")),
+    ],
+)
+def test_a_dash_or_a_flat_refusal_is_a_note(text: str, fact: tuple[str, str]) -> None:
+    assert _facts(text) == [fact]
+
+
+@pytest.mark.parametrize("text", ["Dentist - Friday.", "Dentist: Friday.", "Flew home - tired."])
+def test_a_dash_that_tells_when_or_joins_clauses_is_no_note(text: str) -> None:
+    assert _facts(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "obj"),
+    [
+        ("Opera has never done a thing for me.", "opera"),
+        ("Reality shows do absolutely nothing for me.", "reality shows"),
+        ("You will never, ever catch me at a rave.", "rave"),
+    ],
+)
+def test_what_a_thing_never_does_for_the_user_is_a_dislike(text: str, obj: str) -> None:
+    facts = _facts(text)
+    assert len(facts) == 1 and facts[0][0] == "preference" and obj in facts[0][1].lower()
+
+
+def test_my_own_thing_doing_nothing_for_me_is_no_taste() -> None:
+    assert [c for c, _ in _facts("my commute does nothing for me") if c == "preference"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "wait, you put my son's name down as Theo, but it's Leo, L-E-O",
+            ("relationship", "User has a son named Leo."),
+        ),
+        (
+            "earlier you put me down as living in Dallas, but it's Dublin, I've been here years",
+            ("identity", "User lives in Dublin."),
+        ),
+        ("It's Lagos, not Laos, where I grew up.", ("identity", "User grew up in Lagos.")),
+        ("Porto, not Prato. Home's Porto.", ("identity", "User lives in Porto.")),
+    ],
+)
+def test_what_the_assistant_wrote_down_wrong_is_said_again_put_right(
+    text: str, fact: tuple[str, str]
+) -> None:
+    result = default_hybrid_extractor().extract(text)
+    assert result.command is Command.CORRECTION
+    assert [(f.category, f.text) for f in result.facts] == [fact]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("We took in a scruffy terrier called Pip on Sunday.", "User has a terrier named Pip."),
+        (
+            "we got a puppy last week a tiny poodle we named um noodle",
+            "User has a poodle named Noodle.",
+        ),
+    ],
+)
+def test_a_pet_named_as_it_arrived_is_the_users(text: str, fact: str) -> None:
+    assert _facts(text) == [("relationship", fact)]
+
+
+def test_someone_elses_word_after_a_fact_is_not_the_users() -> None:
+    assert _facts("Woman at the gym: gluten-free for ten years, she says.") == []
+    assert _facts("I'm allergic to kiwi, my doctor says.") == [
+        ("constraint", "User is allergic to kiwi.")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("my names petra", "my name's petra"),
+        ("You will never, ever see me there.", "You will never ever see me there."),
+        ("um so like cycling is my thing", "cycling is my thing"),
+    ],
+)
+def test_transcript_spellings_and_emphasis_are_read_plainly(text: str, said: str) -> None:
+    assert normalize(text) == said
+
+
+def test_a_months_challenge_is_time_bound() -> None:
+    assert _facts("I'm doing Veganuary so no cheese for me.") == []
+
+
+def test_a_usual_order_is_a_preference() -> None:
+    assert _facts("Flat white, extra hot. My usual.") == [
+        ("preference", "User's go-to is Flat white.")
+    ]
+
+
+def test_a_topic_named_first_frames_the_taste() -> None:
+    assert _facts("For dessert I love tiramisu, it is my favourite since always.") == [
+        ("preference", "User loves tiramisu.")
+    ]
