@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from memmesh.bench import foundation, host, large, turns
 from memmesh.bench.exposure_filter import bench_filter
-from memmesh.bench.process import bench_process
+from memmesh.bench.process import bench_process, bench_process_multi
 from memmesh.bench.restore import bench_restore
 from memmesh.bench.retrieve import bench_retrieve
 
@@ -53,7 +53,9 @@ def main(argv: list[str]) -> None:
         _print("RetrievalRanker Retrieve, 10k atoms + 10k turns, in-process", figures)
     if "process" in wanted:
         results["atom_extractor_process_grpc"] = figures = bench_process()
-        _print("AtomExtractor Process over gRPC, typical user turn", figures)
+        _print("AtomExtractor Process over gRPC, typical user turn, engines in-process", figures)
+        results["atom_extractor_process_grpc_multi_process"] = figures = bench_process_multi()
+        _print("AtomExtractor Process over gRPC, typical user turn, engine processes", figures)
     if "restore" in wanted:
         for label, storage, _ in CONFIGURATIONS:
             results[f"restore_10k_atoms.{label}"] = figures = bench_restore(storage_url=storage)
