@@ -243,7 +243,21 @@ def _said_in_irony(clauses: Sequence[Clause]) -> set[int]:
             marked |= _of_sentence(clauses, sentence)
     if clauses and _GRANTING_OPENER.match(clauses[0].text):
         marked |= _of_sentence(clauses, clauses[0].sentence)
+    # "...nothing beats two hours in traffic. Love that for me.": a mocking tag says its own
+    # sentence and the one before it are the joke.
+    for clause in clauses:
+        if _MOCKING_TAG.search(clause.text):
+            marked |= _of_sentence(clauses, clause.sentence)
+            marked |= _of_sentence(clauses, clause.sentence - 1)
     return marked
+
+
+_MOCKING_TAG = re.compile(
+    r"\b(?:love that for me|living the dream|just what I needed|exactly what I needed|"
+    r"(?:the|truly the|real)\s+highlight of my (?:day|week|month|year|life)|"
+    r"best \w+ ever (?:written|made|invented|recorded))\b",
+    re.I,
+)
 
 
 def _of_sentence(clauses: Sequence[Clause], sentence: int) -> set[int]:
@@ -270,9 +284,38 @@ _GIVES_THE_LIE = re.compile(
 _TRAILING_NOT = re.compile(r"(?<!\bor)(?<!\bif)\s+not\s*[.!]*$", re.I)
 
 
+# Ordeals nobody likes ("being put on hold", "two hours in traffic", "paying rent"): praised,
+# they are mocked.
+_ORDEAL = re.compile(
+    r"\b(?:(?:being\s+)?(?:put\s+)?on\s+hold|hold music|traffic(?:\s+jams?)?|rush hour|"
+    r"queu(?:e|es|ing|eing)|waiting in (?:line|queues?)|paying (?:rent|taxes|(?:the\s+)?bills)|"
+    r"(?:doing\s+)?(?:my\s+)?taxes|tax returns?|jury duty|root canals?|hangovers?|"
+    r"(?:being|getting)\s+stuck|delayed (?:trains?|flights?|buses)|lost luggage|spam calls|"
+    r"cold calls|roadworks|mosquito(?:es|s)?(?!\s+(?:nets?|repellent|spray))|(?:a\s+)?flat tyres?|"
+    r"(?:a\s+)?flat tires?)\b",
+    re.I,
+)
+_PRAISE_OF = re.compile(
+    r"\b(?:love|loving|adore|enjoy|fan of|nothing beats|can't get enough of|live for|"
+    r"favou?rite|highlight of|best part of)\b",
+    re.I,
+)
+
+
+_SPARED = frozenset("no without avoid avoiding skip skipping beat beating hate".split())
+
+
+def _endured(text: str, ordeal: re.Match[str]) -> bool:
+    """The ordeal is had, not spared ("no security queues", "without the traffic")."""
+    return not _SPARED.intersection(w.lower() for w in text[: ordeal.start()].split()[-3:])
+
+
 def is_sarcastic(text: str) -> bool:
-    """Sarcasm cue phrases, ironic all-caps emphasis, or a laughing hyperbolic self-label."""
+    """Sarcasm cue phrases, ironic all-caps emphasis, praise of an ordeal, or a laughing
+    hyperbolic self-label."""
     if _SARCASM_CUE.search(text) or _EMPHASIS_CAPS.search(text):
+        return True
+    if _PRAISE_OF.search(text) and any(_endured(text, m) for m in _ORDEAL.finditer(text)):
         return True
     if _TRAILING_NOT.search(text) and _ENTHUSIASM.search(text):
         return True

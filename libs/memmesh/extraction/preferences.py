@@ -268,6 +268,16 @@ def _topic_comment(ctx: ClauseContext, text: str) -> list[Candidate]:
         evidence = ctx.previous()[-1].text
         named = _BARE_TOPIC.match(evidence.strip(" ?:,."))
         obj = named.group("obj") if named else None
+        before = ctx.previous()[-2] if len(ctx.previous()) >= 2 else None
+        if (
+            before is not None
+            and before.sentence == ctx.clause.sentence
+            and len(before.text.split()) == 1
+            and len(evidence.split()) == 1
+        ):
+            # "…mushrooms in any form, slimy, rubbery, no thank you": the last of a list of
+            # what the thing is like, the refusal of the thing named before them.
+            obj = None
     if not obj or any(word.lower() in _NOT_A_TOPIC for word in obj.split()):
         return []
     obj = obj if any(w[:1].isupper() and w[1:].islower() for w in obj.split()[1:]) else obj.lower()

@@ -556,6 +556,13 @@ _MY_PLURAL_ARE = re.compile(
 )
 
 
+_AGE_ALONE = re.compile(r"^(?:\(?\d{1,2}\)?|aged\s+\d{1,2})$", re.I)
+_LISTED_NAME = re.compile(
+    r"^(?:and\s+|&\s+)?(?P<name>[A-Z][\w'-]*)(?:\s*\(\d{1,2}\)|\s+\d{1,2})?"
+    r"(?:\s+(?:and|&)\s+(?P<last>[A-Z][\w'-]*)(?:\s*\(\d{1,2}\))?)?$"
+)
+
+
 def _plural_named(ctx: ClauseContext) -> list[Candidate]:
     """ "I have two kids, Maya and Leo", "my kids are Zainab and Idris": one relationship
     fact per named person."""
@@ -566,6 +573,19 @@ def _plural_named(ctx: ClauseContext) -> list[Candidate]:
             for n in re.split(r"\s*(?:,|\band\b|&)\s*", listed_as.group("names"))
             if n.strip()
         ]
+        # "Kids: Aarav (9), Diya (6).", "my sisters are Ana, Bea and Cleo": the commas split
+        # the list into clauses of a name each (an age between them).
+        for later in ctx.clauses[ctx.clause.index + 1 :]:
+            if later.sentence != ctx.clause.sentence:
+                break
+            if _AGE_ALONE.match(later.text):
+                continue
+            named = _LISTED_NAME.match(later.text)
+            if named is None:
+                break
+            names.append(_clean_name(named.group("name"), strict=False))
+            if named.group("last"):
+                names.append(_clean_name(named.group("last"), strict=False))
         if len(names) >= 2 and all(names):
             role = _PLURAL_ROLES[listed_as.group("role").lower()]
             return [_fact(ctx, role, name) for name in names if name]

@@ -123,6 +123,8 @@ _STATEMENT_LEAD_IN = re.compile(
     r"(?:the (?:main |big |other |first |important )?thing|what) (?:you (?:should|need to|"
     r"have to|ought to) know|to know|worth knowing)(?: about me)? is|"
     r"the (?:thing|truth|fact|point) is|truth be told|"
+    # "what actually came out of it is that I cannot stand mushrooms": a cleft's frame.
+    r"what (?:[\w']+ ){1,6}?(?:is|was) that|"
     # "one thing about me that explains a lot is that I'm a huge planner", "fun fact, I'm a twin"
     r"(?:one |the (?:main |other |first |big )?)thing (?:about me|to know about me)"
     r"(?: that [^,.]{1,30}?)? is|something (?:you should know|to know|worth knowing)"
@@ -371,7 +373,12 @@ def _without_restated(facts: list[ExtractedFact]) -> list[ExtractedFact]:
             # Less confident, or as confident and saying less, or the later of two the same.
             rank = (fact.confidence_bp, len(words[i]), -i)
             other_rank = (other.confidence_bp, len(words[j]), -j)
-            if words[i] <= words[j] and rank < other_rank:
+            # "User has a sister named Rosalind." beside "…named Rosalind, who is 94": the
+            # person is said once, with what else is told of them.
+            told_more = fact.category == "relationship" and other.text.startswith(
+                fact.text.rstrip(".") + ","
+            )
+            if words[i] <= words[j] and (rank < other_rank or told_more):
                 dropped.add(i)
                 break
     return [f for i, f in enumerate(facts) if i not in dropped]

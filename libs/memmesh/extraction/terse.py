@@ -109,6 +109,16 @@ _UNIT_CHOICE = re.compile(
     r"(?P<standing>(?:,?\s+(?:always|please|every time|everywhere|for everything))*)$",
     re.I,
 )
+# "times in 24-hour format, always", "I always want recipes in grams, never cups": what is
+# to be given in which unit.
+_THINGS_IN_UNIT = re.compile(
+    r"^(?:(?:oh|and|also|plus|please)[,\s]+)*(?:I\s+(?:always\s+)?(?:want|need|prefer|like)\s+)?"
+    r"(?P<what>times?|temperatures?|temps|distances?|weights?|measurements|recipes|heights?|"
+    r"speeds?|the weather|weather|forecasts?|dates)\s+in\s+(?P<unit>" + _UNIT + r")"
+    r"(?:\s+(?:format|units|form))?(?P<other>,?\s+(?:not|never)\s+" + _UNIT + r")?"
+    r"(?P<standing>(?:,?\s+(?:always|please|every time|everywhere))*)$",
+    re.I,
+)
 _SYSTEM_ALONE = re.compile(
     r"^(?:metric|imperial|celsius|fahrenheit)$|\s(?:units|measurements|clock|time|system)$", re.I
 )
@@ -146,6 +156,7 @@ def spell_out_notes(text: str) -> str:
     text = _TOPIC_ASKED.sub(_topic_as_subject, text)
     text = _ROLE_ASKED.sub(_role_named, text)
     text = _NAME_ASKED.sub(_name_placed, text)
+    text = _JOB_ASKED.sub(lambda m: f"I work in {m['answer'].replace(' - ', ' ')}", text)
     text = _NAME_ASIDE.sub(_name_without_aside, text)
     spelled = "".join(_spelled(sentence.group()) for sentence in _SENTENCE.finditer(text))
     return _CLAUSE_START.sub(_with_subject, spelled)
@@ -316,6 +327,13 @@ _NAME_ASKED = re.compile(
     r"(?:\s+(?:since|from|at|in|of|for|on)\b[^.!?;,]*)?)(?=\s*(?:[.!?;,]|$))",
     re.I,
 )
+# "What do I do for a living? Teaching - secondary school chemistry.": the user's own
+# question, answered.
+_JOB_ASKED = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?:so\s+)?what do I do\s+for\s+(?:a\s+living|work)\?\s+"
+    r"(?P<answer>(?!(?:I|I'm|well|um|no|nothing|not)\b)[^.!?]{3,60})",
+    re.I,
+)
 _QUESTION_WORDS = frozenset("what who why how where when which whose huh sorry pardon".split())
 
 
@@ -398,6 +416,9 @@ _KIND_OF_PERSON = re.compile(
     r"dual citizen|fan of|snob|nerd|geek|junkie|fanatic|addict|lover of|workaholic|"
     r"perfectionist|neat freak|insomniac|light sleeper|heavy sleeper|picky eater|fussy eater|"
     r"non-smoker|nonsmoker|ex-smoker|smoker)\b|"
+    # "Still a Spurs supporter.", "lifelong Arsenal supporter": a team's supporter.
+    r"^(?:(?:a|an)\s+)?(?:(?:lifelong|life-long|die-hard|diehard|massive|huge|big|loyal)\s+)?"
+    r"(?-i:[A-Z][\w'-]*)(?:\s+(?-i:[A-Z][\w'-]*))?\s+(?:supporter|fan)$|"
     # "PhD student, linguistics.": a student of a kind, as the whole note.
     r"^(?:phd|grad|graduate|med|medical|law|nursing|dental|art|exchange|mature|college|uni|"
     r"university|undergrad|undergraduate|masters?|doctoral|postgrad|postgraduate|first-year|"
@@ -439,6 +460,9 @@ def _with_subject(found: re.Match[str]) -> str:
     first = words[0].lower()
     if first in _LEAD_ADVERBS and len(words) >= 3:
         second = words[1].lower()
+        rest = " ".join(words[1:])
+        if second in ("a", "an") and _KIND_OF_PERSON.match(rest):
+            return f"{lead}I'm {body}"
         if (
             second in _SAID_OF_SOMEONE
             or second in _AUXILIARIES
@@ -446,7 +470,6 @@ def _with_subject(found: re.Match[str]) -> str:
             or second.endswith("'s")
         ):
             return clause
-        rest = " ".join(words[1:])
         if second in _STATES or _FEELING.match(rest) or _KIND_OF_PERSON.match(rest):
             return f"{lead}I'm {body}"
         return f"{lead}I {body}"
@@ -541,6 +564,12 @@ def _standing_choice(sentence: str) -> str:
         return sentence
     end = sentence[len(sentence.rstrip()) :]
     tail = stripped[len(body) :]
+    if (found := _THINGS_IN_UNIT.match(body)) and (
+        found["other"] or found["standing"] or re.match(r"^(?:\S+\s+)*I\s", body)
+    ):
+        lead = sentence[: len(sentence) - len(sentence.lstrip())]
+        spelled = f"always use {found['unit'].lower()} for {found['what'].lower()}"
+        return f"{lead}{spelled}{tail or '.'}{end}"
     if (found := _UNIT_CHOICE.match(body)) and (
         found["other"] or found["standing"] or _SYSTEM_ALONE.search(found["thing"])
     ):

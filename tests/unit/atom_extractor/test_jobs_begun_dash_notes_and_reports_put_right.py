@@ -143,3 +143,61 @@ def test_a_topic_named_first_frames_the_taste() -> None:
     assert _facts("For dessert I love tiramisu, it is my favourite since always.") == [
         ("preference", "User loves tiramisu.")
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Honestly nothing beats an hour on hold with my bank. Love that for me.",
+        "I'm such a fan of queueing at the post office, truly the highlight of my week.",
+    ],
+)
+def test_praise_of_an_ordeal_is_sarcasm(text: str) -> None:
+    assert _facts(text) == []
+
+
+def test_an_ordeal_spared_is_no_sarcasm() -> None:
+    facts = _facts("I love cycling to work, no traffic jams at all")
+    assert len(facts) == 1 and "cycling" in facts[0][1]
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Kids: Nia (8), Kofi (5).", ["Nia", "Kofi"]),
+        ("my brothers are Ali, Omar and Yusuf", ["Ali", "Omar", "Yusuf"]),
+    ],
+)
+def test_a_list_of_names_split_by_commas_is_one_fact_each(text: str, names: list[str]) -> None:
+    facts = [t for c, t in _facts(text) if c == "relationship"]
+    assert len(facts) == len(names) and all(n in f for n, f in zip(names, facts, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Still a Celtic supporter, sadly.", ("preference", "User is a Celtic supporter, sadly.")),
+        ("Oh, and distances in kilometres, always.", None),
+        (
+            "What do I do for a living? Nursing - mostly night shifts.",
+            ("identity", "User works in Nursing mostly night shifts."),
+        ),
+        ("I ring my gran, Odette, over in Lyon every week.", None),
+    ],
+)
+def test_notes_said_without_their_subject(text: str, fact: tuple[str, str] | None) -> None:
+    facts = _facts(text)
+    if fact is not None:
+        assert facts == [fact]
+    else:
+        assert len(facts) == 1
+
+
+def test_a_person_told_twice_is_one_fact() -> None:
+    assert _facts("every friday I call my aunt Marisol, she's 88 and still gardening") == [
+        ("relationship", "User has an aunt named Marisol, who is 88 and still gardening.")
+    ]
+
+
+def test_emphasis_after_a_note_is_no_fact_of_its_own() -> None:
+    assert len(_facts("Aisle seat. Every flight. Non-negotiable.")) == 1

@@ -224,7 +224,18 @@ class HybridExtractor:
             # same choice, said of the thing the taste before it named.
             if position - 1 in kept_positions and _same_thing(unit.text, units[position - 1].text):
                 continue
-            if _WORDS_SAID.match(unit.text) or _DATED_EVENT.search(unit.text):
+            if (
+                _WORDS_SAID.match(unit.text)
+                or _DATED_EVENT.search(unit.text)
+                or _EMPHASIS_ONLY.match(unit.text)
+            ):
+                continue
+            # "I ring my nan, Beatriz, over in Porto": where the person a rule's fact named
+            # lives, not the user's background.
+            if _PLACE_ONLY.match(unit.text) and any(
+                earlier in covered and units[earlier].clause.sentence == unit.clause.sentence
+                for earlier in (position - 1, position - 2)
+            ):
                 continue
             # "I'm retired, finally, after thirty years of teaching": a phrase that places the
             # rule's fact before it in time.
@@ -413,6 +424,15 @@ _VERB_FIRST = re.compile(r"^(?:is|are|was|were|has|have|had|makes|made)\b", re.I
 _FIRST_PERSON_WORD = re.compile(r"\b(?:I|I'm|I've|my|me|mine|we|our|us)\b", re.I)
 
 # "I said dairy free", "you wrote cashmere": words about what was said, no state of the user.
+_PLACE_ONLY = re.compile(
+    r"^(?:(?:over|back|out|up|down)\s+)?(?:in|at|from|near)\s+(?:[A-Z][\w'-]*\s*){1,3}[.!]*$"
+)
+# "Window seat. Every flight. Non-negotiable.": emphasis of the note before, no fact of its own.
+_EMPHASIS_ONLY = re.compile(
+    r"^(?:non-?negotiable|no exceptions?|always|every (?:single )?[\w-]+|without fail|"
+    r"no matter what|period|full stop|end of story|no compromises?)[.!]*$",
+    re.I,
+)
 # "I said…", "you wrote…", "I just heard you say Hannah's birthday": words said, not a fact.
 _WORDS_SAID = re.compile(
     r"^(?:I|you)\s+(?:just\s+)?(?:said|meant|mean|wrote|heard|typed|put)\b|"
