@@ -219,7 +219,15 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
     (
         Command.FORGET_THREAD,
         r"\b(?:this|that|our)\s+(?:whole\s+|entire\s+)?(?:conversation|chat|talk|session|call)\s+"
-        r"(?:never happened|didn't happen|did not happen|is off the record|stays off the record)",
+        r"(?:never happened|didn't happen|did not happen|is off the record|stays off the record)|"
+        # "yeah so this chat just pretend it never happened".
+        r"\b(?:this|that|our)\s+(?:whole\s+|entire\s+)?(?:conversation|chat|talk|session|call),?\s+"
+        r"(?:just\s+)?(?:pretend|act like|act as if)\s+it\s+(?:never|didn't|did not)\s+happen",
+    ),
+    # "Can you go full amnesia on me?": all of the user, gone.
+    (
+        Command.FORGET_EVERYTHING,
+        r"\b(?:go|going)\s+(?:full|total|complete)\s+amnesia\s+on\s+me\b",
     ),
     # "forget everything in this chat about the party": what was said here, not all of the user.
     (
@@ -1000,6 +1008,11 @@ _COMMAND_PATTERNS: tuple[tuple[Command, str], ...] = (
             r"(?:that\s+)?you(?:'ve| have)?\s+(?:\w+\s+)?(?:saved|stored|kept|got|know|remember(?:ed)?|"
             r"picked up|collected|learned|learnt)(?=\s*(?:(?:about|on) me\b|so far\b|[,.!?;\u2014-]|$))|"
             r"(?:^|[.!?;]\s*)(?:memory dump|recap me)\b|"
+            # "run me through what you think you know", "what's in there about me?"
+            # (A spoken "you know" is dropped as a filler: "what you think".)
+            r"\b(?:run me through|walk me through)\s+what\s+you\s+(?:think|reckon)"
+            r"(?:\s+you\s+(?:know|have))?(?:\s+(?:about|on)\s+me)?(?=\s*(?:[.!?,;]|$))|"
+            r"\bwhat(?:'s| is)\s+in\s+there\s+(?:about|on)\s+me\b|"
             # "run me through the file you've got on me", "read me my profile".
             r"\b(?:run me through|walk me through|read me|read out|show me|pull up)\s+(?:the|my|your)\s+"
             r"(?:file|profile|dossier|record|notes)(?:\s+(?:that\s+)?you(?:'ve| have)?\s+(?:got|kept|keep|"
@@ -1142,6 +1155,10 @@ def detect_command(text: str, means_otherwise: MeaningTest | None = None) -> Com
     for command, pattern in _candidates(plain):
         match = pattern.search(plain)
         if match and not _reported(plain, match.start()):
+            if command in (Command.FORGET, Command.RESUME_THREAD) and _DEVICE_THING.search(plain):
+                # "delete that text to Jake", "resume the audiobook", "stop the timer and reset
+                # it": a device's things, not the memory or a talk.
+                return CommandMatch(None, None, None, text)
             if command is Command.FORGET_EVERYTHING and _names_this_talk(match.group(), plain):
                 return CommandMatch(Command.FORGET_THREAD, None, None, text)
             if command is Command.DO_NOT_STORE and _kept_already(plain, match):
@@ -1166,6 +1183,18 @@ def detect_command(text: str, means_otherwise: MeaningTest | None = None) -> Com
                 return CommandMatch(Command.RECALL_ONLY_IF_ASKED, None, None, text)
             return CommandMatch(command, target, None, text)
     return CommandMatch(None, None, None, text)
+
+
+# What a phone or a speaker holds, right after the verb that erases, resets or resumes it.
+_DEVICE_THING = re.compile(
+    r"\b(?:delete|erase|remove|clear|reset|restart|resume|continue|play|stop|cancel|pause)\s+"
+    r"(?:(?:the|that|this|my|last|next|a)\s+){0,2}(?:[\w-]+\s+)?(?:e-?mails?|texts?|messages?|"
+    r"voicemails?|alarms?|timers?|audiobooks?|podcasts?|episodes?|songs?|tracks?|playlists?|"
+    r"videos?|photos?|pictures?|downloads?|tabs?|apps?|stopwatch|countdown)\b"
+    # "delete the photos thing I told you about": what was told about them.
+    r"(?!\s+(?:thing|stuff|bit|story|business|I\b|you\b))",
+    re.I,
+)
 
 
 # A refusal to keep "it" or "that" after the user points back at what they said or asks it

@@ -201,3 +201,30 @@ def test_a_person_told_twice_is_one_fact() -> None:
 
 def test_emphasis_after_a_note_is_no_fact_of_its_own() -> None:
     assert len(_facts("Aisle seat. Every flight. Non-negotiable.")) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "resume the podcast from where it stopped",
+        "delete that message to my landlord",
+        "pause the timer and reset it",
+    ],
+)
+def test_a_devices_things_are_no_memory_command(text: str) -> None:
+    assert default_hybrid_extractor().extract(text).command is None
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("walk me through what you think you know about me", Command.RECALL_SUMMARY),
+        ("go on then, what's in there about me?", Command.RECALL_SUMMARY),
+        ("Just go full amnesia on me, please.", Command.FORGET_EVERYTHING),
+        ("this call, just pretend it never happened", Command.FORGET_THREAD),
+        ("Enough about my knee. Let it go.", Command.DO_NOT_MENTION),
+        ("That's off the books for me, don't file it.", Command.DO_NOT_STORE),
+    ],
+)
+def test_memory_commands_in_new_wordings(text: str, command: Command) -> None:
+    assert default_hybrid_extractor().extract(text).command is command

@@ -202,7 +202,8 @@ _ABOUT_A_TOPIC = frozenset(
 _APP_THINGS = re.compile(
     r"\b(?:e-?mails?|texts?|messages?|dms?|voicemails?|memos?|alarms?|timers?|reminders?|calendar|"
     r"(?<!memory )files?|folders?|photos?|pictures?(?!\s+(?:that\s+)?(?:you|of me))|videos?|songs?|"
-    r"tracks?|playlists?|podcasts?|episodes?|(?<!open the )(?<!opening the )apps?|tabs?|cart|basket|"
+    r"tracks?|playlists?|podcasts?|audiobooks?|episodes?|(?<!open the )(?<!opening the )apps?|tabs?|"
+    r"cart|basket|"
     r"contacts?|downloads?|(?:grocery|shopping|to-?do|packing) lists?|"
     r"accounts?|paragraphs?|sentences?|docs?|documents?|pages?|posts?|comments?)\b",
     re.I,
