@@ -254,8 +254,7 @@ def _said_in_irony(clauses: Sequence[Clause]) -> set[int]:
 
 _MOCKING_TAG = re.compile(
     r"\b(?:love that for me|living the dream|just what I needed|exactly what I needed|"
-    r"(?:the|truly the|real)\s+highlight of my (?:day|week|month|year|life)|"
-    r"best \w+ ever (?:written|made|invented|recorded))\b",
+    r"(?:the|truly the|real)\s+highlight of my (?:day|week|month|year|life))\b",
     re.I,
 )
 
@@ -297,7 +296,7 @@ _ORDEAL = re.compile(
 )
 _PRAISE_OF = re.compile(
     r"\b(?:love|loving|adore|enjoy|fan of|nothing beats|can't get enough of|live for|"
-    r"favou?rite|highlight of|best part of)\b",
+    r"favou?rite|highlight of|best part of|the best)\b",
     re.I,
 )
 

@@ -440,7 +440,21 @@ def _fandom(ctx: ClauseContext, text: str) -> list[Candidate]:
     ]
 
 
+# "Thai green curry is the best thing ever invented": the thing the user rates above all.
+_BEST_THING_EVER = re.compile(
+    rf"^(?P<obj>(?!{_NOT_OWNED}|you\b|he\b|she\b|they\b|we\b).+?)\s+(?:is|are)\s+"
+    r"(?:honestly\s+|literally\s+|just\s+|hands down\s+)?the\s+best\s+"
+    r"(?:thing|food|drink|snack|meal|show|band|film|movie|book|game|sport)\s+"
+    r"(?:ever(?:\s+(?:invented|made|created))?|in the (?:world|universe))$",
+    re.I,
+)
+
+
 def _favorite(ctx: ClauseContext, text: str) -> list[Candidate]:
+    best = _BEST_THING_EVER.match(text)
+    if best and not is_generic_object(clean_object(best.group("obj")), GENERIC_OBJECTS):
+        obj = clean_object(best.group("obj"))
+        return [_pref(ctx, f"User loves {third_person(obj)}", _key_head(obj), 8800)]
     match = _MY_FAVORITE.match(text)
     if match:
         obj = clean_object(match.group("obj"))

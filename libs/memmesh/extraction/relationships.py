@@ -69,12 +69,12 @@ _PLURAL_ROLES = {
     "parents": "parent",
 }
 _HAVE_PLURAL = re.compile(
-    r"^I(?:'ve| have)?\s+(?:got\s+|have\s+)?(?P<count>two|three|four|five|\d)\s+"
+    r"^(?:I|we)(?:'ve| have)?\s+(?:got\s+|have\s+)?(?P<count>two|three|four|five|\d)\s+"
     rf"(?P<role>{'|'.join(_PLURAL_ROLES)})(?:\s+(?:named|called)\s+(?P<names>.+))?$",
     re.I,
 )
 _FAMILY_COUNT = re.compile(
-    r"^I(?:'ve| have)?\s+(?:got\s+|have\s+)?(?:now\s+|also\s+)?"
+    r"^(?:I|we)(?:'ve| have)?\s+(?:got\s+|have\s+)?(?:now\s+|also\s+)?"
     r"(?P<count>a|an|one|two|three|four|five|six|\d)\s+(?P<role>kids?|sons?|daughters?|children|child|sisters?|brothers?|siblings?|twin|"
     r"twin (?:brother|sister)|grandkids?|grandchildren|stepkids?|stepsons?|stepdaughters?)"
     r"(?:\s+only)?(?:\s+(?:and|plus)\s+(?:a|an|one|two|three|four|\d)\s+[\w-]+)*$",
@@ -111,7 +111,8 @@ _NAME_IS_MY_ROLE = re.compile(
     rf"(?:basically\s+|like\s+|pretty much\s+|also\s+|kind of\s+)?my\s+{_ROLE_PHRASE}\b"
 )
 _PRONOUN_IS_MY_ROLE = re.compile(
-    rf"^(?:he|she|they)(?:'s|\s+is|\s+has been|'s been)\s+(?:basically\s+|also\s+)?my\s+"
+    # Not "she's basically my second mom": said of someone named already, a figure of speech.
+    rf"^(?:he|she|they)(?:'s|\s+is|\s+has been|'s been)\s+(?:also\s+)?my\s+"
     rf"{_ROLE_PHRASE}\b",
     re.I,
 )
@@ -135,7 +136,8 @@ _PET_ERRAND = re.compile(
 )
 # "uh juniper she's my border collie": a name, then the pronoun that says who it is.
 _NAME_PRONOUN_IS_MY_ROLE = re.compile(
-    rf"(?:^|\s)(?P<name>[^\W\d_][\w'-]*),?\s+(?:he|she)(?:'s|\s+is)\s+"
+    # Not a place the person is at: "big steve at the gym he's my personal trainer".
+    rf"(?:^|\s)(?<!\bthe\s)(?<!\ba\s)(?<!\bat\s)(?<!\bin\s)(?P<name>[^\W\d_][\w'-]*),?\s+(?:he|she)(?:'s|\s+is)\s+"
     rf"(?:basically\s+|also\s+)?my\s+{_QUALIFIED_ROLE}\b",
     re.I,
 )
@@ -415,7 +417,9 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
         return found
     text = ctx.text
     match: re.Match[str] | None
-    for match in _MY_ROLE_NAME.finditer(text):
+    # Each "my <role> <name>" of the clause: "my mum Rosa watches my son Tiago".
+    starts = [m.start() for m in re.finditer(r"\b(?:my|our)\s", text, re.I)]
+    for match in filter(None, (_MY_ROLE_NAME.match(text, start) for start in starts)):
         name, rest = _split_name(match.group("tail"))
         if name:
             role = match.group("role")
@@ -454,7 +458,8 @@ def relationship_candidates(ctx: ClauseContext) -> list[Candidate]:
     match = _NAME_PRONOUN_IS_MY_ROLE.search(text)
     if match:
         name = _clean_name(match.group("name"))
-        if name:
+        # "my aunt teresa she's basically my second mom": named with her role already.
+        if name and _named_anew(name, found):
             found.append(_fact_and_what_follows(ctx, match.group("role"), name))
     found.extend(_pet_said_after(ctx))
     for near in _NAME_NEXT_DOOR.finditer(text):
@@ -626,7 +631,7 @@ def _family_count(ctx: ClauseContext) -> list[Candidate]:
         following and following.sentence == ctx.clause.sentence and _NAME_LIST.match(following.text)
     ):
         return []
-    described = re.sub(r"^I(?:'ve| have)?\s+(?:got\s+|have\s+)?", "", ctx.text, flags=re.I)
+    described = re.sub(r"^(?:I|we)(?:'ve| have)?\s+(?:got\s+|have\s+)?", "", ctx.text, flags=re.I)
     role = match.group("role").lower()
     canonical = PERSON_ROLES.get(role.rstrip("s"), PERSON_ROLES.get(role, "child"))
     return [

@@ -228,3 +228,34 @@ def test_a_devices_things_are_no_memory_command(text: str) -> None:
 )
 def test_memory_commands_in_new_wordings(text: str, command: Command) -> None:
     assert default_hybrid_extractor().extract(text).command is command
+
+
+def test_the_best_thing_ever_is_a_taste_and_an_ordeal_so_praised_is_not() -> None:
+    assert _facts("Honestly, mango lassi is the best thing ever invented.") == [
+        ("preference", "User loves mango lassi.")
+    ]
+    assert _facts("queueing is the best thing ever") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("my husband is called Idris and we have one son, Bilal, he is six", ["Idris", "Bilal"]),
+        ("so my wife is nkechi and weve got a dog called biscuit", ["Nkechi", "Biscuit"]),
+        ("my dad Tomasz picks up my daughter Zofia after school", ["Tomasz", "Zofia"]),
+    ],
+)
+def test_every_person_named_in_a_turn_is_kept(text: str, names: list[str]) -> None:
+    facts = [t.lower() for c, t in _facts(text) if c == "relationship"]
+    assert len(facts) == len(names)
+    assert all(any(n.lower() in f for f in facts) for n in names)
+
+
+def test_a_figure_of_speech_about_someone_named_is_no_second_fact() -> None:
+    assert _facts("my uncle rafael hes basically my second dad") == [
+        ("relationship", "User has an uncle named Rafael.")
+    ]
+
+
+def test_a_place_before_a_pronoun_is_no_name() -> None:
+    assert [t for c, t in _facts("tall mike at the pool hes my swim coach") if "Pool" in t] == []

@@ -139,7 +139,7 @@ def test_news_about_nobody_in_particular_gives_no_relationship_fact(utterance: s
         ),
         # Less sure, the head is heard when the turn says what the command does.
         ("Read back my profile.", Command.RECALL_SUMMARY, None),
-        ("what's actually in there about me these days?", Command.RECALL_SUMMARY, None),
+        ("what's actually stored in your head about me these days?", Command.RECALL_SUMMARY, None),
         # A learner's "when I am asking" and a terse "if asked" say it too.
         (
             "My savings trouble, only when I am asking, not other times.",
