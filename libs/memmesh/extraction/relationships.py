@@ -279,7 +279,7 @@ _KIN_TITLED = re.compile(
     r"\b(?P<title>Grandpa|Grandma|Granny|Grandad|Granddad|Grandmother|Grandfather|Gran|Nana|"
     r"Nanna|Nan|Auntie|Aunty|Aunt|Uncle)\s+(?P<name>[A-Z][a-z]+)\b"
 )
-_KIN_TITLES = {"gran": "grandma", "nanna": "nana", "nan": "nana", "aunty": "auntie"}
+_KIN_TITLES = {"aunty": "auntie"}
 
 
 def _pet_said_after(ctx: ClauseContext) -> list[Candidate]:

@@ -384,7 +384,7 @@ def _role_named(match: re.Match[str]) -> str:
 # Only where a sentence starts, or a clause after a comma does (not after a question, which
 # the answer may be about: "my sister? allergic to cats"), and only for leads that cannot
 # start a request or be said of someone just named.
-_CLAUSE_START = re.compile(r"(?:^|(?<=[.!;]\s)|(?<=[.!;])|(?<=,\s))(?P<clause>[^,.!?;]+)")
+_CLAUSE_START = re.compile(r"(?:^|(?<=[.!;?]\s)|(?<=[.!;])|(?<=,\s))(?P<clause>[^,.!?;]+)")
 # Adverbs that, leading a clause with no subject, go before its verb ("still hate the cold").
 _LEAD_ADVERBS = frozenset(
     "never still always usually really totally definitely absolutely seriously rarely "
@@ -429,7 +429,7 @@ _KIND_OF_PERSON = re.compile(
 # Not "love" and "hate": bare, they are as often an idiom or sarcasm ("love waiting in line",
 # "hate when that happens"), and the rules read the plain ones ("Hate anchovies.") already.
 _SELF_VERBS = re.compile(
-    r"^(?:live\s+(?:in|on|near|with|by)|"
+    r"^(?:live\s+(?:in|on|near|with|by|there\b|here\b)|"
     r"work\s+(?:\w+\s+)?(?:as|at|for|in|from)|grew up|speak\s+(?!to\b|with\b|up\b|louder|"
     r"slower|slowly|more|in\b)|"
     # "Bus times to Fenwick St? Don't drive.": nothing an assistant does, so the user's own.
@@ -458,6 +458,9 @@ def _with_subject(found: re.Match[str]) -> str:
     if not words or words[0].lower() in _SAID_OF_SOMEONE:
         return clause
     first = words[0].lower()
+    if first in _LEAD_ADVERBS and len(words) == 2 and words[1].lower() in _STATES:
+        # "Still pescatarian, for the record."
+        return f"{lead}I'm {body}"
     if first in _LEAD_ADVERBS and len(words) >= 3:
         second = words[1].lower()
         rest = " ".join(words[1:])

@@ -6,6 +6,7 @@ import pytest
 
 from memmesh.extraction import Command
 from memmesh.extraction.learned import default_hybrid_extractor
+from memmesh.extraction.rules import extract as extract_by_rules
 from memmesh.extraction.text import normalize
 
 
@@ -259,3 +260,21 @@ def test_a_figure_of_speech_about_someone_named_is_no_second_fact() -> None:
 
 def test_a_place_before_a_pronoun_is_no_name() -> None:
     assert [t for c, t in _facts("tall mike at the pool hes my swim coach") if "Pool" in t] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("Had sushi last night. Still vegetarian, for the record.", "User is vegetarian."),
+        ("Ferry times to Arranmore? Live there.", "User lives in Arranmore."),
+        ("signed the lease today so yeah Galway's home now", "User lives in Galway."),
+        ("Back from Nan Olive's birthday. Shattered.", "User has a nan named Olive."),
+    ],
+)
+def test_facts_said_beside_the_days_news(text: str, fact: str) -> None:
+    assert [t for _, t in _facts(text)] == [fact]
+
+
+def test_that_is_home_names_the_place_said_before() -> None:
+    facts = extract_by_rules("we got the keys to the flat in Dundee today, so that's home now")
+    assert [f.text for f in facts.facts] == ["User lives in Dundee."]

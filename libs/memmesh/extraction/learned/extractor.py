@@ -430,7 +430,8 @@ _PLACE_ONLY = re.compile(
 # "Window seat. Every flight. Non-negotiable.": emphasis of the note before, no fact of its own.
 _EMPHASIS_ONLY = re.compile(
     r"^(?:non-?negotiable|no exceptions?|always|every (?:single )?[\w-]+|without fail|"
-    r"no matter what|period|full stop|end of story|no compromises?)[.!]*$",
+    r"no matter what|period|full stop|end of story|no compromises?|for the record|btw|"
+    r"by the way|fyi|just so you know|for reference|just saying)[.!]*$",
     re.I,
 )
 # "I said…", "you wrote…", "I just heard you say Hannah's birthday": words said, not a fact.
@@ -806,12 +807,22 @@ def _with_tails(
     for later in range(position + 1, len(units)):
         if later in covered or not _completes(units[later], units[later - 1]):
             break
+        if _EMPHASIS_ONLY.match(units[later].text.strip(" ,")):
+            # "Still vegetarian, for the record.": an aside, no part of the fact.
+            following.append(later)
+            break
         following.append(later)
     words = units[position].text.strip(" ,.!?;:").split()
     stated = candidate.text.rstrip(" .")
     if not following or not words or not stated.lower().endswith(words[-1].lower()):
         return [candidate], set()
-    pieces = [units[later].text.strip(" ,.!?;:") for later in following]
+    pieces = [
+        units[later].text.strip(" ,.!?;:")
+        for later in following
+        if not _EMPHASIS_ONLY.match(units[later].text.strip(" ,"))
+    ]
+    if not pieces:
+        return [candidate], set(following)
     frame = _ALLERGY_FRAME.match(stated) if _ALLERGY_KEY.match(candidate.key) else None
     if frame:
         # An allergy's list ends at the first remark ("the dogs, funny no?", "kiwi, properly
