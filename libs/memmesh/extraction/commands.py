@@ -1339,7 +1339,9 @@ def _trimmed_topic(words: str) -> str | None:
 _CORRECTION_TRIGGER = re.compile(
     r"^(?:(?:ugh|argh|um|uh|hmm+|wait|sorry)[ ,!]+)*(?:no|nope|nah)\b(?!\s+(?:worries|problem|thanks|thank you|way|idea|clue|rush|pressure|"
     r"big deal|doubt|offen[cs]e|kidding|more|need|matter|longer)\b)|^(?:wrong|correction|sorry)\b|"
-    r"\b(?:I said|I did say|I meant|I mean|misheard|mis-heard|you heard|heard me wrong|not what I said|"
+    # Not "like I said" or "as I said": words said before, recalled, not put right.
+    r"(?<!\blike )(?<!\bas )\b(?:I said|I did say|I meant|I mean|misheard|mis-heard|you heard|"
+    r"heard me wrong|not what I said|"
     r"I didn't say|I did not say|I don't say|I do not say|spelled|spelt|spell it)\b|^not\s+\w|"
     # A word spelled out ("Z-H-O-U") or a letter named ("Karl, with a K"): how it is written.
     r"\b[A-Za-z](?:-[A-Za-z]){2,}\b|\bwith an?\s+[A-Z]\b|"

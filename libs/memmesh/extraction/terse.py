@@ -457,6 +457,11 @@ def _with_subject(found: re.Match[str]) -> str:
     words = body.split()
     if not words or words[0].lower() in _SAID_OF_SOMEONE:
         return clause
+    if found.string[: found.start()].rstrip().endswith("?"):
+        # After a question the clause may answer it of whom it asks about ("my sister?
+        # allergic to cats"); only what the user does is the user's ("Weather in Reykjavik?
+        # Live there.").
+        return f"{lead}I {body}" if _SELF_VERBS.match(body) else clause
     first = words[0].lower()
     if first in _LEAD_ADVERBS and len(words) == 2 and words[1].lower() in _STATES:
         # "Still pescatarian, for the record."

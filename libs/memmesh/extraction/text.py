@@ -64,7 +64,9 @@ _FILLERS = [
 ]
 # "like" is a filler before numbers/degree words and after commas, a verb elsewhere.
 _LIKE_FILLER = re.compile(
-    r"(?:(?<=,)\s*like\b|(?P<lead>\b(?:since|for|about|at|is|was|it's)\s+)like\b(?=\s)|"
+    # ("like I said" recalls what was said before: it stays.)
+    r"(?:(?<=,)\s*like\b(?!\s+I\s+(?:said|mentioned|told you)\b)|"
+    r"(?P<lead>\b(?:since|for|about|at|is|was|it's)\s+)like\b(?=\s)|"
     # "um so like i really love…": opening a sentence, before its subject.
     r"(?:^|(?<=[.?!]))\s*like\b(?=\s+(?:i|i'm|im|i've|ive|we|we're|my)\b)|"
     # "so like hiking is totally my jam": opening a sentence before its subject and verb.

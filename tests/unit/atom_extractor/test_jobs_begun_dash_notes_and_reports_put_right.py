@@ -278,3 +278,17 @@ def test_facts_said_beside_the_days_news(text: str, fact: str) -> None:
 def test_that_is_home_names_the_place_said_before() -> None:
     facts = extract_by_rules("we got the keys to the flat in Dundee today, so that's home now")
     assert [f.text for f in facts.facts] == ["User lives in Dundee."]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sold the car and, like I said, looking at bikes now. Tricky but fun. Finally doing it.",
+        "Don't let the setbacks get you down, keep going!",
+        "Mind if I ask how the new job is treating you?",
+        "Great catching up, let's talk again soon.",
+        "Hey! Since we last spoke I started pottery classes.",
+    ],
+)
+def test_talk_between_friends_is_no_memory_command(text: str) -> None:
+    assert default_hybrid_extractor().extract(text).command is None

@@ -216,6 +216,15 @@ _NEVER_MIND = re.compile(
     r"no worries)[\s,]+)*forget it\b",
     re.I,
 )
+# Talk between friends about talking, cheering on or asking after someone: "let's chat again
+# soon", "since we last talked", "don't let the bumps in the road bring you down", "mind if I
+# ask how the internship went?" ask nothing of a memory.
+_FRIENDLY_TALK = re.compile(
+    r"\b(?:chat|talk|speak)\s+(?:again\s+)?soon\b|\bsince\s+we\s+(?:last\s+)?(?:talked|spoke|chatted)\b|"
+    r"\b(?:don't|won't|not gonna|not going to)\s+let\s+[\w' ]{1,40}?\s+(?:bring|get|keep)\s+"
+    r"(?:you|me)\s+down\b|^(?:do\s+you\s+)?mind\s+if\s+I\s+ask\b",
+    re.I,
+)
 # Going back somewhere is no resume of a conversation ("let's go back to the hotel").
 _GOING_BACK_SOMEWHERE = re.compile(
     r"\b(?:go|goes|going|went|get|got|head\w*|come|coming|drive|fly|walk)\s+back\s+"
@@ -356,6 +365,7 @@ class LearnedCommands:
             or _APP_THINGS.search(normalized)
             or _HOW_MEMORY_WORKS.search(normalized)
             or _NEVER_MIND.search(normalized)
+            or _FRIENDLY_TALK.search(normalized)
         ):
             return found
         sentences = [s for s in _SENTENCE.split(normalized) if s.strip()]
