@@ -122,7 +122,7 @@ _NOT_A_JOB = frozenset(
 # user keeps up, said of the user's own hobby; "these days" and "nowadays" place it now, which
 # is no time bound on it.
 _HOBBY = re.compile(
-    r"^my\s+(?:(?:main|big|biggest|favou?rite|only|new|latest|real)\s+)?"
+    r"^(?:(?:and\s+)?now\s+)?my\s+(?:(?:main|big|biggest|favou?rite|only|new|latest|real)\s+)?"
     r"(?P<noun>hobby|hobbies|pastime|pastimes|passion|obsession)\s+"
     r"(?P<now>(?:these days|nowadays|now)\s+)?(?:is|are)\s+(?P<what>.+)$",
     re.I,
@@ -232,6 +232,7 @@ def identity_candidates(ctx: ClauseContext) -> list[Candidate]:
         _studies,
         _training,
         _started_job,
+        _job_beside_the_name,
         _hobby,
         _retired,
         _trait,
@@ -348,6 +349,32 @@ def _training(ctx: ClauseContext, text: str) -> list[Candidate]:
     ]
 
 
+# "I am Hiroshi, engineer of bridges", "I'm Ama, a nurse": the job said beside the name.
+_NAME_SAID = re.compile(
+    r"(?:^|\b)(?:I'm|I am|my name is|my name's|call me)\s+(?-i:[A-Z][\w'-]+)(?:\s+(?-i:[A-Z][\w'-]+))?$",
+    re.I,
+)
+_JOB_BESIDE = re.compile(
+    r"^(?:an?\s+)?(?P<job>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)(?P<of>\s+(?:of|for|at|in)\s+[\w -]{2,30})?$"
+)
+
+
+def _job_beside_the_name(ctx: ClauseContext, text: str) -> list[Candidate]:
+    before = ctx.previous()
+    said = _JOB_BESIDE.match(text)
+    if not (
+        said
+        and before
+        and before[-1].sentence == ctx.clause.sentence
+        and _NAME_SAID.search(before[-1].text)
+        and _OCCUPATION_SUFFIX.search(said.group("job").split()[-1].lower())
+    ):
+        return []
+    job = f"{said.group('job')}{said.group('of') or ''}"
+    article = "an" if job[0] in "aeiou" else "a"
+    return [_identity(ctx, f"User is {article} {job}", "identity.occupation", 8800)]
+
+
 def _started_job(ctx: ClauseContext, text: str) -> list[Candidate]:
     match = _STARTED_JOB.match(text)
     if match:
@@ -399,8 +426,15 @@ def _retired(ctx: ClauseContext, text: str) -> list[Candidate]:
             return []
         ctx = ctx.without(TIME_BOUND)
     rest = _WHEN_AT_END.sub("", match.group("rest") or "")
+    job = _RETIRED_AS.match(rest)
+    if job and _OCCUPATION_SUFFIX.search(job.group("job").split()[0].lower()):
+        # "I am retired teacher of mathematic": what the user retired from is the fact.
+        return [_identity(ctx, f"User is a retired {job.group('job')}", "identity.occupation")]
     detail = f" {rest}" if re.match(r"^(?:after|from)\b", rest, re.I) else ""
     return [_identity(ctx, f"User is retired{detail}", "identity.occupation")]
+
+
+_RETIRED_AS = re.compile(r"^(?P<job>[a-z][\w-]*(?:\s+(?:of|in)\s+[\w ]{2,30}|\s+[a-z][\w-]*)?)$")
 
 
 def _trait(ctx: ClauseContext, text: str) -> list[Candidate]:

@@ -76,7 +76,7 @@ _HAVE_PLURAL = re.compile(
 _FAMILY_COUNT = re.compile(
     r"^(?:I|we)(?:'ve| have)?\s+(?:got\s+|have\s+)?(?:now\s+|also\s+)?"
     r"(?P<count>a|an|one|two|three|four|five|six|\d)\s+(?P<role>kids?|sons?|daughters?|children|child|sisters?|brothers?|siblings?|twin|"
-    r"twin (?:brother|sister)|grandkids?|grandchildren|stepkids?|stepsons?|stepdaughters?)"
+    r"twin (?:brother|sister)|grandkids?|grandchildren|stepkids?|stepsons?|stepdaughters?|dogs?|cats?)"
     r"(?:\s+only)?(?:\s+(?:and|plus)\s+(?:a|an|one|two|three|four|\d)\s+[\w-]+)*$",
     re.I,
 )

@@ -175,7 +175,7 @@ def extract(
     candidates = (propose or collect_candidates)(spelled)
     source = text if spelled == found.fact_text else f"{text}\n{spelled}"
     accepted, rejections = apply_gates([c for c in candidates if not _points_back(c.text)], source)
-    facts = one_fact_per_person(fold_consequences(deduplicate(accepted), spelled))
+    facts = _once_per_name(one_fact_per_person(fold_consequences(deduplicate(accepted), spelled)))
     if found.correction is not None:
         # "Cairns, not Cannes.": what is left once the misheard word is gone repeats the meant
         # word and states nothing ("User's background: Cairns.").
@@ -301,6 +301,28 @@ def _strip_frame(clause: Clause) -> Clause:
     # "can you remember that …?" asks nothing once the favour is taken off: a statement.
     asked = clause.is_question and not prefix.group("asked")
     return replace(clause, text=clause.text[prefix.end() :], is_question=asked, asked_to_keep=True)
+
+
+_PERSON_NAMED = re.compile(
+    r"\bnamed\s+(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?P<name>[A-Z][\w'-]+)|"
+    r"^User's\s+[\w' -]+?\s+is\s+(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?P<name2>[A-Z][\w'-]+)\b"
+)
+
+
+def _once_per_name(facts: list[ExtractedFact]) -> list[ExtractedFact]:
+    """ "my aunt Priyanka … she's also my godmother": one person is one relationship fact,
+    the first the turn gives."""
+    named: set[str] = set()
+    kept: list[ExtractedFact] = []
+    for fact in facts:
+        found = _PERSON_NAMED.search(fact.text) if fact.category == "relationship" else None
+        name = (found.group("name") or found.group("name2")) if found else None
+        if name is not None and name in named:
+            continue
+        if name is not None:
+            named.add(name)
+        kept.append(fact)
+    return kept
 
 
 def deduplicate(facts: list[ExtractedFact]) -> list[ExtractedFact]:

@@ -303,6 +303,14 @@ def _starts_run_on(words: list[str], i: int) -> bool:
     return words[i] in ("I", "i", "we") and following in _RUN_ON_VERBS
 
 
+# "i hate cruises like the idea of being stuck on a boat": a spoken "like" that goes on to
+# say why, after a clause that is whole (not the verb "like": "I like the idea").
+_LIKE_GOES_ON = frozenset({"the idea", "being", "when", "how", "the whole"})
+_LIKE_VERB_BEFORE = frozenset(
+    "i we you they he she don't dont do not really would also just kinda sorta feel".split()
+)
+
+
 def _split_run_on(chunk: str) -> list[str]:
     words = chunk.split()
     pieces: list[str] = []
@@ -315,8 +323,19 @@ def _split_run_on(chunk: str) -> list[str]:
         ):
             pieces.append(" ".join(words[start:i]))
             start = i
+        elif (
+            i - start >= 3
+            and words[i].lower() == "like"
+            and words[i - 1].lower() not in _LIKE_VERB_BEFORE
+            and (
+                " ".join(words[i + 1 : i + 3]).lower() in _LIKE_GOES_ON
+                or " ".join(words[i + 1 : i + 2]).lower() in _LIKE_GOES_ON
+            )
+        ):
+            pieces.append(" ".join(words[start:i]))
+            start = i + 1
     pieces.append(" ".join(words[start:]))
-    return pieces
+    return [piece for piece in pieces if piece]
 
 
 def _split_conjunctions(chunk: str) -> list[tuple[str, str]]:

@@ -292,3 +292,26 @@ def test_that_is_home_names_the_place_said_before() -> None:
 )
 def test_talk_between_friends_is_no_memory_command(text: str) -> None:
     assert default_hybrid_extractor().extract(text).command is None
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        (
+            "I am Kenta, builder of boats, and I live in Kobe.",
+            ["User's name is Kenta.", "User is a builder of boats.", "User lives in Kobe."],
+        ),
+        ("I am retired engineer of railways.", ["User is a retired engineer of railways."]),
+        ("we have one cat, Miso, she is nine", ["User has a cat named Miso."]),
+        ("i hate camping like the idea of sleeping on the ground", ["User hates camping."]),
+    ],
+)
+def test_jobs_beside_names_retired_jobs_pets_counted_and_run_on_likes(
+    text: str, facts: list[str]
+) -> None:
+    assert [t for _, t in _facts(text)] == facts
+
+
+def test_one_person_is_one_relationship_fact_in_a_turn() -> None:
+    facts = _facts("my uncle Bongani taught me to fish, he's also my godfather")
+    assert facts == [("relationship", "User has an uncle named Bongani.")]

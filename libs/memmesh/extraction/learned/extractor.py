@@ -804,6 +804,9 @@ def _with_tails(
     name a thing are allergens, each a fact of its own as the rules give a list joined by
     "and" ("Allergies: penicillin, latex")."""
     following: list[int] = []
+    if candidate.key == "identity.name":
+        # "Me, I am Hiroshi, engineer of bridges": a name is whole; what follows is more news.
+        return [candidate], set()
     for later in range(position + 1, len(units)):
         if later in covered or not _completes(units[later], units[later - 1]):
             break
