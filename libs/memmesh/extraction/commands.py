@@ -8,7 +8,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .anchors import WordScreen, required_words
-from .lexicon import MONTHS, PLACES_GONE_BACK_TO, TITLE_WORDS, UNIT_SYSTEMS, WEEKDAYS
+from .lexicon import (
+    DEVICE_ITEMS,
+    MONTHS,
+    PLACES_GONE_BACK_TO,
+    TITLE_WORDS,
+    UNIT_SYSTEMS,
+    WEEKDAYS,
+)
 from .model import Command, Correction
 from .polite import plain_request
 from .terse import CLEFT
@@ -1188,9 +1195,8 @@ def detect_command(text: str, means_otherwise: MeaningTest | None = None) -> Com
 # What a phone or a speaker holds, right after the verb that erases, resets or resumes it.
 _DEVICE_THING = re.compile(
     r"\b(?:delete|erase|remove|clear|reset|restart|resume|continue|play|stop|cancel|pause)\s+"
-    r"(?:(?:the|that|this|my|last|next|a)\s+){0,2}(?:[\w-]+\s+)?(?:e-?mails?|texts?|messages?|"
-    r"voicemails?|alarms?|timers?|audiobooks?|podcasts?|episodes?|songs?|tracks?|playlists?|"
-    r"videos?|photos?|pictures?|downloads?|tabs?|apps?|stopwatch|countdown)\b"
+    r"(?:(?:the|that|this|my|last|next|a)\s+){0,2}(?:[\w-]+\s+)?"
+    rf"(?:{DEVICE_ITEMS}|pictures?|apps?|stopwatch|countdown)\b"
     # "delete the photos thing I told you about": what was told about them.
     r"(?!\s+(?:thing|stuff|bit|story|business|I\b|you\b))",
     re.I,

@@ -24,7 +24,7 @@ from .markers import TIME_BOUND
 from .model import Candidate
 from .phrases import ADVERBS, EPISODIC_PURPOSE, I_AM, clean_object, is_generic_object
 from .places import language_fact, origin_fact, residence_fact
-from .text import conjugate_3sg, slug, third_person
+from .text import conjugate_3sg, indefinite_article, slug, third_person
 
 _NAME = re.compile(
     r"^(?:my\s+name(?:'s|\s+is)|(?:the\s+)?name's|I\s+go\s+by|call\s+me|(?:I'm|I am)\s+called)\s+"
@@ -114,6 +114,7 @@ _JOB_BEGUN = re.compile(
     r"(?:job|position|role|post)\b",
     re.I,
 )
+_AS_JOB = re.compile(r"^as\s+(?:an?\s+)?(?P<job>[\w-]+(?:\s+[\w-]+){0,2})[.!]*$", re.I)
 _NOT_A_JOB = frozenset(
     "kid child teen teenager baby student joke result favour favor volunteer hobby treat "
     "side bonus rule friend".split()
@@ -371,8 +372,7 @@ def _job_beside_the_name(ctx: ClauseContext, text: str) -> list[Candidate]:
     ):
         return []
     job = f"{said.group('job')}{said.group('of') or ''}"
-    article = "an" if job[0] in "aeiou" else "a"
-    return [_identity(ctx, f"User is {article} {job}", "identity.occupation", 8800)]
+    return [_identity(ctx, f"User is {indefinite_article(job)} {job}", "identity.occupation", 8800)]
 
 
 def _started_job(ctx: ClauseContext, text: str) -> list[Candidate]:
@@ -381,7 +381,7 @@ def _started_job(ctx: ClauseContext, text: str) -> list[Candidate]:
         job = match.group("job")
     else:
         before = ctx.previous()
-        said_as = re.match(r"^as\s+(?:an?\s+)?(?P<job>[\w-]+(?:\s+[\w-]+){0,2})[.!]*$", text, re.I)
+        said_as = _AS_JOB.match(text)
         if not (said_as and before and _JOB_BEGUN.search(before[-1].text)):
             return []
         job = said_as.group("job")
@@ -393,12 +393,11 @@ def _started_job(ctx: ClauseContext, text: str) -> list[Candidate]:
         or (not said_with_article and re.search(r"[^s]s$", job.split()[-1]))
     ):
         return []
-    article = "an" if job[0].lower() in "aeiou" else "a"
     # The start is the news; the job it began is durable.
     return [
         _identity(
             ctx.without(TIME_BOUND),
-            f"User is {article} {third_person(job)}",
+            f"User is {indefinite_article(job)} {third_person(job)}",
             "identity.occupation",
         )
     ]
@@ -485,7 +484,7 @@ def _i_am_a(ctx: ClauseContext, text: str) -> list[Candidate]:
         return []
     if re.search(r"\b(?:bit|little|lot|kind|sort)\s+of\b", noun_phrase, re.I):
         return []
-    article = "an" if noun_phrase[0].lower() in "aeiou" else "a"
+    article = indefinite_article(noun_phrase)
     key = _identity_key(noun_phrase, head)
     if match.group("been") and duration:
         return [

@@ -290,6 +290,16 @@ PERSON_ROLE_ALTERNATION = "|".join(
 )
 # Titles said before a name ("Mrs. Adeyemi", "Dr Paz"): no part of a name corrected.
 TITLE_WORDS = "mr|mrs|ms|mx|miss|dr|prof"
+# What a phone or a speaker holds: things an erase, a reset or a "resume" said of them is
+# about, not the memory or a conversation.
+DEVICE_ITEMS = (
+    "e-?mails?|texts?|messages?|voicemails?|alarms?|timers?|photos?|videos?|songs?|tracks?|"
+    "playlists?|podcasts?|audiobooks?|episodes?|downloads?|tabs?"
+)
+# A title written before a name ("Dr. ", "Mrs "), and a capitalised name of one or two words
+# after one, as case-sensitive pattern pieces.
+NAME_TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)"
+TITLED_NAME = rf"{NAME_TITLE}?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?"
 # Words whose "'s" is "is" (or "us"), never a possessive: "it's", "that's", "let's".
 S_CONTRACTED_WORDS = "it|that|this|there|here|what|who|where|how|he|she|let"
 ROLE_MODIFIERS = ("old", "former", "new", "longtime", "long-time", "personal", "family", "work")

@@ -157,10 +157,11 @@ def language_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
 
 # "Home's Rotterdam.", "home is Lisbon these days": where the user lives, named as home.
 _HOME_IS = re.compile(
-    r"^(?:(?:and|but|so)\s+)?home(?:'s|\s+is)\s+(?:now\s+)?(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
-    r"(?:\s+(?:now|these days|nowadays))?[.!]*$|"
+    # (The first word may be capitalised; the place's capital is what names it.)
+    r"^(?:(?:[Aa]nd|[Bb]ut|[Ss]o)\s+)?[Hh]ome(?:'s|\s+is)\s+(?:now\s+)?"
+    r"(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)(?:\s+(?:now|these days|nowadays))?[.!]*$|"
     # "so Tacoma's home now".
-    r"^(?:(?:and|but|so)\s+)?(?:yeah\s+)?(?P<place2>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)(?:'s|\s+is)\s+"
+    r"^(?:(?:[Aa]nd|[Bb]ut|[Ss]o)\s+)?(?:[Yy]eah\s+)?(?P<place2>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)(?:'s|\s+is)\s+"
     r"(?:my\s+|our\s+)?home\s+(?:now|these days|for good)[.!]*$"
 )
 
@@ -176,7 +177,7 @@ def residence_fact(ctx: ClauseContext, text: str) -> list[Candidate]:
     if _THATS_HOME.match(text) and (place := last_place(ctx.previous())):
         # "got the keys to the flat in Leith this morning, so that's home now".
         return [_identity(ctx.without(TIME_BOUND), f"User lives in {place}", "identity.residence")]
-    home = _HOME_IS.match(text[:1].lower() + text[1:]) or _HOME_IS.match(text)
+    home = _HOME_IS.match(text)
     if home and (place := _place(home.group("place") or home.group("place2"))):
         # "closed on the house today, so Tacoma's home now": the day is news, the home is not.
         return [_identity(ctx.without(TIME_BOUND), f"User lives in {place}", "identity.residence")]

@@ -8,7 +8,7 @@ from .context import SELF_STATEMENT_MARKERS, ClauseContext, build
 from .lexicon import DURABLE_ADJECTIVES, FANDOM_NOUNS, GENERIC_OBJECTS, is_trait_person
 from .model import Candidate
 from .phrases import ADVERBS, I_AM, clean_object, is_generic_object
-from .text import slug, third_person
+from .text import indefinite_article, slug, third_person
 
 _VERB_RENDER = {
     "love": ("loves", 9500),
@@ -434,7 +434,7 @@ def _fandom(ctx: ClauseContext, text: str) -> list[Candidate]:
     if noun not in FANDOM_NOUNS | {"person", "guy", "girl", "supporter"} or not obj:
         return []
     negation = "not " if match.group("neg") else ""
-    article = "an" if obj[0].lower() in "aeiou" else "a"
+    article = indefinite_article(obj)
     return [
         _pref(ctx, f"User is {negation}{article} {third_person(obj)} {noun}", _key_head(obj), 8800)
     ]

@@ -19,7 +19,7 @@ from .lexicon import (
     UNIT_SYSTEMS,
     WEEKDAYS,
 )
-from .text import split_clauses
+from .text import indefinite_article, split_clauses
 
 # "she's my mother-in-law", "he's been my GP for ten years", "is my language", "That's the
 # allergy", "The cat", "my wife", "Business partner".
@@ -191,7 +191,7 @@ def corrected_report(normalized: str, fact_text: str, heard: str, meant: str) ->
             said_again.append(f"{written.group('whose')} is {meant}.")
         elif me is not None and word.fullmatch(me.group("heard")):
             how = me.group("how").lower()
-            said = _ME_AS_SAID.get(how, f"I'm {'an' if meant[:1].lower() in 'aeiou' else 'a'}")
+            said = _ME_AS_SAID.get(how, f"I'm {indefinite_article(meant)}")
             said_again.append(f"{said} {meant}.")
         elif reported is not None and text not in fact_text:
             said_again.append(word.sub(meant, text[reported.end() :]).rstrip(" .!,;:-") + ".")
@@ -235,17 +235,17 @@ _NAME_WRONG = re.compile(
     re.I,
 )
 # "you've got my cat down as Pickle": who the misheard name was written down for.
+_REPORT_OPENERS = r"^(?:(?:but|and|so|okay|ok|wait|hmm|no|hang on|hold on|sorry|oh|earlier)[,\s]+)*"
 _WRITTEN_DOWN_AS = re.compile(
-    r"^(?:(?:but|and|so|okay|ok|wait|hmm|no|hang on|hold on|sorry|oh|earlier)[,\s]+)*"
-    r"you(?:'ve| have)?\s+(?:got|put|written|saved|noted|listed)\s+"
+    _REPORT_OPENERS + r"you(?:'ve| have)?\s+(?:got|put|written|saved|noted|listed)\s+"
     r"(?P<whose>my\s+[\w-]+(?:-in-law)?)(?:'s\s+name)?\s+(?:down\s+)?as\s+['\"]?"
     r"(?P<heard>[\w'-]+(?:\s+[\w'-]+)?)['\"]?$",
     re.I,
 )
 # "earlier you put me down as living in Austin": what the user was written down as.
 _ME_DOWN_AS = re.compile(
-    r"^(?:(?:but|and|so|okay|ok|wait|hmm|no|hang on|hold on|sorry|oh|earlier)[,\s]+)*"
-    r"you(?:'ve| have)?\s+(?:got|put|have|had|written|saved|noted|listed)\s+me\s+(?:down\s+)?as\s+"
+    _REPORT_OPENERS
+    + r"you(?:'ve| have)?\s+(?:got|put|have|had|written|saved|noted|listed)\s+me\s+(?:down\s+)?as\s+"
     r"(?P<how>living in|being from|from|(?:a|an)\b)\s*['\"]?(?P<heard>[\w'-]+(?:\s+[\w'-]+)?)['\"]?$",
     re.I,
 )

@@ -14,6 +14,7 @@ from .gates import apply_gates
 from .habits import habit_candidates, narrative_candidates
 from .identity import identity_candidates
 from .instructions import instruction_candidates, unit_system_candidates
+from .lexicon import NAME_TITLE
 from .markers import is_emotion, turn_markers
 from .model import Candidate, Command, ExtractedFact, ExtractionResult
 from .preferences import preference_candidates
@@ -304,8 +305,8 @@ def _strip_frame(clause: Clause) -> Clause:
 
 
 _PERSON_NAMED = re.compile(
-    r"\bnamed\s+(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?P<name>[A-Z][\w'-]+)|"
-    r"^User's\s+[\w' -]+?\s+is\s+(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?(?P<name2>[A-Z][\w'-]+)\b"
+    rf"\bnamed\s+{NAME_TITLE}?(?P<name>[A-Z][\w'-]+)|"
+    rf"^User's\s+[\w' -]+?\s+is\s+{NAME_TITLE}?(?P<name2>[A-Z][\w'-]+)\b"
 )
 
 

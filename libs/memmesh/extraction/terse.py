@@ -20,6 +20,7 @@ from .lexicon import (
     MONTHS,
     NOT_A_NAME,
     PERSON_ROLE_ALTERNATION,
+    TITLED_NAME,
     WEEKDAYS,
     durable_adjective_alternation,
 )
@@ -311,7 +312,7 @@ _ROLE_ASKED = re.compile(
     r"is|are|was|can|could|would|will|should|have|has|any|a|an|the|your|his|her|their|some|"
     rf"no|not)\b)(?:[\w-]+\s+)?(?:{PERSON_ROLE_ALTERNATION})"
     r"(?:'s\s+name)?(?:\s+(?:at|from|in|for)\s+(?:the\s+|my\s+|work\b)?[\w'-]*){0,1})\?\s+"
-    r"(?P<name>(?-i:(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))"
+    rf"(?P<name>(?-i:{TITLED_NAME}))"
     r"(?=\s*(?:[.!,;]|$))",
     re.I,
 )
@@ -381,9 +382,9 @@ def _role_named(match: re.Match[str]) -> str:
 # Clauses that leave their "I" unsaid, as notes and tired speech do ("Still terrified of
 # needles, always have been.", "diabetic since age nine", "never learned to drive", "big
 # fan of jazz"): the subject is said, so the clause reads as the sentence it stands for.
-# Only where a sentence starts, or a clause after a comma does (not after a question, which
-# the answer may be about: "my sister? allergic to cats"), and only for leads that cannot
-# start a request or be said of someone just named.
+# Only where a sentence starts, or a clause after a comma does (after a question only what the
+# user does, since the answer may be about whom it asks: "my sister? allergic to cats"), and
+# only for leads that cannot start a request or be said of someone just named.
 _CLAUSE_START = re.compile(r"(?:^|(?<=[.!;?]\s)|(?<=[.!;])|(?<=,\s))(?P<clause>[^,.!?;]+)")
 # Adverbs that, leading a clause with no subject, go before its verb ("still hate the cold").
 _LEAD_ADVERBS = frozenset(
@@ -513,7 +514,7 @@ _WHEN = re.compile(
     r"tonight|\d)",
     re.I,
 )
-_TITLED_NAME = re.compile(r"^(?:(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?$")
+_TITLED_NAME = re.compile(rf"^{TITLED_NAME}$")
 
 
 def _dash_note(sentence: str) -> re.Match[str] | None:

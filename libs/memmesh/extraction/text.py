@@ -421,6 +421,11 @@ _PRONOUNS = [
 ]
 
 
+def indefinite_article(word: str) -> str:
+    """ "a" or "an" before a word, by its first letter."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 def third_person(phrase: str) -> str:
     """Rewrite first/second-person pronouns of a phrase from the user's to a narrator's view."""
     for pattern, replacement in _PRONOUNS:

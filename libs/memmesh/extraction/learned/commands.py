@@ -33,6 +33,7 @@ from ..commands import (
     takes_a_word_back,
 )
 from ..lexicon import (
+    DEVICE_ITEMS,
     KIN_ROLES,
     PERSON_ROLE_ALTERNATION,
     PERSON_ROLES,
@@ -200,11 +201,10 @@ _ABOUT_A_TOPIC = frozenset(
 )
 # Things of a phone or an app that people ask to delete, clear or skip: a task, not memory.
 _APP_THINGS = re.compile(
-    r"\b(?:e-?mails?|texts?|messages?|dms?|voicemails?|memos?|alarms?|timers?|reminders?|calendar|"
-    r"(?<!memory )files?|folders?|photos?|pictures?(?!\s+(?:that\s+)?(?:you|of me))|videos?|songs?|"
-    r"tracks?|playlists?|podcasts?|audiobooks?|episodes?|(?<!open the )(?<!opening the )apps?|tabs?|"
-    r"cart|basket|"
-    r"contacts?|downloads?|(?:grocery|shopping|to-?do|packing) lists?|"
+    rf"\b(?:{DEVICE_ITEMS}|dms?|memos?|reminders?|calendar|"
+    r"(?<!memory )files?|folders?|pictures?(?!\s+(?:that\s+)?(?:you|of me))|"
+    r"(?<!open the )(?<!opening the )apps?|cart|basket|"
+    r"contacts?|(?:grocery|shopping|to-?do|packing) lists?|"
     r"accounts?|paragraphs?|sentences?|docs?|documents?|pages?|posts?|comments?)\b",
     re.I,
 )

@@ -23,6 +23,7 @@ from ..lexicon import (
     NOT_A_NAME,
     PERSON_ROLE_ALTERNATION,
     PERSON_ROLES,
+    TITLED_NAME,
     WEEKDAYS,
 )
 from ..markers import (
@@ -638,7 +639,7 @@ _NOT_A_PARTNER = NOT_A_NAME | frozenset("my him her them you he she they his".sp
 
 
 _NAME_THEN_PRONOUN = re.compile(
-    r"^(?P<name>(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)"
+    rf"^(?P<name>{TITLED_NAME})"
     r"(?:,?\s+(?:he|she|they)\b|[.!]?$)"
 )
 _NAMES_ONLY = re.compile(r"^[A-Z][\w'-]+(?:\s*(?:,|\band\b|&)\s*[A-Z][\w'-]+)+[.!]?$")
@@ -807,25 +808,27 @@ def _with_tails(
     if candidate.key == "identity.name":
         # "Me, I am Hiroshi, engineer of bridges": a name is whole; what follows is more news.
         return [candidate], set()
+    aside: int | None = None
     for later in range(position + 1, len(units)):
         if later in covered or not _completes(units[later], units[later - 1]):
             break
         if _EMPHASIS_ONLY.match(units[later].text.strip(" ,")):
             # "Still vegetarian, for the record.": an aside, no part of the fact.
-            following.append(later)
+            aside = later
             break
         following.append(later)
     words = units[position].text.strip(" ,.!?;:").split()
     stated = candidate.text.rstrip(" .")
-    if not following or not words or not stated.lower().endswith(words[-1].lower()):
+    if (
+        (not following and aside is None)
+        or not words
+        or not stated.lower().endswith(words[-1].lower())
+    ):
         return [candidate], set()
-    pieces = [
-        units[later].text.strip(" ,.!?;:")
-        for later in following
-        if not _EMPHASIS_ONLY.match(units[later].text.strip(" ,"))
-    ]
-    if not pieces:
-        return [candidate], set(following)
+    asides = {aside} if aside is not None else set()
+    if not following:
+        return [candidate], asides
+    pieces = [units[later].text.strip(" ,.!?;:") for later in following]
     frame = _ALLERGY_FRAME.match(stated) if _ALLERGY_KEY.match(candidate.key) else None
     if frame:
         # An allergy's list ends at the first remark ("the dogs, funny no?", "kiwi, properly
@@ -860,7 +863,7 @@ def _with_tails(
     completed = replace(
         candidate, text=text, evidence_span=evidence, critical_tokens=critical_tokens(text)
     )
-    return [completed], set(following)
+    return [completed], set(following) | asides
 
 
 # "Muslim, halal only, no alcohol": a fragment that limits is a note of its own; so is one
